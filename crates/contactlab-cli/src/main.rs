@@ -1,0 +1,336 @@
+//! The `contactlab` command: a thin layer over the `contactlab` library.
+//!
+//! Exit codes: 0 the command ran (whatever the mathematical verdict), 2 bad input or usage,
+//! 3 internal numerical failure.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use contactlab::lcp::{self, classes, enumerate, LcpSettings, LcpStatus};
+use contactlab::reproduce;
+use serde_json::json;
+
+/// Stability analysis and simulation of mechanical systems with unilateral, frictional contacts.
+#[derive(Parser, Debug)]
+#[command(name = "contactlab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Linear complementarity problems: solve, enumerate, classify.
+    #[command(subcommand)]
+    Lcp(LcpCommand),
+    /// Recompute every published number and figure; write REPORT.md, results.json and plots.
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum LcpCommand {
+    /// Solve 0 <= z ⟂ Mz + q >= 0 (Lemke with certified fallback), or enumerate all solutions.
+    Solve(LcpSolveArgs),
+    /// Matrix classes of M: P-matrix, column adequate, column quasi-adequate, PSD.
+    Classes(LcpClassesArgs),
+}
+
+#[derive(Args, Debug)]
+struct Common {
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Write the command's CSV data (and plots) into this directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct LcpSolveArgs {
+    /// LCP file: Siconos `.dat`, or contactlab `.toml`/`.json` with kind = "lcp".
+    file: PathBuf,
+    /// Enumerate all solutions as polyhedral pieces (n <= 20).
+    #[arg(long)]
+    all: bool,
+    /// Maximum Lemke pivots (default 1000 (n + 1)).
+    #[arg(long, value_name = "N")]
+    max_pivots: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct LcpClassesArgs {
+    /// LCP file (only M is used).
+    file: PathBuf,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct ReproduceArgs {
+    /// Output directory for REPORT.md, results.json and figures.
+    #[arg(long, value_name = "DIR", default_value = "report")]
+    out: PathBuf,
+    /// Comma-separated section ids to run (default: all), e.g. `LCP`.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    only: Option<Vec<String>>,
+    /// Shared data directory (default: $CONTACTLAB_DATA or ../shared/data).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
+    /// Print the totals as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Failures mapped to exit codes.
+enum Failure {
+    Input(anyhow::Error),
+    Numerical(anyhow::Error),
+    Internal(anyhow::Error),
+}
+
+impl From<contactlab::Error> for Failure {
+    fn from(e: contactlab::Error) -> Self {
+        if e.is_input_error() {
+            Failure::Input(e.into())
+        } else {
+            Failure::Internal(e.into())
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        match e.downcast::<contactlab::Error>() {
+            Ok(ce) => ce.into(),
+            Err(e) => Failure::Internal(e),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Lcp(LcpCommand::Solve(a)) => lcp_solve(a),
+        Command::Lcp(LcpCommand::Classes(a)) => lcp_classes(a),
+        Command::Reproduce(a) => run_reproduce(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {}", one_line(&e));
+            ExitCode::from(2)
+        }
+        Err(Failure::Numerical(e)) => {
+            eprintln!("numerical failure: {}", one_line(&e));
+            ExitCode::from(3)
+        }
+        Err(Failure::Internal(e)) => {
+            eprintln!("error: {}", one_line(&e));
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}").replace('\n', " ")
+}
+
+fn print_json(v: &serde_json::Value) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", serde_json::to_string(v).context("serialising JSON")?).context("writing stdout")?;
+    Ok(())
+}
+
+fn vec_json(v: &nalgebra::DVector<f64>) -> serde_json::Value {
+    json!(v.iter().map(|x| contactlab::util::finite_or_none(*x)).collect::<Vec<_>>())
+}
+
+fn write_csv(dir: &Path, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(name);
+    let mut text = header.join(",");
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.join(","));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
+    let file = lcp::io::read(&a.file)?;
+    let problem = &file.lcp;
+    let n = problem.n();
+    if a.all {
+        let e = enumerate::enumerate(problem, &enumerate::EnumSettings::default())?;
+        let status = if !e.complete {
+            "iteration-limit"
+        } else if e.pieces.is_empty() {
+            "no-solution"
+        } else {
+            "solved"
+        };
+        if let Some(dir) = &a.common.out {
+            let rows: Vec<Vec<String>> = e
+                .pieces
+                .iter()
+                .enumerate()
+                .flat_map(|(k, p)| {
+                    (0..n).map(move |i| {
+                        vec![
+                            k.to_string(),
+                            i.to_string(),
+                            p.z[i].to_string(),
+                            p.w[i].to_string(),
+                            p.alpha.contains(&i).to_string(),
+                            p.bounded.to_string(),
+                        ]
+                    })
+                })
+                .collect();
+            write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)?;
+        }
+        if a.common.json {
+            print_json(&json!({
+                "status": status,
+                "n": n,
+                "count": e.pieces.len(),
+                "bounded": e.bounded,
+                "complete": e.complete,
+                "nodes": e.nodes,
+                "pieces": e.pieces,
+            }))?;
+        } else {
+            println!(
+                "{}: n = {n}, {status}: {} piece(s), solution set {}",
+                a.file.display(),
+                e.pieces.len(),
+                if e.bounded { "bounded" } else { "unbounded" }
+            );
+            for (k, p) in e.pieces.iter().enumerate() {
+                println!(
+                    "  piece {k}: alpha = {:?}, bounded = {}, point z = {:?}, residual = {:.2e}",
+                    p.alpha,
+                    p.bounded,
+                    p.z.iter().map(|v| (v * 1e9).round() / 1e9).collect::<Vec<_>>(),
+                    p.residual
+                );
+            }
+        }
+        return Ok(());
+    }
+    let mut settings = LcpSettings { covering: file.covering.clone(), ..Default::default() };
+    if let Some(m) = a.max_pivots {
+        settings.max_pivots = m.max(1);
+    }
+    let s = lcp::solve(problem, &settings)?;
+    if let Some(dir) = &a.common.out {
+        let rows: Vec<Vec<String>> =
+            (0..n).map(|i| vec![i.to_string(), s.z[i].to_string(), s.w[i].to_string()]).collect();
+        write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)?;
+    }
+    if a.common.json {
+        print_json(&json!({
+            "status": s.status.as_str(),
+            "z": vec_json(&s.z),
+            "w": vec_json(&s.w),
+            "residual": contactlab::util::finite_or_none(s.residual),
+            "pivots": s.pivots,
+            "method": s.method,
+            "reason": s.reason,
+            "certified": s.certified,
+            "n": n,
+        }))?;
+    } else {
+        println!("{}: n = {n}", a.file.display());
+        println!("  status   {}", s.status.as_str());
+        println!("  method   {:?}", s.method);
+        if let Some(r) = s.reason {
+            println!("  reason   {r:?} ({})", if s.certified { "certified" } else { "not certified" });
+        }
+        println!("  pivots   {}", s.pivots);
+        println!("  residual {:.3e}", s.residual);
+        if s.status == LcpStatus::Solved {
+            println!("  z = {:?}", s.z.as_slice());
+            println!("  w = {:?}", s.w.as_slice());
+        }
+    }
+    if s.status == LcpStatus::NumericalError {
+        return Err(Failure::Numerical(anyhow::anyhow!(
+            "LCP solve ended in numerical trouble (residual {:.3e})",
+            s.residual
+        )));
+    }
+    Ok(())
+}
+
+fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
+    let file = lcp::io::read(&a.file)?;
+    let m = &file.lcp.m;
+    let p = classes::is_p_matrix(m)?;
+    let ca = classes::is_column_adequate(m)?;
+    let cqa = classes::is_column_quasi_adequate(m)?;
+    let psd = classes::is_positive_semidefinite(m, 1e-12);
+    if a.common.json {
+        print_json(
+            &json!({"p_matrix": p, "column_adequate": ca, "column_quasi_adequate": cqa, "positive_semidefinite": psd}),
+        )?;
+    } else {
+        let show = |name: &str, t: &classes::ClassTest| {
+            println!(
+                "  {name:<24} {}{}",
+                t.holds,
+                t.witness_set.as_ref().map_or(String::new(), |w| format!("  (violated on index set {w:?})"))
+            );
+        };
+        println!("{}: n = {}", a.file.display(), m.nrows());
+        show("P-matrix", &p);
+        show("column adequate", &ca);
+        show("column quasi-adequate", &cqa);
+        println!("  {:<24} {psd}", "positive semidefinite");
+    }
+    Ok(())
+}
+
+fn run_reproduce(a: ReproduceArgs) -> Result<(), Failure> {
+    if let Some(only) = &a.only {
+        reproduce::select(only)?;
+    }
+    let opts = reproduce::Options {
+        out: a.out.clone(),
+        only: a.only.clone(),
+        data: a.data.clone().unwrap_or_else(reproduce::default_data_dir),
+    };
+    if !opts.data.is_dir() {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "data directory {} not found; pass --data DIR or set CONTACTLAB_DATA",
+            opts.data.display()
+        )));
+    }
+    let bar = indicatif::ProgressBar::new(1);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:>5} [{bar:40}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let progress = |id: &str, done: u64, total: u64| {
+        bar.set_prefix(id.to_string());
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let report = reproduce::run(&opts, &progress)?;
+    bar.finish_and_clear();
+    let (m, mm, e) = report.counts();
+    if a.json {
+        print_json(&json!({"out": opts.out.display().to_string(), "match": m, "mismatch": mm, "erratum": e,
+            "sections": report.sections.iter().map(|s| s.id.clone()).collect::<Vec<_>>()}))?;
+    } else {
+        println!("wrote {}/REPORT.md and results.json: {m} match, {mm} mismatch, {e} erratum", opts.out.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,419 @@
+//! All solutions of a small LCP, as polyhedral pieces.
+//!
+//! The solution set of LCP(q, M) is the union, over index sets `α ⊆ {1..n}`, of the polyhedra
+//!
+//! ```text
+//!     P_α = { z : z_ᾱ = 0, z_α ≥ 0, (q + M z)_α = 0, (q + M z)_ᾱ ≥ 0 },
+//! ```
+//!
+//! one per complementary cone `C_α` (P4, Appendix A) that contains `−q`... stated in `z`. The search
+//! assigns indices one at a time (`i ∈ α`: `wᵢ = 0`; `i ∉ α`: `zᵢ = 0`) and solves one small
+//! feasibility LP per node of the binary tree, pruning a subtree as soon as its partial system is
+//! infeasible. Each nonempty `P_α` is then described canonically by the sets of indices on which
+//! `z` and `w` vanish identically (found by a few LPs), duplicates and pieces contained in another
+//! piece are dropped, and boundedness is decided from the recession cone
+//! `{d ≥ 0 : d_ᾱ = 0, (M d)_α = 0, (M d)_ᾱ ≥ 0}`.
+//!
+//! A caller asks "does some solution have property X" with one LP per piece through
+//! [`Piece::minimize`].
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+use super::Lcp;
+use crate::lp::{DenseLp, LpSettings, LpSolution, LpStatus};
+use crate::Error;
+
+/// Largest problem size accepted by [`enumerate`].
+pub const MAX_N: usize = 20;
+
+/// Settings of [`enumerate`].
+#[derive(Debug, Clone, Copy)]
+pub struct EnumSettings {
+    /// Maximum number of search-tree nodes (LPs) before giving up with `complete = false`.
+    pub max_nodes: usize,
+    /// Threshold above which a component counts as positive.
+    pub positive_tol: f64,
+}
+
+impl Default for EnumSettings {
+    fn default() -> Self {
+        Self { max_nodes: 1 << 20, positive_tol: 1e-9 }
+    }
+}
+
+/// One polyhedral piece of the solution set.
+#[derive(Debug, Clone, Serialize)]
+pub struct Piece {
+    /// The defining pattern `α` (0-based): indices where `w = 0` is imposed and `z ≥ 0` is free.
+    pub alpha: Vec<usize>,
+    /// Indices where `z` vanishes on the whole piece (includes every index outside `α`).
+    pub zero_z: Vec<usize>,
+    /// Indices where `w` vanishes on the whole piece (includes every index in `α`).
+    pub zero_w: Vec<usize>,
+    /// A point in the relative interior of the piece.
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub z: DVector<f64>,
+    /// `w = M z + q` at that point.
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub w: DVector<f64>,
+    /// Natural-map residual of the point.
+    pub residual: f64,
+    /// Whether the piece is bounded.
+    pub bounded: bool,
+}
+
+impl Piece {
+    /// The LP "minimise `cᵀz` over this piece" in the form of [`DenseLp`].
+    pub fn lp(&self, lcp: &Lcp, c: &DVector<f64>) -> DenseLp {
+        let n = lcp.n();
+        let mut eq_rows: Vec<(Vec<f64>, f64)> = Vec::new();
+        let mut ub_rows: Vec<(Vec<f64>, f64)> = Vec::new();
+        for &i in &self.zero_z {
+            let mut r = vec![0.0; n];
+            r[i] = 1.0;
+            eq_rows.push((r, 0.0));
+        }
+        for i in 0..n {
+            let row: Vec<f64> = lcp.m.row(i).iter().copied().collect();
+            if self.zero_w.contains(&i) {
+                eq_rows.push((row, -lcp.q[i]));
+            } else {
+                ub_rows.push((row.iter().map(|v| -v).collect(), lcp.q[i]));
+            }
+        }
+        let build = |rows: &[(Vec<f64>, f64)]| {
+            (
+                DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]),
+                DVector::from_iterator(rows.len(), rows.iter().map(|r| r.1)),
+            )
+        };
+        let (a_eq, b_eq) = build(&eq_rows);
+        let (a_ub, b_ub) = build(&ub_rows);
+        DenseLp { c: c.clone(), a_eq, b_eq, a_ub, b_ub }
+    }
+
+    /// Minimises `cᵀz` over the piece (an unbounded status means some solution has `cᵀz → −∞`).
+    pub fn minimize(&self, lcp: &Lcp, c: &DVector<f64>) -> Result<LpSolution, Error> {
+        self.lp(lcp, c).solve(&LpSettings::default())
+    }
+}
+
+/// All solutions of an LCP.
+#[derive(Debug, Clone, Serialize)]
+pub struct Enumeration {
+    /// The pieces, none contained in another by the canonical description.
+    pub pieces: Vec<Piece>,
+    /// Whether the search finished (false: the node limit was hit, pieces may be missing).
+    pub complete: bool,
+    /// Whether every piece is bounded (the solution set is bounded).
+    pub bounded: bool,
+    /// Search-tree nodes visited (one LP each).
+    pub nodes: usize,
+}
+
+struct Search<'a> {
+    lcp: &'a Lcp,
+    settings: EnumSettings,
+    nodes: usize,
+    leaves: Vec<(Vec<bool>, DVector<f64>)>,
+    aborted: bool,
+}
+
+/// Feasibility system of a partial assignment: `assign[i] = Some(true)` means `i ∈ α` (`wᵢ = 0`),
+/// `Some(false)` means `zᵢ = 0`, `None` means undecided (`zᵢ ≥ 0`, `wᵢ ≥ 0`).
+fn node_lp(lcp: &Lcp, assign: &[Option<bool>]) -> (DenseLp, Vec<usize>) {
+    let n = lcp.n();
+    let free: Vec<usize> = (0..n).filter(|&i| assign[i] != Some(false)).collect();
+    let k = free.len();
+    let n_eq = assign.iter().filter(|a| **a == Some(true)).count();
+    let mut a_eq = DMatrix::zeros(n_eq, k);
+    let mut b_eq = DVector::zeros(n_eq);
+    let mut a_ub = DMatrix::zeros(n - n_eq, k);
+    let mut b_ub = DVector::zeros(n - n_eq);
+    let (mut e, mut u) = (0, 0);
+    for i in 0..n {
+        if assign[i] == Some(true) {
+            for (c, &j) in free.iter().enumerate() {
+                a_eq[(e, c)] = lcp.m[(i, j)];
+            }
+            b_eq[e] = -lcp.q[i];
+            e += 1;
+        } else {
+            for (c, &j) in free.iter().enumerate() {
+                a_ub[(u, c)] = -lcp.m[(i, j)];
+            }
+            b_ub[u] = lcp.q[i];
+            u += 1;
+        }
+    }
+    (DenseLp::feasibility(k, a_eq, b_eq, a_ub, b_ub), free)
+}
+
+impl Search<'_> {
+    fn visit(&mut self, assign: &mut Vec<Option<bool>>, depth: usize) {
+        if self.aborted {
+            return;
+        }
+        if self.nodes >= self.settings.max_nodes {
+            self.aborted = true;
+            return;
+        }
+        self.nodes += 1;
+        let (lp, free) = node_lp(self.lcp, assign);
+        let sol = match lp.solve(&LpSettings::default()) {
+            Ok(s) => s,
+            Err(_) => {
+                self.aborted = true;
+                return;
+            }
+        };
+        match sol.status {
+            LpStatus::Optimal => {}
+            LpStatus::Infeasible => return,
+            _ => {
+                self.aborted = true;
+                return;
+            }
+        }
+        let n = self.lcp.n();
+        if depth == n {
+            let mut z = DVector::zeros(n);
+            for (c, &j) in free.iter().enumerate() {
+                z[j] = sol.x[c];
+            }
+            self.leaves.push((assign.iter().map(|a| *a == Some(true)).collect(), z));
+            return;
+        }
+        for choice in [true, false] {
+            assign[depth] = Some(choice);
+            self.visit(assign, depth + 1);
+            assign[depth] = None;
+        }
+    }
+}
+
+/// Finds which of `z_α` and `w_ᾱ` can be positive on `P_α`; returns the sets of indices where
+/// `z`, resp. `w`, vanish identically and a relative-interior point.
+fn canonical(
+    lcp: &Lcp,
+    alpha: &[bool],
+    start: &DVector<f64>,
+    tol: f64,
+) -> Option<(Vec<usize>, Vec<usize>, DVector<f64>)> {
+    let n = lcp.n();
+    // Candidates: (index, is_z). z_i for i in α, w_i for i not in α.
+    let mut open: Vec<usize> = (0..n).collect();
+    let mut points = vec![start.clone()];
+    let value = |z: &DVector<f64>, i: usize| if alpha[i] { z[i] } else { lcp.q[i] + lcp.m.row(i).dot(&z.transpose()) };
+    open.retain(|&i| value(start, i) <= tol);
+    while !open.is_empty() {
+        // Variables (z, s_open); maximise Σ s with s_k ≤ value_k(z), 0 ≤ s_k ≤ 1.
+        let k = open.len();
+        let nv = n + k;
+        // One equality per index: w_i = 0 for i in α, z_i = 0 otherwise.
+        let mut a_eq = DMatrix::zeros(n, nv);
+        let mut b_eq = DVector::zeros(n);
+        for i in 0..n {
+            if alpha[i] {
+                for j in 0..n {
+                    a_eq[(i, j)] = lcp.m[(i, j)];
+                }
+                b_eq[i] = -lcp.q[i];
+            } else {
+                a_eq[(i, i)] = 1.0;
+            }
+        }
+        let n_ub = (0..n).filter(|&i| !alpha[i]).count() + 2 * k;
+        let mut a_ub = DMatrix::zeros(n_ub, nv);
+        let mut b_ub = DVector::zeros(n_ub);
+        let mut r = 0;
+        for i in (0..n).filter(|&i| !alpha[i]) {
+            for j in 0..n {
+                a_ub[(r, j)] = -lcp.m[(i, j)];
+            }
+            b_ub[r] = lcp.q[i];
+            r += 1;
+        }
+        for (c, &i) in open.iter().enumerate() {
+            a_ub[(r, n + c)] = 1.0;
+            if alpha[i] {
+                a_ub[(r, i)] = -1.0;
+            } else {
+                for j in 0..n {
+                    a_ub[(r, j)] = -lcp.m[(i, j)];
+                }
+                b_ub[r] = lcp.q[i];
+            }
+            r += 1;
+            a_ub[(r, n + c)] = 1.0;
+            b_ub[r] = 1.0;
+            r += 1;
+        }
+        let mut c = DVector::zeros(nv);
+        for j in n..nv {
+            c[j] = -1.0;
+        }
+        let sol = DenseLp { c, a_eq, b_eq, a_ub, b_ub }.solve(&LpSettings::default()).ok()?;
+        if sol.status != LpStatus::Optimal {
+            return None;
+        }
+        let z = DVector::from_iterator(n, sol.x.iter().take(n).copied());
+        let before = open.len();
+        open.retain(|&i| value(&z, i) <= tol);
+        points.push(z);
+        if open.len() == before {
+            break;
+        }
+    }
+    let mut interior = DVector::zeros(n);
+    for p in &points {
+        interior += p;
+    }
+    interior /= points.len() as f64;
+    let zero_z = (0..n).filter(|&i| !alpha[i] || open.contains(&i)).collect();
+    let zero_w = (0..n).filter(|&i| alpha[i] || open.contains(&i)).collect();
+    Some((zero_z, zero_w, interior))
+}
+
+/// Whether `P_α` has a nonzero recession direction.
+fn unbounded(lcp: &Lcp, alpha: &[bool]) -> Option<bool> {
+    let idx: Vec<usize> = (0..lcp.n()).filter(|&i| alpha[i]).collect();
+    if idx.is_empty() {
+        return Some(false);
+    }
+    let k = idx.len();
+    let n = lcp.n();
+    // Variables d_α ≥ 0 with Σ d = 1, (M d)_α = 0, (M d)_ᾱ ≥ 0.
+    let mut a_eq = DMatrix::zeros(k + 1, k);
+    let mut b_eq = DVector::zeros(k + 1);
+    for (r, &i) in idx.iter().enumerate() {
+        for (c, &j) in idx.iter().enumerate() {
+            a_eq[(r, c)] = lcp.m[(i, j)];
+        }
+    }
+    for c in 0..k {
+        a_eq[(k, c)] = 1.0;
+    }
+    b_eq[k] = 1.0;
+    let rest: Vec<usize> = (0..n).filter(|&i| !alpha[i]).collect();
+    let a_ub = DMatrix::from_fn(rest.len(), k, |r, c| -lcp.m[(rest[r], idx[c])]);
+    let sol =
+        DenseLp::feasibility(k, a_eq, b_eq, a_ub, DVector::zeros(rest.len())).solve(&LpSettings::default()).ok()?;
+    match sol.status {
+        LpStatus::Optimal => Some(true),
+        LpStatus::Infeasible => Some(false),
+        _ => None,
+    }
+}
+
+fn subset(a: &[usize], b: &[usize]) -> bool {
+    a.iter().all(|x| b.contains(x))
+}
+
+/// Enumerates all solutions of `lcp` (`n ≤` [`MAX_N`]).
+pub fn enumerate(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Error> {
+    lcp.validate()?;
+    let n = lcp.n();
+    if n > MAX_N {
+        return Err(Error::Unsupported(format!("LCP enumeration is limited to n <= {MAX_N} (got n = {n})")));
+    }
+    let mut search = Search { lcp, settings: *settings, nodes: 0, leaves: Vec::new(), aborted: false };
+    search.visit(&mut vec![None; n], 0);
+    let mut complete = !search.aborted;
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (alpha, z) in &search.leaves {
+        let Some((zero_z, zero_w, z)) = canonical(lcp, alpha, z, settings.positive_tol) else {
+            complete = false;
+            continue;
+        };
+        if pieces.iter().any(|p| p.zero_z == zero_z && p.zero_w == zero_w) {
+            continue;
+        }
+        let Some(unb) = unbounded(lcp, alpha) else {
+            complete = false;
+            continue;
+        };
+        let w = lcp.w(&z);
+        let residual = lcp.residual(&z);
+        pieces.push(Piece {
+            alpha: (0..n).filter(|&i| alpha[i]).collect(),
+            zero_z,
+            zero_w,
+            z,
+            w,
+            residual,
+            bounded: !unb,
+        });
+    }
+    // Drop pieces contained in another: more vanishing sets means a smaller face.
+    let contained: Vec<bool> = (0..pieces.len())
+        .map(|a| {
+            (0..pieces.len()).any(|b| {
+                a != b
+                    && subset(&pieces[b].zero_z, &pieces[a].zero_z)
+                    && subset(&pieces[b].zero_w, &pieces[a].zero_w)
+                    && (pieces[a].zero_z.len() + pieces[a].zero_w.len()
+                        > pieces[b].zero_z.len() + pieces[b].zero_w.len())
+            })
+        })
+        .collect();
+    let pieces: Vec<Piece> = pieces.into_iter().zip(contained).filter(|(_, c)| !c).map(|(p, _)| p).collect();
+    let bounded = pieces.iter().all(|p| p.bounded);
+    Ok(Enumeration { pieces, complete, bounded, nodes: search.nodes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcp(m: &[f64], q: &[f64]) -> Lcp {
+        let n = q.len();
+        Lcp::new(DMatrix::from_row_slice(n, n, m), DVector::from_column_slice(q)).unwrap()
+    }
+
+    #[test]
+    fn unique_solution_of_pd_problem() {
+        let e = enumerate(&lcp(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]), &EnumSettings::default()).unwrap();
+        assert!(e.complete);
+        assert_eq!(e.pieces.len(), 1);
+        assert!(e.pieces[0].residual < 1e-12);
+        assert!(e.bounded);
+    }
+
+    #[test]
+    fn zero_problem_has_one_point_piece() {
+        let e = enumerate(&lcp(&[1.0, 0.0, 0.0, 1.0], &[0.0, 0.0]), &EnumSettings::default()).unwrap();
+        assert_eq!(e.pieces.len(), 1, "{:?}", e.pieces);
+        assert!(e.pieces[0].z.amax() < 1e-12);
+    }
+
+    #[test]
+    fn continuum_segment_is_one_bounded_piece() {
+        // CPS Remark 4.1.14: M = ones, q = -1: solutions z1 + z2 = 1.
+        let e = enumerate(&lcp(&[1.0, 1.0, 1.0, 1.0], &[-1.0, -1.0]), &EnumSettings::default()).unwrap();
+        assert_eq!(e.pieces.len(), 1, "{:?}", e.pieces);
+        let p = &e.pieces[0];
+        assert!((p.z[0] + p.z[1] - 1.0).abs() < 1e-12);
+        assert!(p.z[0] > 1e-3 && p.z[1] > 1e-3, "point should be relative-interior");
+        assert!(p.bounded);
+        // Over the piece, z1 ranges over [0, 1].
+        let lo = p.minimize(&lcp(&[1.0, 1.0, 1.0, 1.0], &[-1.0, -1.0]), &DVector::from_vec(vec![1.0, 0.0])).unwrap();
+        assert!(lo.objective.abs() < 1e-12);
+    }
+
+    #[test]
+    fn unbounded_ray_of_solutions() {
+        // M = [[1, -1], [-1, 1]], q = [1, -1]: z = (t, t + 1), t >= 0.
+        let e = enumerate(&lcp(&[1.0, -1.0, -1.0, 1.0], &[1.0, -1.0]), &EnumSettings::default()).unwrap();
+        assert!(!e.bounded);
+        assert!(e.pieces.iter().all(|p| p.residual < 1e-12));
+    }
+
+    #[test]
+    fn infeasible_has_no_pieces() {
+        let e = enumerate(&lcp(&[-1.0], &[-1.0]), &EnumSettings::default()).unwrap();
+        assert!(e.complete);
+        assert!(e.pieces.is_empty());
+    }
+}

@@ -1,0 +1,344 @@
+//! Lemke's complementary pivoting method with lexicographic degeneracy resolution.
+//!
+//! The augmented problem (Cottle, Pang & Stone 1992, §4.4) is
+//!
+//! ```text
+//!     w = q + M z + d z₀ ≥ 0,   z ≥ 0,   z₀ ≥ 0,   wᵢ zᵢ = 0,
+//! ```
+//!
+//! with a covering vector `d > 0`. The method keeps a *dictionary* `x_B = q̄ + T x_N` over the
+//! nonbasic variables only (an `n × (n + 1)` array), so one pivot costs `O(n²)`.
+//!
+//! 1. If `q ≥ 0`, `z = 0` solves the LCP.
+//! 2. `z₀` enters; the row with the lexicographically smallest `(q̄ᵢ, B⁻¹ᵢ·) / dᵢ` leaves.
+//! 3. The complement of the variable that just left enters; the minimum-ratio test picks the
+//!    leaving row, `z₀` whenever it ties, otherwise the lexicographic minimum of
+//!    `(q̄ᵢ, B⁻¹ᵢ·) / (−Tᵢₛ)`. Since the rows of `B⁻¹` are independent the choice is unique, no
+//!    basis repeats and the method cannot cycle.
+//! 4. It ends when `z₀` leaves (a solution) or when no row blocks the entering variable
+//!    (a *secondary ray*: for copositive-plus `M` that proves infeasibility, in general not).
+//!
+//! `B⁻¹` is not stored: its column `j` is `−T·,c` when `w_j` is nonbasic in column `c` and the unit
+//! vector of `w_j`'s row when `w_j` is basic, so ties cost `O(n)` per compared row.
+//!
+//! The final point is verified on the original data; if its residual exceeds the tolerance the
+//! final basis is re-solved by an LU factorisation of the original columns before giving up with
+//! `NumericalError`.
+
+use std::cmp::Ordering;
+
+use nalgebra::{DMatrix, DVector};
+
+use super::{Lcp, LcpMethod, LcpSettings, LcpSolution, LcpStatus, NoSolutionReason};
+use crate::Error;
+
+/// Variable indices: `0..n` are `w`, `n..2n` are `z`, `2n` is `z₀`.
+struct Dictionary {
+    n: usize,
+    /// Row-major `n × (n + 1)` coefficients.
+    t: Vec<f64>,
+    qbar: Vec<f64>,
+    basic: Vec<usize>,
+    nonbasic: Vec<usize>,
+    /// For variable v: `(true, row)` if basic, `(false, column)` if nonbasic.
+    pos: Vec<(bool, usize)>,
+    scratch: Vec<f64>,
+}
+
+impl Dictionary {
+    #[inline]
+    fn stride(&self) -> usize {
+        self.n + 1
+    }
+
+    #[inline]
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.t[i * (self.n + 1) + j]
+    }
+
+    /// Entry `(i, j)` of `B⁻¹`.
+    fn binv(&self, i: usize, j: usize) -> f64 {
+        match self.pos[j] {
+            (true, row) => f64::from(u8::from(row == i)),
+            (false, col) => -self.at(i, col),
+        }
+    }
+
+    /// Lexicographic comparison of rows `a` and `b` divided by `da > 0`, `db > 0`.
+    fn lex_cmp(&self, a: usize, da: f64, b: usize, db: f64) -> Ordering {
+        let tol = 1e-12;
+        let cmp = |x: f64, y: f64| {
+            if (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs())) {
+                Ordering::Equal
+            } else {
+                x.total_cmp(&y)
+            }
+        };
+        match cmp(self.qbar[a] / da, self.qbar[b] / db) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+        for j in 0..self.n {
+            match cmp(self.binv(a, j) / da, self.binv(b, j) / db) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        Ordering::Equal
+    }
+
+    /// Exchanges the basic variable of row `r` with the nonbasic variable of column `s`.
+    fn pivot(&mut self, r: usize, s: usize) {
+        let st = self.stride();
+        let p = self.t[r * st + s];
+        // Row r: x_s = (x_r - q̄_r - Σ_{j≠s} T_rj x_j) / T_rs.
+        let inv = 1.0 / p;
+        {
+            let row = &mut self.t[r * st..(r + 1) * st];
+            for v in row.iter_mut() {
+                *v *= -inv;
+            }
+            row[s] = inv;
+        }
+        self.qbar[r] *= -inv;
+        self.scratch.copy_from_slice(&self.t[r * st..(r + 1) * st]);
+        let qr = self.qbar[r];
+        for i in 0..self.n {
+            if i == r {
+                continue;
+            }
+            let row = &mut self.t[i * st..(i + 1) * st];
+            let f = row[s];
+            if f == 0.0 {
+                continue;
+            }
+            row[s] = 0.0;
+            for (v, &rv) in row.iter_mut().zip(self.scratch.iter()) {
+                *v += f * rv;
+            }
+            self.qbar[i] += f * qr;
+        }
+        let leaving = self.basic[r];
+        let entering = self.nonbasic[s];
+        self.basic[r] = entering;
+        self.nonbasic[s] = leaving;
+        self.pos[entering] = (true, r);
+        self.pos[leaving] = (false, s);
+    }
+}
+
+/// Runs Lemke's method on `lcp` (no fallback; see [`super::solve`] for the combined solver).
+pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
+    lcp.validate()?;
+    let n = lcp.n();
+    settings.validate(n)?;
+    let max_pivots = if settings.max_pivots == 0 { 1000 * (n + 1) } else { settings.max_pivots };
+
+    let done = |status, z: DVector<f64>, pivots, reason| {
+        let w = lcp.w(&z);
+        let residual = lcp.residual(&z);
+        LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots }
+    };
+
+    if lcp.q.iter().all(|&v| v >= 0.0) {
+        let mut s = done(LcpStatus::Solved, DVector::zeros(n), 0, None);
+        s.method = LcpMethod::Trivial;
+        return Ok(s);
+    }
+
+    let st = n + 1;
+    let mut t = vec![0.0; n * st];
+    for i in 0..n {
+        for j in 0..n {
+            t[i * st + j] = lcp.m[(i, j)];
+        }
+        t[i * st + n] = settings.covering.as_ref().map_or(1.0, |d| d[i]);
+    }
+    let z0 = 2 * n;
+    let mut pos = vec![(false, 0); 2 * n + 1];
+    for i in 0..n {
+        pos[i] = (true, i);
+        pos[n + i] = (false, i);
+    }
+    pos[z0] = (false, n);
+    let mut dict = Dictionary {
+        n,
+        t,
+        qbar: lcp.q.iter().copied().collect(),
+        basic: (0..n).collect(),
+        nonbasic: (n..=2 * n).collect(),
+        pos,
+        scratch: vec![0.0; st],
+    };
+
+    // Initial pivot: z0 enters, the lexicographically most negative q_i / d_i leaves.
+    let mut r = 0;
+    for i in 1..n {
+        if dict.lex_cmp(i, dict.at(i, n), r, dict.at(r, n)) == Ordering::Less {
+            r = i;
+        }
+    }
+    let mut leaving = dict.basic[r];
+    dict.pivot(r, n);
+    let mut pivots = 1usize;
+
+    loop {
+        let entering = if leaving < n { leaving + n } else { leaving - n };
+        let (false, s) = dict.pos[entering] else {
+            return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
+        };
+        // Minimum-ratio test over rows where the entering variable drives the basic one down.
+        let col_max = (0..n).fold(0.0f64, |a, i| a.max(dict.at(i, s).abs()));
+        let thresh = settings.pivot_tol * col_max.max(1e-300);
+        let mut theta = f64::INFINITY;
+        for i in 0..n {
+            let a = -dict.at(i, s);
+            if a > thresh {
+                theta = theta.min(dict.qbar[i].max(0.0) / a);
+            }
+        }
+        if !theta.is_finite() {
+            if col_max.is_finite() && dict.qbar.iter().all(|v| v.is_finite()) {
+                let z = current_z(&dict);
+                return Ok(done(LcpStatus::NoSolution, z, pivots, Some(NoSolutionReason::SecondaryRay)));
+            }
+            return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
+        }
+        let tie = 1e-9 * (1.0 + theta.abs());
+        let mut chosen: Option<usize> = None;
+        for i in 0..n {
+            let a = -dict.at(i, s);
+            if a > thresh && dict.qbar[i].max(0.0) / a <= theta + tie {
+                if dict.basic[i] == z0 {
+                    chosen = Some(i);
+                    break;
+                }
+                chosen = match chosen {
+                    None => Some(i),
+                    Some(c) if dict.lex_cmp(i, a, c, -dict.at(c, s)) == Ordering::Less => Some(i),
+                    keep => keep,
+                };
+            }
+        }
+        let r = chosen.expect("theta finite implies a candidate row");
+        if pivots >= max_pivots {
+            let z = current_z(&dict);
+            return Ok(done(LcpStatus::IterationLimit, z, pivots, None));
+        }
+        leaving = dict.basic[r];
+        dict.pivot(r, s);
+        pivots += 1;
+        if leaving == z0 {
+            break;
+        }
+    }
+
+    let z = current_z(&dict);
+    let mut sol = done(LcpStatus::Solved, z, pivots, None);
+    if sol.residual.is_nan() || sol.residual > settings.tolerance {
+        if let Some(z) = refine(lcp, &dict.basic) {
+            let r = lcp.residual(&z);
+            if r < sol.residual {
+                sol = done(LcpStatus::Solved, z, pivots, None);
+            }
+        }
+        if sol.residual.is_nan() || sol.residual > settings.tolerance {
+            sol.status = LcpStatus::NumericalError;
+        }
+    }
+    Ok(sol)
+}
+
+fn current_z(dict: &Dictionary) -> DVector<f64> {
+    let n = dict.n;
+    let mut z = DVector::zeros(n);
+    for (i, &v) in dict.basic.iter().enumerate() {
+        if (n..2 * n).contains(&v) {
+            z[v - n] = dict.qbar[i].max(0.0);
+        }
+    }
+    z
+}
+
+/// Re-solves the basic system `[I, −M]_B x_B = q` from the original data.
+fn refine(lcp: &Lcp, basic: &[usize]) -> Option<DVector<f64>> {
+    let n = lcp.n();
+    let b = DMatrix::from_fn(n, n, |i, k| {
+        let v = basic[k];
+        if v < n {
+            f64::from(u8::from(v == i))
+        } else if v < 2 * n {
+            -lcp.m[(i, v - n)]
+        } else {
+            0.0
+        }
+    });
+    let x = b.lu().solve(&lcp.q)?;
+    let mut z = DVector::zeros(n);
+    for (k, &v) in basic.iter().enumerate() {
+        if (n..2 * n).contains(&v) {
+            z[v - n] = x[k].max(0.0);
+        }
+    }
+    Some(z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcp(m: &[f64], q: &[f64]) -> Lcp {
+        let n = q.len();
+        Lcp::new(DMatrix::from_row_slice(n, n, m), DVector::from_column_slice(q)).unwrap()
+    }
+
+    #[test]
+    fn two_by_two_positive_definite() {
+        let p = lcp(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+        let s = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::Solved);
+        assert!((s.z[0] - 4.0 / 3.0).abs() < 1e-12 && (s.z[1] - 7.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn trivial_when_q_nonnegative() {
+        let p = lcp(&[-1.0, 0.0, 0.0, -1.0], &[0.0, 1.0]);
+        let s = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::Solved);
+        assert_eq!(s.pivots, 0);
+    }
+
+    #[test]
+    fn infeasible_ends_on_ray() {
+        // w = -z - 1 < 0 for every z >= 0.
+        let p = lcp(&[-1.0], &[-1.0]);
+        let s = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::NoSolution);
+        assert_eq!(s.reason, Some(NoSolutionReason::SecondaryRay));
+    }
+
+    #[test]
+    fn degenerate_q_does_not_cycle() {
+        // Many ties in the ratio test: q has repeated entries and M is singular.
+        let p = lcp(&[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], &[-1.0, -1.0, -1.0]);
+        let s = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::Solved);
+        assert!(s.residual < 1e-12);
+    }
+
+    #[test]
+    fn iteration_limit_is_reported() {
+        let n = 8;
+        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+            Ordering::Equal => 1.0,
+            Ordering::Less => 2.0,
+            Ordering::Greater => 0.0,
+        });
+        // Murty's exponential q: q_i = -(2^(n+1) - 2^(i+1)).
+        let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
+        let p = Lcp::new(m, q).unwrap();
+        let settings = LcpSettings { max_pivots: 3, ..Default::default() };
+        let s = solve(&p, &settings).unwrap();
+        assert_eq!(s.status, LcpStatus::IterationLimit);
+    }
+}

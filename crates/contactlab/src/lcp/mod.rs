@@ -1,0 +1,288 @@
+//! The linear complementarity problem (LCP) core.
+//!
+//! Find `z ∈ ℝⁿ` with
+//!
+//! ```text
+//!     0 ≤ z  ⟂  w = M z + q ≥ 0,
+//! ```
+//!
+//! written LCP(q, M) (Cottle, Pang & Stone, *The Linear Complementarity Problem*, 1992; paper P4,
+//! Appendix A). Contact problems reduce to it: normal impulses or forces are `z`, gap velocities or
+//! accelerations are `w` (P4, eq. 25).
+//!
+//! * [`lemke`]: Lemke's complementary pivoting with a covering vector and lexicographic
+//!   degeneracy resolution (no cycling); secondary-ray termination is a status.
+//! * [`enumerate`]: all solutions of a small LCP as polyhedral pieces.
+//! * [`pivot`]: principal pivot transforms.
+//! * [`classes`]: matrix-class tests (P-matrix, column adequate, column quasi-adequate).
+//! * [`io`]: the Siconos test-file format and our own TOML/JSON format.
+//!
+//! [`solve`] combines them: Lemke first; when Lemke stops on a secondary ray, a feasibility LP or
+//! (for `n ≤` [`enumerate::MAX_N`]) exhaustive enumeration decides whether a solution exists, so
+//! a "no-solution" answer says whether it is proved.
+//!
+//! # Residual
+//! Every returned point is checked against the original data with the natural-map residual
+//!
+//! ```text
+//!     r(z) = ‖min(z, M z + q)‖∞ / (1 + ‖q‖∞ + ‖M‖∞ ‖z‖∞),
+//! ```
+//!
+//! which is zero exactly at solutions and invariant to scaling `(M, q)` by a common factor for
+//! large data. A point is reported `solved` only when `r(z) ≤` [`LcpSettings::tolerance`].
+
+pub mod classes;
+pub mod enumerate;
+pub mod io;
+pub mod lemke;
+pub mod pivot;
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+use crate::lp::{DenseLp, LpSettings, LpStatus};
+use crate::Error;
+
+/// An LCP instance `0 ≤ z ⟂ M z + q ≥ 0`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lcp {
+    /// The square matrix `M` (`n × n`).
+    pub m: DMatrix<f64>,
+    /// The vector `q` (length `n`).
+    pub q: DVector<f64>,
+}
+
+impl Lcp {
+    /// Builds and validates an LCP (square `M`, matching `q`, finite entries).
+    pub fn new(m: DMatrix<f64>, q: DVector<f64>) -> Result<Self, Error> {
+        let lcp = Self { m, q };
+        lcp.validate()?;
+        Ok(lcp)
+    }
+
+    /// Problem size `n`.
+    pub fn n(&self) -> usize {
+        self.q.len()
+    }
+
+    /// Checks that `M` is square, `q` matches and all entries are finite.
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.q.len();
+        if self.m.nrows() != n || self.m.ncols() != n {
+            return Err(Error::Dimension(format!(
+                "LCP: M is {}x{} but q has {} entries",
+                self.m.nrows(),
+                self.m.ncols(),
+                n
+            )));
+        }
+        if n == 0 {
+            return Err(Error::Dimension("LCP: empty problem (n = 0)".into()));
+        }
+        if !self.m.iter().chain(self.q.iter()).all(|v| v.is_finite()) {
+            return Err(Error::NonFinite("LCP data (M, q)".into()));
+        }
+        Ok(())
+    }
+
+    /// `w = M z + q`.
+    pub fn w(&self, z: &DVector<f64>) -> DVector<f64> {
+        &self.m * z + &self.q
+    }
+
+    /// The natural-map residual `r(z)` of the module docs.
+    pub fn residual(&self, z: &DVector<f64>) -> f64 {
+        let w = self.w(z);
+        let raw = z.iter().zip(w.iter()).fold(0.0f64, |acc, (&a, &b)| acc.max(a.min(b).abs()));
+        let m_inf = self.m.row_iter().map(|r| r.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+        raw / (1.0 + self.q.amax() + m_inf * z.amax())
+    }
+
+    /// Whether the feasible set `{z ≥ 0 : M z + q ≥ 0}` is nonempty, decided by the dense simplex.
+    /// Returns `None` if the LP solver could not decide.
+    pub fn is_feasible(&self) -> Option<bool> {
+        let n = self.n();
+        let lp = DenseLp::feasibility(n, DMatrix::zeros(0, n), DVector::zeros(0), -self.m.clone(), self.q.clone());
+        match lp.solve(&LpSettings::default()).ok()?.status {
+            LpStatus::Optimal => Some(true),
+            LpStatus::Infeasible => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// Why an LCP solve produced no solution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoSolutionReason {
+    /// Lemke's method ended on a secondary ray; nothing else was proved.
+    SecondaryRay,
+    /// The feasible set `{z ≥ 0, Mz + q ≥ 0}` is empty (LP Farkas certificate).
+    Infeasible,
+    /// Exhaustive enumeration of all complementary pieces found none.
+    Enumeration,
+}
+
+/// Outcome of an LCP solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LcpStatus {
+    /// A solution was found and verified (`residual ≤ tolerance`).
+    Solved,
+    /// No solution was found; see [`LcpSolution::reason`] and [`LcpSolution::certified`].
+    NoSolution,
+    /// The pivot limit was reached.
+    IterationLimit,
+    /// Round-off trouble: a tiny pivot, non-finite values, or a point that failed verification.
+    NumericalError,
+}
+
+impl LcpStatus {
+    /// The status as printed in JSON (`solved`, `no-solution`, ...).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LcpStatus::Solved => "solved",
+            LcpStatus::NoSolution => "no-solution",
+            LcpStatus::IterationLimit => "iteration-limit",
+            LcpStatus::NumericalError => "numerical-error",
+        }
+    }
+}
+
+/// Which method produced an [`LcpSolution`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LcpMethod {
+    /// `q ≥ 0`: `z = 0` solves it.
+    Trivial,
+    /// Lemke's complementary pivoting.
+    Lemke,
+    /// Exhaustive enumeration ([`enumerate`]).
+    Enumeration,
+}
+
+/// Result of an LCP solve.
+#[derive(Debug, Clone, Serialize)]
+pub struct LcpSolution {
+    /// What the solver concluded.
+    pub status: LcpStatus,
+    /// The method that produced the final answer.
+    pub method: LcpMethod,
+    /// Reason for `NoSolution`.
+    pub reason: Option<NoSolutionReason>,
+    /// Whether a `NoSolution` answer is proved (LP certificate or exhaustive enumeration).
+    pub certified: bool,
+    /// The point `z` (meaningful when solved; otherwise the last iterate or zeros).
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub z: DVector<f64>,
+    /// `w = M z + q`, computed from the original data.
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub w: DVector<f64>,
+    /// The natural-map residual of `z` (module docs); `+∞` when no point is available.
+    pub residual: f64,
+    /// Lemke pivots performed.
+    pub pivots: usize,
+}
+
+/// Settings of [`solve`] and [`lemke::solve`].
+#[derive(Debug, Clone)]
+pub struct LcpSettings {
+    /// Acceptance threshold on the verified residual.
+    pub tolerance: f64,
+    /// Smallest pivot magnitude, relative to the largest entry of the pivot column.
+    pub pivot_tol: f64,
+    /// Maximum number of pivots; `0` means `1000 (n + 1)`.
+    pub max_pivots: usize,
+    /// Covering vector `d > 0` of Lemke's method (`None`: all ones).
+    pub covering: Option<DVector<f64>>,
+    /// In [`solve`]: enumerate to settle a secondary ray when `n ≤` this (at most [`enumerate::MAX_N`]).
+    pub enumerate_up_to: usize,
+}
+
+impl Default for LcpSettings {
+    fn default() -> Self {
+        Self { tolerance: 1e-9, pivot_tol: 1e-12, max_pivots: 0, covering: None, enumerate_up_to: 12 }
+    }
+}
+
+impl LcpSettings {
+    /// Checks the settings against a problem of size `n`.
+    pub fn validate(&self, n: usize) -> Result<(), Error> {
+        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
+            return Err(Error::Unsupported("LCP tolerance must be a positive finite number".into()));
+        }
+        if !(self.pivot_tol > 0.0 && self.pivot_tol < 1.0) {
+            return Err(Error::Unsupported("LCP pivot_tol must lie in (0, 1)".into()));
+        }
+        if let Some(d) = &self.covering {
+            if d.len() != n {
+                return Err(Error::Dimension(format!("covering vector has {} entries, n = {n}", d.len())));
+            }
+            if !d.iter().all(|&v| v > 0.0 && v.is_finite()) {
+                return Err(Error::Unsupported("covering vector entries must be finite and > 0".into()));
+            }
+        }
+        if self.enumerate_up_to > enumerate::MAX_N {
+            return Err(Error::Unsupported(format!("enumerate_up_to must be <= {}", enumerate::MAX_N)));
+        }
+        Ok(())
+    }
+}
+
+/// Solves an LCP: Lemke's method, then (on a secondary ray) a feasibility LP and, for small `n`,
+/// exhaustive enumeration, so that `NoSolution` is certified whenever that is possible.
+pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
+    let mut sol = lemke::solve(lcp, settings)?;
+    if sol.status != LcpStatus::NoSolution {
+        return Ok(sol);
+    }
+    if lcp.is_feasible() == Some(false) {
+        sol.reason = Some(NoSolutionReason::Infeasible);
+        sol.certified = true;
+        return Ok(sol);
+    }
+    if lcp.n() <= settings.enumerate_up_to {
+        let all = enumerate::enumerate(lcp, &enumerate::EnumSettings::default())?;
+        if all.complete {
+            if let Some(piece) = all.pieces.iter().min_by(|a, b| a.residual.total_cmp(&b.residual)) {
+                if piece.residual <= settings.tolerance {
+                    return Ok(LcpSolution {
+                        status: LcpStatus::Solved,
+                        method: LcpMethod::Enumeration,
+                        reason: None,
+                        certified: false,
+                        z: piece.z.clone(),
+                        w: piece.w.clone(),
+                        residual: piece.residual,
+                        pivots: sol.pivots,
+                    });
+                }
+            } else {
+                sol.reason = Some(NoSolutionReason::Enumeration);
+                sol.certified = true;
+            }
+        }
+    }
+    Ok(sol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residual_is_zero_at_solution_and_positive_elsewhere() {
+        let lcp = Lcp::new(DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]), DVector::from_vec(vec![-5.0, -6.0]))
+            .unwrap();
+        let z = DVector::from_vec(vec![4.0 / 3.0, 7.0 / 3.0]);
+        assert!(lcp.residual(&z) < 1e-15);
+        assert!(lcp.residual(&DVector::zeros(2)) > 0.1);
+    }
+
+    #[test]
+    fn validation() {
+        assert!(Lcp::new(DMatrix::zeros(2, 3), DVector::zeros(2)).is_err());
+        assert!(Lcp::new(DMatrix::from_element(1, 1, f64::NAN), DVector::zeros(1)).is_err());
+        assert!(Lcp::new(DMatrix::zeros(0, 0), DVector::zeros(0)).is_err());
+    }
+}

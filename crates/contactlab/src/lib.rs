@@ -1,0 +1,41 @@
+//! # contactlab
+//!
+//! Stability analysis and simulation of mechanical systems with unilateral, frictional contacts.
+//!
+//! The crate is organised as shared mathematical cores under per-paper analyses:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`lcp`] | linear complementarity: Lemke, enumeration of all solutions, pivot transforms, matrix classes |
+//! | [`lp`] | our small dense simplex for tiny LPs solved many times |
+//! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
+//! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
+//! | [`report`] | the reproduction report: rows of published vs computed values |
+//! | [`plot`] | PNG/SVG plots with an embedded font |
+//! | [`reproduce`] | the sections of `contactlab reproduce`, one per paper |
+//!
+//! ## Conventions
+//! Angles are radians everywhere in the API and in files, unless a key ends in `_deg`. Solvers
+//! return a status and a residual the caller can check; `Err` is reserved for malformed input.
+//!
+//! ## Papers
+//! * P1: Or & Várkonyi, planar rigid body on two frictional contacts.
+//! * P2: Or, Painlevé paradox and dynamic jamming in walkers.
+//! * P3: Or & Ames, Zeno periodic orbits of Lagrangian hybrid systems.
+//! * P4: Pang & Trinkle, stability of fixtured bodies (LP and LCP theory).
+//! * P5: van de Wouw & Leine, attractivity of equilibrium sets under set-valued friction.
+#![warn(missing_docs)]
+// Index loops mirror the subscripts of the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
+pub mod conic;
+mod error;
+pub mod lcp;
+pub mod lp;
+pub mod model;
+pub mod plot;
+pub mod report;
+pub mod reproduce;
+pub mod util;
+
+pub use error::Error;

@@ -1,0 +1,269 @@
+//! Small dense linear programs, solved by our own two-phase simplex method.
+//!
+//! The problem is
+//!
+//! ```text
+//!     minimise   cᵀ x
+//!     subject to A_eq x = b_eq,   A_ub x ≤ b_ub,   x ≥ 0.
+//! ```
+//!
+//! This solver exists for the many *tiny* LPs (a few dozen variables) that the LCP solution
+//! enumeration and the matrix-class tests solve thousands of times; for anything larger, or with
+//! cones, use [`crate::conic`] (Clarabel). It uses a dense tableau, row equilibration and Bland's
+//! rule, so it cannot cycle.
+//!
+//! Every result carries an [`LpStatus`]. An infeasible problem comes with a Farkas certificate
+//! `(y_eq, y_ub)` satisfying
+//!
+//! ```text
+//!     A_eqᵀ y_eq + A_ubᵀ y_ub ≤ 0,    y_ub ≤ 0,    b_eqᵀ y_eq + b_ubᵀ y_ub > 0,
+//! ```
+//!
+//! which proves that no `x ≥ 0` satisfies the constraints (multiply the constraints by `y` and
+//! compare signs); [`DenseLp::check_farkas`] verifies one.
+
+mod simplex;
+
+use nalgebra::{DMatrix, DVector};
+
+use crate::Error;
+
+/// Outcome of a dense LP solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LpStatus {
+    /// An optimal point was found and verified against the original data.
+    Optimal,
+    /// No `x ≥ 0` satisfies the constraints; a Farkas certificate is attached.
+    Infeasible,
+    /// The objective is unbounded below on the feasible set; a ray is attached.
+    Unbounded,
+    /// The pivot limit was reached before optimality was proved.
+    IterationLimit,
+    /// Round-off made the result unreliable (the verified residual is too large).
+    NumericalError,
+}
+
+/// A dense LP in the form `min cᵀx, A_eq x = b_eq, A_ub x ≤ b_ub, x ≥ 0`.
+#[derive(Debug, Clone)]
+pub struct DenseLp {
+    /// Objective coefficients `c` (length `n`).
+    pub c: DVector<f64>,
+    /// Equality constraint matrix (`m_eq × n`, may have zero rows).
+    pub a_eq: DMatrix<f64>,
+    /// Equality right-hand side.
+    pub b_eq: DVector<f64>,
+    /// Inequality constraint matrix (`m_ub × n`, may have zero rows).
+    pub a_ub: DMatrix<f64>,
+    /// Inequality right-hand side.
+    pub b_ub: DVector<f64>,
+}
+
+/// Result of [`DenseLp::solve`].
+#[derive(Debug, Clone)]
+pub struct LpSolution {
+    /// What the solver concluded.
+    pub status: LpStatus,
+    /// The primal point (meaningful when `status` is `Optimal`).
+    pub x: DVector<f64>,
+    /// `cᵀx` at `x`.
+    pub objective: f64,
+    /// Farkas certificate `(y_eq, y_ub)` when `status` is `Infeasible`.
+    pub certificate: Option<(DVector<f64>, DVector<f64>)>,
+    /// A recession direction `d ≥ 0` with `A_eq d = 0`, `A_ub d ≤ 0`, `cᵀd < 0` when `Unbounded`.
+    pub ray: Option<DVector<f64>>,
+    /// Largest violation of the constraints (and of `x ≥ 0`) at `x`, relative to `1 + |b|∞`.
+    pub residual: f64,
+    /// Simplex pivots performed (both phases).
+    pub pivots: usize,
+}
+
+/// Settings of the dense simplex.
+#[derive(Debug, Clone, Copy)]
+pub struct LpSettings {
+    /// Pivot tolerance on (equilibrated) tableau entries.
+    pub pivot_tol: f64,
+    /// Feasibility tolerance (relative to `1 + |b|∞`).
+    pub feas_tol: f64,
+    /// Maximum number of pivots; `0` means `50 (m + n) + 100`.
+    pub max_pivots: usize,
+}
+
+impl Default for LpSettings {
+    fn default() -> Self {
+        Self { pivot_tol: 1e-11, feas_tol: 1e-9, max_pivots: 0 }
+    }
+}
+
+impl DenseLp {
+    /// A feasibility problem (zero objective) in `n` variables.
+    pub fn feasibility(
+        n: usize,
+        a_eq: DMatrix<f64>,
+        b_eq: DVector<f64>,
+        a_ub: DMatrix<f64>,
+        b_ub: DVector<f64>,
+    ) -> Self {
+        Self { c: DVector::zeros(n), a_eq, b_eq, a_ub, b_ub }
+    }
+
+    /// Number of variables.
+    pub fn n(&self) -> usize {
+        self.c.len()
+    }
+
+    /// Checks dimensions and finiteness of the data.
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.n();
+        let dims_ok = self.a_eq.ncols() == n
+            && self.a_ub.ncols() == n
+            && self.a_eq.nrows() == self.b_eq.len()
+            && self.a_ub.nrows() == self.b_ub.len();
+        if !dims_ok {
+            return Err(Error::Dimension(format!(
+                "dense LP: c has {n} entries, A_eq is {}x{}, b_eq {}, A_ub is {}x{}, b_ub {}",
+                self.a_eq.nrows(),
+                self.a_eq.ncols(),
+                self.b_eq.len(),
+                self.a_ub.nrows(),
+                self.a_ub.ncols(),
+                self.b_ub.len()
+            )));
+        }
+        let finite = self.c.iter().all(|v| v.is_finite())
+            && self.a_eq.iter().all(|v| v.is_finite())
+            && self.b_eq.iter().all(|v| v.is_finite())
+            && self.a_ub.iter().all(|v| v.is_finite())
+            && self.b_ub.iter().all(|v| v.is_finite());
+        if !finite {
+            return Err(Error::NonFinite("dense LP data".into()));
+        }
+        Ok(())
+    }
+
+    /// Solves the LP with the given settings.
+    pub fn solve(&self, settings: &LpSettings) -> Result<LpSolution, Error> {
+        self.validate()?;
+        Ok(simplex::solve(self, settings))
+    }
+
+    /// Largest constraint violation at `x`, relative to `1 + max(|b_eq|∞, |b_ub|∞)`.
+    pub fn residual(&self, x: &DVector<f64>) -> f64 {
+        let scale = 1.0 + self.b_eq.amax().max(self.b_ub.amax());
+        let mut r: f64 = x.iter().fold(0.0, |acc, &v| acc.max(-v));
+        if self.a_eq.nrows() > 0 {
+            r = r.max((&self.a_eq * x - &self.b_eq).amax());
+        }
+        if self.a_ub.nrows() > 0 {
+            let s = &self.a_ub * x - &self.b_ub;
+            r = r.max(s.iter().fold(0.0, |acc, &v| acc.max(v)));
+        }
+        r / scale
+    }
+
+    /// Checks a Farkas certificate `(y_eq, y_ub)` of infeasibility (see the module docs).
+    /// Returns the margin `b_eqᵀy_eq + b_ubᵀy_ub` normalised by `|y|₁` when the sign
+    /// conditions hold to within `tol`, otherwise `None`.
+    pub fn check_farkas(&self, y_eq: &DVector<f64>, y_ub: &DVector<f64>, tol: f64) -> Option<f64> {
+        let norm = y_eq.lp_norm(1) + y_ub.lp_norm(1);
+        if norm == 0.0 || !norm.is_finite() {
+            return None;
+        }
+        if y_ub.iter().any(|&v| v > tol * norm) {
+            return None;
+        }
+        let mut aty = DVector::zeros(self.n());
+        if self.a_eq.nrows() > 0 {
+            aty += self.a_eq.transpose() * y_eq;
+        }
+        if self.a_ub.nrows() > 0 {
+            aty += self.a_ub.transpose() * y_ub;
+        }
+        let amax = 1.0 + self.a_eq.amax().max(self.a_ub.amax());
+        if aty.iter().any(|&v| v > tol * norm * amax) {
+            return None;
+        }
+        let margin = (self.b_eq.dot(y_eq) + self.b_ub.dot(y_ub)) / norm;
+        (margin > 0.0).then_some(margin)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn lp(c: &[f64], aeq: &[&[f64]], beq: &[f64], aub: &[&[f64]], bub: &[f64]) -> DenseLp {
+        let n = c.len();
+        let m = |rows: &[&[f64]]| DMatrix::from_fn(rows.len(), n, |i, j| rows[i][j]);
+        DenseLp {
+            c: DVector::from_column_slice(c),
+            a_eq: m(aeq),
+            b_eq: DVector::from_column_slice(beq),
+            a_ub: m(aub),
+            b_ub: DVector::from_column_slice(bub),
+        }
+    }
+
+    #[test]
+    fn textbook_optimum() {
+        // max 3x + 5y s.t. x <= 4, 2y <= 12, 3x + 2y <= 18  -> (2, 6), value 36.
+        let p = lp(&[-3.0, -5.0], &[], &[], &[&[1.0, 0.0], &[0.0, 2.0], &[3.0, 2.0]], &[4.0, 12.0, 18.0]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Optimal);
+        assert_relative_eq!(s.objective, -36.0, epsilon = 1e-10);
+        assert_relative_eq!(s.x[0], 2.0, epsilon = 1e-10);
+        assert_relative_eq!(s.x[1], 6.0, epsilon = 1e-10);
+    }
+
+    #[test]
+    fn equality_and_negative_rhs() {
+        // min x + y s.t. x - y = -1, x + y >= 3 (i.e. -x - y <= -3) -> x = 1, y = 2.
+        let p = lp(&[1.0, 1.0], &[&[1.0, -1.0]], &[-1.0], &[&[-1.0, -1.0]], &[-3.0]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Optimal);
+        assert_relative_eq!(s.objective, 3.0, epsilon = 1e-10);
+        assert!(s.residual < 1e-12);
+    }
+
+    #[test]
+    fn infeasible_has_valid_certificate() {
+        // x + y = 1 and x + y >= 2.
+        let p = lp(&[0.0, 0.0], &[&[1.0, 1.0]], &[1.0], &[&[-1.0, -1.0]], &[-2.0]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Infeasible);
+        let (ye, yu) = s.certificate.unwrap();
+        assert!(p.check_farkas(&ye, &yu, 1e-9).is_some());
+    }
+
+    #[test]
+    fn unbounded_has_ray() {
+        // min -x s.t. x - y <= 1.
+        let p = lp(&[-1.0, 0.0], &[], &[], &[&[1.0, -1.0]], &[1.0]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Unbounded);
+        let d = s.ray.unwrap();
+        assert!(d.iter().all(|&v| v >= 0.0));
+        assert!(p.c.dot(&d) < 0.0);
+        assert!((d[0] - d[1]) <= 1e-12);
+    }
+
+    #[test]
+    fn redundant_equalities() {
+        // x + y = 1 twice, min x -> (0, 1).
+        let p = lp(&[1.0, 0.0], &[&[1.0, 1.0], &[2.0, 2.0]], &[1.0, 2.0], &[], &[]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Optimal);
+        assert_relative_eq!(s.x[1], 1.0, epsilon = 1e-12);
+    }
+
+    #[test]
+    fn bad_dimensions_are_errors() {
+        let mut p = lp(&[1.0, 0.0], &[], &[], &[&[1.0, 1.0]], &[1.0]);
+        p.b_ub = DVector::zeros(3);
+        assert!(p.solve(&LpSettings::default()).is_err());
+        let mut p = lp(&[1.0, 0.0], &[], &[], &[&[1.0, 1.0]], &[1.0]);
+        p.c[0] = f64::NAN;
+        assert!(p.solve(&LpSettings::default()).is_err());
+    }
+}

@@ -1,0 +1,331 @@
+//! Model files: TOML (or JSON) documents with a `kind` key, read with strict validation.
+//!
+//! Every analysis reads its model through [`Fields`], which records the keys it consumed so that
+//! [`Fields::finish`] can reject unknown keys, and which turns every problem (missing key, wrong
+//! type, non-finite number, value out of its physical range) into a one-line
+//! [`Error::Input`] naming the file, the key and the allowed range.
+//!
+//! Angles are in radians; a key `name_deg` gives the same quantity in degrees
+//! ([`Fields::angle`]). The schema of each kind is documented in `docs/models.md`.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use nalgebra::{DMatrix, DVector};
+
+use crate::Error;
+
+/// The model kinds contactlab understands (the value of the `kind` key).
+pub const KINDS: &[&str] = &["lcp"];
+
+/// Allowed range of a number.
+#[derive(Debug, Clone, Copy)]
+pub enum Range {
+    /// Any finite number.
+    Any,
+    /// `> 0`.
+    Positive,
+    /// `≥ 0`.
+    NonNegative,
+    /// `[lo, hi]`.
+    Closed(f64, f64),
+    /// `(lo, hi)`.
+    Open(f64, f64),
+}
+
+impl Range {
+    /// Whether `v` (finite) lies in the range.
+    pub fn contains(&self, v: f64) -> bool {
+        match *self {
+            Range::Any => true,
+            Range::Positive => v > 0.0,
+            Range::NonNegative => v >= 0.0,
+            Range::Closed(a, b) => (a..=b).contains(&v),
+            Range::Open(a, b) => v > a && v < b,
+        }
+    }
+}
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Range::Any => write!(f, "a finite number"),
+            Range::Positive => write!(f, "a finite number > 0"),
+            Range::NonNegative => write!(f, "a finite number >= 0"),
+            Range::Closed(a, b) => write!(f, "a number in [{a}, {b}]"),
+            Range::Open(a, b) => write!(f, "a number in ({a}, {b})"),
+        }
+    }
+}
+
+/// A parsed model document.
+#[derive(Debug, Clone)]
+pub struct ModelDoc {
+    /// The file name used in error messages.
+    pub file: String,
+    /// The top-level table.
+    pub table: toml::Table,
+}
+
+impl ModelDoc {
+    /// Reads a `.toml` or `.json` file.
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        Self::parse(&path.display().to_string(), &text, is_json)
+    }
+
+    /// Parses TOML (or JSON when `json` is set) text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str, json: bool) -> Result<Self, Error> {
+        let table = if json {
+            serde_json::from_str::<toml::Table>(text).map_err(|e| {
+                Error::input(file, format!("line {}", e.line()), format!("invalid JSON: {}", one_line(&e.to_string())))
+            })?
+        } else {
+            text.parse::<toml::Table>().map_err(|e| {
+                let pos = e.span().map(|s| format!("line {}", 1 + text[..s.start].matches('\n').count()));
+                Error::input(
+                    file,
+                    pos.unwrap_or_else(|| "document".into()),
+                    format!("invalid TOML: {}", one_line(e.message())),
+                )
+            })?
+        };
+        Ok(Self { file: file.to_string(), table })
+    }
+
+    /// The `kind` key, checked against [`KINDS`].
+    pub fn kind(&self) -> Result<&str, Error> {
+        match self.table.get("kind") {
+            None => Err(Error::input(&self.file, "kind", format!("missing; one of {}", KINDS.join(", ")))),
+            Some(toml::Value::String(k)) if KINDS.contains(&k.as_str()) => Ok(k),
+            Some(v) => Err(Error::input(&self.file, "kind", format!("got {v}; allowed: {}", KINDS.join(", ")))),
+        }
+    }
+
+    /// A field reader over the top-level table (the `kind` key counts as used).
+    pub fn fields(&self) -> Fields<'_> {
+        let f = Fields::new(&self.file, String::new(), &self.table);
+        f.used.borrow_mut().insert("kind".into());
+        f
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads keys of one table, validating each; see the module docs.
+pub struct Fields<'a> {
+    file: &'a str,
+    prefix: String,
+    table: &'a toml::Table,
+    used: RefCell<BTreeSet<String>>,
+}
+
+impl<'a> Fields<'a> {
+    /// A reader over `table`; `prefix` (e.g. `contact[1].`) is prepended to key names in errors.
+    pub fn new(file: &'a str, prefix: String, table: &'a toml::Table) -> Self {
+        Self { file, prefix, table, used: RefCell::new(BTreeSet::new()) }
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{}", self.prefix, key)
+    }
+
+    fn err(&self, key: &str, msg: impl Into<String>) -> Error {
+        Error::input(self.file, self.key(key), msg)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a toml::Value> {
+        self.used.borrow_mut().insert(key.to_string());
+        self.table.get(key)
+    }
+
+    /// Whether the key is present (marks it used).
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    fn number(&self, key: &str, v: &toml::Value, range: Range) -> Result<f64, Error> {
+        let x = match v {
+            toml::Value::Float(x) => *x,
+            toml::Value::Integer(i) => *i as f64,
+            other => return Err(self.err(key, format!("expected {range}, got {} `{other}`", other.type_str()))),
+        };
+        if !x.is_finite() {
+            return Err(self.err(key, format!("expected {range}, got {x}")));
+        }
+        if !range.contains(x) {
+            return Err(self.err(key, format!("must be {range} (got {x})")));
+        }
+        Ok(x)
+    }
+
+    /// A required number in `range`.
+    pub fn f64(&self, key: &str, range: Range) -> Result<f64, Error> {
+        let v = self.get(key).ok_or_else(|| self.err(key, format!("missing; expected {range}")))?;
+        self.number(key, v, range)
+    }
+
+    /// An optional number in `range`, `default` when absent.
+    pub fn f64_or(&self, key: &str, default: f64, range: Range) -> Result<f64, Error> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => self.number(key, v, range),
+        }
+    }
+
+    /// An angle in radians from `key`, or in degrees from `key_deg` (exactly one must be given);
+    /// `range` is in radians.
+    pub fn angle(&self, key: &str, range: Range) -> Result<f64, Error> {
+        let deg_key = format!("{key}_deg");
+        match (self.get(key), self.get(&deg_key)) {
+            (Some(_), Some(_)) => {
+                Err(self.err(key, format!("give either `{key}` (radians) or `{deg_key}` (degrees), not both")))
+            }
+            (Some(v), None) => self.number(key, v, range),
+            (None, Some(v)) => {
+                let deg = self.number(&deg_key, v, Range::Any)?.to_radians();
+                if range.contains(deg) {
+                    Ok(deg)
+                } else {
+                    Err(self.err(&deg_key, format!("must be {range} in radians (got {deg} rad)")))
+                }
+            }
+            (None, None) => Err(self.err(key, format!("missing; give `{key}` in radians or `{deg_key}` in degrees"))),
+        }
+    }
+
+    /// An optional string.
+    pub fn str_opt(&self, key: &str) -> Result<Option<&'a str>, Error> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(self.err(key, format!("expected a string, got {}", v.type_str()))),
+        }
+    }
+
+    /// A required array of numbers, of length `len` when given.
+    pub fn vector(&self, key: &str, len: Option<usize>, range: Range) -> Result<DVector<f64>, Error> {
+        let v = self.get(key).ok_or_else(|| self.err(key, "missing; expected an array of numbers"))?;
+        self.vector_value(key, v, len, range)
+    }
+
+    fn vector_value(
+        &self,
+        key: &str,
+        v: &toml::Value,
+        len: Option<usize>,
+        range: Range,
+    ) -> Result<DVector<f64>, Error> {
+        let toml::Value::Array(a) = v else {
+            return Err(self.err(key, format!("expected an array of numbers, got {}", v.type_str())));
+        };
+        if let Some(n) = len {
+            if a.len() != n {
+                return Err(self.err(key, format!("expected {n} entries, got {}", a.len())));
+            }
+        }
+        let mut out = DVector::zeros(a.len());
+        for (i, x) in a.iter().enumerate() {
+            out[i] = self.number(&format!("{key}[{i}]"), x, range)?;
+        }
+        Ok(out)
+    }
+
+    /// A required matrix given as an array of rows, optionally of fixed shape.
+    pub fn matrix(&self, key: &str, shape: Option<(usize, usize)>) -> Result<DMatrix<f64>, Error> {
+        let v = self.get(key).ok_or_else(|| self.err(key, "missing; expected an array of rows"))?;
+        let toml::Value::Array(rows) = v else {
+            return Err(self.err(key, format!("expected an array of rows, got {}", v.type_str())));
+        };
+        let ncols = match rows.first() {
+            Some(toml::Value::Array(r)) => r.len(),
+            Some(other) => {
+                return Err(self.err(&format!("{key}[0]"), format!("expected a row (array), got {}", other.type_str())))
+            }
+            None => 0,
+        };
+        if let Some((r, c)) = shape {
+            if rows.len() != r || ncols != c {
+                return Err(self.err(key, format!("expected a {r}x{c} matrix, got {} rows of {ncols}", rows.len())));
+            }
+        }
+        let mut m = DMatrix::zeros(rows.len(), ncols);
+        for (i, row) in rows.iter().enumerate() {
+            let r = self.vector_value(&format!("{key}[{i}]"), row, Some(ncols), Range::Any)?;
+            m.set_row(i, &r.transpose());
+        }
+        Ok(m)
+    }
+
+    /// Rejects keys that were never read (typos, keys of another kind).
+    pub fn finish(self) -> Result<(), Error> {
+        let used = self.used.borrow();
+        if let Some(k) = self.table.keys().find(|k| !used.contains(*k)) {
+            let known: Vec<&str> = used.iter().map(String::as_str).collect();
+            return Err(self.err(k, format!("unknown key; known keys here: {}", known.join(", "))));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(s: &str) -> ModelDoc {
+        ModelDoc::parse("m.toml", s, false).unwrap()
+    }
+
+    #[test]
+    fn range_errors_name_file_key_and_range() {
+        let d = doc("kind = \"lcp\"\nmass = -1\n");
+        let e = d.fields().f64("mass", Range::Positive).unwrap_err().to_string();
+        assert_eq!(e, "m.toml: mass: must be a finite number > 0 (got -1)");
+    }
+
+    #[test]
+    fn nan_and_wrong_type_rejected() {
+        let d = doc("a = nan\nb = \"x\"\n");
+        let f = d.fields();
+        assert!(f.f64("a", Range::Any).unwrap_err().to_string().contains("got NaN"));
+        assert!(f.f64("b", Range::Any).unwrap_err().to_string().contains("string"));
+    }
+
+    #[test]
+    fn degrees_and_radians() {
+        let d = doc("slope_deg = 30\nother = 0.5\n");
+        let f = d.fields();
+        assert!((f.angle("slope", Range::Any).unwrap() - 30f64.to_radians()).abs() < 1e-15);
+        assert_eq!(f.angle("other", Range::Any).unwrap(), 0.5);
+        let d = doc("a = 1\na_deg = 2\n");
+        assert!(d.fields().angle("a", Range::Any).is_err());
+    }
+
+    #[test]
+    fn unknown_keys_rejected() {
+        let d = doc("kind = \"lcp\"\nq = [1]\nqq = 2\n");
+        let f = d.fields();
+        f.vector("q", None, Range::Any).unwrap();
+        let e = f.finish().unwrap_err().to_string();
+        assert!(e.starts_with("m.toml: qq: unknown key"), "{e}");
+    }
+
+    #[test]
+    fn kind_is_checked_and_syntax_errors_have_lines() {
+        assert!(doc("kind = \"walker\"").kind().unwrap_err().to_string().contains("allowed: lcp"));
+        let e = ModelDoc::parse("m.toml", "a = 1\nb = [1,\n", false).unwrap_err().to_string();
+        assert!(e.starts_with("m.toml: line"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn ragged_matrix_rejected() {
+        let d = doc("M = [[1, 2], [3]]");
+        assert!(d.fields().matrix("M", None).unwrap_err().to_string().contains("M[1]"));
+    }
+}

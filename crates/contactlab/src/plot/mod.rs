@@ -1,0 +1,251 @@
+//! Plots (PNG or SVG by file extension) drawn with plotters and an embedded DejaVu Sans font, so
+//! no system font packages are needed.
+//!
+//! [`XyPlot`] covers line and scatter plots with optional logarithmic axes; gaps in a series
+//! (non-finite values, e.g. where a Poincaré map is undefined) break its line instead of being
+//! drawn through.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::Error;
+
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn ensure_font() {
+    REGISTER.call_once(|| {
+        // The font is embedded at compile time; registering it cannot fail for a valid file.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Connected line (broken at non-finite points).
+    Line,
+    /// Dots.
+    Points,
+    /// Line with dots.
+    LinePoints,
+}
+
+/// One data series.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// `(x, y)` points; non-finite entries are gaps.
+    pub points: Vec<(f64, f64)>,
+    /// Drawing style.
+    pub mark: Mark,
+}
+
+/// A 2-D line/scatter plot.
+#[derive(Debug, Clone)]
+pub struct XyPlot {
+    /// Title above the plot.
+    pub title: String,
+    /// x-axis label.
+    pub x_label: String,
+    /// y-axis label.
+    pub y_label: String,
+    /// Series in drawing order.
+    pub series: Vec<Series>,
+    /// Logarithmic y axis (non-positive values become gaps).
+    pub log_y: bool,
+    /// Pixel size.
+    pub size: (u32, u32),
+}
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(90, 90, 90),
+];
+
+impl XyPlot {
+    /// An empty plot of the default size.
+    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
+        XyPlot {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series: vec![],
+            log_y: false,
+            size: (900, 600),
+        }
+    }
+
+    /// Adds a series.
+    pub fn add(mut self, label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark) -> Self {
+        self.series.push(Series { label: label.into(), points, mark });
+        self
+    }
+
+    fn usable(&self, p: &(f64, f64)) -> bool {
+        p.0.is_finite() && p.1.is_finite() && (!self.log_y || p.1 > 0.0)
+    }
+
+    fn bounds(&self) -> Option<((f64, f64), (f64, f64))> {
+        let pts: Vec<&(f64, f64)> =
+            self.series.iter().flat_map(|s| s.points.iter()).filter(|p| self.usable(p)).collect();
+        if pts.is_empty() {
+            return None;
+        }
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for p in pts {
+            x0 = x0.min(p.0);
+            x1 = x1.max(p.0);
+            y0 = y0.min(p.1);
+            y1 = y1.max(p.1);
+        }
+        let pad = |a: f64, b: f64| if b > a { (b - a) * 0.04 } else { a.abs().max(1.0) * 0.5 };
+        let (px, py) = (pad(x0, x1), pad(y0, y1));
+        if self.log_y {
+            Some(((x0 - px, x1 + px), (y0 / 2.0, y1 * 2.0)))
+        } else {
+            Some(((x0 - px, x1 + px), (y0 - py, y1 + py)))
+        }
+    }
+
+    /// Writes the plot; the format follows the extension (`.png` or `.svg`).
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        ensure_font();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => {
+                let root = BitMapBackend::new(path, self.size).into_drawing_area();
+                self.draw(&root)?;
+                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+            }
+            "svg" => {
+                let root = SVGBackend::new(path, self.size).into_drawing_area();
+                self.draw(&root)?;
+                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+            }
+            _ => Err(Error::Output(format!("{}: plots are written as .png or .svg", path.display()))),
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    where
+        DB::ErrorType: 'static,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
+        root.fill(&WHITE).map_err(err)?;
+        let Some(((x0, x1), (y0, y1))) = self.bounds() else {
+            root.draw(&Text::new("no data", (20, 20), ("sans-serif", 20).into_font())).map_err(err)?;
+            return Ok(());
+        };
+        let mut builder = ChartBuilder::on(root);
+        builder.caption(&self.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(70);
+        if self.log_y {
+            let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(&self.x_label)
+                .y_desc(&self.y_label)
+                .label_style(("sans-serif", 15))
+                .draw()
+                .map_err(err)?;
+            self.draw_series(&mut chart)?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 15))
+                .draw()
+                .map_err(err)?;
+        } else {
+            let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(&self.x_label)
+                .y_desc(&self.y_label)
+                .label_style(("sans-serif", 15))
+                .draw()
+                .map_err(err)?;
+            self.draw_series(&mut chart)?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 15))
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+
+    fn draw_series<'a, DB, X, Y>(&self, chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>) -> Result<(), Error>
+    where
+        DB: DrawingBackend + 'a,
+        DB::ErrorType: 'static,
+        X: Ranged<ValueType = f64>,
+        Y: Ranged<ValueType = f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
+        for (k, s) in self.series.iter().enumerate() {
+            let color = PALETTE[k % PALETTE.len()];
+            let style = ShapeStyle::from(&color).stroke_width(2);
+            let mut labelled = false;
+            if matches!(s.mark, Mark::Line | Mark::LinePoints) {
+                // Split into runs of usable points.
+                let mut runs: Vec<Vec<(f64, f64)>> = vec![vec![]];
+                for p in &s.points {
+                    if self.usable(p) {
+                        runs.last_mut().expect("nonempty").push(*p);
+                    } else if !runs.last().expect("nonempty").is_empty() {
+                        runs.push(vec![]);
+                    }
+                }
+                for run in runs.into_iter().filter(|r| !r.is_empty()) {
+                    let a = chart.draw_series(LineSeries::new(run, style)).map_err(err)?;
+                    if !labelled && !s.label.is_empty() {
+                        a.label(s.label.clone())
+                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+                        labelled = true;
+                    }
+                }
+            }
+            if matches!(s.mark, Mark::Points | Mark::LinePoints) {
+                let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| self.usable(p)).collect();
+                let a = chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(err)?;
+                if !labelled && !s.label.is_empty() {
+                    a.label(s.label.clone()).legend(move |(x, y)| Circle::new((x + 9, y), 3, color.filled()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_png_and_svg_with_gaps() {
+        let dir = std::env::temp_dir().join(format!("contactlab-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pts: Vec<(f64, f64)> =
+            (0..50).map(|i| (i as f64, if i == 20 { f64::NAN } else { (i as f64 * 0.2).sin() + 2.0 })).collect();
+        let p = XyPlot::new("test", "x", "y").add("sin", pts, Mark::LinePoints);
+        p.save(&dir.join("a.png")).unwrap();
+        let mut q = p.clone();
+        q.log_y = true;
+        q.save(&dir.join("b.svg")).unwrap();
+        assert!(std::fs::metadata(dir.join("a.png")).unwrap().len() > 1000);
+        assert!(std::fs::read_to_string(dir.join("b.svg")).unwrap().contains("<svg"));
+        assert!(p.save(&dir.join("c.gif")).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,99 @@
+//! `contactlab reproduce`: recompute every published number and figure and write the report.
+//!
+//! Each section is a function from [`Options`] to a [`Section`]; [`run`] calls the selected ones
+//! and writes `REPORT.md`, `results.json` and the figures into [`Options::out`]. Progress is
+//! reported through a callback so that the library stays free of terminal concerns.
+
+pub mod lcp;
+
+use std::path::{Path, PathBuf};
+
+use crate::report::{Report, Section};
+use crate::Error;
+
+/// The sections, in report order: `(id, title)`.
+pub const SECTIONS: &[(&str, &str)] = &[("LCP", lcp::TITLE)];
+
+/// Papers whose sections have not been implemented yet (stated in the report, never faked).
+pub const PENDING: &[(&str, &str)] = &[
+    ("P1", "Or & Várkonyi: planar body on two frictional contacts"),
+    ("P2", "Or: Painlevé paradox and dynamic jamming in walkers"),
+    ("P3", "Or & Ames: Zeno periodic orbits"),
+    ("P4", "Pang & Trinkle: fixture stability"),
+    ("P5", "van de Wouw & Leine: attractivity of equilibrium sets"),
+];
+
+/// What to reproduce and where.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Output directory (created).
+    pub out: PathBuf,
+    /// Section ids to run (`None`: all).
+    pub only: Option<Vec<String>>,
+    /// The shared data directory (holding `siconos-lcp/`).
+    pub data: PathBuf,
+}
+
+/// A progress event: `(section id, done, total)`.
+pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
+
+/// Checks `--only` ids against [`SECTIONS`] (case-insensitive) and returns them normalised.
+pub fn select(only: &[String]) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    for id in only {
+        let id = id.trim().to_ascii_uppercase();
+        if let Some((sid, _)) = SECTIONS.iter().find(|(s, _)| *s == id) {
+            out.push(sid.to_string());
+        } else if PENDING.iter().any(|(s, _)| *s == id) {
+            return Err(Error::input("--only", &id, "this paper's section is not implemented yet (open issue)"));
+        } else {
+            let all: Vec<&str> = SECTIONS.iter().map(|s| s.0).collect();
+            return Err(Error::input("--only", &id, format!("unknown section; allowed: {}", all.join(", "))));
+        }
+    }
+    Ok(out)
+}
+
+/// Finds the shared data directory: `$CONTACTLAB_DATA`, else `../shared/data` from the current
+/// directory or from the source tree.
+pub fn default_data_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CONTACTLAB_DATA") {
+        return PathBuf::from(d);
+    }
+    let candidates =
+        [PathBuf::from("../shared/data"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")];
+    candidates.iter().find(|p| p.is_dir()).cloned().unwrap_or_else(|| candidates[0].clone())
+}
+
+/// Runs the selected sections and writes the report. Returns the report.
+pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
+    let ids = match &opts.only {
+        Some(v) => select(v)?,
+        None => SECTIONS.iter().map(|s| s.0.to_string()).collect(),
+    };
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    let mut report = Report::default();
+    for id in &ids {
+        let section: Section = match id.as_str() {
+            "LCP" => lcp::section(opts, progress)?,
+            other => return Err(Error::Unsupported(format!("section {other}"))),
+        };
+        report.sections.push(section);
+    }
+    if opts.only.is_none() {
+        let mut pending = Section::new(
+            "PENDING",
+            "Papers not yet reproduced",
+            "These papers' analyses are open issues; their sections will appear here when implemented. \
+             No number is reported for them until it is computed.",
+        );
+        pending.tables.push(crate::report::Table {
+            caption: "Pending sections".into(),
+            header: vec!["id".into(), "paper".into()],
+            rows: PENDING.iter().map(|(a, b)| vec![a.to_string(), b.to_string()]).collect(),
+        });
+        report.sections.push(pending);
+    }
+    report.write(&opts.out)?;
+    Ok(report)
+}

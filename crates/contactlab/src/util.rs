@@ -1,0 +1,20 @@
+//! Small helpers shared by the modules (serialisation of nalgebra types).
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serializer;
+
+/// Serialises a vector as a JSON array; non-finite entries become `null`.
+pub fn ser_dvector<S: Serializer>(v: &DVector<f64>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|x| finite_or_none(*x)))
+}
+
+/// Serialises a matrix as an array of rows.
+pub fn ser_dmatrix<S: Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error> {
+    let rows: Vec<Vec<Option<f64>>> = m.row_iter().map(|r| r.iter().map(|x| finite_or_none(*x)).collect()).collect();
+    s.collect_seq(rows)
+}
+
+/// `Some(x)` for finite `x`, `None` (JSON `null`) otherwise.
+pub fn finite_or_none(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
