@@ -1,0 +1,151 @@
+//! End-to-end tests of the `contactlab` binary: JSON output, exit codes, and clear one-line
+//! errors on malformed input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_contactlab"))
+}
+
+fn data() -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    assert!(d.is_dir(), "shared data not found at {}", d.display());
+    d
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("contactlab-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn murty_json_is_one_verified_object() {
+    let f = data().join("siconos-lcp/lcp_exp_murty.dat");
+    let o = run(&["lcp", "solve", f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.trim().lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["status"], "solved");
+    assert!(v["residual"].as_f64().unwrap() <= 1e-9);
+    assert_eq!(v["z"].as_array().unwrap().len(), 6);
+    assert!(v["pivots"].as_u64().is_some());
+    // Verify complementarity from the printed numbers.
+    let z: Vec<f64> = v["z"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let w: Vec<f64> = v["w"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!(z.iter().zip(&w).all(|(a, b)| *a >= 0.0 && *b >= 0.0 && (a * b).abs() < 1e-12));
+}
+
+#[test]
+fn all_pieces_json() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lcp/segment.toml");
+    let out = tmpdir("all");
+    let o = run(&["lcp", "solve", f.to_str().unwrap(), "--all", "--json", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "solved");
+    assert_eq!(v["count"], 1);
+    assert_eq!(v["bounded"], true);
+    assert!(out.join("pieces.csv").is_file());
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn infeasible_example_reports_certified_no_solution() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lcp/infeasible.json");
+    let o = run(&["lcp", "solve", f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "no-solution");
+    assert_eq!(v["certified"], true);
+}
+
+#[test]
+fn malformed_inputs_exit_2_with_one_line() {
+    let dir = tmpdir("bad");
+    let cases: &[(&str, &str, &str)] = &[
+        ("nan.toml", "kind = \"lcp\"\nM = [[nan]]\nq = [1]\n", "M[0][0]"),
+        ("unknown.toml", "kind = \"lcp\"\nM = [[1]]\nq = [1]\nmass = 2\n", "mass: unknown key"),
+        ("missing.toml", "kind = \"lcp\"\nM = [[1]]\n", "q: missing"),
+        ("kind.toml", "kind = \"rocket\"\n", "kind"),
+        ("type.toml", "kind = \"lcp\"\nM = \"x\"\nq = [1]\n", "M: expected an array"),
+        ("shape.toml", "kind = \"lcp\"\nM = [[1, 2]]\nq = [1]\n", "1x1 matrix"),
+        ("syntax.toml", "kind = \"lcp\"\nM = [[1]\n", "invalid TOML"),
+        ("cover.toml", "kind = \"lcp\"\nM = [[1]]\nq = [1]\ncovering = [-1]\n", "covering[0]"),
+        ("trunc.dat", "2\n0\n2\n2\n2 2\n1 2 3\n", "file ended"),
+        ("bad.json", "{\"kind\": \"lcp\", ", "invalid JSON"),
+        ("empty.toml", "", "kind"),
+        ("model.txt", "whatever", "unknown LCP file type"),
+    ];
+    for (name, text, needle) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = run(&["lcp", "solve", p.to_str().unwrap(), "--json"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}: printed to stdout");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(name), "{name}: error does not name the file: {err}");
+        assert!(err.contains(needle), "{name}: expected `{needle}` in: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let o = run(&["lcp", "solve", dir.join("absent.toml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["lcp", "frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn reproduce_writes_report_json_and_figure() {
+    let out = tmpdir("rep");
+    let o = run(&[
+        "reproduce",
+        "--out",
+        out.to_str().unwrap(),
+        "--only",
+        "lcp",
+        "--data",
+        data().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mismatch"], 0);
+    let md = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    assert!(md.contains("## LCP"));
+    let res: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let rows = res["rows"].as_array().unwrap();
+    assert!(rows.len() >= 17);
+    assert!(rows.iter().all(|r| ["match", "mismatch", "erratum"].contains(&r["status"].as_str().unwrap())));
+    assert!(std::fs::metadata(out.join("lcp_murty_pivots.png")).unwrap().len() > 1000);
+    let o = run(&["reproduce", "--out", out.to_str().unwrap(), "--only", "P9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("allowed: LCP"));
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn classes_command() {
+    let dir = tmpdir("cls");
+    let p = dir.join("qa.toml");
+    std::fs::write(&p, "kind = \"lcp\"\nM = [[-1, 1], [1, -1]]\nq = [0, 0]\n").unwrap();
+    let o = run(&["lcp", "classes", p.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["column_quasi_adequate"]["holds"], true);
+    assert_eq!(v["column_adequate"]["holds"], false);
+    assert_eq!(v["p_matrix"]["holds"], false);
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -1,0 +1,107 @@
+//! Data-driven tests on the Siconos LCP test problems (`shared/data/siconos-lcp`): every dense
+//! problem is solved with a verified residual or reported unsolved with a proved reason, and the
+//! verdict agrees with exhaustive enumeration wherever that is feasible.
+
+use std::path::PathBuf;
+
+use contactlab::lcp::enumerate::{enumerate, EnumSettings};
+use contactlab::lcp::{io, lemke, solve, LcpSettings, LcpStatus};
+use contactlab::reproduce::lcp::murty;
+
+fn data_dir() -> PathBuf {
+    let d = contactlab::reproduce::default_data_dir().join("siconos-lcp");
+    assert!(d.is_dir(), "shared data not found at {} (set CONTACTLAB_DATA)", d.display());
+    d
+}
+
+fn dense_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(data_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dat") && !p.to_string_lossy().ends_with("_block.dat"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 17, "expected the 17 dense Siconos problems");
+    v
+}
+
+#[test]
+fn every_dense_problem_is_solved_or_refuted_with_proof() {
+    for path in dense_files() {
+        let f = io::read(&path).unwrap();
+        let s = solve(&f.lcp, &LcpSettings::default()).unwrap();
+        match s.status {
+            LcpStatus::Solved => {
+                // Independent re-verification from the raw data.
+                let w = &f.lcp.m * &s.z + &f.lcp.q;
+                assert!(s.z.iter().all(|&v| v >= 0.0), "{path:?}: z has negative entries");
+                let scale = 1.0 + f.lcp.q.amax() + f.lcp.m.amax() * f.lcp.n() as f64 * s.z.amax();
+                let comp = s.z.iter().zip(w.iter()).map(|(a, b)| a.min(*b).abs()).fold(0.0, f64::max);
+                assert!(comp / scale <= 1e-9, "{path:?}: residual {}", comp / scale);
+                assert!(s.residual <= 1e-9);
+            }
+            LcpStatus::NoSolution => {
+                assert!(s.certified, "{path:?}: no-solution without proof ({:?})", s.reason);
+                assert!(s.reason.is_some());
+            }
+            other => panic!("{path:?}: unexpected status {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn existence_agrees_with_enumeration() {
+    for path in dense_files() {
+        let f = io::read(&path).unwrap();
+        if f.lcp.n() > 12 {
+            continue;
+        }
+        let e = enumerate(&f.lcp, &EnumSettings::default()).unwrap();
+        assert!(e.complete, "{path:?}");
+        let s = solve(&f.lcp, &LcpSettings::default()).unwrap();
+        assert_eq!(!e.pieces.is_empty(), s.status == LcpStatus::Solved, "{path:?}");
+        for p in &e.pieces {
+            assert!(p.residual <= 1e-9, "{path:?}: piece point residual {}", p.residual);
+        }
+    }
+}
+
+#[test]
+fn perturbed_isolated_solution_has_no_solution() {
+    // lcp_Pang_isolated_sol.dat has a solution; its perturbation has none (certified).
+    let d = data_dir();
+    let a = io::read(&d.join("lcp_Pang_isolated_sol.dat")).unwrap();
+    assert_eq!(solve(&a.lcp, &LcpSettings::default()).unwrap().status, LcpStatus::Solved);
+    let b = io::read(&d.join("lcp_Pang_isolated_sol_perturbed.dat")).unwrap();
+    let s = solve(&b.lcp, &LcpSettings::default()).unwrap();
+    assert_eq!(s.status, LcpStatus::NoSolution);
+    assert!(s.certified);
+}
+
+#[test]
+fn cps_remark_4_1_14_solution_set() {
+    // The file states: the set of solutions is z1 + z2 = 1.
+    let f = io::read(&data_dir().join("lcp_CPS_1.dat")).unwrap();
+    let e = enumerate(&f.lcp, &EnumSettings::default()).unwrap();
+    assert!(e.bounded);
+    let c = nalgebra::DVector::from_vec(vec![1.0, 1.0]);
+    for p in &e.pieces {
+        assert!((p.minimize(&f.lcp, &c).unwrap().objective - 1.0).abs() < 1e-12);
+        assert!((p.minimize(&f.lcp, &(-&c)).unwrap().objective + 1.0).abs() < 1e-12);
+        // z1 ranges over all of [0, 1].
+        let e1 = nalgebra::DVector::from_vec(vec![1.0, 0.0]);
+        assert!(p.minimize(&f.lcp, &e1).unwrap().objective.abs() < 1e-12);
+        assert!((p.minimize(&f.lcp, &(-&e1)).unwrap().objective + 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn murty_file_matches_generator_and_takes_exponential_pivots() {
+    let f = io::read(&data_dir().join("lcp_exp_murty2.dat")).unwrap();
+    assert_eq!(f.lcp, murty(6));
+    for n in 1..=10 {
+        let s = lemke::solve(&murty(n), &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::Solved);
+        assert_eq!(s.pivots, 1 << n, "n = {n}");
+    }
+}
