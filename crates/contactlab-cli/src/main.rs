@@ -277,6 +277,20 @@ fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
     let ca = classes::is_column_adequate(m)?;
     let cqa = classes::is_column_quasi_adequate(m)?;
     let psd = classes::is_positive_semidefinite(m, 1e-12);
+    if let Some(dir) = &a.common.out {
+        let fmt_set = |t: &classes::ClassTest| {
+            t.witness_set
+                .as_ref()
+                .map_or(String::new(), |w| w.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" "))
+        };
+        let rows = vec![
+            vec!["p_matrix".to_string(), p.holds.to_string(), fmt_set(&p)],
+            vec!["column_adequate".to_string(), ca.holds.to_string(), fmt_set(&ca)],
+            vec!["column_quasi_adequate".to_string(), cqa.holds.to_string(), fmt_set(&cqa)],
+            vec!["positive_semidefinite".to_string(), psd.to_string(), String::new()],
+        ];
+        write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)?;
+    }
     if a.common.json {
         print_json(
             &json!({"p_matrix": p, "column_adequate": ca, "column_quasi_adequate": cqa, "positive_semidefinite": psd}),
