@@ -9,6 +9,7 @@
 //! | [`lcp`] | linear complementarity: Lemke, enumeration of all solutions, pivot transforms, matrix classes |
 //! | [`lp`] | our small dense simplex for tiny LPs solved many times |
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
+//! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4 |
 //! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
 //! | [`report`] | the reproduction report: rows of published vs computed values |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
@@ -30,6 +31,7 @@
 
 pub mod conic;
 mod error;
+pub mod fixture;
 pub mod lcp;
 pub mod lp;
 pub mod model;

@@ -72,7 +72,8 @@ pub struct LpSolution {
     pub certificate: Option<(DVector<f64>, DVector<f64>)>,
     /// A recession direction `d ≥ 0` with `A_eq d = 0`, `A_ub d ≤ 0`, `cᵀd < 0` when `Unbounded`.
     pub ray: Option<DVector<f64>>,
-    /// Largest violation of the constraints (and of `x ≥ 0`) at `x`, relative to `1 + |b|∞`.
+    /// Largest violation of the constraints (and of `x ≥ 0`) at `x`, relative to the data and `x`
+    /// ([`DenseLp::residual`]).
     pub residual: f64,
     /// Simplex pivots performed (both phases).
     pub pivots: usize,
@@ -147,9 +148,67 @@ impl DenseLp {
         Ok(simplex::solve(self, settings))
     }
 
-    /// Largest constraint violation at `x`, relative to `1 + max(|b_eq|∞, |b_ub|∞)`.
+    /// Solves with the dense simplex and, if that ends in numerical trouble or at its pivot limit,
+    /// again with Clarabel (interior point), whose answer is verified the same way.
+    pub fn solve_robust(&self, settings: &LpSettings) -> Result<LpSolution, Error> {
+        let first = self.solve(settings)?;
+        if !matches!(first.status, LpStatus::NumericalError | LpStatus::IterationLimit) {
+            return Ok(first);
+        }
+        use crate::conic::{Cone, ConicProgram, ConicStatus};
+        let (me, mu, n) = (self.a_eq.nrows(), self.a_ub.nrows(), self.n());
+        let mut a = DMatrix::zeros(me + mu + n, n);
+        a.view_mut((0, 0), (me, n)).copy_from(&self.a_eq);
+        a.view_mut((me, 0), (mu, n)).copy_from(&self.a_ub);
+        a.view_mut((me + mu, 0), (n, n)).copy_from(&(-DMatrix::<f64>::identity(n, n)));
+        let mut b = DVector::zeros(me + mu + n);
+        b.rows_mut(0, me).copy_from(&self.b_eq);
+        b.rows_mut(me, mu).copy_from(&self.b_ub);
+        let mut cones = Vec::new();
+        if me > 0 {
+            cones.push(Cone::Zero(me));
+        }
+        cones.push(Cone::Nonnegative(mu + n));
+        let sol = ConicProgram { c: self.c.clone(), a, b, cones }.solve()?;
+        let mut out = LpSolution {
+            status: LpStatus::NumericalError,
+            x: sol.x.map(|v| v.max(0.0)),
+            objective: sol.objective,
+            certificate: None,
+            ray: None,
+            residual: f64::INFINITY,
+            pivots: first.pivots,
+        };
+        match sol.status {
+            ConicStatus::Solved => {
+                out.residual = self.residual(&out.x);
+                if out.residual <= 1e-7 {
+                    out.status = LpStatus::Optimal;
+                }
+            }
+            ConicStatus::Infeasible => {
+                let z = sol.certificate.unwrap_or_else(|| DVector::zeros(me + mu + n));
+                let y_eq = -z.rows(0, me).into_owned();
+                let y_ub = -z.rows(me, mu).into_owned();
+                if self.check_farkas(&y_eq, &y_ub, 1e-6).is_some() {
+                    out.status = LpStatus::Infeasible;
+                    out.certificate = Some((y_eq, y_ub));
+                    out.residual = 0.0;
+                }
+            }
+            ConicStatus::Unbounded => {
+                out.status = LpStatus::Unbounded;
+                out.ray = sol.ray;
+            }
+            _ => {}
+        }
+        Ok(out)
+    }
+
+    /// Largest constraint violation at `x`, relative to
+    /// `1 + max(|b_eq|∞, |b_ub|∞) + max(|A_eq|, |A_ub|)·|x|∞`.
     pub fn residual(&self, x: &DVector<f64>) -> f64 {
-        let scale = 1.0 + self.b_eq.amax().max(self.b_ub.amax());
+        let scale = 1.0 + self.b_eq.amax().max(self.b_ub.amax()) + self.a_eq.amax().max(self.a_ub.amax()) * x.amax();
         let mut r: f64 = x.iter().fold(0.0, |acc, &v| acc.max(-v));
         if self.a_eq.nrows() > 0 {
             r = r.max((&self.a_eq * x - &self.b_eq).amax());
@@ -185,6 +244,69 @@ impl DenseLp {
         }
         let margin = (self.b_eq.dot(y_eq) + self.b_ub.dot(y_ub)) / norm;
         (margin > 0.0).then_some(margin)
+    }
+}
+
+/// Row-by-row assembly of a [`DenseLp`]; variables are `x ≥ 0`, a free variable is the
+/// difference of two of them.
+#[derive(Debug, Clone, Default)]
+pub struct LpBuilder {
+    n: usize,
+    eq: Vec<(Vec<(usize, f64)>, f64)>,
+    ub: Vec<(Vec<(usize, f64)>, f64)>,
+    c: Vec<(usize, f64)>,
+}
+
+impl LpBuilder {
+    /// A builder over `n` nonnegative variables.
+    pub fn new(n: usize) -> Self {
+        Self { n, ..Default::default() }
+    }
+
+    /// Adds `k` variables and returns the index of the first.
+    pub fn add_vars(&mut self, k: usize) -> usize {
+        self.n += k;
+        self.n - k
+    }
+
+    /// Adds `Σ coef·x = rhs`.
+    pub fn eq(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
+        self.eq.push((row, rhs));
+    }
+
+    /// Adds `Σ coef·x ≤ rhs`.
+    pub fn le(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
+        self.ub.push((row, rhs));
+    }
+
+    /// Adds `Σ coef·x ≥ rhs`.
+    pub fn ge(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
+        self.ub.push((row.into_iter().map(|(j, v)| (j, -v)).collect(), -rhs));
+    }
+
+    /// Sets the objective (minimised) `Σ coef·x`.
+    pub fn minimize(&mut self, c: Vec<(usize, f64)>) {
+        self.c = c;
+    }
+
+    /// The assembled LP.
+    pub fn build(&self) -> DenseLp {
+        let dense = |rows: &[(Vec<(usize, f64)>, f64)]| {
+            let mut a = DMatrix::zeros(rows.len(), self.n);
+            for (i, (r, _)) in rows.iter().enumerate() {
+                for &(j, v) in r {
+                    a[(i, j)] += v;
+                }
+            }
+            (a, DVector::from_iterator(rows.len(), rows.iter().map(|r| r.1)))
+        };
+        let (a_eq, b_eq) = dense(&self.eq);
+        let (a_ub, b_ub) = dense(&self.ub);
+        let mut c = DVector::zeros(self.n);
+        for &(j, v) in &self.c {
+            c[j] += v;
+        }
+        DenseLp { c, a_eq, b_eq, a_ub, b_ub }
     }
 }
 

@@ -18,7 +18,7 @@ use nalgebra::{DMatrix, DVector};
 use crate::Error;
 
 /// The model kinds contactlab understands (the value of the `kind` key).
-pub const KINDS: &[&str] = &["lcp"];
+pub const KINDS: &[&str] = &["lcp", "fixture"];
 
 /// Allowed range of a number.
 #[derive(Debug, Clone, Copy)]
@@ -262,8 +262,64 @@ impl<'a> Fields<'a> {
         Ok(m)
     }
 
+    /// An optional string restricted to `allowed`, `default` when absent.
+    pub fn choice(&self, key: &str, allowed: &[&'static str], default: &'static str) -> Result<&'static str, Error> {
+        match self.str_opt(key)? {
+            None => Ok(default),
+            Some(v) => allowed
+                .iter()
+                .find(|a| **a == v)
+                .copied()
+                .ok_or_else(|| self.err(key, format!("got \"{v}\"; allowed: {}", allowed.join(", ")))),
+        }
+    }
+
+    /// A required integer in `[lo, hi]`.
+    pub fn integer(&self, key: &str, lo: i64, hi: i64) -> Result<i64, Error> {
+        match self.get(key) {
+            None => Err(self.err(key, format!("missing; expected an integer in [{lo}, {hi}]"))),
+            Some(toml::Value::Integer(i)) if (lo..=hi).contains(i) => Ok(*i),
+            Some(v) => Err(self.err(key, format!("expected an integer in [{lo}, {hi}], got `{v}`"))),
+        }
+    }
+
+    /// A required array of tables (`[[key]]`), each read by its own [`Fields`] with prefix `key[i].`.
+    pub fn tables(&self, key: &str) -> Result<Vec<Fields<'a>>, Error> {
+        let v =
+            self.get(key).ok_or_else(|| self.err(key, format!("missing; expected one or more [[{key}]] tables")))?;
+        let toml::Value::Array(items) = v else {
+            return Err(self.err(key, format!("expected an array of tables ([[{key}]]), got {}", v.type_str())));
+        };
+        if items.is_empty() {
+            return Err(self.err(key, "expected at least one entry"));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| match it {
+                toml::Value::Table(t) => Ok(Fields::new(self.file, format!("{}{key}[{i}].", self.prefix), t)),
+                other => Err(self.err(&format!("{key}[{i}]"), format!("expected a table, got {}", other.type_str()))),
+            })
+            .collect()
+    }
+
+    /// The file name used in errors.
+    pub fn file(&self) -> &'a str {
+        self.file
+    }
+
+    /// An error about `key` of this table.
+    pub fn error(&self, key: &str, msg: impl Into<String>) -> Error {
+        self.err(key, msg)
+    }
+
     /// Rejects keys that were never read (typos, keys of another kind).
     pub fn finish(self) -> Result<(), Error> {
+        self.finish_ref()
+    }
+
+    /// [`Fields::finish`] without consuming the reader.
+    pub fn finish_ref(&self) -> Result<(), Error> {
         let used = self.used.borrow();
         if let Some(k) = self.table.keys().find(|k| !used.contains(*k)) {
             let known: Vec<&str> = used.iter().map(String::as_str).collect();

@@ -1,0 +1,475 @@
+//! Report section `P4`: Pang & Trinkle, stability of fixtured bodies.
+//!
+//! Example 1 (disk on two fixels at θ₁ = π/4, θ₂ = 2.5π/4, R = √2, m = 1) and Example 2 (block on
+//! an incline), recomputed with the fixture analyses of [`crate::fixture`].
+
+use nalgebra::DVector;
+
+use super::{Options, ProgressFn};
+use crate::fixture::stability::{classify, critical_mu, weak_stability};
+use crate::fixture::theorem4::{decide, m_hat, proposition5_load, theorem4};
+use crate::fixture::{disk_example, Fixture, FrictionLaw};
+use crate::report::{fmt_num, Row, Section, Table};
+use crate::Error;
+
+/// Section title.
+pub const TITLE: &str = "Pang & Trinkle: weak, strong and frictionless stability of fixtured bodies";
+
+const PI: f64 = std::f64::consts::PI;
+/// θ₁, θ₂ of Example 1.
+pub const THETA: (f64, f64) = (PI / 4.0, 2.5 * PI / 4.0);
+/// The load of Proposition 5 printed in Example 1 (final analysis).
+pub const PUBLISHED_LOAD: [f64; 3] = [0.4324728, -1.8466864, 0.9242900];
+/// The vector b printed in Example 1 (final analysis).
+pub const PUBLISHED_B: [f64; 4] = [1.0, 1.871616, 2.918752, 1.0];
+/// The solution v printed for σ_t = (1, 1), γ = {1, 2, 3, 4}.
+pub const PUBLISHED_V: [f64; 4] = [155.62764, 155.19384, 0.0, 467.6318];
+
+/// Example 1's disk with `μ₁, μ₂` and a load, in this library's (and P4's printed) convention.
+pub fn disk(mu1: f64, mu2: f64, load: [f64; 3]) -> Fixture {
+    disk_example(1.0, 2f64.sqrt(), THETA.0, THETA.1, [mu1, mu2], load)
+}
+
+/// The same disk with the moment sign flipped (`W_t` moment row `+R`), the convention of P4's numbers.
+pub fn disk_flipped(mu1: f64, mu2: f64, load: [f64; 3]) -> Fixture {
+    let mut f = disk(mu1, mu2, load);
+    f.wt.row_mut(2).neg_mut();
+    f
+}
+
+/// `r = sin(θ₂ − θ₁)`, `s = cos(θ₂ − θ₁)` read off the computed matrix `A` (entries `A_{n2,t1}`, `A_{n1,n2}`).
+pub fn r_s() -> (f64, f64) {
+    let a = disk(0.0, 0.0, [0.0; 3]).a_matrix();
+    (a[(1, 2)], a[(0, 1)])
+}
+
+/// Example 2's block on an incline of angle θ, matrices as printed in P4.
+pub fn incline(theta: f64, mu1: f64, mu2: f64, load: [f64; 3]) -> Fixture {
+    let (s, c) = theta.sin_cos();
+    Fixture {
+        mass_matrix: nalgebra::DMatrix::identity(3, 3),
+        wn: nalgebra::DMatrix::from_row_slice(3, 2, &[-s, -s, c, c, 1.0, -1.0]),
+        wt: nalgebra::DMatrix::from_row_slice(3, 2, &[-c, -c, -s, -s, -1.0, -1.0]),
+        wo: None,
+        mu: DVector::from_vec(vec![mu1, mu2]),
+        load: DVector::from_row_slice(&load),
+        friction: FrictionLaw::Coulomb,
+    }
+}
+
+/// Conditions (17)–(20) of Example 2, as printed.
+pub fn incline_closed_form(theta: f64, mu1: f64, mu2: f64, g: [f64; 3]) -> bool {
+    let (s, c) = theta.sin_cos();
+    let [g1, g2, g3] = g;
+    let e17 = g1 * (s + c) + g2 * (s - c) - g3;
+    let e18 = g1 * (s - c) - g2 * (s + c) + g3;
+    let e19 = g1 * ((mu1 + mu2) * s + (mu1 - mu2 - 2.0) * c)
+        + g2 * ((mu1 - mu2 - 2.0) * s - (mu1 + mu2) * c)
+        + (mu2 - mu1) * g3;
+    let e20 = g1 * ((mu1 + mu2) * s + (mu1 - mu2 + 2.0) * c)
+        + g2 * ((mu1 - mu2 + 2.0) * s - (mu1 + mu2) * c)
+        + (mu2 - mu1) * g3;
+    e17 >= 0.0 && e18 >= 0.0 && e19 >= 0.0 && e20 >= 0.0
+}
+
+/// Case 2 of Example 1 (δ₁ > 0 > δ₂): weak stability from the bounds on `c_2t` implied by
+/// inequalities (12)–(15) as printed (which follow from eq. 11).
+pub fn case2_from_12_15(mu1: f64, mu2: f64, g: [f64; 3]) -> bool {
+    let (r, s) = r_s();
+    let (t1, t2) = THETA;
+    let rr = 2f64.sqrt();
+    let [g1, g2, g3] = g;
+    let x12 = -mu1 * g1 * t2.sin() + mu1 * g2 * t2.cos() + (r - mu1 * s) * g3 / rr;
+    let x13 = -mu1 * g1 * t2.sin() + mu1 * g2 * t2.cos() - (r + mu1 * s) * g3 / rr;
+    let y = -mu2 * g1 * t1.sin() + mu2 * g2 * t1.cos() - mu2 * g3 / rr;
+    let d1 = -r + mu1 * (1.0 - s);
+    let lower = (x12 / (r + mu1 * (1.0 - s))).max(x13 / d1).max(-y / (r + mu2 * (1.0 - s)));
+    let upper = y / (r - mu2 * (1.0 - s));
+    lower <= upper
+}
+
+/// Case 2 of Example 1 exactly as printed (the max/min formula).
+pub fn case2_printed(mu1: f64, mu2: f64, g: [f64; 3]) -> bool {
+    let (r, s) = r_s();
+    let (t1, t2) = THETA;
+    let rr = 2f64.sqrt();
+    let [g1, g2, g3] = g;
+    let x = -mu1 * g1 * t2.sin() + mu1 * g2 * t2.cos() + (r - mu1 * s) * g3 / rr;
+    let y = mu2 * g1 * t1.sin() - mu2 * g2 * t1.cos() + mu2 * g3 / rr;
+    let lhs = (x / (-r + mu1 * (1.0 - s))).max(x / (r + mu1 * (1.0 - s)));
+    let rhs = (y / (r - mu2 * (1.0 - s))).min(y / (r + mu2 * (1.0 - s)));
+    lhs <= rhs
+}
+
+/// Deterministic well-spread unit loads on the sphere (Fibonacci lattice).
+pub fn sphere_loads(n: usize) -> Vec<[f64; 3]> {
+    let golden = PI * (3.0 - 5f64.sqrt());
+    (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+            let rad = (1.0 - z * z).sqrt();
+            let phi = golden * i as f64;
+            [rad * phi.cos(), rad * phi.sin(), z]
+        })
+        .collect()
+}
+
+/// Common friction coefficient from which every load is weakly stable (WS(μ) = ℝ³): the largest
+/// critical μ over the loads ±eᵢ (a convex cone containing ±eᵢ is all of ℝ³).
+pub fn force_closure_mu() -> Result<f64, Error> {
+    let mut worst: f64 = 0.0;
+    for i in 0..3 {
+        for sgn in [1.0, -1.0] {
+            let mut g = [0.0; 3];
+            g[i] = sgn;
+            let m = critical_mu(&disk(0.0, 0.0, g), 1e3)?.unwrap_or(f64::INFINITY);
+            worst = worst.max(m);
+        }
+    }
+    Ok(worst)
+}
+
+/// Angular growth of the `g₃ = 0` slice of WS(μ₁, μ₂) beyond the cone of the radii (Fig. 6):
+/// `(growth below θ₁, growth above θ₂)` in radians.
+pub fn slice_growth(mu1: f64, mu2: f64) -> Result<(f64, f64), Error> {
+    let ws = |phi: f64| weak_stability(&disk(mu1, mu2, [phi.cos(), phi.sin(), 0.0])).map(|w| w.holds);
+    let edge = |inside: f64, outside: f64| -> Result<f64, Error> {
+        let (mut a, mut b) = (inside, outside);
+        for _ in 0..60 {
+            let m = 0.5 * (a + b);
+            if ws(m).unwrap_or(false) {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        Ok(a)
+    };
+    let mid = 0.5 * (THETA.0 + THETA.1);
+    let lo = edge(mid, THETA.0 - PI / 2.0)?;
+    let hi = edge(mid, THETA.1 + PI / 2.0)?;
+    Ok((THETA.0 - lo, hi - THETA.1))
+}
+
+fn count_consistent(mu: f64) -> Result<(usize, usize, usize), Error> {
+    let f = disk(mu, mu, [0.0; 3]);
+    let mut f = f;
+    f.friction = FrictionLaw::Pyramid;
+    let t = theorem4(&f, &|_, _| {})?;
+    let total: usize = t.per_sigma.iter().map(|p| p.2).sum();
+    let s11 = t.per_sigma[0].2;
+    Ok((total, s11, t.systems.len()))
+}
+
+/// Builds the section.
+pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
+    let mut sec = Section::new(
+        "P4",
+        TITLE,
+        "Example 1: uniform disk (m = 1, R = √2, so 𝓜 = I) touching two fixels at θ₁ = π/4, θ₂ = 2.5π/4. \
+         Example 2: block on an incline (matrices as printed). Weak stability is system (7) (an LP in the \
+         plane), strong stability enumerates every solution of the pyramid LCP (25) and maximises the body \
+         acceleration over each piece, Theorem 4 decides the 2²·15 systems (32)–(35) one LP each. Sign \
+         convention: moments counter-clockwise positive, tangent = normal turned +90°, which gives P4's \
+         printed W_t (moment row −R).",
+    );
+    let steps = 9u64;
+    let mut step = 0u64;
+    let mut tick = |p: &ProgressFn<'_>| {
+        step += 1;
+        p("P4", step, steps);
+    };
+    let src1 = "P4 Example 1";
+
+    // r, s, r/(1-s) from the computed A matrix.
+    let (r, s) = r_s();
+    sec.rows.push(Row::number("Ex. 1: r = sin(θ₂ − θ₁) (entry A_{n2,t1})", 0.9239, r, 5e-5, src1));
+    sec.rows.push(Row::number("Ex. 1: s = cos(θ₂ − θ₁) (entry A_{n1,n2})", 0.3827, s, 5e-5, src1));
+    sec.rows.push(Row::number("Ex. 1: r / (1 − s)", 1.4966, r / (1.0 - s), 5e-5, src1));
+    tick(progress);
+
+    // Case 1: WS(μ) = ℝ³ iff min μ > r/(1 − s).
+    let fc = force_closure_mu()?;
+    sec.rows.push(Row::number(
+        "Ex. 1 Case 1: smallest common μ with WS(μ) = ℝ³ (critical μ of ±eᵢ by bisection)",
+        1.4966,
+        fc,
+        5e-5,
+        "P4 Example 1, Case 1",
+    ));
+    tick(progress);
+
+    // Case 2 formula against the LP.
+    let loads = sphere_loads(2000);
+    let (mu1, mu2) = (1.8, 0.5);
+    let (mut agree_derived, mut agree_printed, mut n_ws) = (0usize, 0usize, 0usize);
+    for g in &loads {
+        let lp = weak_stability(&disk(mu1, mu2, *g))?.holds;
+        n_ws += usize::from(lp);
+        agree_derived += usize::from(lp == case2_from_12_15(mu1, mu2, *g));
+        agree_printed += usize::from(lp == case2_printed(mu1, mu2, *g));
+    }
+    sec.rows.push(
+        Row::exact(
+            "Ex. 1 Case 2 (μ = (1.8, 0.5)): loads where the bounds of (12)–(15) agree with LP (7), of 2000",
+            "2000",
+            agree_derived.to_string(),
+            "P4 inequalities (12)–(15)",
+        )
+        .with_note(format!("{n_ws} of the 2000 unit loads are weakly stable")),
+    );
+    let printed_row = Row::exact(
+        "Ex. 1 Case 2 (μ = (1.8, 0.5)): loads where the printed max/min formula agrees with LP (7), of 2000",
+        "2000",
+        agree_printed.to_string(),
+        "P4 Example 1, Case 2 formula",
+    );
+    sec.rows.push(if agree_printed == loads.len() {
+        printed_row
+    } else {
+        printed_row.erratum(format!(
+            "The printed formula disagrees with the LP on {} loads while the bounds on c₂t derived from the paper's own \
+             (12)–(15) agree on all: its first max term should use (13)'s numerator −(r + μ₁s)g₃/R, and the right-hand \
+             side should read min(Y/(r − μ₂(1−s)), ·) with the lower bound −Y/(r + μ₂(1−s)) moved to the max \
+             (Y = −μ₂g₁ sin θ₁ + μ₂g₂ cos θ₁ − μ₂g₃/R).",
+            loads.len() - agree_printed
+        ))?
+    });
+    tick(progress);
+
+    // Figure 6: growth of the g3 = 0 slice.
+    let (glo, ghi) = slice_growth(1.8, 0.5)?;
+    sec.rows.push(
+        Row::number(
+            "Fig. 6: growth of the g₃ = 0 slice of WS(1.8, 0.5) beyond the radii cone (rad)",
+            0.08,
+            glo + ghi,
+            0.005,
+            "P4 Example 1, text of Fig. 6",
+        )
+        .with_note(format!("below θ₁: {}, above θ₂: {}", fmt_num(glo), fmt_num(ghi))),
+    );
+    tick(progress);
+
+    // Theorem 4: all 60 systems inconsistent for μ ≤ 1.4966.
+    let mut t4 = Table {
+        caption: "Theorem 4 on the disk (pyramid law, μ₁ = μ₂ = μ): consistent systems (32)–(35).".into(),
+        header: vec!["μ".into(), "consistent, all σ_t".into(), "consistent, σ_t = (1, 1)".into(), "systems".into()],
+        rows: vec![],
+    };
+    let mut all_incons = true;
+    for mu in [0.0, 0.2, 0.5, 1.0, 1.4, 1.4966] {
+        let (tot, s11, n) = count_consistent(mu)?;
+        all_incons &= tot == 0;
+        t4.rows.push(vec![fmt_num(mu), tot.to_string(), s11.to_string(), n.to_string()]);
+    }
+    sec.rows.push(Row::exact(
+        "Theorem 4: all 60 systems inconsistent for μ ∈ {0, 0.2, 0.5, 1, 1.4, 1.4966}",
+        "yes",
+        if all_incons { "yes" } else { "no" },
+        "P4 Example 1 (final analysis)",
+    ));
+    tick(progress);
+    let mu_stated = 0.1 + r / (1.0 - s);
+    let mu_used = 0.01 + r / (1.0 - s);
+    let (tot_a, s11_a, _) = count_consistent(mu_stated)?;
+    let (tot_b, s11_b, _) = count_consistent(mu_used)?;
+    t4.rows.push(vec![
+        format!("{} (= 0.1 + r/(1−s))", fmt_num(mu_stated)),
+        tot_a.to_string(),
+        s11_a.to_string(),
+        "60".into(),
+    ]);
+    t4.rows.push(vec![
+        format!("{} (= 0.01 + r/(1−s))", fmt_num(mu_used)),
+        tot_b.to_string(),
+        s11_b.to_string(),
+        "60".into(),
+    ]);
+    sec.rows.push(Row::exact(
+        "Theorem 4 at μ = 0.1 + r/(1−s), σ_t = (1, 1): consistent systems of 15",
+        "7",
+        s11_a.to_string(),
+        "P4 Example 1 (final analysis)",
+    ));
+    sec.tables.push(t4);
+    tick(progress);
+
+    // The printed solution v and the value of μ it belongs to.
+    let pv = DVector::from_row_slice(&PUBLISHED_V);
+    let margin = |mu: f64| {
+        let mut f = disk(mu, mu, [0.0; 3]);
+        f.friction = FrictionLaw::Pyramid;
+        let mh = m_hat(&f, &[1.0, 1.0], &[]);
+        let w = -(mh * &pv);
+        let fric = (0..2).all(|i| 2.0 * mu * pv[i] >= pv[2 + i]);
+        (w.min(), fric)
+    };
+    let (m_stated, _) = margin(mu_stated);
+    let (m_used, fric_used) = margin(mu_used);
+    let implied_mu = -(-234.46950) / PUBLISHED_V[0];
+    sec.rows.push(
+        Row::exact(
+            "Printed v (γ = {1,2,3,4}, σ_t = (1,1)) solves (32)–(35) at the stated μ = 0.1 + r/(1−s)",
+            "yes",
+            if m_stated > 0.0 { "yes" } else { "no" },
+            "P4 Example 1 (final analysis)",
+        )
+        .erratum(format!(
+            "At μ = {} the smallest entry of −M̂v is {} < 0, so v violates (32); at μ = 0.01 + r/(1−s) = {} it is {} > 0 \
+             (friction rows hold: {}), and the printed c_t = v_t − μc_n = (−234.46950, 233.81593) implies μ = {}: the \
+             example was computed with μ = r/(1−s) + 0.01.",
+            fmt_num(mu_stated),
+            fmt_num(m_stated),
+            fmt_num(mu_used),
+            fmt_num(m_used),
+            fric_used,
+            fmt_num(implied_mu)
+        ))?,
+    );
+    if m_stated > 0.0 {
+        // Should the check ever pass, the erratum above would be wrong: make that visible.
+        sec.rows.last_mut().expect("row just pushed").status = crate::report::RowStatus::Match;
+    }
+    sec.rows.push(Row::exact(
+        "Theorem 4 at μ = 0.01 + r/(1−s), σ_t = (1, 1): consistent systems of 15",
+        "7",
+        s11_b.to_string(),
+        "P4 Example 1 (final analysis), with the μ the printed numbers imply",
+    ));
+    tick(progress);
+
+    // The vector b and the published load.
+    let g = PUBLISHED_LOAD;
+    let b_ours = disk(mu_used, mu_used, g).b_vector();
+    let b_flip = disk_flipped(mu_used, mu_used, g).b_vector();
+    let pb = DVector::from_row_slice(&PUBLISHED_B);
+    let fmt_v = |v: &DVector<f64>| format!("({})", v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", "));
+    let b_row = Row::exact(
+        "b = 𝒥ᵀg_ext for the printed load, with the printed W_t (moment row −R)",
+        fmt_v(&pb),
+        fmt_v(&b_ours),
+        "P4 Example 1 (final analysis)",
+    );
+    let b_ok = (&b_ours - &pb).amax() < 5e-6;
+    sec.rows.push(if b_ok {
+        b_row
+    } else {
+        b_row.erratum(format!(
+            "With W_t's moment row −R as printed (and as 'positive c_it produce clockwise moments' says), b_t = {}; the \
+             printed b is reproduced to 6 digits only with +R, i.e. the numbers of the final analysis take moments \
+             positive clockwise (equivalently g₃ and the friction moments with the opposite sign).",
+            fmt_v(&b_ours.rows(2, 2).into_owned())
+        ))?
+    });
+    sec.rows.push(Row::number(
+        "b with W_t moment row +R: largest deviation from the printed b",
+        0.0,
+        (&b_flip - &pb).amax(),
+        5e-6,
+        "P4 Example 1 (final analysis)",
+    ));
+    let c_pub = classify(&disk_flipped(mu_used, mu_used, g))?;
+    sec.rows.push(Row::exact(
+        "Printed Proposition 5 load (moment sign of the paper's numbers, μ = 0.01 + r/(1−s)): classification",
+        "weakly-stable-not-strongly",
+        c_pub.classification.clone(),
+        "P4 Example 1 (final analysis), Proposition 5",
+    ));
+    tick(progress);
+
+    // Our own Proposition 5 load at the stated μ.
+    let mut f = disk(mu_stated, mu_stated, [0.0; 3]);
+    f.friction = FrictionLaw::Pyramid;
+    let sys = decide(&f, &[1.0, 1.0], &[], 0b1111)?;
+    let own = if sys.consistent {
+        let load = proposition5_load(&f, &sys);
+        let c = classify(&f.with_load(load.clone()))?;
+        (c.classification, fmt_v(&load))
+    } else {
+        ("system inconsistent".to_string(), "—".to_string())
+    };
+    sec.rows.push(
+        Row::exact(
+            "Proposition 5 load built from our solution (γ = {1,2,3,4}, σ_t = (1,1), μ = 0.1 + r/(1−s)): classification",
+            "weakly-stable-not-strongly",
+            own.0,
+            "P4 Proposition 5",
+        )
+        .with_note(format!("load {}", own.1)),
+    );
+    tick(progress);
+
+    // Example 2.
+    let theta = 30f64.to_radians();
+    let (mut agree2, mut n2) = (0usize, 0usize);
+    for &(m1, m2) in &[(0.3, 0.5), (0.0, 0.8), (1.0, 0.2)] {
+        for g in &loads {
+            let lp = weak_stability(&incline(theta, m1, m2, *g))?.holds;
+            agree2 += usize::from(lp == incline_closed_form(theta, m1, m2, *g));
+            n2 += 1;
+        }
+    }
+    sec.rows.push(Row::exact(
+        "Ex. 2 (θ = 30°): loads where (17)–(20) agree with LP (7), over 3 friction pairs × 2000 loads",
+        n2.to_string(),
+        agree2.to_string(),
+        "P4 Example 2, (17)–(20)",
+    ));
+    let gravity = [0.0, -1.0, 0.0];
+    let mu_common = critical_mu(&incline(theta, 0.0, 0.0, gravity), 1e3)?.unwrap_or(f64::NAN);
+    sec.rows.push(Row::number(
+        "Ex. 2: critical common μ for g = (0, −1, 0) (the classical tan θ)",
+        theta.tan(),
+        mu_common,
+        1e-7,
+        "P4 Example 2 (continued)",
+    ));
+    // Theorem 2's bound: g = (0, -1, 0) is not weakly stable whenever max(μ1, μ2) < ½ tan θ.
+    let bound = 0.5 * theta.tan();
+    let mut holds = true;
+    for i in 0..=20 {
+        for j in 0..=20 {
+            let (m1, m2) = (bound * i as f64 / 20.0 * 0.999, bound * j as f64 / 20.0 * 0.999);
+            holds &= !weak_stability(&incline(theta, m1, m2, gravity))?.holds;
+        }
+    }
+    // The sharp value along μ2 = 0 and μ1 = μ2, for the note.
+    let mu1_alone = {
+        let mut f = incline(theta, 0.0, 0.0, gravity);
+        let ws = |m1: f64, f: &mut Fixture| {
+            f.mu[0] = m1;
+            weak_stability(f).map(|w| w.holds).unwrap_or(false)
+        };
+        if ws(1e3, &mut f) {
+            let (mut lo, mut hi) = (0.0, 1e3);
+            for _ in 0..80 {
+                let m = 0.5 * (lo + hi);
+                if ws(m, &mut f) {
+                    hi = m;
+                } else {
+                    lo = m;
+                }
+            }
+            fmt_num(hi)
+        } else {
+            "∞ (never weakly stable)".to_string()
+        }
+    };
+    sec.rows.push(
+        Row::exact(
+            "Ex. 2 / Theorem 2: g = (0, −1, 0) not weakly stable whenever max(μ₁, μ₂) < ½ tan θ (21 × 21 grid)",
+            "yes",
+            if holds { "yes" } else { "no" },
+            "P4 Example 2 (continued)",
+        )
+        .with_note(format!(
+            "The bound is valid but not sharp here: the smallest max(μ₁, μ₂) that stabilises the load is tan θ = {} \
+             (at μ₁ = μ₂); with μ₂ = 0 the critical μ₁ is {}.",
+            fmt_num(theta.tan()),
+            mu1_alone
+        )),
+    );
+    tick(progress);
+    Ok(sec)
+}
