@@ -3,6 +3,8 @@
 //! Exit codes: 0 the command ran (whatever the mathematical verdict), 2 bad input or usage,
 //! 3 internal numerical failure.
 
+mod fixture;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,6 +28,9 @@ enum Command {
     /// Linear complementarity problems: solve, enumerate, classify.
     #[command(subcommand)]
     Lcp(LcpCommand),
+    /// Fixture stability (P4): classify, theorem4, cones, mu-sweep.
+    #[command(subcommand)]
+    Fixture(fixture::FixtureCommand),
     /// Recompute every published number and figure; write REPORT.md, results.json and plots.
     Reproduce(ReproduceArgs),
 }
@@ -39,13 +44,13 @@ enum LcpCommand {
 }
 
 #[derive(Args, Debug)]
-struct Common {
+pub struct Common {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Write the command's CSV data (and plots) into this directory.
     #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -87,7 +92,7 @@ struct ReproduceArgs {
 }
 
 /// Failures mapped to exit codes.
-enum Failure {
+pub enum Failure {
     Input(anyhow::Error),
     Numerical(anyhow::Error),
     Internal(anyhow::Error),
@@ -118,6 +123,7 @@ fn main() -> ExitCode {
         Command::Lcp(LcpCommand::Solve(a)) => lcp_solve(a),
         Command::Lcp(LcpCommand::Classes(a)) => lcp_classes(a),
         Command::Reproduce(a) => run_reproduce(a),
+        Command::Fixture(c) => fixture::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -140,7 +146,7 @@ fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
 }
 
-fn print_json(v: &serde_json::Value) -> Result<(), Failure> {
+pub fn print_json(v: &serde_json::Value) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(v).context("serialising JSON")?).context("writing stdout")?;
     Ok(())

@@ -149,3 +149,89 @@ fn classes_command() {
     assert_eq!(v["p_matrix"]["holds"], false);
     std::fs::remove_dir_all(dir).ok();
 }
+
+fn example(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(rel).to_str().unwrap().to_string()
+}
+
+#[test]
+fn fixture_classify_json_has_documented_keys() {
+    let o = run(&["fixture", "classify", &example("fixture/disk-proposition5.toml"), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["weakly_stable", "strongly_stable", "frictionless_stable", "separation_property", "classification"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["classification"], "weakly-stable-not-strongly");
+    assert!(v["nonzero_acceleration_intensity"]["qddot"].is_array());
+    assert!(v["equilibrium_intensity"]["witness"].is_array());
+}
+
+#[test]
+fn fixture_theorem4_json() {
+    let o = run(&["fixture", "theorem4", &example("fixture/disk-proposition5.toml"), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["systems"], 60);
+    assert_eq!(v["per_sigma"][0]["consistent"], 7);
+    assert_eq!(v["proposition5"]["classification"], "weakly-stable-not-strongly");
+}
+
+#[test]
+fn fixture_sweep_and_cones() {
+    let o = run(&[
+        "fixture",
+        "mu-sweep",
+        &example("fixture/disk-mu1.8-0.5.toml"),
+        "--json",
+        "--steps",
+        "21",
+        "--max-scale",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["points"].as_array().unwrap().len(), 21);
+    assert!(!v["transitions"].as_array().unwrap().is_empty());
+    let out = tmpdir("cones");
+    let o = run(&[
+        "fixture",
+        "cones",
+        &example("fixture/disk-mu0.2-0.5.toml"),
+        "--samples",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("cones_sphere.png").is_file() && out.join("sphere.csv").is_file());
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn malformed_fixture_models_exit_2() {
+    let dir = tmpdir("badfix");
+    let good = std::fs::read_to_string(example("fixture/disk-mu0.2-0.5.toml")).unwrap();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("negmu.toml", good.replacen("mu = 0.2", "mu = -0.2", 1), "contact[0].mu: must be a finite number >= 0"),
+        ("mass.toml", good.replace("mass = 1.0", "mass = -1.0"), "mass: must be a finite number > 0"),
+        ("dim.toml", good.replace("dim = 2", "dim = 5"), "dim"),
+        ("key.toml", good.replace("inertia = 1.0", "inertia = 1.0\ncolour = \"red\""), "colour: unknown key"),
+        ("fric.toml", good.replace("friction = \"coulomb\"", "friction = \"viscous\""), "friction"),
+        ("nocontact.toml", good.split("[[contact]]").next().unwrap().to_string(), "contact: missing"),
+        ("nan.toml", good.replace("load = [0.0, 1.0, 0.0]", "load = [nan, 1.0, 0.0]"), "load[0]"),
+    ];
+    for (name, text, needle) in &cases {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        for cmd in ["classify", "theorem4"] {
+            let o = run(&["fixture", cmd, p.to_str().unwrap(), "--json"]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+            assert!(err.contains(name) && err.contains(needle), "{name}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1);
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -380,6 +380,16 @@ mod tests {
     }
 
     #[test]
+    fn round_off_rows_are_not_inflated() {
+        // The second equality is 1e-17·x − 2e-17·y = 0: round-off of an identically zero row.
+        // It must not force x = 2y.
+        let p = lp(&[0.0, 0.0], &[&[1.0, 1.0], &[1e-17, -2e-17]], &[1.0, 0.0], &[&[1.0, 0.0]], &[0.1]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Optimal);
+        assert!(s.x[0] <= 0.1 + 1e-12);
+    }
+
+    #[test]
     fn bad_dimensions_are_errors() {
         let mut p = lp(&[1.0, 0.0], &[], &[], &[&[1.0, 1.0]], &[1.0]);
         p.b_ub = DVector::zeros(3);

@@ -55,10 +55,21 @@ impl Tableau {
     /// Bland's rule iterations over the entering columns `0..allowed`.
     /// Returns `Ok(())` at optimality, `Err(Some(col))` when column `col` is unbounded, and
     /// `Err(None)` at the pivot limit.
-    fn run(&mut self, allowed: usize, tol: f64, pivots: &mut usize, max: usize) -> Result<(), Option<usize>> {
+    ///
+    /// With `bounded_below` (phase 1, whose objective is ≥ 0) a column with a negative reduced
+    /// cost but no positive entry can only be round-off; it is skipped until the next pivot.
+    fn run(
+        &mut self,
+        allowed: usize,
+        tol: f64,
+        pivots: &mut usize,
+        max: usize,
+        bounded_below: bool,
+    ) -> Result<(), Option<usize>> {
         let rhs = self.ncol - 1;
+        let mut skip = vec![false; allowed];
         loop {
-            let Some(s) = (0..allowed).find(|&j| self.d[j] < -tol) else {
+            let Some(s) = (0..allowed).find(|&j| !skip[j] && self.d[j] < -tol) else {
                 return Ok(());
             };
             let mut best: Option<(usize, f64)> = None;
@@ -81,6 +92,10 @@ impl Tableau {
                 }
             }
             let Some((r, _)) = best else {
+                if bounded_below {
+                    skip[s] = true;
+                    continue;
+                }
                 return Err(Some(s));
             };
             if *pivots >= max {
@@ -88,6 +103,7 @@ impl Tableau {
             }
             self.pivot(r, s);
             *pivots += 1;
+            skip.iter_mut().for_each(|k| *k = false);
         }
     }
 }
@@ -103,6 +119,11 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
     let max_pivots = if settings.max_pivots == 0 { 50 * (m + n) + 100 } else { settings.max_pivots };
     let tol = settings.pivot_tol;
 
+    // Entries this far below the largest coefficient are round-off (e.g. a moment arm computed
+    // as p × n for a normal through the reference point); row equilibration would otherwise
+    // inflate them into spurious constraints.
+    let drop = 1e-13 * lp.a_eq.amax().max(lp.a_ub.amax());
+    let clean = |v: f64| if v.abs() < drop { 0.0 } else { v };
     // Build the equilibrated, sign-normalised tableau.
     let mut t = vec![0.0; m * ncol];
     let mut row_factor = vec![1.0; m]; // original row = factor * tableau row
@@ -110,13 +131,13 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         let row = &mut t[i * ncol..(i + 1) * ncol];
         let b = if i < m_eq {
             for j in 0..n {
-                row[j] = lp.a_eq[(i, j)];
+                row[j] = clean(lp.a_eq[(i, j)]);
             }
             lp.b_eq[i]
         } else {
             let k = i - m_eq;
             for j in 0..n {
-                row[j] = lp.a_ub[(k, j)];
+                row[j] = clean(lp.a_ub[(k, j)]);
             }
             row[n + k] = 1.0;
             lp.b_ub[k]
@@ -153,7 +174,7 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         pivots,
     };
 
-    match tab.run(n_struct, tol, &mut pivots, max_pivots) {
+    match tab.run(n_struct, tol, &mut pivots, max_pivots, true) {
         Ok(()) => {}
         Err(None) => return fail(LpStatus::IterationLimit, pivots),
         // Phase 1 is bounded below by 0: an "unbounded" column means round-off trouble.
@@ -215,7 +236,7 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         }
     }
     tab.d = d;
-    let outcome = tab.run(n_struct, tol, &mut pivots, max_pivots);
+    let outcome = tab.run(n_struct, tol, &mut pivots, max_pivots, false);
     let mut x = DVector::zeros(n);
     for i in 0..tab.m {
         let b = tab.basis[i];

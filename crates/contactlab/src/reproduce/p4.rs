@@ -6,10 +6,11 @@
 use nalgebra::DVector;
 
 use super::{Options, ProgressFn};
+use crate::fixture::cones;
 use crate::fixture::stability::{classify, critical_mu, weak_stability};
 use crate::fixture::theorem4::{decide, m_hat, proposition5_load, theorem4};
 use crate::fixture::{disk_example, Fixture, FrictionLaw};
-use crate::report::{fmt_num, Row, Section, Table};
+use crate::report::{fmt_num, Figure, Row, Section, Table};
 use crate::Error;
 
 /// Section title.
@@ -162,7 +163,7 @@ fn count_consistent(mu: f64) -> Result<(usize, usize, usize), Error> {
 }
 
 /// Builds the section.
-pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
+pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
     let mut sec = Section::new(
         "P4",
         TITLE,
@@ -173,7 +174,7 @@ pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Er
          convention: moments counter-clockwise positive, tangent = normal turned +90°, which gives P4's \
          printed W_t (moment row −R).",
     );
-    let steps = 9u64;
+    let steps = 10u64;
     let mut step = 0u64;
     let mut tick = |p: &ProgressFn<'_>| {
         step += 1;
@@ -470,6 +471,28 @@ pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Er
             mu1_alone
         )),
     );
+    tick(progress);
+
+    // Figures 3-6 and 8: the load cones of Example 1.
+    for (mu1, mu2, prefix, figs) in
+        [(0.2, 0.5, "p4_mu0.2-0.5_", ("3 and 8", "4")), (1.8, 0.5, "p4_mu1.8-0.5_", ("5", "6"))]
+    {
+        cones::write(&disk(mu1, mu2, [0.0, 1.0, 0.0]), &opts.out, 3000, prefix)?;
+        sec.figures.push(Figure {
+            file: format!("{prefix}cones_sphere.png"),
+            caption: format!(
+                "P4 Fig. {}: WS(μ), WS(0) and WU_R(μ) on the unit sphere (equal-area projection), μ = ({mu1}, {mu2}).",
+                figs.0
+            ),
+        });
+        sec.figures.push(Figure {
+            file: format!("{prefix}cones_slice.png"),
+            caption: format!(
+                "P4 Fig. {}: the g₃ = 0 slice (pure forces through the centre), μ = ({mu1}, {mu2}).",
+                figs.1
+            ),
+        });
+    }
     tick(progress);
     Ok(sec)
 }

@@ -1,0 +1,206 @@
+//! `contactlab fixture ...`: P4 fixture stability.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use contactlab::fixture::{cones, model, stability, sweep, theorem4};
+use serde_json::json;
+
+use crate::{print_json, Common, Failure};
+
+#[derive(Subcommand, Debug)]
+pub enum FixtureCommand {
+    /// Weak, strong and frictionless stability of the model's load, with witnesses.
+    Classify(FixtureArgs),
+    /// Theorem 4: decide every system (32)-(35); a consistent one yields a Proposition 5 load.
+    Theorem4(FixtureArgs),
+    /// Load cones WS(mu), WS(0), WU_R(mu) as CSV and PNG plots (planar models).
+    Cones(ConesArgs),
+    /// Classification as all friction coefficients are scaled by a factor, with critical values.
+    MuSweep(SweepArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FixtureArgs {
+    /// Model file with kind = "fixture".
+    model: PathBuf,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct ConesArgs {
+    /// Model file with kind = "fixture" (dim = 2).
+    model: PathBuf,
+    /// Unit loads tested on the sphere.
+    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(10..=200_000))]
+    samples: u32,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Model file with kind = "fixture".
+    model: PathBuf,
+    /// Largest scale factor of the friction coefficients.
+    #[arg(long, default_value_t = 4.0)]
+    max_scale: f64,
+    /// Number of grid points in [0, max-scale].
+    #[arg(long, default_value_t = 81, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    steps: u32,
+    #[command(flatten)]
+    common: Common,
+}
+
+pub fn run(cmd: FixtureCommand) -> Result<(), Failure> {
+    match cmd {
+        FixtureCommand::Classify(a) => classify(a),
+        FixtureCommand::Theorem4(a) => run_theorem4(a),
+        FixtureCommand::Cones(a) => run_cones(a),
+        FixtureCommand::MuSweep(a) => run_sweep(a),
+    }
+}
+
+fn classify(a: FixtureArgs) -> Result<(), Failure> {
+    let f = model::read(&a.model)?;
+    let c = stability::classify(&f)?;
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let p = dir.join("classification.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&c).context("serialising")?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.common.json {
+        print_json(&serde_json::to_value(&c).context("serialising")?)?;
+    } else {
+        println!("{}: {} contact(s), mu = {:?}", a.model.display(), f.nc(), f.mu.as_slice());
+        println!("  classification        {}", c.classification);
+        println!("  weakly stable         {}", c.weakly_stable);
+        println!(
+            "  strongly stable       {}",
+            c.strongly_stable.map_or("undecided (3-D Coulomb law)".into(), |b| b.to_string())
+        );
+        println!("  frictionless stable   {}  (Theorem 1)", c.frictionless_stable);
+        println!("  separation property   {}  (Theorem 2)", c.separation_property);
+        println!("  critical common mu    {}", c.critical_mu.map_or("none up to 1000".into(), |m| format!("{m:.6}")));
+        if let Some(w) = c.in_wu_r {
+            println!("  in WU_R(mu)           {w}  (Theorem 3)");
+        }
+        if let Some(d) = &c.nonzero_acceleration_intensity {
+            println!(
+                "  dynamic intensity with nonzero acceleration: c = {:?}, qddot = {:?}",
+                d.c.as_slice(),
+                d.qddot.as_slice()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
+    let f = model::read(&a.model)?;
+    let bar = indicatif::ProgressBar::new(1);
+    let progress = |d: u64, t: u64| {
+        bar.set_length(t);
+        bar.set_position(d);
+    };
+    let t = theorem4::theorem4(&f, &progress)?;
+    bar.finish_and_clear();
+    let example = match t.systems.iter().find(|s| s.consistent) {
+        Some(sys) => {
+            let load = theorem4::proposition5_load(&f, sys);
+            let c = stability::classify(&f.with_load(load.clone()))?;
+            Some(json!({"sigma_t": sys.sigma_t, "sigma_o": sys.sigma_o, "gamma": sys.gamma,
+                "load": load.iter().copied().collect::<Vec<_>>(), "classification": c.classification}))
+        }
+        None => None,
+    };
+    let per: Vec<_> = t
+        .per_sigma
+        .iter()
+        .map(|(st, so, c, n)| json!({"sigma_t": st, "sigma_o": so, "consistent": c, "systems": n}))
+        .collect();
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut csv = String::from("sigma_t,sigma_o,gamma,consistent\n");
+        for s in &t.systems {
+            let j = |v: &[i8]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+            let g = s.gamma.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+            csv.push_str(&format!("{},{},{},{}\n", j(&s.sigma_t), j(&s.sigma_o), g, s.consistent));
+        }
+        let p = dir.join("theorem4.csv");
+        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.common.json {
+        print_json(
+            &json!({"ss_equals_ws": t.ss_equals_ws, "systems": t.systems.len(), "per_sigma": per, "proposition5": example}),
+        )?;
+    } else {
+        println!("{}: {} systems (32)-(35)", a.model.display(), t.systems.len());
+        for (st, so, c, n) in &t.per_sigma {
+            println!(
+                "  sigma_t = {st:?}{}: {c} of {n} consistent",
+                if so.is_empty() { String::new() } else { format!(", sigma_o = {so:?}") }
+            );
+        }
+        println!("  SS(mu) = WS(mu): {}", t.ss_equals_ws);
+        if let Some(e) = example {
+            println!("  Proposition 5 load {} -> {}", e["load"], e["classification"]);
+        }
+    }
+    Ok(())
+}
+
+fn run_cones(a: ConesArgs) -> Result<(), Failure> {
+    let f = model::read(&a.model)?;
+    let dir = a.common.out.clone().unwrap_or_else(|| PathBuf::from("cones"));
+    let files = cones::write(&f, &dir, a.samples as usize, "")?;
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    if a.common.json {
+        print_json(&json!({"files": names}))?;
+    } else {
+        for n in names {
+            println!("wrote {n}");
+        }
+    }
+    Ok(())
+}
+
+fn run_sweep(a: SweepArgs) -> Result<(), Failure> {
+    if !(a.max_scale.is_finite() && a.max_scale > 0.0) {
+        return Err(Failure::Input(anyhow::anyhow!("--max-scale: must be a finite number > 0 (got {})", a.max_scale)));
+    }
+    let f = model::read(&a.model)?;
+    let n = a.steps as usize;
+    let scales: Vec<f64> = (0..n).map(|i| a.max_scale * i as f64 / (n - 1) as f64).collect();
+    let s = sweep::mu_sweep(&f, &scales)?;
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut csv = String::from("scale,classification,weakly_stable,strongly_stable\n");
+        for p in &s.points {
+            csv.push_str(&format!(
+                "{},{},{},{}\n",
+                p.scale,
+                p.classification,
+                p.weakly_stable,
+                p.strongly_stable.map_or(String::new(), |b| b.to_string())
+            ));
+        }
+        let p = dir.join("mu_sweep.csv");
+        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.common.json {
+        print_json(&serde_json::to_value(&s).context("serialising")?)?;
+    } else {
+        println!("{}: mu = scale x {:?}, scale in [0, {}]", a.model.display(), f.mu.as_slice(), a.max_scale);
+        if s.transitions.is_empty() {
+            println!("  classification {} throughout", s.points[0].classification);
+        }
+        for t in &s.transitions {
+            println!("  scale {:.9}: {} -> {} (mu = {:?})", t.scale, t.from, t.to, t.mu);
+        }
+    }
+    Ok(())
+}
