@@ -3,6 +3,7 @@
 //! Exit codes: 0 the command ran (whatever the mathematical verdict), 2 bad input or usage,
 //! 3 internal numerical failure.
 
+mod equilibrium;
 mod fixture;
 
 use std::io::Write;
@@ -28,6 +29,9 @@ enum Command {
     /// Linear complementarity problems: solve, enumerate, classify.
     #[command(subcommand)]
     Lcp(LcpCommand),
+    /// Planar body on two frictional contacts (P1): contact modes at the equilibrium.
+    #[command(subcommand)]
+    Equilibrium(equilibrium::EquilibriumCommand),
     /// Fixture stability (P4): classify, theorem4, cones, mu-sweep.
     #[command(subcommand)]
     Fixture(fixture::FixtureCommand),
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
         Command::Lcp(LcpCommand::Classes(a)) => lcp_classes(a),
         Command::Reproduce(a) => run_reproduce(a),
         Command::Fixture(c) => fixture::run(c),
+        Command::Equilibrium(c) => equilibrium::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

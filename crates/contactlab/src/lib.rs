@@ -10,6 +10,8 @@
 //! | [`lp`] | our small dense simplex for tiny LPs solved many times |
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
 //! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4 |
+//! | [`mechanics`] | Lagrangian systems with contacts; the planar rigid body of P1 |
+//! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes |
 //! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
 //! | [`report`] | the reproduction report: rows of published vs computed values |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
@@ -34,10 +36,12 @@ mod error;
 pub mod fixture;
 pub mod lcp;
 pub mod lp;
+pub mod mechanics;
 pub mod model;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
+pub mod twocontact;
 pub mod util;
 
 pub use error::Error;

@@ -312,12 +312,31 @@ fn subset(a: &[usize], b: &[usize]) -> bool {
 }
 
 /// Enumerates all solutions of `lcp` (`n ≤` [`MAX_N`]).
+///
+/// The solution set of LCP(λq, M) is λ times that of LCP(q, M), so the search runs on `q/‖q‖∞`
+/// (tolerances are then relative) and the pieces' points are scaled back.
 pub fn enumerate(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Error> {
     lcp.validate()?;
     let n = lcp.n();
     if n > MAX_N {
         return Err(Error::Unsupported(format!("LCP enumeration is limited to n <= {MAX_N} (got n = {n})")));
     }
+    let s = lcp.q.amax();
+    if s > 0.0 && s != 1.0 {
+        let unit = Lcp { m: lcp.m.clone(), q: &lcp.q / s };
+        let mut e = enumerate_unit(&unit, settings)?;
+        for p in &mut e.pieces {
+            p.z *= s;
+            p.w = lcp.w(&p.z);
+            p.residual = lcp.residual(&p.z);
+        }
+        return Ok(e);
+    }
+    enumerate_unit(lcp, settings)
+}
+
+fn enumerate_unit(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Error> {
+    let n = lcp.n();
     let mut search = Search { lcp, settings: *settings, nodes: 0, leaves: Vec::new(), aborted: false };
     search.visit(&mut vec![None; n], 0);
     let mut complete = !search.aborted;
@@ -408,6 +427,16 @@ mod tests {
         let e = enumerate(&lcp(&[1.0, -1.0, -1.0, 1.0], &[1.0, -1.0]), &EnumSettings::default()).unwrap();
         assert!(!e.bounded);
         assert!(e.pieces.iter().all(|p| p.residual < 1e-12));
+    }
+
+    #[test]
+    fn tiny_q_is_handled_like_unit_q() {
+        // Review finding: absolute tolerances misjudged q = (-5e-10, -6e-10).
+        let e = enumerate(&lcp(&[2.0, 1.0, 1.0, 2.0], &[-5e-10, -6e-10]), &EnumSettings::default()).unwrap();
+        assert_eq!(e.pieces.len(), 1);
+        let p = &e.pieces[0];
+        assert!((p.z[0] - 4e-10 / 3.0).abs() < 1e-20 && (p.z[1] - 7e-10 / 3.0).abs() < 1e-20);
+        assert!(p.zero_z.is_empty());
     }
 
     #[test]

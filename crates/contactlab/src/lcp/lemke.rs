@@ -242,7 +242,8 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
             }
             return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
         }
-        let tie = 1e-9 * (1.0 + theta.abs());
+        // Relative tie window (absolute windows misjudge small-scale data).
+        let tie = 1e-9 * theta.abs();
         let mut chosen: Option<usize> = None;
         for i in 0..n {
             let a = -dict.at(i, s);
@@ -362,6 +363,15 @@ mod tests {
         let s = solve(&p, &LcpSettings::default()).unwrap();
         assert_eq!(s.status, LcpStatus::Solved);
         assert!(s.residual < 1e-12);
+    }
+
+    #[test]
+    fn small_scale_data_is_solved_exactly() {
+        // Review finding: an absolute tie window let z0 leave early for q = (-1e-12, -2e-12).
+        let p = lcp(&[1.0, 0.0, 0.0, 1.0], &[-1e-12, -2e-12]);
+        let s = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!(s.status, LcpStatus::Solved);
+        assert!((s.z[0] - 1e-12).abs() < 1e-24 && (s.z[1] - 2e-12).abs() < 1e-24, "{:?}", s.z);
     }
 
     #[test]

@@ -245,18 +245,19 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
         let all = enumerate::enumerate(lcp, &enumerate::EnumSettings::default())?;
         if all.complete {
             if let Some(piece) = all.pieces.iter().min_by(|a, b| a.residual.total_cmp(&b.residual)) {
-                if piece.residual <= settings.tolerance {
-                    return Ok(LcpSolution {
-                        status: LcpStatus::Solved,
-                        method: LcpMethod::Enumeration,
-                        reason: None,
-                        certified: false,
-                        z: piece.z.clone(),
-                        w: piece.w.clone(),
-                        residual: piece.residual,
-                        pivots: sol.pivots,
-                    });
-                }
+                // Solutions exist; report the best point, as solved only if it verifies.
+                let status =
+                    if piece.residual <= settings.tolerance { LcpStatus::Solved } else { LcpStatus::NumericalError };
+                return Ok(LcpSolution {
+                    status,
+                    method: LcpMethod::Enumeration,
+                    reason: None,
+                    certified: false,
+                    z: piece.z.clone(),
+                    w: piece.w.clone(),
+                    residual: piece.residual,
+                    pivots: sol.pivots,
+                });
             } else {
                 sol.reason = Some(NoSolutionReason::Enumeration);
                 sol.certified = true;

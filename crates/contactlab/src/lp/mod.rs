@@ -242,8 +242,13 @@ impl DenseLp {
         if aty.iter().any(|&v| v > tol * norm * amax) {
             return None;
         }
+        // The margin must beat what the (tolerated) violations could account for: with
+        // Aᵀy ≤ ε, a feasible x of size |x| could still produce bᵀy up to ε|x|₁.
+        let violation =
+            aty.iter().fold(0.0f64, |a, &v| a.max(v)) / norm + y_ub.iter().fold(0.0f64, |a, &v| a.max(v)) / norm;
         let margin = (self.b_eq.dot(y_eq) + self.b_ub.dot(y_ub)) / norm;
-        (margin > 0.0).then_some(margin)
+        let b_scale = 1.0 + self.b_eq.amax().max(self.b_ub.amax());
+        (margin > 0.0 && margin > 10.0 * violation * b_scale).then_some(margin)
     }
 }
 
@@ -387,6 +392,17 @@ mod tests {
         let s = p.solve(&LpSettings::default()).unwrap();
         assert_eq!(s.status, LpStatus::Optimal);
         assert!(s.x[0] <= 0.1 + 1e-12);
+    }
+
+    #[test]
+    fn tiny_rows_are_not_certified_infeasible() {
+        // Feasible at x = (1, 1): the second row is small-scale, not round-off (review finding).
+        let p = lp(&[0.0, 0.0], &[&[1.0, 0.0], &[0.0, 1e-14]], &[1.0, 1e-14], &[], &[]);
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_ne!(s.status, LpStatus::Infeasible);
+        // A large right-hand side must not hide the coefficients: x ≤ 1e12 is feasible.
+        let p = lp(&[0.0], &[], &[], &[&[1.0]], &[1e12]);
+        assert_eq!(p.solve(&LpSettings::default()).unwrap().status, LpStatus::Optimal);
     }
 
     #[test]

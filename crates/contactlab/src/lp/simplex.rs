@@ -142,7 +142,16 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
             row[n + k] = 1.0;
             lp.b_ub[k]
         };
-        let scale = row[..n_struct].iter().fold(0.0f64, |a, &v| a.max(v.abs())).max(b.abs());
+        // A row whose every coefficient fell below the drop threshold is a genuinely small-scale
+        // row (not round-off) when its right-hand side is not negligible: keep it as given.
+        if b.abs() >= drop && row[..n].iter().all(|&v| v == 0.0) {
+            for j in 0..n {
+                row[j] = if i < m_eq { lp.a_eq[(i, j)] } else { lp.a_ub[(i - m_eq, j)] };
+            }
+        }
+        // Scale by the coefficients only: the pivot tolerance is absolute, so a large |b| must
+        // not shrink the coefficients below it.
+        let scale = row[..n_struct].iter().fold(0.0f64, |a, &v| a.max(v.abs()));
         let scale = if scale > 0.0 { scale } else { 1.0 };
         let sign = if b < 0.0 { -1.0 } else { 1.0 };
         let f = sign / scale;
@@ -201,6 +210,9 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
             let col = (0..n_struct).max_by(|&a, &b| tab.at(i, a).abs().total_cmp(&tab.at(i, b).abs()));
             match col {
                 Some(j) if tab.at(i, j).abs() > 1e-9 => {
+                    // The artificial sits at (at most) the feasibility tolerance: make it exactly
+                    // zero so that a pivot of either sign keeps the basis feasible.
+                    tab.t[i * ncol + rhs] = 0.0;
                     tab.pivot(i, j);
                     pivots += 1;
                 }
@@ -221,8 +233,10 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         tab.t = t2;
         tab.basis = b2;
     }
-    // Phase 2 reduced costs.
-    let c_ext = |j: usize| if j < n { lp.c[j] } else { 0.0 };
+    // Phase 2 reduced costs, with the objective scaled to unit ∞-norm (the reduced-cost
+    // tolerance is absolute).
+    let c_scale = if lp.c.amax() > 0.0 { lp.c.amax() } else { 1.0 };
+    let c_ext = |j: usize| if j < n { lp.c[j] / c_scale } else { 0.0 };
     let mut d = vec![0.0; ncol];
     for j in 0..ncol {
         d[j] = if j < n_struct { c_ext(j) } else { 0.0 };

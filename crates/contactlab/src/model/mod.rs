@@ -18,7 +18,7 @@ use nalgebra::{DMatrix, DVector};
 use crate::Error;
 
 /// The model kinds contactlab understands (the value of the `kind` key).
-pub const KINDS: &[&str] = &["lcp", "fixture"];
+pub const KINDS: &[&str] = &["lcp", "fixture", "planar-two-contact"];
 
 /// Allowed range of a number.
 #[derive(Debug, Clone, Copy)]
@@ -301,6 +301,15 @@ impl<'a> Fields<'a> {
                 other => Err(self.err(&format!("{key}[{i}]"), format!("expected a table, got {}", other.type_str()))),
             })
             .collect()
+    }
+
+    /// A required sub-table (`[key]`), read by its own [`Fields`] with prefix `key.`.
+    pub fn table(&self, key: &str) -> Result<Fields<'a>, Error> {
+        match self.get(key) {
+            Some(toml::Value::Table(t)) => Ok(Fields::new(self.file, format!("{}{key}.", self.prefix), t)),
+            Some(v) => Err(self.err(key, format!("expected a table ([{key}]), got {}", v.type_str()))),
+            None => Err(self.err(key, format!("missing; expected a [{key}] table"))),
+        }
     }
 
     /// The file name used in errors.

@@ -5,6 +5,7 @@
 //! reported through a callback so that the library stays free of terminal concerns.
 
 pub mod lcp;
+pub mod p1;
 pub mod p4;
 
 use std::path::{Path, PathBuf};
@@ -13,11 +14,11 @@ use crate::report::{Report, Section};
 use crate::Error;
 
 /// The sections, in report order: `(id, title)`.
-pub const SECTIONS: &[(&str, &str)] = &[("LCP", lcp::TITLE), ("P4", p4::TITLE)];
+pub const SECTIONS: &[(&str, &str)] = &[("LCP", lcp::TITLE), ("P1", p1::TITLE), ("P4", p4::TITLE)];
 
 /// Papers whose sections have not been implemented yet (stated in the report, never faked).
 pub const PENDING: &[(&str, &str)] = &[
-    ("P1", "Or & Várkonyi: planar body on two frictional contacts"),
+    ("P1 (rest)", "Or & Várkonyi: Poincaré maps R, G, stability theorems, atlas, Figs. 3, 4, 6, 9"),
     ("P2", "Or: Painlevé paradox and dynamic jamming in walkers"),
     ("P3", "Or & Ames: Zeno periodic orbits"),
     ("P5", "van de Wouw & Leine: attractivity of equilibrium sets"),
@@ -76,6 +77,7 @@ pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
     for id in &ids {
         let section: Section = match id.as_str() {
             "LCP" => lcp::section(opts, progress)?,
+            "P1" => p1::section(opts, progress)?,
             "P4" => p4::section(opts, progress)?,
             other => return Err(Error::Unsupported(format!("section {other}"))),
         };

@@ -1,0 +1,113 @@
+//! A planar rigid body on two frictional point contacts (paper P1, Or & Várkonyi): contact modes,
+//! zero-order dynamics and the stability of its frictional equilibrium.
+//!
+//! Parameters (P1, Fig. 1): mass `m`, radius of gyration `ρ`, CoM height `h` above the contact
+//! points, their offsets `l₁, l₂` along the body, support normal angles `φ₁, φ₂`, friction
+//! coefficients `μ₁, μ₂`, and a load: force `f_ex` at angle `α` and torque `τ_ex`. Contact point `i`
+//! is the body point `(lᵢ, −h)` relative to the centre of mass; `xᵢ` is positive along
+//! `(cos φᵢ, sin φᵢ)` (downhill for a body on a slope under gravity, `φ = 0`), `zᵢ` along the
+//! inward normal `(−sin φᵢ, cos φᵢ)`.
+//!
+//! * [`zod`]: the zero-order dynamics (eq. 16) in contact space.
+//! * [`modes`]: the 16 contact modes, kinematic admissibility, forces, accelerations and
+//!   consistency; equilibrium, ambiguity, Painlevé-freeness and persistence.
+
+pub mod model;
+pub mod modes;
+pub mod zod;
+
+use nalgebra::Vector2;
+use serde::Serialize;
+
+use crate::mechanics::planar_body::{BodyPoint, PlanarBody};
+use crate::Error;
+
+/// P1's parameters of a body on two contacts (SI units, radians).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TwoContact {
+    /// Mass `m` (kg).
+    pub mass: f64,
+    /// Radius of gyration `ρ` (m).
+    pub rho: f64,
+    /// Height `h` of the centre of mass above the contact points (m).
+    pub h: f64,
+    /// Offset `l₁` of contact point 1 along the body (m).
+    pub l1: f64,
+    /// Offset `l₂` of contact point 2 (m).
+    pub l2: f64,
+    /// Support normal angle `φ₁` (rad).
+    pub phi1: f64,
+    /// Support normal angle `φ₂` (rad).
+    pub phi2: f64,
+    /// Friction coefficient `μ₁`.
+    pub mu1: f64,
+    /// Friction coefficient `μ₂`.
+    pub mu2: f64,
+    /// Magnitude `f_ex` of the external force (N).
+    pub force: f64,
+    /// Angle `α` of the external force (rad): force `f_ex (sin α, −cos α)`.
+    pub alpha: f64,
+    /// External torque `τ_ex` (N·m).
+    pub torque: f64,
+}
+
+impl TwoContact {
+    /// The rigid body in the shared mechanics description.
+    pub fn body(&self) -> PlanarBody {
+        PlanarBody {
+            mass: self.mass,
+            rho: self.rho,
+            points: vec![
+                BodyPoint { r: Vector2::new(self.l1, -self.h), phi: self.phi1 },
+                BodyPoint { r: Vector2::new(self.l2, -self.h), phi: self.phi2 },
+            ],
+            force: Vector2::new(self.alpha.sin(), -self.alpha.cos()) * self.force,
+            torque: self.torque,
+        }
+    }
+
+    /// Friction coefficients `(μ₁, μ₂)`.
+    pub fn mu(&self) -> [f64; 2] {
+        [self.mu1, self.mu2]
+    }
+
+    /// Checks physical ranges and the geometry (`cos φᵢ ≠ 0`, `(z₁, z₂, x₂)` independent).
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |k: &str, m: &str| Err(Error::Unsupported(format!("{k}: {m}")));
+        let all = [
+            self.mass,
+            self.rho,
+            self.h,
+            self.l1,
+            self.l2,
+            self.phi1,
+            self.phi2,
+            self.mu1,
+            self.mu2,
+            self.force,
+            self.alpha,
+            self.torque,
+        ];
+        if !all.iter().all(|v| v.is_finite()) {
+            return Err(Error::NonFinite("two-contact parameters".into()));
+        }
+        if self.mass <= 0.0 {
+            return bad("mass", "must be > 0");
+        }
+        if self.rho <= 0.0 {
+            return bad("rho", "must be > 0");
+        }
+        if self.mu1 < 0.0 || self.mu2 < 0.0 {
+            return bad("mu", "must be >= 0");
+        }
+        if self.force < 0.0 {
+            return bad("load.force", "must be >= 0");
+        }
+        for (k, p) in [("phi1", self.phi1), ("phi2", self.phi2)] {
+            if p.cos().abs() < 1e-9 {
+                return bad(k, "cos(phi) must not vanish (degenerate support)");
+            }
+        }
+        zod::Zod::new(self).map(|_| ())
+    }
+}

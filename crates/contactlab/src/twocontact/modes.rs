@@ -1,0 +1,446 @@
+//! Contact modes of the two-contact body (P1, §III-A).
+//!
+//! Each point is free (`F`), sticking (`S`) or slipping in the positive or negative `xᵢ`
+//! direction (`P`, `N`): 16 two-letter modes. Each mode imposes 4 equalities on the contact forces
+//! `f` and accelerations `a = a₀ + A f`:
+//!
+//! | point mode | equalities | inequalities (consistency) |
+//! |---|---|---|
+//! | `F` | `fᶻ = fˣ = 0` | `z̈ > 0` if the contact was sustained |
+//! | `S` | `z̈ = ẍ = 0` | `fᶻ ≥ 0`, `|fˣ| ≤ μ fᶻ` |
+//! | `P` | `z̈ = 0`, `fˣ = −μ fᶻ` | `fᶻ ≥ 0`; `ẍ > 0` when starting from rest |
+//! | `N` | `z̈ = 0`, `fˣ = +μ fᶻ` | `fᶻ ≥ 0`; `ẍ < 0` when starting from rest |
+//!
+//! Rigid kinematics ties the slips of two sustained contacts, `ẋ₁ = k ẋ₂`
+//! ([`super::zod::Zod::k`]): with both points in contact one cannot stick while the other slips,
+//! and the slip directions must agree with the sign of `k`. For `cos φᵢ ≠ 0` this leaves exactly
+//! ten admissible modes. `SS` is statically indeterminate (rank-3 `A`, four unknowns): its
+//! consistency is decided over the whole family of forces by an LP (the friction-cone
+//! feasibility of P4's system (7) for the same body), with a margin that detects marginal cases.
+
+use std::fmt;
+
+use nalgebra::{Matrix4, Vector4};
+use serde::Serialize;
+
+use super::zod::{Zod, X1, Z1};
+use crate::lp::{LpBuilder, LpSettings, LpStatus};
+use crate::Error;
+
+/// The mode of one contact point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum PointMode {
+    /// Free (separated).
+    F,
+    /// Sticking.
+    S,
+    /// Slipping in `+x`.
+    P,
+    /// Slipping in `−x`.
+    N,
+}
+
+/// A two-contact mode, e.g. `FS` (point 1 free, point 2 sticking).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Mode(pub PointMode, pub PointMode);
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}{:?}", self.0, self.1)
+    }
+}
+
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// All 16 modes.
+pub fn all_modes() -> Vec<Mode> {
+    use PointMode::*;
+    let pm = [F, S, P, N];
+    pm.iter().flat_map(|&a| pm.iter().map(move |&b| Mode(a, b))).collect()
+}
+
+/// The kinematic state of one point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PointState {
+    /// Not in contact (`z > 0`, or `z = 0` with `ż > 0`).
+    Separated,
+    /// Sustained contact (`z = ż = 0`) at rest tangentially (`ẋ = 0`).
+    Rest,
+    /// Sustained contact slipping in the direction of the sign (`+1` or `−1`).
+    Slip(i8),
+}
+
+impl PointState {
+    /// The point modes that can follow this state.
+    pub fn candidates(&self) -> &'static [PointMode] {
+        use PointMode::*;
+        match self {
+            PointState::Separated => &[F],
+            PointState::Rest => &[F, S, P, N],
+            PointState::Slip(d) if *d > 0 => &[F, P],
+            PointState::Slip(_) => &[F, N],
+        }
+    }
+}
+
+fn slip_sign(m: PointMode) -> i8 {
+    match m {
+        PointMode::P => 1,
+        PointMode::N => -1,
+        _ => 0,
+    }
+}
+
+/// Kinematic admissibility under `ẋ₁ = k ẋ₂` for two sustained contacts.
+pub fn admissible(zod: &Zod, mode: Mode) -> bool {
+    use PointMode::*;
+    match (mode.0, mode.1) {
+        (F, _) | (_, F) | (S, S) => true,
+        (S, _) | (_, S) => false,
+        (a, b) => {
+            let k = zod.k();
+            k != 0.0 && slip_sign(a) as f64 == k.signum() * slip_sign(b) as f64
+        }
+    }
+}
+
+/// Forces, accelerations and consistency of one mode in one state.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeSolution {
+    /// The mode.
+    pub mode: Mode,
+    /// Contact forces `(f₁ᶻ, f₂ᶻ, f₁ˣ, f₂ˣ)` (for `SS`: one member of the family).
+    pub forces: [f64; 4],
+    /// Contact accelerations `(z̈₁, z̈₂, ẍ₁, ẍ₂)`.
+    pub accel: [f64; 4],
+    /// Smallest normalised slack of the consistency inequalities (`> 0`: consistent).
+    pub margin: f64,
+    /// Whether the inequalities hold strictly (margin above the genericity tolerance).
+    pub consistent: bool,
+    /// Whether `|margin|` is within the tolerance: consistency then depends on neglected terms.
+    pub marginal: bool,
+}
+
+/// Tolerance on normalised margins below which a case is reported marginal.
+pub const MARGIN_TOL: f64 = 1e-9;
+
+fn scales(zod: &Zod) -> (f64, f64) {
+    // Acceleration scale: force-free accelerations; force scale: that acceleration times the
+    // effective mass of the contacts.
+    let acc = zod.a0.amax().max(1e-300);
+    let inv_mass = zod.a.diagonal().amax().max(1e-300);
+    (acc, acc / inv_mass)
+}
+
+fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &Vector4<f64>) -> f64 {
+    let (acc, frc) = scales(zod);
+    let mut m = f64::INFINITY;
+    for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+        let (zi, xi) = (Z1 + i, X1 + i);
+        let mu = zod.mu[i];
+        match pm {
+            PointMode::F => {
+                if state[i] != PointState::Separated {
+                    m = m.min(a[zi] / acc);
+                }
+            }
+            PointMode::S => {
+                m = m.min(f[zi] / frc).min((mu * f[zi] - f[xi].abs()) / frc);
+            }
+            PointMode::P | PointMode::N => {
+                m = m.min(f[zi] / frc);
+                if state[i] == PointState::Rest {
+                    m = m.min(slip_sign(pm) as f64 * a[xi] / acc);
+                }
+            }
+        }
+    }
+    m
+}
+
+/// Solves mode `mode` in `state` (non-`SS` modes: a 4×4 linear system). `None` when the mode is
+/// kinematically inadmissible, not a candidate of the state, or its system is singular.
+pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeSolution> {
+    if !admissible(zod, mode) || !state[0].candidates().contains(&mode.0) || !state[1].candidates().contains(&mode.1) {
+        return None;
+    }
+    if mode == Mode(PointMode::S, PointMode::S) {
+        return ss_solution(zod).ok();
+    }
+    let mut sys = Matrix4::zeros();
+    let mut rhs = Vector4::zeros();
+    for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+        let (zi, xi) = (Z1 + i, X1 + i);
+        let (r1, r2) = (2 * i, 2 * i + 1);
+        let mu = zod.mu[i];
+        match pm {
+            PointMode::F => {
+                sys[(r1, zi)] = 1.0;
+                sys[(r2, xi)] = 1.0;
+            }
+            PointMode::S => {
+                sys.set_row(r1, &zod.a.row(zi));
+                rhs[r1] = -zod.a0[zi];
+                sys.set_row(r2, &zod.a.row(xi));
+                rhs[r2] = -zod.a0[xi];
+            }
+            PointMode::P | PointMode::N => {
+                sys.set_row(r1, &zod.a.row(zi));
+                rhs[r1] = -zod.a0[zi];
+                sys[(r2, xi)] = 1.0;
+                sys[(r2, zi)] = slip_sign(pm) as f64 * mu;
+            }
+        }
+    }
+    let f = sys.lu().solve(&rhs)?;
+    if !f.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    let a = zod.accel(&f);
+    let margin = margins(zod, mode, state, &f, &a);
+    Some(ModeSolution {
+        mode,
+        forces: f.into(),
+        accel: a.into(),
+        margin,
+        consistent: margin > MARGIN_TOL,
+        marginal: margin.abs() <= MARGIN_TOL,
+    })
+}
+
+/// `SS` at rest: maximise the margin `t` over all forces with `Jᵀf = −F` (`a = 0`),
+/// `fᵢᶻ ≥ t`, `μᵢfᵢᶻ − |fᵢˣ| ≥ t` (normalised by the force scale).
+pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
+    let (_, frc) = scales(zod);
+    // Free variables as differences of nonnegative ones: fᵢᶻ = v[2i] − v[2i+1],
+    // fᵢˣ = v[4+2i] − v[5+2i], t = (v[8] − v[9])·frc.
+    let mut lp = LpBuilder::new(10);
+    let fz = |i: usize| (2 * i, 2 * i + 1);
+    let fx = |i: usize| (4 + 2 * i, 5 + 2 * i);
+    // a = J𝓜⁻¹(F + Jᵀf) = 0  ⇔  Jᵀf = −F (three independent rows; A itself has rank 3).
+    for r in 0..3 {
+        let mut row = Vec::new();
+        for i in 0..2 {
+            let (zp, zn) = fz(i);
+            let (xp, xn) = fx(i);
+            row.extend([
+                (zp, zod.j[(Z1 + i, r)]),
+                (zn, -zod.j[(Z1 + i, r)]),
+                (xp, zod.j[(X1 + i, r)]),
+                (xn, -zod.j[(X1 + i, r)]),
+            ]);
+        }
+        lp.eq(row, -zod.applied[r]);
+    }
+    for i in 0..2 {
+        let (zp, zn) = fz(i);
+        let (xp, xn) = fx(i);
+        lp.ge(vec![(zp, 1.0), (zn, -1.0), (8, -frc), (9, frc)], 0.0);
+        // μ fᶻ − |fˣ| ≥ t, written as μ fᶻ ∓ fˣ ≥ t.
+        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, -1.0), (xn, 1.0), (8, -frc), (9, frc)], 0.0);
+        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, 1.0), (xn, -1.0), (8, -frc), (9, frc)], 0.0);
+    }
+    // t ≤ 1 keeps the LP bounded; any t below is allowed (how far from consistent SS is).
+    lp.le(vec![(8, 1.0)], 1.0);
+    lp.minimize(vec![(8, -1.0), (9, 1.0)]);
+    let s = lp.build().solve_robust(&LpSettings::default())?;
+    let mode = Mode(PointMode::S, PointMode::S);
+    match s.status {
+        LpStatus::Optimal => {
+            let x = &s.x;
+            let f = Vector4::new(x[0] - x[1], x[2] - x[3], x[4] - x[5], x[6] - x[7]);
+            let margin = x[8] - x[9];
+            let a = zod.accel(&f);
+            Ok(ModeSolution {
+                mode,
+                forces: f.into(),
+                accel: a.into(),
+                margin,
+                consistent: margin > MARGIN_TOL,
+                marginal: margin.abs() <= MARGIN_TOL,
+            })
+        }
+        // With t free below the equalities always have solutions (J has full rank): any other
+        // status is numerical trouble, reported rather than guessed.
+        other => Err(Error::Unsupported(format!("SS consistency LP ended with status {other:?}"))),
+    }
+}
+
+/// The mode structure of an equilibrium under the ZOD.
+#[derive(Debug, Clone, Serialize)]
+pub struct EquilibriumModes {
+    /// `SS` is consistent at rest: a frictional equilibrium.
+    pub equilibrium: bool,
+    /// Margin of `SS` (normalised).
+    pub ss_margin: f64,
+    /// Consistent modes at rest (including `SS`).
+    pub modes_at_rest: Vec<Mode>,
+    /// Another mode besides `SS` is consistent at rest (P1: implies instability, Theorem 1).
+    pub ambiguous: bool,
+    /// Every non-static state class has exactly one consistent mode.
+    pub painleve_free: bool,
+    /// Non-static state classes with no or several consistent modes.
+    pub painleve_states: Vec<(String, Vec<Mode>)>,
+    /// Two-contact slip with `ẋ₂ > 0`: the unique consistent mode keeps both contacts.
+    pub persistent_plus: bool,
+    /// The same for `ẋ₂ < 0`.
+    pub persistent_minus: bool,
+    /// Both directions persistent.
+    pub persistent: bool,
+    /// Any marginal consistency decision met (results then depend on neglected terms).
+    pub marginal: bool,
+}
+
+/// Consistent modes among the candidates of a state.
+pub fn consistent_modes(zod: &Zod, state: [PointState; 2]) -> (Vec<ModeSolution>, bool) {
+    let mut out = Vec::new();
+    let mut marginal = false;
+    for &a in state[0].candidates() {
+        for &b in state[1].candidates() {
+            if let Some(s) = solve_mode(zod, Mode(a, b), state) {
+                marginal |= s.marginal;
+                if s.consistent {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    (out, marginal)
+}
+
+/// Equilibrium, ambiguity, Painlevé-freeness and persistence (P1, §III-A).
+pub fn analyze(zod: &Zod) -> Result<EquilibriumModes, Error> {
+    use PointState::*;
+    let ss = ss_solution(zod)?;
+    let (rest, mut marginal) = consistent_modes(zod, [Rest, Rest]);
+    marginal |= ss.marginal;
+    let modes_at_rest: Vec<Mode> = rest.iter().map(|s| s.mode).collect();
+    let ambiguous = ss.consistent && modes_at_rest.iter().any(|m| *m != Mode(PointMode::S, PointMode::S));
+    let k = zod.k().signum() as i8;
+    let classes: Vec<(String, [PointState; 2])> = vec![
+        ("point 1 at rest, point 2 free".into(), [Rest, Separated]),
+        ("point 1 free, point 2 at rest".into(), [Separated, Rest]),
+        ("point 1 slipping +, point 2 free".into(), [Slip(1), Separated]),
+        ("point 1 slipping −, point 2 free".into(), [Slip(-1), Separated]),
+        ("point 1 free, point 2 slipping +".into(), [Separated, Slip(1)]),
+        ("point 1 free, point 2 slipping −".into(), [Separated, Slip(-1)]),
+        ("both sustained, ẋ₂ > 0".into(), [Slip(k), Slip(1)]),
+        ("both sustained, ẋ₂ < 0".into(), [Slip(-k), Slip(-1)]),
+    ];
+    let mut painleve_states = Vec::new();
+    let mut persistent = [false, false];
+    for (name, st) in &classes {
+        let (sols, m) = consistent_modes(zod, *st);
+        marginal |= m;
+        if sols.len() != 1 {
+            painleve_states.push((name.clone(), sols.iter().map(|s| s.mode).collect()));
+        }
+        if st[0] != Separated && st[1] != Separated {
+            let dir = usize::from(matches!(st[1], Slip(d) if d < 0));
+            persistent[dir] = sols.len() == 1 && sols[0].mode.0 != PointMode::F && sols[0].mode.1 != PointMode::F;
+        }
+    }
+    Ok(EquilibriumModes {
+        equilibrium: ss.consistent,
+        ss_margin: ss.margin,
+        modes_at_rest,
+        ambiguous,
+        painleve_free: painleve_states.is_empty(),
+        painleve_states,
+        persistent_plus: persistent[0],
+        persistent_minus: persistent[1],
+        persistent: persistent[0] && persistent[1],
+        marginal,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TwoContact;
+    use super::*;
+
+    fn slope(l1: f64, l2: f64, rho: f64) -> TwoContact {
+        TwoContact {
+            mass: 1.0,
+            rho,
+            h: 0.1341,
+            l1,
+            l2,
+            phi1: 0.0,
+            phi2: 0.0,
+            mu1: 0.315,
+            mu2: 1.0,
+            force: 9.81,
+            alpha: 25f64.to_radians(),
+            torque: 0.0,
+        }
+    }
+
+    #[test]
+    fn exactly_ten_admissible_modes() {
+        for (phi1, phi2) in [(0.0, 0.0), (0.3, -0.2), (-1.0, 0.5), (1.2, 1.1)] {
+            let p = TwoContact { phi1, phi2, ..slope(-0.05, 0.17, 0.14) };
+            let z = Zod::new(&p).unwrap();
+            let n = all_modes().into_iter().filter(|m| admissible(&z, *m)).count();
+            assert_eq!(n, 10, "φ = ({phi1}, {phi2}), k = {}", z.k());
+            assert!(admissible(&z, Mode(PointMode::S, PointMode::S)));
+            assert!(!admissible(&z, Mode(PointMode::P, PointMode::S)));
+        }
+    }
+
+    #[test]
+    fn mode_equalities_hold() {
+        let z = Zod::new(&slope(-0.05, 0.17, 0.14)).unwrap();
+        for m in all_modes() {
+            if let Some(s) = solve_mode(&z, m, [PointState::Rest, PointState::Rest]) {
+                for (i, pm) in [m.0, m.1].into_iter().enumerate() {
+                    let (f, a) = (s.forces, s.accel);
+                    match pm {
+                        PointMode::F => assert!(f[i].abs() < 1e-12 && f[2 + i].abs() < 1e-12),
+                        PointMode::S => assert!(a[i].abs() < 1e-9 && a[2 + i].abs() < 1e-9, "{m}: {a:?}"),
+                        PointMode::P => assert!(a[i].abs() < 1e-9 && (f[2 + i] + z.mu[i] * f[i]).abs() < 1e-12),
+                        PointMode::N => assert!(a[i].abs() < 1e-9 && (f[2 + i] - z.mu[i] * f[i]).abs() < 1e-12),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn steep_slope_has_no_equilibrium_and_gentle_has_one() {
+        let gentle = TwoContact { alpha: 5f64.to_radians(), ..slope(-0.05, 0.17, 0.14) };
+        assert!(analyze(&Zod::new(&gentle).unwrap()).unwrap().equilibrium);
+        // tan α > max μ: sliding is unavoidable.
+        let steep = TwoContact { alpha: 50f64.to_radians(), ..slope(-0.05, 0.17, 0.14) };
+        assert!(!analyze(&Zod::new(&steep).unwrap()).unwrap().equilibrium);
+    }
+
+    #[test]
+    fn ss_agrees_with_p4_weak_stability() {
+        use crate::fixture::{stability::weak_stability, Fixture, FrictionLaw};
+        use nalgebra::{DMatrix, DVector};
+        for (l1, l2, alpha) in
+            [(-0.05, 0.17, 25.0f64), (0.016, 0.076, 25.0), (0.03, 0.09, 17.0), (0.1, 0.2, 25.0), (-0.2, -0.1, 10.0)]
+        {
+            let p = TwoContact { alpha: alpha.to_radians(), ..slope(l1, l2, 0.14) };
+            let z = Zod::new(&p).unwrap();
+            let body = p.body();
+            let m = body.mass_matrix();
+            let f = Fixture {
+                mass_matrix: DMatrix::from_fn(3, 3, |i, j| m[(i, j)]),
+                wn: DMatrix::from_fn(3, 2, |r, c| z.j[(Z1 + c, r)]),
+                wt: DMatrix::from_fn(3, 2, |r, c| z.j[(X1 + c, r)]),
+                wo: None,
+                mu: DVector::from_vec(vec![p.mu1, p.mu2]),
+                load: DVector::from_iterator(3, body.applied().iter().copied()),
+                friction: FrictionLaw::Coulomb,
+            };
+            let ss = ss_solution(&z).unwrap_or_else(|e| panic!("{e} {l1} {l2} {alpha}"));
+            assert_eq!(ss.margin >= -MARGIN_TOL, weak_stability(&f).unwrap().holds, "l = ({l1}, {l2}), α = {alpha}");
+        }
+    }
+}
