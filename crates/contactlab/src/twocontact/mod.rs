@@ -11,7 +11,9 @@
 //! * [`zod`]: the zero-order dynamics (eq. 16) in contact space.
 //! * [`modes`]: the 16 contact modes, kinematic admissibility, forces, accelerations and
 //!   consistency; equilibrium, ambiguity, Painlevé-freeness and persistence.
+//! * [`impact`]: frictional inelastic impacts (eq. 4) with P1's order of preference.
 
+pub mod impact;
 pub mod model;
 pub mod modes;
 pub mod zod;

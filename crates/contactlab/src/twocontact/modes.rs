@@ -162,6 +162,41 @@ fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &
     m
 }
 
+/// Solves the four equalities of `mode` for `x` (forces or impulses) with `y = base + A x`
+/// (accelerations or post-impact velocities). `None` if the system is singular.
+pub(crate) fn solve_equalities(zod: &Zod, mode: Mode, base: &Vector4<f64>) -> Option<(Vector4<f64>, Vector4<f64>)> {
+    let mut sys = Matrix4::zeros();
+    let mut rhs = Vector4::zeros();
+    for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+        let (zi, xi) = (Z1 + i, X1 + i);
+        let (r1, r2) = (2 * i, 2 * i + 1);
+        match pm {
+            PointMode::F => {
+                sys[(r1, zi)] = 1.0;
+                sys[(r2, xi)] = 1.0;
+            }
+            PointMode::S => {
+                sys.set_row(r1, &zod.a.row(zi));
+                rhs[r1] = -base[zi];
+                sys.set_row(r2, &zod.a.row(xi));
+                rhs[r2] = -base[xi];
+            }
+            PointMode::P | PointMode::N => {
+                sys.set_row(r1, &zod.a.row(zi));
+                rhs[r1] = -base[zi];
+                sys[(r2, xi)] = 1.0;
+                sys[(r2, zi)] = slip_sign(pm) as f64 * zod.mu[i];
+            }
+        }
+    }
+    let x = sys.lu().solve(&rhs)?;
+    if !x.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    let y = base + zod.a * x;
+    Some((x, y))
+}
+
 /// Solves mode `mode` in `state` (non-`SS` modes: a 4×4 linear system). `None` when the mode is
 /// kinematically inadmissible, not a candidate of the state, or its system is singular.
 pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeSolution> {
@@ -171,36 +206,7 @@ pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeS
     if mode == Mode(PointMode::S, PointMode::S) {
         return ss_solution(zod).ok();
     }
-    let mut sys = Matrix4::zeros();
-    let mut rhs = Vector4::zeros();
-    for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
-        let (zi, xi) = (Z1 + i, X1 + i);
-        let (r1, r2) = (2 * i, 2 * i + 1);
-        let mu = zod.mu[i];
-        match pm {
-            PointMode::F => {
-                sys[(r1, zi)] = 1.0;
-                sys[(r2, xi)] = 1.0;
-            }
-            PointMode::S => {
-                sys.set_row(r1, &zod.a.row(zi));
-                rhs[r1] = -zod.a0[zi];
-                sys.set_row(r2, &zod.a.row(xi));
-                rhs[r2] = -zod.a0[xi];
-            }
-            PointMode::P | PointMode::N => {
-                sys.set_row(r1, &zod.a.row(zi));
-                rhs[r1] = -zod.a0[zi];
-                sys[(r2, xi)] = 1.0;
-                sys[(r2, zi)] = slip_sign(pm) as f64 * mu;
-            }
-        }
-    }
-    let f = sys.lu().solve(&rhs)?;
-    if !f.iter().all(|v| v.is_finite()) {
-        return None;
-    }
-    let a = zod.accel(&f);
+    let (f, a) = solve_equalities(zod, mode, &zod.a0)?;
     let margin = margins(zod, mode, state, &f, &a);
     Some(ModeSolution {
         mode,
@@ -212,21 +218,21 @@ pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeS
     })
 }
 
-/// `SS` at rest: maximise the margin `t` over all forces with `Jᵀf = −F` (`a = 0`),
-/// `fᵢᶻ ≥ t`, `μᵢfᵢᶻ − |fᵢˣ| ≥ t` (normalised by the force scale).
-pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
-    let (_, frc) = scales(zod);
-    // Free variables as differences of nonnegative ones: fᵢᶻ = v[2i] − v[2i+1],
-    // fᵢˣ = v[4+2i] − v[5+2i], t = (v[8] − v[9])·frc.
+/// The statically indeterminate double-stick family: all `x` (forces or impulses) with
+/// `Jᵀx = −g` (so that `y = 0`), maximising the normalised margin `t` of
+/// `xᵢᶻ ≥ t·scale`, `μᵢxᵢᶻ − |xᵢˣ| ≥ t·scale` (capped at `t ≤ 1`). Returns `(x, t)`.
+pub(crate) fn stick_family(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) -> Result<(Vector4<f64>, f64), Error> {
+    // Free variables as differences of nonnegative ones: xᵢᶻ = v[2i] − v[2i+1],
+    // xᵢˣ = v[4+2i] − v[5+2i], t = v[8] − v[9].
     let mut lp = LpBuilder::new(10);
-    let fz = |i: usize| (2 * i, 2 * i + 1);
-    let fx = |i: usize| (4 + 2 * i, 5 + 2 * i);
-    // a = J𝓜⁻¹(F + Jᵀf) = 0  ⇔  Jᵀf = −F (three independent rows; A itself has rank 3).
+    let xz = |i: usize| (2 * i, 2 * i + 1);
+    let xx = |i: usize| (4 + 2 * i, 5 + 2 * i);
+    // J𝓜⁻¹(g + Jᵀx) = 0  ⇔  Jᵀx = −g (three independent rows; A itself has rank 3).
     for r in 0..3 {
         let mut row = Vec::new();
         for i in 0..2 {
-            let (zp, zn) = fz(i);
-            let (xp, xn) = fx(i);
+            let (zp, zn) = xz(i);
+            let (xp, xn) = xx(i);
             row.extend([
                 (zp, zod.j[(Z1 + i, r)]),
                 (zn, -zod.j[(Z1 + i, r)]),
@@ -234,40 +240,44 @@ pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
                 (xn, -zod.j[(X1 + i, r)]),
             ]);
         }
-        lp.eq(row, -zod.applied[r]);
+        lp.eq(row, -g[r]);
     }
     for i in 0..2 {
-        let (zp, zn) = fz(i);
-        let (xp, xn) = fx(i);
-        lp.ge(vec![(zp, 1.0), (zn, -1.0), (8, -frc), (9, frc)], 0.0);
-        // μ fᶻ − |fˣ| ≥ t, written as μ fᶻ ∓ fˣ ≥ t.
-        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, -1.0), (xn, 1.0), (8, -frc), (9, frc)], 0.0);
-        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, 1.0), (xn, -1.0), (8, -frc), (9, frc)], 0.0);
+        let (zp, zn) = xz(i);
+        let (xp, xn) = xx(i);
+        lp.ge(vec![(zp, 1.0), (zn, -1.0), (8, -scale), (9, scale)], 0.0);
+        // μ xᶻ − |xˣ| ≥ t, written as μ xᶻ ∓ xˣ ≥ t.
+        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, -1.0), (xn, 1.0), (8, -scale), (9, scale)], 0.0);
+        lp.ge(vec![(zp, zod.mu[i]), (zn, -zod.mu[i]), (xp, 1.0), (xn, -1.0), (8, -scale), (9, scale)], 0.0);
     }
-    // t ≤ 1 keeps the LP bounded; any t below is allowed (how far from consistent SS is).
+    // t ≤ 1 keeps the LP bounded; any t below is allowed (how far from consistent it is).
     lp.le(vec![(8, 1.0)], 1.0);
     lp.minimize(vec![(8, -1.0), (9, 1.0)]);
     let s = lp.build().solve_robust(&LpSettings::default())?;
-    let mode = Mode(PointMode::S, PointMode::S);
     match s.status {
         LpStatus::Optimal => {
             let x = &s.x;
-            let f = Vector4::new(x[0] - x[1], x[2] - x[3], x[4] - x[5], x[6] - x[7]);
-            let margin = x[8] - x[9];
-            let a = zod.accel(&f);
-            Ok(ModeSolution {
-                mode,
-                forces: f.into(),
-                accel: a.into(),
-                margin,
-                consistent: margin > MARGIN_TOL,
-                marginal: margin.abs() <= MARGIN_TOL,
-            })
+            Ok((Vector4::new(x[0] - x[1], x[2] - x[3], x[4] - x[5], x[6] - x[7]), x[8] - x[9]))
         }
-        // With t free below the equalities always have solutions (J has full rank): any other
+        // With t free below, the equalities always have solutions (J has full rank): any other
         // status is numerical trouble, reported rather than guessed.
-        other => Err(Error::Unsupported(format!("SS consistency LP ended with status {other:?}"))),
+        other => Err(Error::Unsupported(format!("double-stick LP ended with status {other:?}"))),
     }
+}
+
+/// `SS` at rest: the double-stick family with `g = F` (`a = 0`), margin normalised by the force scale.
+pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
+    let (_, frc) = scales(zod);
+    let (f, margin) = stick_family(zod, &zod.applied, frc)?;
+    let a = zod.accel(&f);
+    Ok(ModeSolution {
+        mode: Mode(PointMode::S, PointMode::S),
+        forces: f.into(),
+        accel: a.into(),
+        margin,
+        consistent: margin > MARGIN_TOL,
+        marginal: margin.abs() <= MARGIN_TOL,
+    })
 }
 
 /// The mode structure of an equilibrium under the ZOD.

@@ -1,0 +1,173 @@
+//! Frictional inelastic impacts (P1, eq. 4) under the zero-order dynamics.
+//!
+//! With impulses `Λ = (Λ₁ᶻ, Λ₂ᶻ, Λ₁ˣ, Λ₂ˣ)` the contact-space velocity jumps as
+//! `u⁺ = u⁻ + A Λ` (`A` the Delassus matrix). Every point touching its support (`z = 0`) is
+//! either *passive* (`Λ = 0`, `ż⁺ ≥ 0`) or *active* and inelastic (`ż⁺ = 0`, `Λᶻ ≥ 0`), and then
+//! sticks (`ẋ⁺ = 0`, `|Λˣ| ≤ μΛᶻ`) or slips (`Λˣ = −μ sgn(ẋ⁺) Λᶻ`). A point off its support is
+//! passive. The cases are the contact modes of [`super::modes`] at the impulse level (`F` =
+//! passive), with `u⁻` in the role of `a₀`; a double sticking impact stops the body and its
+//! impulses form a one-parameter family, decided by the same LP as static `SS`.
+//!
+//! Where several outcomes are consistent, P1's order of preference applies: two active points
+//! before one, sticking before slipping (then the larger margin).
+
+use nalgebra::{Vector3, Vector4};
+use serde::Serialize;
+
+use super::modes::{admissible, solve_equalities, stick_family, Mode, PointMode, MARGIN_TOL};
+use super::zod::{Zod, X1, Z1};
+use crate::Error;
+
+/// The result of one impact.
+#[derive(Debug, Clone, Serialize)]
+pub struct Impact {
+    /// Impulse-level mode: `F` passive, `S` sticking, `P`/`N` slipping (active points).
+    pub mode: Mode,
+    /// Impulses `(Λ₁ᶻ, Λ₂ᶻ, Λ₁ˣ, Λ₂ˣ)`.
+    pub impulses: [f64; 4],
+    /// Post-impact contact velocities `(ż₁, ż₂, ẋ₁, ẋ₂)`.
+    pub u_plus: [f64; 4],
+    /// Post-impact body velocity `(ẋ, ż, θ̇)`.
+    pub v_plus: [f64; 3],
+    /// Normalised consistency margin of the chosen outcome.
+    pub margin: f64,
+    /// Number of consistent outcomes before the preference order was applied.
+    pub consistent_outcomes: usize,
+    /// Kinetic energy lost (J), `≥ 0` for a consistent inelastic impact.
+    pub energy_loss: f64,
+}
+
+fn slip_sign(m: PointMode) -> f64 {
+    match m {
+        PointMode::P => 1.0,
+        PointMode::N => -1.0,
+        _ => 0.0,
+    }
+}
+
+fn rank(mode: Mode) -> (usize, usize) {
+    let active = [mode.0, mode.1].iter().filter(|m| **m != PointMode::F).count();
+    let sticking = [mode.0, mode.1].iter().filter(|m| **m == PointMode::S).count();
+    (active, sticking)
+}
+
+/// Applies the impact law to the pre-impact body velocity `v⁻`; `touching[i]` says whether
+/// point `i` is on its support (`zᵢ = 0`).
+pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<Impact, Error> {
+    use PointMode::*;
+    let u = zod.j * v_minus;
+    let vel = u.amax().max(1e-300);
+    let imp = vel / zod.a.diagonal().amax().max(1e-300);
+    let m = zod.minv.try_inverse().unwrap_or_else(nalgebra::Matrix3::identity);
+    let cands = |t: bool| if t { vec![F, S, P, N] } else { vec![F] };
+    let mut found: Vec<(Mode, Vector4<f64>, Vector4<f64>, f64)> = Vec::new();
+    for &a in &cands(touching[0]) {
+        for &b in &cands(touching[1]) {
+            let mode = Mode(a, b);
+            if !admissible(zod, mode) || (a == F && b == F) {
+                continue;
+            }
+            if mode == Mode(S, S) {
+                let (lam, t) = stick_family(zod, &(m * v_minus), imp)?;
+                found.push((mode, lam, u + zod.a * lam, t));
+                continue;
+            }
+            let Some((lam, up)) = solve_equalities(zod, mode, &u) else { continue };
+            let mut margin = f64::INFINITY;
+            for (i, pm) in [a, b].into_iter().enumerate() {
+                let (zi, xi) = (Z1 + i, X1 + i);
+                match pm {
+                    F => {
+                        if touching[i] {
+                            margin = margin.min(up[zi] / vel);
+                        }
+                    }
+                    S => margin = margin.min(lam[zi] / imp).min((zod.mu[i] * lam[zi] - lam[xi].abs()) / imp),
+                    P | N => margin = margin.min(lam[zi] / imp).min(slip_sign(pm) * up[xi] / vel),
+                }
+            }
+            found.push((mode, lam, up, margin));
+        }
+    }
+    let consistent: Vec<_> = found.iter().filter(|c| c.3 > -MARGIN_TOL).collect();
+    let best =
+        consistent.iter().max_by(|x, y| rank(x.0).cmp(&rank(y.0)).then(x.3.total_cmp(&y.3))).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "no consistent impact outcome for pre-impact contact velocities {:?}",
+                u.as_slice()
+            ))
+        })?;
+    let (mode, lam, up, margin) = (best.0, best.1, best.2, best.3);
+    let v_plus = v_minus + zod.minv * (zod.j.transpose() * lam);
+    let ke = |v: &Vector3<f64>| 0.5 * v.dot(&(m * v));
+    Ok(Impact {
+        mode,
+        impulses: lam.into(),
+        u_plus: up.into(),
+        v_plus: v_plus.into(),
+        margin,
+        consistent_outcomes: consistent.len(),
+        energy_loss: ke(v_minus) - ke(&v_plus),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::p1::config;
+
+    fn zod(name: &str) -> Zod {
+        Zod::new(&config(name).unwrap()).unwrap()
+    }
+
+    /// Body velocity with contact velocities (ż₁, ż₂, ẋ₂) = c.
+    fn body_velocity(z: &Zod, c: [f64; 3]) -> Vector3<f64> {
+        let t = nalgebra::Matrix3::from_rows(&[z.j.row(Z1), z.j.row(Z1 + 1), z.j.row(X1 + 1)]);
+        t.try_inverse().unwrap() * Vector3::from_row_slice(&c)
+    }
+
+    #[test]
+    fn impacts_are_inelastic_and_dissipative() {
+        for name in ["A", "B", "D"] {
+            let z = zod(name);
+            for phi in [-1.4, -0.8, -0.2, 0.0, 0.3, 0.9, 1.45] {
+                let v = body_velocity(&z, [0.0, -1.0, f64::tan(phi)]);
+                let i = impact(&z, &v, [true, true]).unwrap();
+                assert!(i.energy_loss >= -1e-12, "{name} φ = {phi}: ΔE = {}", i.energy_loss);
+                // Active points end with zero normal velocity; passive ones separate.
+                for (k, pm) in [i.mode.0, i.mode.1].into_iter().enumerate() {
+                    if pm == PointMode::F {
+                        assert!(i.u_plus[k] >= -1e-9);
+                    } else {
+                        assert!(i.u_plus[k].abs() < 1e-9, "{name} φ = {phi}: {:?}", i.u_plus);
+                        assert!(i.impulses[k] >= -1e-12);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flat_landing_double_impact_sticks() {
+        // Both feet land together (pure downward translation), centre of mass between them, ample
+        // friction: the preferred outcome is the double stick, which stops the body.
+        let p = crate::twocontact::TwoContact { mu1: 5.0, mu2: 5.0, ..config("A").unwrap() };
+        let z = Zod::new(&p).unwrap();
+        let v = body_velocity(&z, [-1.0, -1.0, 0.0]);
+        let i = impact(&z, &v, [true, true]).unwrap();
+        assert_eq!(i.mode, Mode(PointMode::S, PointMode::S));
+        assert!(i.v_plus.iter().all(|x| x.abs() < 1e-9));
+        assert!(i.impulses[0] > 0.0 && i.impulses[1] > 0.0);
+    }
+
+    #[test]
+    fn pivoting_landing_lifts_the_other_foot() {
+        // Point 2 lands while the body pivots about point 1 (config A): stopping the body would
+        // need a pulling impulse at point 1, so point 1 is passive and lifts off.
+        let p = crate::twocontact::TwoContact { mu1: 5.0, mu2: 5.0, ..config("A").unwrap() };
+        let z = Zod::new(&p).unwrap();
+        let i = impact(&z, &body_velocity(&z, [0.0, -1.0, 0.0]), [true, true]).unwrap();
+        assert_eq!(i.mode.0, PointMode::F);
+        assert!(i.u_plus[0] > 0.0);
+    }
+}
