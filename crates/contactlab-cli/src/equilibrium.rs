@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use contactlab::plot::{Mark, XyPlot};
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
+use contactlab::twocontact::poincare::{fixed_points, sample};
+use contactlab::twocontact::sim::Simulator;
 use contactlab::twocontact::{model, zod::Zod};
 use serde_json::json;
 
@@ -15,6 +18,19 @@ pub enum EquilibriumCommand {
     /// Contact-mode analysis at the equilibrium under the zero-order dynamics: equilibrium,
     /// ambiguity, Painlevé-freeness, persistence, and every mode's forces and accelerations.
     Modes(ModesArgs),
+    /// The reduced Poincaré map R(φ) and growth map G(φ) on (−π/2, π/2), with fixed points.
+    Maps(MapsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MapsArgs {
+    /// Model file with kind = "planar-two-contact".
+    model: PathBuf,
+    /// Number of samples of φ.
+    #[arg(long, default_value_t = 2001, value_parser = clap::value_parser!(u32).range(3..=1_000_000))]
+    samples: u32,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -28,6 +44,7 @@ pub struct ModesArgs {
 pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
     match cmd {
         EquilibriumCommand::Modes(a) => modes(a),
+        EquilibriumCommand::Maps(a) => maps(a),
     }
 }
 
@@ -70,6 +87,53 @@ fn modes(a: ModesArgs) -> Result<(), Failure> {
         if eq.marginal {
             println!("  note: a consistency decision was marginal (depends on terms the ZOD neglects)");
         }
+    }
+    Ok(())
+}
+
+fn maps(a: MapsArgs) -> Result<(), Failure> {
+    let p = model::read(&a.model)?;
+    let sim = Simulator::new(Zod::new(&p)?)?;
+    let pts = sample(&sim, a.samples as usize)?;
+    let fps = fixed_points(&sim, &pts)?;
+    let defined = pts.iter().filter(|q| q.r.is_some()).count();
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut csv = String::from("phi,R,G\n");
+        for q in &pts {
+            let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+            csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
+        }
+        let path = dir.join("maps.csv");
+        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+        let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        XyPlot::new(format!("{title}: R(φ)"), "φ [rad]", "R(φ) [rad]")
+            .add("R(φ)", pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line)
+            .add("identity", vec![(-1.5708, -1.5708), (1.5708, 1.5708)], Mark::Line)
+            .add("fixed points", fps.iter().map(|f| (f.phi, f.phi)).collect(), Mark::Points)
+            .save(&dir.join("R.png"))?;
+        XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ)")
+            .add("G(φ)", pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line)
+            .add("G = 1", vec![(-1.5708, 1.0), (1.5708, 1.0)], Mark::Line)
+            .add("fixed points", fps.iter().map(|f| (f.phi, f.g)).collect(), Mark::Points)
+            .save(&dir.join("G.png"))?;
+    }
+    if a.common.json {
+        print_json(&json!({"samples": pts.len(), "defined": defined, "fixed_points": fps, "maps": pts}))?;
+    } else {
+        println!("{}: R, G defined at {defined} of {} samples", a.model.display(), pts.len());
+        for f in &fps {
+            println!(
+                "  fixed point φ* = {:+.6}  G* = {:.6}  R' = {:+.4}  {}",
+                f.phi,
+                f.g,
+                f.slope,
+                if f.attracting { "attracting" } else { "repelling" }
+            );
+        }
+        let gmax = pts.iter().filter_map(|q| q.g).fold(f64::NEG_INFINITY, f64::max);
+        println!("  max G over defined samples: {gmax:.6}");
     }
     Ok(())
 }

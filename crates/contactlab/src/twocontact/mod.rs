@@ -12,10 +12,14 @@
 //! * [`modes`]: the 16 contact modes, kinematic admissibility, forces, accelerations and
 //!   consistency; equilibrium, ambiguity, Painlevé-freeness and persistence.
 //! * [`impact`]: frictional inelastic impacts (eq. 4) with P1's order of preference.
+//! * [`sim`]: exact event-driven ZOD simulation with Zeno extrapolation.
+//! * [`poincare`]: the reduced Poincaré map `R(φ)`, the growth map `G(φ)` and fixed points.
 
 pub mod impact;
 pub mod model;
 pub mod modes;
+pub mod poincare;
+pub mod sim;
 pub mod zod;
 
 use nalgebra::Vector2;

@@ -1,0 +1,157 @@
+//! The reduced Poincaré map `R(φ)` and growth map `G(φ)` (P1, eqs. 6–9).
+//!
+//! The section `S` is "point 2 lands while point 1 is in sustained contact". By the scale
+//! invariance of the ZOD a crossing is fixed up to scale by the impact angle
+//! `φ = atan(ẋ₂⁻ / |ż₂⁻|)`. A return starts from `z₁ = z₂ = 0`, `ż₁ = 0`, `ż₂ = −1`,
+//! `ẋ₂ = tan φ`, applies the impact and runs the event-driven ZOD to the next crossing; then
+//! `R(φ)` is that crossing's angle and `G(φ) = |ż₂⁻|` (its speed relative to the start).
+//! Impacts of point 1 while point 2 is in contact, and of point 2 while point 1 flies, are
+//! intermediate events. Where the motion comes to rest, slides or flies away, or converges
+//! through a Zeno point before returning, `R` and `G` are undefined (`None`): data, not errors.
+
+use std::f64::consts::FRAC_PI_2;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::sim::{Outcome, SimSettings, Simulator, State};
+use crate::Error;
+
+/// One evaluation of the maps.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MapPoint {
+    /// Impact angle `φ` (rad).
+    pub phi: f64,
+    /// `R(φ)`, if the motion returns to the section.
+    pub r: Option<f64>,
+    /// `G(φ)`, if the motion returns to the section.
+    pub g: Option<f64>,
+}
+
+/// Settings of a single return.
+pub fn return_settings() -> SimSettings {
+    SimSettings { t_max: 1e6, max_events: 400, zeno_ratio: 1e-12, diverge_ratio: 1e12 }
+}
+
+/// Evaluates `R(φ)` and `G(φ)`.
+pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
+    if !(phi > -FRAC_PI_2 && phi < FRAC_PI_2) {
+        return Err(Error::Unsupported(format!("impact angle must lie in (-π/2, π/2), got {phi}")));
+    }
+    let start = State { q: [0.0; 3], qd: [0.0, -1.0, phi.tan()] };
+    let mut crossings = 0;
+    let tr = sim.run_until(start, [true, false], &return_settings(), |ev| {
+        if ev.section {
+            crossings += 1;
+        }
+        crossings == 2
+    })?;
+    let last = tr.events.last();
+    match (tr.outcome, last) {
+        (Outcome::Limit, Some(ev)) if ev.section && crossings == 2 => {
+            let zd = ev.before.qd[1].abs();
+            Ok(MapPoint { phi, r: Some((ev.before.qd[2] / zd).atan()), g: Some(zd) })
+        }
+        _ => Ok(MapPoint { phi, r: None, g: None }),
+    }
+}
+
+/// `R` and `G` on `n` midpoints of `(−π/2, π/2)`, in parallel; the result does not depend on
+/// the number of threads.
+pub fn sample(sim: &Simulator, n: usize) -> Result<Vec<MapPoint>, Error> {
+    (0..n)
+        .into_par_iter()
+        .map(|k| {
+            let phi = -FRAC_PI_2 + std::f64::consts::PI * (k as f64 + 0.5) / n as f64;
+            return_map(sim, phi)
+        })
+        .collect()
+}
+
+/// A fixed point `φ* = R(φ*)` with its growth rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FixedPoint {
+    /// `φ*` (rad).
+    pub phi: f64,
+    /// `G(φ*)`.
+    #[serde(rename = "G")]
+    pub g: f64,
+    /// `R'(φ*)` by central differences.
+    pub slope: f64,
+    /// `|R'(φ*)| < 1`.
+    pub attracting: bool,
+}
+
+/// Fixed points of `R`: sign changes of `R(φ) − φ` between consecutive defined samples, refined
+/// by bisection (60 steps).
+pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<Vec<FixedPoint>, Error> {
+    let mut out = Vec::new();
+    let diff = |p: &MapPoint| p.r.map(|r| r - p.phi);
+    for w in samples.windows(2) {
+        let (Some(d0), Some(d1)) = (diff(&w[0]), diff(&w[1])) else { continue };
+        if d0 == 0.0 || d0.signum() != d1.signum() {
+            let (mut lo, mut hi, mut dlo) = (w[0].phi, w[1].phi, d0);
+            let mut ok = true;
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                match diff(&return_map(sim, mid)?) {
+                    Some(d) if d.signum() == dlo.signum() && d != 0.0 => {
+                        lo = mid;
+                        dlo = d;
+                    }
+                    Some(_) => hi = mid,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let phi = 0.5 * (lo + hi);
+            let p = return_map(sim, phi)?;
+            let h = 1e-6;
+            let (a, b) = (return_map(sim, phi - h)?, return_map(sim, phi + h)?);
+            let slope = match (a.r, b.r) {
+                (Some(ra), Some(rb)) => (rb - ra) / (2.0 * h),
+                _ => f64::NAN,
+            };
+            if let Some(g) = p.g {
+                out.push(FixedPoint { phi, g, slope, attracting: slope.abs() < 1.0 });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::p1::config;
+    use crate::twocontact::zod::Zod;
+
+    fn sim(name: &str) -> Simulator {
+        Simulator::new(Zod::new(&config(name).unwrap()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn config_a_has_three_interior_fixed_points_with_g_below_one() {
+        // P1, Fig. 3: A has φ₁* < φ₂* = 0 < φ₃*, φ₁*, φ₃* repulsive, φ₂* attractive, G < 1.
+        let s = sim("A");
+        let pts = sample(&s, 201).unwrap();
+        let fps = fixed_points(&s, &pts).unwrap();
+        assert_eq!(fps.len(), 3, "{fps:?}");
+        assert!(fps[0].phi < -1e-3 && fps[1].phi.abs() < 1e-6 && fps[2].phi > 1e-3, "{fps:?}");
+        assert!(!fps[0].attracting && fps[1].attracting && !fps[2].attracting, "{fps:?}");
+        assert!(pts.iter().filter_map(|p| p.g).all(|g| g < 1.0));
+    }
+
+    #[test]
+    fn config_d_fixed_point_grows() {
+        // P1: D is unstable by Theorem 2, a fixed point with G* > 1.
+        let s = sim("D");
+        let fps = fixed_points(&s, &sample(&s, 201).unwrap()).unwrap();
+        assert!(fps.iter().any(|f| f.g > 1.0), "{fps:?}");
+    }
+}
