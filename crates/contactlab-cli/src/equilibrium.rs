@@ -1,5 +1,6 @@
 //! `contactlab equilibrium ...`: the planar body on two frictional contacts (P1).
 
+use std::f64::consts::FRAC_PI_2;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -110,12 +111,12 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
         let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
         XyPlot::new(format!("{title}: R(φ)"), "φ [rad]", "R(φ) [rad]")
             .add("R(φ)", pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line)
-            .add("identity", vec![(-1.5708, -1.5708), (1.5708, 1.5708)], Mark::Line)
+            .add("identity", vec![(-FRAC_PI_2, -FRAC_PI_2), (FRAC_PI_2, FRAC_PI_2)], Mark::Line)
             .add("fixed points", fps.iter().map(|f| (f.phi, f.phi)).collect(), Mark::Points)
             .save(&dir.join("R.png"))?;
         XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ)")
             .add("G(φ)", pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line)
-            .add("G = 1", vec![(-1.5708, 1.0), (1.5708, 1.0)], Mark::Line)
+            .add("G = 1", vec![(-FRAC_PI_2, 1.0), (FRAC_PI_2, 1.0)], Mark::Line)
             .add("fixed points", fps.iter().map(|f| (f.phi, f.g)).collect(), Mark::Points)
             .save(&dir.join("G.png"))?;
     }
