@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::plot::{Mark, XyPlot};
+use contactlab::twocontact::classify;
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
 use contactlab::twocontact::poincare::{fixed_points, sample};
 use contactlab::twocontact::sim::Simulator;
@@ -21,6 +22,8 @@ pub enum EquilibriumCommand {
     Modes(ModesArgs),
     /// The reduced Poincaré map R(φ) and growth map G(φ) on (−π/2, π/2), with fixed points.
     Maps(MapsArgs),
+    /// Stability verdict by P1's Theorems 1-5, naming the theorem and its evidence.
+    Classify(MapsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -46,6 +49,7 @@ pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
     match cmd {
         EquilibriumCommand::Modes(a) => modes(a),
         EquilibriumCommand::Maps(a) => maps(a),
+        EquilibriumCommand::Classify(a) => classify(a),
     }
 }
 
@@ -135,6 +139,38 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
         }
         let gmax = pts.iter().filter_map(|q| q.g).fold(f64::NEG_INFINITY, f64::max);
         println!("  max G over defined samples: {gmax:.6}");
+    }
+    Ok(())
+}
+
+fn classify(a: MapsArgs) -> Result<(), Failure> {
+    let p = model::read(&a.model)?;
+    let c = classify::classify(&p, a.samples as usize)?;
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join("classification.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&c).context("serialising")?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if a.common.json {
+        print_json(&serde_json::to_value(&c).context("serialising")?)?;
+    } else {
+        println!("{}: {} ({})", a.model.display(), c.verdict, c.theorem);
+        println!("  evidence: {}", c.evidence);
+        println!(
+            "  equilibrium {}, ambiguous {}, Painlevé-free {}, persistent {}, weakly persistent {}",
+            c.equilibrium, c.ambiguous, c.painleve_free, c.persistent, c.weakly_persistent
+        );
+        for f in &c.fixed_points {
+            println!(
+                "  fixed point φ* = {:+.6}  G* = {:.6}  {}",
+                f.phi,
+                f.g,
+                if f.attracting { "attracting" } else { "repelling" }
+            );
+        }
+        let show = |g: Option<f64>| g.map_or("undefined".to_string(), |g| format!("{g:.6}"));
+        println!("  G- = {}, G+ = {}, R monotone: {}", show(c.g_minus), show(c.g_plus), c.r_monotone);
     }
     Ok(())
 }

@@ -235,3 +235,69 @@ fn malformed_fixture_models_exit_2() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn equilibrium_classify_json_and_maps() {
+    let o = run(&["equilibrium", "classify", &example("two-contact/config-D.toml"), "--json", "--samples", "401"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in [
+        "equilibrium",
+        "ambiguous",
+        "painleve_free",
+        "persistent",
+        "weakly_persistent",
+        "modes_at_rest",
+        "fixed_points",
+        "G_minus",
+        "G_plus",
+        "R_monotone",
+        "verdict",
+        "theorem",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["verdict"], "reverse-chatter-unstable");
+    assert_eq!(v["theorem"], "Theorem 2");
+    assert!(v["fixed_points"][0]["G"].as_f64().unwrap() > 1.0);
+    let out = tmpdir("maps");
+    let o = run(&[
+        "equilibrium",
+        "maps",
+        &example("two-contact/config-A.toml"),
+        "--samples",
+        "101",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("maps.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 102);
+    assert!(out.join("R.png").is_file() && out.join("G.png").is_file());
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn malformed_two_contact_models_exit_2() {
+    let dir = tmpdir("bad2c");
+    let good = std::fs::read_to_string(example("two-contact/config-A.toml")).unwrap();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("mu.toml", good.replace("mu1 = 0.3150", "mu1 = -0.3"), "mu1: must be a finite number >= 0"),
+        ("rho.toml", good.replace("rho = 0.143", "rho = 0.0"), "rho: must be a finite number > 0"),
+        ("phi.toml", good.replace("phi1 = 0.0", "phi1_deg = 95.0"), "phi1_deg"),
+        ("unknown.toml", good.replace("h = 0.1341", "h = 0.1341\nheight = 2"), "height: unknown key"),
+        ("singular.toml", good.replace("l2 = 0.1688", "l2 = -0.0512"), "singular geometry"),
+        ("load.toml", good.replace("force = 5.82714", "force = nan"), "load.force"),
+    ];
+    for (name, text, needle) in &cases {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        for cmd in ["classify", "modes", "maps"] {
+            let o = run(&["equilibrium", cmd, p.to_str().unwrap(), "--json"]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {cmd}: {err}");
+            assert!(err.contains(name) && err.contains(needle), "{name}: {err}");
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

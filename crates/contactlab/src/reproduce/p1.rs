@@ -5,14 +5,20 @@
 //! the rest of issue #4 and are listed as pending in the section text.
 
 use super::{Options, ProgressFn};
-use crate::report::{Row, Section};
+use std::f64::consts::FRAC_PI_2;
+
+use crate::plot::{Mark, XyPlot};
+use crate::report::{Figure, Row, Section};
+use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
+use crate::twocontact::poincare::sample;
+use crate::twocontact::sim::Simulator;
 use crate::twocontact::zod::Zod;
 use crate::twocontact::TwoContact;
 use crate::Error;
 
 /// Section title.
-pub const TITLE: &str = "Or & Várkonyi: planar body on two frictional contacts (contact modes so far)";
+pub const TITLE: &str = "Or & Várkonyi: planar body on two frictional contacts";
 
 /// Configurations A, B, D of P1 Fig. 3 (SI units): `(name, ρ, l₁, l₂)`; α = 25°, φ = 0,
 /// μ = (0.315, 1), h = 134.1 mm.
@@ -46,14 +52,16 @@ fn yn(b: bool) -> &'static str {
 }
 
 /// Builds the section.
-pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
+pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
     let mut sec = Section::new(
         "P1",
         TITLE,
         "Configurations A, B, D of Fig. 3 (α = 25°, φ₁ = φ₂ = 0, μ = (0.315, 1)). Contact modes and their \
          consistency under the zero-order dynamics (eq. 16); SS consistency is decided over the whole \
-         one-parameter family of forces by an LP. **Pending (issue #4):** the Poincaré maps R and G, the \
-         verdicts of Theorems 2–5, weak persistence, and Figs. 3, 4, 6, 9.",
+         one-parameter family of forces by an LP. R(φ) and G(φ) from the exact event-driven ZOD on 2001 \
+         samples, fixed points refined by bisection, verdicts by Theorems 1–5. **Pending (issue #4):** \
+         the time plots of Fig. 4, the comparison with the full nonlinear model, and the atlas of \
+         Figs. 6 and 9.",
     );
     let src = "P1 §III-E and Fig. 3";
     for (k, (name, _, _, _)) in CONFIGS.iter().enumerate() {
@@ -75,6 +83,134 @@ pub fn section(_opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Er
         let published = if *name == "A" { "yes" } else { "no" };
         sec.rows.push(Row::exact(format!("config {name}: persistent equilibrium"), published, yn(eq.persistent), src));
     }
+    // Poincaré maps and verdicts.
+    let mut maps = Vec::new();
+    for (name, _, _, _) in CONFIGS.iter() {
+        let p = config(name).expect("listed configuration");
+        let c = classify(&p, 2001)?;
+        let sim = Simulator::new(Zod::new(&p)?)?;
+        let pts = sample(&sim, 2001)?;
+        let (verdict, theorem) = match *name {
+            "A" => ("stable", "Theorem 3"),
+            "B" => ("stable", "Theorem 5"),
+            _ => ("reverse-chatter-unstable", "Theorem 2"),
+        };
+        sec.rows.push(
+            Row::exact(
+                format!("config {name}: verdict and deciding theorem"),
+                format!("{verdict} ({theorem})"),
+                format!("{} ({})", c.verdict, c.theorem),
+                src,
+            )
+            .with_note(c.evidence.clone()),
+        );
+        if *name != "A" {
+            sec.rows.push(Row::exact(
+                format!("config {name}: weakly persistent"),
+                "yes",
+                yn(c.weakly_persistent),
+                "P1 §III-E, §IV",
+            ));
+            // R constant except near −π/2: where does R differ from R(0) by more than 1e-6?
+            let r0 =
+                pts.iter().min_by(|a, b| a.phi.abs().total_cmp(&b.phi.abs())).and_then(|q| q.r).unwrap_or(f64::NAN);
+            let off: Vec<f64> =
+                pts.iter().filter(|q| q.r.is_none_or(|r| (r - r0).abs() > 1e-6)).map(|q| q.phi).collect();
+            let fraction = off.len() as f64 / pts.len() as f64;
+            let all_low = off.iter().all(|&phi| phi < 0.0);
+            sec.rows.push(
+                Row::at_most(
+                    format!("config {name}: fraction of (−π/2, π/2) where R differs from R(0) by > 1e-6 (R constant except near −π/2)"),
+                    0.05,
+                    if all_low { fraction } else { f64::INFINITY },
+                    "P1 §III-E (qualitative; the 5 % bound for 'small' is ours)",
+                )
+                .with_note(if off.is_empty() {
+                    format!("R(0) = {r0:.6}; constant on every sample")
+                } else {
+                    format!("R(0) = {r0:.6}; non-constant for φ < {:.4}", off.iter().cloned().fold(f64::NEG_INFINITY, f64::max))
+                }),
+            );
+            sec.rows.push(Row::exact(
+                format!("config {name}: fixed points of R (one, globally attracting)"),
+                "1 attracting",
+                format!(
+                    "{} {}",
+                    c.fixed_points.len(),
+                    if c.fixed_points.iter().all(|f| f.attracting) { "attracting" } else { "not all attracting" }
+                ),
+                src,
+            ));
+        } else {
+            let f = &c.fixed_points;
+            let pattern = f.len() == 3
+                && f[0].phi < 0.0
+                && f[1].phi.abs() < 1e-6
+                && f[2].phi > 0.0
+                && !f[0].attracting
+                && f[1].attracting
+                && !f[2].attracting;
+            sec.rows.push(
+                Row::exact(
+                    "config A: fixed points φ₁* < φ₂* = 0 < φ₃*, φ₁*, φ₃* repulsive, φ₂* attractive",
+                    "yes",
+                    yn(pattern),
+                    src,
+                )
+                .with_note(
+                    f.iter().map(|x| format!("φ* = {:.4} (G* = {:.4})", x.phi, x.g)).collect::<Vec<_>>().join(", "),
+                ),
+            );
+            let ends = c.g_minus.is_some_and(|g| g < 1.0) && c.g_plus.is_some_and(|g| g < 1.0);
+            sec.rows.push(Row::exact(
+                "config A: endpoints ±π/2 attractive (R → ±π/2 with R' = G± < 1)",
+                "yes",
+                yn(ends),
+                src,
+            ));
+            sec.rows.push(Row::at_most(
+                "config A: max G(φ) (G < 1 everywhere)",
+                1.0,
+                c.max_g.unwrap_or(f64::INFINITY),
+                src,
+            ));
+        }
+        maps.push((name.to_string(), pts));
+    }
+    // B and D have nearly identical G maps (away from the singular endpoints).
+    let (gb, gd) = (&maps[1].1, &maps[2].1);
+    let rel = gb
+        .iter()
+        .zip(gd.iter())
+        .filter(|(a, _)| a.phi.abs() <= 1.2)
+        .filter_map(|(a, b)| Some((a.g? - b.g?).abs() / a.g?))
+        .fold(0.0f64, f64::max);
+    sec.rows.push(Row::at_most(
+        "configs B, D: largest relative difference of G over |φ| ≤ 1.2 (nearly identical G maps)",
+        0.05,
+        rel,
+        "P1 Fig. 3 caption (qualitative; the 5 % bound is ours; both G diverge at ±π/2)",
+    ));
+    let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+    let mut rp = XyPlot::new("P1 Fig. 3 (bottom): R(φ) for configurations A, B, D", "φ [rad]", "R(φ) [rad]");
+    let mut gp = XyPlot::new("P1 Fig. 3 (bottom): G(φ) for configurations A, B, D", "φ [rad]", "G(φ)");
+    gp.log_y = true;
+    for (name, pts) in &maps {
+        rp = rp.add(format!("config {name}"), pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line);
+        gp = gp.add(format!("config {name}"), pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line);
+    }
+    rp = rp.add("identity", vec![(-FRAC_PI_2, -FRAC_PI_2), (FRAC_PI_2, FRAC_PI_2)], Mark::Line);
+    gp = gp.add("G = 1", vec![(-FRAC_PI_2, 1.0), (FRAC_PI_2, 1.0)], Mark::Line);
+    rp.save(&opts.out.join("p1_fig3_R.png"))?;
+    gp.save(&opts.out.join("p1_fig3_G.png"))?;
+    sec.figures.push(Figure {
+        file: "p1_fig3_R.png".into(),
+        caption: "P1 Fig. 3 (bottom): reduced Poincaré maps R(φ) of configurations A, B, D.".into(),
+    });
+    sec.figures.push(Figure {
+        file: "p1_fig3_G.png".into(),
+        caption: "P1 Fig. 3 (bottom): growth maps G(φ) (log scale); B and D nearly coincide.".into(),
+    });
     progress("P1", CONFIGS.len() as u64, CONFIGS.len() as u64);
     Ok(sec)
 }

@@ -14,7 +14,9 @@
 //! * [`impact`]: frictional inelastic impacts (eq. 4) with P1's order of preference.
 //! * [`sim`]: exact event-driven ZOD simulation with Zeno extrapolation.
 //! * [`poincare`]: the reduced Poincaré map `R(φ)`, the growth map `G(φ)` and fixed points.
+//! * [`classify`]: the verdict of Theorems 1–5 with its evidence.
 
+pub mod classify;
 pub mod impact;
 pub mod model;
 pub mod modes;

@@ -14,7 +14,8 @@ use std::f64::consts::FRAC_PI_2;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::sim::{Outcome, SimSettings, Simulator, State};
+use super::modes::PointMode;
+use super::sim::{EventKind, Outcome, SimSettings, Simulator, State};
 use crate::Error;
 
 /// One evaluation of the maps.
@@ -26,6 +27,9 @@ pub struct MapPoint {
     pub r: Option<f64>,
     /// `G(φ)`, if the motion returns to the section.
     pub g: Option<f64>,
+    /// Slipping double impacts met during the return: bit 0 with `ẋ₂ > 0`, bit 1 with `ẋ₂ < 0`
+    /// (needed for weak persistence, P1 Definition 2(b)).
+    pub double_slip: u8,
 }
 
 /// Settings of a single return.
@@ -46,13 +50,21 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
         }
         crossings == 2
     })?;
+    let mut double_slip = 0u8;
+    for ev in tr.events.iter().filter(|e| e.kind == EventKind::Impact) {
+        let m = ev.mode;
+        let slipping = |pm: PointMode| matches!(pm, PointMode::P | PointMode::N);
+        if slipping(m.0) && slipping(m.1) {
+            double_slip |= if m.1 == PointMode::P { 1 } else { 2 };
+        }
+    }
     let last = tr.events.last();
     match (tr.outcome, last) {
         (Outcome::Limit, Some(ev)) if ev.section && crossings == 2 => {
             let zd = ev.before.qd[1].abs();
-            Ok(MapPoint { phi, r: Some((ev.before.qd[2] / zd).atan()), g: Some(zd) })
+            Ok(MapPoint { phi, r: Some((ev.before.qd[2] / zd).atan()), g: Some(zd), double_slip })
         }
-        _ => Ok(MapPoint { phi, r: None, g: None }),
+        _ => Ok(MapPoint { phi, r: None, g: None, double_slip }),
     }
 }
 

@@ -1,0 +1,301 @@
+//! Stability verdict of a two-contact frictional equilibrium (P1, Theorems 1–5).
+//!
+//! In order:
+//! 1. no consistent `SS`: no equilibrium;
+//! 2. another mode consistent at rest: ambiguous, not FTLS (**Theorem 1**);
+//! 3. a Painlevé state (no or several consistent modes): outside the theory, undetermined;
+//! 4. a fixed point `φ*` of `R` with `G(φ*) > 1`: not FTLS by reverse chatter (**Theorem 2**);
+//! 5. persistent and `G < 1` wherever `R` is defined: FTLS (**Theorem 3**);
+//! 6. weakly persistent, `R` non-decreasing and `G(φ*) < 1` at every fixed point: FTLS
+//!    (**Theorem 5**);
+//! 7. weakly persistent with a stable partition (every interval safe or transient,
+//!    `G± ≠ 1`): FTLS (**Theorem 4a**; persistent: Theorem 4);
+//! 8. otherwise undetermined.
+//!
+//! Weak persistence (Definition 2) is checked per slip direction: persistent in that direction,
+//! or the double-slip mode is not attractive, i.e. (a) `|R(±π/2)| < π/2` or `R'(±π/2) > 1` and
+//! (b) no sampled return contains a slipping double impact in that direction.
+//!
+//! The stable partition is built on the sample grid: each cell between consecutive samples is
+//! safe if `G < 1` at both ends, otherwise it must be transient: `R(φ) − φ` of one sign on the cell
+//! and the cell on no cycle of the interval graph (edges from a cell to every cell meeting the
+//! interval spanned by `R` at its ends; strongly connected components by Tarjan's algorithm).
+
+use std::f64::consts::FRAC_PI_2;
+
+use serde::Serialize;
+
+use super::modes::{analyze, Mode};
+use super::poincare::{fixed_points, sample, FixedPoint, MapPoint};
+use super::sim::Simulator;
+use super::zod::Zod;
+use super::TwoContact;
+use crate::Error;
+
+/// The verdict and its evidence (the JSON of `contactlab equilibrium classify`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Classification {
+    /// `SS` consistent at rest.
+    pub equilibrium: bool,
+    /// Another mode is consistent at rest.
+    pub ambiguous: bool,
+    /// No Painlevé state near the equilibrium.
+    pub painleve_free: bool,
+    /// Persistent in both slip directions.
+    pub persistent: bool,
+    /// Weakly persistent (Definition 2).
+    pub weakly_persistent: bool,
+    /// Consistent modes at rest.
+    pub modes_at_rest: Vec<Mode>,
+    /// Fixed points of `R`.
+    pub fixed_points: Vec<FixedPoint>,
+    /// `G⁻`: the constant value of `G` near `−π/2` when `R → −π/2` (Lemma 2a, set 1).
+    #[serde(rename = "G_minus")]
+    pub g_minus: Option<f64>,
+    /// `G⁺` likewise near `+π/2`.
+    #[serde(rename = "G_plus")]
+    pub g_plus: Option<f64>,
+    /// `R` non-decreasing over its defined samples.
+    #[serde(rename = "R_monotone")]
+    pub r_monotone: bool,
+    /// `no-equilibrium`, `ambiguous-unstable`, `reverse-chatter-unstable`, `stable` or `undetermined`.
+    pub verdict: String,
+    /// The theorem that decided it.
+    pub theorem: String,
+    /// One sentence of evidence.
+    pub evidence: String,
+    /// Largest `G` over defined samples.
+    pub max_g: Option<f64>,
+    /// Samples of `φ` used.
+    pub samples: usize,
+}
+
+fn endpoint(pts: &[MapPoint], plus: bool) -> (Option<f64>, Option<f64>, Option<f64>) {
+    // (R at the end, G at the end, R' at the end) from the last two defined samples.
+    let it: Vec<&MapPoint> = if plus { pts.iter().rev().take(2).collect() } else { pts.iter().take(2).collect() };
+    if it.len() < 2 {
+        return (None, None, None);
+    }
+    match (it[0].r, it[1].r, it[0].g) {
+        (Some(r0), Some(r1), Some(g0)) => (Some(r0), Some(g0), Some((r0 - r1) / (it[0].phi - it[1].phi))),
+        _ => (None, None, None),
+    }
+}
+
+/// Tarjan's strongly connected components; returns, per node, whether it lies on a cycle.
+fn on_cycle(adj: &[Vec<usize>]) -> Vec<bool> {
+    let n = adj.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut comp_size = vec![0usize; n];
+    let mut comp = vec![usize::MAX; n];
+    let mut counter = 0;
+    let mut ncomp = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // Iterative DFS: (node, next edge index).
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut ei)) = call.last_mut() {
+            if *ei < adj[v].len() {
+                let w = adj[v][*ei];
+                *ei += 1;
+                if index[w] == usize::MAX {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(u, _)) = call.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp[w] = ncomp;
+                        comp_size[ncomp] += 1;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    ncomp += 1;
+                }
+            }
+        }
+    }
+    (0..n).map(|v| comp_size[comp[v]] > 1).collect()
+}
+
+/// Whether the sample grid yields a stable partition (see the module docs).
+pub fn stable_partition(pts: &[MapPoint]) -> bool {
+    let cells: Vec<(usize, usize)> = (0..pts.len().saturating_sub(1)).map(|k| (k, k + 1)).collect();
+    let n = cells.len();
+    if n == 0 {
+        return false;
+    }
+    let phi_lo = |c: usize| pts[cells[c].0].phi;
+    let phi_hi = |c: usize| pts[cells[c].1].phi;
+    let find = |x: f64| -> usize {
+        // Cell containing x (clamped).
+        let pos = pts.partition_point(|p| p.phi <= x);
+        pos.saturating_sub(1).min(n - 1)
+    };
+    let mut adj = vec![Vec::new(); n];
+    for c in 0..n {
+        let (a, b) = (&pts[cells[c].0], &pts[cells[c].1]);
+        let (Some(ra), Some(rb)) = (a.r, b.r) else { continue };
+        let (lo, hi) = (find(ra.min(rb)), find(ra.max(rb)));
+        for d in lo..=hi {
+            if d != c {
+                adj[c].push(d);
+            }
+        }
+    }
+    let cyc = on_cycle(&adj);
+    (0..n).all(|c| {
+        let (a, b) = (&pts[cells[c].0], &pts[cells[c].1]);
+        let undefined = a.r.is_none() || b.r.is_none();
+        if undefined {
+            // R undefined: the motion stops without returning: nothing to iterate.
+            return true;
+        }
+        let safe = a.g.is_some_and(|g| g < 1.0) && b.g.is_some_and(|g| g < 1.0);
+        let (da, db) = (a.r.unwrap_or(0.0) - a.phi, b.r.unwrap_or(0.0) - b.phi);
+        let one_signed = da * db > 0.0;
+        let _ = (phi_lo(c), phi_hi(c));
+        safe || (one_signed && !cyc[c])
+    })
+}
+
+/// Classifies the equilibrium of `p` with `samples` values of `φ`.
+pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error> {
+    let zod = Zod::new(p)?;
+    let eq = analyze(&zod)?;
+    let sim = Simulator::new(zod)?;
+    let pts = sample(&sim, samples)?;
+    let fps = fixed_points(&sim, &pts)?;
+    let (r_minus, g_end_minus, dr_minus) = endpoint(&pts, false);
+    let (r_plus, g_end_plus, dr_plus) = endpoint(&pts, true);
+    let near = |r: Option<f64>, target: f64| r.is_some_and(|r| (r - target).abs() < 0.05);
+    let g_minus = if near(r_minus, -FRAC_PI_2) { g_end_minus } else { None };
+    let g_plus = if near(r_plus, FRAC_PI_2) { g_end_plus } else { None };
+    let defined: Vec<&MapPoint> = pts.iter().filter(|q| q.r.is_some()).collect();
+    let r_monotone = defined.windows(2).all(|w| w[1].r.unwrap_or(0.0) >= w[0].r.unwrap_or(0.0) - 1e-9);
+    let max_g = defined.iter().filter_map(|q| q.g).fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
+    let double_slip = pts.iter().fold(0u8, |a, q| a | q.double_slip);
+    // Definition 2, per direction (plus: φ → +π/2, ẋ₂ > 0).
+    let cond2 = |r_end: Option<f64>, dr: Option<f64>, target: f64, bit: u8| {
+        let not_zeno = r_end.is_some_and(|r| (r - target).abs() > 0.05) || dr.is_some_and(|d| d > 1.0);
+        not_zeno && double_slip & bit == 0
+    };
+    let wp_plus = eq.persistent_plus || cond2(r_plus, dr_plus, FRAC_PI_2, 1);
+    let wp_minus = eq.persistent_minus || cond2(r_minus, dr_minus, -FRAC_PI_2, 2);
+    let weakly_persistent = !eq.ambiguous && eq.equilibrium && wp_plus && wp_minus;
+    let unstable_fp = fps.iter().find(|f| f.g > 1.0);
+    let (verdict, theorem, evidence) = if !eq.equilibrium {
+        (
+            "no-equilibrium",
+            "SS inconsistent",
+            format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
+        )
+    } else if eq.ambiguous {
+        (
+            "ambiguous-unstable",
+            "Theorem 1",
+            format!(
+                "modes consistent at rest: {}",
+                eq.modes_at_rest.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        )
+    } else if !eq.painleve_free {
+        ("undetermined", "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
+    } else if let Some(f) = unstable_fp {
+        ("reverse-chatter-unstable", "Theorem 2", format!("fixed point φ* = {:.6} with G* = {:.6} > 1", f.phi, f.g))
+    } else if eq.persistent && max_g.is_some_and(|g| g < 1.0) {
+        (
+            "stable",
+            "Theorem 3",
+            format!("persistent and G < 1 wherever R is defined (max G = {:.6})", max_g.unwrap_or(0.0)),
+        )
+    } else if weakly_persistent && r_monotone && fps.iter().all(|f| f.g < 1.0) {
+        (
+            "stable",
+            "Theorem 5",
+            format!(
+                "weakly persistent, R non-decreasing, G(φ*) < 1 at every fixed point ({})",
+                fps.iter().map(|f| format!("φ* = {:.4}: G* = {:.4}", f.phi, f.g)).collect::<Vec<_>>().join("; ")
+            ),
+        )
+    } else if weakly_persistent
+        && g_minus.is_none_or(|g| g != 1.0)
+        && g_plus.is_none_or(|g| g != 1.0)
+        && stable_partition(&pts)
+    {
+        (
+            "stable",
+            if eq.persistent { "Theorem 4" } else { "Theorem 4a" },
+            "a stable partition exists on the sample grid".to_string(),
+        )
+    } else {
+        ("undetermined", "none", "no theorem of P1 applies".to_string())
+    };
+    Ok(Classification {
+        equilibrium: eq.equilibrium,
+        ambiguous: eq.ambiguous,
+        painleve_free: eq.painleve_free,
+        persistent: eq.persistent,
+        weakly_persistent,
+        modes_at_rest: eq.modes_at_rest,
+        fixed_points: fps,
+        g_minus,
+        g_plus,
+        r_monotone,
+        verdict: verdict.into(),
+        theorem: theorem.into(),
+        evidence,
+        max_g,
+        samples,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::p1::config;
+
+    #[test]
+    fn fig3_verdicts() {
+        let a = classify(&config("A").unwrap(), 2001).unwrap();
+        assert_eq!((a.verdict.as_str(), a.theorem.as_str()), ("stable", "Theorem 3"), "{}", a.evidence);
+        let b = classify(&config("B").unwrap(), 2001).unwrap();
+        assert!(!b.persistent && b.weakly_persistent);
+        assert_eq!((b.verdict.as_str(), b.theorem.as_str()), ("stable", "Theorem 5"), "{}", b.evidence);
+        let d = classify(&config("D").unwrap(), 2001).unwrap();
+        assert_eq!(
+            (d.verdict.as_str(), d.theorem.as_str()),
+            ("reverse-chatter-unstable", "Theorem 2"),
+            "{}",
+            d.evidence
+        );
+    }
+
+    #[test]
+    fn tarjan_cycles() {
+        let adj = vec![vec![1], vec![2], vec![0], vec![0]];
+        assert_eq!(on_cycle(&adj), vec![true, true, true, false]);
+    }
+}
