@@ -6,7 +6,8 @@
 //! sticks (`ẋ⁺ = 0`, `|Λˣ| ≤ μΛᶻ`) or slips (`Λˣ = −μ sgn(ẋ⁺) Λᶻ`). A point off its support is
 //! passive. The cases are the contact modes of [`super::modes`] at the impulse level (`F` =
 //! passive), with `u⁻` in the role of `a₀`; a double sticking impact stops the body and its
-//! impulses form a one-parameter family, decided by the same LP as static `SS`.
+//! impulses form a one-parameter family, decided exactly along that family (the closed form of
+//! the LP used for static `SS`, checked against it in the tests).
 //!
 //! Where several outcomes are consistent, P1's order of preference applies: two active points
 //! before one, sticking before slipping (then the larger margin).
@@ -14,7 +15,7 @@
 use nalgebra::{Vector3, Vector4};
 use serde::Serialize;
 
-use super::modes::{admissible, solve_equalities, stick_family, Mode, PointMode, MARGIN_TOL};
+use super::modes::{admissible, solve_equalities, stick_family_exact, Mode, PointMode, MARGIN_TOL};
 use super::zod::{Zod, X1, Z1};
 use crate::Error;
 
@@ -31,7 +32,7 @@ pub struct Impact {
     pub v_plus: [f64; 3],
     /// Normalised consistency margin of the chosen outcome.
     pub margin: f64,
-    /// Number of consistent outcomes before the preference order was applied.
+    /// Number of consistent outcomes in the deciding tier of the preference order.
     pub consistent_outcomes: usize,
     /// Kinetic energy lost (J), `≥ 0` for a consistent inelastic impact.
     pub energy_loss: f64,
@@ -58,45 +59,55 @@ pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<
     let u = zod.j * v_minus;
     let vel = u.amax().max(1e-300);
     let imp = vel / zod.a.diagonal().amax().max(1e-300);
-    let m = zod.minv.try_inverse().unwrap_or_else(nalgebra::Matrix3::identity);
-    let cands = |t: bool| if t { vec![F, S, P, N] } else { vec![F] };
-    let mut found: Vec<(Mode, Vector4<f64>, Vector4<f64>, f64)> = Vec::new();
-    for &a in &cands(touching[0]) {
-        for &b in &cands(touching[1]) {
-            let mode = Mode(a, b);
-            if !admissible(zod, mode) || (a == F && b == F) {
-                continue;
-            }
-            if mode == Mode(S, S) {
-                let (lam, t) = stick_family(zod, &(m * v_minus), imp)?;
-                found.push((mode, lam, u + zod.a * lam, t));
-                continue;
-            }
-            let Some((lam, up)) = solve_equalities(zod, mode, &u) else { continue };
-            let mut margin = f64::INFINITY;
-            for (i, pm) in [a, b].into_iter().enumerate() {
-                let (zi, xi) = (Z1 + i, X1 + i);
-                match pm {
-                    F => {
-                        if touching[i] {
-                            margin = margin.min(up[zi] / vel);
+    let m = zod.mass;
+    let cands: &[PointMode] = &[F, S, P, N];
+    let allowed = |i: usize, pm: PointMode| touching[i] || pm == F;
+    // Candidates in P1's order of preference: tiers (active points, sticking points), best first;
+    // the first tier with a consistent outcome decides (largest margin within the tier).
+    let mut best: Option<(Mode, Vector4<f64>, Vector4<f64>, f64)> = None;
+    let mut consistent_outcomes = 0;
+    for tier in [(2, 2), (2, 0), (1, 1), (1, 0)] {
+        for &a in cands {
+            for &b in cands {
+                let mode = Mode(a, b);
+                if rank(mode) != tier || !allowed(0, a) || !allowed(1, b) || !admissible(zod, mode) {
+                    continue;
+                }
+                let (lam, up, margin) = if mode == Mode(S, S) {
+                    let (lam, t) = stick_family_exact(zod, &(m * v_minus), imp);
+                    (lam, u + zod.a * lam, t)
+                } else {
+                    let Some((lam, up)) = solve_equalities(zod, mode, &u) else { continue };
+                    let mut margin = f64::INFINITY;
+                    for (i, pm) in [a, b].into_iter().enumerate() {
+                        let (zi, xi) = (Z1 + i, X1 + i);
+                        match pm {
+                            F => {
+                                if touching[i] {
+                                    margin = margin.min(up[zi] / vel);
+                                }
+                            }
+                            S => margin = margin.min(lam[zi] / imp).min((zod.mu[i] * lam[zi] - lam[xi].abs()) / imp),
+                            P | N => margin = margin.min(lam[zi] / imp).min(slip_sign(pm) * up[xi] / vel),
                         }
                     }
-                    S => margin = margin.min(lam[zi] / imp).min((zod.mu[i] * lam[zi] - lam[xi].abs()) / imp),
-                    P | N => margin = margin.min(lam[zi] / imp).min(slip_sign(pm) * up[xi] / vel),
+                    (lam, up, margin)
+                };
+                if margin > -MARGIN_TOL {
+                    consistent_outcomes += 1;
+                    if best.as_ref().is_none_or(|b| margin > b.3) {
+                        best = Some((mode, lam, up, margin));
+                    }
                 }
             }
-            found.push((mode, lam, up, margin));
+        }
+        if best.is_some() {
+            break;
         }
     }
-    let consistent: Vec<_> = found.iter().filter(|c| c.3 > -MARGIN_TOL).collect();
-    let best =
-        consistent.iter().max_by(|x, y| rank(x.0).cmp(&rank(y.0)).then(x.3.total_cmp(&y.3))).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "no consistent impact outcome for pre-impact contact velocities {:?}",
-                u.as_slice()
-            ))
-        })?;
+    let best = best.ok_or_else(|| {
+        Error::Unsupported(format!("no consistent impact outcome for pre-impact contact velocities {:?}", u.as_slice()))
+    })?;
     let (mode, lam, up, margin) = (best.0, best.1, best.2, best.3);
     let v_plus = v_minus + zod.minv * (zod.j.transpose() * lam);
     let ke = |v: &Vector3<f64>| 0.5 * v.dot(&(m * v));
@@ -106,7 +117,7 @@ pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<
         u_plus: up.into(),
         v_plus: v_plus.into(),
         margin,
-        consistent_outcomes: consistent.len(),
+        consistent_outcomes,
         energy_loss: ke(v_minus) - ke(&v_plus),
     })
 }

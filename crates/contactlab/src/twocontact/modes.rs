@@ -265,6 +265,49 @@ pub(crate) fn stick_family(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) ->
     }
 }
 
+/// [`stick_family`] in closed form: the family is `x(s) = x₀ + s n` with `x₀` the minimum-norm
+/// solution of `Jᵀx = −g` and `n` spanning the null space of `Jᵀ`; every constraint is affine in
+/// `s`, so the best margin is attained where two of them cross (or is capped at 1 when they
+/// all rise in the same direction). Used on the fast path of impacts; agrees with the LP.
+pub(crate) fn stick_family_exact(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) -> (Vector4<f64>, f64) {
+    let x0 = zod.jt_pinv * (-g);
+    let n = zod.null;
+    // Constraints c + d s ≥ t·scale, as (c, d).
+    let mut cons: [(f64, f64); 6] = [(0.0, 0.0); 6];
+    for i in 0..2 {
+        let (zi, xi) = (Z1 + i, X1 + i);
+        let mu = zod.mu[i];
+        cons[3 * i] = (x0[zi], n[zi]);
+        cons[3 * i + 1] = (mu * x0[zi] - x0[xi], mu * n[zi] - n[xi]);
+        cons[3 * i + 2] = (mu * x0[zi] + x0[xi], mu * n[zi] + n[xi]);
+    }
+    let value = |s: f64| cons.iter().map(|(c, d)| (c + d * s) / scale).fold(f64::INFINITY, f64::min).min(1.0);
+    let mut best = (value(0.0), 0.0);
+    let mut try_s = |s: f64| {
+        if s.is_finite() {
+            let v = value(s);
+            if v > best.0 {
+                best = (v, s);
+            }
+        }
+    };
+    for a in 0..6 {
+        for b in a + 1..6 {
+            let (ca, da) = cons[a];
+            let (cb, db) = cons[b];
+            if da != db {
+                try_s((cb - ca) / (da - db));
+            }
+        }
+        // Where a single constraint reaches the cap t = 1.
+        let (c, d) = cons[a];
+        if d != 0.0 {
+            try_s((scale - c) / d);
+        }
+    }
+    (x0 + n * best.1, best.0)
+}
+
 /// `SS` at rest: the double-stick family with `g = F` (`a = 0`), margin normalised by the force scale.
 pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
     let (_, frc) = scales(zod);
@@ -427,6 +470,18 @@ mod tests {
         // tan α > max μ: sliding is unavoidable.
         let steep = TwoContact { alpha: 50f64.to_radians(), ..slope(-0.05, 0.17, 0.14) };
         assert!(!analyze(&Zod::new(&steep).unwrap()).unwrap().equilibrium);
+    }
+
+    #[test]
+    fn closed_form_stick_family_matches_lp() {
+        let z = Zod::new(&slope(-0.05, 0.17, 0.14)).unwrap();
+        for g in [[0.3, -9.0, 0.1], [1.0, -1.0, 0.0], [-2.0, -5.0, 0.4], [4.0, -1.0, -0.3], [0.0, 3.0, 0.0]] {
+            let g = nalgebra::Vector3::from_row_slice(&g);
+            let (_, t_lp) = stick_family(&z, &g, 1.0).unwrap();
+            let (x, t_cf) = stick_family_exact(&z, &g, 1.0);
+            assert!((t_lp - t_cf).abs() < 1e-7 * (1.0 + t_lp.abs()), "g = {g:?}: LP {t_lp}, closed form {t_cf}");
+            assert!((z.j.transpose() * x + g).amax() < 1e-9);
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use nalgebra::{Matrix3, Vector3};
 use serde::Serialize;
 
 use super::impact::impact;
-use super::modes::{consistent_modes, Mode, PointMode, PointState};
+use super::modes::{consistent_modes, Mode, ModeSolution, PointMode, PointState};
 use super::zod::{Zod, X1, Z1};
 use crate::Error;
 
@@ -153,6 +153,20 @@ pub struct Simulator {
     pub zod: Zod,
     t: Matrix3<f64>,
     tinv: Matrix3<f64>,
+    /// Consistent modes of each of the 16 discrete state classes: under the ZOD consistency
+    /// depends only on the class, so it is decided once.
+    table: Vec<Vec<ModeSolution>>,
+}
+
+const CLASSES: [PointState; 4] = [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
+
+fn class_index(p: PointState) -> usize {
+    match p {
+        PointState::Separated => 0,
+        PointState::Rest => 1,
+        PointState::Slip(d) if d > 0 => 2,
+        PointState::Slip(_) => 3,
+    }
 }
 
 /// Smallest `t > 0` at which `z₀ + w t + ½ a t²` reaches 0 from above.
@@ -193,7 +207,12 @@ impl Simulator {
     pub fn new(zod: Zod) -> Result<Self, Error> {
         let t = Matrix3::from_rows(&[zod.j.row(Z1), zod.j.row(Z1 + 1), zod.j.row(X1 + 1)]);
         let tinv = t.try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
-        Ok(Self { zod, t, tinv })
+        let table = CLASSES
+            .iter()
+            .flat_map(|&a| CLASSES.iter().map(move |&b| [a, b]))
+            .map(|st| consistent_modes(&zod, st).0)
+            .collect();
+        Ok(Self { zod, t, tinv, table })
     }
 
     /// `ẋ₁` (or `x₁`, `ẍ₁`) from the corresponding `q` quantity.
@@ -336,7 +355,7 @@ impl Simulator {
                     }
                 }
             }
-            let (sols, _) = consistent_modes(&self.zod, ps);
+            let sols = &self.table[4 * class_index(ps[0]) + class_index(ps[1])];
             if sols.len() != 1 {
                 return finish(phases, events, Outcome::Painleve, t);
             }

@@ -43,6 +43,12 @@ pub struct Zod {
     pub e: Vector3<f64>,
     /// Applied generalized force `F = (F_x, F_z, τ_ex)`.
     pub applied: Vector3<f64>,
+    /// Mass matrix `𝓜`.
+    pub mass: Matrix3<f64>,
+    /// `J (JᵀJ)⁻¹`: `x = −J(JᵀJ)⁻¹g` is the minimum-norm solution of `Jᵀx = −g`.
+    pub jt_pinv: Matrix4x3<f64>,
+    /// Unit vector spanning the null space of `Jᵀ` (internal contact forces).
+    pub null: Vector4<f64>,
 }
 
 impl Zod {
@@ -67,7 +73,16 @@ impl Zod {
         }
         let tinv = t.try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
         let e = (wt1.transpose() * tinv).transpose();
-        Ok(Zod { a, a0, mu: p.mu(), j, minv, e, applied: body.applied() })
+        let jtj_inv =
+            (j.transpose() * j).try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
+        let jt = j.transpose();
+        let minor = |skip: usize| {
+            let cols: Vec<usize> = (0..4).filter(|&c| c != skip).collect();
+            Matrix3::from_fn(|r, c| jt[(r, cols[c])]).determinant()
+        };
+        let null = Vector4::new(minor(0), -minor(1), minor(2), -minor(3));
+        let null = null / null.norm().max(1e-300);
+        Ok(Zod { a, a0, mu: p.mu(), j, minv, e, applied: body.applied(), mass: m, jt_pinv: j * jtj_inv, null })
     }
 
     /// `ẋ₁ = k ẋ₂` when both contacts are sustained.

@@ -1,0 +1,27 @@
+//! P1 analyses on the Fig. 3 configurations. Targets (issue #4): one evaluation of R and G
+//! ≤ 2 µs; `classify` (2001 samples of φ plus refinement of fixed points) ≤ 20 ms; a 200 × 200
+//! atlas ≤ 3 min on two cores (timed by `contactlab equilibrium atlas`, not here).
+
+use contactlab::reproduce::p1::config;
+use contactlab::twocontact::classify::classify;
+use contactlab::twocontact::poincare::return_map;
+use contactlab::twocontact::sim::Simulator;
+use contactlab::twocontact::zod::Zod;
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("two_contact");
+    for name in ["A", "D"] {
+        let sim = Simulator::new(Zod::new(&config(name).unwrap()).unwrap()).unwrap();
+        g.bench_function(format!("return_map_{name}"), |b| b.iter(|| return_map(&sim, 0.3).unwrap()));
+    }
+    g.sample_size(20);
+    for name in ["A", "B"] {
+        let p = config(name).unwrap();
+        g.bench_function(format!("classify_2001_{name}"), |b| b.iter(|| classify(&p, 2001).unwrap()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
