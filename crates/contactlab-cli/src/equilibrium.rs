@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use contactlab::plot::CategoryMap;
 use contactlab::plot::{Mark, XyPlot};
+use contactlab::twocontact::atlas::{self, Axis, VERDICTS};
 use contactlab::twocontact::classify;
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
 use contactlab::twocontact::poincare::{fixed_points, sample};
@@ -24,6 +26,24 @@ pub enum EquilibriumCommand {
     Maps(MapsArgs),
     /// Stability verdict by P1's Theorems 1-5, naming the theorem and its evidence.
     Classify(MapsArgs),
+    /// Verdict over a grid of one or two parameters (CoM position, friction, ...), as CSV and a
+    /// colour map (two parameters) or (G*)^2 along the parameter (one), in parallel.
+    Atlas(AtlasArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AtlasArgs {
+    /// Model file with kind = "planar-two-contact".
+    model: PathBuf,
+    /// KEY=lo:hi:n, once or twice. Keys: model keys, or com_x / com_z (CoM position with the
+    /// contacts fixed).
+    #[arg(long = "vary", value_name = "KEY=lo:hi:n", required = true)]
+    vary: Vec<String>,
+    /// Samples of φ per cell.
+    #[arg(long, default_value_t = 401, value_parser = clap::value_parser!(u32).range(11..=100_000))]
+    samples: u32,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -50,6 +70,7 @@ pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
         EquilibriumCommand::Modes(a) => modes(a),
         EquilibriumCommand::Maps(a) => maps(a),
         EquilibriumCommand::Classify(a) => classify(a),
+        EquilibriumCommand::Atlas(a) => run_atlas(a),
     }
 }
 
@@ -171,6 +192,83 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
         }
         let show = |g: Option<f64>| g.map_or("undefined".to_string(), |g| format!("{g:.6}"));
         println!("  G- = {}, G+ = {}, R monotone: {}", show(c.g_minus), show(c.g_plus), c.r_monotone);
+    }
+    Ok(())
+}
+
+/// Legend colours of the verdicts, in [`VERDICTS`] order.
+pub const VERDICT_COLOURS: [(u8, u8, u8); 6] =
+    [(200, 200, 200), (240, 170, 60), (214, 39, 40), (60, 160, 70), (120, 120, 220), (255, 255, 255)];
+
+fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
+    if a.vary.len() > 2 {
+        return Err(Failure::Input(anyhow::anyhow!("--vary: give one or two parameters, got {}", a.vary.len())));
+    }
+    let axes: Vec<Axis> = a.vary.iter().map(|v| Axis::parse(v)).collect::<Result<_, _>>()?;
+    let p = model::read(&a.model)?;
+    let bar = indicatif::ProgressBar::new(1);
+    let progress = |d: u64, t: u64| {
+        bar.set_length(t);
+        bar.set_position(d);
+    };
+    let cells = atlas::atlas(&p, &axes, a.samples as usize, &progress)?;
+    bar.finish_and_clear();
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut csv = axes.iter().map(|x| x.key.clone()).collect::<Vec<_>>().join(",");
+        csv.push_str(",verdict,theorem,G_star\n");
+        for c in &cells {
+            let vals = c.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+            csv.push_str(&format!(
+                "{vals},{},{},{}\n",
+                c.verdict,
+                c.theorem,
+                c.g_star.map_or(String::new(), |g| g.to_string())
+            ));
+        }
+        let path = dir.join("atlas.csv");
+        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        if axes.len() == 2 {
+            CategoryMap {
+                title: format!("{title}: stability atlas"),
+                x_label: axes[0].key.clone(),
+                y_label: axes[1].key.clone(),
+                xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
+                ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
+                cells: cells
+                    .iter()
+                    .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
+                    .collect(),
+                legend: VERDICTS.iter().zip(VERDICT_COLOURS).map(|(v, c)| (v.to_string(), c)).collect(),
+                marks: vec![],
+            }
+            .save(&dir.join("atlas.png"))?;
+        } else {
+            XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axes[0].key.clone(), "(G*)^2")
+                .add(
+                    "(G*)^2",
+                    cells.iter().map(|c| (c.values[0], c.g_star.map_or(f64::NAN, |g| g * g))).collect(),
+                    Mark::LinePoints,
+                )
+                .add("stability limit", vec![(axes[0].lo, 1.0), (axes[0].hi, 1.0)], Mark::Line)
+                .save(&dir.join("atlas_gstar.png"))?;
+        }
+    }
+    let counts: Vec<_> = VERDICTS
+        .iter()
+        .map(|v| json!({"verdict": v, "cells": cells.iter().filter(|c| c.verdict == *v).count()}))
+        .collect();
+    if a.common.json {
+        print_json(&json!({"axes": axes, "counts": counts, "cells": cells}))?;
+    } else {
+        println!("{}: {} cells", a.model.display(), cells.len());
+        for v in VERDICTS {
+            let n = cells.iter().filter(|c| c.verdict == *v).count();
+            if n > 0 {
+                println!("  {v:<26} {n}");
+            }
+        }
     }
     Ok(())
 }

@@ -249,3 +249,109 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// A categorical colour map on a rectangular grid (e.g. a stability atlas).
+#[derive(Debug, Clone)]
+pub struct CategoryMap {
+    /// Title.
+    pub title: String,
+    /// x-axis label.
+    pub x_label: String,
+    /// y-axis label.
+    pub y_label: String,
+    /// Cell centres along x (increasing).
+    pub xs: Vec<f64>,
+    /// Cell centres along y (increasing).
+    pub ys: Vec<f64>,
+    /// Category of cell `(ix, iy)` at index `iy * xs.len() + ix`.
+    pub cells: Vec<usize>,
+    /// Name and colour of each category.
+    pub legend: Vec<(String, (u8, u8, u8))>,
+    /// Extra points drawn on top, with labels (e.g. the paper's configurations).
+    pub marks: Vec<(String, f64, f64)>,
+}
+
+impl CategoryMap {
+    /// Writes the map as PNG or SVG.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        ensure_font();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => {
+                let root = BitMapBackend::new(path, (900, 700)).into_drawing_area();
+                self.draw(&root)?;
+                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+            }
+            "svg" => {
+                let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
+                self.draw(&root)?;
+                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+            }
+            _ => Err(Error::Output(format!("{}: plots are written as .png or .svg", path.display()))),
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    where
+        DB::ErrorType: 'static,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
+        root.fill(&WHITE).map_err(err)?;
+        let (nx, ny) = (self.xs.len(), self.ys.len());
+        if nx == 0 || ny == 0 || self.cells.len() != nx * ny {
+            return Err(Error::Output("category map: grid and cells do not match".into()));
+        }
+        let half = |v: &[f64], k: usize| -> (f64, f64) {
+            let d = if v.len() > 1 { (v[v.len() - 1] - v[0]) / (v.len() - 1) as f64 } else { 1.0 };
+            (v[k] - 0.5 * d, v[k] + 0.5 * d)
+        };
+        let (x0, _) = half(&self.xs, 0);
+        let (_, x1) = half(&self.xs, nx - 1);
+        let (y0, _) = half(&self.ys, 0);
+        let (_, y1) = half(&self.ys, ny - 1);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(err)?;
+        let rects = (0..ny).flat_map(|iy| (0..nx).map(move |ix| (ix, iy))).map(|(ix, iy)| {
+            let (xa, xb) = half(&self.xs, ix);
+            let (ya, yb) = half(&self.ys, iy);
+            let (r, g, b) = self.legend.get(self.cells[iy * nx + ix]).map_or((255, 255, 255), |l| l.1);
+            Rectangle::new([(xa, ya), (xb, yb)], RGBColor(r, g, b).filled())
+        });
+        chart.draw_series(rects).map_err(err)?;
+        for (name, (r, g, b)) in &self.legend {
+            let c = RGBColor(*r, *g, *b);
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(err)?
+                .label(name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+        }
+        for (label, x, y) in &self.marks {
+            chart.draw_series(std::iter::once(Circle::new((*x, *y), 5, BLACK.filled()))).map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(label.clone(), (*x, *y), ("sans-serif", 16).into_font())))
+                .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}

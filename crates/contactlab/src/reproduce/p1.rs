@@ -7,8 +7,9 @@
 use super::{Options, ProgressFn};
 use std::f64::consts::FRAC_PI_2;
 
-use crate::plot::{Mark, XyPlot};
+use crate::plot::{CategoryMap, Mark, XyPlot};
 use crate::report::{Figure, Row, Section};
+use crate::twocontact::atlas::{atlas, Axis, VERDICTS};
 use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
 use crate::twocontact::poincare::sample;
@@ -60,8 +61,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          consistency under the zero-order dynamics (eq. 16); SS consistency is decided over the whole \
          one-parameter family of forces by an LP. R(φ) and G(φ) from the exact event-driven ZOD on 2001 \
          samples, fixed points refined by bisection, verdicts by Theorems 1–5. **Pending (issue #4):** \
-         the time plots of Fig. 4, the comparison with the full nonlinear model, and the atlas of \
-         Figs. 6 and 9.",
+         the time plots of Fig. 4 and the comparison with the full nonlinear model.",
     );
     let src = "P1 §III-E and Fig. 3";
     for (k, (name, _, _, _)) in CONFIGS.iter().enumerate() {
@@ -210,6 +210,114 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.figures.push(Figure {
         file: "p1_fig3_G.png".into(),
         caption: "P1 Fig. 3 (bottom): growth maps G(φ) (log scale); B and D nearly coincide.".into(),
+    });
+    // Fig. 6-style atlas over the CoM position (contacts fixed, ρ, μ, α of configuration B).
+    let b = config("B").expect("B");
+    let axes = [Axis::parse("com_x=-0.06:0.02:41")?, Axis::parse("com_z=0.08:0.2:31")?];
+    let cells = atlas(&b, &axes, 401, &|_, _| {})?;
+    let (nx, ny) = (axes[0].n, axes[1].n);
+    let verdict = |ix: usize, iy: usize| cells[iy * nx + ix].verdict.as_str();
+    // Trend 1: along +x (each row), every stable cell lies downhill of every reverse-chatter cell.
+    let x_trend = (0..ny).all(|iy| {
+        let last_rc = (0..nx).filter(|&ix| verdict(ix, iy) == "reverse-chatter-unstable").max();
+        let first_st = (0..nx).filter(|&ix| verdict(ix, iy) == "stable").min();
+        matches!((last_rc, first_st), (Some(r), Some(s)) if r < s) || last_rc.is_none() || first_st.is_none()
+    });
+    // Trend 2: along +z (each column), every stable cell lies above every reverse-chatter cell.
+    let z_trend = (0..nx).all(|ix| {
+        let last_rc = (0..ny).filter(|&iy| verdict(ix, iy) == "reverse-chatter-unstable").max();
+        let first_st = (0..ny).filter(|&iy| verdict(ix, iy) == "stable").min();
+        matches!((last_rc, first_st), (Some(r), Some(s)) if r < s) || last_rc.is_none() || first_st.is_none()
+    });
+    let src6 = "P1 §V, Fig. 6: moving the CoM downhill (+x) or up (+z) increases stability";
+    sec.rows.push(Row::exact(
+        "Fig. 6 atlas: stable region downhill (+x) of the reverse-chatter region in every row",
+        "yes",
+        yn(x_trend),
+        src6,
+    ));
+    sec.rows.push(Row::exact(
+        "Fig. 6 atlas: stable region above (+z) the reverse-chatter region in every column",
+        "yes",
+        yn(z_trend),
+        src6,
+    ));
+    let count = |v: &str| cells.iter().filter(|c| c.verdict == v).count();
+    let bands =
+        ["no-equilibrium", "ambiguous-unstable", "reverse-chatter-unstable", "stable"].iter().all(|v| count(v) > 0);
+    sec.rows.push(
+        Row::exact(
+            "Fig. 6 atlas: all four regions {no equilibrium, ambiguous, reverse chatter, stable} present",
+            "yes",
+            yn(bands),
+            "P1 Fig. 6",
+        )
+        .with_note(format!(
+            "cells: {} no-equilibrium, {} ambiguous, {} reverse-chatter, {} stable, {} undetermined",
+            count("no-equilibrium"),
+            count("ambiguous-unstable"),
+            count("reverse-chatter-unstable"),
+            count("stable"),
+            count("undetermined")
+        )),
+    );
+    let legend_colours =
+        [(200, 200, 200), (240, 170, 60), (214, 39, 40), (60, 160, 70), (120, 120, 220), (255, 255, 255)];
+    CategoryMap {
+        title: "P1 Fig. 6-style atlas: verdict over the CoM position (ρ, μ, α of configuration B)".into(),
+        x_label: "CoM position downhill of contact 1, com_x [m]".into(),
+        y_label: "CoM height above the contacts, com_z [m]".into(),
+        xs: (0..nx).map(|k| axes[0].value(k)).collect(),
+        ys: (0..ny).map(|k| axes[1].value(k)).collect(),
+        cells: cells
+            .iter()
+            .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
+            .collect(),
+        legend: VERDICTS.iter().zip(legend_colours).map(|(v, c)| (v.to_string(), c)).collect(),
+        marks: vec![("B".into(), -b.l1, b.h), ("D".into(), -config("D").expect("D").l1, b.h)],
+    }
+    .save(&opts.out.join("p1_fig6_atlas.png"))?;
+    sec.figures.push(Figure {
+        file: "p1_fig6_atlas.png".into(),
+        caption: "P1 Fig. 6 (theory part): verdict over the CoM position with the contacts fixed; ρ, μ and α of configuration B (the experiments' ρ also changed with the weights).".into(),
+    });
+    // Fig. 9-style sweep: (G*)² along com_x at B's height.
+    let sweep = [Axis::parse("com_x=-0.04:0.0:81")?];
+    let line = atlas(&b, &sweep, 401, &|_, _| {})?;
+    let crossing = line.windows(2).find_map(|w| match (w[0].g_star, w[1].g_star) {
+        (Some(g0), Some(g1)) if (g0 - 1.0) * (g1 - 1.0) <= 0.0 => {
+            Some(w[0].values[0] + (1.0 - g0) / (g1 - g0) * (w[1].values[0] - w[0].values[0]))
+        }
+        _ => None,
+    });
+    let (xd, xb) = (-config("D").expect("D").l1, -b.l1);
+    sec.rows.push(
+        Row::exact(
+            "Fig. 9-style sweep: the stability limit (G*)² = 1 lies between the CoM positions of D (unstable) and B (stable)",
+            "yes",
+            yn(crossing.is_some_and(|c| c > xd && c < xb)),
+            "P1 §III-E, Fig. 9: B stable, D unstable; they differ by the CoM position",
+        )
+        .with_note(format!("crossing at com_x = {} m; D at {xd} m, B at {xb} m (ρ of B)", crossing.map_or("none".into(), |c| format!("{c:.5}")))),
+    );
+    XyPlot {
+        log_y: true,
+        ..XyPlot::new(
+            "P1 Fig. 9-style: (G*)² along the CoM position (configuration B's height and ρ)",
+            "com_x [m]",
+            "(G*)²",
+        )
+        .add(
+            "(G*)² (ZOD)",
+            line.iter().map(|c| (c.values[0], c.g_star.map_or(f64::NAN, |g| g * g))).collect(),
+            Mark::LinePoints,
+        )
+        .add("stability limit", vec![(-0.04, 1.0), (0.0, 1.0)], Mark::Line)
+    }
+    .save(&opts.out.join("p1_fig9_gstar.png"))?;
+    sec.figures.push(Figure {
+        file: "p1_fig9_gstar.png".into(),
+        caption: "P1 Fig. 9 (theory curve): squared growth ratio (G*)² against the CoM position.".into(),
     });
     progress("P1", CONFIGS.len() as u64, CONFIGS.len() as u64);
     Ok(sec)

@@ -15,7 +15,9 @@
 //! * [`sim`]: exact event-driven ZOD simulation with Zeno extrapolation.
 //! * [`poincare`]: the reduced Poincaré map `R(φ)`, the growth map `G(φ)` and fixed points.
 //! * [`classify`]: the verdict of Theorems 1–5 with its evidence.
+//! * [`atlas`]: the verdict over a grid of parameters (Figs. 6 and 9).
 
+pub mod atlas;
 pub mod classify;
 pub mod impact;
 pub mod model;

@@ -1,0 +1,204 @@
+//! Stability atlas: the verdict of [`super::classify`] over a grid of one or two parameters
+//! (P1, Figs. 6 and 9).
+//!
+//! A parameter is any model key (`mass`, `rho`, `h`, `l1`, `l2`, `phi1`, `phi2`, `mu1`, `mu2`,
+//! `force`, `angle`, `torque`; angles in radians, or `…_deg`), or a centre-of-mass position with
+//! the contact points held fixed (Fig. 6): `com_x` moves the CoM along the support to `com_x`
+//! metres downhill of contact point 1 (`l₁ = −com_x`, `l₂ = l₂ − l₁ − com_x`), and `com_z` sets its
+//! height above the contact points (`h`). The cells are classified in parallel; the output order
+//! is the grid order whatever the number of threads.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::classify::classify;
+use super::TwoContact;
+use crate::Error;
+
+/// One axis of the grid: `n` equally spaced values of `key` from `lo` to `hi`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Axis {
+    /// Parameter name.
+    pub key: String,
+    /// First value (SI units; radians unless the key ends in `_deg`).
+    pub lo: f64,
+    /// Last value.
+    pub hi: f64,
+    /// Number of values (≥ 1).
+    pub n: usize,
+}
+
+/// Keys accepted by [`apply`].
+pub const KEYS: &[&str] = &[
+    "mass",
+    "rho",
+    "h",
+    "l1",
+    "l2",
+    "phi1",
+    "phi2",
+    "phi1_deg",
+    "phi2_deg",
+    "mu1",
+    "mu2",
+    "force",
+    "angle",
+    "angle_deg",
+    "torque",
+    "com_x",
+    "com_z",
+];
+
+impl Axis {
+    /// Parses `KEY=lo:hi:n`.
+    pub fn parse(spec: &str) -> Result<Self, Error> {
+        let bad = |m: &str| Error::input("--vary", spec, m.to_string());
+        let (key, range) = spec.split_once('=').ok_or_else(|| bad("expected KEY=lo:hi:n"))?;
+        if !KEYS.contains(&key) {
+            return Err(bad(&format!("unknown key; allowed: {}", KEYS.join(", "))));
+        }
+        let parts: Vec<&str> = range.split(':').collect();
+        if parts.len() != 3 {
+            return Err(bad("expected KEY=lo:hi:n"));
+        }
+        let lo: f64 = parts[0].parse().map_err(|_| bad("lo is not a number"))?;
+        let hi: f64 = parts[1].parse().map_err(|_| bad("hi is not a number"))?;
+        let n: usize = parts[2].parse().map_err(|_| bad("n must be an integer in [1, 100000]"))?;
+        if !(lo.is_finite() && hi.is_finite()) || !(1..=100_000).contains(&n) {
+            return Err(bad("lo and hi must be finite and n in [1, 100000]"));
+        }
+        Ok(Axis { key: key.to_string(), lo, hi, n })
+    }
+
+    /// The `k`-th value.
+    pub fn value(&self, k: usize) -> f64 {
+        if self.n == 1 {
+            self.lo
+        } else {
+            self.lo + (self.hi - self.lo) * k as f64 / (self.n - 1) as f64
+        }
+    }
+}
+
+/// The model with `key` set to `value` (validated).
+pub fn apply(p: &TwoContact, key: &str, value: f64) -> Result<TwoContact, Error> {
+    let mut q = *p;
+    match key {
+        "mass" => q.mass = value,
+        "rho" => q.rho = value,
+        "h" | "com_z" => q.h = value,
+        "l1" => q.l1 = value,
+        "l2" => q.l2 = value,
+        "phi1" => q.phi1 = value,
+        "phi2" => q.phi2 = value,
+        "phi1_deg" => q.phi1 = value.to_radians(),
+        "phi2_deg" => q.phi2 = value.to_radians(),
+        "mu1" => q.mu1 = value,
+        "mu2" => q.mu2 = value,
+        "force" => q.force = value,
+        "angle" => q.alpha = value,
+        "angle_deg" => q.alpha = value.to_radians(),
+        "torque" => q.torque = value,
+        "com_x" => {
+            let d = p.l2 - p.l1;
+            q.l1 = -value;
+            q.l2 = d - value;
+        }
+        other => return Err(Error::input("--vary", other, format!("unknown key; allowed: {}", KEYS.join(", ")))),
+    }
+    q.validate()?;
+    Ok(q)
+}
+
+/// The verdict of one cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    /// Parameter values, one per axis.
+    pub values: Vec<f64>,
+    /// Verdict (`no-equilibrium`, `ambiguous-unstable`, `reverse-chatter-unstable`, `stable`,
+    /// `undetermined`, or `invalid` when the parameters are out of range).
+    pub verdict: String,
+    /// Deciding theorem.
+    pub theorem: String,
+    /// Largest `G*` over the fixed points of `R` (`None` without fixed points).
+    pub g_star: Option<f64>,
+}
+
+/// The verdict categories in legend order.
+pub const VERDICTS: &[&str] =
+    &["no-equilibrium", "ambiguous-unstable", "reverse-chatter-unstable", "stable", "undetermined", "invalid"];
+
+/// Classifies every cell of the grid spanned by `axes` (one or two), with `samples` values of φ.
+/// `progress(done, total)` is called from worker threads.
+pub fn atlas(
+    p: &TwoContact,
+    axes: &[Axis],
+    samples: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<Cell>, Error> {
+    if axes.is_empty() || axes.len() > 2 {
+        return Err(Error::input("--vary", "", "give one or two --vary KEY=lo:hi:n"));
+    }
+    let total: usize = axes.iter().map(|a| a.n).product();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    (0..total)
+        .into_par_iter()
+        .map(|idx| {
+            let ks = [idx % axes[0].n, idx / axes[0].n];
+            let values: Vec<f64> = axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect();
+            let mut q = Ok(*p);
+            for (a, v) in axes.iter().zip(values.iter()) {
+                q = q.and_then(|q| apply(&q, &a.key, *v));
+            }
+            let cell = match q {
+                Err(_) => Cell { values, verdict: "invalid".into(), theorem: String::new(), g_star: None },
+                Ok(q) => {
+                    let c = classify(&q, samples)?;
+                    let g_star = c
+                        .fixed_points
+                        .iter()
+                        .map(|f| f.g)
+                        .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
+                    Cell { values, verdict: c.verdict, theorem: c.theorem, g_star }
+                }
+            };
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if d % 32 == 0 || d == total as u64 {
+                progress(d, total as u64);
+            }
+            Ok(cell)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::p1::config;
+
+    #[test]
+    fn parse_and_apply() {
+        let a = Axis::parse("com_x=-0.03:-0.01:5").unwrap();
+        assert_eq!(a.n, 5);
+        assert!((a.value(4) + 0.01).abs() < 1e-15);
+        assert!(Axis::parse("weight=1:2:3").is_err());
+        assert!(Axis::parse("mu1=1:2").is_err());
+        assert!(Axis::parse("mu1=1:2:0").is_err());
+        let b = config("B").unwrap();
+        let q = apply(&b, "com_x", -0.0288).unwrap();
+        assert!((q.l1 - 0.0288).abs() < 1e-15 && (q.l2 - 0.0888).abs() < 1e-12);
+        assert!(apply(&b, "mu1", -1.0).is_err());
+    }
+
+    #[test]
+    fn output_is_in_grid_order() {
+        let b = config("B").unwrap();
+        let axes = [Axis::parse("mu1=0.2:0.4:3").unwrap(), Axis::parse("com_z=0.12:0.14:2").unwrap()];
+        let cells = atlas(&b, &axes, 101, &|_, _| {}).unwrap();
+        assert_eq!(cells.len(), 6);
+        for (k, c) in cells.iter().enumerate() {
+            assert!((c.values[0] - axes[0].value(k % 3)).abs() < 1e-15);
+            assert!((c.values[1] - axes[1].value(k / 3)).abs() < 1e-15);
+        }
+    }
+}
