@@ -64,7 +64,7 @@ impl Axis {
         let lo: f64 = parts[0].parse().map_err(|_| bad("lo is not a number"))?;
         let hi: f64 = parts[1].parse().map_err(|_| bad("hi is not a number"))?;
         let n: usize = parts[2].parse().map_err(|_| bad("n must be an integer in [1, 100000]"))?;
-        if !(lo.is_finite() && hi.is_finite()) || !(1..=100_000).contains(&n) {
+        if !(lo.is_finite() && hi.is_finite() && (1..=100_000).contains(&n)) {
             return Err(bad("lo and hi must be finite and n in [1, 100000]"));
         }
         Ok(Axis { key: key.to_string(), lo, hi, n })
