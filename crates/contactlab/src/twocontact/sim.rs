@@ -347,13 +347,13 @@ impl Simulator {
             }
             // The mode that follows.
             let ps = [self.point_state(&st, sustained, 0, vtol), self.point_state(&st, sustained, 1, vtol)];
-            for (i, p) in ps.iter().enumerate() {
-                if *p == PointState::Rest {
-                    // Exactly at rest tangentially.
-                    if i == 1 {
-                        st.qd[2] = 0.0;
-                    }
-                }
+            // A point at rest tangentially is put exactly at rest, so that round-off of either
+            // sign cannot start a zero-length slip phase.
+            if ps[1] == PointState::Rest {
+                st.qd[2] = 0.0;
+            }
+            if ps[0] == PointState::Rest && self.zod.e[2] != 0.0 && ps[1] != PointState::Rest {
+                st.qd[2] = -(self.zod.e[0] * st.qd[0] + self.zod.e[1] * st.qd[1]) / self.zod.e[2];
             }
             let sols = &self.table[4 * class_index(ps[0]) + class_index(ps[1])];
             if sols.len() != 1 {
