@@ -11,7 +11,7 @@ use contactlab::twocontact::atlas::{self, Axis, VERDICTS};
 use contactlab::twocontact::classify;
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
 use contactlab::twocontact::poincare::{fixed_points, sample};
-use contactlab::twocontact::sim::Simulator;
+use contactlab::twocontact::sim::{EventKind, SimSettings, Simulator, State};
 use contactlab::twocontact::{model, zod::Zod};
 use serde_json::json;
 
@@ -29,6 +29,27 @@ pub enum EquilibriumCommand {
     /// Verdict over a grid of one or two parameters (CoM position, friction, ...), as CSV and a
     /// colour map (two parameters) or (G*)^2 along the parameter (one), in parallel.
     Atlas(AtlasArgs),
+    /// Event-driven simulation of the zero-order dynamics after a perturbation: time plots of
+    /// z_i(t), x_i(t) with impacts and Zeno points marked, event log as CSV.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// Model file with kind = "planar-two-contact".
+    model: PathBuf,
+    /// Initial perturbation, comma-separated KEY=VALUE with keys z1, z2, x2 (m) and zd1, zd2,
+    /// xd2 (m/s); unspecified values are 0. A point with z = zd = 0 starts in sustained contact.
+    #[arg(long, default_value = "z2=1e-4", value_name = "KEY=VALUE,...")]
+    perturb: String,
+    /// Maximum number of events.
+    #[arg(long, default_value_t = 2000)]
+    max_events: usize,
+    /// Stop at this time (s).
+    #[arg(long, default_value_t = 60.0)]
+    t_max: f64,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +92,7 @@ pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
         EquilibriumCommand::Maps(a) => maps(a),
         EquilibriumCommand::Classify(a) => classify(a),
         EquilibriumCommand::Atlas(a) => run_atlas(a),
+        EquilibriumCommand::Simulate(a) => simulate(a),
     }
 }
 
@@ -268,6 +290,118 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
             if n > 0 {
                 println!("  {v:<26} {n}");
             }
+        }
+    }
+    Ok(())
+}
+
+fn parse_perturbation(spec: &str) -> Result<State, Failure> {
+    let mut st = State { q: [0.0; 3], qd: [0.0; 3] };
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            Failure::Input(anyhow::anyhow!("--perturb: `{part}`: expected KEY=VALUE (keys z1, z2, x2, zd1, zd2, xd2)"))
+        })?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite())
+            .ok_or_else(|| Failure::Input(anyhow::anyhow!("--perturb: {k}: `{v}` is not a finite number")))?;
+        match k.trim() {
+            "z1" | "z2" if v < 0.0 => {
+                return Err(Failure::Input(anyhow::anyhow!("--perturb: {k}: gaps must be >= 0 (got {v})")))
+            }
+            "z1" => st.q[0] = v,
+            "z2" => st.q[1] = v,
+            "x2" => st.q[2] = v,
+            "zd1" => st.qd[0] = v,
+            "zd2" => st.qd[1] = v,
+            "xd2" => st.qd[2] = v,
+            other => {
+                return Err(Failure::Input(anyhow::anyhow!(
+                    "--perturb: unknown key `{other}`; allowed: z1, z2, x2, zd1, zd2, xd2"
+                )))
+            }
+        }
+    }
+    Ok(st)
+}
+
+fn simulate(a: SimulateArgs) -> Result<(), Failure> {
+    if !(a.t_max.is_finite() && a.t_max > 0.0) {
+        return Err(Failure::Input(anyhow::anyhow!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
+    }
+    let start = parse_perturbation(&a.perturb)?;
+    let p = model::read(&a.model)?;
+    let sim = Simulator::new(Zod::new(&p)?)?;
+    let sustained = [start.q[0] == 0.0 && start.qd[0] == 0.0, start.q[1] == 0.0 && start.qd[1] == 0.0];
+    let settings = SimSettings { t_max: a.t_max, max_events: a.max_events, ..Default::default() };
+    let tr = sim.run(start, sustained, &settings)?;
+    let impacts = tr.events.iter().filter(|e| e.kind == EventKind::Impact).count();
+    let zeno = tr.zeno_times();
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let tail = (0.2 * tr.t_end).max(1e-3);
+        let samples = tr.sample(24, tail);
+        let mut csv = String::from("t,z1,z2,x1,x2\n");
+        for s in &samples {
+            csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
+        }
+        std::fs::write(dir.join("trajectory.csv"), csv).context("writing trajectory.csv")?;
+        let mut ev =
+            String::from("t,kind,point,mode,section,zd1_before,zd2_before,xd2_before,zd1_after,zd2_after,xd2_after\n");
+        for e in &tr.events {
+            ev.push_str(&format!(
+                "{},{:?},{},{},{},{},{},{},{},{},{}\n",
+                e.t,
+                e.kind,
+                e.point.map_or(String::new(), |p| (p + 1).to_string()),
+                e.mode,
+                e.section,
+                e.before.qd[0],
+                e.before.qd[1],
+                e.before.qd[2],
+                e.after.qd[0],
+                e.after.qd[1],
+                e.after.qd[2]
+            ));
+        }
+        std::fs::write(dir.join("events.csv"), ev).context("writing events.csv")?;
+        let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let imp = |k: usize| {
+            tr.events
+                .iter()
+                .filter(|e| e.kind == EventKind::Impact && e.point == Some(k))
+                .map(|e| (e.t, 0.0))
+                .collect::<Vec<_>>()
+        };
+        XyPlot::new(format!("{title}: normal displacements (ZOD)"), "t [s]", "z [m]")
+            .add("z1", samples.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
+            .add("z2", samples.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
+            .add("impacts at p1", imp(0), Mark::Points)
+            .add("impacts at p2", imp(1), Mark::Points)
+            .add("Zeno point", zeno.iter().map(|&t| (t, 0.0)).collect(), Mark::Points)
+            .save(&dir.join("z.png"))?;
+        XyPlot::new(format!("{title}: tangential displacements (ZOD)"), "t [s]", "x [m]")
+            .add("x1", samples.iter().map(|s| (s[0], s[3])).collect(), Mark::Line)
+            .add("x2", samples.iter().map(|s| (s[0], s[4])).collect(), Mark::Line)
+            .save(&dir.join("x.png"))?;
+    }
+    if a.common.json {
+        print_json(
+            &json!({"outcome": tr.outcome, "t_end": tr.t_end, "events": tr.events.len(), "impacts": impacts, "zeno_times": zeno}),
+        )?;
+    } else {
+        println!(
+            "{}: {:?} at t = {:.6} s after {} events ({} impacts)",
+            a.model.display(),
+            tr.outcome,
+            tr.t_end,
+            tr.events.len(),
+            impacts
+        );
+        for t in &zeno {
+            println!("  Zeno point at t = {t:.6} s");
         }
     }
     Ok(())

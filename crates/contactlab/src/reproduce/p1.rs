@@ -12,8 +12,9 @@ use crate::report::{Figure, Row, Section};
 use crate::twocontact::atlas::{atlas, Axis, VERDICTS};
 use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
+use crate::twocontact::modes::{Mode, PointMode};
 use crate::twocontact::poincare::sample;
-use crate::twocontact::sim::Simulator;
+use crate::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::zod::Zod;
 use crate::twocontact::TwoContact;
 use crate::Error;
@@ -61,7 +62,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          consistency under the zero-order dynamics (eq. 16); SS consistency is decided over the whole \
          one-parameter family of forces by an LP. R(φ) and G(φ) from the exact event-driven ZOD on 2001 \
          samples, fixed points refined by bisection, verdicts by Theorems 1–5. **Pending (issue #4):** \
-         the time plots of Fig. 4 and the comparison with the full nonlinear model.",
+         the comparison with the full nonlinear model (Fig. 4's side-by-side view).",
     );
     let src = "P1 §III-E and Fig. 3";
     for (k, (name, _, _, _)) in CONFIGS.iter().enumerate() {
@@ -318,6 +319,99 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.figures.push(Figure {
         file: "p1_fig9_gstar.png".into(),
         caption: "P1 Fig. 9 (theory curve): squared growth ratio (G*)² against the CoM position.".into(),
+    });
+    // Fig. 4: time histories under the ZOD.
+    let on_section = |phi: f64| State { q: [0.0; 3], qd: [0.0, -0.01, 0.01 * phi.tan()] };
+    let sa = Simulator::new(Zod::new(&config("A").expect("A"))?)?;
+    let unbounded = SimSettings { t_max: f64::INFINITY, ..Default::default() };
+    let runs = [
+        ("A", 0.5, sa.run(on_section(0.5), [true, false], &unbounded)?),
+        ("A", 1.35, sa.run(on_section(1.35), [true, false], &unbounded)?),
+    ];
+    // After the impacts have died out (Zeno point, or the last impact), is there two-contact slip?
+    let slip_after_zeno = |tr: &Trajectory| {
+        let last_impact = tr.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| e.t).fold(0.0, f64::max);
+        let tz = tr.zeno_times().first().copied().unwrap_or(last_impact);
+        tr.phases.iter().any(|ph| {
+            ph.t0 >= tz
+                && ph.mode.0 != PointMode::F
+                && ph.mode.1 != PointMode::F
+                && ph.mode != Mode(PointMode::S, PointMode::S)
+        })
+    };
+    // The impacts decay geometrically: Zeno point, or normal speeds down by 1e-6 at the last section crossing.
+    let decays = |tr: &Trajectory| {
+        let sec_speeds: Vec<f64> = tr.events.iter().filter(|e| e.section).map(|e| e.before.qd[1].abs()).collect();
+        !tr.zeno_times().is_empty() || sec_speeds.last().zip(sec_speeds.first()).is_some_and(|(l, f)| *l < 1e-6 * f)
+    };
+    let src4 = "P1 §III-E, Fig. 4";
+    let (_, _, tr_a) = &runs[0];
+    sec.rows.push(Row::exact(
+        "config A from the section at φ = 0.5 (→ φ₂* = 0): decaying impacts (Zeno), then rest directly (Fig. 4a,d)",
+        "decay, rest, no slip",
+        format!(
+            "{}, {}, {}",
+            if decays(tr_a) { "decay" } else { "no decay" },
+            if tr_a.outcome == Outcome::Rest { "rest" } else { "no rest" },
+            if slip_after_zeno(tr_a) { "slip" } else { "no slip" }
+        ),
+        src4,
+    ));
+    let (_, _, tr_b) = &runs[1];
+    sec.rows.push(Row::exact(
+        "config A from the section at φ = 1.35 (> φ₃*, → π/2): decaying impacts with finite slip, then two-contact slip to rest (Fig. 4b,e)",
+        "decay, rest, slip",
+        format!("{}, {}, {}", if decays(tr_b) { "decay" } else { "no decay" }, if tr_b.outcome == Outcome::Rest { "rest" } else { "no rest" }, if slip_after_zeno(tr_b) { "slip" } else { "no slip" }),
+        src4,
+    ));
+    let sd = Simulator::new(Zod::new(&config("D").expect("D"))?)?;
+    let tr_d = sd.run(
+        State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] },
+        [true, false],
+        &SimSettings { t_max: f64::INFINITY, diverge_ratio: 1e3, ..Default::default() },
+    )?;
+    let pts: Vec<usize> = tr_d.events.iter().filter(|e| e.kind == EventKind::Impact).filter_map(|e| e.point).collect();
+    let alternating = pts.windows(2).filter(|w| w[0] != w[1]).count() as f64 / (pts.len().max(2) - 1) as f64;
+    sec.rows.push(
+        Row::exact(
+            "config D after lifting point 2 by 0.1 mm: diverges by reverse chatter (Fig. 4c,f)",
+            "diverged",
+            format!("{:?}", tr_d.outcome).to_lowercase(),
+            src4,
+        )
+        .with_note(format!(
+            "{} impacts, {:.0} % of consecutive impacts alternate between the feet",
+            pts.len(),
+            100.0 * alternating
+        )),
+    );
+    for (k, (name, phi, tr)) in runs.iter().enumerate() {
+        let file = format!("p1_fig4_{}_{}.png", name, ["a", "b"][k]);
+        let smp = tr.sample(24, 0.2 * tr.t_end.max(1e-3));
+        let imp = |i: usize| {
+            tr.events
+                .iter()
+                .filter(|e| e.kind == EventKind::Impact && e.point == Some(i))
+                .map(|e| (e.t, 0.0))
+                .collect::<Vec<_>>()
+        };
+        XyPlot::new(format!("P1 Fig. 4: config {name}, start on the section at φ = {phi}"), "t [s]", "z [m]")
+            .add("z1", smp.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
+            .add("z2", smp.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
+            .add("impacts p1", imp(0), Mark::Points)
+            .add("impacts p2", imp(1), Mark::Points)
+            .add("Zeno point", tr.zeno_times().iter().map(|&t| (t, 0.0)).collect(), Mark::Points)
+            .save(&opts.out.join(&file))?;
+        sec.figures.push(Figure { file, caption: format!("P1 Fig. 4: normal displacements of configuration {name} under the ZOD from the section at φ = {phi}; impacts and the Zeno point marked.") });
+    }
+    let smp = tr_d.sample(24, 0.0);
+    XyPlot::new("P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)", "t [s]", "z [m]")
+        .add("z1", smp.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
+        .add("z2", smp.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
+        .save(&opts.out.join("p1_fig4_D.png"))?;
+    sec.figures.push(Figure {
+        file: "p1_fig4_D.png".into(),
+        caption: "P1 Fig. 4c: divergent alternating impacts of configuration D (ZOD).".into(),
     });
     progress("P1", CONFIGS.len() as u64, CONFIGS.len() as u64);
     Ok(sec)

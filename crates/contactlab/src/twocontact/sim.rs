@@ -31,7 +31,8 @@ pub struct SimSettings {
     pub t_max: f64,
     /// Stop after this many events.
     pub max_events: usize,
-    /// Velocity reduction (relative to the largest so far) that triggers Zeno extrapolation.
+    /// Reduction of the normal motion (relative to its largest value so far) that triggers Zeno
+    /// extrapolation.
     pub zeno_ratio: f64,
     /// Velocity growth (relative to the initial) that counts as divergence.
     pub diverge_ratio: f64,
@@ -144,6 +145,31 @@ pub struct Trajectory {
     pub outcome: Outcome,
     /// Final time.
     pub t_end: f64,
+}
+
+/// One sample of a trajectory: `(t, z₁, z₂, x₁, x₂)`.
+pub type Sample = [f64; 5];
+
+impl Trajectory {
+    /// Samples every phase at `per_phase` evenly spaced times (the final, unbounded phase over
+    /// `tail` seconds), for time plots.
+    pub fn sample(&self, per_phase: usize, tail: f64) -> Vec<Sample> {
+        let mut out = Vec::new();
+        for ph in &self.phases {
+            let dur = if ph.duration.is_finite() { ph.duration } else { tail };
+            for k in 0..=per_phase {
+                let t = ph.t0 + dur * k as f64 / per_phase as f64;
+                let (q, _, x1) = ph.at(t);
+                out.push([t, q[0], q[1], x1, q[2]]);
+            }
+        }
+        out
+    }
+
+    /// Times of the Zeno points.
+    pub fn zeno_times(&self) -> Vec<f64> {
+        self.events.iter().filter(|e| e.kind == EventKind::Zeno).map(|e| e.t).collect()
+    }
 }
 
 /// The event-driven ZOD simulator of one configuration.
@@ -267,6 +293,7 @@ impl Simulator {
         let v0 =
             st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs())).max((2.0 * self.zod.a0.amax() * gap).sqrt()).max(1e-300);
         let mut vmax = v0;
+        let mut vnmax = 0.0f64;
         let mut impacts: Vec<(f64, State)> = Vec::new();
         let finish = |phases, events, outcome, t| Ok(Trajectory { phases, events, outcome, t_end: t });
         loop {
@@ -320,8 +347,13 @@ impl Simulator {
                     }
                 }
             }
-            // Zeno: the impact sequence has decayed; sum the geometric tail.
-            if impacts.len() >= 4 && speed <= settings.zeno_ratio * vmax {
+            // Zeno: the normal motion (velocities and the speeds the gaps correspond to) has
+            // decayed through impacts while a contact is still open; the tangential slip may stay
+            // finite. Sum the geometric tail of impact intervals.
+            let a_n = self.zod.a0.amax();
+            let vn = (0..2).fold(0.0f64, |m, k| m.max(st.qd[k].abs()).max((2.0 * a_n * st.q[k].max(0.0)).sqrt()));
+            vnmax = vnmax.max(vn);
+            if impacts.len() >= 4 && !(sustained[0] && sustained[1]) && vn <= settings.zeno_ratio * vnmax {
                 let n = impacts.len();
                 let (t1, t2, t3) = (impacts[n - 3].0, impacts[n - 2].0, impacts[n - 1].0);
                 let (d1, d2) = (t2 - t1, t3 - t2);
@@ -343,7 +375,7 @@ impl Simulator {
                     after: st,
                 });
                 impacts.clear();
-                vmax = st.qd[2].abs().max(1e-300);
+                vnmax = 0.0;
             }
             // The mode that follows.
             let ps = [self.point_state(&st, sustained, 0, vtol), self.point_state(&st, sustained, 1, vtol)];
