@@ -143,7 +143,8 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
     let sim = Simulator::new(Zod::new(&p)?)?;
     let pts = sample(&sim, a.samples as usize)?;
-    let fps = fixed_points(&sim, &pts)?;
+    let found = fixed_points(&sim, &pts)?;
+    let fps = found.points;
     let defined = pts.iter().filter(|q| q.r.is_some()).count();
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -26,7 +26,7 @@ use std::f64::consts::FRAC_PI_2;
 use serde::Serialize;
 
 use super::modes::{analyze, Mode};
-use super::poincare::{fixed_points, sample, FixedPoint, MapPoint};
+use super::poincare::{fixed_points, sample, FixedPoint, MapPoint, ReturnStatus};
 use super::sim::Simulator;
 use super::zod::Zod;
 use super::TwoContact;
@@ -68,6 +68,13 @@ pub struct Classification {
     pub max_g: Option<f64>,
     /// Samples of `φ` used.
     pub samples: usize,
+    /// Samples whose return neither crossed the section nor came to rest (diverged, moved away,
+    /// Painlevé, event limit): the maps are unknown there, so no stability theorem is applied.
+    pub failed_samples: usize,
+    /// Sign changes of `R(φ) − φ` that could not be resolved into fixed points.
+    pub unresolved_fixed_points: usize,
+    /// Some consistency decision was marginal (P1 excludes such systems): verdict undetermined.
+    pub marginal: bool,
 }
 
 fn endpoint(pts: &[MapPoint], plus: bool) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -168,10 +175,12 @@ pub fn stable_partition(pts: &[MapPoint]) -> bool {
     let cyc = on_cycle(&adj);
     (0..n).all(|c| {
         let (a, b) = (&pts[cells[c].0], &pts[cells[c].1]);
-        let undefined = a.r.is_none() || b.r.is_none();
-        if undefined {
-            // R undefined: the motion stops without returning: nothing to iterate.
-            return true;
+        match (a.status, b.status) {
+            // R undefined at both ends (the motion comes to rest): nothing to iterate.
+            (ReturnStatus::Rest, ReturnStatus::Rest) => return true,
+            (ReturnStatus::Returned, ReturnStatus::Returned) => {}
+            // Partly defined or failed: the cell's behaviour is not known.
+            _ => return false,
         }
         let safe = a.g.is_some_and(|g| g < 1.0) && b.g.is_some_and(|g| g < 1.0);
         let (da, db) = (a.r.unwrap_or(0.0) - a.phi, b.r.unwrap_or(0.0) - b.phi);
@@ -187,7 +196,12 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let eq = analyze(&zod)?;
     let sim = Simulator::new(zod)?;
     let pts = sample(&sim, samples)?;
-    let fps = fixed_points(&sim, &pts)?;
+    let found = fixed_points(&sim, &pts)?;
+    let fps = found.points;
+    let failed_samples = pts.iter().filter(|q| q.status == ReturnStatus::Failed).count();
+    // Stability theorems need the maps known everywhere they matter.
+    let maps_complete = failed_samples == 0 && found.unresolved == 0;
+    let not_one = |g: Option<f64>| g.is_none_or(|g| (g - 1.0).abs() > 1e-6);
     let (r_minus, g_end_minus, dr_minus) = endpoint(&pts, false);
     let (r_plus, g_end_plus, dr_plus) = endpoint(&pts, true);
     let near = |r: Option<f64>, target: f64| r.is_some_and(|r| (r - target).abs() < 0.05);
@@ -206,7 +220,14 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let wp_minus = eq.persistent_minus || cond2(r_minus, dr_minus, -FRAC_PI_2, 2);
     let weakly_persistent = !eq.ambiguous && eq.equilibrium && wp_plus && wp_minus;
     let unstable_fp = fps.iter().find(|f| f.g > 1.0);
-    let (verdict, theorem, evidence) = if !eq.equilibrium {
+    let (verdict, theorem, evidence) = if eq.marginal {
+        (
+            "undetermined",
+            "marginal",
+            "a mode's consistency is marginal: it depends on terms the ZOD neglects (P1 excludes such systems)"
+                .to_string(),
+        )
+    } else if !eq.equilibrium {
         (
             "no-equilibrium",
             "SS inconsistent",
@@ -225,13 +246,22 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         ("undetermined", "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
     } else if let Some(f) = unstable_fp {
         ("reverse-chatter-unstable", "Theorem 2", format!("fixed point φ* = {:.6} with G* = {:.6} > 1", f.phi, f.g))
+    } else if !maps_complete {
+        (
+            "undetermined",
+            "none",
+            format!(
+                "R, G unknown at {failed_samples} samples and {} unresolved sign changes of R(φ) − φ",
+                found.unresolved
+            ),
+        )
     } else if eq.persistent && max_g.is_some_and(|g| g < 1.0) {
         (
             "stable",
             "Theorem 3",
             format!("persistent and G < 1 wherever R is defined (max G = {:.6})", max_g.unwrap_or(0.0)),
         )
-    } else if weakly_persistent && r_monotone && fps.iter().all(|f| f.g < 1.0) {
+    } else if weakly_persistent && r_monotone && fps.iter().all(|f| f.g < 1.0) && not_one(g_minus) && not_one(g_plus) {
         (
             "stable",
             "Theorem 5",
@@ -269,6 +299,9 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         evidence,
         max_g,
         samples,
+        failed_samples,
+        unresolved_fixed_points: found.unresolved,
+        marginal: eq.marginal,
     })
 }
 

@@ -30,6 +30,21 @@ pub struct MapPoint {
     /// Slipping double impacts met during the return: bit 0 with `ẋ₂ > 0`, bit 1 with `ẋ₂ < 0`
     /// (needed for weak persistence, P1 Definition 2(b)).
     pub double_slip: u8,
+    /// How the return ended: `returned`, `rest` (R, G undefined: the motion stopped), or another
+    /// ending (diverged, moves away, Painlevé, event limit) that leaves the maps unknown.
+    pub status: ReturnStatus,
+}
+
+/// How a return ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReturnStatus {
+    /// Crossed the section again: R and G defined.
+    Returned,
+    /// Came to rest first: R and G undefined (data, not an error).
+    Rest,
+    /// Anything else: the maps are unknown at this φ.
+    Failed,
 }
 
 /// Settings of a single return.
@@ -62,9 +77,16 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
     match (tr.outcome, last) {
         (Outcome::Limit, Some(ev)) if ev.section && crossings == 2 => {
             let zd = ev.before.qd[1].abs();
-            Ok(MapPoint { phi, r: Some((ev.before.qd[2] / zd).atan()), g: Some(zd), double_slip })
+            Ok(MapPoint {
+                phi,
+                r: Some((ev.before.qd[2] / zd).atan()),
+                g: Some(zd),
+                double_slip,
+                status: ReturnStatus::Returned,
+            })
         }
-        _ => Ok(MapPoint { phi, r: None, g: None, double_slip }),
+        (Outcome::Rest, _) => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Rest }),
+        _ => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Failed }),
     }
 }
 
@@ -94,44 +116,62 @@ pub struct FixedPoint {
     pub attracting: bool,
 }
 
-/// Fixed points of `R`: sign changes of `R(φ) − φ` between consecutive defined samples, refined
-/// by bisection (60 steps).
-pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<Vec<FixedPoint>, Error> {
-    let mut out = Vec::new();
+/// Fixed points of `R` and what could not be resolved.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FixedPoints {
+    /// The fixed points found.
+    pub points: Vec<FixedPoint>,
+    /// Sign changes of `R(φ) − φ` whose bisection met an undefined `R` (unknown fixed points).
+    pub unresolved: usize,
+    /// Sign changes that are jumps of `R` across the diagonal, not fixed points.
+    pub jumps: usize,
+}
+
+/// Fixed points of `R`: sign changes of `R(φ) − φ` between consecutive *defined* samples,
+/// refined by bisection (60 steps) and accepted only where `|R(φ) − φ|` is small at the end.
+pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<FixedPoints, Error> {
+    let mut out = FixedPoints::default();
     let diff = |p: &MapPoint| p.r.map(|r| r - p.phi);
-    for w in samples.windows(2) {
-        let (Some(d0), Some(d1)) = (diff(&w[0]), diff(&w[1])) else { continue };
-        if d0 == 0.0 || d0.signum() != d1.signum() {
-            let (mut lo, mut hi, mut dlo) = (w[0].phi, w[1].phi, d0);
-            let mut ok = true;
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                match diff(&return_map(sim, mid)?) {
-                    Some(d) if d.signum() == dlo.signum() && d != 0.0 => {
-                        lo = mid;
-                        dlo = d;
-                    }
-                    Some(_) => hi = mid,
-                    None => {
-                        ok = false;
-                        break;
-                    }
+    let defined: Vec<&MapPoint> = samples.iter().filter(|p| p.r.is_some()).collect();
+    for w in defined.windows(2) {
+        let (Some(d0), Some(d1)) = (diff(w[0]), diff(w[1])) else { continue };
+        if d0 != 0.0 && d0.signum() == d1.signum() {
+            continue;
+        }
+        let (mut lo, mut hi, mut dlo) = (w[0].phi, w[1].phi, d0);
+        let mut ok = true;
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            match diff(&return_map(sim, mid)?) {
+                Some(d) if d.signum() == dlo.signum() && d != 0.0 => {
+                    lo = mid;
+                    dlo = d;
+                }
+                Some(_) => hi = mid,
+                None => {
+                    ok = false;
+                    break;
                 }
             }
-            if !ok {
-                continue;
+        }
+        if !ok {
+            out.unresolved += 1;
+            continue;
+        }
+        let phi = 0.5 * (lo + hi);
+        let p = return_map(sim, phi)?;
+        match (p.r, p.g) {
+            (Some(r), Some(g)) if (r - phi).abs() < 1e-6 => {
+                let h = 1e-6;
+                let (a, b) = (return_map(sim, phi - h)?, return_map(sim, phi + h)?);
+                let slope = match (a.r, b.r) {
+                    (Some(ra), Some(rb)) => (rb - ra) / (2.0 * h),
+                    _ => f64::NAN,
+                };
+                out.points.push(FixedPoint { phi, g, slope, attracting: slope.abs() < 1.0 });
             }
-            let phi = 0.5 * (lo + hi);
-            let p = return_map(sim, phi)?;
-            let h = 1e-6;
-            let (a, b) = (return_map(sim, phi - h)?, return_map(sim, phi + h)?);
-            let slope = match (a.r, b.r) {
-                (Some(ra), Some(rb)) => (rb - ra) / (2.0 * h),
-                _ => f64::NAN,
-            };
-            if let Some(g) = p.g {
-                out.push(FixedPoint { phi, g, slope, attracting: slope.abs() < 1.0 });
-            }
+            (Some(_), Some(_)) => out.jumps += 1,
+            _ => out.unresolved += 1,
         }
     }
     Ok(out)
@@ -152,7 +192,7 @@ mod tests {
         // P1, Fig. 3: A has φ₁* < φ₂* = 0 < φ₃*, φ₁*, φ₃* repulsive, φ₂* attractive, G < 1.
         let s = sim("A");
         let pts = sample(&s, 201).unwrap();
-        let fps = fixed_points(&s, &pts).unwrap();
+        let fps = fixed_points(&s, &pts).unwrap().points;
         assert_eq!(fps.len(), 3, "{fps:?}");
         assert!(fps[0].phi < -1e-3 && fps[1].phi.abs() < 1e-6 && fps[2].phi > 1e-3, "{fps:?}");
         assert!(!fps[0].attracting && fps[1].attracting && !fps[2].attracting, "{fps:?}");
@@ -163,7 +203,7 @@ mod tests {
     fn config_d_fixed_point_grows() {
         // P1: D is unstable by Theorem 2, a fixed point with G* > 1.
         let s = sim("D");
-        let fps = fixed_points(&s, &sample(&s, 201).unwrap()).unwrap();
+        let fps = fixed_points(&s, &sample(&s, 201).unwrap()).unwrap().points;
         assert!(fps.iter().any(|f| f.g > 1.0), "{fps:?}");
     }
 }

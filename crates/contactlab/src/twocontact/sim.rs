@@ -294,7 +294,7 @@ impl Simulator {
             st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs())).max((2.0 * self.zod.a0.amax() * gap).sqrt()).max(1e-300);
         let mut vmax = v0;
         let mut vnmax = 0.0f64;
-        let mut impacts: Vec<(f64, State)> = Vec::new();
+        let mut impacts: Vec<(f64, usize)> = Vec::new();
         let finish = |phases, events, outcome, t| Ok(Trajectory { phases, events, outcome, t_end: t });
         loop {
             if events.len() >= settings.max_events || t >= settings.t_max {
@@ -306,6 +306,15 @@ impl Simulator {
                 return finish(phases, events, Outcome::Diverged, t);
             }
             let vtol = 1e-12 * vmax;
+            // A free point on its support with (numerically) zero normal velocity is a sustained
+            // contact candidate: the mode table decides whether it lifts off (grazing landing).
+            for i in 0..2 {
+                if !sustained[i] && st.q[i] <= 0.0 && st.qd[i].abs() <= vtol {
+                    st.q[i] = 0.0;
+                    st.qd[i] = 0.0;
+                    sustained[i] = true;
+                }
+            }
             // Immediate impacts: a point on its support moving into it.
             for i in 0..2 {
                 if !sustained[i] && st.q[i] <= 0.0 && st.qd[i] < -vtol {
@@ -322,7 +331,9 @@ impl Simulator {
                     for (k, pm) in [imp.mode.0, imp.mode.1].into_iter().enumerate() {
                         if touching[k] {
                             st.q[k] = 0.0;
-                            if pm != PointMode::F || st.qd[k].abs() <= 1e-12 * vmax {
+                            // The impact law accepts passive points with ż⁺ down to −1e-9 of the
+                            // velocity scale: treat those as closed, not as a new approach.
+                            if pm != PointMode::F || st.qd[k] <= 1e-9 * vmax {
                                 st.qd[k] = 0.0;
                                 sustained[k] = true;
                             } else {
@@ -341,7 +352,7 @@ impl Simulator {
                     };
                     let halt = stop(&ev);
                     events.push(ev);
-                    impacts.push((t, st));
+                    impacts.push((t, i));
                     if halt {
                         return finish(phases, events, Outcome::Limit, t);
                     }
@@ -354,15 +365,27 @@ impl Simulator {
             let vn = (0..2).fold(0.0f64, |m, k| m.max(st.qd[k].abs()).max((2.0 * a_n * st.q[k].max(0.0)).sqrt()));
             vnmax = vnmax.max(vn);
             if impacts.len() >= 4 && !(sustained[0] && sustained[1]) && vn <= settings.zeno_ratio * vnmax {
-                let n = impacts.len();
-                let (t1, t2, t3) = (impacts[n - 3].0, impacts[n - 2].0, impacts[n - 1].0);
-                let (d1, d2) = (t2 - t1, t3 - t2);
-                let r = if d1 > 0.0 { (d2 / d1).clamp(0.0, 0.999) } else { 0.0 };
-                let tz = t + d2 * r / (1.0 - r);
+                // Cycle ratio from impacts of the same point (consecutive impacts alternate between
+                // the points, so their gaps are not one geometric sequence); the tail is summed
+                // from the last impact.
+                let last_point = impacts.last().map_or(1, |x| x.1);
+                let same: Vec<f64> = impacts.iter().filter(|x| x.1 == last_point).map(|x| x.0).collect();
+                let t_last = impacts.last().map_or(t, |x| x.0);
+                let tz = if same.len() >= 3 {
+                    let n = same.len();
+                    let (d1, d2) = (same[n - 2] - same[n - 3], same[n - 1] - same[n - 2]);
+                    let r = if d1 > 0.0 { (d2 / d1).clamp(0.0, 0.999) } else { 0.0 };
+                    (t_last + d2 * r / (1.0 - r)).max(t)
+                } else {
+                    t
+                };
                 let before = st;
                 st.q[0] = 0.0;
                 st.q[1] = 0.0;
-                st.qd = [0.0, 0.0, st.qd[2]];
+                // The slip velocity converges to a limit; when it is of the order of the vanished
+                // normal motion the limit is rest (convergence to an interior fixed point).
+                let xd = if st.qd[2].abs() <= 1e3 * vn.max(1e-300) { 0.0 } else { st.qd[2] };
+                st.qd = [0.0, 0.0, xd];
                 sustained = [true, true];
                 t = tz;
                 events.push(Event {
