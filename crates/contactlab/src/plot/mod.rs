@@ -23,6 +23,33 @@ fn ensure_font() {
     });
 }
 
+/// Something that draws itself on any plotters backend.
+trait Draw {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Writes a drawing as PNG or SVG according to the file extension.
+fn save<P: Draw>(plot: &P, path: &Path, size: (u32, u32)) -> Result<(), Error> {
+    ensure_font();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let present = |r: Result<(), String>| r.map_err(|e| Error::Output(format!("{}: {e}", path.display())));
+    match ext.as_str() {
+        "png" => {
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            plot.draw(&root)?;
+            present(root.present().map_err(|e| e.to_string()))
+        }
+        "svg" => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            plot.draw(&root)?;
+            present(root.present().map_err(|e| e.to_string()))
+        }
+        _ => Err(Error::Output(format!("{}: plots are written as .png or .svg", path.display()))),
+    }
+}
+
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
@@ -71,6 +98,15 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(90, 90, 90),
 ];
 
+impl Draw for XyPlot {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    where
+        DB::ErrorType: 'static,
+    {
+        self.draw_chart(root)
+    }
+}
+
 impl XyPlot {
     /// An empty plot of the default size.
     pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
@@ -118,24 +154,10 @@ impl XyPlot {
 
     /// Writes the plot; the format follows the extension (`.png` or `.svg`).
     pub fn save(&self, path: &Path) -> Result<(), Error> {
-        ensure_font();
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        match ext.as_str() {
-            "png" => {
-                let root = BitMapBackend::new(path, self.size).into_drawing_area();
-                self.draw(&root)?;
-                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
-            }
-            "svg" => {
-                let root = SVGBackend::new(path, self.size).into_drawing_area();
-                self.draw(&root)?;
-                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
-            }
-            _ => Err(Error::Output(format!("{}: plots are written as .png or .svg", path.display()))),
-        }
+        save(self, path, self.size)
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    fn draw_chart<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
     where
         DB::ErrorType: 'static,
     {
@@ -271,27 +293,22 @@ pub struct CategoryMap {
     pub marks: Vec<(String, f64, f64)>,
 }
 
+impl Draw for CategoryMap {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    where
+        DB::ErrorType: 'static,
+    {
+        self.draw_map(root)
+    }
+}
+
 impl CategoryMap {
     /// Writes the map as PNG or SVG.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
-        ensure_font();
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        match ext.as_str() {
-            "png" => {
-                let root = BitMapBackend::new(path, (900, 700)).into_drawing_area();
-                self.draw(&root)?;
-                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
-            }
-            "svg" => {
-                let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
-                self.draw(&root)?;
-                root.present().map_err(|e| Error::Output(format!("{}: {e}", path.display())))
-            }
-            _ => Err(Error::Output(format!("{}: plots are written as .png or .svg", path.display()))),
-        }
+        save(self, path, (900, 700))
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    fn draw_map<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
     where
         DB::ErrorType: 'static,
     {
