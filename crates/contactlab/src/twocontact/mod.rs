@@ -16,12 +16,14 @@
 //! * [`poincare`]: the reduced Poincaré map `R(φ)`, the growth map `G(φ)` and fixed points.
 //! * [`classify`]: the verdict of Theorems 1–5 with its evidence.
 //! * [`atlas`]: the verdict over a grid of parameters (Figs. 6 and 9).
+//! * [`nonlinear`]: the full nonlinear model with the same contact and impact laws.
 
 pub mod atlas;
 pub mod classify;
 pub mod impact;
 pub mod model;
 pub mod modes;
+pub mod nonlinear;
 pub mod poincare;
 pub mod sim;
 pub mod zod;

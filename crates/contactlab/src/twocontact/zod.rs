@@ -54,15 +54,23 @@ pub struct Zod {
 impl Zod {
     /// Builds the ZOD; `Err` for singular geometry (`(z₁, z₂, x₂)` not independent).
     pub fn new(p: &TwoContact) -> Result<Self, Error> {
+        Self::at_state(p, &Vector3::zeros(), &Vector3::zeros())
+    }
+
+    /// The same contact-space description at any state `(s, ṡ)` of the full nonlinear model:
+    /// `J(s)`, `A(s) = J𝓜⁻¹Jᵀ` and `a₀ = J𝓜⁻¹F + ẆṠ` (with the velocity-product terms), so that
+    /// the mode and impact machinery applies unchanged. At `s = ṡ = 0` this is the ZOD.
+    pub fn at_state(p: &TwoContact, s0: &Vector3<f64>, v0: &Vector3<f64>) -> Result<Self, Error> {
         let body = p.body();
-        let s0 = Vector3::zeros();
-        let (wn1, wt1) = body.jacobian(0, &s0);
-        let (wn2, wt2) = body.jacobian(1, &s0);
+        let (wn1, wt1) = body.jacobian(0, s0);
+        let (wn2, wt2) = body.jacobian(1, s0);
         let j = Matrix4x3::from_rows(&[wn1.transpose(), wn2.transpose(), wt1.transpose(), wt2.transpose()]);
         let m = body.mass_matrix();
         let minv = Matrix3::from_diagonal(&Vector3::new(1.0 / m[(0, 0)], 1.0 / m[(1, 1)], 1.0 / m[(2, 2)]));
         let a = j * minv * j.transpose();
-        let a0 = j * (minv * body.applied());
+        let (c1n, c1t) = body.jacobian_dot_v(0, s0, v0);
+        let (c2n, c2t) = body.jacobian_dot_v(1, s0, v0);
+        let a0 = j * (minv * body.applied()) + Vector4::new(c1n, c2n, c1t, c2t);
         let t = Matrix3::from_rows(&[wn1.transpose(), wn2.transpose(), wt2.transpose()]);
         let scale = t.abs().max().max(1e-300);
         let det = t.determinant();
