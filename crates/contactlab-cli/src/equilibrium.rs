@@ -340,6 +340,16 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let tr = sim.run(start, sustained, &settings)?;
     let impacts = tr.events.iter().filter(|e| e.kind == EventKind::Impact).count();
     let zeno = tr.zeno_times();
+    // The full nonlinear model from the same perturbation (positions and velocities mapped
+    // through the linearised kinematics), for the side-by-side plots.
+    let nl = {
+        let s0 = sim.body_velocity(&start.q);
+        let v0 = sim.body_velocity(&start.qd);
+        let settings =
+            contactlab::twocontact::nonlinear::NonlinearSettings { max_events: a.max_events, ..Default::default() };
+        contactlab::twocontact::nonlinear::simulate(&p, s0, v0, sustained, usize::MAX, &settings)?
+    };
+    let t_plot = tr.t_end.max(nl.samples.last().map_or(0.0, |s| s[0])).min(a.t_max);
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let tail = (0.2 * tr.t_end).max(1e-3);
@@ -376,16 +386,26 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
                 .map(|e| (e.t, 0.0))
                 .collect::<Vec<_>>()
         };
-        XyPlot::new(format!("{title}: normal displacements (ZOD)"), "t [s]", "z [m]")
-            .add("z1", samples.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
-            .add("z2", samples.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
+        let nls = |k: usize| nl.samples.iter().filter(|s| s[0] <= t_plot).map(|s| (s[0], s[k])).collect::<Vec<_>>();
+        let mut csv = String::from("t,z1,z2,x1,x2\n");
+        for s in &nl.samples {
+            csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
+        }
+        std::fs::write(dir.join("trajectory_nonlinear.csv"), csv).context("writing trajectory_nonlinear.csv")?;
+        XyPlot::new(format!("{title}: normal displacements, ZOD and nonlinear model"), "t [s]", "z [m]")
+            .add("z1 (ZOD)", samples.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
+            .add("z2 (ZOD)", samples.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
+            .add("z1 (nonlinear)", nls(1), Mark::Line)
+            .add("z2 (nonlinear)", nls(2), Mark::Line)
             .add("impacts at p1", imp(0), Mark::Points)
             .add("impacts at p2", imp(1), Mark::Points)
             .add("Zeno point", zeno.iter().map(|&t| (t, 0.0)).collect(), Mark::Points)
             .save(&dir.join("z.png"))?;
-        XyPlot::new(format!("{title}: tangential displacements (ZOD)"), "t [s]", "x [m]")
-            .add("x1", samples.iter().map(|s| (s[0], s[3])).collect(), Mark::Line)
-            .add("x2", samples.iter().map(|s| (s[0], s[4])).collect(), Mark::Line)
+        XyPlot::new(format!("{title}: tangential displacements, ZOD and nonlinear model"), "t [s]", "x [m]")
+            .add("x1 (ZOD)", samples.iter().map(|s| (s[0], s[3])).collect(), Mark::Line)
+            .add("x2 (ZOD)", samples.iter().map(|s| (s[0], s[4])).collect(), Mark::Line)
+            .add("x1 (nonlinear)", nls(3), Mark::Line)
+            .add("x2 (nonlinear)", nls(4), Mark::Line)
             .save(&dir.join("x.png"))?;
     }
     if a.common.json {
@@ -404,6 +424,12 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         for t in &zeno {
             println!("  Zeno point at t = {t:.6} s");
         }
+        println!(
+            "  nonlinear model: {:?} after {} events at t = {:.6} s",
+            nl.outcome,
+            nl.events.len(),
+            nl.samples.last().map_or(0.0, |s| s[0])
+        );
     }
     Ok(())
 }

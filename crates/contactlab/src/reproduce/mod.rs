@@ -18,7 +18,6 @@ pub const SECTIONS: &[(&str, &str)] = &[("LCP", lcp::TITLE), ("P1", p1::TITLE), 
 
 /// Papers whose sections have not been implemented yet (stated in the report, never faked).
 pub const PENDING: &[(&str, &str)] = &[
-    ("P1 (rest)", "Or & Várkonyi: time plots (Fig. 4), comparison with the full nonlinear model"),
     ("P2", "Or: Painlevé paradox and dynamic jamming in walkers"),
     ("P3", "Or & Ames: Zeno periodic orbits"),
     ("P5", "van de Wouw & Leine: attractivity of equilibrium sets"),

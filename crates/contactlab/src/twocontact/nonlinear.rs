@@ -63,6 +63,8 @@ pub struct NonlinearRun {
     pub events: Vec<(f64, EventKind, Option<usize>)>,
     /// Section crossings (point 2 lands while point 1 is in sustained contact).
     pub crossings: Vec<Crossing>,
+    /// Time history `(t, z₁, z₂, x₁, x₂)` at every accepted step.
+    pub samples: Vec<[f64; 5]>,
 }
 
 struct Model<'a> {
@@ -170,11 +172,27 @@ pub fn simulate(
     let mut events = Vec::new();
     let mut crossings = Vec::new();
     let mut steps = 0usize;
-    let vscale = v0.amax().max(1e-300);
-    let finish = |outcome, events, crossings| Ok(NonlinearRun { outcome, events, crossings });
+    // Velocity scale of the perturbation: the initial speed, or the speed the initial gaps
+    // produce under the force-free accelerations.
+    let gap0 = model.gaps(&s0).iter().fold(0.0f64, |a, g| a.max(*g));
+    let a_free = Zod::at_state(p, &s0, &v0)?.a0.amax();
+    let vscale = v0.amax().max((2.0 * a_free * gap0).sqrt()).max(1e-300);
+    let mut samples: Vec<[f64; 5]> = Vec::new();
+    let body = p.body();
+    let record = |samples: &mut Vec<[f64; 5]>, t: f64, s: &Vector3<f64>| {
+        let (z1, x1) = body.gap_slip(0, s);
+        let (z2, x2) = body.gap_slip(1, s);
+        samples.push([t, z1, z2, x1, x2]);
+    };
+    record(&mut samples, 0.0, &s);
+    macro_rules! finish {
+        ($outcome:expr) => {
+            return Ok(NonlinearRun { outcome: $outcome, events, crossings, samples })
+        };
+    }
     loop {
         if events.len() >= settings.max_events || steps >= settings.max_steps {
-            return finish(Outcome::Limit, events, crossings);
+            finish!(Outcome::Limit);
         }
         model.project(&mut s, &mut v, sustained);
         let z = model.snap(&s, &v)?;
@@ -192,12 +210,12 @@ pub fn simulate(
                 if i == 1 && was[0] {
                     crossings.push(Crossing { t, qd: [u[Z1], u[Z1 + 1], u[X1 + 1]] });
                     if crossings.len() >= max_crossings {
-                        return finish(Outcome::Limit, events, crossings);
+                        finish!(Outcome::Limit);
                     }
                 }
                 let imp = match impact(&z, &v, touching) {
                     Ok(x) => x,
-                    Err(_) => return finish(Outcome::ImpactFailure, events, crossings),
+                    Err(_) => finish!(Outcome::ImpactFailure),
                 };
                 v = Vector3::from_row_slice(&imp.v_plus);
                 for (k, pm) in [imp.mode.0, imp.mode.1].into_iter().enumerate() {
@@ -222,11 +240,11 @@ pub fn simulate(
         });
         let (sols, _) = consistent_modes(&z, ps);
         if sols.len() != 1 {
-            return finish(Outcome::Painleve, events, crossings);
+            finish!(Outcome::Painleve);
         }
         let mode = sols[0].mode;
         if mode == Mode(PointMode::S, PointMode::S) {
-            return finish(Outcome::Rest, events, crossings);
+            finish!(Outcome::Rest);
         }
         for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
             sustained[i] = pm != PointMode::F;
@@ -239,15 +257,15 @@ pub fn simulate(
         loop {
             steps += 1;
             if steps >= settings.max_steps {
-                return finish(Outcome::Limit, events, crossings);
+                finish!(Outcome::Limit);
             }
             let Some((_, acc)) = model.accel(mode, &s, &v) else {
-                return finish(Outcome::Painleve, events, crossings);
+                finish!(Outcome::Painleve);
             };
             let tau = (v.amax() / acc.amax().max(1e-300)).max(1e-12 * vscale / acc.amax().max(1e-300));
             let h = settings.step_fraction * tau.min(1e3);
             let Some((s1, v1)) = model.rk4(mode, &s, &v, h) else {
-                return finish(Outcome::Painleve, events, crossings);
+                finish!(Outcome::Painleve);
             };
             let ev1 = model.events(mode, &s1, &v1, slip_sign);
             let crossed: Vec<usize> = (0..2).filter(|&k| armed[k] && ev1[k] < 0.0).collect();
@@ -255,13 +273,14 @@ pub fn simulate(
                 s = s1;
                 v = v1;
                 t += h;
+                record(&mut samples, t, &s);
                 for k in 0..2 {
                     armed[k] |= ev1[k] > 0.0;
                 }
                 ev0 = ev1;
                 let _ = ev0;
                 if v.amax() > 1e8 * vscale {
-                    return finish(Outcome::Diverged, events, crossings);
+                    finish!(Outcome::Diverged);
                 }
                 continue;
             }
@@ -281,6 +300,7 @@ pub fn simulate(
             s = sh;
             v = vh;
             t += hi;
+            record(&mut samples, t, &s);
             let k = crossed[0];
             let kind = if [mode.0, mode.1][k] == PointMode::F { EventKind::Impact } else { EventKind::SlipStop };
             if kind == EventKind::SlipStop {
