@@ -169,7 +169,10 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
             .save(&dir.join("G.png"))?;
     }
     if a.common.json {
-        print_json(&json!({"samples": pts.len(), "defined": defined, "fixed_points": fps, "maps": pts}))?;
+        print_json(
+            &json!({"samples": pts.len(), "defined": defined, "fixed_points": fps, "unresolved_fixed_points": found.unresolved,
+            "endpoints": classify::endpoints(&pts), "maps": pts}),
+        )?;
     } else {
         println!("{}: R, G defined at {defined} of {} samples", a.model.display(), pts.len());
         for f in &fps {
@@ -180,6 +183,15 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
                 f.slope,
                 if f.attracting { "attracting" } else { "repelling" }
             );
+        }
+        for e in classify::endpoints(&pts) {
+            let show = |v: Option<f64>| v.map_or("undefined".to_string(), |x| format!("{x:.6}"));
+            let what = match e.set {
+                1 => "R → ±π/2, G constant (Lemma 2)",
+                2 => "R → constant inside (−π/2, π/2), G → ∞ (Lemma 2a, set 2)",
+                _ => "maps undefined",
+            };
+            println!("  φ → {}π/2: R = {}, G = {}: {what}", if e.side > 0 { "+" } else { "−" }, show(e.r), show(e.g));
         }
         let gmax = pts.iter().filter_map(|q| q.g).fold(f64::NEG_INFINITY, f64::max);
         println!("  max G over defined samples: {gmax:.6}");

@@ -77,6 +77,38 @@ pub struct Classification {
     pub marginal: bool,
 }
 
+/// Behaviour of `R` and `G` at an endpoint `φ → ±π/2` (P1, Lemmas 2 and 2a).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Endpoint {
+    /// `+1` for `φ → +π/2`, `−1` for `φ → −π/2`.
+    pub side: i8,
+    /// `R` at the outermost defined sample.
+    #[serde(rename = "R")]
+    pub r: Option<f64>,
+    /// `G` there.
+    #[serde(rename = "G")]
+    pub g: Option<f64>,
+    /// Secant slope of `R` there (`→ G±` under Lemma 2).
+    pub slope: Option<f64>,
+    /// `1`: `R → ±π/2` with constant `G± = G` (Lemma 2 / set 1 of Lemma 2a); `2`: `R → R±` with
+    /// `|R±| < π/2` and `G → ∞` (set 2 of Lemma 2a); `0`: undefined there.
+    pub set: u8,
+}
+
+/// The endpoint behaviour from the sampled maps.
+pub fn endpoints(pts: &[MapPoint]) -> [Endpoint; 2] {
+    [false, true].map(|plus| {
+        let (r, g, slope) = endpoint(pts, plus);
+        let target = if plus { FRAC_PI_2 } else { -FRAC_PI_2 };
+        let set = match r {
+            None => 0,
+            Some(r) if (r - target).abs() < 0.05 => 1,
+            Some(_) => 2,
+        };
+        Endpoint { side: if plus { 1 } else { -1 }, r, g, slope, set }
+    })
+}
+
 fn endpoint(pts: &[MapPoint], plus: bool) -> (Option<f64>, Option<f64>, Option<f64>) {
     // (R at the end, G at the end, R' at the end) from the last two defined samples.
     let it: Vec<&MapPoint> = if plus { pts.iter().rev().take(2).collect() } else { pts.iter().take(2).collect() };

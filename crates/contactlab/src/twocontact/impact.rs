@@ -15,7 +15,7 @@
 use nalgebra::{Vector3, Vector4};
 use serde::Serialize;
 
-use super::modes::{admissible, solve_equalities, stick_family_exact, Mode, PointMode, MARGIN_TOL};
+use super::modes::{admissible, mode_gain, stick_family_exact, Mode, PointMode, MARGIN_TOL};
 use super::zod::{Zod, X1, Z1};
 use crate::Error;
 
@@ -55,6 +55,45 @@ fn rank(mode: Mode) -> (usize, usize) {
 /// Applies the impact law to the pre-impact body velocity `v⁻`; `touching[i]` says whether
 /// point `i` is on its support (`zᵢ = 0`).
 pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<Impact, Error> {
+    impact_with(zod, &ImpactGains::new(zod), v_minus, touching)
+}
+
+/// The constant gain matrices of all 16 modes at the impulse level (see
+/// [`super::modes`]): with them an impact costs a few 4×4 products per candidate.
+#[derive(Debug, Clone)]
+pub struct ImpactGains {
+    gains: Vec<Option<nalgebra::Matrix4<f64>>>,
+}
+
+fn mode_index(m: Mode) -> usize {
+    let idx = |p: PointMode| match p {
+        PointMode::F => 0,
+        PointMode::S => 1,
+        PointMode::P => 2,
+        PointMode::N => 3,
+    };
+    4 * idx(m.0) + idx(m.1)
+}
+
+impl ImpactGains {
+    /// Precomputes the gains of `zod`.
+    pub fn new(zod: &Zod) -> Self {
+        let all = super::modes::all_modes();
+        let mut gains = vec![None; 16];
+        for m in all {
+            gains[mode_index(m)] = mode_gain(zod, m);
+        }
+        Self { gains }
+    }
+}
+
+/// [`impact`] with precomputed gains (the simulator's fast path).
+pub fn impact_with(
+    zod: &Zod,
+    gains: &ImpactGains,
+    v_minus: &Vector3<f64>,
+    touching: [bool; 2],
+) -> Result<Impact, Error> {
     use PointMode::*;
     let u = zod.j * v_minus;
     let vel = u.amax().max(1e-300);
@@ -77,7 +116,9 @@ pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<
                     let (lam, t) = stick_family_exact(zod, &(m * v_minus), imp);
                     (lam, u + zod.a * lam, t)
                 } else {
-                    let Some((lam, up)) = solve_equalities(zod, mode, &u) else { continue };
+                    let Some(k) = gains.gains[mode_index(mode)] else { continue };
+                    let lam = k * u;
+                    let up = u + zod.a * lam;
                     let mut margin = f64::INFINITY;
                     for (i, pm) in [a, b].into_iter().enumerate() {
                         let (zi, xi) = (Z1 + i, X1 + i);

@@ -165,8 +165,20 @@ fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &
 /// Solves the four equalities of `mode` for `x` (forces or impulses) with `y = base + A x`
 /// (accelerations or post-impact velocities). `None` if the system is singular.
 pub(crate) fn solve_equalities(zod: &Zod, mode: Mode, base: &Vector4<f64>) -> Option<(Vector4<f64>, Vector4<f64>)> {
+    let k = mode_gain(zod, mode)?;
+    let x = k * base;
+    if !x.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    Some((x, base + zod.a * x))
+}
+
+/// The mode's equalities are linear in `base` with a constant matrix: `x = K base`, where
+/// `K = S⁻¹R` (`S` the equality rows, `R` selects `−base` for the acceleration or velocity
+/// rows). `None` if `S` is singular. Precomputing `K` per mode makes impacts cheap.
+pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
     let mut sys = Matrix4::zeros();
-    let mut rhs = Vector4::zeros();
+    let mut sel = Matrix4::zeros();
     for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
         let (zi, xi) = (Z1 + i, X1 + i);
         let (r1, r2) = (2 * i, 2 * i + 1);
@@ -177,24 +189,24 @@ pub(crate) fn solve_equalities(zod: &Zod, mode: Mode, base: &Vector4<f64>) -> Op
             }
             PointMode::S => {
                 sys.set_row(r1, &zod.a.row(zi));
-                rhs[r1] = -base[zi];
+                sel[(r1, zi)] = -1.0;
                 sys.set_row(r2, &zod.a.row(xi));
-                rhs[r2] = -base[xi];
+                sel[(r2, xi)] = -1.0;
             }
             PointMode::P | PointMode::N => {
                 sys.set_row(r1, &zod.a.row(zi));
-                rhs[r1] = -base[zi];
+                sel[(r1, zi)] = -1.0;
                 sys[(r2, xi)] = 1.0;
                 sys[(r2, zi)] = slip_sign(pm) as f64 * zod.mu[i];
             }
         }
     }
-    let x = sys.lu().solve(&rhs)?;
-    if !x.iter().all(|v| v.is_finite()) {
+    let scale = sys.abs().max().max(1e-300);
+    let lu = sys.lu();
+    if lu.determinant().abs() <= 1e-14 * scale.powi(4) {
         return None;
     }
-    let y = base + zod.a * x;
-    Some((x, y))
+    lu.try_inverse().map(|inv| inv * sel)
 }
 
 /// Solves mode `mode` in `state` (non-`SS` modes: a 4×4 linear system). `None` when the mode is

@@ -49,7 +49,7 @@ pub enum ReturnStatus {
 
 /// Settings of a single return.
 pub fn return_settings() -> SimSettings {
-    SimSettings { t_max: 1e6, max_events: 400, zeno_ratio: 1e-12, diverge_ratio: 1e12 }
+    SimSettings { t_max: 1e6, max_events: 400, zeno_ratio: 1e-12, diverge_ratio: 1e12, record_phases: false }
 }
 
 /// Evaluates `R(φ)` and `G(φ)`.

@@ -19,7 +19,7 @@
 use nalgebra::{Matrix3, Vector3};
 use serde::Serialize;
 
-use super::impact::impact;
+use super::impact::{impact_with, ImpactGains};
 use super::modes::{consistent_modes, Mode, ModeSolution, PointMode, PointState};
 use super::zod::{Zod, X1, Z1};
 use crate::Error;
@@ -36,11 +36,13 @@ pub struct SimSettings {
     pub zeno_ratio: f64,
     /// Velocity growth (relative to the initial) that counts as divergence.
     pub diverge_ratio: f64,
+    /// Keep the phases (time histories); return maps only need the events.
+    pub record_phases: bool,
 }
 
 impl Default for SimSettings {
     fn default() -> Self {
-        Self { t_max: 1e3, max_events: 20_000, zeno_ratio: 1e-9, diverge_ratio: 1e8 }
+        Self { t_max: 1e3, max_events: 20_000, zeno_ratio: 1e-9, diverge_ratio: 1e8, record_phases: true }
     }
 }
 
@@ -182,6 +184,8 @@ pub struct Simulator {
     /// Consistent modes of each of the 16 discrete state classes: under the ZOD consistency
     /// depends only on the class, so it is decided once.
     table: Vec<Vec<ModeSolution>>,
+    /// Impulse-level gain matrices of the 16 modes.
+    gains: ImpactGains,
 }
 
 const CLASSES: [PointState; 4] = [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
@@ -238,7 +242,8 @@ impl Simulator {
             .flat_map(|&a| CLASSES.iter().map(move |&b| [a, b]))
             .map(|st| consistent_modes(&zod, st).0)
             .collect();
-        Ok(Self { zod, t, tinv, table })
+        let gains = ImpactGains::new(&zod);
+        Ok(Self { zod, t, tinv, table, gains })
     }
 
     /// `ẋ₁` (or `x₁`, `ẍ₁`) from the corresponding `q` quantity.
@@ -321,7 +326,7 @@ impl Simulator {
                     let before = st;
                     let was_sustained = sustained;
                     let touching = [sustained[0] || st.q[0] <= 0.0, sustained[1] || st.q[1] <= 0.0];
-                    let imp = match impact(&self.zod, &self.body_velocity(&st.qd), touching) {
+                    let imp = match impact_with(&self.zod, &self.gains, &self.body_velocity(&st.qd), touching) {
                         Ok(x) => x,
                         Err(_) => return finish(phases, events, Outcome::ImpactFailure, t),
                     };
@@ -470,7 +475,9 @@ impl Simulator {
                 return finish(phases, events, Outcome::MovesAway, t);
             };
             let (q, qd, _) = phase.at(t + dt);
-            phases.push(phase);
+            if settings.record_phases {
+                phases.push(phase);
+            }
             t += dt;
             let before = State { q, qd };
             st = before;
