@@ -61,7 +61,7 @@ pub struct AtlasArgs {
     #[arg(long = "vary", value_name = "KEY=lo:hi:n", required = true)]
     vary: Vec<String>,
     /// Samples of φ per cell.
-    #[arg(long, default_value_t = 401, value_parser = clap::value_parser!(u32).range(11..=100_000))]
+    #[arg(long, default_value_t = 2001, value_parser = clap::value_parser!(u32).range(11..=100_000))]
     samples: u32,
     #[command(flatten)]
     common: Common,

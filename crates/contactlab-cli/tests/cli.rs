@@ -301,3 +301,50 @@ fn malformed_two_contact_models_exit_2() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn equilibrium_atlas_and_simulate() {
+    let out = tmpdir("atlas");
+    let o = run(&[
+        "equilibrium",
+        "atlas",
+        &example("two-contact/config-B.toml"),
+        "--vary",
+        "com_x=-0.04:0.0:4",
+        "--vary",
+        "com_z=0.12:0.15:3",
+        "--samples",
+        "101",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["cells"].as_array().unwrap().len(), 12);
+    assert!(out.join("atlas.csv").is_file() && out.join("atlas.png").is_file());
+    let o = run(&["equilibrium", "atlas", &example("two-contact/config-B.toml"), "--vary", "weight=1:2:3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown key"));
+    let o = run(&[
+        "equilibrium",
+        "simulate",
+        &example("two-contact/config-A.toml"),
+        "--perturb",
+        "z2=1e-4",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"], "rest");
+    assert!(
+        out.join("z.png").is_file()
+            && out.join("events.csv").is_file()
+            && out.join("trajectory_nonlinear.csv").is_file()
+    );
+    let o = run(&["equilibrium", "simulate", &example("two-contact/config-A.toml"), "--perturb", "z2=-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(out).ok();
+}

@@ -162,6 +162,44 @@ mod tests {
     }
 
     #[test]
+    fn full_model_matches_p1_equation_15() {
+        // m q̈ of eq. (15) at a rotated, spinning state, written out literally, against the
+        // full model's contact-space accelerations a₀(s, ṡ) + A(s) f (rows z1, z2, x2).
+        let p = config();
+        let (theta, thetad) = (0.23, -1.7);
+        let s = Vector3::new(0.01, -0.02, theta);
+        let v = Vector3::new(0.3, 0.1, thetad);
+        let z = Zod::at_state(&p, &s, &v).unwrap();
+        let phi = [p.phi1, p.phi2];
+        let l = [p.l1, p.l2];
+        let eta: Vec<f64> = (0..2).map(|i| l[i] * phi[i].cos() - p.h * phi[i].sin()).collect();
+        let xi: Vec<f64> = (0..2).map(|i| p.h * phi[i].cos() + l[i] * phi[i].sin()).collect();
+        let zeta: Vec<f64> = (0..2).map(|i| xi[i] * theta.sin() + eta[i] * theta.cos()).collect();
+        let psi: Vec<f64> = (0..2).map(|i| xi[i] * theta.cos() - eta[i] * theta.sin()).collect();
+        let r2 = p.rho * p.rho;
+        let f = Vector4::new(1.3, 0.7, -0.2, 0.4);
+        let (fz, fx) = ([f[0], f[1]], [f[2], f[3]]);
+        let m = p.mass;
+        let mut mq = [
+            -p.force * (p.alpha - phi[0]).cos() + p.torque / r2 * zeta[0] + m * thetad * thetad * psi[0],
+            -p.force * (p.alpha - phi[1]).cos() + p.torque / r2 * zeta[1] + m * thetad * thetad * psi[1],
+            p.force * (p.alpha - phi[1]).sin() + p.torque / r2 * psi[1] - m * thetad * thetad * zeta[1],
+        ];
+        for i in 0..2 {
+            mq[0] += fz[i] * ((phi[0] - phi[i]).cos() + zeta[i] * zeta[0] / r2)
+                + fx[i] * ((phi[i] - phi[0]).sin() + psi[i] * zeta[0] / r2);
+            mq[1] += fz[i] * ((phi[1] - phi[i]).cos() + zeta[i] * zeta[1] / r2)
+                + fx[i] * ((phi[i] - phi[1]).sin() + psi[i] * zeta[1] / r2);
+            mq[2] += fz[i] * ((phi[1] - phi[i]).sin() + zeta[i] * psi[1] / r2)
+                + fx[i] * ((phi[i] - phi[1]).cos() + psi[i] * psi[1] / r2);
+        }
+        let a = z.accel(&f);
+        for (row, k) in [(Z1, 0), (Z2, 1), (X2, 2)] {
+            assert!((a[row] * m - mq[k]).abs() < 1e-12, "row {row}: {} vs {}", a[row] * m, mq[k]);
+        }
+    }
+
+    #[test]
     fn rigid_kinematics_ties_x1() {
         let z = Zod::new(&config()).unwrap();
         // For any body velocity v: ẋ1 = e·(ż1, ż2, ẋ2).
