@@ -10,6 +10,7 @@ use contactlab::plot::{Mark, XyPlot};
 use contactlab::twocontact::atlas::{self, Axis, VERDICTS};
 use contactlab::twocontact::classify;
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
+use contactlab::twocontact::plots::{displacement_plot, Displacement};
 use contactlab::twocontact::poincare::{fixed_points, sample};
 use contactlab::twocontact::sim::{EventKind, SimSettings, Simulator, State};
 use contactlab::twocontact::{model, zod::Zod};
@@ -361,7 +362,6 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             contactlab::twocontact::nonlinear::NonlinearSettings { max_events: a.max_events, ..Default::default() };
         contactlab::twocontact::nonlinear::simulate(&p, s0, v0, sustained, usize::MAX, &settings)?
     };
-    let t_plot = tr.t_end.max(nl.samples.last().map_or(0.0, |s| s[0])).min(a.t_max);
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let tail = (0.2 * tr.t_end).max(1e-3);
@@ -391,34 +391,27 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         }
         std::fs::write(dir.join("events.csv"), ev).context("writing events.csv")?;
         let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let imp = |k: usize| {
-            tr.events
-                .iter()
-                .filter(|e| e.kind == EventKind::Impact && e.point == Some(k))
-                .map(|e| (e.t, 0.0))
-                .collect::<Vec<_>>()
-        };
-        let nls = |k: usize| nl.samples.iter().filter(|s| s[0] <= t_plot).map(|s| (s[0], s[k])).collect::<Vec<_>>();
         let mut csv = String::from("t,z1,z2,x1,x2\n");
         for s in &nl.samples {
             csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
         }
         std::fs::write(dir.join("trajectory_nonlinear.csv"), csv).context("writing trajectory_nonlinear.csv")?;
-        XyPlot::new(format!("{title}: normal displacements, ZOD and nonlinear model"), "t [s]", "z [m]")
-            .add("z1 (ZOD)", samples.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
-            .add("z2 (ZOD)", samples.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
-            .add("z1 (nonlinear)", nls(1), Mark::Line)
-            .add("z2 (nonlinear)", nls(2), Mark::Line)
-            .add("impacts at p1", imp(0), Mark::Points)
-            .add("impacts at p2", imp(1), Mark::Points)
-            .add("Zeno point", zeno.iter().map(|&t| (t, 0.0)).collect(), Mark::Points)
-            .save(&dir.join("z.png"))?;
-        XyPlot::new(format!("{title}: tangential displacements, ZOD and nonlinear model"), "t [s]", "x [m]")
-            .add("x1 (ZOD)", samples.iter().map(|s| (s[0], s[3])).collect(), Mark::Line)
-            .add("x2 (ZOD)", samples.iter().map(|s| (s[0], s[4])).collect(), Mark::Line)
-            .add("x1 (nonlinear)", nls(3), Mark::Line)
-            .add("x2 (nonlinear)", nls(4), Mark::Line)
-            .save(&dir.join("x.png"))?;
+        displacement_plot(
+            &format!("{title}: normal displacements, ZOD and nonlinear model"),
+            &tr,
+            Some(&nl),
+            Displacement::Normal,
+            tail,
+        )
+        .save(&dir.join("z.png"))?;
+        displacement_plot(
+            &format!("{title}: tangential displacements, ZOD and nonlinear model"),
+            &tr,
+            Some(&nl),
+            Displacement::Tangential,
+            tail,
+        )
+        .save(&dir.join("x.png"))?;
     }
     if a.common.json {
         print_json(

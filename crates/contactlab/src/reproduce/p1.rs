@@ -14,6 +14,7 @@ use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
 use crate::twocontact::modes::{Mode, PointMode};
 use crate::twocontact::nonlinear;
+use crate::twocontact::plots::{displacement_plot, Displacement};
 use crate::twocontact::poincare::sample;
 use crate::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::zod::Zod;
@@ -416,14 +417,6 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let pa = config("A").expect("A");
     for (k, (name, phi, tr)) in runs.iter().enumerate() {
         let file = format!("p1_fig4_{}_{}.png", name, ["a", "b"][k]);
-        let smp = tr.sample(24, 0.2 * tr.t_end.max(1e-3));
-        let imp = |i: usize| {
-            tr.events
-                .iter()
-                .filter(|e| e.kind == EventKind::Impact && e.point == Some(i))
-                .map(|e| (e.t, 0.0))
-                .collect::<Vec<_>>()
-        };
         // The full nonlinear model from the same state (its step budget ends the decaying tail).
         let st = on_section(*phi);
         let nl = nonlinear::simulate(
@@ -434,16 +427,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             usize::MAX,
             &nonlinear::NonlinearSettings { max_steps: 200_000, ..Default::default() },
         )?;
-        let t_end = smp.last().map_or(0.0, |s| s[0]);
-        let nls = |c: usize| nl.samples.iter().filter(|s| s[0] <= t_end).map(|s| (s[0], s[c])).collect::<Vec<_>>();
-        XyPlot::new(format!("P1 Fig. 4: config {name}, start on the section at φ = {phi}"), "t [s]", "z [m]")
-            .add("z1 (ZOD)", smp.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
-            .add("z2 (ZOD)", smp.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
-            .add("z1 (nonlinear)", nls(1), Mark::Line)
-            .add("z2 (nonlinear)", nls(2), Mark::Line)
-            .add("impacts p1", imp(0), Mark::Points)
-            .add("impacts p2", imp(1), Mark::Points)
-            .add("Zeno point", tr.zeno_times().iter().map(|&t| (t, 0.0)).collect(), Mark::Points)
+        let title = format!("P1 Fig. 4: config {name}, start on the section at φ = {phi}");
+        displacement_plot(&title, tr, Some(&nl), Displacement::Normal, 0.2 * tr.t_end.max(1e-3))
             .save(&opts.out.join(&file))?;
         sec.figures.push(Figure { file, caption: format!("P1 Fig. 4: normal displacements of configuration {name} from the section at φ = {phi}: zero-order dynamics and the full nonlinear model; impacts and the Zeno point marked.") });
     }

@@ -24,6 +24,7 @@ pub mod impact;
 pub mod model;
 pub mod modes;
 pub mod nonlinear;
+pub mod plots;
 pub mod poincare;
 pub mod sim;
 pub mod zod;

@@ -428,21 +428,9 @@ mod tests {
     use super::super::TwoContact;
     use super::*;
 
+    /// P1's biped on the 25° slope (configuration B's parameters) with other contact offsets.
     fn slope(l1: f64, l2: f64, rho: f64) -> TwoContact {
-        TwoContact {
-            mass: 1.0,
-            rho,
-            h: 0.1341,
-            l1,
-            l2,
-            phi1: 0.0,
-            phi2: 0.0,
-            mu1: 0.315,
-            mu2: 1.0,
-            force: 9.81,
-            alpha: 25f64.to_radians(),
-            torque: 0.0,
-        }
+        TwoContact { mass: 1.0, force: 9.81, l1, l2, rho, ..crate::reproduce::p1::config("B").expect("B") }
     }
 
     #[test]
