@@ -425,7 +425,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             sa.body_velocity(&st.qd),
             [true, false],
             usize::MAX,
-            &nonlinear::NonlinearSettings { max_steps: 200_000, ..Default::default() },
+            &nonlinear::NonlinearSettings::default(),
         )?;
         let title = format!("P1 Fig. 4: config {name}, start on the section at φ = {phi}");
         displacement_plot(&title, tr, Some(&nl), Displacement::Normal, 0.2 * tr.t_end.max(1e-3))

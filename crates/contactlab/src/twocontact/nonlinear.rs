@@ -199,14 +199,25 @@ pub fn simulate(
         let u = z.j * v;
         let gaps = model.gaps(&s);
         let vtol = 1e-9 * vscale;
+        // Length scale of the motion: gaps below a tiny fraction of it count as contact.
+        let gtol = 1e-9 * vscale * vscale / a_free.max(1e-300);
+        // A free point on (or, by round-off, just past) its support with no normal speed is a
+        // sustained-contact candidate: the modes decide whether it lifts off (grazing landing).
+        for i in 0..2 {
+            if !sustained[i] && gaps[i] <= gtol && u[Z1 + i].abs() <= vtol {
+                sustained[i] = true;
+            }
+        }
+        if sustained.iter().any(|&x| x) {
+            model.project(&mut s, &mut v, sustained);
+        }
+        let z = model.snap(&s, &v)?;
+        let u = z.j * v;
         // Impacts.
         for i in 0..2 {
-            if !sustained[i] && gaps[i] <= 1e-12 * vscale * vscale && u[Z1 + i] < -vtol {
+            if !sustained[i] && gaps[i] <= gtol && u[Z1 + i] < -vtol {
                 let was = sustained;
-                let touching = [
-                    sustained[0] || gaps[0] <= 1e-12 * vscale * vscale,
-                    sustained[1] || gaps[1] <= 1e-12 * vscale * vscale,
-                ];
+                let touching = [sustained[0] || gaps[0] <= gtol, sustained[1] || gaps[1] <= gtol];
                 if i == 1 && was[0] {
                     crossings.push(Crossing { t, qd: [u[Z1], u[Z1 + 1], u[X1 + 1]] });
                     if crossings.len() >= max_crossings {
@@ -254,6 +265,14 @@ pub fn simulate(
         let mut ev0 = model.events(mode, &s, &v, slip_sign);
         // A point just lifting off starts at a zero gap: watch it only once it is open.
         let mut armed = [ev0[0] > 0.0, ev0[1] > 0.0];
+        for (k, pm) in [mode.0, mode.1].into_iter().enumerate() {
+            // A free point that starts on its support is watched once it has risen, unless it is
+            // already moving into the support.
+            let lifting = u[Z1 + k] > vtol || (u[Z1 + k] >= -vtol && sols[0].accel[Z1 + k] > 0.0);
+            if pm == PointMode::F && !armed[k] && !lifting {
+                armed[k] = true;
+            }
+        }
         loop {
             steps += 1;
             if steps >= settings.max_steps {
@@ -263,7 +282,25 @@ pub fn simulate(
                 finish!(Outcome::Painleve);
             };
             let tau = (v.amax() / acc.amax().max(1e-300)).max(1e-12 * vscale / acc.amax().max(1e-300));
-            let h = settings.step_fraction * tau.min(1e3);
+            let mut h = settings.step_fraction * tau.min(1e3);
+            // A free point must not tunnel through its support within one step: keep the step
+            // below a quarter of its predicted landing time (or of its rise to the apex).
+            if let Ok(zs) = model.snap(&s, &v) {
+                let uu = zs.j * v;
+                let zdd = zs.j * acc + (zs.a0 - zs.j * (zs.minv * zs.applied));
+                let gg = model.gaps(&s);
+                for (k, pm) in [mode.0, mode.1].into_iter().enumerate() {
+                    if pm == PointMode::F {
+                        let (g0, w, a) = (gg[k].max(0.0), uu[Z1 + k], zdd[Z1 + k]);
+                        if let Some(tl) = crate::twocontact::sim::landing_time(g0, w, a) {
+                            h = h.min(0.25 * tl.max(1e-12 * tau));
+                        }
+                        if w > 0.0 && a < 0.0 {
+                            h = h.min(0.25 * (w / -a).max(1e-12 * tau));
+                        }
+                    }
+                }
+            }
             let Some((s1, v1)) = model.rk4(mode, &s, &v, h) else {
                 finish!(Outcome::Painleve);
             };

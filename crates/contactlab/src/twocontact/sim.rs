@@ -200,7 +200,7 @@ fn class_index(p: PointState) -> usize {
 }
 
 /// Smallest `t > 0` at which `z₀ + w t + ½ a t²` reaches 0 from above.
-fn landing_time(z0: f64, w: f64, a: f64) -> Option<f64> {
+pub(crate) fn landing_time(z0: f64, w: f64, a: f64) -> Option<f64> {
     if z0 <= 0.0 && w >= 0.0 && a >= 0.0 {
         return None;
     }
