@@ -63,6 +63,8 @@ pub fn impact(zod: &Zod, v_minus: &Vector3<f64>, touching: [bool; 2]) -> Result<
 #[derive(Debug, Clone)]
 pub struct ImpactGains {
     gains: Vec<Option<nalgebra::Matrix4<f64>>>,
+    /// Admissible modes (not `FF`) grouped by preference tier, best tier first.
+    tiers: Vec<Vec<Mode>>,
 }
 
 fn mode_index(m: Mode) -> usize {
@@ -80,10 +82,14 @@ impl ImpactGains {
     pub fn new(zod: &Zod) -> Self {
         let all = super::modes::all_modes();
         let mut gains = vec![None; 16];
-        for m in all {
+        for &m in &all {
             gains[mode_index(m)] = mode_gain(zod, m);
         }
-        Self { gains }
+        let tiers = [(2, 2), (2, 0), (1, 1), (1, 0)]
+            .iter()
+            .map(|&t| all.iter().copied().filter(|&m| rank(m) == t && admissible(zod, m)).collect())
+            .collect();
+        Self { gains, tiers }
     }
 }
 
@@ -99,17 +105,16 @@ pub fn impact_with(
     let vel = u.amax().max(1e-300);
     let imp = vel / zod.a.diagonal().amax().max(1e-300);
     let m = zod.mass;
-    let cands: &[PointMode] = &[F, S, P, N];
     let allowed = |i: usize, pm: PointMode| touching[i] || pm == F;
     // Candidates in P1's order of preference: tiers (active points, sticking points), best first;
     // the first tier with a consistent outcome decides (largest margin within the tier).
     let mut best: Option<(Mode, Vector4<f64>, Vector4<f64>, f64)> = None;
     let mut consistent_outcomes = 0;
-    for tier in [(2, 2), (2, 0), (1, 1), (1, 0)] {
-        for &a in cands {
-            for &b in cands {
-                let mode = Mode(a, b);
-                if rank(mode) != tier || !allowed(0, a) || !allowed(1, b) || !admissible(zod, mode) {
+    for tier in &gains.tiers {
+        {
+            for &mode in tier {
+                let (a, b) = (mode.0, mode.1);
+                if !allowed(0, a) || !allowed(1, b) {
                     continue;
                 }
                 let (lam, up, margin) = if mode == Mode(S, S) {

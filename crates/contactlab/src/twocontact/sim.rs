@@ -291,7 +291,7 @@ impl Simulator {
         }
         let mut t = 0.0;
         let mut phases = Vec::new();
-        let mut events: Vec<Event> = Vec::new();
+        let mut events: Vec<Event> = Vec::with_capacity(8);
         // Velocity scale of the perturbation: the initial speed, or the speed a gap of the
         // initial size produces under the force-free accelerations.
         let gap = st.q[0].max(st.q[1]).max(0.0);
@@ -299,7 +299,7 @@ impl Simulator {
             st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs())).max((2.0 * self.zod.a0.amax() * gap).sqrt()).max(1e-300);
         let mut vmax = v0;
         let mut vnmax = 0.0f64;
-        let mut impacts: Vec<(f64, usize)> = Vec::new();
+        let mut impacts: Vec<(f64, usize)> = Vec::with_capacity(8);
         let finish = |phases, events, outcome, t| Ok(Trajectory { phases, events, outcome, t_end: t });
         loop {
             if events.len() >= settings.max_events || t >= settings.t_max {
