@@ -50,6 +50,20 @@ fn save<P: Draw>(plot: &P, path: &Path, size: (u32, u32)) -> Result<(), Error> {
     }
 }
 
+/// Compact tick labels: fixed notation for moderate magnitudes, scientific for very small or
+/// large ones (plotters' default prints sub-millimetre ticks as `0.0`).
+fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{v:.2e}")
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
@@ -192,6 +206,8 @@ impl XyPlot {
                 .configure_mesh()
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
                 .label_style(("sans-serif", 15))
                 .draw()
                 .map_err(err)?;
