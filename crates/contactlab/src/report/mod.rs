@@ -81,6 +81,15 @@ pub fn fmt_num(x: f64) -> String {
     }
 }
 
+/// `"yes"` or `"no"`, the printed form of boolean report values.
+pub fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
 impl Row {
     /// Compares two numbers: `match` when `|computed − published| ≤ tol`.
     pub fn number(

@@ -19,7 +19,7 @@ use super::{Options, ProgressFn};
 use crate::lcp::enumerate::{enumerate, EnumSettings};
 use crate::lcp::{io, lemke, solve, Lcp, LcpSettings, LcpStatus};
 use crate::plot::{Mark, XyPlot};
-use crate::report::{Figure, Row, Section, Table};
+use crate::report::{yes_no, Figure, Row, Section, Table};
 use crate::Error;
 
 /// Section title.
@@ -65,14 +65,6 @@ pub struct SiconosOutcome {
     pub pieces: Option<(usize, bool)>,
     /// The file's comment.
     pub comment: String,
-}
-
-fn yes_no(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
-    }
 }
 
 /// Solves one Siconos file and builds its rows.

@@ -8,7 +8,7 @@ use super::{Options, ProgressFn};
 use std::f64::consts::FRAC_PI_2;
 
 use crate::plot::{CategoryMap, Mark, XyPlot};
-use crate::report::{Figure, Row, Section};
+use crate::report::{yes_no, Figure, Row, Section};
 use crate::twocontact::atlas::{atlas, Axis, VERDICTS};
 use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
@@ -47,11 +47,19 @@ pub fn config(name: &str) -> Option<TwoContact> {
     })
 }
 
-fn yn(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
+/// Whether, along one line of the atlas, every stable cell lies beyond every reverse-chatter cell.
+fn stable_beyond_unstable<'a>(line: impl Iterator<Item = &'a str>) -> bool {
+    let (mut last_rc, mut first_st) = (None, None);
+    for (k, v) in line.enumerate() {
+        if v == "reverse-chatter-unstable" {
+            last_rc = Some(k);
+        } else if v == "stable" && first_st.is_none() {
+            first_st = Some(k);
+        }
+    }
+    match (last_rc, first_st) {
+        (Some(r), Some(s)) => r < s,
+        _ => true,
     }
 }
 
@@ -73,17 +81,22 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         sec.rows.push(Row::exact(
             format!("config {name}: unambiguous frictional equilibrium"),
             "yes",
-            yn(eq.equilibrium && !eq.ambiguous),
+            yes_no(eq.equilibrium && !eq.ambiguous),
             src,
         ));
         sec.rows.push(Row::exact(
             format!("config {name}: Painlevé-free (non-Painlevé)"),
             "yes",
-            yn(eq.painleve_free),
+            yes_no(eq.painleve_free),
             "P1 §II: the analysis assumes it",
         ));
         let published = if *name == "A" { "yes" } else { "no" };
-        sec.rows.push(Row::exact(format!("config {name}: persistent equilibrium"), published, yn(eq.persistent), src));
+        sec.rows.push(Row::exact(
+            format!("config {name}: persistent equilibrium"),
+            published,
+            yes_no(eq.persistent),
+            src,
+        ));
     }
     // Poincaré maps and verdicts.
     let mut maps = Vec::new();
@@ -110,7 +123,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             sec.rows.push(Row::exact(
                 format!("config {name}: weakly persistent"),
                 "yes",
-                yn(c.weakly_persistent),
+                yes_no(c.weakly_persistent),
                 "P1 §III-E, §IV",
             ));
             // R constant except near −π/2: where does R differ from R(0) by more than 1e-6?
@@ -156,7 +169,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 Row::exact(
                     "config A: fixed points φ₁* < φ₂* = 0 < φ₃*, φ₁*, φ₃* repulsive, φ₂* attractive",
                     "yes",
-                    yn(pattern),
+                    yes_no(pattern),
                     src,
                 )
                 .with_note(
@@ -167,7 +180,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             sec.rows.push(Row::exact(
                 "config A: endpoints ±π/2 attractive (R → ±π/2 with R' = G± < 1)",
                 "yes",
-                yn(ends),
+                yes_no(ends),
                 src,
             ));
             sec.rows.push(Row::at_most(
@@ -220,28 +233,20 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let (nx, ny) = (axes[0].n, axes[1].n);
     let verdict = |ix: usize, iy: usize| cells[iy * nx + ix].verdict.as_str();
     // Trend 1: along +x (each row), every stable cell lies downhill of every reverse-chatter cell.
-    let x_trend = (0..ny).all(|iy| {
-        let last_rc = (0..nx).filter(|&ix| verdict(ix, iy) == "reverse-chatter-unstable").max();
-        let first_st = (0..nx).filter(|&ix| verdict(ix, iy) == "stable").min();
-        matches!((last_rc, first_st), (Some(r), Some(s)) if r < s) || last_rc.is_none() || first_st.is_none()
-    });
+    let x_trend = (0..ny).all(|iy| stable_beyond_unstable((0..nx).map(|ix| verdict(ix, iy))));
     // Trend 2: along +z (each column), every stable cell lies above every reverse-chatter cell.
-    let z_trend = (0..nx).all(|ix| {
-        let last_rc = (0..ny).filter(|&iy| verdict(ix, iy) == "reverse-chatter-unstable").max();
-        let first_st = (0..ny).filter(|&iy| verdict(ix, iy) == "stable").min();
-        matches!((last_rc, first_st), (Some(r), Some(s)) if r < s) || last_rc.is_none() || first_st.is_none()
-    });
+    let z_trend = (0..nx).all(|ix| stable_beyond_unstable((0..ny).map(|iy| verdict(ix, iy))));
     let src6 = "P1 §V, Fig. 6: moving the CoM downhill (+x) or up (+z) increases stability";
     sec.rows.push(Row::exact(
         "Fig. 6 atlas: stable region downhill (+x) of the reverse-chatter region in every row",
         "yes",
-        yn(x_trend),
+        yes_no(x_trend),
         src6,
     ));
     sec.rows.push(Row::exact(
         "Fig. 6 atlas: stable region above (+z) the reverse-chatter region in every column",
         "yes",
-        yn(z_trend),
+        yes_no(z_trend),
         src6,
     ));
     let count = |v: &str| cells.iter().filter(|c| c.verdict == v).count();
@@ -251,7 +256,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         Row::exact(
             "Fig. 6 atlas: all four regions {no equilibrium, ambiguous, reverse chatter, stable} present",
             "yes",
-            yn(bands),
+            yes_no(bands),
             "P1 Fig. 6",
         )
         .with_note(format!(
@@ -297,7 +302,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         Row::exact(
             "Fig. 9-style sweep: the stability limit (G*)² = 1 lies between the CoM positions of D (unstable) and B (stable)",
             "yes",
-            yn(crossing.is_some_and(|c| c > xd && c < xb)),
+            yes_no(crossing.is_some_and(|c| c > xd && c < xb)),
             "P1 §III-E, Fig. 9: B stable, D unstable; they differ by the CoM position",
         )
         .with_note(format!("crossing at com_x = {} m; D at {xd} m, B at {xb} m (ρ of B)", crossing.map_or("none".into(), |c| format!("{c:.5}")))),
@@ -339,7 +344,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         Row::exact(
             "config D at φ*: the full nonlinear model's R, G approach the ZOD's as the perturbation δ shrinks",
             "yes",
-            yn(shrinks),
+            yes_no(shrinks),
             "P1 §II/§III-A: the ZOD approximation suffices near the equilibrium",
         )
         .with_note(
