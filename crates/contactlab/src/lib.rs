@@ -10,7 +10,8 @@
 //! | [`lp`] | our small dense simplex for tiny LPs solved many times |
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
 //! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4 |
-//! | [`mechanics`] | Lagrangian systems with contacts; the planar rigid body of P1 |
+//! | [`mechanics`] | Lagrangian systems with contacts (the `ContactSystem` trait); the planar rigid body of P1, elementary systems |
+//! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes |
 //! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
 //! | [`report`] | the reproduction report: rows of published vs computed values |
@@ -34,6 +35,7 @@
 pub mod conic;
 mod error;
 pub mod fixture;
+pub mod hybrid;
 pub mod lcp;
 pub mod lp;
 pub mod mechanics;

@@ -15,7 +15,150 @@
 //! contact-space accelerations are affine in the contact forces with constant coefficients (the
 //! Delassus matrix `A = J𝓜⁻¹Jᵀ`, as in P4's `A`).
 //!
-//! [`planar_body::PlanarBody`] is the planar rigid body of P1 (Fig. 1) in this form; the walkers
-//! of P2 and the Zeno orbits of P3 add their own systems behind the same quantities.
+//! [`ContactSystem`] is that description as a trait, for any number of degrees of freedom and
+//! contacts; [`crate::hybrid::lagrangian::Lagrangian`] turns any implementation into a hybrid
+//! system (modes, constraint forces, impacts, Zeno completion) for the event driver, and
+//! [`check::check_system`] checks an implementation against finite differences.
+//! [`planar_body::PlanarBody`] is the planar rigid body of P1 (Fig. 1); [`elementary`] holds the
+//! pendulum, the particle on half-planes and the one-degree-of-freedom oscillator with a stop
+//! whose motions are known in closed form; the walkers of P2 and the systems of P3 implement the
+//! same trait.
+//!
+//! # Sign conventions (once for all systems)
+//! `M(q) q̈ = h(t, q, q̇) + Σᵢ (w_{n,i} λ_{n,i} + w_{t,i} λ_{t,i})`: `h` collects everything but the
+//! contact forces (gravity, springs, velocity-product terms, applied and control forces). The gap
+//! `gᵢ ≥ 0` is positive when the contact is open; the normal force `λ_{n,i} ≥ 0` pushes the gap
+//! open; the friction force `λ_{t,i}` acts along the direction in which the tangential coordinate
+//! `xᵢ` grows, and in slip it opposes the slip velocity `ẋᵢ` (Coulomb, `|λ_t| ≤ μ λ_n`).
 
+pub mod check;
+pub mod elementary;
 pub mod planar_body;
+
+use nalgebra::{SMatrix, SVector};
+use serde::Serialize;
+
+/// The contact law of one contact.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ContactLaw {
+    /// Coulomb friction coefficient `μ ≥ 0` (`0`: frictionless).
+    pub mu: f64,
+    /// Newton coefficient of restitution `e ∈ [0, 1]` of the normal velocity (`0`: plastic).
+    pub restitution: f64,
+}
+
+/// An `N`-degree-of-freedom Lagrangian system with unilateral, frictional point contacts (module
+/// docs for the equation and the signs). Coordinates `q`, velocities `v = q̇`.
+pub trait ContactSystem<const N: usize>: Send + Sync {
+    /// Number of contacts.
+    fn contact_count(&self) -> usize;
+    /// The law of contact `i`.
+    fn law(&self, i: usize) -> ContactLaw;
+    /// The mass matrix `M(q)` (symmetric positive definite).
+    fn mass_matrix(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+    /// The bias `h(t, q, q̇)`: all generalized forces but the contact forces.
+    fn bias(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N>;
+    /// The gap `gᵢ(q)` (length).
+    fn gap(&self, i: usize, q: &SVector<f64, N>) -> f64;
+    /// The tangential coordinate `xᵢ(q)` (length); unused for frictionless contacts.
+    fn tangential(&self, _i: usize, _q: &SVector<f64, N>) -> f64 {
+        0.0
+    }
+    /// `w_{n,i} = ∂gᵢ/∂q`.
+    fn normal_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N>;
+    /// `w_{t,i} = ∂xᵢ/∂q`.
+    fn tangent_jacobian(&self, _i: usize, _q: &SVector<f64, N>) -> SVector<f64, N> {
+        SVector::zeros()
+    }
+    /// The velocity-product terms `(ẇ_{n,i}ᵀ q̇, ẇ_{t,i}ᵀ q̇)`: `g̈ᵢ = w_{n,i}ᵀ q̈ + ẇ_{n,i}ᵀ q̇`.
+    fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64);
+    /// The potential energy, for a conservative system (`h = −∂V/∂q` plus velocity-product
+    /// terms); `None` otherwise.
+    fn potential(&self, _q: &SVector<f64, N>) -> Option<f64> {
+        None
+    }
+    /// Characteristic magnitude of each coordinate (for absolute tolerances).
+    fn coordinate_scale(&self) -> SVector<f64, N> {
+        SVector::repeat(1.0)
+    }
+    /// Characteristic length of the gaps and tangential coordinates.
+    fn length_scale(&self) -> f64 {
+        1.0
+    }
+    /// Characteristic time of the motion.
+    fn time_scale(&self) -> f64 {
+        1.0
+    }
+    /// A user reset applied after an impact of `contact` has been resolved, e.g. the
+    /// relabelling of stance and swing legs after a step; `None` keeps the state.
+    fn relabel(
+        &self,
+        _contact: usize,
+        _q: &SVector<f64, N>,
+        _v: &SVector<f64, N>,
+    ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
+        None
+    }
+    /// Whether the bias does not depend on time (then a state at rest in a fully constrained
+    /// mode stays at rest for ever, and a run can end there).
+    fn autonomous(&self) -> bool {
+        true
+    }
+    /// Kinetic energy `½ q̇ᵀ M q̇`.
+    fn kinetic_energy(&self, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
+        0.5 * v.dot(&(self.mass_matrix(q) * v))
+    }
+}
+
+impl<const N: usize, T: ContactSystem<N>> ContactSystem<N> for &T {
+    fn contact_count(&self) -> usize {
+        (**self).contact_count()
+    }
+    fn law(&self, i: usize) -> ContactLaw {
+        (**self).law(i)
+    }
+    fn mass_matrix(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        (**self).mass_matrix(q)
+    }
+    fn bias(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
+        (**self).bias(t, q, v)
+    }
+    fn gap(&self, i: usize, q: &SVector<f64, N>) -> f64 {
+        (**self).gap(i, q)
+    }
+    fn tangential(&self, i: usize, q: &SVector<f64, N>) -> f64 {
+        (**self).tangential(i, q)
+    }
+    fn normal_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
+        (**self).normal_jacobian(i, q)
+    }
+    fn tangent_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
+        (**self).tangent_jacobian(i, q)
+    }
+    fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64) {
+        (**self).jacobian_dot_v(i, q, v)
+    }
+    fn potential(&self, q: &SVector<f64, N>) -> Option<f64> {
+        (**self).potential(q)
+    }
+    fn coordinate_scale(&self) -> SVector<f64, N> {
+        (**self).coordinate_scale()
+    }
+    fn length_scale(&self) -> f64 {
+        (**self).length_scale()
+    }
+    fn time_scale(&self) -> f64 {
+        (**self).time_scale()
+    }
+    fn relabel(
+        &self,
+        contact: usize,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
+        (**self).relabel(contact, q, v)
+    }
+    fn autonomous(&self) -> bool {
+        (**self).autonomous()
+    }
+}

@@ -15,7 +15,9 @@
 //! force of magnitude `f_ex` at angle `α` from the support normal direction, i.e.
 //! `F = f_ex (sin α, −cos α)` (gravity on a slope of angle α when `φᵢ = 0`), plus a torque `τ_ex`.
 
-use nalgebra::{Matrix3, Vector2, Vector3};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
+
+use super::{ContactLaw, ContactSystem};
 
 /// One contact point of a [`PlanarBody`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,6 +26,8 @@ pub struct BodyPoint {
     pub r: Vector2<f64>,
     /// Support normal angle `φ` (rad): normal `(−sin φ, cos φ)`, tangent `(cos φ, sin φ)`.
     pub phi: f64,
+    /// Friction and restitution at this point.
+    pub law: ContactLaw,
 }
 
 impl BodyPoint {
@@ -115,6 +119,64 @@ impl PlanarBody {
     }
 }
 
+impl PlanarBody {
+    /// Largest distance of a contact point from the centre of mass (or `ρ`): the length scale.
+    pub fn size(&self) -> f64 {
+        self.points.iter().fold(self.rho, |a, p| a.max(p.r.norm()))
+    }
+}
+
+/// The body as a Lagrangian contact system in `s = (x, z, θ)`: constant mass matrix, so no
+/// velocity-product terms in the bias; the velocity-product terms of the contacts are
+/// [`PlanarBody::jacobian_dot_v`].
+impl ContactSystem<3> for PlanarBody {
+    fn contact_count(&self) -> usize {
+        self.points.len()
+    }
+    fn law(&self, i: usize) -> ContactLaw {
+        self.points[i].law
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 3>) -> SMatrix<f64, 3, 3> {
+        PlanarBody::mass_matrix(self)
+    }
+    fn bias(&self, _t: f64, _q: &SVector<f64, 3>, _v: &SVector<f64, 3>) -> SVector<f64, 3> {
+        self.applied()
+    }
+    fn gap(&self, i: usize, q: &SVector<f64, 3>) -> f64 {
+        self.gap_slip(i, q).0
+    }
+    fn tangential(&self, i: usize, q: &SVector<f64, 3>) -> f64 {
+        self.gap_slip(i, q).1
+    }
+    fn normal_jacobian(&self, i: usize, q: &SVector<f64, 3>) -> SVector<f64, 3> {
+        self.jacobian(i, q).0
+    }
+    fn tangent_jacobian(&self, i: usize, q: &SVector<f64, 3>) -> SVector<f64, 3> {
+        self.jacobian(i, q).1
+    }
+    fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, 3>, v: &SVector<f64, 3>) -> (f64, f64) {
+        PlanarBody::jacobian_dot_v(self, i, q, v)
+    }
+    fn potential(&self, q: &SVector<f64, 3>) -> Option<f64> {
+        Some(-(self.force.x * q.x + self.force.y * q.y + self.torque * q.z))
+    }
+    fn coordinate_scale(&self) -> SVector<f64, 3> {
+        let l = self.size();
+        Vector3::new(l, l, 1.0)
+    }
+    fn length_scale(&self) -> f64 {
+        self.size()
+    }
+    fn time_scale(&self) -> f64 {
+        let a = self.force.norm() / self.mass + self.torque.abs() / (self.mass * self.size());
+        if a > 0.0 {
+            (self.size() / a).sqrt()
+        } else {
+            1.0
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,8 +186,8 @@ mod tests {
             mass: 0.7,
             rho: 0.14,
             points: vec![
-                BodyPoint { r: Vector2::new(-0.05, -0.13), phi: 0.1 },
-                BodyPoint { r: Vector2::new(0.17, -0.13), phi: -0.2 },
+                BodyPoint { r: Vector2::new(-0.05, -0.13), phi: 0.1, law: ContactLaw { mu: 0.3, restitution: 0.0 } },
+                BodyPoint { r: Vector2::new(0.17, -0.13), phi: -0.2, law: ContactLaw { mu: 0.5, restitution: 0.0 } },
             ],
             force: Vector2::new(0.3, -6.0),
             torque: 0.02,
@@ -168,10 +230,20 @@ mod tests {
     }
 
     #[test]
+    fn passes_the_contact_system_check() {
+        let b = body();
+        let q = Vector3::new(0.01, -0.02, 0.3);
+        let v = Vector3::new(0.2, -0.1, 1.1);
+        let bad = crate::mechanics::check::check_system(&b, 0.0, &q, &v);
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
+    #[test]
     fn p1_eta_xi_at_equilibrium() {
         // rᵢ = (lᵢ, −h): ∂z/∂θ = l cos φ − h sin φ = η, ∂x/∂θ = h cos φ + l sin φ = ξ.
         let (l, h, phi) = (0.17, 0.13, -0.2);
-        let p = PlanarBody { points: vec![BodyPoint { r: Vector2::new(l, -h), phi }], ..body() };
+        let law = ContactLaw { mu: 0.5, restitution: 0.0 };
+        let p = PlanarBody { points: vec![BodyPoint { r: Vector2::new(l, -h), phi, law }], ..body() };
         let (wn, wt) = p.jacobian(0, &Vector3::zeros());
         assert!((wn.z - (l * phi.cos() - h * phi.sin())).abs() < 1e-15);
         assert!((wt.z - (h * phi.cos() + l * phi.sin())).abs() < 1e-15);

@@ -33,6 +33,7 @@ use nalgebra::Vector2;
 use serde::Serialize;
 
 use crate::mechanics::planar_body::{BodyPoint, PlanarBody};
+use crate::mechanics::ContactLaw;
 use crate::Error;
 
 /// P1's parameters of a body on two contacts (SI units, radians).
@@ -71,8 +72,16 @@ impl TwoContact {
             mass: self.mass,
             rho: self.rho,
             points: vec![
-                BodyPoint { r: Vector2::new(self.l1, -self.h), phi: self.phi1 },
-                BodyPoint { r: Vector2::new(self.l2, -self.h), phi: self.phi2 },
+                BodyPoint {
+                    r: Vector2::new(self.l1, -self.h),
+                    phi: self.phi1,
+                    law: ContactLaw { mu: self.mu1, restitution: 0.0 },
+                },
+                BodyPoint {
+                    r: Vector2::new(self.l2, -self.h),
+                    phi: self.phi2,
+                    law: ContactLaw { mu: self.mu2, restitution: 0.0 },
+                },
             ],
             force: Vector2::new(self.alpha.sin(), -self.alpha.cos()) * self.force,
             torque: self.torque,

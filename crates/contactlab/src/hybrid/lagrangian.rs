@@ -1,0 +1,1078 @@
+//! Any [`ContactSystem`] as a [`Hybrid`] system: contact modes, constraint forces, impacts and
+//! the completed (post-Zeno) flow.
+//!
+//! The state is the `N × 2` matrix `[q | q̇]`. Each contact is free, closed and sticking, or closed
+//! and slipping in the `+x` or `−x` direction ([`ContactMode`]; a closed frictionless contact is
+//! `Slip(0)`).
+//!
+//! # Flow in a mode
+//! The unknown forces are `λ_n` of every closed contact and `λ_t` of every sticking one; in slip
+//! `λ_t = −s μ λ_n`. They follow from the constrained equations: `g̈ = w_nᵀq̈ + ẇ_nᵀq̇ = 0` for
+//! closed contacts and `ẍ = 0` for sticking ones, with `q̈ = M⁻¹(h + Σ w λ)`, a small dense system
+//! in the contact-space (Delassus) matrix `C M⁻¹ W`. Redundant constraints (a body sticking at more
+//! points than it has degrees of freedom) make it singular; the motion is then still unique and is
+//! computed from the minimum-norm forces, and the existence of admissible forces is decided by a
+//! linear program over the whole family.
+//!
+//! # Guards (two per contact)
+//! | mode | guard `2i` | guard `2i + 1` |
+//! |---|---|---|
+//! | free | gap `gᵢ` (impact) | — |
+//! | sticking | `λ_n` (lift-off) | `μλ_n − |λ_t|` (onset of slip) |
+//! | slipping `s` | `λ_n` (lift-off) | `s ẋᵢ` (slip stops: stick or reversal) |
+//! | closed, frictionless | `λ_n` (lift-off) | — |
+//!
+//! [`Hybrid::step_limit`] ends a step at the next extremum of a free gap predicted from its
+//! second-order expansion — 1.5 times the time to an apex while the gap is below half the rise,
+//! the time to a valley whose depth may reach zero — so no gap crosses zero twice within a step.
+//!
+//! # Choosing the mode
+//! After every event the next mode is chosen among all candidates compatible with each contact's
+//! state (touching at tangential rest: free, stick, slip ±; touching and slipping in `s`: free,
+//! slip `s`; separated: free) by the consistency inequalities: `λ_n ≥ 0`, `|λ_t| ≤ μλ_n`, a free
+//! touching contact must not accelerate into its support, and a slip starting from rest must
+//! accelerate in its direction. Margins are normalised by the force-free contact accelerations
+//! and the matching force scale, so they do not depend on units. Exactly one consistent candidate
+//! is taken; none is a Painlevé inconsistency and several an indeterminacy, reported with every
+//! candidate's margin. At a lift-off and at the onset of slip the event itself fixes the
+//! contact's next mode (its margin is zero at that instant by definition).
+//!
+//! # Impacts
+//! Every contact touching its support takes part. Frictionless contacts follow Newton's law
+//! `0 ≤ Λ ⟂ ġ⁺ + e ġ⁻ ≥ 0`, `ġ⁺ = ġ⁻ + A Λ`, with `A = W_nᵀ M⁻¹ W_n`: one contact in closed form,
+//! several as an LCP solved by Lemke's method. With friction every contact is passive, sticking
+//! (`ẋ⁺ = 0`, `|Λ_t| ≤ μΛ_n`) or slipping (`Λ_t = −sμΛ_n`, `sẋ⁺ ≥ 0`) with `ġ⁺ = −e ġ⁻` when active;
+//! among the consistent outcomes the one with the most active contacts, then the most sticking
+//! ones, then the largest margin is taken (P1's order of preference). For one contact with `e = 0`
+//! this is the sticking impact when the sticking impulse lies in the friction cone and otherwise
+//! Chatterjee and Ruina's slipping impact with `e = e_t = 0` (P2, eqs. 11–18). The system's
+//! [`ContactSystem::relabel`] runs after the impact.
+//!
+//! # Zeno completion
+//! At a Zeno point (located by the driver) the state is projected onto the contact's constraint
+//! (`g = 0`, `ġ = 0`, mass-weighted) and the constrained mode is chosen as above; the contact then
+//! stays closed until its normal force crosses zero (P3, Definitions 3–4).
+//!
+//! # Rest
+//! A mode whose closed contacts all stick (or are frictionless) with constraint rows of rank `N`
+//! is an equilibrium: the velocity is zero on the constraints and the run ends at rest (only for
+//! an [autonomous](ContactSystem::autonomous) system).
+
+use std::fmt;
+
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use serde::Serialize;
+
+use super::{EventInfo, EventKind, FailureKind, Hybrid, ModeFailure, Transition};
+use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
+use crate::lp::{LpBuilder, LpSettings, LpStatus};
+use crate::mechanics::ContactSystem;
+
+/// Largest number of contacts of a [`Lagrangian`] system.
+pub const MAX_CONTACTS: usize = 16;
+
+/// The mode of one contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ContactMode {
+    /// Open.
+    Free,
+    /// Closed and sticking.
+    Stick,
+    /// Closed and slipping in the direction of the sign (`0`: frictionless).
+    Slip(i8),
+}
+
+impl ContactMode {
+    /// Whether the contact is closed.
+    pub fn closed(&self) -> bool {
+        !matches!(self, ContactMode::Free)
+    }
+
+    fn letter(&self) -> char {
+        match self {
+            ContactMode::Free => 'F',
+            ContactMode::Stick => 'S',
+            ContactMode::Slip(s) if *s > 0 => 'P',
+            ContactMode::Slip(s) if *s < 0 => 'N',
+            ContactMode::Slip(_) => 'C',
+        }
+    }
+}
+
+/// The modes of all contacts (`F` free, `S` stick, `P`/`N` slip in `±x`, `C` closed
+/// frictionless), e.g. `FS`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Modes {
+    n: u8,
+    m: [ContactMode; MAX_CONTACTS],
+    rest: bool,
+}
+
+impl Modes {
+    /// All `n` contacts free.
+    pub fn free(n: usize) -> Self {
+        Self { n: n as u8, m: [ContactMode::Free; MAX_CONTACTS], rest: false }
+    }
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether there are no contacts.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The mode of contact `i`.
+    pub fn get(&self, i: usize) -> ContactMode {
+        self.m[i]
+    }
+    /// Sets the mode of contact `i`.
+    pub fn set(&mut self, i: usize, m: ContactMode) {
+        self.m[i] = m;
+    }
+    /// Whether the mode is an equilibrium (module docs).
+    pub fn is_rest(&self) -> bool {
+        self.rest
+    }
+}
+
+impl fmt::Display for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..self.len() {
+            write!(f, "{}", self.m[i].letter())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Modes({self})")
+    }
+}
+
+impl Serialize for Modes {
+    fn serialize<Se: serde::Serializer>(&self, s: Se) -> Result<Se::Ok, Se::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// The state of one contact, from which its candidate modes follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Separated,
+    Rest,
+    Slipping(i8),
+}
+
+/// Contact forces and accelerations of one mode at one state.
+#[derive(Debug, Clone, Copy)]
+pub struct ModeSolution<const N: usize> {
+    /// `q̈`.
+    pub acc: SVector<f64, N>,
+    /// Normal forces (0 for free contacts).
+    pub lambda_n: [f64; MAX_CONTACTS],
+    /// Tangential forces.
+    pub lambda_t: [f64; MAX_CONTACTS],
+    /// Whether the constraint system was singular (redundant constraints; minimum-norm forces).
+    pub redundant: bool,
+}
+
+/// A [`ContactSystem`] run as a hybrid system (module docs).
+#[derive(Debug, Clone)]
+pub struct Lagrangian<S, const N: usize> {
+    /// The mechanical system.
+    pub system: S,
+    /// Normalised margin below which a consistency inequality counts as marginal.
+    pub margin_tol: f64,
+}
+
+type State<const N: usize> = SMatrix<f64, N, 2>;
+
+/// `[q | q̇]` from `q` and `q̇`.
+pub fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
+    SMatrix::from_columns(&[*q, *v])
+}
+
+/// `(q, q̇)` of a state.
+pub fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
+    (x.column(0).into_owned(), x.column(1).into_owned())
+}
+
+/// Solves the `k × k` row-major system `a y = b` in place by Gaussian elimination with partial
+/// pivoting; `false` if a pivot falls below `1e-13` of the largest entry.
+fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
+    let scale = a[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if k == 0 {
+        return true;
+    }
+    if !(scale > 0.0 && scale.is_finite()) {
+        return false;
+    }
+    for c in 0..k {
+        let mut p = c;
+        for r in c + 1..k {
+            if a[r * k + c].abs() > a[p * k + c].abs() {
+                p = r;
+            }
+        }
+        if a[p * k + c].abs() <= 1e-13 * scale {
+            return false;
+        }
+        if p != c {
+            for j in 0..k {
+                a.swap(p * k + j, c * k + j);
+            }
+            b.swap(p, c);
+        }
+        let d = a[c * k + c];
+        for r in c + 1..k {
+            let f = a[r * k + c] / d;
+            if f != 0.0 {
+                for j in c..k {
+                    a[r * k + j] -= f * a[c * k + j];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+    }
+    for c in (0..k).rev() {
+        let mut s = b[c];
+        for j in c + 1..k {
+            s -= a[c * k + j] * b[j];
+        }
+        b[c] = s / a[c * k + c];
+    }
+    true
+}
+
+const MAXK: usize = 2 * MAX_CONTACTS;
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
+    pub fn new(system: S) -> Self {
+        Self { system, margin_tol: 1e-9 }
+    }
+
+    fn nc(&self) -> usize {
+        self.system.contact_count().min(MAX_CONTACTS)
+    }
+
+    fn vel_scale(&self) -> f64 {
+        self.system.length_scale() / self.system.time_scale()
+    }
+
+    /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
+    /// positive definite or the data are not finite.
+    pub fn solve_mode(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<ModeSolution<N>> {
+        let m = self.system.mass_matrix(q);
+        let chol = m.cholesky()?;
+        let a0 = chol.solve(&self.system.bias(t, q, v));
+        let mut sol =
+            ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
+        let nc = self.nc();
+        let mut b = [SVector::<f64, N>::zeros(); MAXK];
+        let mut rows = [(SVector::<f64, N>::zeros(), 0.0); MAXK];
+        // (contact, tangential?, slip coefficient for λ_t = coef·λ_n)
+        let mut unk = [(0usize, false, 0.0f64); MAXK];
+        let mut k = 0;
+        for i in 0..nc {
+            let cm = mode.get(i);
+            if !cm.closed() {
+                continue;
+            }
+            let wn = self.system.normal_jacobian(i, q);
+            let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
+            let mu = self.system.law(i).mu;
+            match cm {
+                ContactMode::Stick => {
+                    let wt = self.system.tangent_jacobian(i, q);
+                    b[k] = chol.solve(&wn);
+                    rows[k] = (wn, cn);
+                    unk[k] = (i, false, 0.0);
+                    b[k + 1] = chol.solve(&wt);
+                    rows[k + 1] = (wt, ct);
+                    unk[k + 1] = (i, true, 0.0);
+                    k += 2;
+                }
+                ContactMode::Slip(s) => {
+                    let coef = -(s as f64) * mu;
+                    let col = if coef != 0.0 { wn + self.system.tangent_jacobian(i, q) * coef } else { wn };
+                    b[k] = chol.solve(&col);
+                    rows[k] = (wn, cn);
+                    unk[k] = (i, false, coef);
+                    k += 1;
+                }
+                ContactMode::Free => {}
+            }
+        }
+        if k == 0 {
+            return a0.iter().all(|x| x.is_finite()).then_some(sol);
+        }
+        let mut a = [0.0; MAXK * MAXK];
+        let mut rhs = [0.0; MAXK];
+        for r in 0..k {
+            for j in 0..k {
+                a[r * k + j] = rows[r].0.dot(&b[j]);
+            }
+            rhs[r] = -(rows[r].0.dot(&a0) + rows[r].1);
+        }
+        let a_copy = a;
+        let rhs_copy = rhs;
+        if !gauss(&mut a, &mut rhs, k) {
+            // Redundant constraints: minimum-norm forces (the acceleration is still unique).
+            let am = DMatrix::from_fn(k, k, |r, c| a_copy[r * k + c]);
+            let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
+            let x = am
+                .svd(true, true)
+                .solve(&bm, 1e-12 * a_copy[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs())))
+                .ok()?;
+            rhs[..k].copy_from_slice(x.as_slice());
+            sol.redundant = true;
+        }
+        let mut acc = a0;
+        for j in 0..k {
+            acc += b[j] * rhs[j];
+            let (i, tang, coef) = unk[j];
+            if tang {
+                sol.lambda_t[i] = rhs[j];
+            } else {
+                sol.lambda_n[i] = rhs[j];
+                if coef != 0.0 {
+                    sol.lambda_t[i] = coef * rhs[j];
+                }
+            }
+        }
+        sol.acc = acc;
+        acc.iter().all(|x| x.is_finite()).then_some(sol)
+    }
+
+    /// Acceleration and force scales at `(t, q, q̇)` for the touching contacts: the largest
+    /// force-free contact acceleration and that acceleration times the smallest effective mass.
+    fn scales(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, touching: &[bool]) -> (f64, f64) {
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (1.0, 1.0) };
+        let a0 = chol.solve(&self.system.bias(t, q, v));
+        let (mut acc, mut inv_m) = (0.0f64, 0.0f64);
+        for i in 0..self.nc() {
+            if !touching[i] {
+                continue;
+            }
+            let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
+            let wn = self.system.normal_jacobian(i, q);
+            let wt = self.system.tangent_jacobian(i, q);
+            acc = acc.max((wn.dot(&a0) + cn).abs()).max((wt.dot(&a0) + ct).abs());
+            inv_m = inv_m.max(wn.dot(&chol.solve(&wn))).max(wt.dot(&chol.solve(&wt)));
+        }
+        let acc = if acc > 0.0 { acc } else { self.system.length_scale() / self.system.time_scale().powi(2) };
+        let inv_m = if inv_m > 0.0 { inv_m } else { 1.0 };
+        (acc, acc / inv_m)
+    }
+
+    /// Normalised consistency margin of `mode` (module docs); contacts in `exempt` are skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn margin(
+        &self,
+        mode: &Modes,
+        sol: &ModeSolution<N>,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        classes: &[Class],
+        exempt: &[bool],
+        (acc_s, frc_s): (f64, f64),
+    ) -> f64 {
+        let mut m = f64::INFINITY;
+        for i in 0..self.nc() {
+            if exempt[i] {
+                continue;
+            }
+            let mu = self.system.law(i).mu;
+            match mode.get(i) {
+                ContactMode::Free => {
+                    if classes[i] != Class::Separated {
+                        let wn = self.system.normal_jacobian(i, q);
+                        let gdd = wn.dot(&sol.acc) + self.system.jacobian_dot_v(i, q, v).0;
+                        m = m.min(gdd / acc_s);
+                    }
+                }
+                ContactMode::Stick => {
+                    m = m.min(sol.lambda_n[i] / frc_s).min((mu * sol.lambda_n[i] - sol.lambda_t[i].abs()) / frc_s);
+                }
+                ContactMode::Slip(s) => {
+                    m = m.min(sol.lambda_n[i] / frc_s);
+                    if s != 0 && classes[i] == Class::Rest {
+                        let wt = self.system.tangent_jacobian(i, q);
+                        let xdd = wt.dot(&sol.acc) + self.system.jacobian_dot_v(i, q, v).1;
+                        m = m.min(s as f64 * xdd / acc_s);
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// Decides the mode at `(t, q, q̇)` from the contacts' classes; `forced[i]` fixes contact `i`
+    /// (its margin is not checked).
+    fn decide(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        classes: &[Class],
+        forced: &[Option<ContactMode>],
+    ) -> Result<Modes, ModeFailure> {
+        let nc = self.nc();
+        let mut cands: Vec<Vec<ContactMode>> = Vec::with_capacity(nc);
+        let mut exempt = [false; MAX_CONTACTS];
+        let touching: Vec<bool> = classes.iter().map(|c| *c != Class::Separated).collect();
+        for i in 0..nc {
+            if let Some(f) = forced[i] {
+                cands.push(vec![f]);
+                exempt[i] = true;
+                continue;
+            }
+            let mu = self.system.law(i).mu;
+            cands.push(match classes[i] {
+                Class::Separated => vec![ContactMode::Free],
+                _ if mu == 0.0 => vec![ContactMode::Free, ContactMode::Slip(0)],
+                Class::Rest => {
+                    vec![ContactMode::Free, ContactMode::Stick, ContactMode::Slip(1), ContactMode::Slip(-1)]
+                }
+                Class::Slipping(s) => vec![ContactMode::Free, ContactMode::Slip(s)],
+            });
+        }
+        let scales = self.scales(t, q, v, &touching);
+        let tol = self.margin_tol;
+        let mut idx = vec![0usize; nc];
+        let mut tested: Vec<(String, f64)> = Vec::new();
+        let mut consistent: Vec<(Modes, f64)> = Vec::new();
+        let mut marginal = 0usize;
+        loop {
+            let mut mode = Modes::free(nc);
+            for i in 0..nc {
+                mode.set(i, cands[i][idx[i]]);
+            }
+            let margin = match self.solve_mode(&mode, t, q, v) {
+                Some(sol) if !sol.redundant => self.margin(&mode, &sol, q, v, classes, &exempt, scales),
+                Some(sol) => {
+                    // Redundant constraints: decide over the whole force family when at rest.
+                    if self.rest_rank(&mode, q) {
+                        self.stick_family_margin(&mode, t, q, v, scales.1)
+                    } else {
+                        self.margin(&mode, &sol, q, v, classes, &exempt, scales)
+                    }
+                }
+                None => f64::NEG_INFINITY,
+            };
+            tested.push((mode.to_string(), margin));
+            if margin > tol {
+                consistent.push((mode, margin));
+            } else if margin >= -tol {
+                marginal += 1;
+            }
+            // Next combination.
+            let mut c = 0;
+            loop {
+                if c == nc {
+                    break;
+                }
+                idx[c] += 1;
+                if idx[c] < cands[c].len() {
+                    break;
+                }
+                idx[c] = 0;
+                c += 1;
+            }
+            if c == nc {
+                break;
+            }
+        }
+        match (consistent.len(), marginal) {
+            (1, _) => {
+                let mut mode = consistent[0].0;
+                mode.rest = self.rest_rank(&mode, q);
+                Ok(mode)
+            }
+            (0, 0) => Err(ModeFailure { kind: FailureKind::Painleve, candidates: tested }),
+            _ => Err(ModeFailure { kind: FailureKind::Indeterminate, candidates: tested }),
+        }
+    }
+
+    /// Whether every closed contact of `mode` sticks (or is frictionless) and the constraint
+    /// rows have rank `N`.
+    fn rest_rank(&self, mode: &Modes, q: &SVector<f64, N>) -> bool {
+        if !self.system.autonomous() {
+            return false;
+        }
+        let mut rows: Vec<SVector<f64, N>> = Vec::new();
+        for i in 0..self.nc() {
+            match mode.get(i) {
+                ContactMode::Free => {}
+                ContactMode::Stick => {
+                    rows.push(self.system.normal_jacobian(i, q));
+                    rows.push(self.system.tangent_jacobian(i, q));
+                }
+                ContactMode::Slip(0) => rows.push(self.system.normal_jacobian(i, q)),
+                ContactMode::Slip(_) => return false,
+            }
+        }
+        if rows.len() < N {
+            return false;
+        }
+        let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
+        let scale = m.amax().max(1e-300);
+        m.svd(false, false).rank(1e-10 * scale) == N
+    }
+
+    /// Largest normalised margin over the force family of a redundant all-stick mode (an LP;
+    /// `−∞` if the equilibrium equations have no solution).
+    fn stick_family_margin(&self, mode: &Modes, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, frc_s: f64) -> f64 {
+        let h = self.system.bias(t, q, v);
+        let closed: Vec<usize> = (0..self.nc()).filter(|&i| mode.get(i).closed()).collect();
+        // Variables: per contact λ_n = a − b, λ_t = c − d; margin τ = e − f.
+        let nv = 4 * closed.len() + 2;
+        let (tp, tn) = (nv - 2, nv - 1);
+        let mut lp = LpBuilder::new(nv);
+        for r in 0..N {
+            let mut row = Vec::new();
+            for (k, &i) in closed.iter().enumerate() {
+                let wn = self.system.normal_jacobian(i, q);
+                let wt = self.system.tangent_jacobian(i, q);
+                row.extend([(4 * k, wn[r]), (4 * k + 1, -wn[r]), (4 * k + 2, wt[r]), (4 * k + 3, -wt[r])]);
+            }
+            lp.eq(row, -h[r]);
+        }
+        for (k, &i) in closed.iter().enumerate() {
+            let mu = self.system.law(i).mu;
+            let (a, b, c, d) = (4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3);
+            lp.ge(vec![(a, 1.0), (b, -1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+            if mode.get(i) == ContactMode::Stick {
+                lp.ge(vec![(a, mu), (b, -mu), (c, -1.0), (d, 1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+                lp.ge(vec![(a, mu), (b, -mu), (c, 1.0), (d, -1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+            } else {
+                lp.eq(vec![(c, 1.0), (d, -1.0)], 0.0);
+            }
+        }
+        lp.le(vec![(tp, 1.0)], 1.0);
+        lp.minimize(vec![(tp, -1.0), (tn, 1.0)]);
+        match lp.build().solve_robust(&LpSettings::default()) {
+            Ok(s) if s.status == LpStatus::Optimal => s.x[tp] - s.x[tn],
+            _ => f64::NEG_INFINITY,
+        }
+    }
+
+    /// Projects `q` onto `g = 0` for the contacts in `normal`, then `q̇` onto `ġ = 0` for them and
+    /// `ẋ = 0` for the contacts in `tangent` (mass-weighted, minimum-norm corrections).
+    fn project(&self, q: &mut SVector<f64, N>, v: &mut SVector<f64, N>, normal: &[usize], tangent: &[usize]) {
+        if normal.is_empty() && tangent.is_empty() {
+            return;
+        }
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return };
+        let correct = |rows: &[SVector<f64, N>], err: &[f64]| -> SVector<f64, N> {
+            let k = rows.len();
+            let b: Vec<SVector<f64, N>> = rows.iter().map(|r| chol.solve(r)).collect();
+            let a = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
+            let e = DVector::from_column_slice(err);
+            let scale = a.amax().max(1e-300);
+            let lam = a.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
+            let mut d = SVector::<f64, N>::zeros();
+            for j in 0..k {
+                d += b[j] * lam[j];
+            }
+            d
+        };
+        let ls = self.system.length_scale();
+        for _ in 0..4 {
+            let rows: Vec<SVector<f64, N>> = normal.iter().map(|&i| self.system.normal_jacobian(i, q)).collect();
+            let g: Vec<f64> = normal.iter().map(|&i| self.system.gap(i, q)).collect();
+            if g.iter().all(|x| x.abs() <= 1e-15 * ls) {
+                break;
+            }
+            *q -= correct(&rows, &g);
+        }
+        let mut rows: Vec<SVector<f64, N>> = normal.iter().map(|&i| self.system.normal_jacobian(i, q)).collect();
+        rows.extend(tangent.iter().map(|&i| self.system.tangent_jacobian(i, q)));
+        let c: Vec<f64> = rows.iter().map(|r| r.dot(v)).collect();
+        if c.iter().any(|x| *x != 0.0) {
+            *v -= correct(&rows, &c);
+        }
+    }
+
+    /// Classes of all contacts from the state: touching when the gap and the normal velocity
+    /// are within `gtol` and `vtol`, then at rest or slipping by the tangential velocity.
+    fn classes_from_state(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Vec<Class> {
+        let gtol = 1e-9 * self.system.length_scale();
+        (0..self.nc())
+            .map(|i| {
+                let g = self.system.gap(i, q);
+                let un = self.system.normal_jacobian(i, q).dot(v);
+                if g.abs() > gtol || un > vtol {
+                    return Class::Separated;
+                }
+                if self.system.law(i).mu == 0.0 {
+                    return Class::Slipping(0);
+                }
+                let ut = self.system.tangent_jacobian(i, q).dot(v);
+                if ut.abs() <= vtol {
+                    Class::Rest
+                } else {
+                    Class::Slipping(if ut > 0.0 { 1 } else { -1 })
+                }
+            })
+            .collect()
+    }
+
+    /// Projects onto the touching contacts and decides the mode.
+    fn settle(
+        &self,
+        t: f64,
+        q: &mut SVector<f64, N>,
+        v: &mut SVector<f64, N>,
+        classes: &[Class],
+        forced: &[Option<ContactMode>],
+    ) -> Result<Modes, ModeFailure> {
+        let normal: Vec<usize> = (0..self.nc())
+            .filter(|&i| classes[i] != Class::Separated && forced[i] != Some(ContactMode::Free))
+            .collect();
+        let tangent: Vec<usize> = (0..self.nc())
+            .filter(|&i| {
+                classes[i] == Class::Rest && forced[i] != Some(ContactMode::Free) && self.system.law(i).mu > 0.0
+            })
+            .collect();
+        self.project(q, v, &normal, &tangent);
+        self.decide(t, q, v, classes, forced)
+    }
+
+    /// The impact of the contacts in `impacting` at `(t, q, q̇⁻)` (module docs).
+    fn impact(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        impacting: &[usize],
+    ) -> Transition<State<N>, Modes> {
+        let nc = self.nc();
+        let ls = self.system.length_scale();
+        let gtol = 1e-9 * ls;
+        let fail = |kind, candidates| Transition::Failed(ModeFailure { kind, candidates });
+        let mut q = *q;
+        let touching: Vec<usize> = (0..nc)
+            .filter(|&i| {
+                mode.get(i).closed()
+                    || impacting.contains(&i)
+                    || (self.system.gap(i, &q) <= gtol && self.system.normal_jacobian(i, &q).dot(v) < 0.0)
+            })
+            .collect();
+        // Put the impacting contacts exactly on their supports.
+        let mut vv = *v;
+        self.project(&mut q, &mut vv, &touching, &[]);
+        let m = self.system.mass_matrix(&q);
+        let Some(chol) = m.cholesky() else { return fail(FailureKind::Singular, vec![]) };
+        let wn: Vec<SVector<f64, N>> = touching.iter().map(|&i| self.system.normal_jacobian(i, &q)).collect();
+        let wt: Vec<SVector<f64, N>> = touching.iter().map(|&i| self.system.tangent_jacobian(i, &q)).collect();
+        let bn: Vec<SVector<f64, N>> = wn.iter().map(|w| chol.solve(w)).collect();
+        let bt: Vec<SVector<f64, N>> = wt.iter().map(|w| chol.solve(w)).collect();
+        let un: Vec<f64> = wn.iter().map(|w| w.dot(v)).collect();
+        let ut: Vec<f64> = wt.iter().map(|w| w.dot(v)).collect();
+        let e: Vec<f64> = touching.iter().map(|&i| self.system.law(i).restitution).collect();
+        let mu: Vec<f64> = touching.iter().map(|&i| self.system.law(i).mu).collect();
+        let speed = touching.iter().zip(&un).filter(|(i, _)| impacting.contains(i)).fold(0.0f64, |a, (_, u)| a.max(-u));
+        let vref = un.iter().chain(&ut).fold(speed, |a, u| a.max(u.abs())).max(1e-300);
+        let k = touching.len();
+        let target: Vec<f64> = (0..k).map(|j| -e[j] * un[j].min(0.0)).collect();
+        let mut vplus = *v;
+        if mu.iter().all(|&m| m == 0.0) {
+            let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
+            let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
+            let lam = if k == 1 {
+                DVector::from_element(1, if a[(0, 0)] > 0.0 { (-qv[0] / a[(0, 0)]).max(0.0) } else { f64::NAN })
+            } else {
+                let lcp = match Lcp::new(a, qv) {
+                    Ok(l) => l,
+                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                };
+                match lcp::lemke::solve(&lcp, &LcpSettings::default()) {
+                    Ok(s) if s.status == LcpStatus::Solved => s.z,
+                    Ok(s) => {
+                        return fail(
+                            FailureKind::Impact,
+                            vec![(format!("Newton impact LCP: {}", s.status.as_str()), f64::NAN)],
+                        )
+                    }
+                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                }
+            };
+            if !lam.iter().all(|x| x.is_finite()) {
+                return fail(FailureKind::Singular, vec![]);
+            }
+            for j in 0..k {
+                vplus += bn[j] * lam[j];
+            }
+        } else {
+            match self.frictional_impact(&wn, &wt, &bn, &bt, &target, &mu, vref, v) {
+                Ok(vp) => vplus = vp,
+                Err(c) => return fail(FailureKind::Impact, c),
+            }
+        }
+        let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
+        let contact = impacting.first().copied();
+        let (mut q2, mut v2) = (q, vplus);
+        if let Some((qr, vr)) = contact.and_then(|c| self.system.relabel(c, &q2, &v2)) {
+            q2 = qr;
+            v2 = vr;
+        }
+        let classes = self.classes_from_state(&q2, &v2, 1e-9 * vref);
+        let forced = vec![None; nc];
+        match self.settle(t, &mut q2, &mut v2, &classes, &forced) {
+            Ok(mode) => Transition::Jump {
+                state: join(&q2, &v2),
+                mode,
+                info: EventInfo {
+                    kind: EventKind::Impact,
+                    contact,
+                    impact_speed: Some(speed),
+                    energy_loss: Some(energy_loss),
+                },
+            },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    /// The frictional impact law by enumeration of the impulse-level modes with P1's order of
+    /// preference; `Err` with every candidate's margin when none is consistent.
+    #[allow(clippy::too_many_arguments)]
+    fn frictional_impact(
+        &self,
+        wn: &[SVector<f64, N>],
+        wt: &[SVector<f64, N>],
+        bn: &[SVector<f64, N>],
+        bt: &[SVector<f64, N>],
+        target: &[f64],
+        mu: &[f64],
+        vref: f64,
+        v: &SVector<f64, N>,
+    ) -> Result<SVector<f64, N>, Vec<(String, f64)>> {
+        // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
+        let k = wn.len();
+        let imp_scale = vref / bn.iter().zip(wn).fold(0.0f64, |a, (b, w)| a.max(w.dot(b))).max(1e-300);
+        let tol = self.margin_tol;
+        let mut best: Option<((usize, usize), f64, SVector<f64, N>)> = None;
+        let mut tested = Vec::new();
+        let total = 4usize.pow(k as u32);
+        for code in 0..total {
+            let modes: Vec<usize> = (0..k).map(|j| (code / 4usize.pow(j as u32)) % 4).collect();
+            // Frictionless contacts: active = code 1 with no tangential row.
+            if (0..k).any(|j| mu[j] == 0.0 && modes[j] > 1) {
+                continue;
+            }
+            // Unknowns and rows.
+            let mut cols: Vec<SVector<f64, N>> = Vec::new();
+            let mut rows: Vec<(SVector<f64, N>, f64)> = Vec::new();
+            let mut map: Vec<(usize, bool, f64)> = Vec::new();
+            for j in 0..k {
+                match modes[j] {
+                    0 => {}
+                    1 if mu[j] > 0.0 => {
+                        cols.push(bn[j]);
+                        rows.push((wn[j], target[j]));
+                        map.push((j, false, 0.0));
+                        cols.push(bt[j]);
+                        rows.push((wt[j], 0.0));
+                        map.push((j, true, 0.0));
+                    }
+                    1 => {
+                        cols.push(bn[j]);
+                        rows.push((wn[j], target[j]));
+                        map.push((j, false, 0.0));
+                    }
+                    c => {
+                        let s = if c == 2 { 1.0 } else { -1.0 };
+                        cols.push(bn[j] - bt[j] * (s * mu[j]));
+                        rows.push((wn[j], target[j]));
+                        map.push((j, false, -s * mu[j]));
+                    }
+                }
+            }
+            let n = cols.len();
+            let mut a = vec![0.0; n * n];
+            let mut rhs = vec![0.0; n];
+            for r in 0..n {
+                for c in 0..n {
+                    a[r * n + c] = rows[r].0.dot(&cols[c]);
+                }
+                rhs[r] = rows[r].1 - rows[r].0.dot(v);
+            }
+            if !gauss(&mut a, &mut rhs, n) {
+                tested.push((format!("{modes:?}"), f64::NEG_INFINITY));
+                continue;
+            }
+            let mut vp = *v;
+            let mut lam_n = vec![0.0; k];
+            let mut lam_t = vec![0.0; k];
+            for (c, &(j, tang, coef)) in map.iter().enumerate() {
+                vp += cols[c] * rhs[c];
+                if tang {
+                    lam_t[j] = rhs[c];
+                } else {
+                    lam_n[j] = rhs[c];
+                    lam_t[j] += coef * rhs[c];
+                }
+            }
+            let mut margin = f64::INFINITY;
+            for j in 0..k {
+                let unp = wn[j].dot(&vp);
+                let utp = wt[j].dot(&vp);
+                match modes[j] {
+                    0 => margin = margin.min((unp - target[j]) / vref),
+                    1 => {
+                        margin = margin.min(lam_n[j] / imp_scale);
+                        if mu[j] > 0.0 {
+                            margin = margin.min((mu[j] * lam_n[j] - lam_t[j].abs()) / imp_scale);
+                        }
+                    }
+                    c => {
+                        let s = if c == 2 { 1.0 } else { -1.0 };
+                        margin = margin.min(lam_n[j] / imp_scale).min(s * utp / vref);
+                    }
+                }
+            }
+            tested.push((format!("{modes:?}"), margin));
+            if margin < -tol {
+                continue;
+            }
+            let active = modes.iter().filter(|&&m| m != 0).count();
+            let sticking = (0..k).filter(|&j| modes[j] == 1 && mu[j] > 0.0).count();
+            let rank = (active, sticking);
+            let better = match &best {
+                None => true,
+                Some((r, m, _)) => rank > *r || (rank == *r && margin > *m),
+            };
+            if better {
+                best = Some((rank, margin, vp));
+            }
+        }
+        best.map(|b| b.2).ok_or(tested)
+    }
+}
+
+impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
+    type State = State<N>;
+    type Mode = Modes;
+
+    fn time_scale(&self) -> f64 {
+        self.system.time_scale()
+    }
+
+    fn state_scale(&self) -> State<N> {
+        let c = self.system.coordinate_scale();
+        join(&c, &(c / self.system.time_scale()))
+    }
+
+    fn initial_mode(&self, t: f64, x: &mut State<N>) -> Result<Modes, ModeFailure> {
+        let (mut q, mut v) = split(x);
+        let nc = self.nc();
+        let gtol = 1e-9 * self.system.length_scale();
+        let vtol = 1e-9 * self.vel_scale();
+        for i in 0..nc {
+            if self.system.gap(i, &q) < -gtol {
+                return Err(ModeFailure {
+                    kind: FailureKind::Singular,
+                    candidates: vec![(format!("initial state penetrates contact {i}"), self.system.gap(i, &q))],
+                });
+            }
+        }
+        // A contact touching its support and moving into it takes its impact first (the driver
+        // asks `initial_transition`, which logs it; this keeps `initial_mode` total).
+        if let Some(tr) = self.initial_transition(t, x) {
+            return match tr {
+                Transition::Jump { state, mode, .. } => {
+                    *x = state;
+                    Ok(mode)
+                }
+                Transition::Failed(f) => Err(f),
+            };
+        }
+        let classes = self.classes_from_state(&q, &v, vtol);
+        let mode = self.settle(t, &mut q, &mut v, &classes, &vec![None; nc])?;
+        *x = join(&q, &v);
+        Ok(mode)
+    }
+
+    fn initial_transition(&self, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        let gtol = 1e-9 * self.system.length_scale();
+        let vtol = 1e-9 * self.vel_scale();
+        let approaching: Vec<usize> = (0..nc)
+            .filter(|&i| {
+                let g = self.system.gap(i, &q);
+                g.abs() <= gtol && self.system.normal_jacobian(i, &q).dot(&v) < -vtol
+            })
+            .collect();
+        (!approaching.is_empty()).then(|| self.impact(&Modes::free(nc), t, &q, &v, &approaching))
+    }
+
+    fn flow(&self, mode: &Modes, t: f64, x: &State<N>) -> State<N> {
+        let (q, v) = split(x);
+        match self.solve_mode(mode, t, &q, &v) {
+            Some(sol) => join(&v, &sol.acc),
+            None => State::<N>::repeat(f64::NAN),
+        }
+    }
+
+    fn guard_count(&self, _mode: &Modes) -> usize {
+        2 * self.nc()
+    }
+
+    fn guards(&self, mode: &Modes, t: f64, x: &State<N>, out: &mut [f64]) {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        let any_closed = (0..nc).any(|i| mode.get(i).closed());
+        let sol = if any_closed { self.solve_mode(mode, t, &q, &v) } else { None };
+        for i in 0..nc {
+            let mu = self.system.law(i).mu;
+            let (g0, g1) = match mode.get(i) {
+                ContactMode::Free => (self.system.gap(i, &q), f64::INFINITY),
+                cm => {
+                    let (ln, lt) = sol.as_ref().map_or((f64::NAN, f64::NAN), |s| (s.lambda_n[i], s.lambda_t[i]));
+                    let second = match cm {
+                        ContactMode::Stick => mu * ln - lt.abs(),
+                        ContactMode::Slip(s) if s != 0 => s as f64 * self.system.tangent_jacobian(i, &q).dot(&v),
+                        _ => f64::INFINITY,
+                    };
+                    (ln, second)
+                }
+            };
+            out[2 * i] = g0;
+            out[2 * i + 1] = g1;
+        }
+    }
+
+    fn step_limit(&self, mode: &Modes, t: f64, x: &State<N>) -> f64 {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        if (0..nc).all(|i| mode.get(i).closed()) {
+            return f64::INFINITY;
+        }
+        let Some(sol) = self.solve_mode(mode, t, &q, &v) else { return f64::INFINITY };
+        let mut lim = f64::INFINITY;
+        for i in 0..nc {
+            if mode.get(i).closed() {
+                continue;
+            }
+            let wn = self.system.normal_jacobian(i, &q);
+            let g = self.system.gap(i, &q);
+            let gd = wn.dot(&v);
+            let gdd = wn.dot(&sol.acc) + self.system.jacobian_dot_v(i, &q, &v).0;
+            // Excursion to the next extremum of the quadratic model: a rise to an apex matters
+            // while the gap is in the lower half of it (a hop that may end within the step), a
+            // dip to a valley while it may reach zero.
+            let excursion = 0.5 * gd * gd / gdd.abs();
+            if gd > 0.0 && gdd < 0.0 && g < excursion {
+                lim = lim.min(1.5 * gd / -gdd);
+            } else if gd < 0.0 && gdd > 0.0 && g < 2.0 * excursion {
+                lim = lim.min(-gd / gdd);
+            }
+        }
+        lim
+    }
+
+    fn transition(&self, mode: &Modes, fired: &[usize], t: f64, x: &State<N>) -> Transition<State<N>, Modes> {
+        let (mut q, mut v) = split(x);
+        let nc = self.nc();
+        let mut impacting = Vec::new();
+        let mut forced: Vec<Option<ContactMode>> = vec![None; nc];
+        let mut classes: Vec<Class> = (0..nc)
+            .map(|i| match mode.get(i) {
+                ContactMode::Free => Class::Separated,
+                ContactMode::Stick => Class::Rest,
+                ContactMode::Slip(s) => Class::Slipping(s),
+            })
+            .collect();
+        let mut info = EventInfo::new(EventKind::Reset, None);
+        let sol = self.solve_mode(mode, t, &q, &v);
+        for &k in fired {
+            let i = k / 2;
+            let kind = match (k % 2, mode.get(i)) {
+                (0, ContactMode::Free) => {
+                    impacting.push(i);
+                    EventKind::Impact
+                }
+                (0, _) => {
+                    forced[i] = Some(ContactMode::Free);
+                    classes[i] = Class::Separated;
+                    EventKind::LiftOff
+                }
+                (_, ContactMode::Stick) => {
+                    let lt = sol.as_ref().map_or(0.0, |s| s.lambda_t[i]);
+                    forced[i] = Some(ContactMode::Slip(if lt > 0.0 { -1 } else { 1 }));
+                    classes[i] = Class::Rest;
+                    EventKind::SlipOnset
+                }
+                _ => {
+                    classes[i] = Class::Rest;
+                    EventKind::SlipStop
+                }
+            };
+            if info.kind == EventKind::Reset {
+                info = EventInfo::new(kind, Some(i));
+            }
+        }
+        if !impacting.is_empty() {
+            return self.impact(mode, t, &q, &v, &impacting);
+        }
+        match self.settle(t, &mut q, &mut v, &classes, &forced) {
+            Ok(m) => Transition::Jump { state: join(&q, &v), mode: m, info },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    fn at_rest(&self, mode: &Modes, _x: &State<N>) -> bool {
+        mode.rest
+    }
+
+    fn zeno_limit(&self, mode: &Modes, contact: usize, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
+        let (mut q, mut v) = split(x);
+        let nc = self.nc();
+        let vtol = 1e-7 * self.vel_scale();
+        let mut classes: Vec<Class> = (0..nc)
+            .map(|i| {
+                if i != contact && !mode.get(i).closed() {
+                    return Class::Separated;
+                }
+                if self.system.law(i).mu == 0.0 {
+                    return Class::Slipping(0);
+                }
+                let ut = self.system.tangent_jacobian(i, &q).dot(&v);
+                if ut.abs() <= vtol {
+                    Class::Rest
+                } else {
+                    Class::Slipping(if ut > 0.0 { 1 } else { -1 })
+                }
+            })
+            .collect();
+        if contact >= nc {
+            return None;
+        }
+        if classes[contact] == Class::Separated {
+            classes[contact] = Class::Slipping(0);
+        }
+        let forced = vec![None; nc];
+        Some(match self.settle(t, &mut q, &mut v, &classes, &forced) {
+            Ok(m) => {
+                Transition::Jump { state: join(&q, &v), mode: m, info: EventInfo::new(EventKind::Zeno, Some(contact)) }
+            }
+            Err(f) => Transition::Failed(f),
+        })
+    }
+
+    fn energy(&self, _t: f64, x: &State<N>) -> Option<f64> {
+        let (q, v) = split(x);
+        self.system.potential(&q).map(|p| p + self.system.kinetic_energy(&q, &v))
+    }
+}

@@ -1,0 +1,360 @@
+//! Adaptive Dormand–Prince 5(4) integration with dense output.
+//!
+//! The classical DOPRI5 pair (Dormand & Prince 1980; Hairer, Nørsett & Wanner, *Solving Ordinary
+//! Differential Equations I*, §II.5–6): seven stages with the first-same-as-last property, local
+//! extrapolation (the 5th-order solution is propagated), the 4th-order embedded estimate for step
+//! control with a Lund-stabilised (PI) controller, and the 4th-order continuous extension of
+//! Dormand & Prince for dense output inside every accepted step.
+//!
+//! The integrator is stepped by its caller, one accepted step at a time ([`Dopri5::step`]); each
+//! step carries its own dense output ([`Step::eval`]), which the event driver uses to locate
+//! guard zeros between the step ends. After a discontinuity (an event) the caller restarts the
+//! integrator with [`Dopri5::restart`].
+//!
+//! # Scaling
+//! The error of component `i` is measured against `atol · scaleᵢ + rtol · |yᵢ|`, where `scale` is
+//! the state's characteristic magnitude supplied by the system (a length for positions, a speed
+//! for velocities): absolute tolerances follow the data's units, so multiplying lengths or times
+//! by a constant does not change which steps are accepted. Step sizes are bounded below by
+//! `1e-14` of the system's time scale.
+
+use std::fmt::Debug;
+use std::ops::{Add, Mul, Sub};
+
+use nalgebra::SMatrix;
+
+/// A state vector the integrator can work on: a fixed-size array of `f64` with vector-space
+/// operations (implemented for every `nalgebra::SMatrix<f64, R, C>`).
+pub trait OdeState:
+    Copy + Debug + PartialEq + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<f64, Output = Self> + 'static
+{
+    /// The zero vector.
+    fn zeros() -> Self;
+    /// The components, in storage order.
+    fn as_slice(&self) -> &[f64];
+    /// The components, mutably.
+    fn as_mut_slice(&mut self) -> &mut [f64];
+    /// Number of components.
+    fn dim(&self) -> usize {
+        self.as_slice().len()
+    }
+}
+
+impl<const R: usize, const C: usize> OdeState for SMatrix<f64, R, C> {
+    fn zeros() -> Self {
+        SMatrix::zeros()
+    }
+    fn as_slice(&self) -> &[f64] {
+        nalgebra::Matrix::as_slice(self)
+    }
+    fn as_mut_slice(&mut self) -> &mut [f64] {
+        nalgebra::Matrix::as_mut_slice(self)
+    }
+}
+
+/// Tolerances of the integration (see the module docs for the error measure).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerances {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance, in units of each component's characteristic scale.
+    pub atol: f64,
+}
+
+impl Default for Tolerances {
+    fn default() -> Self {
+        Self { rtol: 1e-10, atol: 1e-10 }
+    }
+}
+
+/// One accepted step `[t₀, t₀ + h]` with its dense output.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<S> {
+    /// Start time.
+    pub t0: f64,
+    /// Step length (`> 0`).
+    pub h: f64,
+    /// State at the start.
+    pub y0: S,
+    /// State at the end.
+    pub y1: S,
+    /// Derivative at the start.
+    pub f0: S,
+    /// Derivative at the end.
+    pub f1: S,
+    // Coefficients of the continuous extension (Hairer's rcont2..rcont5).
+    r: [S; 4],
+}
+
+impl<S: OdeState> Step<S> {
+    /// End time `t₀ + h`.
+    pub fn t1(&self) -> f64 {
+        self.t0 + self.h
+    }
+
+    /// The dense output at `t ∈ [t₀, t₀ + h]` (4th order, continuous across steps).
+    pub fn eval(&self, t: f64) -> S {
+        let th = ((t - self.t0) / self.h).clamp(0.0, 1.0);
+        if th == 1.0 {
+            return self.y1;
+        }
+        let th1 = 1.0 - th;
+        let [r2, r3, r4, r5] = self.r;
+        self.y0 + (r2 + (r3 + (r4 + r5 * th1) * th) * th1) * th
+    }
+
+    /// A segment known from outside the integrator (a system that advances in closed form), with
+    /// cubic Hermite interpolation of its ends as dense output.
+    pub fn hermite(t0: f64, h: f64, y0: S, f0: S, y1: S, f1: S) -> Self {
+        // The same nested form with r5 = 0: y0 + θ(Δ + θ₁(b + θc)), b = h f0 − Δ, c = Δ − b − h f1.
+        let d = y1 - y0;
+        let b = f0 * h - d;
+        let c = d - f1 * h - b;
+        Self { t0, h, y0, y1, f0, f1, r: [d, b, c, S::zeros()] }
+    }
+}
+
+/// Why the integrator could not take a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepFailure {
+    /// The step size fell below its lower bound (`1e-14` of the time scale): a singularity, a
+    /// non-finite right-hand side, or tolerances below round-off.
+    StepTooSmall,
+    /// The right-hand side returned a non-finite value at the start of the step.
+    NonFinite,
+}
+
+const C2: f64 = 1.0 / 5.0;
+const C3: f64 = 3.0 / 10.0;
+const C4: f64 = 4.0 / 5.0;
+const C5: f64 = 8.0 / 9.0;
+const A21: f64 = 1.0 / 5.0;
+const A31: f64 = 3.0 / 40.0;
+const A32: f64 = 9.0 / 40.0;
+const A41: f64 = 44.0 / 45.0;
+const A42: f64 = -56.0 / 15.0;
+const A43: f64 = 32.0 / 9.0;
+const A51: f64 = 19372.0 / 6561.0;
+const A52: f64 = -25360.0 / 2187.0;
+const A53: f64 = 64448.0 / 6561.0;
+const A54: f64 = -212.0 / 729.0;
+const A61: f64 = 9017.0 / 3168.0;
+const A62: f64 = -355.0 / 33.0;
+const A63: f64 = 46732.0 / 5247.0;
+const A64: f64 = 49.0 / 176.0;
+const A65: f64 = -5103.0 / 18656.0;
+const A71: f64 = 35.0 / 384.0;
+const A73: f64 = 500.0 / 1113.0;
+const A74: f64 = 125.0 / 192.0;
+const A75: f64 = -2187.0 / 6784.0;
+const A76: f64 = 11.0 / 84.0;
+const E1: f64 = 71.0 / 57600.0;
+const E3: f64 = -71.0 / 16695.0;
+const E4: f64 = 71.0 / 1920.0;
+const E5: f64 = -17253.0 / 339200.0;
+const E6: f64 = 22.0 / 525.0;
+const E7: f64 = -1.0 / 40.0;
+const D1: f64 = -12715105075.0 / 11282082432.0;
+const D3: f64 = 87487479700.0 / 32700410799.0;
+const D4: f64 = -10690763975.0 / 1880347072.0;
+const D5: f64 = 701980252875.0 / 199316789632.0;
+const D6: f64 = -1453857185.0 / 822651844.0;
+const D7: f64 = 69997945.0 / 29380423.0;
+
+/// The DOPRI5 integrator state: tolerances, scales, the proposed next step and the FSAL stage.
+#[derive(Debug, Clone)]
+pub struct Dopri5<S> {
+    tol: Tolerances,
+    scale: S,
+    time_scale: f64,
+    h: f64,
+    f0: S,
+    fac_old: f64,
+    /// Right-hand side evaluations so far.
+    pub evaluations: usize,
+    /// Rejected steps so far.
+    pub rejections: usize,
+}
+
+impl<S: OdeState> Dopri5<S> {
+    /// An integrator with tolerances `tol`, component scales `scale` (all `> 0`) and the
+    /// system's time scale (for the initial step and the smallest step).
+    pub fn new(tol: Tolerances, scale: S, time_scale: f64) -> Self {
+        Self { tol, scale, time_scale, h: 0.0, f0: S::zeros(), fac_old: 1e-4, evaluations: 0, rejections: 0 }
+    }
+
+    fn sk(&self, i: usize, a: f64, b: f64) -> f64 {
+        self.tol.atol * self.scale.as_slice()[i] + self.tol.rtol * a.abs().max(b.abs())
+    }
+
+    fn norm(&self, v: &S, y: &S) -> f64 {
+        let (vs, ys) = (v.as_slice(), y.as_slice());
+        let n = vs.len().max(1);
+        let mut s = 0.0;
+        for i in 0..vs.len() {
+            let r = vs[i] / self.sk(i, ys[i], ys[i]);
+            s += r * r;
+        }
+        (s / n as f64).sqrt()
+    }
+
+    /// Restarts at `(t, y)` (after an event or at the start): evaluates `f` and chooses the
+    /// initial step by Hairer's rule. `Err` if `f(t, y)` is not finite.
+    pub fn restart(&mut self, f: &mut impl FnMut(f64, &S) -> S, t: f64, y: &S) -> Result<(), StepFailure> {
+        let f0 = f(t, y);
+        self.evaluations += 1;
+        if !f0.as_slice().iter().all(|v| v.is_finite()) {
+            return Err(StepFailure::NonFinite);
+        }
+        self.f0 = f0;
+        self.fac_old = 1e-4;
+        let d0 = self.norm(y, y);
+        let d1 = self.norm(&f0, y);
+        let h0 = if d0 < 1e-10 || d1 < 1e-10 { 1e-6 * self.time_scale } else { 0.01 * d0 / d1 };
+        let h0 = h0.min(self.time_scale);
+        let y1 = *y + f0 * h0;
+        let f1 = f(t + h0, &y1);
+        self.evaluations += 1;
+        let d2 = self.norm(&(f1 - f0), y) / h0;
+        let dm = d1.max(d2);
+        let h1 = if dm <= 1e-15 { (h0 * 1e-3).max(1e-6 * self.time_scale) } else { (0.01 / dm).powf(0.2) };
+        self.h = (100.0 * h0).min(h1);
+        if !self.h.is_finite() || self.h <= 0.0 {
+            self.h = 1e-6 * self.time_scale;
+        }
+        Ok(())
+    }
+
+    /// The step the controller proposes next.
+    pub fn proposed(&self) -> f64 {
+        self.h
+    }
+
+    /// Takes one accepted step from `(t, y)` of length at most `h_max`, retrying with smaller
+    /// steps on rejection. The state must be the end of the previous step or a restart point.
+    pub fn step(
+        &mut self,
+        f: &mut impl FnMut(f64, &S) -> S,
+        t: f64,
+        y: &S,
+        h_max: f64,
+    ) -> Result<Step<S>, StepFailure> {
+        let h_min = 1e-14 * self.time_scale.max(t.abs() * 1e-2);
+        let mut h = self.h.min(h_max);
+        let k1 = self.f0;
+        loop {
+            // A step below the lower bound is allowed only when the caller asked for exactly that
+            // (a final step to an end time).
+            let tiny_final = h_max < h_min && h_max > 0.0 && h == h_max;
+            if h.is_nan() || (h < h_min && !tiny_final) {
+                return Err(StepFailure::StepTooSmall);
+            }
+            let y2 = *y + k1 * (h * A21);
+            let k2 = f(t + C2 * h, &y2);
+            let y3 = *y + (k1 * A31 + k2 * A32) * h;
+            let k3 = f(t + C3 * h, &y3);
+            let y4 = *y + (k1 * A41 + k2 * A42 + k3 * A43) * h;
+            let k4 = f(t + C4 * h, &y4);
+            let y5 = *y + (k1 * A51 + k2 * A52 + k3 * A53 + k4 * A54) * h;
+            let k5 = f(t + C5 * h, &y5);
+            let y6 = *y + (k1 * A61 + k2 * A62 + k3 * A63 + k4 * A64 + k5 * A65) * h;
+            let k6 = f(t + h, &y6);
+            let ynew = *y + (k1 * A71 + k3 * A73 + k4 * A74 + k5 * A75 + k6 * A76) * h;
+            let k7 = f(t + h, &ynew);
+            self.evaluations += 6;
+            let err_v = (k1 * E1 + k3 * E3 + k4 * E4 + k5 * E5 + k6 * E6 + k7 * E7) * h;
+            let (es, y0s, y1s) = (err_v.as_slice(), y.as_slice(), ynew.as_slice());
+            let mut acc = 0.0;
+            for i in 0..es.len() {
+                let r = es[i] / self.sk(i, y0s[i], y1s[i]);
+                acc += r * r;
+            }
+            let err = (acc / es.len().max(1) as f64).sqrt();
+            if !err.is_finite() {
+                self.rejections += 1;
+                h *= 0.1;
+                self.h = h;
+                continue;
+            }
+            // Lund-stabilised controller (Hairer's DOPRI5: β = 0.04, safety 0.9).
+            let fac11 = err.powf(0.2 - 0.04 * 0.75);
+            if err <= 1.0 {
+                let fac = (fac11 / self.fac_old.powf(0.04) / 0.9).clamp(0.1, 5.0);
+                self.fac_old = err.max(1e-4);
+                self.h = h / fac;
+                let ydiff = ynew - *y;
+                let bspl = k1 * h - ydiff;
+                let r5 = (k1 * D1 + k3 * D3 + k4 * D4 + k5 * D5 + k6 * D6 + k7 * D7) * h;
+                self.f0 = k7;
+                return Ok(Step {
+                    t0: t,
+                    h,
+                    y0: *y,
+                    y1: ynew,
+                    f0: k1,
+                    f1: k7,
+                    r: [ydiff, bspl, ydiff - k7 * h - bspl, r5],
+                });
+            }
+            self.rejections += 1;
+            h /= (fac11 / 0.9).min(5.0);
+            self.h = h;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector2;
+
+    #[test]
+    fn harmonic_oscillator_to_tolerance() {
+        // y'' = −y from (1, 0): y(t) = cos t.
+        let mut f = |_t: f64, y: &Vector2<f64>| Vector2::new(y[1], -y[0]);
+        let mut ode = Dopri5::new(Tolerances::default(), Vector2::new(1.0, 1.0), 1.0);
+        let (mut t, mut y) = (0.0, Vector2::new(1.0, 0.0));
+        ode.restart(&mut f, t, &y).unwrap();
+        let mut dense_err = 0.0f64;
+        while t < 10.0 {
+            let s = ode.step(&mut f, t, &y, 10.0 - t).unwrap();
+            // Dense output at the midpoint.
+            let tm = s.t0 + 0.5 * s.h;
+            dense_err = dense_err.max((s.eval(tm)[0] - tm.cos()).abs());
+            t = s.t1();
+            y = s.y1;
+        }
+        assert!((t - 10.0).abs() < 1e-12);
+        assert!((y[0] - 10f64.cos()).abs() < 1e-8, "{}", y[0] - 10f64.cos());
+        assert!(dense_err < 1e-8, "dense output error {dense_err}");
+    }
+
+    #[test]
+    fn polynomial_motion_is_exact_and_steps_grow() {
+        // Free fall: exact for DOPRI5, so the error estimate vanishes and steps grow fast.
+        let mut f = |_t: f64, y: &Vector2<f64>| Vector2::new(y[1], -9.81);
+        let mut ode = Dopri5::new(Tolerances::default(), Vector2::new(1.0, 1.0), 0.3);
+        let y0 = Vector2::new(1.0, 0.0);
+        ode.restart(&mut f, 0.0, &y0).unwrap();
+        let (mut t, mut y, mut n) = (0.0, y0, 0);
+        while t < 1.0 {
+            let s = ode.step(&mut f, t, &y, 1.0 - t).unwrap();
+            let te = 0.37 * s.h + s.t0;
+            assert!((s.eval(te)[0] - (1.0 - 0.5 * 9.81 * te * te)).abs() < 1e-13);
+            t = s.t1();
+            y = s.y1;
+            n += 1;
+        }
+        assert!(n < 12, "{n} steps");
+        assert!((y[0] - (1.0 - 0.5 * 9.81)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hermite_segment_interpolates_ends() {
+        let y0 = Vector2::new(0.0, 1.0);
+        let y1 = Vector2::new(1.0, 1.0);
+        let s = Step::hermite(0.0, 1.0, y0, Vector2::new(1.0, 0.0), y1, Vector2::new(1.0, 0.0));
+        assert!((s.eval(0.5)[0] - 0.5).abs() < 1e-15);
+        assert_eq!(s.eval(1.0), y1);
+    }
+}

@@ -1,0 +1,256 @@
+//! Elementary systems whose motions are known in closed form, for checking the hybrid core and
+//! as the simplest models of the papers (P3's bouncing ball).
+//!
+//! * [`Pendulum`]: a point mass on a massless rod, angle `θ` from the downward vertical; period
+//!   `4 √(L/g) K(sin(θ₀/2))`.
+//! * [`Particle`]: a point mass in the plane under a constant force, bounded by half-planes
+//!   (floors, walls, inclines) with Coulomb friction and Newton restitution.
+//! * [`Oscillator`]: one degree of freedom `m ẍ + c ẋ + k x = f` with a stop (a bouncing ball
+//!   for `k = c = 0`; with `c < 0` a self-excited impact oscillator with a limit cycle).
+
+use nalgebra::{SMatrix, SVector, Vector2};
+
+use super::{ContactLaw, ContactSystem};
+
+/// A simple pendulum: `m L² θ̈ = −m g L sin θ`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pendulum {
+    /// Rod length `L` (m).
+    pub length: f64,
+    /// Gravity `g` (m/s²).
+    pub gravity: f64,
+    /// Mass `m` (kg).
+    pub mass: f64,
+}
+
+impl Pendulum {
+    /// The exact period from amplitude `θ₀`, `4 √(L/g) K(sin(θ₀/2))` with `K` by the
+    /// arithmetic–geometric mean.
+    pub fn period(&self, theta0: f64) -> f64 {
+        let k = (theta0 / 2.0).sin();
+        let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
+        for _ in 0..40 {
+            let (an, bn) = (0.5 * (a + b), (a * b).sqrt());
+            a = an;
+            b = bn;
+        }
+        4.0 * (self.length / self.gravity).sqrt() * std::f64::consts::PI / (2.0 * a)
+    }
+}
+
+impl ContactSystem<1> for Pendulum {
+    fn contact_count(&self) -> usize {
+        0
+    }
+    fn law(&self, _i: usize) -> ContactLaw {
+        ContactLaw { mu: 0.0, restitution: 0.0 }
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+        SMatrix::<f64, 1, 1>::new(self.mass * self.length * self.length)
+    }
+    fn bias(&self, _t: f64, q: &SVector<f64, 1>, _v: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(-self.mass * self.gravity * self.length * q[0].sin())
+    }
+    fn gap(&self, _i: usize, _q: &SVector<f64, 1>) -> f64 {
+        f64::INFINITY
+    }
+    fn normal_jacobian(&self, _i: usize, _q: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::zeros()
+    }
+    fn jacobian_dot_v(&self, _i: usize, _q: &SVector<f64, 1>, _v: &SVector<f64, 1>) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+    fn potential(&self, q: &SVector<f64, 1>) -> Option<f64> {
+        Some(-self.mass * self.gravity * self.length * q[0].cos())
+    }
+    fn time_scale(&self) -> f64 {
+        (self.length / self.gravity).sqrt()
+    }
+}
+
+/// A half-plane `n·p ≥ d` bounding a [`Particle`]: gap `n·p − d`, tangential coordinate `t·p`
+/// with `t = (n_y, −n_x)` (for a floor, `n = (0, 1)`, `t = (1, 0)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HalfPlane {
+    /// Unit inward normal.
+    pub normal: Vector2<f64>,
+    /// Offset `d`.
+    pub offset: f64,
+    /// Contact law.
+    pub law: ContactLaw,
+}
+
+impl HalfPlane {
+    fn tangent(&self) -> Vector2<f64> {
+        Vector2::new(self.normal.y, -self.normal.x)
+    }
+}
+
+/// A point mass in the plane under a constant force `F`, bounded by half-planes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Particle {
+    /// Mass (kg).
+    pub mass: f64,
+    /// Constant applied force (N), e.g. `(0, −m g)`.
+    pub force: Vector2<f64>,
+    /// The half-planes.
+    pub walls: Vec<HalfPlane>,
+    /// Characteristic length (m), for tolerances.
+    pub length: f64,
+}
+
+impl Particle {
+    /// A block (point mass) on a floor `z ≥ 0` inclined so that gravity has a component
+    /// `g sin α` along `+x`: force `m g (sin α, −cos α)`, floor normal `(0, 1)`, friction `μ`.
+    pub fn block_on_incline(mass: f64, gravity: f64, alpha: f64, mu: f64) -> Self {
+        Self {
+            mass,
+            force: Vector2::new(alpha.sin(), -alpha.cos()) * (mass * gravity),
+            walls: vec![HalfPlane {
+                normal: Vector2::new(0.0, 1.0),
+                offset: 0.0,
+                law: ContactLaw { mu, restitution: 0.0 },
+            }],
+            length: 1.0,
+        }
+    }
+}
+
+impl ContactSystem<2> for Particle {
+    fn contact_count(&self) -> usize {
+        self.walls.len()
+    }
+    fn law(&self, i: usize) -> ContactLaw {
+        self.walls[i].law
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
+        SMatrix::<f64, 2, 2>::identity() * self.mass
+    }
+    fn bias(&self, _t: f64, _q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> SVector<f64, 2> {
+        self.force
+    }
+    fn gap(&self, i: usize, q: &SVector<f64, 2>) -> f64 {
+        self.walls[i].normal.dot(q) - self.walls[i].offset
+    }
+    fn tangential(&self, i: usize, q: &SVector<f64, 2>) -> f64 {
+        self.walls[i].tangent().dot(q)
+    }
+    fn normal_jacobian(&self, i: usize, _q: &SVector<f64, 2>) -> SVector<f64, 2> {
+        self.walls[i].normal
+    }
+    fn tangent_jacobian(&self, i: usize, _q: &SVector<f64, 2>) -> SVector<f64, 2> {
+        self.walls[i].tangent()
+    }
+    fn jacobian_dot_v(&self, _i: usize, _q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+    fn potential(&self, q: &SVector<f64, 2>) -> Option<f64> {
+        Some(-self.force.dot(q))
+    }
+    fn coordinate_scale(&self) -> SVector<f64, 2> {
+        SVector::repeat(self.length)
+    }
+    fn length_scale(&self) -> f64 {
+        self.length
+    }
+    fn time_scale(&self) -> f64 {
+        let a = self.force.norm() / self.mass;
+        if a > 0.0 {
+            (self.length / a).sqrt()
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Which side of the stop the motion is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// `x ≥ position` (a floor under a bouncing ball).
+    Above,
+    /// `x ≤ position` (a wall to the right of an oscillator).
+    Below,
+}
+
+/// `m ẍ + c ẋ + k x = f` with a frictionless stop at `position` and restitution `e`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Oscillator {
+    /// Mass `m`.
+    pub mass: f64,
+    /// Damping `c` (negative: self-excited).
+    pub damping: f64,
+    /// Stiffness `k`.
+    pub stiffness: f64,
+    /// Constant force `f`.
+    pub force: f64,
+    /// Stop position.
+    pub position: f64,
+    /// Side of the admissible motion.
+    pub side: Side,
+    /// Coefficient of restitution `e`.
+    pub restitution: f64,
+    /// Characteristic length, for tolerances.
+    pub length: f64,
+    /// Characteristic time, for tolerances.
+    pub time: f64,
+}
+
+impl Oscillator {
+    /// A ball of mass `m` dropped on a floor at `0` under gravity `g`: `m ẍ = −m g`, `x ≥ 0`.
+    pub fn bouncing_ball(mass: f64, gravity: f64, restitution: f64, height: f64) -> Self {
+        Self {
+            mass,
+            damping: 0.0,
+            stiffness: 0.0,
+            force: -mass * gravity,
+            position: 0.0,
+            side: Side::Above,
+            restitution,
+            length: height,
+            time: (height / gravity).sqrt(),
+        }
+    }
+
+    fn sign(&self) -> f64 {
+        match self.side {
+            Side::Above => 1.0,
+            Side::Below => -1.0,
+        }
+    }
+}
+
+impl ContactSystem<1> for Oscillator {
+    fn contact_count(&self) -> usize {
+        1
+    }
+    fn law(&self, _i: usize) -> ContactLaw {
+        ContactLaw { mu: 0.0, restitution: self.restitution }
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+        SMatrix::<f64, 1, 1>::new(self.mass)
+    }
+    fn bias(&self, _t: f64, q: &SVector<f64, 1>, v: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(self.force - self.damping * v[0] - self.stiffness * q[0])
+    }
+    fn gap(&self, _i: usize, q: &SVector<f64, 1>) -> f64 {
+        self.sign() * (q[0] - self.position)
+    }
+    fn normal_jacobian(&self, _i: usize, _q: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(self.sign())
+    }
+    fn jacobian_dot_v(&self, _i: usize, _q: &SVector<f64, 1>, _v: &SVector<f64, 1>) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+    fn potential(&self, q: &SVector<f64, 1>) -> Option<f64> {
+        (self.damping == 0.0).then(|| 0.5 * self.stiffness * q[0] * q[0] - self.force * q[0])
+    }
+    fn coordinate_scale(&self) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(self.length)
+    }
+    fn length_scale(&self) -> f64 {
+        self.length
+    }
+    fn time_scale(&self) -> f64 {
+        self.time
+    }
+}

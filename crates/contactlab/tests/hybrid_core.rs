@@ -1,0 +1,403 @@
+//! The hybrid dynamics core against closed forms and independent computations.
+
+use contactlab::hybrid::driver::{Direction, EventRecord, Section};
+use contactlab::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
+use contactlab::hybrid::section::{ReturnMap, SectionChart};
+use contactlab::hybrid::{
+    DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
+};
+use contactlab::mechanics::elementary::{Oscillator, Particle, Pendulum, Side};
+use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
+use contactlab::mechanics::{ContactLaw, ContactSystem};
+use nalgebra::{DVector, SMatrix, SVector, Vector1, Vector2, Vector3};
+
+type Log<const N: usize> = EventLog<SMatrix<f64, N, 2>, Modes>;
+
+fn impacts<const N: usize>(log: &Log<N>) -> Vec<&EventRecord<SMatrix<f64, N, 2>, Modes>> {
+    log.events.iter().filter(|e| e.info.kind == EventKind::Impact).collect()
+}
+
+#[test]
+fn pendulum_period_matches_elliptic_integral() {
+    let p = Pendulum { length: 0.8, gravity: 9.81, mass: 1.3 };
+    let sys = Lagrangian::new(p);
+    for theta0 in [0.1, 1.0, 2.5] {
+        let x0 = join(&Vector1::new(theta0), &Vector1::new(0.0));
+        // θ̇ crosses zero downwards once per period (at θ = θ₀).
+        let sec = [Section::Surface {
+            sigma: Box::new(|_t, x: &SMatrix<f64, 1, 2>| x[(0, 1)]),
+            direction: Direction::Decreasing,
+        }];
+        let mut log = Log::<1>::default();
+        let run = EventDriver::default().run(&sys, 0.0, x0, &sec, &mut (&mut log, StopAtSection));
+        assert_eq!(run.termination, Termination::Stopped);
+        let t = log.events[0].t;
+        let exact = p.period(theta0);
+        assert!(((t - exact) / exact).abs() <= 1e-9, "θ₀ = {theta0}: {t} vs {exact}: {:e}", (t - exact) / exact);
+        // Energy is conserved within the tolerance over the period.
+        let e0 = sys.energy(0.0, &x0).unwrap();
+        let e1 = sys.energy(t, &log.events[0].after).unwrap();
+        assert!(((e1 - e0) / e0).abs() < 1e-8, "energy drift {}", (e1 - e0) / e0);
+    }
+}
+
+struct StopAtSection;
+impl<S, M> contactlab::hybrid::Observer<S, M> for StopAtSection {
+    fn on_event(&mut self, ev: &EventRecord<S, M>) -> std::ops::ControlFlow<()> {
+        if ev.info.kind == EventKind::Section {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+}
+
+#[test]
+fn bouncing_ball_impacts_energy_and_zeno_time() {
+    let (g, h, e) = (9.81, 1.2, 0.6);
+    let sys = Lagrangian::new(Oscillator::bouncing_ball(0.5, g, e, h));
+    let x0 = join(&Vector1::new(h), &Vector1::new(0.0));
+    let mut log = Log::<1>::default();
+    let run = EventDriver::default().run(&sys, 0.0, x0, &[], &mut log);
+    assert_eq!(run.termination, Termination::Rest, "{:?}", run.termination);
+    let t1 = (2.0 * h / g).sqrt();
+    let v1 = g * t1;
+    let imp = impacts(&log);
+    assert!(imp.len() >= 4);
+    let mut t_exact = t1;
+    let mut v = v1;
+    for ev in &imp {
+        assert!((ev.t - t_exact).abs() <= 1e-12 * t1, "impact at {} vs {t_exact}", ev.t);
+        assert!((ev.info.impact_speed.unwrap() - v).abs() <= 1e-9 * v1);
+        // The normal part of the kinetic energy drops by (1 − e²).
+        let ke = 0.5 * 0.5 * v * v;
+        assert!((ev.info.energy_loss.unwrap() - (1.0 - e * e) * ke).abs() <= 1e-9 * ke);
+        t_exact += 2.0 * e * v / g;
+        v *= e;
+    }
+    // The Zeno point is extrapolated from the series, not reached by a threshold.
+    let zeno: Vec<_> = log.events.iter().filter(|e| e.info.kind == EventKind::Zeno).collect();
+    assert_eq!(zeno.len(), 1);
+    let tz = t1 + 2.0 * v1 * e / (g * (1.0 - e));
+    assert!((zeno[0].t - tz).abs() <= 1e-12 * tz, "Zeno at {} vs {tz}", zeno[0].t);
+    assert!(imp.len() < 10, "{} impacts before the Zeno point", imp.len());
+    let (q, v) = split(&zeno[0].after);
+    assert_eq!((q[0], v[0]), (0.0, 0.0));
+    assert_eq!(run.mode.unwrap().get(0), ContactMode::Slip(0));
+
+    // P3's truncation reaches the same point with many more impacts.
+    let trunc = DriverSettings { zeno: ZenoRule::Truncate { speed: 1e-10 }, ..Default::default() };
+    let mut log2 = Log::<1>::default();
+    let run2 = EventDriver::new(trunc).run(&sys, 0.0, x0, &[], &mut log2);
+    assert_eq!(run2.termination, Termination::Rest);
+    let z2 = log2.events.iter().find(|e| e.info.kind == EventKind::Zeno).unwrap();
+    assert!((z2.t - tz).abs() <= 1e-8 * tz, "truncated Zeno at {} vs {tz}", z2.t);
+    assert!(impacts(&log2).len() > 40);
+}
+
+#[test]
+fn ballistic_landing_time() {
+    let (g, h, u, w) = (9.81, 0.7, 1.5, 2.0);
+    let mut p = Particle::block_on_incline(2.0, g, 0.0, 0.5);
+    p.walls[0].law.restitution = 0.5;
+    let sys = Lagrangian::new(p);
+    let x0 = join(&Vector2::new(0.0, h), &Vector2::new(u, w));
+    let mut log = Log::<2>::default();
+    let s = DriverSettings { max_events: 1, ..Default::default() };
+    EventDriver::new(s).run(&sys, 0.0, x0, &[], &mut log);
+    let t_land = (w + (w * w + 2.0 * g * h).sqrt()) / g;
+    let ev = &log.events[0];
+    assert_eq!(ev.info.kind, EventKind::Impact);
+    assert!((ev.t - t_land).abs() <= 1e-12 * t_land, "{} vs {t_land}", ev.t);
+    let (q, _) = split(&ev.before);
+    assert!((q[0] - u * t_land).abs() <= 1e-10);
+}
+
+#[test]
+fn sliding_block_stops_in_closed_form_time() {
+    let (g, alpha, mu, u) = (9.81, 0.2, 0.5, 1.7);
+    let sys = Lagrangian::new(Particle::block_on_incline(3.0, g, alpha, mu));
+    let x0 = join(&Vector2::new(0.0, 0.0), &Vector2::new(u, 0.0));
+    let mut log = Log::<2>::default();
+    let run = EventDriver::default().run(&sys, 0.0, x0, &[], &mut log);
+    assert_eq!(run.termination, Termination::Rest);
+    let a = g * (mu * alpha.cos() - alpha.sin());
+    let ts = u / a;
+    let ev = &log.events[0];
+    assert_eq!(ev.info.kind, EventKind::SlipStop);
+    assert_eq!(ev.mode_before.get(0), ContactMode::Slip(1));
+    assert_eq!(ev.mode_after.get(0), ContactMode::Stick);
+    assert!((ev.t - ts).abs() <= 1e-12 * ts, "{} vs {ts}", ev.t);
+    let (q, v) = split(&ev.after);
+    assert!((q[0] - u * u / (2.0 * a)).abs() <= 1e-10);
+    assert_eq!(v[0], 0.0);
+    // Uphill on a steeper slope than the friction angle: slip stops, then reverses.
+    let steep = Lagrangian::new(Particle::block_on_incline(3.0, g, 0.6, 0.5));
+    let x0 = join(&Vector2::new(0.0, 0.0), &Vector2::new(-1.0, 0.0));
+    let mut log = Log::<2>::default();
+    let run = EventDriver::new(DriverSettings { t_max: 1.0, ..Default::default() }).run(&steep, 0.0, x0, &[], &mut log);
+    assert_eq!(run.termination, Termination::TimeLimit);
+    assert_eq!(log.events[0].mode_after.get(0), ContactMode::Slip(1));
+}
+
+/// The self-excited impact oscillator `ẍ + c ẋ + k x = 0` (c < 0) with a wall at `x = d`:
+/// the post-impact velocity map in closed form (linear flow, scalar root for the return time).
+struct ImpactOscillator {
+    c: f64,
+    k: f64,
+    e: f64,
+    d: f64,
+}
+
+impl ImpactOscillator {
+    fn flow(&self, t: f64, u: f64) -> (f64, f64, f64, f64) {
+        // x, ẋ, ẍ, ∂x/∂u, ∂ẋ/∂u at time t from (d, u).
+        let sig = -self.c / 2.0;
+        let om = (self.k - sig * sig).sqrt();
+        let (a, b) = (self.d, (u - sig * self.d) / om);
+        let ex = (sig * t).exp();
+        let (s, c) = (om * t).sin_cos();
+        let x = ex * (a * c + b * s);
+        let xd = ex * ((sig * a + om * b) * c + (sig * b - om * a) * s);
+        let dxu = ex * s / om;
+        let dxdu = ex * (sig * s + om * c) / om;
+        let _ = dxdu;
+        (x, xd, dxu, ex * (sig * s + om * c) / om)
+    }
+    fn tau(&self, u: f64) -> f64 {
+        let mut t = 1e-3;
+        while self.flow(t, u).0 < self.d {
+            t += 1e-3;
+        }
+        let (mut a, mut b) = (t - 1e-3, t);
+        for _ in 0..200 {
+            let m = 0.5 * (a + b);
+            if self.flow(m, u).0 < self.d {
+                a = m
+            } else {
+                b = m
+            }
+        }
+        0.5 * (a + b)
+    }
+    fn map(&self, u: f64) -> (f64, f64) {
+        let t = self.tau(u);
+        let (x, xd, dxu, dxdu) = self.flow(t, u);
+        let xdd = -self.c * xd - self.k * x;
+        let tau_u = -dxu / xd;
+        (-self.e * xd, -self.e * (xdd * tau_u + dxdu))
+    }
+    fn fixed_point(&self) -> (f64, f64) {
+        let (mut a, mut b) = (-1.0, -2.0); // P(u) − u changes sign between them
+        for _ in 0..100 {
+            let m = 0.5 * (a + b);
+            if self.map(m).0 - m < 0.0 {
+                a = m
+            } else {
+                b = m
+            }
+        }
+        let u = 0.5 * (a + b);
+        (u, self.map(u).1)
+    }
+}
+
+struct PostImpact {
+    d: f64,
+}
+impl SectionChart<SMatrix<f64, 1, 2>> for PostImpact {
+    fn dim(&self) -> usize {
+        1
+    }
+    fn lift(&self, y: &DVector<f64>) -> SMatrix<f64, 1, 2> {
+        join(&Vector1::new(self.d), &Vector1::new(y[0]))
+    }
+    fn chart(&self, x: &SMatrix<f64, 1, 2>) -> DVector<f64> {
+        DVector::from_element(1, x[(0, 1)])
+    }
+}
+
+#[test]
+fn impact_oscillator_fixed_point_and_multiplier() {
+    let exact = ImpactOscillator { c: -0.1, k: 1.0, e: 0.8, d: 0.5 };
+    let (u_star, mult) = exact.fixed_point();
+    let osc = Oscillator {
+        mass: 1.0,
+        damping: exact.c,
+        stiffness: exact.k,
+        force: 0.0,
+        position: exact.d,
+        side: Side::Below,
+        restitution: exact.e,
+        length: 1.0,
+        time: 1.0,
+    };
+    let sys = Lagrangian::new(osc);
+    let mut found = Vec::new();
+    for rtol in [1e-9, 1e-11] {
+        let settings = DriverSettings { tol: Tolerances { rtol, atol: rtol }, max_events: 10, ..Default::default() };
+        let map = ReturnMap {
+            system: &sys,
+            section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
+            chart: PostImpact { d: exact.d },
+            driver: EventDriver::new(settings),
+        };
+        // One application against the closed form.
+        let p = map.apply(&DVector::from_element(1, -1.3)).unwrap();
+        assert!((p.y[0] - exact.map(-1.3).0).abs() < 1e-7, "{} vs {}", p.y[0], exact.map(-1.3).0);
+        let fp = map.fixed_point(&DVector::from_element(1, -1.0), 1e-10, 20);
+        assert!(fp.converged, "{fp:?}");
+        assert!((fp.y[0] - u_star).abs() < 1e-7, "u* = {} vs {u_star}", fp.y[0]);
+        assert!((fp.multipliers[0][0] - mult).abs() < 1e-5, "multiplier {} vs {mult}", fp.multipliers[0][0]);
+        found.push(fp.multipliers[0][0]);
+    }
+    // Multipliers do not move with the tolerance.
+    assert!((found[0] - found[1]).abs() < 1e-6, "{found:?}");
+}
+
+#[test]
+fn elastic_frictionless_bounces_conserve_energy() {
+    // A particle in a frictionless corner (floor and wall), e = 1: energy is conserved through
+    // impacts and free flight.
+    let mut p = Particle::block_on_incline(1.0, 9.81, 0.0, 0.0);
+    p.walls[0].law.restitution = 1.0;
+    p.walls.push(contactlab::mechanics::elementary::HalfPlane {
+        normal: Vector2::new(-1.0, 0.0),
+        offset: -1.0,
+        law: ContactLaw { mu: 0.0, restitution: 1.0 },
+    });
+    let sys = Lagrangian::new(p);
+    let x0 = join(&Vector2::new(0.2, 0.5), &Vector2::new(2.0, 0.3));
+    let mut log = Log::<2>::default();
+    let s = DriverSettings { max_events: 30, ..Default::default() };
+    let run = EventDriver::new(s).run(&sys, 0.0, x0, &[], &mut log);
+    assert_eq!(run.termination, Termination::EventLimit);
+    let e0 = sys.energy(0.0, &x0).unwrap();
+    for ev in &log.events {
+        assert!(ev.info.energy_loss.unwrap().abs() < 1e-9 * e0);
+        let e = sys.energy(ev.t, &ev.after).unwrap();
+        assert!(((e - e0) / e0).abs() < 1e-8, "drift {}", (e - e0) / e0);
+    }
+    let walls: std::collections::HashSet<_> = log.events.iter().map(|e| e.info.contact).collect();
+    assert_eq!(walls.len(), 2);
+}
+
+#[test]
+fn oblique_plastic_impact_with_friction_sticks_or_slips_by_the_cone() {
+    // Landing at angle: sticking impact when |u/w| ≤ μ, slipping impact (tangential velocity
+    // reduced by μ|w|) otherwise.
+    for (u, mu) in [(0.5, 0.6), (2.0, 0.3)] {
+        let p = Particle::block_on_incline(1.0, 9.81, 0.0, mu);
+        let sys = Lagrangian::new(p);
+        let w = -1.0;
+        let x0 = join(&Vector2::new(0.0, 0.0), &Vector2::new(u, w));
+        let mut log = Log::<2>::default();
+        let s = DriverSettings { max_events: 1, ..Default::default() };
+        EventDriver::new(s).run(&sys, 0.0, x0, &[], &mut log);
+        let ev = &log.events[0];
+        let (_, v) = split(&ev.after);
+        let expect = if u.abs() <= mu * w.abs() { 0.0 } else { u - mu * w.abs() };
+        assert!((v[0] - expect).abs() < 1e-12, "u = {u}: {} vs {expect}", v[0]);
+        assert_eq!(v[1], 0.0);
+        let ke_normal = 0.5 * w * w;
+        assert!(ev.info.energy_loss.unwrap() >= ke_normal - 1e-12);
+    }
+}
+
+/// A particle on a floor lifted by a force growing in time: `m z̈ = m g (t/T − 1) + λ`.
+struct Lifted {
+    g: f64,
+    t_lift: f64,
+}
+
+impl ContactSystem<1> for Lifted {
+    fn contact_count(&self) -> usize {
+        1
+    }
+    fn law(&self, _i: usize) -> ContactLaw {
+        ContactLaw { mu: 0.0, restitution: 0.0 }
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+        SMatrix::<f64, 1, 1>::new(2.0)
+    }
+    fn bias(&self, t: f64, _q: &SVector<f64, 1>, _v: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(2.0 * self.g * (t / self.t_lift - 1.0))
+    }
+    fn gap(&self, _i: usize, q: &SVector<f64, 1>) -> f64 {
+        q[0]
+    }
+    fn normal_jacobian(&self, _i: usize, _q: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::<f64, 1>::new(1.0)
+    }
+    fn jacobian_dot_v(&self, _i: usize, _q: &SVector<f64, 1>, _v: &SVector<f64, 1>) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+    fn autonomous(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn lift_off_when_the_normal_force_vanishes() {
+    let (g, tl) = (9.81, 0.8);
+    let sys = Lagrangian::new(Lifted { g, t_lift: tl });
+    let x0 = join(&Vector1::new(0.0), &Vector1::new(0.0));
+    let mut log = Log::<1>::default();
+    let run =
+        EventDriver::new(DriverSettings { t_max: 2.0 * tl, ..Default::default() }).run(&sys, 0.0, x0, &[], &mut log);
+    assert_eq!(run.termination, Termination::TimeLimit);
+    let ev = &log.events[0];
+    assert_eq!(ev.info.kind, EventKind::LiftOff);
+    assert!((ev.t - tl).abs() <= 1e-12 * tl, "{} vs {tl}", ev.t);
+    assert_eq!(ev.mode_after.get(0), ContactMode::Free);
+    // Then z = g (t − T)³ / (6 T).
+    let z = run.state[(0, 0)];
+    assert!((z - g * tl.powi(3) / (6.0 * tl)).abs() < 1e-9, "{z}");
+}
+
+#[test]
+fn painleve_rod_is_reported_not_guessed() {
+    // A uniform rod (ρ² = l²/3) at 30° sliding on its lower end: in slip towards −x the normal
+    // acceleration decreases with the normal force when μ > (1 + 3cos²θ)/(3 cos θ sin θ) = 2.50.
+    let (l, th) = (0.5f64, 30f64.to_radians());
+    let rod = |mu: f64| PlanarBody {
+        mass: 1.0,
+        rho: l / 3f64.sqrt(),
+        points: vec![BodyPoint {
+            r: Vector2::new(-l * th.cos(), -l * th.sin()),
+            phi: 0.0,
+            law: ContactLaw { mu, restitution: 0.0 },
+        }],
+        force: Vector2::new(0.0, -9.81),
+        torque: 0.0,
+    };
+    for (mu, dir, painleve) in [(3.0, -1.0, true), (3.0, 1.0, false), (2.0, -1.0, false)] {
+        let sys = Lagrangian::new(rod(mu));
+        let mut x = join(&Vector3::zeros(), &Vector3::new(dir, 0.0, 0.0));
+        let m = sys.initial_mode(0.0, &mut x);
+        if painleve {
+            let f = m.expect_err("Painlevé");
+            assert_eq!(f.kind, FailureKind::Painleve);
+            assert_eq!(f.candidates.len(), 2, "{f:?}"); // free and slipping, both with negative margins
+            assert!(f.candidates.iter().all(|c| c.1 < 0.0));
+        } else {
+            let m = m.unwrap();
+            assert_eq!(m.get(0), ContactMode::Slip(dir as i8), "μ = {mu}, direction {dir}");
+        }
+    }
+}
+
+#[test]
+fn a_touching_contact_without_load_is_reported_not_guessed() {
+    // Touching a vertical wall with no force into it: free and closed are both marginal.
+    let mut p = Particle::block_on_incline(1.0, 9.81, 0.0, 0.0);
+    p.walls[0] = contactlab::mechanics::elementary::HalfPlane {
+        normal: Vector2::new(1.0, 0.0),
+        offset: 0.0,
+        law: ContactLaw { mu: 0.0, restitution: 0.0 },
+    };
+    let sys = Lagrangian::new(p);
+    let mut x0 = join(&Vector2::new(0.0, 0.0), &Vector2::new(0.0, 0.0));
+    let f = sys.initial_mode(0.0, &mut x0).expect_err("marginal");
+    assert_eq!(f.kind, FailureKind::Indeterminate);
+}
