@@ -581,7 +581,8 @@ impl EventDriver {
                 fastest_impact = fastest_impact.max(speed);
                 match st.zeno {
                     ZenoRule::Truncate { speed: rel } if speed < rel * fastest_impact => {
-                        if let Some(Transition::Jump { state, mode: m2, info: i2 }) = sys.zeno_limit(&mode, c, te, &xe)
+                        if let Some(Transition::Jump { state, mode: m2, info: i2 }) =
+                            sys.zeno_limit(&mode, c, te, &xe, &xe)
                         {
                             xn = state;
                             mn = m2;
@@ -600,7 +601,7 @@ impl EventDriver {
                         }
                         if let Some((tz, xz)) = zeno_point(h, tolerance * ts) {
                             h.clear();
-                            match sys.zeno_limit(&mn, c, tz, &xz) {
+                            match sys.zeno_limit(&mn, c, tz, &xz, &xn) {
                                 Some(Transition::Jump { state, mode: m2, info: i2 }) => {
                                     zeno_after = Some((tz, state, m2, EventInfo { kind: EventKind::Zeno, ..i2 }))
                                 }

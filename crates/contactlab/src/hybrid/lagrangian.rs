@@ -184,6 +184,8 @@ pub struct Lagrangian<S, const N: usize> {
     pub system: S,
     /// Normalised margin below which a consistency inequality counts as marginal.
     pub margin_tol: f64,
+    /// Length and time scales of the motion, overriding the system's (see [`Lagrangian::with_scales`]).
+    pub scales: Option<(f64, f64)>,
 }
 
 type State<const N: usize> = SMatrix<f64, N, 2>;
@@ -247,10 +249,31 @@ fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
 
 const MAXK: usize = 2 * MAX_CONTACTS;
 
+fn labelled(tested: Vec<(Modes, f64)>) -> Vec<(String, f64)> {
+    tested.into_iter().map(|(m, x)| (m.to_string(), x)).collect()
+}
+
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
     pub fn new(system: S) -> Self {
-        Self { system, margin_tol: 1e-9 }
+        Self { system, margin_tol: 1e-9, scales: None }
+    }
+
+    /// Uses `length` and `time` as the scales of the motion instead of the system's own: for a
+    /// small perturbation of an equilibrium, whose gaps and durations are far below the body's
+    /// size and natural time (P1's perturbations move by `δ²/a` in a time `δ/a`). Tolerances on
+    /// gaps, velocities and integration errors follow these scales.
+    pub fn with_scales(mut self, length: f64, time: f64) -> Self {
+        self.scales = Some((length, time));
+        self
+    }
+
+    fn length(&self) -> f64 {
+        self.scales.map_or_else(|| self.system.length_scale(), |s| s.0)
+    }
+
+    fn time(&self) -> f64 {
+        self.scales.map_or_else(|| self.system.time_scale(), |s| s.1)
     }
 
     fn nc(&self) -> usize {
@@ -258,7 +281,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     }
 
     fn vel_scale(&self) -> f64 {
-        self.system.length_scale() / self.system.time_scale()
+        self.length() / self.time()
     }
 
     /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
@@ -368,7 +391,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             acc = acc.max((wn.dot(&a0) + cn).abs()).max((wt.dot(&a0) + ct).abs());
             inv_m = inv_m.max(wn.dot(&chol.solve(&wn))).max(wt.dot(&chol.solve(&wt)));
         }
-        let acc = if acc > 0.0 { acc } else { self.system.length_scale() / self.system.time_scale().powi(2) };
+        let acc = if acc > 0.0 { acc } else { self.length() / self.time().powi(2) };
         let inv_m = if inv_m > 0.0 { inv_m } else { 1.0 };
         (acc, acc / inv_m)
     }
@@ -426,30 +449,37 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         forced: &[Option<ContactMode>],
     ) -> Result<Modes, ModeFailure> {
         let nc = self.nc();
-        let mut cands: Vec<Vec<ContactMode>> = Vec::with_capacity(nc);
+        use ContactMode::{Free, Slip, Stick};
+        let mut cands: [&[ContactMode]; MAX_CONTACTS] = [&[Free]; MAX_CONTACTS];
+        let mut forced_one = [[Free]; MAX_CONTACTS];
         let mut exempt = [false; MAX_CONTACTS];
-        let touching: Vec<bool> = classes.iter().map(|c| *c != Class::Separated).collect();
+        let mut touching = [false; MAX_CONTACTS];
         for i in 0..nc {
+            touching[i] = classes[i] != Class::Separated;
             if let Some(f) = forced[i] {
-                cands.push(vec![f]);
+                forced_one[i] = [f];
                 exempt[i] = true;
                 continue;
             }
             let mu = self.system.law(i).mu;
-            cands.push(match classes[i] {
-                Class::Separated => vec![ContactMode::Free],
-                _ if mu == 0.0 => vec![ContactMode::Free, ContactMode::Slip(0)],
-                Class::Rest => {
-                    vec![ContactMode::Free, ContactMode::Stick, ContactMode::Slip(1), ContactMode::Slip(-1)]
-                }
-                Class::Slipping(s) => vec![ContactMode::Free, ContactMode::Slip(s)],
-            });
+            cands[i] = match classes[i] {
+                Class::Separated => &[Free],
+                _ if mu == 0.0 => &[Free, Slip(0)],
+                Class::Rest => &[Free, Stick, Slip(1), Slip(-1)],
+                Class::Slipping(1) => &[Free, Slip(1)],
+                Class::Slipping(_) => &[Free, Slip(-1)],
+            };
         }
-        let scales = self.scales(t, q, v, &touching);
+        for i in 0..nc {
+            if exempt[i] {
+                cands[i] = &forced_one[i];
+            }
+        }
+        let scales = self.scales(t, q, v, &touching[..nc]);
         let tol = self.margin_tol;
-        let mut idx = vec![0usize; nc];
-        let mut tested: Vec<(String, f64)> = Vec::new();
-        let mut consistent: Vec<(Modes, f64)> = Vec::new();
+        let mut idx = [0usize; MAX_CONTACTS];
+        let mut tested: Vec<(Modes, f64)> = Vec::with_capacity(8);
+        let mut consistent: Vec<(Modes, f64)> = Vec::with_capacity(2);
         let mut marginal = 0usize;
         loop {
             let mut mode = Modes::free(nc);
@@ -468,7 +498,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 }
                 None => f64::NEG_INFINITY,
             };
-            tested.push((mode.to_string(), margin));
+            tested.push((mode, margin));
             if margin > tol {
                 consistent.push((mode, margin));
             } else if margin >= -tol {
@@ -497,8 +527,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 mode.rest = self.rest_rank(&mode, q);
                 Ok(mode)
             }
-            (0, 0) => Err(ModeFailure { kind: FailureKind::Painleve, candidates: tested }),
-            _ => Err(ModeFailure { kind: FailureKind::Indeterminate, candidates: tested }),
+            (0, 0) => Err(ModeFailure { kind: FailureKind::Painleve, candidates: labelled(tested) }),
+            _ => Err(ModeFailure { kind: FailureKind::Indeterminate, candidates: labelled(tested) }),
         }
     }
 
@@ -572,40 +602,82 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             return;
         }
         let Some(chol) = self.system.mass_matrix(q).cholesky() else { return };
+        // Mass-weighted minimum-norm correction d = M⁻¹Rᵀ(R M⁻¹ Rᵀ)⁻¹ err (pseudo-inverse when the
+        // rows are redundant).
         let correct = |rows: &[SVector<f64, N>], err: &[f64]| -> SVector<f64, N> {
             let k = rows.len();
-            let b: Vec<SVector<f64, N>> = rows.iter().map(|r| chol.solve(r)).collect();
-            let a = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
-            let e = DVector::from_column_slice(err);
-            let scale = a.amax().max(1e-300);
-            let lam = a.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
+            let mut b = [SVector::<f64, N>::zeros(); MAXK];
+            for j in 0..k {
+                b[j] = chol.solve(&rows[j]);
+            }
+            let mut a = [0.0; MAXK * MAXK];
+            let mut lam = [0.0; MAXK];
+            for i in 0..k {
+                for j in 0..k {
+                    a[i * k + j] = rows[i].dot(&b[j]);
+                }
+                lam[i] = err[i];
+            }
+            if !gauss(&mut a, &mut lam, k) {
+                let am = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
+                let scale = am.amax().max(1e-300);
+                let e = DVector::from_column_slice(err);
+                let x = am.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
+                lam[..k].copy_from_slice(x.as_slice());
+            }
             let mut d = SVector::<f64, N>::zeros();
             for j in 0..k {
                 d += b[j] * lam[j];
             }
             d
         };
-        let ls = self.system.length_scale();
+        let ls = self.length();
+        let mut rows = [SVector::<f64, N>::zeros(); MAXK];
+        let mut err = [0.0; MAXK];
+        let nn = normal.len().min(MAX_CONTACTS);
         for _ in 0..4 {
-            let rows: Vec<SVector<f64, N>> = normal.iter().map(|&i| self.system.normal_jacobian(i, q)).collect();
-            let g: Vec<f64> = normal.iter().map(|&i| self.system.gap(i, q)).collect();
-            if g.iter().all(|x| x.abs() <= 1e-15 * ls) {
+            let mut done = true;
+            for (k, &i) in normal[..nn].iter().enumerate() {
+                rows[k] = self.system.normal_jacobian(i, q);
+                err[k] = self.system.gap(i, q);
+                done &= err[k].abs() <= 1e-15 * ls;
+            }
+            if done {
                 break;
             }
-            *q -= correct(&rows, &g);
+            *q -= correct(&rows[..nn], &err[..nn]);
         }
-        let mut rows: Vec<SVector<f64, N>> = normal.iter().map(|&i| self.system.normal_jacobian(i, q)).collect();
-        rows.extend(tangent.iter().map(|&i| self.system.tangent_jacobian(i, q)));
-        let c: Vec<f64> = rows.iter().map(|r| r.dot(v)).collect();
-        if c.iter().any(|x| *x != 0.0) {
-            *v -= correct(&rows, &c);
+        let mut k = 0;
+        for &i in &normal[..nn] {
+            rows[k] = self.system.normal_jacobian(i, q);
+            k += 1;
         }
+        for &i in tangent.iter().take(MAX_CONTACTS) {
+            rows[k] = self.system.tangent_jacobian(i, q);
+            k += 1;
+        }
+        let mut any = false;
+        for j in 0..k {
+            err[j] = rows[j].dot(v);
+            any |= err[j] != 0.0;
+        }
+        if any {
+            *v -= correct(&rows[..k], &err[..k]);
+        }
+    }
+
+    /// Puts the contacts in `contacts` exactly on their supports with zero normal velocity
+    /// (mass-weighted minimum-norm corrections of `q`, then of `q̇`).
+    pub fn project_onto(&self, x: &mut State<N>, contacts: &[usize]) {
+        let (mut q, mut v) = split(x);
+        self.project(&mut q, &mut v, contacts, &[]);
+        *x = join(&q, &v);
     }
 
     /// Classes of all contacts from the state: touching when the gap and the normal velocity
     /// are within `gtol` and `vtol`, then at rest or slipping by the tangential velocity.
     fn classes_from_state(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Vec<Class> {
-        let gtol = 1e-9 * self.system.length_scale();
+        let gtol = 1e-9 * self.length();
         (0..self.nc())
             .map(|i| {
                 let g = self.system.gap(i, q);
@@ -635,15 +707,20 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         classes: &[Class],
         forced: &[Option<ContactMode>],
     ) -> Result<Modes, ModeFailure> {
-        let normal: Vec<usize> = (0..self.nc())
-            .filter(|&i| classes[i] != Class::Separated && forced[i] != Some(ContactMode::Free))
-            .collect();
-        let tangent: Vec<usize> = (0..self.nc())
-            .filter(|&i| {
-                classes[i] == Class::Rest && forced[i] != Some(ContactMode::Free) && self.system.law(i).mu > 0.0
-            })
-            .collect();
-        self.project(q, v, &normal, &tangent);
+        let (mut normal, mut tangent) = ([0usize; MAX_CONTACTS], [0usize; MAX_CONTACTS]);
+        let (mut nn, mut nt) = (0, 0);
+        for i in 0..self.nc() {
+            if classes[i] == Class::Separated || forced[i] == Some(ContactMode::Free) {
+                continue;
+            }
+            normal[nn] = i;
+            nn += 1;
+            if classes[i] == Class::Rest && self.system.law(i).mu > 0.0 {
+                tangent[nt] = i;
+                nt += 1;
+            }
+        }
+        self.project(q, v, &normal[..nn], &tangent[..nt]);
         self.decide(t, q, v, classes, forced)
     }
 
@@ -657,47 +734,71 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         impacting: &[usize],
     ) -> Transition<State<N>, Modes> {
         let nc = self.nc();
-        let ls = self.system.length_scale();
+        let ls = self.length();
         let gtol = 1e-9 * ls;
         let fail = |kind, candidates| Transition::Failed(ModeFailure { kind, candidates });
         let mut q = *q;
-        let touching: Vec<usize> = (0..nc)
-            .filter(|&i| {
-                mode.get(i).closed()
-                    || impacting.contains(&i)
-                    || (self.system.gap(i, &q) <= gtol && self.system.normal_jacobian(i, &q).dot(v) < 0.0)
-            })
-            .collect();
-        // Put the impacting contacts exactly on their supports.
+        // Contacts on their supports that are not separating take part (a resting contact can
+        // take an impulse); "not separating" is judged against the impacting speed.
+        let vin = impacting.iter().fold(0.0f64, |a, &i| a.max(-self.system.normal_jacobian(i, &q).dot(v)));
+        let mut touching = [0usize; MAX_CONTACTS];
+        let mut k = 0;
+        for i in 0..nc {
+            if mode.get(i).closed()
+                || impacting.contains(&i)
+                || (self.system.gap(i, &q) <= gtol && self.system.normal_jacobian(i, &q).dot(v) <= 1e-9 * vin)
+            {
+                touching[k] = i;
+                k += 1;
+            }
+        }
+        let touching = &touching[..k];
+        // Put the touching contacts exactly on their supports.
         let mut vv = *v;
-        self.project(&mut q, &mut vv, &touching, &[]);
+        self.project(&mut q, &mut vv, touching, &[]);
         let m = self.system.mass_matrix(&q);
         let Some(chol) = m.cholesky() else { return fail(FailureKind::Singular, vec![]) };
-        let wn: Vec<SVector<f64, N>> = touching.iter().map(|&i| self.system.normal_jacobian(i, &q)).collect();
-        let wt: Vec<SVector<f64, N>> = touching.iter().map(|&i| self.system.tangent_jacobian(i, &q)).collect();
-        let bn: Vec<SVector<f64, N>> = wn.iter().map(|w| chol.solve(w)).collect();
-        let bt: Vec<SVector<f64, N>> = wt.iter().map(|w| chol.solve(w)).collect();
-        let un: Vec<f64> = wn.iter().map(|w| w.dot(v)).collect();
-        let ut: Vec<f64> = wt.iter().map(|w| w.dot(v)).collect();
-        let e: Vec<f64> = touching.iter().map(|&i| self.system.law(i).restitution).collect();
-        let mu: Vec<f64> = touching.iter().map(|&i| self.system.law(i).mu).collect();
-        let speed = touching.iter().zip(&un).filter(|(i, _)| impacting.contains(i)).fold(0.0f64, |a, (_, u)| a.max(-u));
-        let vref = un.iter().chain(&ut).fold(speed, |a, u| a.max(u.abs())).max(1e-300);
-        let k = touching.len();
-        let target: Vec<f64> = (0..k).map(|j| -e[j] * un[j].min(0.0)).collect();
+        let z = SVector::<f64, N>::zeros();
+        let (mut wn, mut wt, mut bn, mut bt) =
+            ([z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS]);
+        let (mut un, mut ut) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
+        let (mut mu, mut target) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
+        let mut speed = 0.0f64;
+        for (j, &i) in touching.iter().enumerate() {
+            wn[j] = self.system.normal_jacobian(i, &q);
+            wt[j] = self.system.tangent_jacobian(i, &q);
+            bn[j] = chol.solve(&wn[j]);
+            bt[j] = chol.solve(&wt[j]);
+            un[j] = wn[j].dot(v);
+            ut[j] = wt[j].dot(v);
+            let law = self.system.law(i);
+            mu[j] = law.mu;
+            target[j] = -law.restitution * un[j].min(0.0);
+            if impacting.contains(&i) {
+                speed = speed.max(-un[j]);
+            }
+        }
+        let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(1e-300);
         let mut vplus = *v;
-        if mu.iter().all(|&m| m == 0.0) {
-            let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
-            let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
-            let lam = if k == 1 {
-                DVector::from_element(1, if a[(0, 0)] > 0.0 { (-qv[0] / a[(0, 0)]).max(0.0) } else { f64::NAN })
+        if mu[..k].iter().all(|&m| m == 0.0) {
+            // Newton: 0 ≤ Λ ⟂ A Λ + ġ⁻ − target ≥ 0.
+            if k == 1 {
+                let a = wn[0].dot(&bn[0]);
+                let lam = if a > 0.0 { (-(un[0] - target[0]) / a).max(0.0) } else { f64::NAN };
+                vplus += bn[0] * lam;
             } else {
+                let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
+                let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
                 let lcp = match Lcp::new(a, qv) {
                     Ok(l) => l,
                     Err(_) => return fail(FailureKind::Singular, vec![]),
                 };
                 match lcp::lemke::solve(&lcp, &LcpSettings::default()) {
-                    Ok(s) if s.status == LcpStatus::Solved => s.z,
+                    Ok(s) if s.status == LcpStatus::Solved => {
+                        for j in 0..k {
+                            vplus += bn[j] * s.z[j];
+                        }
+                    }
                     Ok(s) => {
                         return fail(
                             FailureKind::Impact,
@@ -706,18 +807,15 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                     }
                     Err(_) => return fail(FailureKind::Singular, vec![]),
                 }
-            };
-            if !lam.iter().all(|x| x.is_finite()) {
-                return fail(FailureKind::Singular, vec![]);
-            }
-            for j in 0..k {
-                vplus += bn[j] * lam[j];
             }
         } else {
-            match self.frictional_impact(&wn, &wt, &bn, &bt, &target, &mu, vref, v) {
+            match self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &target[..k], &mu[..k], vref, v) {
                 Ok(vp) => vplus = vp,
                 Err(c) => return fail(FailureKind::Impact, c),
             }
+        }
+        if !vplus.iter().all(|x| x.is_finite()) {
+            return fail(FailureKind::Singular, vec![]);
         }
         let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
         let contact = impacting.first().copied();
@@ -727,8 +825,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             v2 = vr;
         }
         let classes = self.classes_from_state(&q2, &v2, 1e-9 * vref);
-        let forced = vec![None; nc];
-        match self.settle(t, &mut q2, &mut v2, &classes, &forced) {
+        let forced = [None; MAX_CONTACTS];
+        match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
             Ok(mode) => Transition::Jump {
                 state: join(&q2, &v2),
                 mode,
@@ -865,18 +963,18 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     type Mode = Modes;
 
     fn time_scale(&self) -> f64 {
-        self.system.time_scale()
+        self.time()
     }
 
     fn state_scale(&self) -> State<N> {
-        let c = self.system.coordinate_scale();
-        join(&c, &(c / self.system.time_scale()))
+        let c = self.system.coordinate_scale() * (self.length() / self.system.length_scale());
+        join(&c, &(c / self.time()))
     }
 
     fn initial_mode(&self, t: f64, x: &mut State<N>) -> Result<Modes, ModeFailure> {
         let (mut q, mut v) = split(x);
         let nc = self.nc();
-        let gtol = 1e-9 * self.system.length_scale();
+        let gtol = 1e-9 * self.length();
         let vtol = 1e-9 * self.vel_scale();
         for i in 0..nc {
             if self.system.gap(i, &q) < -gtol {
@@ -906,7 +1004,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn initial_transition(&self, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
         let (q, v) = split(x);
         let nc = self.nc();
-        let gtol = 1e-9 * self.system.length_scale();
+        let gtol = 1e-9 * self.length();
         let vtol = 1e-9 * self.vel_scale();
         let approaching: Vec<usize> = (0..nc)
             .filter(|&i| {
@@ -1036,34 +1134,50 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         mode.rest
     }
 
-    fn zeno_limit(&self, mode: &Modes, contact: usize, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
+    fn zeno_limit(
+        &self,
+        mode: &Modes,
+        contact: usize,
+        t: f64,
+        x: &State<N>,
+        last: &State<N>,
+    ) -> Option<Transition<State<N>, Modes>> {
         let (mut q, mut v) = split(x);
+        let (ql, vl) = split(last);
         let nc = self.nc();
-        let vtol = 1e-7 * self.vel_scale();
-        let mut classes: Vec<Class> = (0..nc)
-            .map(|i| {
-                if i != contact && !mode.get(i).closed() {
-                    return Class::Separated;
-                }
-                if self.system.law(i).mu == 0.0 {
-                    return Class::Slipping(0);
-                }
+        if contact >= nc {
+            return None;
+        }
+        // Scales of the series at its last impact: a contact whose gap and normal velocity have
+        // shrunk far below them converges with it (a cascade over several contacts).
+        let vref = (0..nc).fold(0.0f64, |a, i| {
+            a.max(self.system.normal_jacobian(i, &ql).dot(&vl).abs())
+                .max(self.system.tangent_jacobian(i, &ql).dot(&vl).abs())
+        });
+        let gref = (0..nc).fold(0.0f64, |a, i| a.max(self.system.gap(i, &ql).abs()));
+        let gtol = 1e-9 * self.length();
+        let vtol = (1e-7 * self.vel_scale()).max(1e-6 * vref);
+        let mut classes = [Class::Separated; MAX_CONTACTS];
+        for i in 0..nc {
+            let g = self.system.gap(i, &q);
+            let un = self.system.normal_jacobian(i, &q).dot(&v);
+            let joins = i == contact || mode.get(i).closed() || (g.abs() <= gtol.max(1e-6 * gref) && un.abs() <= vtol);
+            if !joins {
+                continue;
+            }
+            classes[i] = if self.system.law(i).mu == 0.0 {
+                Class::Slipping(0)
+            } else {
                 let ut = self.system.tangent_jacobian(i, &q).dot(&v);
                 if ut.abs() <= vtol {
                     Class::Rest
                 } else {
                     Class::Slipping(if ut > 0.0 { 1 } else { -1 })
                 }
-            })
-            .collect();
-        if contact >= nc {
-            return None;
+            };
         }
-        if classes[contact] == Class::Separated {
-            classes[contact] = Class::Slipping(0);
-        }
-        let forced = vec![None; nc];
-        Some(match self.settle(t, &mut q, &mut v, &classes, &forced) {
+        let forced = [None; MAX_CONTACTS];
+        Some(match self.settle(t, &mut q, &mut v, &classes[..nc], &forced[..nc]) {
             Ok(m) => {
                 Transition::Jump { state: join(&q, &v), mode: m, info: EventInfo::new(EventKind::Zeno, Some(contact)) }
             }

@@ -187,13 +187,16 @@ pub trait Hybrid {
         false
     }
     /// The completed execution after a Zeno point of `contact`: `x` is the extrapolated limit of
-    /// the impact states; the system projects it onto the constraint and chooses the mode.
+    /// the impact states and `last` the state after the last simulated impact (its magnitudes
+    /// tell which other quantities vanish with the series); the system projects the limit onto
+    /// the constraint and chooses the mode.
     fn zeno_limit(
         &self,
         _mode: &Self::Mode,
         _contact: usize,
         _t: f64,
         _x: &Self::State,
+        _last: &Self::State,
     ) -> Option<Transition<Self::State, Self::Mode>> {
         None
     }
