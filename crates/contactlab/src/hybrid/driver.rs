@@ -9,7 +9,7 @@
 //! # Event location
 //! After every accepted step the guards of the mode are evaluated at its end. A guard fires when
 //! it was positive at the start of the step (it is *armed*) and is `≤ 0` at its end; its zero is
-//! then located on the dense output by [`roots::crossing`] to `event_tol · time_scale`, and the
+//! then located on the dense output by [`crossing`] to `event_tol · time_scale`, and the
 //! earliest zero wins. Guards whose zeros lie within that tolerance of the earliest fire
 //! together (simultaneous events; the system resolves them jointly, e.g. two contacts landing
 //! at once). A guard that starts a mode at zero (a contact that has just lifted off) is armed
