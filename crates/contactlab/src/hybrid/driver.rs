@@ -436,6 +436,9 @@ impl EventDriver {
             if steps >= st.max_steps {
                 finish!(Termination::StepLimit);
             }
+            if sys.diverged(t, &x) {
+                finish!(Termination::Diverged);
+            }
             if let Some(d) = st.diverge {
                 let xs = x.as_slice();
                 let ss = scale.as_slice();

@@ -182,6 +182,11 @@ pub trait Hybrid {
     fn next_event(&self, _mode: &Self::Mode, _t: f64, _x: &Self::State) -> Option<ExactEvent<Self::State>> {
         None
     }
+    /// Whether the state has left the region of interest (the run then ends as diverged), e.g.
+    /// velocities grown far beyond the perturbation's.
+    fn diverged(&self, _t: f64, _x: &Self::State) -> bool {
+        false
+    }
     /// Whether `(mode, x)` is an equilibrium (the run then ends at rest).
     fn at_rest(&self, _mode: &Self::Mode, _x: &Self::State) -> bool {
         false

@@ -14,8 +14,7 @@ use std::f64::consts::FRAC_PI_2;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::modes::PointMode;
-use super::sim::{EventKind, Outcome, SimSettings, Simulator, State};
+use super::sim::{Outcome, SimSettings, Simulator, State};
 use crate::Error;
 
 /// One evaluation of the maps.
@@ -49,7 +48,7 @@ pub enum ReturnStatus {
 
 /// Settings of a single return.
 pub fn return_settings() -> SimSettings {
-    SimSettings { t_max: 1e6, max_events: 400, zeno_ratio: 1e-12, diverge_ratio: 1e12, record_phases: false }
+    SimSettings { t_max: 1e6, max_events: 400, diverge_ratio: 1e12, record_phases: false }
 }
 
 /// Evaluates `R(φ)` and `G(φ)`.
@@ -58,34 +57,20 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
         return Err(Error::Unsupported(format!("impact angle must lie in (-π/2, π/2), got {phi}")));
     }
     let start = State { q: [0.0; 3], qd: [0.0, -1.0, phi.tan()] };
-    let mut crossings = 0;
-    let tr = sim.run_until(start, [true, false], &return_settings(), |ev| {
-        if ev.section {
-            crossings += 1;
-        }
-        crossings == 2
-    })?;
-    let mut double_slip = 0u8;
-    for ev in tr.events.iter().filter(|e| e.kind == EventKind::Impact) {
-        let m = ev.mode;
-        let slipping = |pm: PointMode| matches!(pm, PointMode::P | PointMode::N);
-        if slipping(m.0) && slipping(m.1) {
-            double_slip |= if m.1 == PointMode::P { 1 } else { 2 };
-        }
-    }
-    let last = tr.events.last();
-    match (tr.outcome, last) {
-        (Outcome::Limit, Some(ev)) if ev.section && crossings == 2 => {
-            let zd = ev.before.qd[1].abs();
+    let ret = sim.return_to_section(start, [true, false], 2, &return_settings());
+    let double_slip = ret.double_slip;
+    match (ret.crossing, ret.outcome) {
+        (Some(before), _) => {
+            let zd = before.qd[1].abs();
             Ok(MapPoint {
                 phi,
-                r: Some((ev.before.qd[2] / zd).atan()),
+                r: Some((before.qd[2] / zd).atan()),
                 g: Some(zd),
                 double_slip,
                 status: ReturnStatus::Returned,
             })
         }
-        (Outcome::Rest, _) => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Rest }),
+        (None, Outcome::Rest) => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Rest }),
         _ => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Failed }),
     }
 }

@@ -4,24 +4,38 @@
 //! `x₁ = e·q`. Within a contact mode the accelerations are constant, so gaps are quadratic and
 //! slip velocities linear in time: every event is located in closed form.
 //!
+//! The simulator is a [`Hybrid`] system run by the shared [`EventDriver`]: its closed-form event
+//! times are its implementation of [`Hybrid::next_event`], so there is one event loop for the
+//! ZOD, the nonlinear model and every other system.
+//!
 //! * **Events**: a free point reaching its support (impact, [`super::impact`]); a slipping point
 //!   coming to rest (stick or slip reversal). After every event the unique consistent mode of the
 //!   new state is chosen ([`super::modes::consistent_modes`]); several or none is reported as a
 //!   Painlevé state, not guessed.
 //! * **Sustained contacts** stay exactly closed: `zᵢ = żᵢ = 0` is imposed at every event, so
 //!   round-off cannot turn a sustained contact into a flying one.
-//! * **Zeno**: when the velocity has fallen by [`SimSettings::zeno_ratio`] through impacts, the
-//!   remaining geometric series of impact intervals is summed to the Zeno point, the state there
-//!   is the limit with both contacts sustained, and the simulation continues from it.
+//! * **Zeno**: the driver detects the geometric decay of a point's impact intervals and speeds
+//!   and extrapolates the Zeno time and state from the series; the state there has the point
+//!   (and the other one, when its motion vanishes with the series) in sustained contact, and the
+//!   simulation continues from it.
 //! * **Divergence**: velocities growing by [`SimSettings::diverge_ratio`] (reverse chatter), or a
 //!   mode with no further event that moves away (sliding or flying off).
 
-use nalgebra::{Matrix3, Vector3};
+use std::cell::Cell;
+use std::ops::ControlFlow;
+
+use nalgebra::{Matrix3, SMatrix, Vector3};
 use serde::Serialize;
 
 use super::impact::{impact_with, ImpactGains};
 use super::modes::{consistent_modes, Mode, ModeSolution, PointMode, PointState};
 use super::zod::{Zod, X1, Z1};
+use crate::hybrid::driver::{EventRecord, Observer};
+use crate::hybrid::EventKind as CoreKind;
+use crate::hybrid::{
+    DriverSettings, EventDriver, EventInfo, ExactEvent, FailureKind, Hybrid, ModeFailure, Run, Step, Termination,
+    Transition,
+};
 use crate::Error;
 
 /// Simulation limits.
@@ -31,9 +45,6 @@ pub struct SimSettings {
     pub t_max: f64,
     /// Stop after this many events.
     pub max_events: usize,
-    /// Reduction of the normal motion (relative to its largest value so far) that triggers Zeno
-    /// extrapolation.
-    pub zeno_ratio: f64,
     /// Velocity growth (relative to the initial) that counts as divergence.
     pub diverge_ratio: f64,
     /// Keep the phases (time histories); return maps only need the events.
@@ -42,7 +53,7 @@ pub struct SimSettings {
 
 impl Default for SimSettings {
     fn default() -> Self {
-        Self { t_max: 1e3, max_events: 20_000, zeno_ratio: 1e-9, diverge_ratio: 1e8, record_phases: true }
+        Self { t_max: 1e3, max_events: 20_000, diverge_ratio: 1e8, record_phases: true }
     }
 }
 
@@ -232,6 +243,440 @@ pub(crate) fn landing_time(z0: f64, w: f64, a: f64) -> Option<f64> {
     best
 }
 
+/// The hybrid state `[q | q̇]` (columns) of the ZOD.
+pub type ZodState = SMatrix<f64, 3, 2>;
+
+fn to_x(st: &State) -> ZodState {
+    ZodState::from_columns(&[Vector3::from_row_slice(&st.q), Vector3::from_row_slice(&st.qd)])
+}
+
+fn from_x(x: &ZodState) -> State {
+    State { q: [x[(0, 0)], x[(1, 0)], x[(2, 0)]], qd: [x[(0, 1)], x[(1, 1)], x[(2, 1)]] }
+}
+
+/// The discrete state of the ZOD: the contact mode with its constant accelerations, and the
+/// impulse-level mode of the impact that led to it (if one did).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZodMode {
+    /// The contact mode (`F` = not in sustained contact).
+    pub mode: Mode,
+    /// For the mode right after an impact: the impact's impulse-level mode.
+    pub via: Option<Mode>,
+    /// Constant `q̈` in the mode.
+    pub qdd: [f64; 3],
+    /// Constant `ẍ₁`.
+    pub x1dd: f64,
+}
+
+impl ZodMode {
+    fn sustained(&self) -> [bool; 2] {
+        [self.mode.0 != PointMode::F, self.mode.1 != PointMode::F]
+    }
+}
+
+/// One run of the ZOD as a [`Hybrid`] system: the simulator, the velocity scale of the
+/// perturbation and the divergence bound.
+struct ZodRun<'a> {
+    sim: &'a Simulator,
+    v0: f64,
+    diverge_ratio: f64,
+    /// Largest speed so far (velocity tolerances are relative to it).
+    vmax: Cell<f64>,
+}
+
+impl ZodRun<'_> {
+    fn vtol(&self, st: &State) -> f64 {
+        let speed = st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        self.vmax.set(self.vmax.get().max(speed));
+        1e-12 * self.vmax.get()
+    }
+
+    /// The mode that follows at `st` with the given sustained contacts: grazing landings become
+    /// sustained candidates, tangential rest is made exact, and the mode table decides (one
+    /// consistent mode, or a Painlevé failure).
+    fn settle(&self, st: &mut State, mut sustained: [bool; 2], via: Option<Mode>) -> Result<ZodMode, ModeFailure> {
+        let sim = self.sim;
+        let vtol = self.vtol(st);
+        for i in 0..2 {
+            if sustained[i] {
+                st.q[i] = 0.0;
+                st.qd[i] = 0.0;
+            } else if st.q[i] <= 0.0 && st.qd[i].abs() <= vtol {
+                // A free point on its support with (numerically) zero normal velocity is a
+                // sustained contact candidate: the mode table decides whether it lifts off.
+                st.q[i] = 0.0;
+                st.qd[i] = 0.0;
+                sustained[i] = true;
+            }
+        }
+        let ps = [sim.point_state(st, sustained, 0, vtol), sim.point_state(st, sustained, 1, vtol)];
+        // A point at rest tangentially is put exactly at rest, so that round-off of either sign
+        // cannot start a zero-length slip phase.
+        if ps[1] == PointState::Rest {
+            st.qd[2] = 0.0;
+        }
+        if ps[0] == PointState::Rest && sim.zod.e[2] != 0.0 && ps[1] != PointState::Rest {
+            st.qd[2] = -(sim.zod.e[0] * st.qd[0] + sim.zod.e[1] * st.qd[1]) / sim.zod.e[2];
+        }
+        let sols = &sim.table[4 * class_index(ps[0]) + class_index(ps[1])];
+        if sols.len() != 1 {
+            return Err(ModeFailure {
+                kind: if sols.is_empty() { FailureKind::Painleve } else { FailureKind::Indeterminate },
+                candidates: sols.iter().map(|s| (s.mode.to_string(), s.margin)).collect(),
+            });
+        }
+        let sol = &sols[0];
+        let mode = sol.mode;
+        if mode == Mode(PointMode::S, PointMode::S) {
+            return Ok(ZodMode { mode, via, qdd: [0.0; 3], x1dd: 0.0 });
+        }
+        let f = nalgebra::Vector4::from_row_slice(&sol.forces);
+        let sdd = sim.zod.body_accel(&f, &sim.zod.applied);
+        let mut qdd: [f64; 3] = (sim.t * sdd).into();
+        for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+            if pm != PointMode::F {
+                qdd[i] = 0.0;
+            }
+        }
+        Ok(ZodMode { mode, via, qdd, x1dd: sim.x1(&qdd) })
+    }
+
+    /// Impacts of every point on its support moving into it, then the mode that follows.
+    /// `None` when no point is impacting.
+    fn impacts(&self, st: &mut State, mut sustained: [bool; 2]) -> Option<Transition<ZodState, ZodMode>> {
+        let sim = self.sim;
+        let vtol = self.vtol(st);
+        let mut info: Option<EventInfo> = None;
+        let mut via = None;
+        for i in 0..2 {
+            if sustained[i] || st.q[i] > 0.0 || st.qd[i] >= -vtol {
+                continue;
+            }
+            let touching = [sustained[0] || st.q[0] <= 0.0, sustained[1] || st.q[1] <= 0.0];
+            let speed = -st.qd[i];
+            let imp = match impact_with(&sim.zod, &sim.gains, &sim.body_velocity(&st.qd), touching) {
+                Ok(x) => x,
+                Err(_) => {
+                    return Some(Transition::Failed(ModeFailure { kind: FailureKind::Impact, candidates: vec![] }))
+                }
+            };
+            st.qd = (sim.t * Vector3::from_row_slice(&imp.v_plus)).into();
+            for (k, pm) in [imp.mode.0, imp.mode.1].into_iter().enumerate() {
+                if touching[k] {
+                    st.q[k] = 0.0;
+                    // The impact law accepts passive points with ż⁺ down to −1e-9 of the velocity
+                    // scale: treat those as closed, not as a new approach.
+                    sustained[k] = pm != PointMode::F || st.qd[k] <= 1e-9 * self.vmax.get();
+                    if sustained[k] {
+                        st.qd[k] = 0.0;
+                    }
+                }
+            }
+            via = Some(imp.mode);
+            info.get_or_insert(EventInfo {
+                kind: CoreKind::Impact,
+                contact: Some(i),
+                impact_speed: Some(speed),
+                energy_loss: Some(imp.energy_loss),
+            });
+        }
+        let info = info?;
+        Some(match self.settle(st, sustained, via) {
+            Ok(mode) => Transition::Jump { state: to_x(st), mode, info },
+            Err(f) => Transition::Failed(f),
+        })
+    }
+}
+
+impl Hybrid for ZodRun<'_> {
+    type State = ZodState;
+    type Mode = ZodMode;
+
+    fn time_scale(&self) -> f64 {
+        self.v0 / self.sim.zod.a0.amax().max(1e-300)
+    }
+
+    fn state_scale(&self) -> ZodState {
+        let a = self.sim.zod.a0.amax().max(1e-300);
+        let (l, v) = (self.v0 * self.v0 / a, self.v0);
+        ZodState::from_columns(&[Vector3::repeat(l), Vector3::repeat(v)])
+    }
+
+    fn initial_transition(&self, _t: f64, x: &ZodState) -> Option<Transition<ZodState, ZodMode>> {
+        let mut st = from_x(x);
+        let sustained = [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0];
+        self.impacts(&mut st, sustained)
+    }
+
+    fn initial_mode(&self, _t: f64, x: &mut ZodState) -> Result<ZodMode, ModeFailure> {
+        let mut st = from_x(x);
+        let sustained = [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0];
+        let m = self.settle(&mut st, sustained, None)?;
+        *x = to_x(&st);
+        Ok(m)
+    }
+
+    fn flow(&self, mode: &ZodMode, _t: f64, x: &ZodState) -> ZodState {
+        ZodState::from_columns(&[x.column(1).into_owned(), Vector3::from_row_slice(&mode.qdd)])
+    }
+
+    fn guard_count(&self, _mode: &ZodMode) -> usize {
+        4
+    }
+
+    fn guards(&self, mode: &ZodMode, _t: f64, x: &ZodState, out: &mut [f64]) {
+        let st = from_x(x);
+        for (i, pm) in [mode.mode.0, mode.mode.1].into_iter().enumerate() {
+            let xd = if i == 0 { self.sim.x1(&st.qd) } else { st.qd[2] };
+            out[2 * i] = if pm == PointMode::F { st.q[i] } else { f64::INFINITY };
+            out[2 * i + 1] = match pm {
+                PointMode::P => xd,
+                PointMode::N => -xd,
+                _ => f64::INFINITY,
+            };
+        }
+    }
+
+    fn next_event(&self, mode: &ZodMode, t: f64, x: &ZodState) -> Option<ExactEvent<ZodState>> {
+        let st = from_x(x);
+        let (qdd, x1dd) = (mode.qdd, mode.x1dd);
+        let mut dt = f64::INFINITY;
+        let mut guard = 0;
+        for (i, pm) in [mode.mode.0, mode.mode.1].into_iter().enumerate() {
+            match pm {
+                PointMode::F => {
+                    if let Some(tau) = landing_time(st.q[i], st.qd[i], qdd[i]) {
+                        if tau < dt {
+                            dt = tau;
+                            guard = 2 * i;
+                        }
+                    }
+                }
+                PointMode::P | PointMode::N => {
+                    let (xd, xdd) = if i == 0 { (self.sim.x1(&st.qd), x1dd) } else { (st.qd[2], qdd[2]) };
+                    if xd * xdd < 0.0 {
+                        let tau = -xd / xdd;
+                        if tau < dt {
+                            dt = tau;
+                            guard = 2 * i + 1;
+                        }
+                    }
+                }
+                PointMode::S => {}
+            }
+        }
+        if !dt.is_finite() {
+            return Some(ExactEvent { dt, guard, state: *x, segment: None });
+        }
+        let phase = Phase {
+            t0: t,
+            duration: dt,
+            mode: mode.mode,
+            start: st,
+            qdd,
+            x1: [self.sim.x1(&st.q), self.sim.x1(&st.qd), x1dd],
+        };
+        let (q, qd, _) = phase.at(t + dt);
+        let end = to_x(&State { q, qd });
+        let f0 = self.flow(mode, t, x);
+        let f1 = self.flow(mode, t + dt, &end);
+        Some(ExactEvent { dt, guard, state: end, segment: Some(Step::hermite(t, dt, *x, f0, end, f1)) })
+    }
+
+    fn transition(&self, mode: &ZodMode, fired: &[usize], _t: f64, x: &ZodState) -> Transition<ZodState, ZodMode> {
+        let mut st = from_x(x);
+        let sustained = mode.sustained();
+        for k in 0..2 {
+            if sustained[k] {
+                st.q[k] = 0.0;
+                st.qd[k] = 0.0;
+            }
+        }
+        let g = fired.first().copied().unwrap_or(0);
+        let i = g / 2;
+        if g % 2 == 0 {
+            // Landing: exactly on the support; the impact follows (or a grazing landing).
+            st.q[i] = 0.0;
+            if let Some(tr) = self.impacts(&mut st, sustained) {
+                return tr;
+            }
+            return match self.settle(&mut st, sustained, None) {
+                Ok(m) => Transition::Jump { state: to_x(&st), mode: m, info: EventInfo::new(CoreKind::Reset, Some(i)) },
+                Err(f) => Transition::Failed(f),
+            };
+        }
+        // Slip stop: the slip velocity is exactly zero.
+        if i == 1 {
+            st.qd[2] = 0.0;
+        } else if self.sim.zod.e[2] != 0.0 {
+            // ẋ₁ = e·q̇ = 0 exactly, adjusting ẋ₂.
+            st.qd[2] = -(self.sim.zod.e[0] * st.qd[0] + self.sim.zod.e[1] * st.qd[1]) / self.sim.zod.e[2];
+        }
+        match self.settle(&mut st, sustained, None) {
+            Ok(m) => Transition::Jump { state: to_x(&st), mode: m, info: EventInfo::new(CoreKind::SlipStop, Some(i)) },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    fn at_rest(&self, mode: &ZodMode, _x: &ZodState) -> bool {
+        mode.mode == Mode(PointMode::S, PointMode::S)
+    }
+
+    fn diverged(&self, _t: f64, x: &ZodState) -> bool {
+        let speed = (0..3).fold(0.0f64, |a, k| a.max(x[(k, 1)].abs()));
+        speed > self.diverge_ratio * self.v0
+    }
+
+    fn zeno_limit(
+        &self,
+        mode: &ZodMode,
+        contact: usize,
+        _t: f64,
+        x: &ZodState,
+        last: &ZodState,
+    ) -> Option<Transition<ZodState, ZodMode>> {
+        let mut st = from_x(x);
+        let last = from_x(last);
+        // Scales of the series at its last impact: the other point joins the limit when its gap
+        // and normal velocity vanish with the series.
+        let vref = last.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let a = self.sim.zod.a0.amax().max(1e-300);
+        let mut sustained = mode.sustained();
+        sustained[contact.min(1)] = true;
+        for k in 0..2 {
+            if st.q[k].abs() <= 1e-6 * vref * vref / a && st.qd[k].abs() <= 1e-6 * vref {
+                sustained[k] = true;
+            }
+        }
+        // The slip velocity converges to a limit; when it vanishes with the series the limit is
+        // rest (convergence to an interior fixed point).
+        if st.qd[2].abs() <= 1e-6 * vref {
+            st.qd[2] = 0.0;
+        }
+        Some(match self.settle(&mut st, sustained, None) {
+            Ok(m) => {
+                Transition::Jump { state: to_x(&st), mode: m, info: EventInfo::new(CoreKind::Zeno, Some(contact)) }
+            }
+            Err(f) => Transition::Failed(f),
+        })
+    }
+}
+
+/// Builds the [`Trajectory`] of a run and forwards to an inner observer.
+struct TrajectoryBuilder<'a> {
+    sim: &'a Simulator,
+    record_phases: bool,
+    p1_sustained: bool,
+    phases: Vec<Phase>,
+    events: Vec<Event>,
+}
+
+impl TrajectoryBuilder<'_> {
+    /// The P1 event of a core event (`None` for grazing landings and sections).
+    fn event(&self, ev: &EventRecord<ZodState, ZodMode>) -> Option<Event> {
+        let kind = match ev.info.kind {
+            CoreKind::Impact => EventKind::Impact,
+            CoreKind::SlipStop => EventKind::SlipStop,
+            CoreKind::Zeno => EventKind::Zeno,
+            _ => return None,
+        };
+        // P1's section: point 2 lands while point 1 is in sustained contact (the initial impact
+        // has no previous mode: point 1 counts as sustained if it started so).
+        let p1_sustained = if ev.guard.is_none() { self.p1_sustained } else { ev.mode_before.mode.0 != PointMode::F };
+        let (mode, section) = match kind {
+            EventKind::Impact => {
+                (ev.mode_after.via.unwrap_or(ev.mode_after.mode), ev.info.contact == Some(1) && p1_sustained)
+            }
+            EventKind::SlipStop => (ev.mode_before.mode, false),
+            EventKind::Zeno => (Mode(PointMode::S, PointMode::S), false),
+        };
+        Some(Event {
+            t: ev.t,
+            kind,
+            point: ev.info.contact.filter(|_| kind != EventKind::Zeno),
+            mode,
+            section,
+            before: from_x(&ev.before),
+            after: from_x(&ev.after),
+        })
+    }
+}
+
+impl Observer<ZodState, ZodMode> for TrajectoryBuilder<'_> {
+    fn on_step(&mut self, step: &Step<ZodState>, t_end: f64, mode: &ZodMode) -> ControlFlow<()> {
+        if self.record_phases {
+            let st = from_x(&step.y0);
+            self.phases.push(Phase {
+                t0: step.t0,
+                duration: t_end - step.t0,
+                mode: mode.mode,
+                start: st,
+                qdd: mode.qdd,
+                x1: [self.sim.x1(&st.q), self.sim.x1(&st.qd), mode.x1dd],
+            });
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn on_event(&mut self, ev: &EventRecord<ZodState, ZodMode>) -> ControlFlow<()> {
+        if let Some(e) = self.event(ev) {
+            self.events.push(e);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Stops a run at the `n`-th crossing of P1's section and records what a return map needs.
+struct SectionStop<'a> {
+    builder: TrajectoryBuilder<'a>,
+    crossings: usize,
+    wanted: usize,
+    last_crossing: Option<State>,
+    double_slip: u8,
+}
+
+impl Observer<ZodState, ZodMode> for SectionStop<'_> {
+    fn on_event(&mut self, ev: &EventRecord<ZodState, ZodMode>) -> ControlFlow<()> {
+        let Some(e) = self.builder.event(ev) else { return ControlFlow::Continue(()) };
+        if e.kind == EventKind::Impact {
+            let slipping = |pm: PointMode| matches!(pm, PointMode::P | PointMode::N);
+            if slipping(e.mode.0) && slipping(e.mode.1) {
+                self.double_slip |= if e.mode.1 == PointMode::P { 1 } else { 2 };
+            }
+        }
+        if e.section {
+            self.crossings += 1;
+            if self.crossings == self.wanted {
+                self.last_crossing = Some(e.before);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The end of a return to P1's section ([`Simulator::return_to_section`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SectionReturn {
+    /// The state just before the `n`-th crossing, if it happened.
+    pub crossing: Option<State>,
+    /// How the run ended otherwise.
+    pub outcome: Outcome,
+    /// Slipping double impacts met: bit 0 with `ẋ₂ > 0`, bit 1 with `ẋ₂ < 0`.
+    pub double_slip: u8,
+}
+
+fn outcome(term: &Termination) -> Outcome {
+    match term {
+        Termination::Rest => Outcome::Rest,
+        Termination::NoFurtherEvent => Outcome::MovesAway,
+        Termination::Diverged => Outcome::Diverged,
+        Termination::Failed(f) if f.kind == FailureKind::Impact => Outcome::ImpactFailure,
+        Termination::Failed(_) => Outcome::Painleve,
+        _ => Outcome::Limit,
+    }
+}
+
 impl Simulator {
     /// A simulator for `zod`.
     pub fn new(zod: Zod) -> Result<Self, Error> {
@@ -268,246 +713,85 @@ impl Simulator {
         }
     }
 
-    /// Simulates from `start` with the given points in sustained contact (their `z`, `ż` must
-    /// be 0). A point with `z = 0` and `ż < 0` that is not sustained impacts at once.
-    pub fn run(&self, start: State, sustained: [bool; 2], settings: &SimSettings) -> Result<Trajectory, Error> {
-        self.run_until(start, sustained, settings, |_| false)
-    }
-
-    /// As [`Simulator::run`], stopping right after the first event for which `stop` is true.
-    pub fn run_until(
+    /// The run of `start` on the hybrid core, with `sustained` points put exactly on their
+    /// supports, reporting to `obs`.
+    fn drive<O: Observer<ZodState, ZodMode>>(
         &self,
-        start: State,
-        mut sustained: [bool; 2],
+        mut start: State,
+        sustained: [bool; 2],
         settings: &SimSettings,
-        mut stop: impl FnMut(&Event) -> bool,
-    ) -> Result<Trajectory, Error> {
-        let mut st = start;
+        obs: &mut O,
+    ) -> Run<ZodState, ZodMode> {
         for i in 0..2 {
             if sustained[i] {
-                st.q[i] = 0.0;
-                st.qd[i] = 0.0;
+                start.q[i] = 0.0;
+                start.qd[i] = 0.0;
             }
         }
-        let mut t = 0.0;
-        let mut phases = Vec::new();
-        let mut events: Vec<Event> = Vec::with_capacity(8);
         // Velocity scale of the perturbation: the initial speed, or the speed a gap of the
         // initial size produces under the force-free accelerations.
-        let gap = st.q[0].max(st.q[1]).max(0.0);
-        let v0 =
-            st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs())).max((2.0 * self.zod.a0.amax() * gap).sqrt()).max(1e-300);
-        let mut vmax = v0;
-        let mut vnmax = 0.0f64;
-        let mut impacts: Vec<(f64, usize)> = Vec::with_capacity(8);
-        let finish = |phases, events, outcome, t| Ok(Trajectory { phases, events, outcome, t_end: t });
-        loop {
-            if events.len() >= settings.max_events || t >= settings.t_max {
-                return finish(phases, events, Outcome::Limit, t);
-            }
-            let speed = st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            vmax = vmax.max(speed);
-            if speed > settings.diverge_ratio * v0 {
-                return finish(phases, events, Outcome::Diverged, t);
-            }
-            let vtol = 1e-12 * vmax;
-            // A free point on its support with (numerically) zero normal velocity is a sustained
-            // contact candidate: the mode table decides whether it lifts off (grazing landing).
-            for i in 0..2 {
-                if !sustained[i] && st.q[i] <= 0.0 && st.qd[i].abs() <= vtol {
-                    st.q[i] = 0.0;
-                    st.qd[i] = 0.0;
-                    sustained[i] = true;
-                }
-            }
-            // Immediate impacts: a point on its support moving into it.
-            for i in 0..2 {
-                if !sustained[i] && st.q[i] <= 0.0 && st.qd[i] < -vtol {
-                    let before = st;
-                    let was_sustained = sustained;
-                    let touching = [sustained[0] || st.q[0] <= 0.0, sustained[1] || st.q[1] <= 0.0];
-                    let imp = match impact_with(&self.zod, &self.gains, &self.body_velocity(&st.qd), touching) {
-                        Ok(x) => x,
-                        Err(_) => return finish(phases, events, Outcome::ImpactFailure, t),
-                    };
-                    let vplus = Vector3::from_row_slice(&imp.v_plus);
-                    let qd = self.t * vplus;
-                    st.qd = qd.into();
-                    for (k, pm) in [imp.mode.0, imp.mode.1].into_iter().enumerate() {
-                        if touching[k] {
-                            st.q[k] = 0.0;
-                            // The impact law accepts passive points with ż⁺ down to −1e-9 of the
-                            // velocity scale: treat those as closed, not as a new approach.
-                            if pm != PointMode::F || st.qd[k] <= 1e-9 * vmax {
-                                st.qd[k] = 0.0;
-                                sustained[k] = true;
-                            } else {
-                                sustained[k] = false;
-                            }
-                        }
-                    }
-                    let ev = Event {
-                        t,
-                        kind: EventKind::Impact,
-                        point: Some(i),
-                        mode: imp.mode,
-                        section: i == 1 && was_sustained[0],
-                        before,
-                        after: st,
-                    };
-                    let halt = stop(&ev);
-                    events.push(ev);
-                    impacts.push((t, i));
-                    if halt {
-                        return finish(phases, events, Outcome::Limit, t);
-                    }
-                }
-            }
-            // Zeno: the normal motion (velocities and the speeds the gaps correspond to) has
-            // decayed through impacts while a contact is still open; the tangential slip may stay
-            // finite. Sum the geometric tail of impact intervals.
-            let a_n = self.zod.a0.amax();
-            let vn = (0..2).fold(0.0f64, |m, k| m.max(st.qd[k].abs()).max((2.0 * a_n * st.q[k].max(0.0)).sqrt()));
-            vnmax = vnmax.max(vn);
-            if impacts.len() >= 4 && !(sustained[0] && sustained[1]) && vn <= settings.zeno_ratio * vnmax {
-                // Cycle ratio from impacts of the same point (consecutive impacts alternate between
-                // the points, so their gaps are not one geometric sequence); the tail is summed
-                // from the last impact.
-                let last_point = impacts.last().map_or(1, |x| x.1);
-                let same: Vec<f64> = impacts.iter().filter(|x| x.1 == last_point).map(|x| x.0).collect();
-                let t_last = impacts.last().map_or(t, |x| x.0);
-                let tz = if same.len() >= 3 {
-                    let n = same.len();
-                    let (d1, d2) = (same[n - 2] - same[n - 3], same[n - 1] - same[n - 2]);
-                    let r = if d1 > 0.0 { (d2 / d1).clamp(0.0, 0.999) } else { 0.0 };
-                    (t_last + d2 * r / (1.0 - r)).max(t)
-                } else {
-                    t
-                };
-                let before = st;
-                st.q[0] = 0.0;
-                st.q[1] = 0.0;
-                // The slip velocity converges to a limit; when it is of the order of the vanished
-                // normal motion the limit is rest (convergence to an interior fixed point).
-                let xd = if st.qd[2].abs() <= 1e3 * vn.max(1e-300) { 0.0 } else { st.qd[2] };
-                st.qd = [0.0, 0.0, xd];
-                sustained = [true, true];
-                t = tz;
-                events.push(Event {
-                    t,
-                    kind: EventKind::Zeno,
-                    point: None,
-                    mode: Mode(PointMode::S, PointMode::S),
-                    section: false,
-                    before,
-                    after: st,
-                });
-                impacts.clear();
-                vnmax = 0.0;
-            }
-            // The mode that follows.
-            let ps = [self.point_state(&st, sustained, 0, vtol), self.point_state(&st, sustained, 1, vtol)];
-            // A point at rest tangentially is put exactly at rest, so that round-off of either
-            // sign cannot start a zero-length slip phase.
-            if ps[1] == PointState::Rest {
-                st.qd[2] = 0.0;
-            }
-            if ps[0] == PointState::Rest && self.zod.e[2] != 0.0 && ps[1] != PointState::Rest {
-                st.qd[2] = -(self.zod.e[0] * st.qd[0] + self.zod.e[1] * st.qd[1]) / self.zod.e[2];
-            }
-            let sols = &self.table[4 * class_index(ps[0]) + class_index(ps[1])];
-            if sols.len() != 1 {
-                return finish(phases, events, Outcome::Painleve, t);
-            }
-            let sol = &sols[0];
-            let mode = sol.mode;
-            if mode == Mode(PointMode::S, PointMode::S) {
-                phases.push(Phase {
-                    t0: t,
-                    duration: f64::INFINITY,
-                    mode,
-                    start: st,
-                    qdd: [0.0; 3],
-                    x1: [self.x1(&st.q), 0.0, 0.0],
-                });
-                return finish(phases, events, Outcome::Rest, t);
-            }
-            let f = nalgebra::Vector4::from_row_slice(&sol.forces);
-            let sdd = self.zod.body_accel(&f, &self.zod.applied);
-            let mut qdd: [f64; 3] = (self.t * sdd).into();
-            for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
-                sustained[i] = pm != PointMode::F;
-                if sustained[i] {
-                    qdd[i] = 0.0;
-                }
-            }
-            let x1dd = self.x1(&qdd);
-            // Next event.
-            let mut dt = f64::INFINITY;
-            let mut what: Option<(EventKind, usize)> = None;
-            for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
-                match pm {
-                    PointMode::F => {
-                        if let Some(tau) = landing_time(st.q[i], st.qd[i], qdd[i]) {
-                            if tau < dt {
-                                dt = tau;
-                                what = Some((EventKind::Impact, i));
-                            }
-                        }
-                    }
-                    PointMode::P | PointMode::N => {
-                        let (xd, xdd) = if i == 0 { (self.x1(&st.qd), x1dd) } else { (st.qd[2], qdd[2]) };
-                        if xd * xdd < 0.0 {
-                            let tau = -xd / xdd;
-                            if tau < dt {
-                                dt = tau;
-                                what = Some((EventKind::SlipStop, i));
-                            }
-                        }
-                    }
-                    PointMode::S => {}
-                }
-            }
-            let phase =
-                Phase { t0: t, duration: dt, mode, start: st, qdd, x1: [self.x1(&st.q), self.x1(&st.qd), x1dd] };
-            let Some((kind, i)) = what else {
-                phases.push(phase);
-                return finish(phases, events, Outcome::MovesAway, t);
-            };
-            let (q, qd, _) = phase.at(t + dt);
-            if settings.record_phases {
-                phases.push(phase);
-            }
-            t += dt;
-            let before = State { q, qd };
-            st = before;
-            for k in 0..2 {
-                if sustained[k] {
-                    st.q[k] = 0.0;
-                    st.qd[k] = 0.0;
-                }
-            }
-            match kind {
-                EventKind::Impact => {
-                    st.q[i] = 0.0; // lands exactly; the impact is applied at the top of the loop
-                }
-                EventKind::SlipStop => {
-                    if i == 1 {
-                        st.qd[2] = 0.0;
-                    } else if self.zod.e[2] != 0.0 {
-                        // ẋ₁ = e·q̇ = 0 exactly, adjusting ẋ₂.
-                        st.qd[2] = -(self.zod.e[0] * st.qd[0] + self.zod.e[1] * st.qd[1]) / self.zod.e[2];
-                    }
-                    let ev = Event { t, kind, point: Some(i), mode, section: false, before, after: st };
-                    let halt = stop(&ev);
-                    events.push(ev);
-                    if halt {
-                        return finish(phases, events, Outcome::Limit, t);
-                    }
-                }
-                EventKind::Zeno => {}
-            }
+        let gap = start.q[0].max(start.q[1]).max(0.0);
+        let v0 = start
+            .qd
+            .iter()
+            .fold(0.0f64, |a, v| a.max(v.abs()))
+            .max((2.0 * self.zod.a0.amax() * gap).sqrt())
+            .max(1e-300);
+        let sys = ZodRun { sim: self, v0, diverge_ratio: settings.diverge_ratio, vmax: Cell::new(v0) };
+        let driver = EventDriver::new(DriverSettings {
+            t_max: settings.t_max,
+            max_events: settings.max_events,
+            ..Default::default()
+        });
+        driver.run(&sys, 0.0, to_x(&start), &[], obs)
+    }
+
+    /// Simulates from `start` with the given points in sustained contact (their `z`, `ż` are
+    /// set to 0). A point with `z = 0` and `ż < 0` that is not sustained impacts at once.
+    pub fn run(&self, start: State, sustained: [bool; 2], settings: &SimSettings) -> Result<Trajectory, Error> {
+        let mut b = TrajectoryBuilder {
+            sim: self,
+            record_phases: settings.record_phases,
+            p1_sustained: sustained[0],
+            phases: Vec::new(),
+            events: Vec::with_capacity(8),
+        };
+        let run = self.drive(start, sustained, settings, &mut b);
+        let out = outcome(&run.termination);
+        let st = from_x(&run.state);
+        match (out, run.mode) {
+            (Outcome::Rest, Some(m)) | (Outcome::MovesAway, Some(m)) => b.phases.push(Phase {
+                t0: run.t,
+                duration: f64::INFINITY,
+                mode: m.mode,
+                start: st,
+                qdd: m.qdd,
+                x1: [self.x1(&st.q), self.x1(&st.qd), m.x1dd],
+            }),
+            _ => {}
         }
+        Ok(Trajectory { phases: b.phases, events: b.events, outcome: out, t_end: run.t })
+    }
+
+    /// Runs from `start` until the `n`-th crossing of P1's section (point 2 lands while point 1
+    /// is in sustained contact; an impact at the start counts), for return maps.
+    pub fn return_to_section(
+        &self,
+        start: State,
+        sustained: [bool; 2],
+        n: usize,
+        settings: &SimSettings,
+    ) -> SectionReturn {
+        let builder = TrajectoryBuilder {
+            sim: self,
+            record_phases: false,
+            p1_sustained: sustained[0],
+            phases: vec![],
+            events: vec![],
+        };
+        let mut obs = SectionStop { builder, crossings: 0, wanted: n, last_crossing: None, double_slip: 0 };
+        let run = self.drive(start, sustained, settings, &mut obs);
+        SectionReturn { crossing: obs.last_crossing, outcome: outcome(&run.termination), double_slip: obs.double_slip }
     }
 }
 
