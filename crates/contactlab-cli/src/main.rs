@@ -87,7 +87,7 @@ struct ReproduceArgs {
     /// Comma-separated section ids to run (default: all), e.g. `LCP`.
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     only: Option<Vec<String>>,
-    /// Shared data directory (default: $CONTACTLAB_DATA or ../shared/data).
+    /// Data directory (default: $CONTACTLAB_DATA, else the data/ folder of the repository, else ../shared/data).
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
     /// Print the totals as one JSON object on stdout.

@@ -9,8 +9,8 @@ fn bin() -> Command {
 }
 
 fn data() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    assert!(d.is_dir(), "shared data not found at {}", d.display());
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    assert!(d.is_dir(), "the repository's data not found at {}", d.display());
     d
 }
 

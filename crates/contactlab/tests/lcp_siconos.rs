@@ -1,4 +1,4 @@
-//! Data-driven tests on the Siconos LCP test problems (`shared/data/siconos-lcp`): every dense
+//! Data-driven tests on the Siconos LCP test problems (`data/siconos-lcp`, shipped): every dense
 //! problem is solved with a verified residual or reported unsolved with a proved reason, and the
 //! verdict agrees with exhaustive enumeration wherever that is feasible.
 
@@ -10,7 +10,7 @@ use contactlab::reproduce::lcp::murty;
 
 fn data_dir() -> PathBuf {
     let d = contactlab::reproduce::default_data_dir().join("siconos-lcp");
-    assert!(d.is_dir(), "shared data not found at {} (set CONTACTLAB_DATA)", d.display());
+    assert!(d.is_dir(), "data not found at {} (set CONTACTLAB_DATA)", d.display());
     d
 }
 

@@ -170,7 +170,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         TITLE,
         "Lemke's method (lexicographic, covering vector e) with a certified fallback (feasibility LP, \
          then exhaustive enumeration for n ≤ 12) on the LCP test problems of the Siconos numerics \
-         test suite (`shared/data/siconos-lcp`). A problem is *solved* only when the point verifies \
+         test suite (`data/siconos-lcp`, shipped with the repository). A problem is *solved* only when the point verifies \
          on the original data with the natural-map residual ‖min(z, Mz+q)‖∞ / (1 + ‖q‖∞ + ‖M‖∞‖z‖∞) ≤ 1e-9. \
          For n ≤ 16 the existence of a solution is checked independently by enumerating all \
          complementary pieces.",

@@ -30,7 +30,7 @@ pub struct Options {
     pub out: PathBuf,
     /// Section ids to run (`None`: all).
     pub only: Option<Vec<String>>,
-    /// The shared data directory (holding `siconos-lcp/`).
+    /// The data directory (holding `siconos-lcp/`).
     pub data: PathBuf,
 }
 
@@ -54,14 +54,18 @@ pub fn select(only: &[String]) -> Result<Vec<String>, Error> {
     Ok(out)
 }
 
-/// Finds the shared data directory: `$CONTACTLAB_DATA`, else `../shared/data` from the current
-/// directory or from the source tree.
+/// Finds the data directory: `$CONTACTLAB_DATA`, else the `data/` folder the repository ships
+/// (from the current directory or the source tree), else `../shared/data`.
 pub fn default_data_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CONTACTLAB_DATA") {
         return PathBuf::from(d);
     }
-    let candidates =
-        [PathBuf::from("../shared/data"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")];
+    let candidates = [
+        PathBuf::from("data"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data"),
+        PathBuf::from("../shared/data"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    ];
     candidates.iter().find(|p| p.is_dir()).cloned().unwrap_or_else(|| candidates[0].clone())
 }
 
