@@ -102,11 +102,11 @@ fn ballistic_landing_time() {
     p.walls[0].law.restitution = 0.5;
     let sys = Lagrangian::new(p);
     let x0 = join(&Vector2::new(0.0, h), &Vector2::new(u, w));
-    let mut log = Log::<2>::default();
     let s = DriverSettings { max_events: 1, ..Default::default() };
-    EventDriver::new(s).run(&sys, 0.0, x0, &[], &mut log);
+    let (run, log) = EventDriver::new(s).run_logged(&sys, 0.0, x0, &[]);
+    assert_eq!(run.termination, Termination::EventLimit);
     let t_land = (w + (w * w + 2.0 * g * h).sqrt()) / g;
-    let ev = &log.events[0];
+    let ev = &log[0];
     assert_eq!(ev.info.kind, EventKind::Impact);
     assert!((ev.t - t_land).abs() <= 1e-12 * t_land, "{} vs {t_land}", ev.t);
     let (q, _) = split(&ev.before);

@@ -667,6 +667,21 @@ impl EventDriver {
         }
     }
 
+    /// [`EventDriver::run`] keeping the event log: every event with its time, kind, contact and the
+    /// state and mode before and after it.
+    #[allow(clippy::type_complexity)]
+    pub fn run_logged<H: Hybrid>(
+        &self,
+        sys: &H,
+        t0: f64,
+        x0: H::State,
+        sections: &[Section<'_, H::State>],
+    ) -> (Run<H::State, H::Mode>, Vec<EventRecord<H::State, H::Mode>>) {
+        let mut log = EventLog::default();
+        let run = self.run(sys, t0, x0, sections, &mut log);
+        (run, log.events)
+    }
+
     /// Reports surface-section crossings inside `step` up to `t_end`, in time order.
     #[allow(clippy::too_many_arguments)]
     fn report_sections<H: Hybrid, O: Observer<H::State, H::Mode>>(

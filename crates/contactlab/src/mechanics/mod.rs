@@ -15,7 +15,8 @@
 //! contact-space accelerations are affine in the contact forces with constant coefficients (the
 //! Delassus matrix `A = J𝓜⁻¹Jᵀ`, as in P4's `A`).
 //!
-//! [`ContactSystem`] is that description as a trait, for any number of degrees of freedom and
+//! [`contact_space::contact_space`] is the one computation of `A` and `b` that P1's zero-order
+//! dynamics and P4's fixtures share. [`ContactSystem`] is the description as a trait, for any number of degrees of freedom and
 //! contacts; [`crate::hybrid::lagrangian::Lagrangian`] turns any implementation into a hybrid
 //! system (modes, constraint forces, impacts, Zeno completion) for the event driver, and
 //! [`check::check_system`] checks an implementation against finite differences.
@@ -32,6 +33,7 @@
 //! `xᵢ` grows, and in slip it opposes the slip velocity `ẋᵢ` (Coulomb, `|λ_t| ≤ μ λ_n`).
 
 pub mod check;
+pub mod contact_space;
 pub mod elementary;
 pub mod planar_body;
 

@@ -12,7 +12,9 @@
 //! particular with both contacts sustained `ẋ₁ = k ẋ₂`, `k = e₃`, which decides which double-slip
 //! modes are admissible. P1's generalized coordinates `q = (z₁, z₂, x₂)` are rows 0, 1, 3.
 
-use nalgebra::{Matrix3, Matrix4, Matrix4x3, Vector3, Vector4};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix4, Matrix4x3, Vector3, Vector4};
+
+use crate::mechanics::contact_space::contact_space;
 
 use super::TwoContact;
 use crate::Error;
@@ -67,10 +69,17 @@ impl Zod {
         let j = Matrix4x3::from_rows(&[wn1.transpose(), wn2.transpose(), wt1.transpose(), wt2.transpose()]);
         let m = body.mass_matrix();
         let minv = Matrix3::from_diagonal(&Vector3::new(1.0 / m[(0, 0)], 1.0 / m[(1, 1)], 1.0 / m[(2, 2)]));
-        let a = j * minv * j.transpose();
+        // The shared contact-space computation (P4's A and b are the same): W = Jᵀ.
+        let cs = contact_space(
+            &DMatrix::from_column_slice(3, 3, m.as_slice()),
+            &DMatrix::from_column_slice(3, 4, j.transpose().as_slice()),
+            &DVector::from_column_slice(body.applied().as_slice()),
+        )
+        .ok_or_else(|| Error::Unsupported("mass matrix not positive definite (mass and rho must be > 0)".into()))?;
+        let a = Matrix4::from_column_slice(cs.a.as_slice());
         let (c1n, c1t) = body.jacobian_dot_v(0, s0, v0);
         let (c2n, c2t) = body.jacobian_dot_v(1, s0, v0);
-        let a0 = j * (minv * body.applied()) + Vector4::new(c1n, c2n, c1t, c2t);
+        let a0 = Vector4::from_column_slice(cs.b.as_slice()) + Vector4::new(c1n, c2n, c1t, c2t);
         let t = Matrix3::from_rows(&[wn1.transpose(), wn2.transpose(), wt2.transpose()]);
         let scale = t.abs().max().max(1e-300);
         let det = t.determinant();
