@@ -401,3 +401,91 @@ fn a_touching_contact_without_load_is_reported_not_guessed() {
     let f = sys.initial_mode(0.0, &mut x0).expect_err("marginal");
     assert_eq!(f.kind, FailureKind::Indeterminate);
 }
+
+#[test]
+fn simultaneous_impacts_are_resolved_together() {
+    // A particle reaching the corner of a floor and a wall at the same instant (t = 1): both
+    // guards fire together and the two-contact Newton impact (an LCP) reverses both components.
+    let g = 9.81;
+    for e in [1.0, 0.5] {
+        let mut p = Particle::block_on_incline(1.0, g, 0.0, 0.0);
+        p.walls[0].law.restitution = e;
+        p.walls.push(contactlab::mechanics::elementary::HalfPlane {
+            normal: Vector2::new(-1.0, 0.0),
+            offset: -1.0,
+            law: ContactLaw { mu: 0.0, restitution: e },
+        });
+        let sys = Lagrangian::new(p);
+        let x0 = join(&Vector2::new(0.0, 0.5 * g), &Vector2::new(1.0, 0.0));
+        let (_, log) =
+            EventDriver::new(DriverSettings { max_events: 1, ..Default::default() }).run_logged(&sys, 0.0, x0, &[]);
+        let ev = &log[0];
+        assert_eq!(ev.info.kind, EventKind::Impact);
+        assert!((ev.t - 1.0).abs() < 1e-12);
+        let (_, v) = split(&ev.after);
+        assert!((v[0] + e).abs() < 1e-9 && (v[1] - e * g).abs() < 1e-9, "e = {e}: {v:?}");
+    }
+}
+
+/// A ball on an endless staircase: after every landing the relabelling moves it up one step
+/// (the state is re-expressed relative to the next step), like a walker's leg swap.
+struct Staircase(Oscillator);
+
+impl ContactSystem<1> for Staircase {
+    fn contact_count(&self) -> usize {
+        1
+    }
+    fn law(&self, i: usize) -> ContactLaw {
+        self.0.law(i)
+    }
+    fn mass_matrix(&self, q: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+        self.0.mass_matrix(q)
+    }
+    fn bias(&self, t: f64, q: &SVector<f64, 1>, v: &SVector<f64, 1>) -> SVector<f64, 1> {
+        self.0.bias(t, q, v)
+    }
+    fn gap(&self, i: usize, q: &SVector<f64, 1>) -> f64 {
+        self.0.gap(i, q)
+    }
+    fn normal_jacobian(&self, i: usize, q: &SVector<f64, 1>) -> SVector<f64, 1> {
+        self.0.normal_jacobian(i, q)
+    }
+    fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, 1>, v: &SVector<f64, 1>) -> (f64, f64) {
+        self.0.jacobian_dot_v(i, q, v)
+    }
+    fn length_scale(&self) -> f64 {
+        self.0.length_scale()
+    }
+    fn time_scale(&self) -> f64 {
+        self.0.time_scale()
+    }
+    fn relabel(
+        &self,
+        _c: usize,
+        q: &SVector<f64, 1>,
+        v: &SVector<f64, 1>,
+    ) -> Option<(SVector<f64, 1>, SVector<f64, 1>)> {
+        Some((q + Vector1::new(0.2), *v))
+    }
+}
+
+#[test]
+fn relabelling_after_an_impact_is_applied() {
+    // From 1 m up with e = 0.5: each landing is relabelled 0.2 m above the next step, so the
+    // flights never decay to a Zeno point; the relabelled state is the post-impact state.
+    let sys = Lagrangian::new(Staircase(Oscillator::bouncing_ball(1.0, 9.81, 0.5, 1.0)));
+    let x0 = join(&Vector1::new(1.0), &Vector1::new(0.0));
+    let (run, log) =
+        EventDriver::new(DriverSettings { max_events: 12, ..Default::default() }).run_logged(&sys, 0.0, x0, &[]);
+    assert_eq!(run.termination, Termination::EventLimit);
+    for ev in &log {
+        assert_eq!(ev.info.kind, EventKind::Impact);
+        let (q, v) = split(&ev.after);
+        assert!((q[0] - 0.2).abs() < 1e-12 && v[0] > 0.0, "{:?}", ev.after);
+    }
+    // The flight settles to the cycle where the 0.2 m drop restores the bounce: v⁺ = e v⁻ with
+    // v⁻² = v⁺² + 2 g 0.2.
+    let vp = 0.5 * (2.0 * 9.81 * 0.2 / (1.0 - 0.25f64)).sqrt();
+    let (_, v) = split(&log.last().unwrap().after);
+    assert!((v[0] - vp).abs() < 1e-3 * vp, "{} vs {vp}", v[0]);
+}
