@@ -308,6 +308,7 @@ fn oblique_plastic_impact_with_friction_sticks_or_slips_by_the_cone() {
 struct Lifted {
     g: f64,
     t_lift: f64,
+    e: f64,
 }
 
 impl ContactSystem<1> for Lifted {
@@ -315,7 +316,7 @@ impl ContactSystem<1> for Lifted {
         1
     }
     fn law(&self, _i: usize) -> ContactLaw {
-        ContactLaw { mu: 0.0, restitution: 0.0 }
+        ContactLaw { mu: 0.0, restitution: self.e }
     }
     fn mass_matrix(&self, _q: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
         SMatrix::<f64, 1, 1>::new(2.0)
@@ -340,7 +341,7 @@ impl ContactSystem<1> for Lifted {
 #[test]
 fn lift_off_when_the_normal_force_vanishes() {
     let (g, tl) = (9.81, 0.8);
-    let sys = Lagrangian::new(Lifted { g, t_lift: tl });
+    let sys = Lagrangian::new(Lifted { g, t_lift: tl, e: 0.0 });
     let x0 = join(&Vector1::new(0.0), &Vector1::new(0.0));
     let mut log = Log::<1>::default();
     let run =
@@ -353,6 +354,30 @@ fn lift_off_when_the_normal_force_vanishes() {
     // Then z = g (t − T)³ / (6 T).
     let z = run.state[(0, 0)];
     assert!((z - g * tl.powi(3) / (6.0 * tl)).abs() < 1e-9, "{z}");
+}
+
+#[test]
+fn completed_execution_leaves_the_constraint_when_the_multiplier_vanishes() {
+    // Dropped from 0.1 m with e = 0.5 under m g (t/T − 1), T = 2 s: the bounces accumulate at a
+    // Zeno point, the ball then rests on the floor (constrained phase, λ = m g (1 − t/T)) and
+    // lifts off exactly when λ reaches zero, at t = T (P3, Definitions 3–4).
+    let (g, tl) = (9.81, 2.0);
+    let sys = Lagrangian::new(Lifted { g, t_lift: tl, e: 0.5 });
+    let x0 = join(&Vector1::new(0.1), &Vector1::new(0.0));
+    let (run, log) =
+        EventDriver::new(DriverSettings { t_max: 2.5, ..Default::default() }).run_logged(&sys, 0.0, x0, &[]);
+    assert_eq!(run.termination, Termination::TimeLimit);
+    let kinds: Vec<EventKind> = log.iter().map(|e| e.info.kind).collect();
+    let zeno = kinds.iter().position(|k| *k == EventKind::Zeno).expect("a Zeno point");
+    assert!(kinds[..zeno].iter().all(|k| *k == EventKind::Impact) && zeno >= 4, "{kinds:?}");
+    assert_eq!(kinds[zeno + 1..], [EventKind::LiftOff], "{kinds:?}");
+    assert_eq!(log[zeno].mode_after.get(0), ContactMode::Slip(0));
+    let lift = &log[zeno + 1];
+    assert!((lift.t - tl).abs() <= 1e-12 * tl, "lift-off at {} vs {tl}", lift.t);
+    // The Zeno time: the impact series of a ball under the slowly varying force, checked against
+    // the driver's own last impacts (it lies beyond them, within one more flight).
+    let last_impact = log[zeno - 1].t;
+    assert!(log[zeno].t > last_impact && log[zeno].t - last_impact < 2.0 * (log[zeno - 1].t - log[zeno - 2].t));
 }
 
 #[test]
