@@ -348,3 +348,28 @@ fn equilibrium_atlas_and_simulate() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(out).ok();
 }
+
+#[test]
+fn hostile_requests_are_refused_with_exit_2() {
+    let b = example("two-contact/config-B.toml");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["equilibrium", "atlas", &b, "--vary", "phi1=-3:3:3"], "outside the model's valid range"),
+        (vec!["equilibrium", "atlas", &b, "--vary", "mu1=0:1:3", "--vary", "mu1=0:2:3"], "same model parameter"),
+        (vec!["equilibrium", "atlas", &b, "--vary", "mu1=0:1:100000", "--vary", "mu2=0:1:100000"], "cells exceed"),
+        (vec!["equilibrium", "simulate", &b, "--perturb", "z2=1e-4,z2=2e-4"], "given twice"),
+    ];
+    for (args, msg) in cases {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    // A 43-byte Siconos file whose header claims n = 100000 fails at once (no 80 GB allocation).
+    let dir = tmpdir("hostile");
+    let f = dir.join("big.dat");
+    std::fs::write(&f, "100000 0 100000 100000 100000 100000 1 2 3\n").unwrap();
+    let o = run(&["lcp", "solve", f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("big.dat") && stderr(&o).contains("n = 100000"), "{}", stderr(&o));
+    std::fs::remove_dir_all(dir).ok();
+}

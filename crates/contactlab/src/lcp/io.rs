@@ -115,15 +115,29 @@ pub fn parse_siconos(file: &str, text: &str) -> Result<LcpFile, Error> {
             format!("M must be {n}x{n}, header says {rows}x{cols} and {rows2}x{cols2}"),
         ));
     }
-    let mut m = DMatrix::zeros(n, n);
-    for k in 0..n * n {
-        let v = next_num("an entry of M")?;
-        m[(k % n, k / n)] = v;
+    // Read the values before allocating anything of the header's size: memory follows the data
+    // actually in the file, so a short file claiming a huge n fails fast with a clear message.
+    let needed = n * n + n;
+    let mut values = Vec::new();
+    while values.len() < needed {
+        let what = if values.len() < n * n { "an entry of M" } else { "an entry of q" };
+        match next_num(what) {
+            Ok(v) => values.push(v),
+            Err(e) if e.to_string().contains("file ended") => {
+                return Err(Error::input(
+                    file,
+                    "data",
+                    format!(
+                        "file ended after {} values: the header says n = {n} ({needed} values of M and q)",
+                        values.len()
+                    ),
+                ))
+            }
+            Err(e) => return Err(e),
+        }
     }
-    let mut q = DVector::zeros(n);
-    for i in 0..n {
-        q[i] = next_num("an entry of q")?;
-    }
+    let m = DMatrix::from_column_slice(n, n, &values[..n * n]);
+    let q = DVector::from_column_slice(&values[n * n..]);
     let comment: Vec<&str> = tokens.collect();
     let lcp = Lcp { m, q };
     lcp.validate().map_err(|e| Error::input(file, "data", e.to_string()))?;
@@ -145,7 +159,13 @@ mod tests {
 
     #[test]
     fn truncated_and_garbage_files_are_errors() {
-        assert!(parse_siconos("t.dat", "2\n0\n2\n2\n2 2\n1 2 3").unwrap_err().to_string().contains("file ended"));
+        assert!(parse_siconos("t.dat", "2\n0\n2\n2\n2 2\n1 2 3")
+            .unwrap_err()
+            .to_string()
+            .contains("ended after 3 values"));
+        // A 43-byte file claiming n = 100000 (80 GB of M) fails at once, allocating nothing large.
+        let e = parse_siconos("big.dat", "100000 0 100000 100000 100000 100000 1 2 3").unwrap_err();
+        assert!(e.to_string().contains("n = 100000") && e.to_string().contains("after 3 values"), "{e}");
         assert!(parse_siconos("t.dat", "x").unwrap_err().to_string().contains("expected a number"));
         assert!(parse_siconos("t.dat", "2 1 2 2 2 2").unwrap_err().to_string().contains("dense storage"));
         assert!(parse_siconos("t.dat", "-3 0").is_err());

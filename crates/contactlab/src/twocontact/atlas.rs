@@ -80,6 +80,62 @@ impl Axis {
     }
 }
 
+/// Largest atlas accepted, in cells (at P1's default 2001 samples per cell about 20 minutes on
+/// two cores); larger requests are refused rather than run for hours.
+pub const MAX_CELLS: usize = 1_000_000;
+
+/// The model parameters a key sets (two keys conflict when they set a common one).
+fn targets(key: &str) -> &'static [&'static str] {
+    match key {
+        "phi1" | "phi1_deg" => &["phi1"],
+        "phi2" | "phi2_deg" => &["phi2"],
+        "angle" | "angle_deg" => &["angle"],
+        "h" | "com_z" => &["h"],
+        "com_x" => &["l1", "l2"],
+        "l1" => &["l1"],
+        "l2" => &["l2"],
+        "mass" => &["mass"],
+        "rho" => &["rho"],
+        "mu1" => &["mu1"],
+        "mu2" => &["mu2"],
+        "force" => &["force"],
+        "torque" => &["torque"],
+        _ => &[],
+    }
+}
+
+/// Checks a request before any work: one or two axes, no parameter set twice (`phi1` and
+/// `phi1_deg`, `com_x` and `l1`, …), both ends of every axis valid for the model, and at most
+/// [`MAX_CELLS`] cells.
+pub fn check_axes(p: &TwoContact, axes: &[Axis]) -> Result<(), Error> {
+    if axes.is_empty() || axes.len() > 2 {
+        return Err(Error::input("--vary", "", "give one or two --vary KEY=lo:hi:n"));
+    }
+    if axes.len() == 2 && targets(&axes[0].key).iter().any(|t| targets(&axes[1].key).contains(t)) {
+        return Err(Error::input(
+            "--vary",
+            &axes[1].key,
+            format!("sets the same model parameter as --vary {}; vary each parameter once", axes[0].key),
+        ));
+    }
+    for a in axes {
+        for (end, v) in [("lo", a.lo), ("hi", a.hi)] {
+            apply(p, &a.key, v).map_err(|e| {
+                Error::input("--vary", &a.key, format!("{end} = {v} is outside the model's valid range: {e}"))
+            })?;
+        }
+    }
+    let total = axes.iter().fold(1usize, |t, a| t.saturating_mul(a.n));
+    if total > MAX_CELLS {
+        return Err(Error::input(
+            "--vary",
+            axes.iter().map(|a| a.key.as_str()).collect::<Vec<_>>().join(","),
+            format!("{total} cells exceed the limit of {MAX_CELLS}; use fewer values per axis"),
+        ));
+    }
+    Ok(())
+}
+
 /// The model with `key` set to `value` (validated).
 pub fn apply(p: &TwoContact, key: &str, value: f64) -> Result<TwoContact, Error> {
     let mut q = *p;
@@ -136,9 +192,7 @@ pub fn atlas(
     samples: usize,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<Cell>, Error> {
-    if axes.is_empty() || axes.len() > 2 {
-        return Err(Error::input("--vary", "", "give one or two --vary KEY=lo:hi:n"));
-    }
+    check_axes(p, axes)?;
     let total: usize = axes.iter().map(|a| a.n).product();
     let done = std::sync::atomic::AtomicU64::new(0);
     (0..total)
@@ -169,6 +223,25 @@ pub fn atlas(
             Ok(cell)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod request_tests {
+    use super::*;
+    use crate::reproduce::p1::config;
+
+    #[test]
+    fn bad_requests_are_refused_before_any_work() {
+        let p = config("B").unwrap();
+        let ax = |s: &str| Axis::parse(s).unwrap();
+        let err = |axes: &[Axis]| check_axes(&p, axes).unwrap_err().to_string();
+        assert!(err(&[ax("phi1=-0.1:0.1:3"), ax("phi1_deg=-5:5:3")]).contains("same model parameter"));
+        assert!(err(&[ax("com_x=-0.05:0.0:3"), ax("l1=-0.1:0.0:3")]).contains("same model parameter"));
+        assert!(err(&[ax("phi1=-3:3:3")]).contains("lo = -3 is outside"));
+        assert!(err(&[ax("mu1=0:-1:3")]).contains("hi = -1 is outside"));
+        assert!(err(&[ax("mu1=0:1:100000"), ax("mu2=0:1:100000")]).contains("10000000000 cells exceed"));
+        assert!(check_axes(&p, &[ax("mu1=0.1:1:3"), ax("com_z=0.08:0.2:3")]).is_ok());
+    }
 }
 
 #[cfg(test)]

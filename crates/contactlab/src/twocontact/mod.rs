@@ -126,8 +126,9 @@ impl TwoContact {
             return bad("load.force", "must be >= 0");
         }
         for (k, p) in [("phi1", self.phi1), ("phi2", self.phi2)] {
-            if p.cos().abs() < 1e-9 {
-                return bad(k, "cos(phi) must not vanish (degenerate support)");
+            // The model files' range (−π/2, π/2); near its ends the support degenerates.
+            if p.is_nan() || p.abs() >= std::f64::consts::FRAC_PI_2 || p.cos().abs() < 1e-9 {
+                return bad(k, "must lie in (-pi/2, pi/2) with cos(phi) not vanishing (degenerate support)");
             }
         }
         zod::Zod::new(self).map(|_| ())
