@@ -48,6 +48,18 @@ fn ser_opt_vec<S: serde::Serializer>(v: &Option<DVector<f64>>, s: S) -> Result<S
     }
 }
 
+/// `m` divided by the power of two nearest its largest entry: every class tested here is
+/// invariant under a positive scalar factor, and the determinants and singular values of the
+/// tests then neither underflow nor overflow (`1e-308·I` is a P-matrix).
+fn normalised(m: &DMatrix<f64>) -> DMatrix<f64> {
+    let a = m.amax();
+    if a > 0.0 && a.is_finite() {
+        m / 2f64.powi(a.log2().round() as i32)
+    } else {
+        m.clone()
+    }
+}
+
 fn check(m: &DMatrix<f64>) -> Result<usize, Error> {
     let n = m.nrows();
     if m.ncols() != n || n == 0 {
@@ -80,6 +92,7 @@ const RANK_TOL: f64 = 1e-10;
 /// P-matrix test: all principal minors positive (and not numerically zero).
 pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
+    let m = &normalised(m);
     let scale = m.amax().max(1e-300);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
@@ -96,6 +109,7 @@ pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 /// Column-adequacy test: P₀, and `M_αα` singular implies `M_·α` column-rank deficient.
 pub fn is_column_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
+    let m = &normalised(m);
     let scale = m.amax().max(1e-300);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
@@ -119,6 +133,7 @@ pub fn is_column_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 /// Column quasi-adequacy test by P4, Theorem 5(c): one LP (system 36) per nonempty `α`.
 pub fn is_column_quasi_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
+    let m = &normalised(m);
     let mut undecided = false;
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
@@ -161,6 +176,7 @@ pub fn is_column_quasi_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 
 /// Whether `xᵀ M x ≥ 0` for all `x` (the symmetric part has no eigenvalue below `−tol·‖M‖`).
 pub fn is_positive_semidefinite(m: &DMatrix<f64>, tol: f64) -> bool {
+    let m = &normalised(m);
     let s = (m + m.transpose()) * 0.5;
     let scale = m.amax().max(1e-300);
     s.symmetric_eigenvalues().iter().all(|&l| l >= -tol * scale)

@@ -321,18 +321,14 @@ pub fn enumerate(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Erro
     if n > MAX_N {
         return Err(Error::Unsupported(format!("LCP enumeration is limited to n <= {MAX_N} (got n = {n})")));
     }
-    let s = lcp.q.amax();
-    if s > 0.0 && s != 1.0 {
-        let unit = Lcp { m: lcp.m.clone(), q: &lcp.q / s };
-        let mut e = enumerate_unit(&unit, settings)?;
-        for p in &mut e.pieces {
-            p.z *= s;
-            p.w = lcp.w(&p.z);
-            p.residual = lcp.residual(&p.z);
-        }
-        return Ok(e);
+    // On the equilibrated problem (scaling.rs): pieces map back exactly.
+    let s = super::scaling::Scaled::new(lcp);
+    let mut e = enumerate_unit(&s.lcp, settings)?;
+    for p in &mut e.pieces {
+        p.z = s.z_original(&p.z);
+        p.w = s.w_original(&p.w);
     }
-    enumerate_unit(lcp, settings)
+    Ok(e)
 }
 
 fn enumerate_unit(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Error> {

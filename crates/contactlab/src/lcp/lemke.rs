@@ -165,15 +165,38 @@ unsafe fn axpy_avx2(y: &mut [f64], a: f64, x: &[f64]) {
 }
 
 /// Runs Lemke's method on `lcp` (no fallback; see [`super::solve`] for the combined solver).
+///
+/// The method runs on the equilibrated problem ([`super::scaling`]), with the covering vector all
+/// ones there (or the caller's, transformed so that the path is the one it asked for); the point
+/// is mapped back exactly and its residual is the scale-free one of [`Lcp::residual`].
 pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     lcp.validate()?;
+    settings.validate(lcp.n())?;
+    let s = super::scaling::Scaled::new(lcp);
+    // The default covering vector is all ones on the equilibrated problem (well scaled); a
+    // covering vector given by the caller is transformed so the path is the one it asked for.
+    let covering = match &settings.covering {
+        Some(d) => s.covering(Some(d)),
+        None => DVector::from_element(lcp.n(), 1.0),
+    };
+    if !covering.iter().all(|&v| v > 0.0 && v.is_finite()) {
+        return Err(Error::Unsupported("covering vector out of range after scaling".into()));
+    }
+    let scaled_settings = LcpSettings { covering: Some(covering), ..settings.clone() };
+    let mut sol = solve_equilibrated(&s.lcp, &scaled_settings)?;
+    sol.z = s.z_original(&sol.z);
+    sol.w = s.w_original(&sol.w);
+    Ok(sol)
+}
+
+/// Lemke's method on an already equilibrated problem.
+fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     let n = lcp.n();
-    settings.validate(n)?;
     let max_pivots = if settings.max_pivots == 0 { 1000 * (n + 1) } else { settings.max_pivots };
 
     let done = |status, z: DVector<f64>, pivots, reason| {
         let w = lcp.w(&z);
-        let residual = lcp.residual(&z);
+        let residual = lcp.raw_residual(&z);
         LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots }
     };
 
@@ -276,7 +299,7 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     let mut sol = done(LcpStatus::Solved, z, pivots, None);
     if sol.residual.is_nan() || sol.residual > settings.tolerance {
         if let Some(z) = refine(lcp, &dict.basic) {
-            let r = lcp.residual(&z);
+            let r = lcp.raw_residual(&z);
             if r < sol.residual {
                 sol = done(LcpStatus::Solved, z, pivots, None);
             }
@@ -385,7 +408,9 @@ mod tests {
         // Murty's exponential q: q_i = -(2^(n+1) - 2^(i+1)).
         let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
         let p = Lcp::new(m, q).unwrap();
-        let settings = LcpSettings { max_pivots: 3, ..Default::default() };
+        // Murty's path (covering e = 1 on the data as given) needs 2^8 pivots.
+        let settings =
+            LcpSettings { max_pivots: 3, covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };
         let s = solve(&p, &settings).unwrap();
         assert_eq!(s.status, LcpStatus::IterationLimit);
     }

@@ -21,21 +21,29 @@
 //! (for `n ≤` [`enumerate::MAX_N`]) exhaustive enumeration decides whether a solution exists, so
 //! a "no-solution" answer says whether it is proved.
 //!
+//! # Scaling
+//! Every solver works on the equilibrated problem of [`scaling`] (rows and columns of `M` and the
+//! size of `q` balanced by powers of two, exactly), so the same problem in other units takes the
+//! same path and gets the same verdict; points are mapped back exactly.
+//!
 //! # Residual
-//! Every returned point is checked against the original data with the natural-map residual
+//! Every returned point is checked with the natural-map residual of the equilibrated problem
+//! `(M'', q'')` at `z'' = E⁻¹z/τ`,
 //!
 //! ```text
-//!     r(z) = ‖min(z, M z + q)‖∞ / (1 + ‖q‖∞ + ‖M‖∞ ‖z‖∞),
+//!     r(z) = ‖min(z'', M'' z'' + q'')‖∞ / (1 + ‖q''‖∞ + ‖M''‖∞ ‖z''‖∞),
 //! ```
 //!
-//! which is zero exactly at solutions and invariant to scaling `(M, q)` by a common factor for
-//! large data. A point is reported `solved` only when `r(z) ≤` [`LcpSettings::tolerance`].
+//! which is zero exactly at solutions (the scaling is exact and componentwise positive), does not
+//! overflow for data near the limits of `f64`, and does not change when `M` and `q` are given in
+//! other units. A point is reported `solved` only when `r(z) ≤` [`LcpSettings::tolerance`].
 
 pub mod classes;
 pub mod enumerate;
 pub mod io;
 pub mod lemke;
 pub mod pivot;
+pub mod scaling;
 
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
@@ -90,8 +98,14 @@ impl Lcp {
         &self.m * z + &self.q
     }
 
-    /// The natural-map residual `r(z)` of the module docs.
+    /// The scale-free natural-map residual `r(z)` of the module docs.
     pub fn residual(&self, z: &DVector<f64>) -> f64 {
+        let s = scaling::Scaled::new(self);
+        s.lcp.raw_residual(&s.z_scaled(z))
+    }
+
+    /// The natural-map residual on the data as given (for already equilibrated problems).
+    pub(crate) fn raw_residual(&self, z: &DVector<f64>) -> f64 {
         let w = self.w(z);
         let raw = z.iter().zip(w.iter()).fold(0.0f64, |acc, (&a, &b)| acc.max(a.min(b).abs()));
         let m_inf = self.m.row_iter().map(|r| r.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
@@ -102,7 +116,9 @@ impl Lcp {
     /// Returns `None` if the LP solver could not decide.
     pub fn is_feasible(&self) -> Option<bool> {
         let n = self.n();
-        let lp = DenseLp::feasibility(n, DMatrix::zeros(0, n), DVector::zeros(0), -self.m.clone(), self.q.clone());
+        // On the equilibrated problem (feasibility does not change under the scaling).
+        let s = scaling::Scaled::new(self);
+        let lp = DenseLp::feasibility(n, DMatrix::zeros(0, n), DVector::zeros(0), -s.lcp.m.clone(), s.lcp.q.clone());
         match lp.solve(&LpSettings::default()).ok()?.status {
             LpStatus::Optimal => Some(true),
             LpStatus::Infeasible => Some(false),

@@ -150,9 +150,15 @@ pub fn check_file(path: &Path) -> Result<(SiconosOutcome, Vec<Row>), Error> {
     Ok((outcome, rows))
 }
 
-/// Lemke pivots on Murty's example of size `n`.
+/// Lemke pivots on Murty's example of size `n`, with the covering vector of his construction
+/// (`e = 1` on the data as given; the solver's scale-free default takes another path).
 pub fn murty_pivots(n: usize) -> Result<(usize, LcpStatus), Error> {
-    let s = lemke::solve(&murty(n), &LcpSettings { max_pivots: 1 << 22, ..Default::default() })?;
+    let settings = LcpSettings {
+        max_pivots: 1 << 22,
+        covering: Some(nalgebra::DVector::from_element(n, 1.0)),
+        ..Default::default()
+    };
+    let s = lemke::solve(&murty(n), &settings)?;
     Ok((s.pivots, s.status))
 }
 
