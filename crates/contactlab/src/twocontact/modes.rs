@@ -201,9 +201,11 @@ pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
             }
         }
     }
-    let scale = sys.abs().max().max(1e-300);
+    // Rows mix Delassus entries (1/kg) with dimensionless ones: judge singularity on the
+    // row-normalised matrix, so that the verdict does not depend on the units of mass.
+    let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(1e-300)).product();
     let lu = sys.lu();
-    if lu.determinant().abs() <= 1e-14 * scale.powi(4) {
+    if lu.determinant().abs() <= 1e-14 * row_scale {
         return None;
     }
     lu.try_inverse().map(|inv| inv * sel)
@@ -234,6 +236,16 @@ pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeS
 /// `Jᵀx = −g` (so that `y = 0`), maximising the normalised margin `t` of
 /// `xᵢᶻ ≥ t·scale`, `μᵢxᵢᶻ − |xᵢˣ| ≥ t·scale` (capped at `t ≤ 1`). Returns `(x, t)`.
 pub(crate) fn stick_family(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) -> Result<(Vector4<f64>, f64), Error> {
+    // Solved in units of `scale` (forces of order one for the simplex, whatever the units of
+    // the data), and mapped back.
+    let (x, t) = stick_family_unit(zod, &(g / scale))?;
+    Ok((x * scale, t))
+}
+
+/// [`stick_family`] with `scale = 1` and each equilibrium equation divided by its largest
+/// coefficient.
+fn stick_family_unit(zod: &Zod, g: &nalgebra::Vector3<f64>) -> Result<(Vector4<f64>, f64), Error> {
+    let scale = 1.0;
     // Free variables as differences of nonnegative ones: xᵢᶻ = v[2i] − v[2i+1],
     // xᵢˣ = v[4+2i] − v[5+2i], t = v[8] − v[9].
     let mut lp = LpBuilder::new(10);
@@ -252,7 +264,10 @@ pub(crate) fn stick_family(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) ->
                 (xn, -zod.j[(X1 + i, r)]),
             ]);
         }
-        lp.eq(row, -g[r]);
+        // Each equation divided by its largest coefficient (the moment row is in N·m).
+        let rs = row.iter().fold(0.0f64, |a, (_, c)| a.max(c.abs()));
+        let rs = if rs > 0.0 { rs } else { 1.0 };
+        lp.eq(row.into_iter().map(|(k, c)| (k, c / rs)).collect(), -g[r] / rs);
     }
     for i in 0..2 {
         let (zp, zn) = xz(i);

@@ -48,7 +48,9 @@ pub enum ReturnStatus {
 
 /// Settings of a single return.
 pub fn return_settings() -> SimSettings {
-    SimSettings { t_max: 1e6, max_events: 400, diverge_ratio: 1e12, record_phases: false }
+    // No time limit: the return time scales with the perturbation and the force (v/a); the
+    // event count bounds the work.
+    SimSettings { t_max: f64::INFINITY, max_events: 400, diverge_ratio: 1e12, record_phases: false }
 }
 
 /// Evaluates `R(φ)` and `G(φ)`.
