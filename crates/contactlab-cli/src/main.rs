@@ -64,9 +64,14 @@ struct LcpSolveArgs {
     /// Enumerate all solutions as polyhedral pieces (n <= 20).
     #[arg(long)]
     all: bool,
-    /// Maximum Lemke pivots (default 1000 (n + 1)).
+    /// Maximum Lemke pivots (default: 1000 (n + 1), at most about 2e10 / (n + 1)^2 and at least
+    /// 2 (n + 1): some seconds for any n, e.g. 4995 pivots for n = 2000).
     #[arg(long, value_name = "N")]
     max_pivots: Option<usize>,
+    /// Stop Lemke's method after this many seconds with status iteration-limit and the current
+    /// point.
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
     #[command(flatten)]
     common: Common,
 }
@@ -239,6 +244,12 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     let mut settings = LcpSettings { covering: file.covering.clone(), ..Default::default() };
     if let Some(m) = a.max_pivots {
         settings.max_pivots = m.max(1);
+    }
+    if let Some(t) = a.time_limit {
+        if !(t.is_finite() && t >= 0.0) {
+            return Err(Failure::Input(anyhow::anyhow!("--time-limit: must be a finite number >= 0 (got {t})")));
+        }
+        settings.time_limit = Some(t);
     }
     let s = lcp::solve(problem, &settings)?;
     if let Some(dir) = &a.common.out {

@@ -364,6 +364,12 @@ fn hostile_requests_are_refused_with_exit_2() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o).trim().lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
+    let murty = data().join("siconos-lcp/lcp_exp_murty.dat");
+    let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit", "-1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--time-limit"));
+    let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit", "10", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // A 43-byte Siconos file whose header claims n = 100000 fails at once (no 80 GB allocation).
     let dir = tmpdir("hostile");
     let f = dir.join("big.dat");

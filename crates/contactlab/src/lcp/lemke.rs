@@ -192,7 +192,8 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
 /// Lemke's method on an already equilibrated problem.
 fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     let n = lcp.n();
-    let max_pivots = if settings.max_pivots == 0 { 1000 * (n + 1) } else { settings.max_pivots };
+    let max_pivots = if settings.max_pivots == 0 { super::default_max_pivots(n) } else { settings.max_pivots };
+    let started = std::time::Instant::now();
 
     let done = |status, z: DVector<f64>, pivots, reason| {
         let w = lcp.w(&z);
@@ -282,8 +283,11 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
                 };
             }
         }
-        let r = chosen.expect("theta finite implies a candidate row");
-        if pivots >= max_pivots {
+        let Some(r) = chosen else {
+            return Ok(done(LcpStatus::NumericalError, current_z(&dict), pivots, None));
+        };
+        let out_of_time = pivots % 64 == 0 && settings.time_limit.is_some_and(|l| started.elapsed().as_secs_f64() > l);
+        if pivots >= max_pivots || out_of_time {
             let z = current_z(&dict);
             return Ok(done(LcpStatus::IterationLimit, z, pivots, None));
         }
@@ -395,6 +399,26 @@ mod tests {
         let s = solve(&p, &LcpSettings::default()).unwrap();
         assert_eq!(s.status, LcpStatus::Solved);
         assert!((s.z[0] - 1e-12).abs() < 1e-24 && (s.z[1] - 2e-12).abs() < 1e-24, "{:?}", s.z);
+    }
+
+    #[test]
+    fn time_limit_is_reported() {
+        // Murty's path with n = 16 takes 2^16 pivots; a zero time limit stops it at once.
+        let n = 16;
+        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+            Ordering::Equal => 1.0,
+            Ordering::Less => 2.0,
+            Ordering::Greater => 0.0,
+        });
+        let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
+        let p = Lcp::new(m, q).unwrap();
+        let settings =
+            LcpSettings { time_limit: Some(0.0), covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };
+        let s = solve(&p, &settings).unwrap();
+        assert_eq!(s.status, LcpStatus::IterationLimit);
+        assert!(s.pivots <= 64);
+        assert_eq!(super::super::default_max_pivots(200), 201_000);
+        assert_eq!(super::super::default_max_pivots(2000), 4_995);
     }
 
     #[test]

@@ -207,8 +207,11 @@ pub struct LcpSettings {
     pub tolerance: f64,
     /// Smallest pivot magnitude, relative to the largest entry of the pivot column.
     pub pivot_tol: f64,
-    /// Maximum number of pivots; `0` means `1000 (n + 1)`.
+    /// Maximum number of pivots; `0` means [`default_max_pivots`].
     pub max_pivots: usize,
+    /// Wall-clock limit in seconds for Lemke's method (`None`: none); when it is reached the solve
+    /// ends with [`LcpStatus::IterationLimit`] and the current point.
+    pub time_limit: Option<f64>,
     /// Covering vector `d > 0` of Lemke's method (`None`: all ones).
     pub covering: Option<DVector<f64>>,
     /// In [`solve`]: enumerate to settle a secondary ray when `n ≤` this (at most [`enumerate::MAX_N`]).
@@ -217,8 +220,16 @@ pub struct LcpSettings {
 
 impl Default for LcpSettings {
     fn default() -> Self {
-        Self { tolerance: 1e-9, pivot_tol: 1e-12, max_pivots: 0, covering: None, enumerate_up_to: 12 }
+        Self { tolerance: 1e-9, pivot_tol: 1e-12, max_pivots: 0, time_limit: None, covering: None, enumerate_up_to: 12 }
     }
+}
+
+/// The default pivot cap for size `n`: `1000 (n + 1)`, but no more than about `2·10¹⁰` dictionary
+/// updates in all (each pivot costs `(n + 1)²`: some seconds), and at least `2 (n + 1)`. For
+/// `n = 200` that is 201 000 pivots; for `n = 2000`, 4 995.
+pub fn default_max_pivots(n: usize) -> usize {
+    let budget = 2e10 / ((n + 1) as f64).powi(2);
+    (budget as usize).clamp(2 * (n + 1), 1000 * (n + 1))
 }
 
 impl LcpSettings {
