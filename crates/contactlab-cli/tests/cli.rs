@@ -365,7 +365,7 @@ fn hostile_requests_are_refused_with_exit_2() {
         assert_eq!(stderr(&o).trim().lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
     let murty = data().join("siconos-lcp/lcp_exp_murty.dat");
-    let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit", "-1"]);
+    let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit=-1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--time-limit"));
     let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit", "10", "--json"]);
