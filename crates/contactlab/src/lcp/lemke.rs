@@ -405,13 +405,7 @@ mod tests {
     fn time_limit_is_reported() {
         // Murty's path with n = 16 takes 2^16 pivots; a zero time limit stops it at once.
         let n = 16;
-        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
-            Ordering::Equal => 1.0,
-            Ordering::Less => 2.0,
-            Ordering::Greater => 0.0,
-        });
-        let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
-        let p = Lcp::new(m, q).unwrap();
+        let p = crate::reproduce::lcp::murty(n);
         let settings =
             LcpSettings { time_limit: Some(0.0), covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };
         let s = solve(&p, &settings).unwrap();
@@ -424,14 +418,7 @@ mod tests {
     #[test]
     fn iteration_limit_is_reported() {
         let n = 8;
-        let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
-            Ordering::Equal => 1.0,
-            Ordering::Less => 2.0,
-            Ordering::Greater => 0.0,
-        });
-        // Murty's exponential q: q_i = -(2^(n+1) - 2^(i+1)).
-        let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
-        let p = Lcp::new(m, q).unwrap();
+        let p = crate::reproduce::lcp::murty(n);
         // Murty's path (covering e = 1 on the data as given) needs 2^8 pivots.
         let settings =
             LcpSettings { max_pivots: 3, covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };
