@@ -154,8 +154,13 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
 }
 
 fn run_cones(a: ConesArgs) -> Result<(), Failure> {
+    // The command's whole output is files: it writes nothing unless told where.
+    let Some(dir) = a.common.out.clone() else {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--out: required (fixture cones writes CSV and PNG files into DIR)"
+        )));
+    };
     let f = model::read(&a.model)?;
-    let dir = a.common.out.clone().unwrap_or_else(|| PathBuf::from("cones"));
     let files = cones::write(&f, &dir, a.samples as usize, "")?;
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     if a.common.json {

@@ -370,6 +370,11 @@ fn hostile_requests_are_refused_with_exit_2() {
     assert!(stderr(&o).contains("--time-limit"));
     let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit", "10", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // `fixture cones` writes only files: without --out it refuses instead of creating ./cones/.
+    let disk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fixture/disk-mu0.2-0.5.toml");
+    let o = run(&["fixture", "cones", disk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--out: required"));
     // A 43-byte Siconos file whose header claims n = 100000 fails at once (no 80 GB allocation).
     let dir = tmpdir("hostile");
     let f = dir.join("big.dat");
