@@ -109,7 +109,9 @@ pub enum Failure {
 
 impl From<contactlab::Error> for Failure {
     fn from(e: contactlab::Error) -> Self {
-        if e.is_input_error() {
+        if e.is_numerical() {
+            Failure::Numerical(e.into())
+        } else if e.is_input_error() {
             Failure::Input(e.into())
         } else {
             Failure::Internal(e.into())

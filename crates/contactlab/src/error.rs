@@ -38,6 +38,10 @@ pub enum Error {
     /// Writing a plot or data file failed.
     #[error("output: {0}")]
     Output(String),
+    /// A solver could not conclude where the analysis needs an answer (numerical trouble, an
+    /// iteration limit); not the caller's fault.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
 }
 
 impl Error {
@@ -51,8 +55,31 @@ impl Error {
         Error::Io { path: path.into(), source }
     }
 
-    /// Whether the error is the caller's fault (bad input or usage) rather than an output failure.
+    /// Whether the error is the caller's fault (bad input or usage) rather than an output or
+    /// numerical failure.
     pub fn is_input_error(&self) -> bool {
-        !matches!(self, Error::Output(_))
+        !matches!(self, Error::Output(_) | Error::Numerical(_))
+    }
+
+    /// Whether a solver failed to conclude (exit code 3 in the command-line tool).
+    pub fn is_numerical(&self) -> bool {
+        matches!(self, Error::Numerical(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_numerical_and_output_failures_are_distinct() {
+        let num = Error::Numerical("fixture LP ended with status numerical-error".into());
+        assert!(num.is_numerical() && !num.is_input_error());
+        assert!(num.to_string().starts_with("numerical failure: "));
+        let out = Error::Output("report.md: permission denied".into());
+        assert!(!out.is_numerical() && !out.is_input_error());
+        let inp = Error::input("m.toml", "mu", "must be >= 0");
+        assert!(inp.is_input_error() && !inp.is_numerical());
+        assert_eq!(inp.to_string(), "m.toml: mu: must be >= 0");
     }
 }

@@ -18,3 +18,13 @@ pub fn ser_dmatrix<S: Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Er
 pub fn finite_or_none(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
+
+/// The serde (kebab-case) name of a unit enum variant, for messages: `numerical-error`, not
+/// `NumericalError`.
+pub fn kebab<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "unknown".into(),
+    }
+}

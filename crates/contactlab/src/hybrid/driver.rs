@@ -478,7 +478,7 @@ impl EventDriver {
                 let mut f = |tt: f64, y: &H::State| sys.flow(&mode, tt, y);
                 if restart {
                     if let Err(e) = ode.restart(&mut f, t, &x) {
-                        finish!(Termination::IntegrationFailure { detail: format!("{e:?} at t = {t}") });
+                        finish!(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") });
                     }
                     restart = false;
                     sys.guards(&mode, t, &x, &mut gbuf[..ng]);
@@ -500,7 +500,7 @@ impl EventDriver {
                     Err(StepFailure::StepTooSmall) => {
                         finish!(Termination::IntegrationFailure { detail: format!("step size underflow at t = {t}") })
                     }
-                    Err(e) => finish!(Termination::IntegrationFailure { detail: format!("{e:?} at t = {t}") }),
+                    Err(e) => finish!(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") }),
                 };
                 steps += 1;
                 sys.guards(&mode, step.t1(), &step.y1, &mut g1[..ng]);

@@ -115,12 +115,14 @@ impl<S: OdeState> Step<S> {
 }
 
 /// Why the integrator could not take a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum StepFailure {
+    #[error("step size below 1e-14 of the time scale")]
     /// The step size fell below its lower bound (`1e-14` of the time scale): a singularity, a
     /// non-finite right-hand side, or tolerances below round-off.
     StepTooSmall,
     /// The right-hand side returned a non-finite value at the start of the step.
+    #[error("non-finite vector field")]
     NonFinite,
 }
 

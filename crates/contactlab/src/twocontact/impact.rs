@@ -152,7 +152,10 @@ pub fn impact_with(
         }
     }
     let best = best.ok_or_else(|| {
-        Error::Unsupported(format!("no consistent impact outcome for pre-impact contact velocities {:?}", u.as_slice()))
+        Error::Numerical(format!(
+            "no consistent impact outcome for pre-impact contact velocities ({})",
+            u.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+        ))
     })?;
     let (mode, lam, up, margin) = (best.0, best.1, best.2, best.3);
     let v_plus = v_minus + zod.minv * (zod.j.transpose() * lam);

@@ -288,7 +288,7 @@ fn stick_family_unit(zod: &Zod, g: &nalgebra::Vector3<f64>) -> Result<(Vector4<f
         }
         // With t free below, the equalities always have solutions (J has full rank): any other
         // status is numerical trouble, reported rather than guessed.
-        other => Err(Error::Unsupported(format!("double-stick LP ended with status {other:?}"))),
+        other => Err(Error::Numerical(format!("double-stick LP ended with status {}", crate::util::kebab(&other)))),
     }
 }
 
