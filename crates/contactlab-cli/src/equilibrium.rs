@@ -35,6 +35,18 @@ pub enum EquilibriumCommand {
     Simulate(SimulateArgs),
 }
 
+impl EquilibriumCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            EquilibriumCommand::Modes(a) => a.common.out.as_mut(),
+            EquilibriumCommand::Maps(a) | EquilibriumCommand::Classify(a) => a.common.out.as_mut(),
+            EquilibriumCommand::Atlas(a) => a.common.out.as_mut(),
+            EquilibriumCommand::Simulate(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
     /// Model file with kind = "planar-two-contact".

@@ -21,6 +21,17 @@ pub enum FixtureCommand {
     MuSweep(SweepArgs),
 }
 
+impl FixtureCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            FixtureCommand::Classify(a) | FixtureCommand::Theorem4(a) => a.common.out.as_mut(),
+            FixtureCommand::Cones(a) => a.common.out.as_mut(),
+            FixtureCommand::MuSweep(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct FixtureArgs {
     /// Model file with kind = "fixture".
@@ -162,7 +173,7 @@ fn run_cones(a: ConesArgs) -> Result<(), Failure> {
     };
     let f = model::read(&a.model)?;
     let files = cones::write(&f, &dir, a.samples as usize, "")?;
-    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = files.iter().map(|p| crate::staging::shown(p)).collect();
     if a.common.json {
         print_json(&json!({"files": names}))?;
     } else {

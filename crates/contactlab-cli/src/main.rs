@@ -5,6 +5,7 @@
 
 mod equilibrium;
 mod fixture;
+mod staging;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -128,15 +129,61 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+impl Command {
+    /// The command's output directory, if it writes one.
+    fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            Command::Lcp(LcpCommand::Solve(a)) => a.common.out.as_mut(),
+            Command::Lcp(LcpCommand::Classes(a)) => a.common.out.as_mut(),
+            Command::Reproduce(a) => Some(&mut a.out),
+            Command::Fixture(c) => c.out_dir(),
+            Command::Equilibrium(c) => c.out_dir(),
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let mut cli = Cli::parse();
+    // No partial output: write into a staging directory, move it into place on success.
+    let staged = match cli.command.out_dir() {
+        Some(p) => match staging::begin(p) {
+            Ok(tmp) => {
+                let target = std::mem::replace(p, tmp.clone());
+                Some((tmp, target))
+            }
+            Err(e) => {
+                eprintln!("error: {}", one_line(&e));
+                return ExitCode::from(3);
+            }
+        },
+        None => None,
+    };
+    let result = dispatch(cli.command);
+    let result = match (result, &staged) {
+        (Ok(()), Some((tmp, target))) => staging::commit(tmp, target).map_err(|e| {
+            staging::abort(tmp);
+            Failure::Internal(e)
+        }),
+        (Err(e), Some((tmp, _))) => {
+            staging::abort(tmp);
+            Err(e)
+        }
+        (r, None) => r,
+    };
+    report_exit(result)
+}
+
+fn dispatch(command: Command) -> Result<(), Failure> {
+    match command {
         Command::Lcp(LcpCommand::Solve(a)) => lcp_solve(a),
         Command::Lcp(LcpCommand::Classes(a)) => lcp_classes(a),
         Command::Reproduce(a) => run_reproduce(a),
         Command::Fixture(c) => fixture::run(c),
         Command::Equilibrium(c) => equilibrium::run(c),
-    };
+    }
+}
+
+fn report_exit(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(e)) => {
@@ -365,10 +412,13 @@ fn run_reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     bar.finish_and_clear();
     let (m, mm, e) = report.counts();
     if a.json {
-        print_json(&json!({"out": opts.out.display().to_string(), "match": m, "mismatch": mm, "erratum": e,
+        print_json(&json!({"out": staging::shown(&opts.out), "match": m, "mismatch": mm, "erratum": e,
             "sections": report.sections.iter().map(|s| s.id.clone()).collect::<Vec<_>>()}))?;
     } else {
-        println!("wrote {}/REPORT.md and results.json: {m} match, {mm} mismatch, {e} erratum", opts.out.display());
+        println!(
+            "wrote {}/REPORT.md and results.json: {m} match, {mm} mismatch, {e} erratum",
+            staging::shown(&opts.out)
+        );
     }
     Ok(())
 }

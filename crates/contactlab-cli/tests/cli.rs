@@ -384,3 +384,33 @@ fn hostile_requests_are_refused_with_exit_2() {
     assert!(stderr(&o).contains("big.dat") && stderr(&o).contains("n = 100000"), "{}", stderr(&o));
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn failed_runs_leave_no_output_behind() {
+    let dir = tmpdir("partial");
+    let lcp = data().join("siconos-lcp/lcp_exp_murty.dat");
+    // The target is a file: nothing can be written there; the run fails with exit 3 (an output
+    // failure) and leaves no staging directory beside it.
+    let blocked = dir.join("blocked");
+    std::fs::write(&blocked, "not a directory").unwrap();
+    let o = run(&["lcp", "solve", lcp.to_str().unwrap(), "--out", blocked.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("blocked")], "{left:?}");
+    // A model error after the output directory was chosen: exit 2, nothing created.
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "kind = \"lcp\"\nM = [[1]]\nq = [\"x\"]\n").unwrap();
+    let target = dir.join("out");
+    let o = run(&["lcp", "solve", bad.to_str().unwrap(), "--out", target.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2); // blocked, bad.toml
+                                                             // Success: the files land in the target, which keeps what the command did not write.
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("notes.txt"), "mine").unwrap();
+    let o = run(&["lcp", "solve", lcp.to_str().unwrap(), "--out", target.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(target.join("solution.csv").is_file() && target.join("notes.txt").is_file());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3, "no staging directory left");
+    std::fs::remove_dir_all(dir).ok();
+}

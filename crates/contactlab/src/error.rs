@@ -50,9 +50,15 @@ impl Error {
         Error::Input { file: file.into(), key: key.into(), message: message.into() }
     }
 
-    /// Shorthand for [`Error::Io`].
+    /// Shorthand for [`Error::Io`] (reading: the caller's input).
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
+    }
+
+    /// A failure to write `path`: an [`Error::Output`] naming the file, with the system's message
+    /// once.
+    pub fn write(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
+        Error::Output(format!("{}: {source}", path.as_ref().display()))
     }
 
     /// Whether the error is the caller's fault (bad input or usage) rather than an output or

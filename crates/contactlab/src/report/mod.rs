@@ -292,12 +292,12 @@ impl Report {
 
     /// Writes `REPORT.md` and `results.json` into `dir` (created if needed).
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
         let md = dir.join("REPORT.md");
-        std::fs::write(&md, self.to_markdown()).map_err(|e| Error::io(&md, e))?;
+        std::fs::write(&md, self.to_markdown()).map_err(|e| Error::write(&md, e))?;
         let js = dir.join("results.json");
         let text = serde_json::to_string_pretty(&self.json()).map_err(|e| Error::Output(e.to_string()))?;
-        std::fs::write(&js, text).map_err(|e| Error::io(&js, e))?;
+        std::fs::write(&js, text).map_err(|e| Error::write(&js, e))?;
         Ok(())
     }
 

@@ -75,7 +75,7 @@ pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
         Some(v) => select(v)?,
         None => SECTIONS.iter().map(|s| s.0.to_string()).collect(),
     };
-    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::write(&opts.out, e))?;
     let mut report = Report::default();
     for id in &ids {
         let section: Section = match id.as_str() {
