@@ -191,7 +191,13 @@ fn report_exit(result: Result<(), Failure>) -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Numerical(e)) => {
-            eprintln!("numerical failure: {}", one_line(&e));
+            // The library's message already says "numerical failure: ...".
+            let msg = one_line(&e);
+            if msg.starts_with("numerical failure") {
+                eprintln!("error: {msg}");
+            } else {
+                eprintln!("error: numerical failure: {msg}");
+            }
             ExitCode::from(3)
         }
         Err(Failure::Internal(e)) => {
