@@ -69,14 +69,17 @@ impl Piece {
         let n = lcp.n();
         let mut eq_rows: Vec<(Vec<f64>, f64)> = Vec::new();
         let mut ub_rows: Vec<(Vec<f64>, f64)> = Vec::new();
-        for &i in &self.zero_z {
+        // P_α from its defining pattern: z_ᾱ = 0, w_α = 0 (z_α ≥ 0 and w_ᾱ ≥ 0 as inequalities).
+        // The canonical vanishing sets are implied on P_α; adding them as equalities would only
+        // make nearly degenerate pieces numerically infeasible.
+        for i in (0..n).filter(|i| !self.alpha.contains(i)) {
             let mut r = vec![0.0; n];
             r[i] = 1.0;
             eq_rows.push((r, 0.0));
         }
         for i in 0..n {
             let row: Vec<f64> = lcp.m.row(i).iter().copied().collect();
-            if self.zero_w.contains(&i) {
+            if self.alpha.contains(&i) {
                 eq_rows.push((row, -lcp.q[i]));
             } else {
                 ub_rows.push((row.iter().map(|v| -v).collect(), lcp.q[i]));
@@ -94,8 +97,25 @@ impl Piece {
     }
 
     /// Minimises `cᵀz` over the piece (an unbounded status means some solution has `cᵀz → −∞`).
+    ///
+    /// The LP is solved on the equilibrated problem ([`super::scaling`], an exact change of
+    /// variables `z = τ E z''`) by the robust path (dense simplex, Clarabel on numerical
+    /// trouble); the point, ray and objective are mapped back to `z`.
     pub fn minimize(&self, lcp: &Lcp, c: &DVector<f64>) -> Result<LpSolution, Error> {
-        self.lp(lcp, c).solve(&LpSettings::default())
+        let s = super::scaling::Scaled::new(lcp);
+        // cᵀz = cᵀ(τ E z''): the objective in z'' is τ E c, normalised (argmin unchanged).
+        let mut cs = c.component_mul(&s.e) * s.tau;
+        let cn = cs.amax();
+        if cn > 0.0 && cn.is_finite() {
+            cs /= cn;
+        }
+        let mut sol = self.lp(&s.lcp, &cs).solve_robust(&LpSettings::default())?;
+        sol.x = s.z_original(&sol.x);
+        if let Some(r) = sol.ray.as_mut() {
+            *r = r.component_mul(&s.e);
+        }
+        sol.objective = c.dot(&sol.x);
+        Ok(sol)
     }
 }
 
