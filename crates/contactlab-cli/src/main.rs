@@ -143,7 +143,21 @@ impl Command {
 }
 
 fn main() -> ExitCode {
-    let mut cli = Cli::parse();
+    // Usage errors in one line (clap's own message spans several), exit 2; --help and --version
+    // print as usual.
+    let mut cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad usage");
+            eprintln!("{} (see --help)", first.trim_end());
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+    };
     // No partial output: write into a staging directory, move it into place on success.
     let staged = match cli.command.out_dir() {
         Some(p) => match staging::begin(p) {
@@ -306,7 +320,23 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
         }
         settings.time_limit = Some(t);
     }
+    // Progress on long runs (shown on a terminal, after the first second).
+    let bar = indicatif::ProgressBar::hidden();
+    let started = std::time::Instant::now();
+    {
+        let bar = bar.clone();
+        settings.progress = Some(lcp::Progress(std::sync::Arc::new(move |k, cap| {
+            if started.elapsed().as_secs_f64() > 1.0 {
+                if bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_length(cap as u64);
+                bar.set_position(k as u64);
+            }
+        })));
+    }
     let s = lcp::solve(problem, &settings)?;
+    bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
         let rows: Vec<Vec<String>> =
             (0..n).map(|i| vec![i.to_string(), s.z[i].to_string(), s.w[i].to_string()]).collect();

@@ -364,6 +364,12 @@ fn hostile_requests_are_refused_with_exit_2() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o).trim().lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
+    // Usage errors (clap's) are one line too.
+    for args in [&["lcp", "frobnicate"][..], &["lcp", "solve", "x.dat", "--time-limit", "-1"], &["equilibrium"]] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
     let murty = data().join("siconos-lcp/lcp_exp_murty.dat");
     let o = run(&["lcp", "solve", murty.to_str().unwrap(), "--time-limit=-1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -287,6 +287,11 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
             return Ok(done(LcpStatus::NumericalError, current_z(&dict), pivots, None));
         };
         let out_of_time = pivots % 64 == 0 && settings.time_limit.is_some_and(|l| started.elapsed().as_secs_f64() > l);
+        if pivots % 256 == 0 {
+            if let Some(p) = &settings.progress {
+                (p.0)(pivots, max_pivots);
+            }
+        }
         if pivots >= max_pivots || out_of_time {
             let z = current_z(&dict);
             return Ok(done(LcpStatus::IterationLimit, z, pivots, None));

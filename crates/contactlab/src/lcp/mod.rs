@@ -200,6 +200,16 @@ pub struct LcpSolution {
     pub pivots: usize,
 }
 
+/// A progress callback: called with `(pivots so far, pivot cap)` every 256 pivots.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
 /// Settings of [`solve`] and [`lemke::solve`].
 #[derive(Debug, Clone)]
 pub struct LcpSettings {
@@ -212,6 +222,8 @@ pub struct LcpSettings {
     /// Wall-clock limit in seconds for Lemke's method (`None`: none); when it is reached the solve
     /// ends with [`LcpStatus::IterationLimit`] and the current point.
     pub time_limit: Option<f64>,
+    /// Called during long runs of Lemke's method (`None`: silent).
+    pub progress: Option<Progress>,
     /// Covering vector `d > 0` of Lemke's method (`None`: all ones).
     pub covering: Option<DVector<f64>>,
     /// In [`solve`]: enumerate to settle a secondary ray when `n ≤` this (at most [`enumerate::MAX_N`]).
@@ -220,7 +232,15 @@ pub struct LcpSettings {
 
 impl Default for LcpSettings {
     fn default() -> Self {
-        Self { tolerance: 1e-9, pivot_tol: 1e-12, max_pivots: 0, time_limit: None, covering: None, enumerate_up_to: 12 }
+        Self {
+            tolerance: 1e-9,
+            pivot_tol: 1e-12,
+            max_pivots: 0,
+            time_limit: None,
+            progress: None,
+            covering: None,
+            enumerate_up_to: 12,
+        }
     }
 }
 
