@@ -1,7 +1,16 @@
 //! The library's error type.
 //!
-//! `Err` is kept for malformed input (bad model files, wrong dimensions, non-finite data) and
-//! I/O; a solver that runs but cannot conclude reports that in its status instead.
+//! Three kinds of failure never mix (the command-line tool maps them to its exit codes):
+//! * **input** — malformed data or a request outside what a method supports ([`Error::Input`],
+//!   [`Error::Io`] when reading, [`Error::Dimension`], [`Error::NonFinite`],
+//!   [`Error::Unsupported`]): the caller's to fix (exit 2);
+//! * **numerical** — an analysis that needs an answer from a solver that could not give one
+//!   ([`Error::Numerical`], exit 3);
+//! * **output** — writing a file failed ([`Error::Output`], exit 3).
+//!
+//! Solvers themselves (LCP, LP, conic, the hybrid driver) do not fail: they return a status
+//! (solved / infeasible with certificate / iteration limit / numerical trouble) and a residual
+//! the caller can check; a bound on work that is hit is such a status, not an error.
 
 use std::path::PathBuf;
 

@@ -20,7 +20,8 @@
 //!
 //! ## Conventions
 //! Angles are radians everywhere in the API and in files, unless a key ends in `_deg`. Solvers
-//! return a status and a residual the caller can check; `Err` is reserved for malformed input.
+//! return a status and a residual the caller can check; `Err` is for malformed input, for an
+//! analysis whose solver could not conclude, and for failed output, kept apart (see [`Error`]).
 //!
 //! ## Papers
 //! * P1: Or & Várkonyi, planar rigid body on two frictional contacts.
