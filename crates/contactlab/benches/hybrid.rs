@@ -3,6 +3,7 @@
 
 use contactlab::hybrid::driver::Section;
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
+use contactlab::hybrid::section::FirstCrossing;
 use contactlab::hybrid::{EventDriver, EventKind};
 use contactlab::mechanics::elementary::{Oscillator, Side};
 use contactlab::reproduce::p1::config;
@@ -33,25 +34,14 @@ fn bench(c: &mut Criterion) {
     let y0 = join(&Vector1::new(0.5), &Vector1::new(-1.5));
     c.bench_function("impact oscillator, one return", |b| {
         b.iter(|| {
-            let mut stop = StopAtSection;
-            driver.run(&osc, 0.0, black_box(y0), &sec, &mut stop)
+            let mut first = FirstCrossing::default();
+            driver.run(&osc, 0.0, black_box(y0), &sec, &mut first)
         })
     });
     let d = config("D").unwrap();
     c.bench_function("P1 nonlinear return map, D, phi = 0.9, delta = 1e-3", |b| {
         b.iter(|| nonlinear::return_map(&d, black_box(0.9), 1e-3).unwrap())
     });
-}
-
-struct StopAtSection;
-impl<S, M> contactlab::hybrid::Observer<S, M> for StopAtSection {
-    fn on_event(&mut self, ev: &contactlab::hybrid::driver::EventRecord<S, M>) -> std::ops::ControlFlow<()> {
-        if ev.info.kind == EventKind::Section {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
-        }
-    }
 }
 
 criterion_group! {

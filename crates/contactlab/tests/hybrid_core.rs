@@ -2,7 +2,7 @@
 
 use contactlab::hybrid::driver::{Direction, EventRecord, Section};
 use contactlab::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use contactlab::hybrid::section::{ReturnMap, SectionChart};
+use contactlab::hybrid::section::{FirstCrossing, ReturnMap, SectionChart};
 use contactlab::hybrid::{
     DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
 };
@@ -28,27 +28,16 @@ fn pendulum_period_matches_elliptic_integral() {
             sigma: Box::new(|_t, x: &SMatrix<f64, 1, 2>| x[(0, 1)]),
             direction: Direction::Decreasing,
         }];
-        let mut log = Log::<1>::default();
-        let run = EventDriver::default().run(&sys, 0.0, x0, &sec, &mut (&mut log, StopAtSection));
+        let mut first = FirstCrossing::default();
+        let run = EventDriver::default().run(&sys, 0.0, x0, &sec, &mut first);
         assert_eq!(run.termination, Termination::Stopped);
-        let t = log.events[0].t;
+        let (t, after) = first.hit.unwrap();
         let exact = p.period(theta0);
         assert!(((t - exact) / exact).abs() <= 1e-9, "θ₀ = {theta0}: {t} vs {exact}: {:e}", (t - exact) / exact);
         // Energy is conserved within the tolerance over the period.
         let e0 = sys.energy(0.0, &x0).unwrap();
-        let e1 = sys.energy(t, &log.events[0].after).unwrap();
+        let e1 = sys.energy(t, &after).unwrap();
         assert!(((e1 - e0) / e0).abs() < 1e-8, "energy drift {}", (e1 - e0) / e0);
-    }
-}
-
-struct StopAtSection;
-impl<S, M> contactlab::hybrid::Observer<S, M> for StopAtSection {
-    fn on_event(&mut self, ev: &EventRecord<S, M>) -> std::ops::ControlFlow<()> {
-        if ev.info.kind == EventKind::Section {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
-        }
     }
 }
 

@@ -249,6 +249,103 @@ fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
 
 const MAXK: usize = 2 * MAX_CONTACTS;
 
+/// One contact of a constrained solve, at the acceleration level (forces) or the velocity level
+/// (impulses): its mode, the rows its constraints use, the images under `M⁻¹` of the columns its
+/// multipliers act on, and the values the constrained quantities must take.
+#[derive(Debug, Clone, Copy)]
+struct Part<const N: usize> {
+    /// Where its multipliers go in the result.
+    slot: usize,
+    /// `Stick` (unknowns `λ_n`, `λ_t`) or `Slip(s)` (unknown `λ_n` with `λ_t = coef·λ_n`).
+    mode: ContactMode,
+    /// `λ_t = coef·λ_n` in slip (`−sμ`; `0` frictionless).
+    coef: f64,
+    wn: SVector<f64, N>,
+    wt: SVector<f64, N>,
+    /// `M⁻¹` times the column of `λ_n` (`w_n`, or `w_n + coef·w_t` in slip).
+    col_n: SVector<f64, N>,
+    /// `M⁻¹w_t` (used when sticking).
+    col_t: SVector<f64, N>,
+    /// Required `w_nᵀx` and, when sticking, `w_tᵀx`.
+    goal_n: f64,
+    goal_t: f64,
+}
+
+/// Solves the small dense system of the parts' constraints for their multipliers: every part
+/// needs `w_nᵀx = goal_n` (and `w_tᵀx = goal_t` when sticking) with `x = base + Σ M⁻¹w λ`. One
+/// mechanism for the forces of a mode and for the impulses of an impact. The result goes into
+/// `out` (`acc` holds `x`; `out` must start with zero multipliers); `None` if it is not finite.
+fn solve_parts<const N: usize>(
+    parts: impl IntoIterator<Item = Part<N>>,
+    base: &SVector<f64, N>,
+    out: &mut ModeSolution<N>,
+) -> Option<()> {
+    let z = SVector::<f64, N>::zeros();
+    let mut cols = [z; MAXK];
+    let mut rows = [(z, 0.0); MAXK];
+    // (slot, tangential?, slip coefficient with λ_t = coef·λ_n)
+    let mut unk = [(0usize, false, 0.0f64); MAXK];
+    let mut k = 0;
+    for p in parts {
+        if k + 2 > MAXK {
+            return None;
+        }
+        match p.mode {
+            ContactMode::Stick => {
+                cols[k] = p.col_n;
+                rows[k] = (p.wn, p.goal_n);
+                unk[k] = (p.slot, false, 0.0);
+                cols[k + 1] = p.col_t;
+                rows[k + 1] = (p.wt, p.goal_t);
+                unk[k + 1] = (p.slot, true, 0.0);
+                k += 2;
+            }
+            ContactMode::Slip(_) => {
+                cols[k] = p.col_n;
+                rows[k] = (p.wn, p.goal_n);
+                unk[k] = (p.slot, false, p.coef);
+                k += 1;
+            }
+            ContactMode::Free => {}
+        }
+    }
+    out.acc = *base;
+    if k == 0 {
+        return base.iter().all(|x| x.is_finite()).then_some(());
+    }
+    let mut a = [0.0; MAXK * MAXK];
+    let mut rhs = [0.0; MAXK];
+    for r in 0..k {
+        for j in 0..k {
+            a[r * k + j] = rows[r].0.dot(&cols[j]);
+        }
+        rhs[r] = rows[r].1 - rows[r].0.dot(base);
+    }
+    let (a_copy, rhs_copy) = (a, rhs);
+    if !gauss(&mut a, &mut rhs, k) {
+        // Redundant constraints: minimum-norm multipliers (x is still unique).
+        let am = DMatrix::from_fn(k, k, |r, c| a_copy[r * k + c]);
+        let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
+        let scale = a_copy[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let x = am.svd(true, true).solve(&bm, 1e-12 * scale).ok()?;
+        rhs[..k].copy_from_slice(x.as_slice());
+        out.redundant = true;
+    }
+    for j in 0..k {
+        out.acc += cols[j] * rhs[j];
+        let (slot, tang, coef) = unk[j];
+        if tang {
+            out.lambda_t[slot] = rhs[j];
+        } else {
+            out.lambda_n[slot] = rhs[j];
+            if coef != 0.0 {
+                out.lambda_t[slot] = coef * rhs[j];
+            }
+        }
+    }
+    out.acc.iter().all(|x| x.is_finite()).then_some(())
+}
+
 fn labelled(tested: Vec<(Modes, f64)>) -> Vec<(String, f64)> {
     tested.into_iter().map(|(m, x)| (m.to_string(), x)).collect()
 }
@@ -296,83 +393,53 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let m = self.system.mass_matrix(q);
         let chol = m.cholesky()?;
         let a0 = chol.solve(&self.system.bias(t, q, v));
-        let mut sol =
-            ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
         let nc = self.nc();
-        let mut b = [SVector::<f64, N>::zeros(); MAXK];
-        let mut rows = [(SVector::<f64, N>::zeros(), 0.0); MAXK];
-        // (contact, tangential?, slip coefficient for λ_t = coef·λ_n)
-        let mut unk = [(0usize, false, 0.0f64); MAXK];
-        let mut k = 0;
-        for i in 0..nc {
+        if (0..nc).all(|i| !mode.get(i).closed()) {
+            // Free flight (the common case): no constraint forces.
+            return a0.iter().all(|x| x.is_finite()).then_some(ModeSolution {
+                acc: a0,
+                lambda_n: [0.0; MAX_CONTACTS],
+                lambda_t: [0.0; MAX_CONTACTS],
+                redundant: false,
+            });
+        }
+        let z = SVector::<f64, N>::zeros();
+        let parts = (0..nc).filter_map(|i| {
             let cm = mode.get(i);
             if !cm.closed() {
-                continue;
+                return None;
             }
             let wn = self.system.normal_jacobian(i, q);
             let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
             let mu = self.system.law(i).mu;
-            match cm {
+            Some(match cm {
                 ContactMode::Stick => {
                     let wt = self.system.tangent_jacobian(i, q);
-                    b[k] = chol.solve(&wn);
-                    rows[k] = (wn, cn);
-                    unk[k] = (i, false, 0.0);
-                    b[k + 1] = chol.solve(&wt);
-                    rows[k + 1] = (wt, ct);
-                    unk[k + 1] = (i, true, 0.0);
-                    k += 2;
+                    let (col_n, col_t) = (chol.solve(&wn), chol.solve(&wt));
+                    Part { slot: i, mode: cm, coef: 0.0, wn, wt, col_n, col_t, goal_n: -cn, goal_t: -ct }
                 }
-                ContactMode::Slip(s) => {
-                    let coef = -(s as f64) * mu;
+                _ => {
+                    let coef = if let ContactMode::Slip(s) = cm { -(s as f64) * mu } else { 0.0 };
+                    // One solve for the combined column w_n + coef·w_t.
                     let col = if coef != 0.0 { wn + self.system.tangent_jacobian(i, q) * coef } else { wn };
-                    b[k] = chol.solve(&col);
-                    rows[k] = (wn, cn);
-                    unk[k] = (i, false, coef);
-                    k += 1;
+                    Part {
+                        slot: i,
+                        mode: cm,
+                        coef,
+                        wn,
+                        wt: z,
+                        col_n: chol.solve(&col),
+                        col_t: z,
+                        goal_n: -cn,
+                        goal_t: 0.0,
+                    }
                 }
-                ContactMode::Free => {}
-            }
-        }
-        if k == 0 {
-            return a0.iter().all(|x| x.is_finite()).then_some(sol);
-        }
-        let mut a = [0.0; MAXK * MAXK];
-        let mut rhs = [0.0; MAXK];
-        for r in 0..k {
-            for j in 0..k {
-                a[r * k + j] = rows[r].0.dot(&b[j]);
-            }
-            rhs[r] = -(rows[r].0.dot(&a0) + rows[r].1);
-        }
-        let a_copy = a;
-        let rhs_copy = rhs;
-        if !gauss(&mut a, &mut rhs, k) {
-            // Redundant constraints: minimum-norm forces (the acceleration is still unique).
-            let am = DMatrix::from_fn(k, k, |r, c| a_copy[r * k + c]);
-            let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
-            let x = am
-                .svd(true, true)
-                .solve(&bm, 1e-12 * a_copy[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs())))
-                .ok()?;
-            rhs[..k].copy_from_slice(x.as_slice());
-            sol.redundant = true;
-        }
-        let mut acc = a0;
-        for j in 0..k {
-            acc += b[j] * rhs[j];
-            let (i, tang, coef) = unk[j];
-            if tang {
-                sol.lambda_t[i] = rhs[j];
-            } else {
-                sol.lambda_n[i] = rhs[j];
-                if coef != 0.0 {
-                    sol.lambda_t[i] = coef * rhs[j];
-                }
-            }
-        }
-        sol.acc = acc;
-        acc.iter().all(|x| x.is_finite()).then_some(sol)
+            })
+        });
+        let mut sol =
+            ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
+        solve_parts(parts, &a0, &mut sol)?;
+        Some(sol)
     }
 
     /// Acceleration and force scales at `(t, q, q̇)` for the touching contacts: the largest
@@ -685,17 +752,23 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 if g.abs() > gtol || un > vtol {
                     return Class::Separated;
                 }
-                if self.system.law(i).mu == 0.0 {
-                    return Class::Slipping(0);
-                }
-                let ut = self.system.tangent_jacobian(i, q).dot(v);
-                if ut.abs() <= vtol {
-                    Class::Rest
-                } else {
-                    Class::Slipping(if ut > 0.0 { 1 } else { -1 })
-                }
+                self.tangential_class(i, q, v, vtol)
             })
             .collect()
+    }
+
+    /// The class of a touching contact by its tangential velocity: frictionless, at rest (within
+    /// `vtol`) or slipping in the direction of its sign.
+    fn tangential_class(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Class {
+        if self.system.law(i).mu == 0.0 {
+            return Class::Slipping(0);
+        }
+        let ut = self.system.tangent_jacobian(i, q).dot(v);
+        if ut.abs() <= vtol {
+            Class::Rest
+        } else {
+            Class::Slipping(if ut > 0.0 { 1 } else { -1 })
+        }
     }
 
     /// Projects onto the touching contacts and decides the mode.
@@ -868,59 +941,43 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             if (0..k).any(|j| mu[j] == 0.0 && modes[j] > 1) {
                 continue;
             }
-            // Unknowns and rows.
-            let mut cols: Vec<SVector<f64, N>> = Vec::new();
-            let mut rows: Vec<(SVector<f64, N>, f64)> = Vec::new();
-            let mut map: Vec<(usize, bool, f64)> = Vec::new();
+            // Active contacts as parts of the shared constrained solve (velocity level).
+            let mut parts = Vec::with_capacity(k);
             for j in 0..k {
-                match modes[j] {
-                    0 => {}
-                    1 if mu[j] > 0.0 => {
-                        cols.push(bn[j]);
-                        rows.push((wn[j], target[j]));
-                        map.push((j, false, 0.0));
-                        cols.push(bt[j]);
-                        rows.push((wt[j], 0.0));
-                        map.push((j, true, 0.0));
-                    }
-                    1 => {
-                        cols.push(bn[j]);
-                        rows.push((wn[j], target[j]));
-                        map.push((j, false, 0.0));
-                    }
-                    c => {
-                        let s = if c == 2 { 1.0 } else { -1.0 };
-                        cols.push(bn[j] - bt[j] * (s * mu[j]));
-                        rows.push((wn[j], target[j]));
-                        map.push((j, false, -s * mu[j]));
-                    }
-                }
+                let mode = match modes[j] {
+                    0 => continue,
+                    1 if mu[j] > 0.0 => ContactMode::Stick,
+                    1 => ContactMode::Slip(0),
+                    2 => ContactMode::Slip(1),
+                    _ => ContactMode::Slip(-1),
+                };
+                let coef = match mode {
+                    ContactMode::Slip(s) => -(s as f64) * mu[j],
+                    _ => 0.0,
+                };
+                parts.push(Part {
+                    slot: j,
+                    mode,
+                    coef,
+                    wn: wn[j],
+                    wt: wt[j],
+                    col_n: if coef != 0.0 { bn[j] + bt[j] * coef } else { bn[j] },
+                    col_t: bt[j],
+                    goal_n: target[j],
+                    goal_t: 0.0,
+                });
             }
-            let n = cols.len();
-            let mut a = vec![0.0; n * n];
-            let mut rhs = vec![0.0; n];
-            for r in 0..n {
-                for c in 0..n {
-                    a[r * n + c] = rows[r].0.dot(&cols[c]);
-                }
-                rhs[r] = rows[r].1 - rows[r].0.dot(v);
-            }
-            if !gauss(&mut a, &mut rhs, n) {
+            let mut solved = ModeSolution {
+                acc: *v,
+                lambda_n: [0.0; MAX_CONTACTS],
+                lambda_t: [0.0; MAX_CONTACTS],
+                redundant: false,
+            };
+            if solve_parts(parts, v, &mut solved).is_none() || solved.redundant {
                 tested.push((format!("{modes:?}"), f64::NEG_INFINITY));
                 continue;
             }
-            let mut vp = *v;
-            let mut lam_n = vec![0.0; k];
-            let mut lam_t = vec![0.0; k];
-            for (c, &(j, tang, coef)) in map.iter().enumerate() {
-                vp += cols[c] * rhs[c];
-                if tang {
-                    lam_t[j] = rhs[c];
-                } else {
-                    lam_n[j] = rhs[c];
-                    lam_t[j] += coef * rhs[c];
-                }
-            }
+            let (vp, lam_n, lam_t) = (solved.acc, solved.lambda_n, solved.lambda_t);
             let mut margin = f64::INFINITY;
             for j in 0..k {
                 let unp = wn[j].dot(&vp);
@@ -1165,16 +1222,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
             if !joins {
                 continue;
             }
-            classes[i] = if self.system.law(i).mu == 0.0 {
-                Class::Slipping(0)
-            } else {
-                let ut = self.system.tangent_jacobian(i, &q).dot(&v);
-                if ut.abs() <= vtol {
-                    Class::Rest
-                } else {
-                    Class::Slipping(if ut > 0.0 { 1 } else { -1 })
-                }
-            };
+            classes[i] = self.tangential_class(i, &q, &v, vtol);
         }
         let forced = [None; MAX_CONTACTS];
         Some(match self.settle(t, &mut q, &mut v, &classes[..nc], &forced[..nc]) {

@@ -51,12 +51,23 @@ pub struct Return<S> {
     pub events: usize,
 }
 
-struct Catcher<S> {
-    hit: Option<(f64, S)>,
-    events: usize,
+/// Stops a run at its first section crossing after the start, keeping the time and state there
+/// and counting the events before it.
+#[derive(Debug, Clone)]
+pub struct FirstCrossing<S> {
+    /// `(t, x)` of the crossing, once it happened.
+    pub hit: Option<(f64, S)>,
+    /// Events (not section crossings) before it.
+    pub events: usize,
 }
 
-impl<S: Copy, M> Observer<S, M> for Catcher<S> {
+impl<S> Default for FirstCrossing<S> {
+    fn default() -> Self {
+        Self { hit: None, events: 0 }
+    }
+}
+
+impl<S: Copy, M> Observer<S, M> for FirstCrossing<S> {
     fn on_event(&mut self, ev: &EventRecord<S, M>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Section && ev.t > 0.0 {
             self.hit = Some((ev.t, ev.after));
@@ -115,7 +126,7 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
     /// `P(y)`; `Err` with the run's termination when the motion does not return.
     pub fn apply(&self, y: &DVector<f64>) -> Result<Return<H::State>, Termination> {
         let x0 = self.chart.lift(y);
-        let mut c = Catcher { hit: None, events: 0 };
+        let mut c = FirstCrossing::default();
         let run = self.driver.run(self.system, 0.0, x0, std::slice::from_ref(&self.section), &mut c);
         match c.hit {
             Some((t, x)) => Ok(Return { y: self.chart.chart(&x), t, state: x, events: c.events }),

@@ -52,12 +52,7 @@ fn ser_opt_vec<S: serde::Serializer>(v: &Option<DVector<f64>>, s: S) -> Result<S
 /// invariant under a positive scalar factor, and the determinants and singular values of the
 /// tests then neither underflow nor overflow (`1e-308·I` is a P-matrix).
 fn normalised(m: &DMatrix<f64>) -> DMatrix<f64> {
-    let a = m.amax();
-    if a > 0.0 && a.is_finite() {
-        m / 2f64.powi(a.log2().round() as i32)
-    } else {
-        m.clone()
-    }
+    m / super::scaling::pow2(m.amax())
 }
 
 fn check(m: &DMatrix<f64>) -> Result<usize, Error> {

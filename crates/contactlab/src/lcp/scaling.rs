@@ -15,9 +15,9 @@ use nalgebra::{DMatrix, DVector};
 use super::Lcp;
 
 /// A power of two near `x > 0` (`1` for zero or non-finite `x`).
-fn pow2(x: f64) -> f64 {
+pub(crate) fn pow2(x: f64) -> f64 {
     if x > 0.0 && x.is_finite() {
-        2f64.powi(x.log2().round().clamp(-1000.0, 1000.0) as i32)
+        2f64.powi(x.log2().round().clamp(-1022.0, 1023.0) as i32)
     } else {
         1.0
     }

@@ -250,6 +250,12 @@ fn to_x(st: &State) -> ZodState {
     ZodState::from_columns(&[Vector3::from_row_slice(&st.q), Vector3::from_row_slice(&st.qd)])
 }
 
+/// Points exactly on their supports with zero normal velocity: the sustained contacts a state
+/// starts with.
+fn resting(st: &State) -> [bool; 2] {
+    [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0]
+}
+
 fn from_x(x: &ZodState) -> State {
     State { q: [x[(0, 0)], x[(1, 0)], x[(2, 0)]], qd: [x[(0, 1)], x[(1, 1)], x[(2, 1)]] }
 }
@@ -404,13 +410,13 @@ impl Hybrid for ZodRun<'_> {
 
     fn initial_transition(&self, _t: f64, x: &ZodState) -> Option<Transition<ZodState, ZodMode>> {
         let mut st = from_x(x);
-        let sustained = [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0];
+        let sustained = resting(&st);
         self.impacts(&mut st, sustained)
     }
 
     fn initial_mode(&self, _t: f64, x: &mut ZodState) -> Result<ZodMode, ModeFailure> {
         let mut st = from_x(x);
-        let sustained = [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0];
+        let sustained = resting(&st);
         let m = self.settle(&mut st, sustained, None)?;
         *x = to_x(&st);
         Ok(m)
