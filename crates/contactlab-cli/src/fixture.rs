@@ -14,6 +14,7 @@ pub enum FixtureCommand {
     /// Weak, strong and frictionless stability of the model's load, with witnesses.
     Classify(FixtureArgs),
     /// Theorem 4: decide every system (32)-(35); a consistent one yields a Proposition 5 load.
+    /// --out writes theorem4.csv (consistent and undecided systems) and theorem4_per_sigma.csv.
     Theorem4(FixtureArgs),
     /// Load cones WS(mu), WS(0), WU_R(mu) as CSV and PNG plots (planar models).
     Cones(ConesArgs),
@@ -119,7 +120,7 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
     };
     let t = theorem4::theorem4(&f, &progress)?;
     bar.finish_and_clear();
-    let example = match t.systems.iter().find(|s| s.consistent) {
+    let example = match t.consistent.first() {
         Some(sys) => {
             let load = theorem4::proposition5_load(&f, sys);
             let c = stability::classify(&f.with_load(load.clone()))?;
@@ -133,30 +134,47 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
         .iter()
         .map(|(st, so, c, n)| json!({"sigma_t": st, "sigma_o": so, "consistent": c, "systems": n}))
         .collect();
+    let j = |v: &[i8]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+    let undecided: Vec<_> =
+        t.undecided.iter().map(|s| json!({"sigma_t": s.sigma_t, "sigma_o": s.sigma_o, "gamma": s.gamma})).collect();
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = String::from("sigma_t,sigma_o,gamma,consistent\n");
-        for s in &t.systems {
-            let j = |v: &[i8]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+        let mut csv = String::from("sigma_t,sigma_o,gamma,status\n");
+        for (s, status) in
+            t.consistent.iter().map(|s| (s, "consistent")).chain(t.undecided.iter().map(|s| (s, "undecided")))
+        {
             let g = s.gamma.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
-            csv.push_str(&format!("{},{},{},{}\n", j(&s.sigma_t), j(&s.sigma_o), g, s.consistent));
+            csv.push_str(&format!("{},{},{},{status}\n", j(&s.sigma_t), j(&s.sigma_o), g));
         }
         let p = dir.join("theorem4.csv");
         std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+        let mut csv = String::from("sigma_t,sigma_o,consistent,systems\n");
+        for (st, so, c, n) in &t.per_sigma {
+            csv.push_str(&format!("{},{},{c},{n}\n", j(st), j(so)));
+        }
+        let p = dir.join("theorem4_per_sigma.csv");
+        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
     }
     if a.common.json {
-        print_json(
-            &json!({"ss_equals_ws": t.ss_equals_ws, "systems": t.systems.len(), "per_sigma": per, "proposition5": example}),
-        )?;
+        print_json(&json!({"ss_equals_ws": t.ss_equals_ws, "systems": t.systems, "lps": t.lps,
+            "per_sigma": per, "undecided": undecided, "proposition5": example}))?;
     } else {
-        println!("{}: {} systems (32)-(35)", a.model.display(), t.systems.len());
+        println!("{}: {} systems (32)-(35), decided with {} LPs", a.model.display(), t.systems, t.lps);
         for (st, so, c, n) in &t.per_sigma {
             println!(
                 "  sigma_t = {st:?}{}: {c} of {n} consistent",
                 if so.is_empty() { String::new() } else { format!(", sigma_o = {so:?}") }
             );
         }
-        println!("  SS(mu) = WS(mu): {}", t.ss_equals_ws);
+        if !t.undecided.is_empty() {
+            println!("  {} systems undecided (their LPs ended in numerical trouble)", t.undecided.len());
+        }
+        let verdict = match t.ss_equals_ws {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "undecided",
+        };
+        println!("  SS(mu) = WS(mu): {verdict}");
         if let Some(e) = example {
             println!("  Proposition 5 load {} -> {}", e["load"], e["classification"]);
         }

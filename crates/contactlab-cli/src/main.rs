@@ -143,6 +143,13 @@ impl Command {
 }
 
 fn main() -> ExitCode {
+    // A reader that closes the pipe early (`contactlab ... | head`) ends the process quietly, as
+    // for other Unix tools, instead of a panic on the next write to stdout.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Usage errors in one line (clap's own message spans several), exit 2; --help and --version
     // print as usual.
     let mut cli = match Cli::try_parse() {

@@ -1,8 +1,5 @@
 //! Every shipped example file runs through every command that applies to it and succeeds (exit 0,
 //! one JSON object, the output files written). Sizes are kept small so the suite stays fast.
-//! Left out, with the reason: `fixture theorem4` and `fixture mu-sweep` on the 3-D box (16 s and
-//! about a minute in a release build: LCP (25) of four pyramid contacts reaches the enumeration's
-//! work bound, where strong stability is reported as undecided).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,12 +54,8 @@ fn every_example_runs_every_command_that_applies() {
     for f in files("fixture") {
         let text = std::fs::read_to_string(&f).unwrap();
         let planar = text.contains("dim = 2");
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
         check(&["fixture", "classify"], &f, &tmp.join(format!("o{runs}")));
         runs += 1;
-        if name == "box-3d-pyramid.toml" {
-            continue; // see the module docs
-        }
         check(&["fixture", "theorem4"], &f, &tmp.join(format!("o{runs}")));
         check(&["fixture", "mu-sweep", "--steps", "6", "--max-scale", "2"], &f, &tmp.join(format!("p{runs}")));
         if planar {

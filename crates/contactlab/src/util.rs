@@ -8,6 +8,14 @@ pub fn ser_dvector<S: Serializer>(v: &DVector<f64>, s: S) -> Result<S::Ok, S::Er
     s.collect_seq(v.iter().map(|x| finite_or_none(*x)))
 }
 
+/// Serialises an optional vector as a JSON array or `null`.
+pub fn ser_opt_dvector<S: Serializer>(v: &Option<DVector<f64>>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        None => s.serialize_none(),
+        Some(v) => ser_dvector(v, s),
+    }
+}
+
 /// Serialises a matrix as an array of rows.
 pub fn ser_dmatrix<S: Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error> {
     let rows: Vec<Vec<Option<f64>>> = m.row_iter().map(|r| r.iter().map(|x| finite_or_none(*x)).collect()).collect();

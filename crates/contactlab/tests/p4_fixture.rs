@@ -3,9 +3,11 @@
 //! Theorem 1 against the strong-stability test, monotonicity of WS(μ).
 
 use contactlab::conic::{find_in_cone, Cone, ConicStatus};
-use contactlab::fixture::stability::{classify, frictionless_stability, strong_stability, weak_stability};
+use contactlab::fixture::stability::{
+    classify, frictionless_stability, strong_stability, strong_stability_by_pieces, weak_stability,
+};
 use contactlab::fixture::theorem4::{proposition5_load, theorem4};
-use contactlab::fixture::Fixture;
+use contactlab::fixture::{Fixture, FrictionLaw};
 use contactlab::reproduce::p4::{disk, disk_flipped, incline, r_s, PUBLISHED_B, PUBLISHED_LOAD};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
@@ -58,7 +60,7 @@ fn every_consistent_system_yields_a_weakly_not_strongly_stable_load() {
     let f = disk(0.1 + r / (1.0 - s), 0.1 + r / (1.0 - s), [0.0; 3]);
     let t = theorem4(&f, &|_, _| {}).unwrap();
     let mut n = 0;
-    for sys in t.systems.iter().filter(|s| s.consistent) {
+    for sys in &t.consistent {
         let g = proposition5_load(&f, sys);
         let c = classify(&f.with_load(g)).unwrap();
         assert_eq!(c.classification, "weakly-stable-not-strongly", "γ = {:?}, σ = {:?}", sys.gamma, sys.sigma_t);
@@ -148,8 +150,43 @@ proptest! {
     }
 
     #[test]
+    fn search_and_piece_enumeration_agree_on_strong_stability(g in load(), mu1 in 0.0f64..2.5, mu2 in 0.0f64..2.5) {
+        // Branch and bound over LCP (25) against optimising over every enumerated piece.
+        let mut f = disk(mu1, mu2, g);
+        f.friction = FrictionLaw::Pyramid;
+        let a = strong_stability(&f).unwrap();
+        let b = strong_stability_by_pieces(&f).unwrap();
+        prop_assert_eq!(a.intensity_exists, b.intensity_exists);
+        prop_assert_eq!(a.all_zero_acceleration, b.all_zero_acceleration);
+        let (va, vb) = (a.max_virtual_work, b.max_virtual_work);
+        prop_assert!(va == vb || (va - vb).abs() <= 1e-7 * (1.0 + vb.abs()), "{} vs {}", va, vb);
+    }
+
+    #[test]
     fn proposition1_virtual_work_agrees(g in load(), mu in 0.0f64..2.5) {
         let c = classify(&disk(mu, mu, g)).unwrap();
         prop_assert_eq!(c.proposition1_agrees, Some(true));
     }
+}
+
+#[test]
+fn box_on_four_pyramid_contacts() {
+    // The shipped 3-D example: 3 N sideways on a 2 kg box, so sliding starts below μ = 3/(2·9.81).
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fixture/box-3d-pyramid.toml");
+    let f = contactlab::fixture::model::read(&path).unwrap();
+    let c = classify(&f).unwrap();
+    assert_eq!(c.classification, "strongly-stable");
+    assert!((c.critical_mu.unwrap() - 3.0 / 19.62).abs() < 1e-7, "{:?}", c.critical_mu);
+    // Just below the critical μ: no equilibrium, and the load is strongly unstable.
+    let below = f.with_mu(DVector::from_element(4, 0.99 * 3.0 / 19.62));
+    assert_eq!(classify(&below).unwrap().classification, "strongly-unstable");
+    // Statically indeterminate (four contacts, one body) but every dynamic intensity is at rest,
+    // also when the load is scaled by 10^±8.
+    for k in [-8, 8] {
+        let s = strong_stability(&f.with_load(&f.load * 10f64.powi(k))).unwrap();
+        assert!(s.all_zero_acceleration && s.intensity_exists, "10^{k}");
+    }
+    // Theorem 4: all 2^8 · 4095 systems inconsistent, so SS(μ) = WS(μ).
+    let t = theorem4(&f, &|_, _| {}).unwrap();
+    assert_eq!((t.systems, t.consistent.len(), t.ss_equals_ws), (256 * 4095, 0, Some(true)));
 }

@@ -35,17 +35,10 @@ pub struct ClassTest {
     /// A violating index set (0-based), when it does not.
     pub witness_set: Option<Vec<usize>>,
     /// A violating vector, for tests that produce one (quasi-adequacy: `z` solving eq. 36).
-    #[serde(serialize_with = "ser_opt_vec")]
+    #[serde(serialize_with = "crate::util::ser_opt_dvector")]
     pub witness_vector: Option<DVector<f64>>,
     /// Whether some sub-test could not be decided numerically (then `holds` is not proved).
     pub undecided: bool,
-}
-
-fn ser_opt_vec<S: serde::Serializer>(v: &Option<DVector<f64>>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        None => s.serialize_none(),
-        Some(v) => crate::util::ser_dvector(v, s),
-    }
 }
 
 /// `m` divided by the power of two nearest its largest entry: every class tested here is

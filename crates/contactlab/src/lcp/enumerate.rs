@@ -142,7 +142,7 @@ struct Search<'a> {
 
 /// Feasibility system of a partial assignment: `assign[i] = Some(true)` means `i ∈ α` (`wᵢ = 0`),
 /// `Some(false)` means `zᵢ = 0`, `None` means undecided (`zᵢ ≥ 0`, `wᵢ ≥ 0`).
-fn node_lp(lcp: &Lcp, assign: &[Option<bool>]) -> (DenseLp, Vec<usize>) {
+pub(super) fn node_lp(lcp: &Lcp, assign: &[Option<bool>]) -> (DenseLp, Vec<usize>) {
     let n = lcp.n();
     let free: Vec<usize> = (0..n).filter(|&i| assign[i] != Some(false)).collect();
     let k = free.len();

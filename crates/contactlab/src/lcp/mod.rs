@@ -42,6 +42,7 @@ pub mod classes;
 pub mod enumerate;
 pub mod io;
 pub mod lemke;
+pub mod optimize;
 pub mod pivot;
 pub mod scaling;
 

@@ -159,7 +159,7 @@ fn count_consistent(mu: f64) -> Result<(usize, usize, usize), Error> {
     let t = theorem4(&f, &|_, _| {})?;
     let total: usize = t.per_sigma.iter().map(|p| p.2).sum();
     let s11 = t.per_sigma[0].2;
-    Ok((total, s11, t.systems.len()))
+    Ok((total, s11, t.systems))
 }
 
 /// Builds the section.
@@ -170,7 +170,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         "Example 1: uniform disk (m = 1, R = √2, so 𝓜 = I) touching two fixels at θ₁ = π/4, θ₂ = 2.5π/4. \
          Example 2: block on an incline (matrices as printed). Weak stability is system (7) (an LP in the \
          plane), strong stability enumerates every solution of the pyramid LCP (25) and maximises the body \
-         acceleration over each piece, Theorem 4 decides the 2²·15 systems (32)–(35) one LP each. Sign \
+         acceleration over each piece, Theorem 4 decides the 2²·15 systems (32)–(35) by a search over γ \
+         (an infeasible relaxation settles every system below it). Sign \
          convention: moments counter-clockwise positive, tangent = normal turned +90°, which gives P4's \
          printed W_t (moment row −R).",
     );
