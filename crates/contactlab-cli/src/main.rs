@@ -6,6 +6,7 @@
 mod equilibrium;
 mod fixture;
 mod staging;
+mod zeno;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,9 @@ enum Command {
     /// Fixture stability (P4): classify, theorem4, cones, mu-sweep.
     #[command(subcommand)]
     Fixture(fixture::FixtureCommand),
+    /// Completed Lagrangian hybrid systems (P3): simulate, orbit, bound, continue.
+    #[command(subcommand)]
+    Zeno(zeno::ZenoCommand),
     /// Recompute every published number and figure; write REPORT.md, results.json and plots.
     Reproduce(ReproduceArgs),
 }
@@ -138,6 +142,7 @@ impl Command {
             Command::Reproduce(a) => Some(&mut a.out),
             Command::Fixture(c) => c.out_dir(),
             Command::Equilibrium(c) => c.out_dir(),
+            Command::Zeno(c) => c.out_dir(),
         }
     }
 }
@@ -201,6 +206,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Reproduce(a) => run_reproduce(a),
         Command::Fixture(c) => fixture::run(c),
         Command::Equilibrium(c) => equilibrium::run(c),
+        Command::Zeno(c) => zeno::run(c),
     }
 }
 

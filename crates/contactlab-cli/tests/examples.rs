@@ -63,6 +63,21 @@ fn every_example_runs_every_command_that_applies() {
         }
         runs += 3;
     }
+    for f in files("zeno") {
+        let ball = f.to_string_lossy().contains("ball");
+        check(&["zeno", "simulate", "--t-max", "15"], &f, &tmp.join(format!("z{runs}")));
+        runs += 1;
+        if !ball {
+            check(&["zeno", "orbit"], &f, &tmp.join(format!("z{runs}")));
+            check(
+                &["zeno", "bound", "--eps1", "0.017", "--eps2", "0.06", "--eps3", "0.005", "--grid", "3"],
+                &f,
+                &tmp.join(format!("y{runs}")),
+            );
+            check(&["zeno", "continue", "--e-max", "0.1"], &f, &tmp.join(format!("x{runs}")));
+            runs += 3;
+        }
+    }
     std::fs::remove_dir_all(&tmp).ok();
     assert!(runs >= 40, "{runs} runs");
 }

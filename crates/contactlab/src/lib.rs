@@ -46,5 +46,6 @@ pub mod report;
 pub mod reproduce;
 pub mod twocontact;
 pub mod util;
+pub mod zeno;
 
 pub use error::Error;

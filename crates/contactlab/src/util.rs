@@ -32,6 +32,10 @@ pub fn finite_or_none(x: f64) -> Option<f64> {
 pub fn kebab<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
+        // Internally tagged enums (`{"reason": "event-limit", ...}`): the tag.
+        Ok(serde_json::Value::Object(m)) if m.get("reason").is_some_and(|r| r.is_string()) => {
+            m["reason"].as_str().unwrap_or("unknown").to_string()
+        }
         Ok(other) => other.to_string(),
         Err(_) => "unknown".into(),
     }

@@ -278,6 +278,13 @@ pub enum Section<'a, S> {
         /// The contact, or any.
         contact: Option<usize>,
     },
+    /// The state right after every event that closes `contact` for a constrained phase
+    /// ([`Hybrid::closed`] false before, true after): a plastic impact that stays closed, or a
+    /// Zeno point. The section of P3's simple and Zeno periodic orbits.
+    Closing {
+        /// The contact.
+        contact: usize,
+    },
 }
 
 impl<S> std::fmt::Debug for Section<'_, S> {
@@ -285,6 +292,7 @@ impl<S> std::fmt::Debug for Section<'_, S> {
         match self {
             Section::Surface { direction, .. } => write!(f, "Surface({direction:?})"),
             Section::AfterEvent { kind, contact } => write!(f, "AfterEvent({kind:?}, {contact:?})"),
+            Section::Closing { contact } => write!(f, "Closing({contact})"),
         }
     }
 }
@@ -635,7 +643,7 @@ impl EventDriver {
                 after: xn,
             };
             let mut stop = obs.on_event(&rec).is_break();
-            stop |= self.after_event_sections(sections, &rec, obs);
+            stop |= self.after_event_sections(sys, sections, &rec, obs);
             t = te;
             x = xn;
             let mode_prev = mode;
@@ -652,7 +660,7 @@ impl EventDriver {
                     after: xz,
                 };
                 stop |= obs.on_event(&rec).is_break();
-                stop |= self.after_event_sections(sections, &rec, obs);
+                stop |= self.after_event_sections(sys, sections, &rec, obs);
                 t = tz;
                 x = xz;
                 mode = mz;
@@ -739,27 +747,36 @@ impl EventDriver {
         ControlFlow::Continue(())
     }
 
-    fn after_event_sections<S: OdeState, M: Copy, O: Observer<S, M>>(
+    fn after_event_sections<H: Hybrid, O: Observer<H::State, H::Mode>>(
         &self,
-        sections: &[Section<'_, S>],
-        rec: &EventRecord<S, M>,
+        sys: &H,
+        sections: &[Section<'_, H::State>],
+        rec: &EventRecord<H::State, H::Mode>,
         obs: &mut O,
     ) -> bool {
         let mut stop = false;
         for (k, s) in sections.iter().enumerate() {
-            if let Section::AfterEvent { kind, contact } = s {
-                if rec.info.kind == *kind && (contact.is_none() || *contact == rec.info.contact) {
-                    let r = EventRecord {
-                        t: rec.t,
-                        info: EventInfo::new(EventKind::Section, rec.info.contact),
-                        guard: Some(k),
-                        mode_before: rec.mode_after,
-                        mode_after: rec.mode_after,
-                        before: rec.after,
-                        after: rec.after,
-                    };
-                    stop |= obs.on_event(&r).is_break();
+            let (hit, contact) = match s {
+                Section::AfterEvent { kind, contact } => {
+                    (rec.info.kind == *kind && (contact.is_none() || *contact == rec.info.contact), rec.info.contact)
                 }
+                Section::Closing { contact } => {
+                    let c = *contact;
+                    (!sys.closed(&rec.mode_before, c) && sys.closed(&rec.mode_after, c), Some(c))
+                }
+                Section::Surface { .. } => (false, None),
+            };
+            if hit {
+                let r = EventRecord {
+                    t: rec.t,
+                    info: EventInfo::new(EventKind::Section, contact),
+                    guard: Some(k),
+                    mode_before: rec.mode_after,
+                    mode_after: rec.mode_after,
+                    before: rec.after,
+                    after: rec.after,
+                };
+                stop |= obs.on_event(&r).is_break();
             }
         }
         stop

@@ -1191,6 +1191,10 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         mode.rest
     }
 
+    fn closed(&self, mode: &Modes, contact: usize) -> bool {
+        contact < mode.len() && mode.get(contact).closed()
+    }
+
     fn zeno_limit(
         &self,
         mode: &Modes,

@@ -205,6 +205,11 @@ pub trait Hybrid {
     ) -> Option<Transition<Self::State, Self::Mode>> {
         None
     }
+    /// Whether `contact` is closed (held on its constraint) in `mode`; used by
+    /// [`driver::Section::Closing`]. Systems without contacts keep the default.
+    fn closed(&self, _mode: &Self::Mode, _contact: usize) -> bool {
+        false
+    }
     /// Total energy, when the system has one (for energy checks and logs).
     fn energy(&self, _t: f64, _x: &Self::State) -> Option<f64> {
         None

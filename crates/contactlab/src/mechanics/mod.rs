@@ -22,8 +22,8 @@
 //! [`check::check_system`] checks an implementation against finite differences.
 //! [`planar_body::PlanarBody`] is the planar rigid body of P1 (Fig. 1); [`elementary`] holds the
 //! pendulum, the particle on half-planes and the one-degree-of-freedom oscillator with a stop
-//! whose motions are known in closed form; the walkers of P2 and the systems of P3 implement the
-//! same trait.
+//! whose motions are known in closed form; [`double_pendulum::DoublePendulumStop`] is P3's
+//! pendulum with a knee stop; the walkers of P2 implement the same trait.
 //!
 //! # Sign conventions (once for all systems)
 //! `M(q) q̈ = h(t, q, q̇) + Σᵢ (w_{n,i} λ_{n,i} + w_{t,i} λ_{t,i})`: `h` collects everything but the
@@ -34,6 +34,7 @@
 
 pub mod check;
 pub mod contact_space;
+pub mod double_pendulum;
 pub mod elementary;
 pub mod planar_body;
 

@@ -73,6 +73,10 @@ pub enum Mark {
     Points,
     /// Line with dots.
     LinePoints,
+    /// Dashed line (broken at non-finite points).
+    Dashed,
+    /// Filled squares.
+    Squares,
 }
 
 /// One data series.
@@ -84,6 +88,8 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Drawing style.
     pub mark: Mark,
+    /// Palette index of the colour (`None`: the series' position).
+    pub color: Option<usize>,
 }
 
 /// A 2-D line/scatter plot.
@@ -136,7 +142,14 @@ impl XyPlot {
 
     /// Adds a series.
     pub fn add(mut self, label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark) -> Self {
-        self.series.push(Series { label: label.into(), points, mark });
+        self.series.push(Series { label: label.into(), points, mark, color: None });
+        self
+    }
+
+    /// Adds a series drawn in palette colour `color` (several series can share a colour, e.g. the
+    /// solid and dashed parts of one curve).
+    pub fn add_colored(mut self, label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark, color: usize) -> Self {
+        self.series.push(Series { label: label.into(), points, mark, color: Some(color) });
         self
     }
 
@@ -232,10 +245,10 @@ impl XyPlot {
     {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
         for (k, s) in self.series.iter().enumerate() {
-            let color = PALETTE[k % PALETTE.len()];
+            let color = PALETTE[s.color.unwrap_or(k) % PALETTE.len()];
             let style = ShapeStyle::from(&color).stroke_width(2);
             let mut labelled = false;
-            if matches!(s.mark, Mark::Line | Mark::LinePoints) {
+            if matches!(s.mark, Mark::Line | Mark::LinePoints | Mark::Dashed) {
                 // Split into runs of usable points.
                 let mut runs: Vec<Vec<(f64, f64)>> = vec![vec![]];
                 for p in &s.points {
@@ -246,12 +259,36 @@ impl XyPlot {
                     }
                 }
                 for run in runs.into_iter().filter(|r| !r.is_empty()) {
-                    let a = chart.draw_series(LineSeries::new(run, style)).map_err(err)?;
+                    let a = if s.mark == Mark::Dashed {
+                        chart.draw_series(DashedLineSeries::new(run, 6, 4, style)).map_err(err)?
+                    } else {
+                        chart.draw_series(LineSeries::new(run, style)).map_err(err)?
+                    };
                     if !labelled && !s.label.is_empty() {
-                        a.label(s.label.clone())
-                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+                        if s.mark == Mark::Dashed {
+                            a.label(s.label.clone()).legend(move |(x, y)| {
+                                EmptyElement::at((x, y))
+                                    + PathElement::new(vec![(0, 0), (6, 0)], style)
+                                    + PathElement::new(vec![(11, 0), (17, 0)], style)
+                            });
+                        } else {
+                            a.label(s.label.clone())
+                                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+                        }
                         labelled = true;
                     }
+                }
+            }
+            if s.mark == Mark::Squares {
+                let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| self.usable(p)).collect();
+                let a = chart
+                    .draw_series(pts.into_iter().map(|p| {
+                        EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], ShapeStyle::from(&BLACK).filled())
+                    }))
+                    .map_err(err)?;
+                if !s.label.is_empty() {
+                    a.label(s.label.clone())
+                        .legend(move |(x, y)| Rectangle::new([(x + 5, y - 4), (x + 13, y + 4)], BLACK.filled()));
                 }
             }
             if matches!(s.mark, Mark::Points | Mark::LinePoints) {

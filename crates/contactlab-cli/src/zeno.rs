@@ -1,0 +1,387 @@
+//! `contactlab zeno ...`: completed Lagrangian hybrid systems and Zeno periodic orbits (P3).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use contactlab::hybrid::lagrangian::Lagrangian;
+use contactlab::mechanics::ContactSystem;
+use contactlab::zeno::bound::{theorem1, Epsilons};
+use contactlab::zeno::model::{self, ZenoModel};
+use contactlab::zeno::{self as p3, plots, Simulation, ZenoSettings};
+use nalgebra::{DVector, SVector};
+use serde_json::json;
+
+use crate::{print_json, Common, Failure};
+
+#[derive(Subcommand, Debug)]
+pub enum ZenoCommand {
+    /// Simulate the completed execution from the model's [initial] state: time plot with
+    /// constrained phases solid, free phases dashed, impacts marked (P3 Figs. 2b, 4, 5).
+    /// --out writes trajectory.csv, events.csv and time.png.
+    Simulate(SimulateArgs),
+    /// The simple (e = 0) or Zeno (e > 0) periodic orbit as a fixed point of the return map on
+    /// the constraint surface S, with its multipliers. --out writes the phase portraits of one
+    /// period (phase_theta1.png, phase_theta2.png) and orbit.csv.
+    Orbit(OrbitArgs),
+    /// Theorem 1: the quantities (10) over the neighbourhood Omega, conditions (11)-(15) and the
+    /// largest e they guarantee, from the simple orbit of the model with e = 0.
+    Bound(BoundArgs),
+    /// Continuation of the Zeno periodic orbit in e from 0 until its constrained phase vanishes.
+    /// --out writes branch.csv and branch_{duration,period,gamma}.png.
+    Continue(ContinueArgs),
+}
+
+impl ZenoCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            ZenoCommand::Simulate(a) => a.common.out.as_mut(),
+            ZenoCommand::Orbit(a) => a.common.out.as_mut(),
+            ZenoCommand::Bound(a) => a.common.out.as_mut(),
+            ZenoCommand::Continue(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// Model file with kind = "double-pendulum-stop" or "bouncing-ball".
+    model: PathBuf,
+    /// End time (s).
+    #[arg(long, default_value_t = 60.0)]
+    t_max: f64,
+    /// Override the model's coefficient of restitution.
+    #[arg(long)]
+    e: Option<f64>,
+    /// Largest number of events.
+    #[arg(long, default_value_t = 100_000)]
+    max_events: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct OrbitArgs {
+    /// Model file with kind = "double-pendulum-stop".
+    model: PathBuf,
+    /// Override the model's coefficient of restitution.
+    #[arg(long)]
+    e: Option<f64>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct BoundArgs {
+    /// Model file with kind = "double-pendulum-stop".
+    model: PathBuf,
+    /// ε₁: bound on |z − z*| (rad).
+    #[arg(long)]
+    eps1: f64,
+    /// ε₂: bound on |ż − ż*| (rad/s).
+    #[arg(long)]
+    eps2: f64,
+    /// ε₃: bound on h (rad).
+    #[arg(long)]
+    eps3: f64,
+    /// Starts per axis of Ω₂ sampled for Assumption 1 (κ and γ).
+    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u32).range(2..=101))]
+    grid: u32,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct ContinueArgs {
+    /// Model file with kind = "double-pendulum-stop".
+    model: PathBuf,
+    /// Initial step in e (halved after failures).
+    #[arg(long, default_value_t = 0.05)]
+    e_step: f64,
+    /// Largest e tried.
+    #[arg(long, default_value_t = 1.0)]
+    e_max: f64,
+    /// Resolution of the end of the branch.
+    #[arg(long, default_value_t = 1e-4)]
+    e_tol: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+pub fn run(cmd: ZenoCommand) -> Result<(), Failure> {
+    match cmd {
+        ZenoCommand::Simulate(a) => simulate(a),
+        ZenoCommand::Orbit(a) => orbit(a),
+        ZenoCommand::Bound(a) => bound(a),
+        ZenoCommand::Continue(a) => continuation(a),
+    }
+}
+
+fn restitution(m: ZenoModel, e: Option<f64>) -> Result<ZenoModel, Failure> {
+    match e {
+        None => Ok(m),
+        Some(e) if (0.0..=1.0).contains(&e) => Ok(m.with_e(e)),
+        Some(e) => Err(Failure::Input(anyhow::anyhow!("--e: must be a number in [0, 1] (got {e})"))),
+    }
+}
+
+fn ensure_dir(dir: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+fn write_simulation(sim: &Simulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Failure> {
+    ensure_dir(dir)?;
+    let n = names.len();
+    let mut csv = String::from("t");
+    for k in names {
+        csv.push_str(&format!(",{k}"));
+    }
+    for k in names {
+        csv.push_str(&format!(",{k}_dot"));
+    }
+    csv.push_str(",constrained,lambda\n");
+    for s in &sim.samples {
+        csv.push_str(&num(s.t));
+        for k in 0..n {
+            csv.push_str(&format!(",{}", num(s.q[k])));
+        }
+        for k in 0..n {
+            csv.push_str(&format!(",{}", num(s.v[k])));
+        }
+        csv.push_str(&format!(",{},{}\n", s.constrained, s.lambda.map_or(String::new(), num)));
+    }
+    write(&dir.join("trajectory.csv"), &csv)?;
+    let mut csv = String::from("t,kind,impact_speed,constrained_after\n");
+    for e in &sim.events {
+        csv.push_str(&format!(
+            "{},{},{},{}\n",
+            num(e.t),
+            contactlab::util::kebab(&e.kind),
+            e.impact_speed.map_or(String::new(), num),
+            e.constrained_after
+        ));
+    }
+    write(&dir.join("events.csv"), &csv)?;
+    plots::time_plot(sim, title, names, &dir.join("time.png"))?;
+    Ok(())
+}
+
+fn simulate(a: SimulateArgs) -> Result<(), Failure> {
+    let m = restitution(model::read(&a.model)?, a.e)?;
+    if !(a.t_max > 0.0 && a.t_max.is_finite()) {
+        return Err(Failure::Input(anyhow::anyhow!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
+    }
+    let settings = ZenoSettings { max_events: a.max_events, ..Default::default() };
+    let e = m.e();
+    let (sim, names): (Simulation, Vec<&str>) = match &m {
+        ZenoModel::DoublePendulum { system, q0, v0 } => {
+            (p3::simulate(system, q0, v0, a.t_max, 4, &settings)?, vec!["theta1", "theta2"])
+        }
+        ZenoModel::BouncingBall { system, q0, v0 } => (p3::simulate(system, q0, v0, a.t_max, 4, &settings)?, vec!["x"]),
+    };
+    if let Some(dir) = &a.common.out {
+        write_simulation(&sim, &names, dir, &format!("Completed execution, e = {e}"))?;
+    }
+    let first_zeno = sim.events.iter().find(|ev| ev.kind == contactlab::hybrid::EventKind::Zeno).map(|ev| ev.t);
+    let summary = json!({
+        "e": e,
+        "t_end": sim.samples.last().map(|s| s.t),
+        "termination": sim.termination,
+        "impacts": sim.impacts,
+        "zeno_points": sim.zeno_points,
+        "first_zeno_time": first_zeno,
+        "constrained_time": sim.constrained_time,
+        "events": sim.events.len(),
+    });
+    if a.common.json {
+        print_json(&summary)?;
+    } else {
+        println!("{}: e = {e}, {} impacts, {} Zeno points", a.model.display(), sim.impacts, sim.zeno_points);
+        if let Some(t) = first_zeno {
+            println!("  first Zeno point at t = {t}");
+        }
+        println!("  constrained for {:.6} s of {:.6} s", sim.constrained_time, sim.samples.last().map_or(0.0, |s| s.t));
+        println!("  ended: {}", contactlab::util::kebab(&sim.termination));
+    }
+    Ok(())
+}
+
+fn pendulum(
+    m: &ZenoModel,
+    what: &str,
+) -> Result<(contactlab::mechanics::double_pendulum::DoublePendulumStop, SVector<f64, 2>, SVector<f64, 2>), Failure> {
+    match m {
+        ZenoModel::DoublePendulum { system, q0, v0 } => Ok((*system, *q0, *v0)),
+        ZenoModel::BouncingBall { .. } => Err(Failure::Input(anyhow::anyhow!(
+            "{what} needs a system with periodic motion (kind = \"double-pendulum-stop\"); the bouncing ball comes to rest"
+        ))),
+    }
+}
+
+/// The orbit from the model's initial state: iterate the return map to settle, then Newton.
+fn find_orbit<S: ContactSystem<2>>(
+    lag: &Lagrangian<S, 2>,
+    q0: &SVector<f64, 2>,
+    v0: &SVector<f64, 2>,
+    settings: &ZenoSettings,
+) -> Result<p3::Orbit, Failure> {
+    let y = p3::settle(lag, q0, v0, 300, 1e-7, settings)?;
+    Ok(p3::orbit(lag, &y, settings))
+}
+
+fn orbit(a: OrbitArgs) -> Result<(), Failure> {
+    let m = restitution(model::read(&a.model)?, a.e)?;
+    let (sys, q0, v0) = pendulum(&m, "zeno orbit")?;
+    let settings = ZenoSettings::default();
+    let lag = Lagrangian::new(sys);
+    let o = find_orbit(&lag, &q0, &v0, &settings)?;
+    if let Some(dir) = &a.common.out {
+        ensure_dir(dir)?;
+        let x = &o.fixed_point;
+        let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
+        let one = p3::simulate(&sys, &q, &v, o.period, 8, &settings)?;
+        let label = format!("e = {}", sys.e);
+        plots::phase_portrait(&[(label.as_str(), &one)], 0, "theta1", &dir.join("phase_theta1.png"))?;
+        plots::phase_portrait(&[(label.as_str(), &one)], 1, "theta2", &dir.join("phase_theta2.png"))?;
+        write_simulation(&one, &["theta1", "theta2"], dir, &format!("One period of the orbit, e = {}", sys.e))?;
+        std::fs::rename(dir.join("trajectory.csv"), dir.join("orbit.csv")).context("renaming orbit.csv")?;
+    }
+    let out = json!({
+        "e": sys.e,
+        "converged": o.converged,
+        "zeno": o.zeno,
+        "period": o.period,
+        "fixed_point": o.fixed_point,
+        "multipliers": o.multipliers,
+        "gamma": o.gamma,
+        "gamma_iterates": o.gamma_iterates,
+        "stable": o.stable,
+        "constrained_duration": o.constrained_duration,
+        "impacts_per_cycle": o.impacts_per_cycle,
+        "lambda_start": o.lambda_start,
+        "residual": o.residual,
+        "reason": o.reason,
+    });
+    if a.common.json {
+        print_json(&out)?;
+    } else {
+        let kind = if o.zeno { "Zeno" } else { "simple" };
+        println!("{}: e = {}", a.model.display(), sys.e);
+        if !o.converged {
+            println!("  no periodic orbit found: {}", o.reason.as_deref().unwrap_or("Newton did not converge"));
+        }
+        println!("  {kind} periodic orbit, period {:.6} s, x* = {:?}", o.period, o.fixed_point);
+        println!("  constrained phase {:.6} s, {} impacts per cycle", o.constrained_duration, o.impacts_per_cycle);
+        println!(
+            "  gamma = {:.6} (iterates: {:?}), {}",
+            o.gamma,
+            o.gamma_iterates,
+            if o.stable { "stable" } else { "unstable" }
+        );
+    }
+    if !o.converged {
+        return Err(Failure::Numerical(anyhow::anyhow!(
+            "no periodic orbit found: {}",
+            o.reason.unwrap_or_else(|| "Newton did not converge".into())
+        )));
+    }
+    Ok(())
+}
+
+fn bound(a: BoundArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let (sys, q0, v0) = pendulum(&m, "zeno bound")?;
+    let settings = ZenoSettings::default();
+    let lag = Lagrangian::new(sys.with_e(0.0));
+    let o = find_orbit(&lag, &q0, &v0, &settings)?;
+    if !o.converged {
+        return Err(Failure::Numerical(anyhow::anyhow!("the simple periodic orbit (e = 0) was not found")));
+    }
+    let eps = Epsilons { eps1: a.eps1, eps2: a.eps2, eps3: a.eps3 };
+    let b = theorem1(&lag, &DVector::from_vec(o.section_point.clone()), o.gamma, eps, a.grid as usize, &settings)?;
+    let v = serde_json::to_value(&b).context("serialising")?;
+    if let Some(dir) = &a.common.out {
+        ensure_dir(dir)?;
+        write(&dir.join("bound.json"), &serde_json::to_string_pretty(&v).context("serialising")?)?;
+    }
+    if a.common.json {
+        print_json(&v)?;
+    } else {
+        println!("{}: Theorem 1 with eps = ({}, {}, {})", a.model.display(), a.eps1, a.eps2, a.eps3);
+        println!("  x* = {:?}, v* = {:.6}", b.x_star, b.v_star);
+        println!("  a_min = {:.6}, a_max = {:.6}, delta = {:.6}", b.a_min, b.a_max, b.delta);
+        println!("  z'_max = {:.6}, z''_max = {:.6}, eta_max = {:.6}", b.z_dot_max, b.z_ddot_max, b.eta_max);
+        println!("  kappa = {:.6} ({} starts on Omega_2); condition (11): {}", b.kappa, b.samples, b.condition11);
+        for (name, l) in [("multiplier", &b.with_multiplier), ("Assumption 1 on the box", &b.with_assumption)] {
+            println!("  gamma = {:.6} ({name}): limits (12)-(15) = {:?}, e_max = {}", l.gamma, l.e_limits, l.e_max);
+        }
+    }
+    Ok(())
+}
+
+fn continuation(a: ContinueArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let (sys, q0, v0) = pendulum(&m, "zeno continue")?;
+    for (k, v) in [("--e-step", a.e_step), ("--e-max", a.e_max), ("--e-tol", a.e_tol)] {
+        if !(v > 0.0 && v <= 1.0) {
+            return Err(Failure::Input(anyhow::anyhow!("{k}: must be a number in (0, 1] (got {v})")));
+        }
+    }
+    let settings = ZenoSettings::default();
+    let lag = Lagrangian::new(sys.with_e(0.0));
+    let y = p3::settle(&lag, &q0, &v0, 300, 1e-7, &settings)?;
+    let bar = indicatif::ProgressBar::new(1000);
+    let c = p3::continuation_in_e(|e| sys.with_e(e), 0.0, a.e_step, a.e_max, a.e_tol, &y, &settings, &|e| {
+        bar.set_position((e * 1000.0) as u64)
+    });
+    bar.finish_and_clear();
+    if let Some(dir) = &a.common.out {
+        ensure_dir(dir)?;
+        let mut csv = String::from("e,period,constrained_duration,gamma,impacts_per_cycle,zeno,theta1,theta1_dot\n");
+        for p in &c.points {
+            let o = &p.orbit;
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{},{}\n",
+                p.e,
+                num(o.period),
+                num(o.constrained_duration),
+                num(o.gamma),
+                o.impacts_per_cycle,
+                o.zeno,
+                num(o.section_point[0]),
+                num(o.section_point[1])
+            ));
+        }
+        write(&dir.join("branch.csv"), &csv)?;
+        plots::branch_plots(&c, dir, "branch")?;
+    }
+    let out = json!({"e_critical": c.e_critical, "e_failed": c.e_failed, "reason": c.reason, "points": c.points.len()});
+    if a.common.json {
+        print_json(&out)?;
+    } else {
+        println!("{}: {} orbits on the branch", a.model.display(), c.points.len());
+        match c.e_critical {
+            Some(e) => println!(
+                "  largest e with a Zeno periodic orbit: {e:.5} (none found at {:?}: {:?})",
+                c.e_failed, c.reason
+            ),
+            None => println!("  no periodic orbit at e = 0: {:?}", c.reason),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,29 @@
+//! P3: the Zeno periodic orbit of the PD-controlled double pendulum at e = 0.5 (target ≤ 50 ms)
+//! and the continuation of the branch in e up to its end (target ≤ 5 s).
+
+use contactlab::hybrid::lagrangian::Lagrangian;
+use contactlab::mechanics::double_pendulum::DoublePendulumStop;
+use contactlab::zeno::{continuation_in_e, orbit, settle, ZenoSettings};
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::Vector2;
+
+fn bench(c: &mut Criterion) {
+    let s = ZenoSettings::default();
+    let (q0, v0) = (Vector2::new(-0.08, 0.0), Vector2::zeros());
+    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+    let y0 = settle(&lag0, &q0, &v0, 300, 1e-7, &s).unwrap();
+    let lag5 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
+    let mut g = c.benchmark_group("zeno");
+    g.sample_size(10);
+    // Newton from the simple orbit's fixed point, with the multipliers (no iterate check).
+    let quick = ZenoSettings { check_rate: false, ..s };
+    g.bench_function("orbit_e0.5", |b| b.iter(|| orbit(&lag5, &y0, &quick)));
+    g.bench_function("orbit_e0.5_with_rate_check", |b| b.iter(|| orbit(&lag5, &y0, &s)));
+    g.bench_function("continuation_to_end", |b| {
+        b.iter(|| continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &y0, &s, &|_| {}))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,286 @@
+//! P3 (Or & Ames): the double pendulum with a mechanical stop, its simple and Zeno periodic
+//! orbits, Theorem 1 and the Zeno-to-non-Zeno bifurcation in `e`.
+
+use nalgebra::{DVector, SVector, Vector2};
+
+use super::{Options, ProgressFn};
+use crate::hybrid::lagrangian::Lagrangian;
+use crate::hybrid::EventKind;
+use crate::mechanics::double_pendulum::DoublePendulumStop;
+use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
+use crate::zeno::bound::{theorem1, Epsilons};
+use crate::zeno::{self, plots, ZenoSettings};
+use crate::Error;
+
+/// Section title.
+pub const TITLE: &str = "Or & Ames: Zeno periodic orbits in completed Lagrangian hybrid systems";
+
+const SRC: &str = "P3 Section 5";
+
+/// `q(0) = (−0.08, 0)`, `q̇(0) = 0` (P3, Section 5).
+fn start() -> (SVector<f64, 2>, SVector<f64, 2>) {
+    (Vector2::new(-0.08, 0.0), Vector2::zeros())
+}
+
+/// Builds the section.
+pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
+    let mut sec = Section::new(
+        "P3",
+        TITLE,
+        "The double pendulum with a stop on the knee (P3 Fig. 2a, m₁ = m₂ = L₁ = L₂ = g = 1, stop θ₂ ≥ 0) \
+         run as a completed hybrid system: free motion with Newton impacts, Zeno points located from the \
+         geometric decay of the impacts and extrapolated (not truncated at a speed threshold as in P3), then \
+         constrained motion on θ₂ = 0 until the multiplier λ of eq. (5) crosses zero. Periodic orbits are fixed \
+         points of the return map on the constraint surface S (from one entry into a constrained phase to \
+         the next), found by Newton's method; γ is the largest multiplier of that map (finite differences) \
+         and is checked against the contraction rate of the map's iterates. Theorem 1's quantities (10) are \
+         maximised over the box Ω; its κ is measured on a grid of Ω₂. The branch of Zeno periodic orbits \
+         is followed in e by continuation until its constrained phase vanishes. In the time plots constrained \
+         phases are solid, free phases dashed and impacts squares, as in P3's figures.",
+    );
+    let s = ZenoSettings::default();
+    let (q0, v0) = start();
+    let total = 6u64;
+    let tick = |k: u64| progress("P3", k, total);
+
+    // Uncontrolled, plastic: two plastic collisions per cycle, slowly decaying (Fig. 2b).
+    let free = DoublePendulumStop::paper(0.0);
+    let sim = zeno::simulate(&free, &q0, &v0, 60.0, 4, &s)?;
+    // Impacts between successive entries into a constrained phase.
+    let entries: Vec<f64> = sim
+        .events
+        .iter()
+        .filter(|e| e.constrained_after && matches!(e.kind, EventKind::Impact | EventKind::Zeno))
+        .map(|e| e.t)
+        .collect();
+    let per_cycle: Vec<usize> = entries
+        .windows(2)
+        .map(|w| sim.events.iter().filter(|e| e.kind == EventKind::Impact && e.t > w[0] && e.t <= w[1]).count())
+        .collect();
+    let all_two = !per_cycle.is_empty() && per_cycle.iter().all(|&c| c == 2);
+    sec.rows.push(Row::exact(
+        "Uncontrolled, e = 0, q(0) = (−0.08, 0): plastic collisions per cycle",
+        "2",
+        if all_two { "2".to_string() } else { format!("{per_cycle:?}") },
+        SRC,
+    ));
+    // Decay: the largest θ₁ of each cycle.
+    let peaks: Vec<f64> = entries
+        .windows(2)
+        .map(|w| sim.samples.iter().filter(|p| p.t > w[0] && p.t <= w[1]).map(|p| p.q[0]).fold(f64::MIN, f64::max))
+        .collect();
+    let decaying = peaks.len() >= 3 && peaks.windows(2).all(|w| w[1] < w[0]);
+    let rate = if peaks.len() >= 2 { peaks[peaks.len() - 1] / peaks[0] } else { f64::NAN };
+    sec.rows.push(
+        Row::exact("Uncontrolled: the motion decays slowly", "yes", yes_no(decaying && rate > 0.9), SRC).with_note(
+            format!(
+                "largest θ₁ per cycle falls from {} to {} over {} cycles",
+                fmt_num(peaks.first().copied().unwrap_or(f64::NAN)),
+                fmt_num(peaks.last().copied().unwrap_or(f64::NAN)),
+                peaks.len()
+            ),
+        ),
+    );
+    plots::time_plot(&sim, "P3 Fig. 2(b): uncontrolled, e = 0", &["θ₁", "θ₂"], &opts.out.join("p3_fig2b.png"))?;
+    sec.figures.push(Figure {
+        file: "p3_fig2b.png".into(),
+        caption:
+            "P3 Fig. 2(b): θ₁(t), θ₂(t) of the uncontrolled pendulum with plastic collisions from q(0) = (−0.08, 0): \
+                  solid while θ₂ = 0 is held, dashed in free motion, squares at the collisions (two per cycle)."
+                .into(),
+    });
+    tick(1);
+
+    // PD control, e = 0: the simple periodic orbit and γ.
+    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+    let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s)?;
+    let simple = zeno::orbit(&lag0, &y0, &s);
+    if !simple.converged {
+        return Err(Error::Numerical(format!("P3: the simple periodic orbit was not found: {:?}", simple.reason)));
+    }
+    sec.rows.push(Row::exact(
+        "PD control, e = 0: a simple periodic orbit (one plastic collision per cycle)",
+        "1",
+        simple.impacts_per_cycle.to_string(),
+        SRC,
+    ));
+    sec.rows.push(Row::number("γ of the simple periodic orbit", 0.9404, simple.gamma, 5e-5, SRC).with_note(format!(
+        "largest multiplier of DΦ by differences; the contraction of the map's iterates gives {}; \
+             the other multiplier is {} (zero in theory: the flow direction inside S)",
+        simple.gamma_iterates.map_or("—".into(), fmt_num),
+        fmt_num(simple.multipliers.get(1).map_or(f64::NAN, |z| z[0].hypot(z[1])))
+    )));
+    tick(2);
+
+    // Theorem 1.
+    let eps = Epsilons { eps1: 0.017, eps2: 0.06, eps3: 0.005 };
+    let b = theorem1(&lag0, &DVector::from_vec(simple.section_point.clone()), simple.gamma, eps, 11, &s)?;
+    let kappa_needed = b.kappa * b.with_multiplier.e_max / 0.0015;
+    sec.rows.push(
+        Row::number(
+            "Theorem 1 (ε₁ = 0.017, ε₂ = 0.06, ε₃ = 0.005, γ = the multiplier): largest guaranteed e",
+            0.0015,
+            b.with_multiplier.e_max,
+            5e-5,
+            SRC,
+        )
+        .with_note(format!(
+            "the binding condition is (13), whose bound is ∝ 1/κ; P3 does not state κ. Measured on an \
+             11 × 11 grid of Ω₂, κ = {}, which gives {}; P3's 0.0015 corresponds to κ ≈ {}. Assumption 1(a) \
+             itself fails on the max-norm box: one return maps Ω₂ to {} times its size (γ_Ω), because DΦ \
+             shears strongly; P3 uses the multiplier instead.",
+            fmt_num(b.kappa),
+            fmt_num(b.with_multiplier.e_max),
+            fmt_num(kappa_needed),
+            fmt_num(b.gamma_assumption)
+        )),
+    );
+    sec.tables.push(Table {
+        caption: "Theorem 1: the quantities (10) over Ω and the limits of conditions (12)–(15) on e (γ = multiplier)."
+            .into(),
+        header: vec!["quantity".into(), "value".into()],
+        rows: [
+            ("v*", b.v_star),
+            ("κ (measured)", b.kappa),
+            ("a_min", b.a_min),
+            ("a_max", b.a_max),
+            ("δ", b.delta),
+            ("ż_max", b.z_dot_max),
+            ("z̈_max", b.z_ddot_max),
+            ("η_max", b.eta_max),
+            ("γ (multiplier)", b.gamma_multiplier),
+            ("γ_Ω (Assumption 1(a) on the box)", b.gamma_assumption),
+            ("ê (12)", b.with_multiplier.e_limits[0]),
+            ("ê (13)", b.with_multiplier.e_limits[1]),
+            ("ê (14)", b.with_multiplier.e_limits[2]),
+            ("ê (15)", b.with_multiplier.e_limits[3]),
+        ]
+        .iter()
+        .map(|(k, v)| vec![k.to_string(), fmt_num(*v)])
+        .collect(),
+    });
+    // The orbit the bound guarantees, at its published e.
+    let lag_small = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0015));
+    let small = zeno::orbit(&lag_small, &y0, &s);
+    sec.rows.push(Row::exact(
+        "e = 0.0015: a Zeno periodic orbit exists",
+        "yes",
+        yes_no(small.converged && small.zeno),
+        SRC,
+    ));
+    tick(3);
+
+    // e = 0.5: a stable Zeno periodic orbit (Figs. 3 and 4).
+    let lag5 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
+    let half = zeno::orbit(&lag5, &zeno::settle(&lag5, &q0, &v0, 300, 1e-7, &s)?, &s);
+    sec.rows.push(Row::exact(
+        "e = 0.5: a Zeno periodic orbit, locally stable",
+        "yes",
+        yes_no(half.converged && half.zeno && half.stable),
+        SRC,
+    ));
+    let sim5 = zeno::simulate(&DoublePendulumStop::paper_controlled(0.5), &q0, &v0, 30.0, 4, &s)?;
+    plots::time_plot(&sim5, "P3 Fig. 4: PD control, e = 0.5", &["θ₁", "θ₂"], &opts.out.join("p3_fig4.png"))?;
+    let one = |o: &zeno::Orbit, e: f64| {
+        let x = &o.fixed_point;
+        zeno::simulate(
+            &DoublePendulumStop::paper_controlled(e),
+            &Vector2::new(x[0], x[1]),
+            &Vector2::new(x[2], x[3]),
+            o.period,
+            8,
+            &s,
+        )
+    };
+    let (c0, c5) = (one(&simple, 0.0)?, one(&half, 0.5)?);
+    plots::phase_portrait(&[("e = 0", &c0), ("e = 0.5", &c5)], 0, "θ₁", &opts.out.join("p3_fig3a.png"))?;
+    plots::phase_portrait(&[("e = 0", &c0), ("e = 0.5", &c5)], 1, "θ₂", &opts.out.join("p3_fig3b.png"))?;
+    sec.figures.push(Figure {
+        file: "p3_fig3a.png".into(),
+        caption:
+            "P3 Fig. 3(a): the simple (e = 0) and Zeno (e = 0.5) periodic orbits in the (θ₁, θ̇₁) plane, one period \
+                  each from the fixed point; solid while constrained."
+                .into(),
+    });
+    sec.figures.push(Figure {
+        file: "p3_fig3b.png".into(),
+        caption: "P3 Fig. 3(b): the same orbits in the (θ₂, θ̇₂) plane; the constrained motion collapses to the origin."
+            .into(),
+    });
+    sec.figures.push(Figure {
+        file: "p3_fig4.png".into(),
+        caption:
+            "P3 Fig. 4: θ₁(t), θ₂(t) with PD control and e = 0.5 from q(0) = (−0.08, 0): each cycle ends in a Zeno \
+                  sequence of impacts (squares) followed by a constrained phase."
+                .into(),
+    });
+    tick(4);
+
+    // Continuation in e: the Zeno-to-non-Zeno bifurcation.
+    let c = zeno::continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &y0, &s, &|_| {});
+    let e_crit = c.e_critical.unwrap_or(f64::NAN);
+    sec.rows.push(Row::number("Largest e with a Zeno periodic orbit", 0.9225, e_crit, 5e-4, SRC).with_note(format!(
+        "continuation in e, end of the branch bracketed in [{}, {}] ({}); P3 reports the largest e at which its \
+             simulations found the orbit, so its value is a lower bound of the branch's end",
+        fmt_num(e_crit),
+        fmt_num(c.e_failed.unwrap_or(f64::NAN)),
+        c.reason.as_deref().unwrap_or("end of range")
+    )));
+    let lag9 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.9225));
+    let near = c.points.iter().rev().find(|p| p.e <= 0.9225).map(|p| DVector::from_vec(p.orbit.section_point.clone()));
+    let o9 = near.map(|y| zeno::orbit(&lag9, &y, &s));
+    let short = o9.as_ref().is_some_and(|o| o.converged && o.zeno && o.constrained_duration < 0.05 * o.period);
+    sec.rows.push(
+        Row::exact("e = 0.9225: a Zeno periodic orbit with a very short constrained phase", "yes", yes_no(short), SRC)
+            .with_note(format!(
+                "constrained for {} s of a {} s period",
+                fmt_num(o9.as_ref().map_or(f64::NAN, |o| o.constrained_duration)),
+                fmt_num(o9.as_ref().map_or(f64::NAN, |o| o.period))
+            )),
+    );
+    let x9 = o9.as_ref().map(|o| o.fixed_point.clone()).unwrap_or_else(|| vec![-0.08, 0.0, 0.0, 0.0]);
+    let sim9 = zeno::simulate(
+        &DoublePendulumStop::paper_controlled(0.9225),
+        &Vector2::new(x9[0], x9[1]),
+        &Vector2::new(x9[2], x9[3]),
+        20.0,
+        4,
+        &s,
+    )?;
+    plots::time_plot(&sim9, "P3 Fig. 5: PD control, e = 0.9225", &["θ₁", "θ₂"], &opts.out.join("p3_fig5.png"))?;
+    sec.figures.push(Figure {
+        file: "p3_fig5.png".into(),
+        caption:
+            "P3 Fig. 5: θ₁(t), θ₂(t) on the Zeno periodic orbit at e = 0.9225, started on the orbit: the constrained \
+                  phase (solid) is very short."
+                .into(),
+    });
+    plots::branch_plots(&c, &opts.out, "p3_branch")?;
+    sec.figures.push(Figure {
+        file: "p3_branch_duration.png".into(),
+        caption:
+            "The Zeno periodic orbit continued in e: its constrained phase shrinks to zero at the end of the branch \
+                  (the Zeno-to-non-Zeno bifurcation P3 reports)."
+                .into(),
+    });
+    sec.tables.push(Table {
+        caption: "The branch of periodic orbits in e (period, constrained duration, γ, impacts simulated per cycle)."
+            .into(),
+        header: vec!["e".into(), "T".into(), "constrained".into(), "γ".into(), "impacts".into()],
+        rows: c
+            .points
+            .iter()
+            .map(|p| {
+                vec![
+                    fmt_num(p.e),
+                    fmt_num(p.orbit.period),
+                    fmt_num(p.orbit.constrained_duration),
+                    fmt_num(p.orbit.gamma),
+                    p.orbit.impacts_per_cycle.to_string(),
+                ]
+            })
+            .collect(),
+    });
+    tick(total);
+    Ok(sec)
+}

@@ -1,0 +1,157 @@
+//! `kind = "double-pendulum-stop"` and `kind = "bouncing-ball"` model files (schema in
+//! `docs/models.md`).
+
+use std::path::Path;
+
+use nalgebra::{Vector1, Vector2};
+
+use crate::mechanics::double_pendulum::{DoublePendulumStop, HipControl};
+use crate::mechanics::elementary::Oscillator;
+use crate::model::{ModelDoc, Range};
+use crate::Error;
+
+/// A hybrid Lagrangian of P3 with its initial state.
+#[derive(Debug, Clone)]
+pub enum ZenoModel {
+    /// P3's double pendulum with a knee stop; `q₀ = (θ₁, θ₂)`, `q̇₀`.
+    DoublePendulum {
+        /// The system.
+        system: DoublePendulumStop,
+        /// Initial configuration.
+        q0: Vector2<f64>,
+        /// Initial velocity.
+        v0: Vector2<f64>,
+    },
+    /// A ball dropped on a floor: Zeno time in closed form.
+    BouncingBall {
+        /// The system (height `x ≥ 0`).
+        system: Oscillator,
+        /// Initial height.
+        q0: Vector1<f64>,
+        /// Initial velocity (upward positive).
+        v0: Vector1<f64>,
+    },
+}
+
+impl ZenoModel {
+    /// The coefficient of restitution.
+    pub fn e(&self) -> f64 {
+        match self {
+            ZenoModel::DoublePendulum { system, .. } => system.e,
+            ZenoModel::BouncingBall { system, .. } => system.restitution,
+        }
+    }
+
+    /// The same model with another coefficient of restitution.
+    pub fn with_e(&self, e: f64) -> Self {
+        let mut m = self.clone();
+        match &mut m {
+            ZenoModel::DoublePendulum { system, .. } => system.e = e,
+            ZenoModel::BouncingBall { system, .. } => system.restitution = e,
+        }
+        m
+    }
+}
+
+/// Reads a model from a parsed document.
+pub fn from_model(doc: &ModelDoc) -> Result<ZenoModel, Error> {
+    let kind = doc.kind()?;
+    let f = doc.fields();
+    let _ = f.str_opt("name")?;
+    let _ = f.str_opt("description")?;
+    let model = match kind {
+        "double-pendulum-stop" => {
+            let control = if f.has("control") {
+                let c = f.table("control")?;
+                let law = HipControl {
+                    k1: c.f64("k1", Range::Any)?,
+                    theta1e: c.angle("theta1e", Range::Any)?,
+                    c1: c.f64("c1", Range::Any)?,
+                };
+                c.finish()?;
+                Some(law)
+            } else {
+                None
+            };
+            let system = DoublePendulumStop {
+                m1: f.f64("m1", Range::Positive)?,
+                m2: f.f64("m2", Range::Positive)?,
+                l1: f.f64("L1", Range::Positive)?,
+                l2: f.f64("L2", Range::Positive)?,
+                gravity: f.f64("gravity", Range::Positive)?,
+                e: f.f64("e", Range::Closed(0.0, 1.0))?,
+                control,
+            };
+            let (q0, v0) = if f.has("initial") {
+                let i = f.table("initial")?;
+                let theta2 =
+                    if i.has("theta2") || i.has("theta2_deg") { i.angle("theta2", Range::NonNegative)? } else { 0.0 };
+                let q0 = Vector2::new(i.angle("theta1", Range::Any)?, theta2);
+                let v0 =
+                    Vector2::new(i.f64_or("theta1_dot", 0.0, Range::Any)?, i.f64_or("theta2_dot", 0.0, Range::Any)?);
+                i.finish()?;
+                (q0, v0)
+            } else {
+                (Vector2::zeros(), Vector2::zeros())
+            };
+            ZenoModel::DoublePendulum { system, q0, v0 }
+        }
+        "bouncing-ball" => {
+            let mass = f.f64_or("mass", 1.0, Range::Positive)?;
+            let gravity = f.f64("gravity", Range::Positive)?;
+            let e = f.f64("e", Range::Closed(0.0, 1.0))?;
+            let height = f.f64("height", Range::Positive)?;
+            let velocity = f.f64_or("velocity", 0.0, Range::Any)?;
+            let system = Oscillator::bouncing_ball(mass, gravity, e, height);
+            ZenoModel::BouncingBall { system, q0: Vector1::new(height), v0: Vector1::new(velocity) }
+        }
+        other => {
+            return Err(Error::input(
+                &doc.file,
+                "kind",
+                format!("expected \"double-pendulum-stop\" or \"bouncing-ball\", got \"{other}\""),
+            ))
+        }
+    };
+    f.finish()?;
+    Ok(model)
+}
+
+/// Reads a model file.
+pub fn read(path: &Path) -> Result<ZenoModel, Error> {
+    from_model(&ModelDoc::read(path)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<ZenoModel, Error> {
+        from_model(&ModelDoc::parse("m.toml", s, false).unwrap())
+    }
+
+    #[test]
+    fn reads_the_pendulum_with_control_and_initial_state() {
+        let m = parse(
+            "kind = \"double-pendulum-stop\"\nm1 = 1\nm2 = 1\nL1 = 1\nL2 = 1\ngravity = 1\ne = 0.5\n\
+             [control]\nk1 = 0.5\ntheta1e_deg = 20\nc1 = -0.01\n[initial]\ntheta1 = -0.08\n",
+        )
+        .unwrap();
+        let ZenoModel::DoublePendulum { system, q0, .. } = m else { panic!() };
+        assert_eq!(system, DoublePendulumStop::paper_controlled(0.5));
+        assert_eq!(q0, Vector2::new(-0.08, 0.0));
+    }
+
+    #[test]
+    fn rejects_bad_values_naming_the_key() {
+        let base = "kind = \"double-pendulum-stop\"\nm1 = 1\nm2 = 1\nL1 = 1\nL2 = 1\ngravity = 1\n";
+        let e = parse(&format!("{base}e = 1.5\n")).unwrap_err().to_string();
+        assert!(e.contains("m.toml") && e.contains("e") && e.contains("[0, 1]"), "{e}");
+        let e = parse(&format!("{base}e = 0\n[initial]\ntheta1 = 0.1\ntheta2 = -0.1\n")).unwrap_err().to_string();
+        assert!(e.contains("initial.theta2"), "{e}");
+        let e = parse(&format!("{base}e = 0\nk1 = 0.5\n")).unwrap_err().to_string();
+        assert!(e.contains("unknown key"), "{e}");
+        let e = parse("kind = \"bouncing-ball\"\ngravity = 9.81\ne = 0.5\nheight = -1\n").unwrap_err().to_string();
+        assert!(e.contains("height"), "{e}");
+    }
+}

@@ -1,0 +1,144 @@
+//! P3 (Or & Ames): completed executions and Zeno periodic orbits against closed forms, published
+//! values and independent routes.
+
+use contactlab::hybrid::lagrangian::Lagrangian;
+use contactlab::hybrid::EventKind;
+use contactlab::mechanics::double_pendulum::DoublePendulumStop;
+use contactlab::mechanics::elementary::Oscillator;
+use contactlab::mechanics::ContactSystem;
+use contactlab::zeno::{self, ZenoSettings};
+use nalgebra::{DVector, Vector1, Vector2};
+
+fn start() -> (Vector2<f64>, Vector2<f64>) {
+    (Vector2::new(-0.08, 0.0), Vector2::zeros())
+}
+
+#[test]
+fn bouncing_ball_zeno_time_and_energy_loss_in_closed_form() {
+    let (g, h, e, m) = (9.81, 1.0, 0.5, 2.0);
+    let ball = Oscillator::bouncing_ball(m, g, e, h);
+    let sim = zeno::simulate(&ball, &Vector1::new(h), &Vector1::new(0.0), 10.0, 2, &ZenoSettings::default()).unwrap();
+    let t1 = (2.0 * h / g).sqrt();
+    let tz = t1 * (1.0 + 2.0 * e / (1.0 - e));
+    let z = sim.events.iter().find(|ev| ev.kind == EventKind::Zeno).expect("a Zeno point");
+    assert!((z.t - tz).abs() <= 1e-10 * tz, "Zeno time {} vs {tz}", z.t);
+    for ev in sim.events.iter().filter(|ev| ev.kind == EventKind::Impact) {
+        let v = ev.impact_speed.unwrap();
+        let loss = (1.0 - e * e) * 0.5 * m * v * v;
+        assert!((ev.energy_loss.unwrap() - loss).abs() <= 1e-9 * loss);
+    }
+}
+
+#[test]
+fn pendulum_impacts_lose_one_minus_e_squared_of_the_normal_kinetic_energy() {
+    // The normal part of the kinetic energy is ½ ḣ⁻² / (dh M⁻¹ dhᵀ) = ½ ḣ⁻² / [M⁻¹]₂₂.
+    let e = 0.5;
+    let p = DoublePendulumStop::paper_controlled(e);
+    let (q0, v0) = start();
+    let sim = zeno::simulate(&p, &q0, &v0, 12.0, 0, &ZenoSettings::default()).unwrap();
+    let mut n = 0;
+    for ev in sim.events.iter().filter(|ev| ev.kind == EventKind::Impact) {
+        let q = Vector2::new(ev.q[0], ev.q[1]);
+        let minv22 = p.mass_matrix(&q).try_inverse().unwrap()[(1, 1)];
+        let v = ev.impact_speed.unwrap();
+        let normal = 0.5 * v * v / minv22;
+        // The loss is a difference of kinetic energies (~0.03 here): round-off is relative to those.
+        let ke = 0.5 * p.mass_matrix(&q)[(0, 0)] * 0.15f64.powi(2);
+        let err = (ev.energy_loss.unwrap() - (1.0 - e * e) * normal).abs();
+        assert!(err <= 1e-9 * normal + 1e-12 * ke, "{ev:?}: {err:e}");
+        n += 1;
+    }
+    assert!(n > 10);
+}
+
+#[test]
+fn multiplier_and_constraint_are_complementary_along_the_execution() {
+    // Constrained: θ₂ = θ̇₂ = 0 and λ ≥ 0; free: θ₂ ≥ 0. The multiplier vanishes at lift-off.
+    let p = DoublePendulumStop::paper_controlled(0.5);
+    let (q0, v0) = start();
+    let sim = zeno::simulate(&p, &q0, &v0, 20.0, 6, &ZenoSettings::default()).unwrap();
+    let (mut constrained, mut free) = (0, 0);
+    for s in &sim.samples {
+        if s.constrained {
+            constrained += 1;
+            assert!(s.q[1].abs() < 1e-9 && s.v[1].abs() < 1e-9, "{s:?}");
+            assert!(s.lambda.unwrap() >= -1e-9, "{s:?}");
+        } else {
+            free += 1;
+            assert!(s.q[1] >= -1e-9, "{s:?}");
+        }
+    }
+    assert!(constrained > 100 && free > 100);
+    let lag = Lagrangian::new(p);
+    let lift: Vec<_> = sim.events.iter().filter(|e| e.kind == EventKind::LiftOff).collect();
+    assert!(lift.len() >= 2);
+    for ev in lift {
+        let s = sim.samples.iter().find(|s| s.t == ev.t).unwrap();
+        let lam = zeno::multiplier(&lag, &Vector2::new(s.q[0], s.q[1]), &Vector2::new(s.v[0], s.v[1]));
+        assert!(lam.abs() < 1e-8, "λ = {lam} at lift-off");
+    }
+}
+
+#[test]
+fn completed_flow_is_continuous_in_the_initial_state() {
+    // The state at a fixed time through Zeno points and constrained phases moves by O(δ) when the
+    // initial state moves by δ.
+    let p = DoublePendulumStop::paper_controlled(0.5);
+    let (q0, v0) = start();
+    let s = ZenoSettings::default();
+    let at = |d: f64| {
+        let sim = zeno::simulate(&p, &(q0 + Vector2::new(d, 0.0)), &v0, 14.0, 0, &s).unwrap();
+        let last = sim.samples.last().unwrap();
+        assert!(sim.zeno_points >= 2);
+        Vector2::new(last.q[0], last.v[0])
+    };
+    let base = at(0.0);
+    let diffs: Vec<f64> = [1e-4, 1e-6].iter().map(|&d| (at(d) - base).amax() / d).collect();
+    // Bounded difference quotients that agree: a Lipschitz flow.
+    assert!(diffs.iter().all(|&q| q < 100.0), "{diffs:?}");
+    assert!((diffs[0] - diffs[1]).abs() <= 0.1 * diffs[1], "{diffs:?}");
+}
+
+#[test]
+fn published_orbits_and_their_stability() {
+    let s = ZenoSettings::default();
+    let (q0, v0) = start();
+    // Uncontrolled, plastic: two collisions per cycle.
+    let lag = Lagrangian::new(DoublePendulumStop::paper(0.0));
+    let y = zeno::settle(&lag, &q0, &v0, 3, 0.0, &s).unwrap();
+    let c = zeno::cycle(&lag, &y, &s).unwrap();
+    assert_eq!((c.impacts, c.zeno), (2, false));
+    // PD, e = 0: the simple orbit, γ = 0.9404 (P3); the iterates contract at the same rate.
+    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+    let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s).unwrap();
+    let o = zeno::orbit(&lag0, &y0, &s);
+    assert!(o.converged && !o.zeno && o.impacts_per_cycle == 1, "{o:?}");
+    assert!((o.gamma - 0.9404).abs() < 5e-5, "γ = {}", o.gamma);
+    assert!((o.gamma - o.gamma_iterates.unwrap()).abs() < 1e-3, "{o:?}");
+    // The return map fixes x* to the Newton tolerance and the flow direction has multiplier 0.
+    assert!(o.residual < 1e-9);
+    assert!(o.multipliers[1][0].hypot(o.multipliers[1][1]) < 1e-3);
+    // e = 0.5: a stable Zeno periodic orbit; Newton from the simple orbit and the plain iterates
+    // from the paper's initial state find the same point.
+    let lag5 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
+    let o5 = zeno::orbit(&lag5, &DVector::from_vec(o.section_point.clone()), &s);
+    assert!(o5.converged && o5.zeno && o5.stable, "{o5:?}");
+    let it = zeno::settle(&lag5, &q0, &v0, 400, 1e-11, &s).unwrap();
+    let d = (&it - DVector::from_vec(o5.section_point.clone())).amax();
+    assert!(d < 1e-7, "Newton vs iterates: {d}");
+    assert!((o5.gamma - o5.gamma_iterates.unwrap()).abs() < 1e-3, "{o5:?}");
+}
+
+#[test]
+fn branch_ends_between_0_9225_and_0_925() {
+    // P3: a Zeno periodic orbit at e = 0.9225 with a very short constrained phase; beyond, the
+    // constrained phase vanishes (the motion never settles onto the stop again).
+    let s = ZenoSettings::default();
+    let (q0, v0) = start();
+    let lag = Lagrangian::new(DoublePendulumStop::paper_controlled(0.9225));
+    let y = zeno::settle(&lag, &q0, &v0, 600, 1e-10, &s).unwrap();
+    let c = zeno::cycle(&lag, &y, &s).unwrap();
+    assert!(c.zeno && c.constrained_duration > 0.0 && c.constrained_duration < 0.05 * c.period, "{c:?}");
+    let beyond = Lagrangian::new(DoublePendulumStop::paper_controlled(0.925));
+    assert!(zeno::settle(&beyond, &q0, &v0, 5, 1e-10, &s).is_err());
+}
