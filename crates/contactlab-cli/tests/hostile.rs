@@ -137,6 +137,11 @@ fn hostile_inputs_end_cleanly() {
             vec![vec!["equilibrium", "modes"], vec!["equilibrium", "classify", "--samples", "51"]],
         ),
         (r.join("examples/fixture/disk-mu0.2-0.5.toml"), vec![vec!["fixture", "classify"]]),
+        (r.join("examples/zeno/bouncing-ball.toml"), vec![vec!["zeno", "simulate", "--t-max", "5"]]),
+        (
+            r.join("examples/zeno/double-pendulum-pd-e0.5.toml"),
+            vec![vec!["zeno", "simulate", "--t-max", "10"], vec!["zeno", "orbit"]],
+        ),
     ];
     let dir = std::env::temp_dir().join(format!("contactlab-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
