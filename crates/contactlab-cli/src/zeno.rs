@@ -21,8 +21,9 @@ pub enum ZenoCommand {
     /// --out writes trajectory.csv, events.csv and time.png.
     Simulate(SimulateArgs),
     /// The simple (e = 0) or Zeno (e > 0) periodic orbit as a fixed point of the return map on
-    /// the constraint surface S, with its multipliers. --out writes the phase portraits of one
-    /// period (phase_theta1.png, phase_theta2.png) and orbit.csv.
+    /// the constraint surface S, with its multipliers ("converged": false when none is found).
+    /// --out writes the phase portraits of one period (phase_theta1.png, phase_theta2.png) and
+    /// orbit.csv.
     Orbit(OrbitArgs),
     /// Theorem 1: the quantities (10) over the neighbourhood Omega, conditions (11)-(15) and the
     /// largest e they guarantee, from the simple orbit of the model with e = 0.
@@ -252,6 +253,8 @@ fn orbit(a: OrbitArgs) -> Result<(), Failure> {
     let o = find_orbit(&lag, &q0, &v0, &settings)?;
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
+    }
+    if let (Some(dir), true) = (&a.common.out, o.converged) {
         let x = &o.fixed_point;
         let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
         let one = p3::simulate(&sys, &q, &v, o.period, 8, &settings)?;
@@ -282,23 +285,14 @@ fn orbit(a: OrbitArgs) -> Result<(), Failure> {
     } else {
         let kind = if o.zeno { "Zeno" } else { "simple" };
         println!("{}: e = {}", a.model.display(), sys.e);
-        if !o.converged {
+        if o.converged {
+            println!("  {kind} periodic orbit, period {:.6} s, x* = {:?}", o.period, o.fixed_point);
+            println!("  constrained phase {:.6} s, {} impacts per cycle", o.constrained_duration, o.impacts_per_cycle);
+            let check = o.gamma_iterates.map_or(String::new(), |g| format!(" (iterates contract at {g:.6})"));
+            println!("  gamma = {:.6}{check}: {}", o.gamma, if o.stable { "stable" } else { "unstable" });
+        } else {
             println!("  no periodic orbit found: {}", o.reason.as_deref().unwrap_or("Newton did not converge"));
         }
-        println!("  {kind} periodic orbit, period {:.6} s, x* = {:?}", o.period, o.fixed_point);
-        println!("  constrained phase {:.6} s, {} impacts per cycle", o.constrained_duration, o.impacts_per_cycle);
-        println!(
-            "  gamma = {:.6} (iterates: {:?}), {}",
-            o.gamma,
-            o.gamma_iterates,
-            if o.stable { "stable" } else { "unstable" }
-        );
-    }
-    if !o.converged {
-        return Err(Failure::Numerical(anyhow::anyhow!(
-            "no periodic orbit found: {}",
-            o.reason.unwrap_or_else(|| "Newton did not converge".into())
-        )));
     }
     Ok(())
 }
@@ -310,7 +304,12 @@ fn bound(a: BoundArgs) -> Result<(), Failure> {
     let lag = Lagrangian::new(sys.with_e(0.0));
     let o = find_orbit(&lag, &q0, &v0, &settings)?;
     if !o.converged {
-        return Err(Failure::Numerical(anyhow::anyhow!("the simple periodic orbit (e = 0) was not found")));
+        return Err(Failure::Input(anyhow::anyhow!(
+            "{}: Theorem 1 starts from a stable simple periodic orbit (e = 0); none was found from the model's \
+             initial state: {}",
+            a.model.display(),
+            o.reason.as_deref().unwrap_or("Newton did not converge")
+        )));
     }
     let eps = Epsilons { eps1: a.eps1, eps2: a.eps2, eps3: a.eps3 };
     let b = theorem1(&lag, &DVector::from_vec(o.section_point.clone()), o.gamma, eps, a.grid as usize, &settings)?;

@@ -65,6 +65,7 @@ fn every_example_runs_every_command_that_applies() {
     }
     for f in files("zeno") {
         let ball = f.to_string_lossy().contains("ball");
+        let controlled = std::fs::read_to_string(&f).unwrap().contains("[control]");
         check(&["zeno", "simulate", "--t-max", "15"], &f, &tmp.join(format!("z{runs}")));
         runs += 1;
         if !ball {

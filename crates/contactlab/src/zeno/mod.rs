@@ -334,18 +334,36 @@ pub struct Cycle {
     pub zeno: bool,
     /// The multiplier `λ` at the start.
     pub lambda_start: f64,
+    /// Size of the motion: the largest distance of the state from the start along the cycle, in
+    /// the chart's scales (`max |x_i(t) − x_i(0)| / scale_i`).
+    pub amplitude: f64,
 }
 
-#[derive(Default)]
-struct CycleObserver {
+struct CycleObserver<const N: usize> {
     lift_off: Option<f64>,
     impacts: usize,
     last_kind: Option<EventKind>,
     hit: Option<f64>,
+    start: State<N>,
+    scale: State<N>,
+    amplitude: f64,
 }
 
-impl<X, M> Observer<X, M> for CycleObserver {
-    fn on_event(&mut self, ev: &EventRecord<X, M>) -> ControlFlow<()> {
+impl<const N: usize> CycleObserver<N> {
+    fn track(&mut self, x: &State<N>) {
+        let d = (x - self.start).component_div(&self.scale).amax();
+        self.amplitude = self.amplitude.max(d);
+    }
+}
+
+impl<M, const N: usize> Observer<State<N>, M> for CycleObserver<N> {
+    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, _mode: &M) -> ControlFlow<()> {
+        self.track(&step.eval(t_end));
+        self.track(&step.eval(0.5 * (step.t0 + t_end)));
+        ControlFlow::Continue(())
+    }
+    fn on_event(&mut self, ev: &EventRecord<State<N>, M>) -> ControlFlow<()> {
+        self.track(&ev.after);
         match ev.info.kind {
             EventKind::Section if ev.t > 0.0 => {
                 self.hit = Some(ev.t);
@@ -377,7 +395,15 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
     let x0 = map.chart.lift(y);
     let (q, v) = split(&x0);
     let lambda_start = multiplier(lag, &q, &v);
-    let mut obs = CycleObserver::default();
+    let mut obs = CycleObserver {
+        lift_off: None,
+        impacts: 0,
+        last_kind: None,
+        hit: None,
+        start: x0,
+        scale: lag.state_scale(),
+        amplitude: 0.0,
+    };
     map.driver.run(lag, 0.0, x0, std::slice::from_ref(&map.section), &mut obs);
     let period = obs.hit?;
     let constrained_duration = if lambda_start > 0.0 { obs.lift_off.unwrap_or(period) } else { 0.0 };
@@ -387,6 +413,7 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
         impacts: obs.impacts,
         zeno: obs.last_kind == Some(EventKind::Zeno),
         lambda_start,
+        amplitude: obs.amplitude,
     })
 }
 
@@ -534,6 +561,18 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     let y = DVector::from_vec(fp.y.clone());
     let x = map.chart.lift(&y);
     let cyc = cycle(lag, &y, settings);
+    // A fixed point must be resolved relative to the size of its motion: a damped system whose
+    // iterates shrink onto a rest point has P(y) − y → 0 without any periodic orbit.
+    let amplitude = cyc.as_ref().map_or(f64::NAN, |c| c.amplitude);
+    let resolved = fp.residual <= 1e-6 * amplitude;
+    if fp.converged && !resolved {
+        fp.converged = false;
+        fp.reason = Some(format!(
+            "the motion shrinks onto a rest point (amplitude {amplitude:.3e} of the state scale, residual {:.3e}): \
+             no periodic orbit",
+            fp.residual
+        ));
+    }
     let gamma = fp.spectral_radius;
     let gamma_iterates = if fp.converged && settings.check_rate { contraction_rate(&map, &y) } else { None };
     Orbit {
