@@ -46,6 +46,7 @@ pub mod report;
 pub mod reproduce;
 pub mod twocontact;
 pub mod util;
+pub mod walker;
 pub mod zeno;
 
 pub use error::Error;

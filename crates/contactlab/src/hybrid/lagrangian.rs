@@ -749,7 +749,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             .map(|i| {
                 let g = self.system.gap(i, q);
                 let un = self.system.normal_jacobian(i, q).dot(v);
-                if g.abs() > gtol || un > vtol {
+                if g.abs() > gtol || un > vtol || !self.system.armed(i, q) {
                     return Class::Separated;
                 }
                 self.tangential_class(i, q, v, vtol)
@@ -817,9 +817,14 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let mut touching = [0usize; MAX_CONTACTS];
         let mut k = 0;
         for i in 0..nc {
+            if self.system.released_by(i, impacting) && !impacting.contains(&i) {
+                continue;
+            }
             if mode.get(i).closed()
                 || impacting.contains(&i)
-                || (self.system.gap(i, &q) <= gtol && self.system.normal_jacobian(i, &q).dot(v) <= 1e-9 * vin)
+                || (self.system.armed(i, &q)
+                    && self.system.gap(i, &q) <= gtol
+                    && self.system.normal_jacobian(i, &q).dot(v) <= 1e-9 * vin)
             {
                 touching[k] = i;
                 k += 1;
@@ -1034,7 +1039,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         let gtol = 1e-9 * self.length();
         let vtol = 1e-9 * self.vel_scale();
         for i in 0..nc {
-            if self.system.gap(i, &q) < -gtol {
+            if self.system.gap(i, &q) < -gtol && self.system.armed(i, &q) {
                 return Err(ModeFailure {
                     kind: FailureKind::Singular,
                     candidates: vec![(format!("initial state penetrates contact {i}"), self.system.gap(i, &q))],
@@ -1066,7 +1071,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         let approaching: Vec<usize> = (0..nc)
             .filter(|&i| {
                 let g = self.system.gap(i, &q);
-                g.abs() <= gtol && self.system.normal_jacobian(i, &q).dot(&v) < -vtol
+                g.abs() <= gtol && self.system.armed(i, &q) && self.system.normal_jacobian(i, &q).dot(&v) < -vtol
             })
             .collect();
         (!approaching.is_empty()).then(|| self.impact(&Modes::free(nc), t, &q, &v, &approaching))
@@ -1092,6 +1097,11 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         for i in 0..nc {
             let mu = self.system.law(i).mu;
             let (g0, g1) = match mode.get(i) {
+                // An unarmed contact cannot fire: a large finite value (not +∞) keeps the guard
+                // usable by the bracketing root finder when it arms within a step.
+                ContactMode::Free if !self.system.armed(i, &q) => {
+                    (self.system.gap(i, &q).abs() + self.length(), f64::INFINITY)
+                }
                 ContactMode::Free => (self.system.gap(i, &q), f64::INFINITY),
                 cm => {
                     let (ln, lt) = sol.as_ref().map_or((f64::NAN, f64::NAN), |s| (s.lambda_n[i], s.lambda_t[i]));
@@ -1117,7 +1127,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         let Some(sol) = self.solve_mode(mode, t, &q, &v) else { return f64::INFINITY };
         let mut lim = f64::INFINITY;
         for i in 0..nc {
-            if mode.get(i).closed() {
+            if mode.get(i).closed() || !self.system.armed(i, &q) {
                 continue;
             }
             let wn = self.system.normal_jacobian(i, &q);

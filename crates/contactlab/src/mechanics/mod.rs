@@ -37,6 +37,7 @@ pub mod contact_space;
 pub mod double_pendulum;
 pub mod elementary;
 pub mod planar_body;
+pub mod walkers;
 
 use nalgebra::{SMatrix, SVector};
 use serde::Serialize;
@@ -102,6 +103,20 @@ pub trait ContactSystem<const N: usize>: Send + Sync {
     ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
         None
     }
+    /// Whether a zero of contact `i`'s gap at `q` counts as touching. A walker's swing foot passes
+    /// through the ground mid-swing ("scuffing", which P2 ignores after McGeer) and only its
+    /// heel strike is an impact: an unarmed contact is treated as separated (its gap may be
+    /// negative, it fires no impact, takes no impulse). The gap must be positive where the
+    /// contact becomes armed. Default: always armed.
+    fn armed(&self, _i: usize, _q: &SVector<f64, N>) -> bool {
+        true
+    }
+    /// Whether contact `i` is released (takes no impulse and opens) when the contacts in
+    /// `colliding` hit their supports: a walker's stance foot at heel strike (P2, Section 2.2,
+    /// where the impulse acts at the colliding foot only). Default: no contact is released.
+    fn released_by(&self, _i: usize, _colliding: &[usize]) -> bool {
+        false
+    }
     /// Whether the bias does not depend on time (then a state at rest in a fully constrained
     /// mode stays at rest for ever, and a run can end there).
     fn autonomous(&self) -> bool {
@@ -163,5 +178,11 @@ impl<const N: usize, T: ContactSystem<N>> ContactSystem<N> for &T {
     }
     fn autonomous(&self) -> bool {
         (**self).autonomous()
+    }
+    fn armed(&self, i: usize, q: &SVector<f64, N>) -> bool {
+        (**self).armed(i, q)
+    }
+    fn released_by(&self, i: usize, colliding: &[usize]) -> bool {
+        (**self).released_by(i, colliding)
     }
 }

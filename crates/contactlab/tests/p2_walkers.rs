@@ -1,0 +1,147 @@
+//! P2 (Or): the walkers on the hybrid core against the rimless wheel's closed forms (26)–(34),
+//! the published gaits, and conservation laws.
+
+use contactlab::hybrid::driver::EventDriver;
+use contactlab::hybrid::lagrangian::{split, Lagrangian};
+use contactlab::hybrid::{DriverSettings, EventKind, EventLog, Hybrid};
+use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::mechanics::ContactSystem;
+use contactlab::walker::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
+use nalgebra::{DVector, Vector3};
+
+fn wheel(mu: f64) -> RimlessWheel {
+    // P2 Section 3: κ = 0.02, α = 10°, n = 10 (m = l = g = 1: time in units of √(l/g)).
+    RimlessWheel { spokes: 10, kappa: 0.02, slope: 10f64.to_radians(), mu, mass: 1.0, length: 1.0, gravity: 1.0 }
+}
+
+#[test]
+fn rimless_wheel_a_and_b_match_eqs_31_and_32() {
+    let w = wheel(0.35);
+    for &(th, thd) in &[(-0.3, 0.6), (-0.1, 1.2), (0.2, 0.3), (0.05, 2.0)] {
+        for sigma in [1.0, -1.0] {
+            let q = Vector3::new(0.0, 0.0, th);
+            let v = Vector3::new(0.4 * sigma, 0.0, thd);
+            let (a, b) = ab(&w, &q, &v, sigma);
+            let a31 = w.gravity * w.slope.cos() - w.length * thd * thd * th.cos();
+            let b31 = (w.kappa + th.sin().powi(2) + sigma * w.mu * th.sin() * th.cos()) / w.mass;
+            let gamma = w.mu.atan();
+            let b32 =
+                (1.0 + 2.0 * w.kappa - (1.0 + w.mu * w.mu).sqrt() * (2.0 * th + sigma * gamma).cos()) / (2.0 * w.mass);
+            assert!((a - a31).abs() < 1e-12, "A {a} vs {a31}");
+            // B of (21) is (31)'s divided by κ: (M⁻¹)₂₂ = (κ + sin²θ)/(mκ) for this M (the Schur
+            // complement of the hub block is m l² κ). The positive factor does not change a sign,
+            // so Table 2.1, (33) and (34) stand; f_n = A/B needs (21)'s B (at θ = 0 it gives
+            // f_n = m(g cos α − l θ̇²), the centripetal balance).
+            assert!((b * w.kappa - b31).abs() < 1e-12 && (b * w.kappa - b32).abs() < 1e-12, "B {b} vs {b31}, {b32}");
+        }
+    }
+}
+
+#[test]
+fn painleve_interval_and_mu_min_match_eqs_33_and_34() {
+    let w = wheel(0.35);
+    // (33): μ_min = 2√(κ + κ²) = 0.286 (P2).
+    let mu_min = 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
+    assert!((mu_min - 0.286).abs() < 5e-4);
+    // (34) for σ = +1: B < 0 exactly on (θ₁, θ₂) = (−0.2644, −0.0723) (P2).
+    let gamma = w.mu.atan();
+    let r = ((1.0 + 2.0 * w.kappa) / (1.0 + w.mu * w.mu).sqrt()).acos();
+    let (t1, t2) = (-0.5 * (gamma + r), -0.5 * (gamma - r));
+    assert!((t1 + 0.2644).abs() < 5e-5 && (t2 + 0.0723).abs() < 5e-5, "({t1}, {t2})");
+    let b = |th: f64| ab(&w, &Vector3::new(0.0, 0.0, th), &Vector3::zeros(), 1.0).1;
+    assert!(b(t1 - 1e-6) > 0.0 && b(t1 + 1e-6) < 0.0 && b(t2 - 1e-6) < 0.0 && b(t2 + 1e-6) > 0.0);
+    // Below μ_min, B > 0 everywhere.
+    let below = wheel(0.99 * mu_min);
+    assert!((-300..=300).all(|k| ab(&below, &Vector3::new(0.0, 0.0, k as f64 * 0.001), &Vector3::zeros(), 1.0).1 > 0.0));
+}
+
+#[test]
+fn table_2_1_cases_at_sample_states() {
+    let w = wheel(0.35);
+    let case = |th: f64, thd: f64| {
+        let (a, b) = ab(&w, &Vector3::new(0.0, 0.0, th), &Vector3::new(0.1, 0.0, thd), 1.0);
+        slip_case(a, b)
+    };
+    // A > 0 for slow rotation, < 0 fast (θ̇² > g cos α / l cos θ); B < 0 inside (θ₁, θ₂).
+    assert_eq!(case(0.1, 0.5), SlipCase::ConsistentSlip);
+    assert_eq!(case(0.1, 1.5), SlipCase::Separation);
+    assert_eq!(case(-0.15, 1.5), SlipCase::Indeterminate);
+    assert_eq!(case(-0.15, 0.5), SlipCase::Inconsistent);
+}
+
+#[test]
+fn rimless_wheel_gait_and_mu_stick_match_the_closed_forms() {
+    let w = wheel(0.35);
+    let (beta, rate) = rimless_closed_form(&w);
+    let g = gait(&w, &DVector::from_element(1, 0.9 * rate), &WalkerSettings::default());
+    assert!(g.converged && g.sticking && g.stable, "{g:?}");
+    assert!((g.section_point[0] - rate).abs() < 1e-8 * rate);
+    // μ_stick by (28)–(29), in P2's normalised time (θ̇ in units of 1/τ_c):
+    let a = w.slope;
+    let n = w.half_angle();
+    let td = rate * w.tau_c();
+    let ratio = |th: f64| {
+        let c = 3.0 * (a + th).cos() - td * td - 2.0 * (a - n).cos();
+        (c * th.sin() - w.kappa * a.sin()) / (c * th.cos() + w.kappa * a.cos())
+    };
+    let mu28 = (0..=2000).map(|k| ratio(-n + 2.0 * n * k as f64 / 2000.0).abs()).fold(0.0, f64::max);
+    assert!((g.mu_stick - mu28).abs() < 1e-3, "μ_stick {} vs (29) {mu28}", g.mu_stick);
+    assert!((g.mu_stick - 0.32).abs() < 5e-3, "P2: μ_stick = 0.32, got {}", g.mu_stick);
+    // One step: the post-impact rate is β times the pre-impact rate (26).
+    let lag = Lagrangian::new(&w);
+    let s = DriverSettings { max_events: 1, ..Default::default() };
+    let (_, log) = EventDriver::new(s).run_logged(&lag, 0.0, w.lift(&DVector::from_element(1, rate)), &[]);
+    let ev = &log[0];
+    assert_eq!((ev.info.kind, ev.info.contact), (EventKind::Impact, Some(1)));
+    assert!((ev.after[(2, 1)] - beta * ev.before[(2, 1)]).abs() < 1e-12);
+}
+
+#[test]
+fn stance_conserves_energy_and_impact_conserves_angular_momentum_about_the_new_foot() {
+    // Friction large enough to stick throughout (sliding would dissipate energy).
+    let w = wheel(5.0);
+    let lag = Lagrangian::new(&w);
+    let (_, rate) = rimless_closed_form(&w);
+    let x0 = w.lift(&DVector::from_element(1, 1.05 * rate));
+    let mut log = EventLog::default();
+    EventDriver::new(DriverSettings { max_events: 3, ..Default::default() }).run(&lag, 0.0, x0, &[], &mut log);
+    let mut e = lag.energy(0.0, &x0).unwrap();
+    for ev in &log.events {
+        let before = lag.energy(ev.t, &ev.before).unwrap();
+        assert!((before - e).abs() < 1e-9 * e.abs().max(1.0), "stance energy drift {}", before - e);
+        e = lag.energy(ev.t, &ev.after).unwrap();
+        assert_eq!((ev.info.kind, ev.info.contact), (EventKind::Impact, Some(1)));
+        // Angular momentum about the colliding tip P: I_c θ̇ + m (r_hub − P) × v_hub.
+        let ang = |x: &nalgebra::SMatrix<f64, 3, 2>, p: (f64, f64)| {
+            let (q, v) = split(x);
+            let (s, c) = q[2].sin_cos();
+            let hub = (q[0] + w.length * s, q[1] + w.length * c);
+            let vh = (v[0] + w.length * c * v[2], v[1] - w.length * s * v[2]);
+            let ic = w.kappa * w.mass * w.length * w.length;
+            ic * v[2] - w.mass * ((hub.0 - p.0) * vh.1 - (hub.1 - p.1) * vh.0)
+        };
+        let (qb, _) = split(&ev.before);
+        let p = (w.tangential(1, &qb), w.gap(1, &qb));
+        let lb = ang(&ev.before, p);
+        let (qa, _) = split(&ev.after);
+        let la = ang(&ev.after, (qa[0], qa[1])); // after relabelling the new foot is the stance foot
+        assert!((lb - la).abs() < 1e-12 * lb.abs(), "{lb} vs {la}");
+    }
+    assert_eq!(log.events.len(), 3);
+}
+
+#[test]
+fn compass_biped_gait_matches_p2() {
+    // P2 Section 4.1: θ₁* = −0.148, θ̇₁* = 0.733, θ̇₂* = −0.501, μ_stick = 0.175, |R̄| = 0.145.
+    let cb = CompassBiped::paper(0.7);
+    let g = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &WalkerSettings::default());
+    assert!(g.converged && g.sticking && g.stable, "{g:?}");
+    let y = &g.section_point;
+    assert!((y[0] + 0.148).abs() < 5e-4 && (y[1] - 0.733).abs() < 5e-4 && (y[2] + 0.501).abs() < 5e-4, "{y:?}");
+    assert!((g.mu_stick - 0.175).abs() < 5e-4, "{}", g.mu_stick);
+    assert!((g.impact_impulse_ratio - 0.145).abs() < 5e-4, "{}", g.impact_impulse_ratio);
+    // The relabelled post-impact state is on the section: both feet down, the new stance at rest.
+    let x = cb.lift(&DVector::from_vec(y.clone()));
+    let (q, v) = split(&x);
+    assert!(cb.gap(1, &q).abs() < 1e-12 && cb.normal_jacobian(0, &q).dot(&v) == 0.0);
+}
