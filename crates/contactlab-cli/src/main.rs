@@ -6,6 +6,7 @@
 mod equilibrium;
 mod fixture;
 mod staging;
+mod walker;
 mod zeno;
 
 use std::io::Write;
@@ -37,6 +38,9 @@ enum Command {
     /// Fixture stability (P4): classify, theorem4, cones, mu-sweep.
     #[command(subcommand)]
     Fixture(fixture::FixtureCommand),
+    /// Single-contact walkers (P2): gait, painleve, slip.
+    #[command(subcommand)]
+    Walker(walker::WalkerCommand),
     /// Completed Lagrangian hybrid systems (P3): simulate, orbit, bound, continue.
     #[command(subcommand)]
     Zeno(zeno::ZenoCommand),
@@ -143,6 +147,7 @@ impl Command {
             Command::Fixture(c) => c.out_dir(),
             Command::Equilibrium(c) => c.out_dir(),
             Command::Zeno(c) => c.out_dir(),
+            Command::Walker(c) => c.out_dir(),
         }
     }
 }
@@ -207,6 +212,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Fixture(c) => fixture::run(c),
         Command::Equilibrium(c) => equilibrium::run(c),
         Command::Zeno(c) => zeno::run(c),
+        Command::Walker(c) => walker::run(c),
     }
 }
 

@@ -80,6 +80,19 @@ fn every_example_runs_every_command_that_applies() {
             runs += 1;
         }
     }
+    for f in files("walker") {
+        let rimless = f.to_string_lossy().contains("rimless");
+        let state = if rimless { "-0.3,0.643,0.5" } else { "-0.5461,0.6860,0,0,10" };
+        for args in [
+            &["walker", "gait"][..],
+            &["walker", "painleve"],
+            &["walker", "slip", "--state", state],
+            &["walker", "slip", "--state", state, "--jam-threshold"],
+        ] {
+            check(args, &f, &tmp.join(format!("w{runs}")));
+            runs += 1;
+        }
+    }
     std::fs::remove_dir_all(&tmp).ok();
     assert!(runs >= 40, "{runs} runs");
 }

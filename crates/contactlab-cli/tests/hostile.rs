@@ -142,6 +142,11 @@ fn hostile_inputs_end_cleanly() {
             r.join("examples/zeno/double-pendulum-pd-e0.5.toml"),
             vec![vec!["zeno", "simulate", "--t-max", "10"], vec!["zeno", "orbit"]],
         ),
+        (
+            r.join("examples/walker/rimless-wheel.toml"),
+            vec![vec!["walker", "gait"], vec!["walker", "slip", "--state", "-0.3,0.643,0.5"]],
+        ),
+        (r.join("examples/walker/compass-biped.toml"), vec![vec!["walker", "painleve"]]),
     ];
     let dir = std::env::temp_dir().join(format!("contactlab-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

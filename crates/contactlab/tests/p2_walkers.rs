@@ -145,3 +145,41 @@ fn compass_biped_gait_matches_p2() {
     let (q, v) = split(&x);
     assert!(cb.gap(1, &q).abs() < 1e-12 && cb.normal_jacobian(0, &q).dot(&v) == 0.0);
 }
+
+#[test]
+fn dynamic_jamming_and_its_threshold() {
+    use contactlab::walker::slip::{jam_threshold, slip, SlipOutcome};
+    // P2 Section 3.3 in units of τ_c (gravity 1 + κ makes τ_c = 1).
+    let w = RimlessWheel { gravity: 1.02, ..wheel(0.35) };
+    let s = WalkerSettings::default();
+    let (q, v) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.5, 0.0, 0.643));
+    let e = slip(&w, &q, &v, &s);
+    assert_eq!(e.outcome, SlipOutcome::Jam);
+    // It jams at p₁, where A and B vanish together (θ → θ₁ = −0.2644).
+    assert!((e.state[2] + 0.26437).abs() < 1e-4 && e.a_end.abs() < 1e-6 && e.fn_max > 1e3, "{e:?}");
+    let thr =
+        jam_threshold(&w, &q, &Vector3::new(0.0, 0.0, 0.643), &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
+    assert!((thr - 0.405).abs() < 5e-4, "threshold {thr}");
+    // Below it the slip stops before p₁ (and the foot may then reverse or stick).
+    let below = slip(&w, &q, &Vector3::new(0.95 * thr, 0.0, 0.643), &s);
+    assert_ne!(below.outcome, SlipOutcome::Jam);
+    // The compass biped: S1 separates, S2 jams (P2 Fig. 4.2).
+    let cb = CompassBiped::paper(0.7);
+    let start =
+        |t1: f64, t2: f64| (nalgebra::Vector4::new(t1, t2, 0.0, 0.0), nalgebra::Vector4::new(0.0, 0.0, 10.0, 0.0));
+    let (q1, v1) = start(-0.2953, -0.5247);
+    let (q2, v2) = start(-0.5461, 0.6860);
+    assert_eq!(slip(&cb, &q1, &v1, &s).outcome, SlipOutcome::Separation);
+    assert_eq!(slip(&cb, &q2, &v2, &s).outcome, SlipOutcome::Jam);
+}
+
+#[test]
+fn compass_biped_mu_min_is_the_threshold_of_the_b_negative_region() {
+    use contactlab::walker::painleve::{b_negative_grid, mu_min};
+    let cb = CompassBiped::paper(0.7);
+    let m = mu_min(&cb, 1.0, -1.5, 1.5, 121).unwrap();
+    assert!((m.mu_min - 0.5533).abs() < 5e-5, "{m:?}");
+    // Independent route: the sign grid is empty just below μ_min and not just above.
+    let any = |mu: f64| b_negative_grid(&cb, mu, 1.0, -1.5, 1.5, 301).iter().flatten().any(|&b| b);
+    assert!(!any(0.999 * m.mu_min) && any(1.01 * m.mu_min));
+}

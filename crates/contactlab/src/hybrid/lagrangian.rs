@@ -14,13 +14,20 @@
 //! computed from the minimum-norm forces, and the existence of admissible forces is decided by a
 //! linear program over the whole family.
 //!
-//! # Guards (two per contact)
-//! | mode | guard `2i` | guard `2i + 1` |
-//! |---|---|---|
-//! | free | gap `gᵢ` (impact) | — |
-//! | sticking | `λ_n` (lift-off) | `μλ_n − |λ_t|` (onset of slip) |
-//! | slipping `s` | `λ_n` (lift-off) | `s ẋᵢ` (slip stops: stick or reversal) |
-//! | closed, frictionless | `λ_n` (lift-off) | — |
+//! # Guards (three per contact)
+//! | mode | guard `3i` | guard `3i + 1` | guard `3i + 2` |
+//! |---|---|---|---|
+//! | free | gap `gᵢ` (impact) | — | — |
+//! | sticking | `λ_n` (lift-off) | `μλ_n − |λ_t|` (onset of slip) | — |
+//! | slipping `s` | `λ_n` (lift-off) | `s ẋᵢ` (slip stops: stick or reversal) | `B̂ᵢ` (jam) |
+//! | closed, frictionless | `λ_n` (lift-off) | — | — |
+//!
+//! `B̂ᵢ = Bᵢ / (w_nᵀM⁻¹w_n)` with `Bᵢ = w_nᵀM⁻¹(w_n − sμ w_t)` (P2, eq. 21) is the normal
+//! acceleration per unit normal force of the slipping contact, made dimensionless. While it is
+//! positive the slip is consistent (`λ_n = A/B`); when it reaches zero with `A > 0` the normal
+//! force grows without bound: dynamic jamming (P2, Definition 1), which ends the run with a
+//! [`FailureKind::Jam`] and the values of `A`, `B` and `λ_n` as evidence. (With several closed
+//! contacts `Bᵢ` is the contact's own diagonal term, exact when it is the only closed one.)
 //!
 //! [`Hybrid::step_limit`] ends a step at the next extremum of a free gap predicted from its
 //! second-order expansion — 1.5 times the time to an apex while the gap is below half the rise,
@@ -601,6 +608,18 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// Whether every closed contact of `mode` sticks (or is frictionless) and the constraint
     /// rows have rank `N`.
+    /// `B = w_nᵀM⁻¹(w_n − sμ w_t)` of a contact slipping in direction `s` (P2, eq. 21) and its
+    /// dimensionless form `B / (w_nᵀM⁻¹w_n)`.
+    fn slip_b(&self, i: usize, s: i8, q: &SVector<f64, N>) -> (f64, f64) {
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
+        let wn = self.system.normal_jacobian(i, q);
+        let wt = self.system.tangent_jacobian(i, q);
+        let mwn = chol.solve(&wn);
+        let d = mwn.dot(&wn);
+        let b = mwn.dot(&(wn - wt * (s as f64 * self.system.law(i).mu)));
+        (b, b / d)
+    }
+
     fn rest_rank(&self, mode: &Modes, q: &SVector<f64, N>) -> bool {
         if !self.system.autonomous() {
             return false;
@@ -1086,7 +1105,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     }
 
     fn guard_count(&self, _mode: &Modes) -> usize {
-        2 * self.nc()
+        3 * self.nc()
     }
 
     fn guards(&self, mode: &Modes, t: f64, x: &State<N>, out: &mut [f64]) {
@@ -1113,8 +1132,12 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
                     (ln, second)
                 }
             };
-            out[2 * i] = g0;
-            out[2 * i + 1] = g1;
+            out[3 * i] = g0;
+            out[3 * i + 1] = g1;
+            out[3 * i + 2] = match mode.get(i) {
+                ContactMode::Slip(s) if s != 0 => self.slip_b(i, s, &q).1,
+                _ => f64::INFINITY,
+            };
         }
     }
 
@@ -1161,9 +1184,28 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
             .collect();
         let mut info = EventInfo::new(EventKind::Reset, None);
         let sol = self.solve_mode(mode, t, &q, &v);
+        // Dynamic jamming ends the run (the normal force has no finite continuation).
+        if let Some(&k) = fired.iter().find(|&&k| k % 3 == 2) {
+            let i = k / 3;
+            let s = match mode.get(i) {
+                ContactMode::Slip(s) => s,
+                _ => 0,
+            };
+            let (b, bhat) = self.slip_b(i, s, &q);
+            let a = b * sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i]);
+            return Transition::Failed(ModeFailure {
+                kind: FailureKind::Jam,
+                candidates: vec![
+                    (format!("contact {i}: A"), a),
+                    (format!("contact {i}: B"), b),
+                    (format!("contact {i}: B / (w_n' M^-1 w_n)"), bhat),
+                    (format!("contact {i}: normal force"), sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i])),
+                ],
+            });
+        }
         for &k in fired {
-            let i = k / 2;
-            let kind = match (k % 2, mode.get(i)) {
+            let i = k / 3;
+            let kind = match (k % 3, mode.get(i)) {
                 (0, ContactMode::Free) => {
                     impacting.push(i);
                     EventKind::Impact

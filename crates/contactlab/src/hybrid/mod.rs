@@ -103,8 +103,8 @@ impl EventInfo {
 /// Why no mode could be chosen: the evidence a Painlevé or indeterminacy verdict rests on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModeFailure {
-    /// `painleve` (no consistent mode), `indeterminate` (several) or `impact` (no consistent
-    /// impact outcome).
+    /// `painleve` (no consistent mode), `indeterminate` (several), `impact` (no consistent
+    /// impact outcome), `singular` or `jam`.
     pub kind: FailureKind,
     /// Every candidate that was tested, with its normalised consistency margin (`> 0`:
     /// consistent).
@@ -124,6 +124,9 @@ pub enum FailureKind {
     /// The state left the system's domain (a singular mass matrix or Jacobian, a non-finite
     /// value).
     Singular,
+    /// Dynamic jamming (P2, Definition 1): a consistent slip reached `B = 0` with `A > 0`, where
+    /// the normal force grows without bound.
+    Jam,
 }
 
 /// A next event known in closed form ([`Hybrid::next_event`]).

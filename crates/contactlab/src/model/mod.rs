@@ -18,7 +18,15 @@ use nalgebra::{DMatrix, DVector};
 use crate::Error;
 
 /// The model kinds contactlab understands (the value of the `kind` key).
-pub const KINDS: &[&str] = &["lcp", "fixture", "planar-two-contact", "double-pendulum-stop", "bouncing-ball"];
+pub const KINDS: &[&str] = &[
+    "lcp",
+    "fixture",
+    "planar-two-contact",
+    "double-pendulum-stop",
+    "bouncing-ball",
+    "rimless-wheel",
+    "compass-biped",
+];
 
 /// Allowed range of a number.
 #[derive(Debug, Clone, Copy)]

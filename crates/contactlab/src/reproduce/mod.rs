@@ -6,6 +6,7 @@
 
 pub mod lcp;
 pub mod p1;
+pub mod p2;
 pub mod p3;
 pub mod p4;
 
@@ -15,13 +16,11 @@ use crate::report::{Report, Section};
 use crate::Error;
 
 /// The sections, in report order: `(id, title)`.
-pub const SECTIONS: &[(&str, &str)] = &[("LCP", lcp::TITLE), ("P1", p1::TITLE), ("P3", p3::TITLE), ("P4", p4::TITLE)];
+pub const SECTIONS: &[(&str, &str)] =
+    &[("LCP", lcp::TITLE), ("P1", p1::TITLE), ("P2", p2::TITLE), ("P3", p3::TITLE), ("P4", p4::TITLE)];
 
 /// Papers whose sections have not been implemented yet (stated in the report, never faked).
-pub const PENDING: &[(&str, &str)] = &[
-    ("P2", "Or: Painlevé paradox and dynamic jamming in walkers"),
-    ("P5", "van de Wouw & Leine: attractivity of equilibrium sets"),
-];
+pub const PENDING: &[(&str, &str)] = &[("P5", "van de Wouw & Leine: attractivity of equilibrium sets")];
 
 /// What to reproduce and where.
 #[derive(Debug, Clone)]
@@ -81,6 +80,7 @@ pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
         let section: Section = match id.as_str() {
             "LCP" => lcp::section(opts, progress)?,
             "P1" => p1::section(opts, progress)?,
+            "P2" => p2::section(opts, progress)?,
             "P3" => p3::section(opts, progress)?,
             "P4" => p4::section(opts, progress)?,
             other => return Err(Error::Unsupported(format!("section {other}"))),

@@ -26,6 +26,10 @@ use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tole
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
 
+pub mod model;
+pub mod painleve;
+pub mod slip;
+
 /// The state `[q | q̇]`.
 pub type State<const N: usize> = SMatrix<f64, N, 2>;
 
@@ -82,6 +86,10 @@ pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
     fn chart(&self, x: &State<N>) -> DVector<f64>;
     /// Scales of the section coordinates.
     fn section_scale(&self) -> DVector<f64>;
+    /// Number of angles that fix the configuration up to the stance foot's position (1 or 2).
+    fn angle_count(&self) -> usize;
+    /// The configuration with the stance foot at the origin and these angles.
+    fn configuration(&self, angles: &[f64]) -> SVector<f64, N>;
 }
 
 impl WalkerChart<3> for RimlessWheel {
@@ -96,6 +104,12 @@ impl WalkerChart<3> for RimlessWheel {
     }
     fn section_scale(&self) -> DVector<f64> {
         DVector::from_element(1, 1.0 / self.tau_c())
+    }
+    fn angle_count(&self) -> usize {
+        1
+    }
+    fn configuration(&self, angles: &[f64]) -> SVector<f64, 3> {
+        SVector::<f64, 3>::new(0.0, 0.0, angles[0])
     }
 }
 
@@ -112,6 +126,12 @@ impl WalkerChart<4> for CompassBiped {
     fn section_scale(&self) -> DVector<f64> {
         let w = 1.0 / self.time_scale();
         DVector::from_vec(vec![1.0, w, w])
+    }
+    fn angle_count(&self) -> usize {
+        2
+    }
+    fn configuration(&self, angles: &[f64]) -> SVector<f64, 4> {
+        SVector::<f64, 4>::new(angles[0], angles[1], 0.0, 0.0)
     }
 }
 
@@ -301,6 +321,44 @@ pub fn gait<W: WalkerChart<N>, const N: usize>(walker: &W, guess: &DVector<f64>,
         residual: fp.residual,
         reason: fp.reason,
     }
+}
+
+/// One step of the walker from the post-impact state with section coordinates `y`, sampled
+/// (`(t, q, q̇)`, 8 points per integration step) up to the heel strike (pre-impact state last).
+pub fn step_trajectory<W: WalkerChart<N>, const N: usize>(
+    walker: &W,
+    y: &DVector<f64>,
+    settings: &WalkerSettings,
+) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+    struct Rec<const N: usize>(Vec<(f64, Vec<f64>, Vec<f64>)>);
+    impl<const N: usize> Rec<N> {
+        fn push(&mut self, t: f64, x: &State<N>) {
+            self.0.push((t, x.column(0).iter().copied().collect(), x.column(1).iter().copied().collect()));
+        }
+    }
+    impl<const N: usize> Observer<State<N>, Modes> for Rec<N> {
+        fn on_start(&mut self, t: f64, x: &State<N>, _m: &Modes) {
+            self.push(t, x);
+        }
+        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, _m: &Modes) -> std::ops::ControlFlow<()> {
+            for k in 1..=8 {
+                let t = step.t0 + (t_end - step.t0) * k as f64 / 8.0;
+                self.push(t, &step.eval(t));
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> std::ops::ControlFlow<()> {
+            if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
+                self.push(ev.t, &ev.before);
+                return std::ops::ControlFlow::Break(());
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let lag = Lagrangian::new(walker);
+    let mut rec = Rec::<N>(Vec::new());
+    settings.driver(settings.max_step_time * walker.time_scale()).run(&lag, 0.0, walker.lift(y), &[], &mut rec);
+    rec.0
 }
 
 /// The rimless wheel's closed forms under sticking contact (P2 eqs. 26–27): `β` and the

@@ -1,0 +1,349 @@
+//! `contactlab walker ...`: single-contact walkers (P2): gaits, Painlevé's paradox, slip.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::walker::model::{self, WalkerModel};
+use contactlab::walker::painleve::{b_negative_grid, b_negative_intervals, mu_min};
+use contactlab::walker::slip::{jam_threshold, slip};
+use contactlab::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
+use nalgebra::{DVector, SVector};
+use serde_json::json;
+
+use crate::{print_json, Common, Failure};
+
+#[derive(Subcommand, Debug)]
+pub enum WalkerCommand {
+    /// The periodic gait under sticking contact (fixed point of the step-to-step map), with its
+    /// multipliers, mu_stick and the impulse ratio at heel strike.
+    Gait(GaitArgs),
+    /// Where Painlevé's paradox can occur: mu_min and the region B < 0 (intervals of theta for the
+    /// rimless wheel, a (theta1, theta2) grid for the compass biped). --out writes the region as CSV.
+    Painleve(PainleveArgs),
+    /// How a slip episode from a state ends (stick, reversal, separation, jam, impact), or with
+    /// --jam-threshold the smallest initial slip speed that jams.
+    Slip(SlipArgs),
+}
+
+impl WalkerCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            WalkerCommand::Gait(a) => a.common.out.as_mut(),
+            WalkerCommand::Painleve(a) => a.common.out.as_mut(),
+            WalkerCommand::Slip(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct GaitArgs {
+    /// Model file with kind = "rimless-wheel" or "compass-biped".
+    model: PathBuf,
+    /// Initial guess of the post-impact section coordinates (rimless wheel: theta_dot;
+    /// compass biped: theta1,theta1_dot,theta2_dot); default: the closed form (27), or P2's gait.
+    #[arg(long, value_delimiter = ',')]
+    guess: Option<Vec<f64>>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct PainleveArgs {
+    /// Model file with kind = "rimless-wheel" or "compass-biped".
+    model: PathBuf,
+    /// Friction coefficient (default: the model's).
+    #[arg(long)]
+    mu: Option<f64>,
+    /// Slip direction sigma = sgn(x_dot).
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = parse_sigma)]
+    sigma: i8,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct SlipArgs {
+    /// Model file with kind = "rimless-wheel" or "compass-biped".
+    model: PathBuf,
+    /// The state: rimless wheel theta,theta_dot,x_dot (rates in units of 1/tau_c and l/tau_c as in
+    /// P2); compass biped theta1,theta2,theta1_dot,theta2_dot,x_dot (SI). The stance foot is at
+    /// the origin on the ground, y_dot = 0.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    state: Vec<f64>,
+    /// Instead: the smallest initial slip speed x_dot (same units) that jams from the state
+    /// (its x_dot is ignored), by bisection up to --max-speed.
+    #[arg(long)]
+    jam_threshold: bool,
+    /// Largest initial slip speed tried by --jam-threshold.
+    #[arg(long, default_value_t = 5.0)]
+    max_speed: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+fn parse_sigma(s: &str) -> Result<i8, String> {
+    match s {
+        "1" | "+1" => Ok(1),
+        "-1" => Ok(-1),
+        _ => Err(format!("must be 1 or -1 (got {s})")),
+    }
+}
+
+pub fn run(cmd: WalkerCommand) -> Result<(), Failure> {
+    match cmd {
+        WalkerCommand::Gait(a) => run_gait(a),
+        WalkerCommand::Painleve(a) => run_painleve(a),
+        WalkerCommand::Slip(a) => run_slip(a),
+    }
+}
+
+fn bad(msg: String) -> Failure {
+    Failure::Input(anyhow::anyhow!(msg))
+}
+
+fn gait_json(g: &Gait) -> serde_json::Value {
+    json!({
+        "converged": g.converged,
+        "period": g.period,
+        "post_impact_state": g.post_impact_state,
+        "multipliers": g.multipliers,
+        "stable": g.stable,
+        "sticking": g.sticking,
+        "mu_stick": g.mu_stick,
+        "impact_impulse_ratio": g.impact_impulse_ratio,
+        "residual": g.residual,
+        "reason": g.reason,
+    })
+}
+
+fn run_gait(a: GaitArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let s = WalkerSettings::default();
+    let g = match m {
+        WalkerModel::Rimless(w) => {
+            let y = match &a.guess {
+                Some(v) if v.len() == 1 => v[0] / w.tau_c(),
+                Some(v) => {
+                    return Err(bad(format!("--guess: the rimless wheel takes 1 value (theta_dot), got {}", v.len())))
+                }
+                None => rimless_closed_form(&w).1,
+            };
+            gait(&w, &DVector::from_element(1, y), &s)
+        }
+        WalkerModel::Compass(c) => {
+            let y = match &a.guess {
+                Some(v) if v.len() == 3 => v.clone(),
+                Some(v) => return Err(bad(format!("--guess: the compass biped takes 3 values, got {}", v.len()))),
+                None => vec![-0.148, 0.733, -0.501],
+            };
+            gait(&c, &DVector::from_vec(y), &s)
+        }
+    };
+    let v = gait_json(&g);
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let p = dir.join("gait.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&v).context("serialising")?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.common.json {
+        print_json(&v)?;
+    } else {
+        println!("{}:", a.model.display());
+        if g.converged {
+            println!("  gait period {:.6} s, post-impact state {:?}", g.period, g.post_impact_state);
+            println!("  multipliers {:?}: {}", g.multipliers, if g.stable { "stable" } else { "unstable" });
+            println!(
+                "  mu_stick = {:.6}, |F_t/F_n| at heel strike = {:.6}{}",
+                g.mu_stick,
+                g.impact_impulse_ratio,
+                if g.sticking { "" } else { " (the stance foot does not stick throughout)" }
+            );
+        } else {
+            println!("  no gait found: {}", g.reason.as_deref().unwrap_or("Newton did not converge"));
+        }
+    }
+    Ok(())
+}
+
+fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let sigma = a.sigma as f64;
+    let mu_of = |model_mu: f64| a.mu.unwrap_or(model_mu);
+    let out = match m {
+        WalkerModel::Rimless(w) => {
+            let mu = mu_of(w.mu);
+            if !(mu >= 0.0 && mu.is_finite()) {
+                return Err(bad(format!("--mu: must be a finite number >= 0 (got {mu})")));
+            }
+            let mm = mu_min(&w, sigma, -1.5, 1.5, 301);
+            let iv = b_negative_intervals(&w, mu, sigma, -w.half_angle(), w.half_angle(), 401);
+            if let Some(dir) = &a.common.out {
+                write_rimless_cases(&w, mu, sigma, dir)?;
+            }
+            json!({"mu": mu, "sigma": a.sigma, "mu_min": mm.map(|m| m.mu_min), "b_negative": iv})
+        }
+        WalkerModel::Compass(c) => {
+            let mu = mu_of(c.mu);
+            if !(mu >= 0.0 && mu.is_finite()) {
+                return Err(bad(format!("--mu: must be a finite number >= 0 (got {mu})")));
+            }
+            let mm = mu_min(&c, sigma, -1.5, 1.5, 121);
+            let (n, lo, hi) = (121, -1.0, 1.0);
+            let grid = b_negative_grid(&c, mu, sigma, lo, hi, n);
+            let at = |k: usize| lo + (hi - lo) * k as f64 / (n - 1) as f64;
+            let mut cells = Vec::new();
+            for (j, row) in grid.iter().enumerate() {
+                for (i, &neg) in row.iter().enumerate() {
+                    if neg {
+                        cells.push((at(i), at(j)));
+                    }
+                }
+            }
+            let bbox = |f: fn(&(f64, f64)) -> f64| {
+                cells.iter().map(f).fold([f64::INFINITY, f64::NEG_INFINITY], |b, x| [b[0].min(x), b[1].max(x)])
+            };
+            let rho_max = rho_where_b_vanishes(&c, mu, sigma);
+            if let Some(dir) = &a.common.out {
+                std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+                let mut csv = String::from("theta1,theta2,b_negative\n");
+                for (j, row) in grid.iter().enumerate() {
+                    for (i, &neg) in row.iter().enumerate() {
+                        csv.push_str(&format!("{},{},{}\n", at(i), at(j), neg));
+                    }
+                }
+                let p = dir.join("b_negative.csv");
+                std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+            }
+            json!({
+                "mu": mu,
+                "sigma": a.sigma,
+                "mu_min": mm.as_ref().map(|m| m.mu_min),
+                "mu_min_at": mm.map(|m| m.at),
+                "b_negative": {
+                    "grid_cells": cells.len(),
+                    "grid": {"theta_min": lo, "theta_max": hi, "points_per_axis": n},
+                    "theta1_range": if cells.is_empty() { None } else { Some(bbox(|p| p.0)) },
+                    "theta2_range": if cells.is_empty() { None } else { Some(bbox(|p| p.1)) },
+                },
+                "rho_max": rho_max,
+            })
+        }
+    };
+    if a.common.json {
+        print_json(&out)?;
+    } else {
+        println!("{}: {}", a.model.display(), serde_json::to_string_pretty(&out).context("formatting")?);
+    }
+    Ok(())
+}
+
+/// The largest radius of gyration `ρ = √(I_c/m)` at which `B < 0` still occurs for `mu`.
+fn rho_where_b_vanishes(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
+    let mu_of = |rho: f64| {
+        let cc = CompassBiped { inertia: c.mass * rho * rho, ..*c };
+        mu_min(&cc, sigma, -1.5, 1.5, 61).map_or(f64::INFINITY, |m| m.mu_min)
+    };
+    if mu_of(0.0) >= mu {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0, 10.0 * c.l);
+    if mu_of(hi) < mu {
+        return Some(hi);
+    }
+    for _ in 0..50 {
+        let m = 0.5 * (lo + hi);
+        if mu_of(m) < mu {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    Some(lo)
+}
+
+fn write_rimless_cases(w: &RimlessWheel, mu: f64, sigma: f64, dir: &std::path::Path) -> Result<(), Failure> {
+    use contactlab::walker::{ab, slip_case};
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let ww = RimlessWheel { mu, ..*w };
+    let n = 161;
+    let rate_max = 2.0 / w.tau_c();
+    let mut csv = String::from("theta,theta_dot_tau_c,case\n");
+    for j in 0..n {
+        for i in 0..n {
+            let th = -w.half_angle() + 2.0 * w.half_angle() * i as f64 / (n - 1) as f64;
+            let rate = rate_max * j as f64 / (n - 1) as f64;
+            let (a, b) =
+                ab(&ww, &SVector::<f64, 3>::new(0.0, 0.0, th), &SVector::<f64, 3>::new(sigma, 0.0, rate), sigma);
+            csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), contactlab::util::kebab(&slip_case(a, b))));
+        }
+    }
+    let p = dir.join("cases.csv");
+    std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+    Ok(())
+}
+
+fn run_slip(a: SlipArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let s = WalkerSettings::default();
+    if a.state.iter().any(|x| !x.is_finite()) {
+        return Err(bad("--state: every value must be a finite number".into()));
+    }
+    if !(a.max_speed > 0.0 && a.max_speed.is_finite()) {
+        return Err(bad(format!("--max-speed: must be a finite number > 0 (got {})", a.max_speed)));
+    }
+    let v = match m {
+        WalkerModel::Rimless(w) => {
+            if a.state.len() != 3 {
+                return Err(bad(format!(
+                    "--state: the rimless wheel takes theta,theta_dot,x_dot (got {} values)",
+                    a.state.len()
+                )));
+            }
+            let tc = w.tau_c();
+            let q = SVector::<f64, 3>::new(0.0, 0.0, a.state[0]);
+            let v = SVector::<f64, 3>::new(a.state[2] / tc, 0.0, a.state[1] / tc);
+            if a.jam_threshold {
+                let vr = SVector::<f64, 3>::new(0.0, 0.0, v[2]);
+                let t = jam_threshold(&w, &q, &vr, &SVector::<f64, 3>::new(1.0, 0.0, 0.0), a.max_speed / tc, 1e-5, &s);
+                json!({"jam_threshold": t.map(|x| x * tc)})
+            } else {
+                let e = slip(&w, &q, &v, &s);
+                json!({"outcome": e.outcome, "t_end": e.t_end / tc, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
+            }
+        }
+        WalkerModel::Compass(c) => {
+            if a.state.len() != 5 {
+                return Err(bad(format!(
+                    "--state: the compass biped takes theta1,theta2,theta1_dot,theta2_dot,x_dot (got {} values)",
+                    a.state.len()
+                )));
+            }
+            let q = SVector::<f64, 4>::new(a.state[0], a.state[1], 0.0, 0.0);
+            let v = SVector::<f64, 4>::new(a.state[2], a.state[3], a.state[4], 0.0);
+            if a.jam_threshold {
+                let vr = SVector::<f64, 4>::new(v[0], v[1], 0.0, 0.0);
+                let t = jam_threshold(&c, &q, &vr, &SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0), a.max_speed, 1e-5, &s);
+                json!({"jam_threshold": t})
+            } else {
+                let e = slip(&c, &q, &v, &s);
+                json!({"outcome": e.outcome, "t_end": e.t_end, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
+            }
+        }
+    };
+    if let Some(dir) = &a.common.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let p = dir.join("slip.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&v).context("serialising")?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.common.json {
+        print_json(&v)?;
+    } else {
+        println!("{}: {}", a.model.display(), serde_json::to_string_pretty(&v).context("formatting")?);
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! P2 (Or): Painlevé's paradox and dynamic jamming in the rimless wheel and the compass biped.
+
+use nalgebra::{DVector, Vector3, Vector4};
+
+use super::{Options, ProgressFn};
+use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
+use crate::plot::{CategoryMap, Mark, XyPlot};
+use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
+use crate::walker::painleve::{b_at, b_negative_grid, b_negative_intervals, mu_min};
+use crate::walker::slip::{jam_threshold, slip, SlipOutcome};
+use crate::walker::{gait, rimless_closed_form, step_trajectory, WalkerSettings};
+use crate::Error;
+
+/// Section title.
+pub const TITLE: &str = "Or: Painlevé's paradox and dynamic jamming in passive walkers";
+
+/// P2 Section 3's rimless wheel: κ = 0.02, α = 10°, n = 10, μ = 0.35, m = l = 1; gravity
+/// `1 + κ` so that the time unit is P2's τ_c.
+pub fn rimless(mu: f64) -> RimlessWheel {
+    RimlessWheel { spokes: 10, kappa: 0.02, slope: 10f64.to_radians(), mu, mass: 1.0, length: 1.0, gravity: 1.02 }
+}
+
+/// Builds the section.
+pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
+    let mut sec = Section::new(
+        "P2",
+        TITLE,
+        "The rimless wheel (P2 eq. 23: κ = 0.02, α = 10°, n = 10, μ = 0.35, time in units of τ_c) and the compass \
+         biped (eq. 35: l = 0.8, m = 4, m_h = 2, α = 1°, I_c = 0, g = 9.8) written as contact systems on the hybrid \
+         core: stick, slip, separation and heel strike with P2's plastic impact law at the swing foot, then the \
+         legs relabelled. Gaits are fixed points of the step-to-step map (Newton); μ_stick is the largest |f_t/f_n| \
+         of the sticking forces (5) along the gait, the impulse ratio that of (13) at heel strike. A and B are \
+         evaluated from (21) for any walker, and B < 0 regions, μ_min and ρ are found numerically (grid and \
+         refinement). A slip episode is integrated until the slip stops, the foot separates, the swing foot lands, \
+         or B reaches 0 with A > 0 (dynamic jamming, Definition 1). Note: the rimless wheel's B printed in (31)–(32) \
+         is κ times the B of (21) (the Schur complement of the hub block is m l² κ); the factor is positive, so \
+         Table 2.1, (33) and (34) stand, but f_n = A/B needs the B of (21), which is what is used here.",
+    );
+    let s = WalkerSettings::default();
+    let src3 = "P2 Section 3";
+    let src4 = "P2 Section 4";
+    let total = 6u64;
+    let tick = |k: u64| progress("P2", k, total);
+
+    // ---- Rimless wheel.
+    let w = rimless(0.35);
+    let mm = mu_min(&w, 1.0, -1.5, 1.5, 301).map_or(f64::NAN, |m| m.mu_min);
+    sec.rows.push(
+        Row::number("Rimless wheel: μ_min for Painlevé's paradox (eq. 33)", 0.286, mm, 5e-4, src3)
+            .with_note("minimum of d/(σc) over θ; the closed form 2√(κ + κ²) = 0.285657"),
+    );
+    let iv = b_negative_intervals(&w, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
+    let (lo, hi) = iv.first().map_or((f64::NAN, f64::NAN), |v| (v[0], v[1]));
+    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ from (σ = +1, eq. 34)", -0.2644, lo, 5e-5, src3));
+    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ up to", -0.0723, hi, 5e-5, src3));
+    let (_, rate) = rimless_closed_form(&w);
+    let g = gait(&w, &DVector::from_element(1, rate), &s);
+    sec.rows.push(
+        Row::number("Rimless wheel: μ_stick along the gait (eq. 29)", 0.32, g.mu_stick, 5e-3, src3).with_note(format!(
+            "gait θ̇* = {} /τ_c (closed form (27): {}), multiplier {}",
+            fmt_num(g.section_point[0]),
+            fmt_num(rate),
+            fmt_num(g.multipliers.first().map_or(f64::NAN, |z| z[0].hypot(z[1])))
+        )),
+    );
+    let jam = slip(&w, &Vector3::new(0.0, 0.0, -0.3), &Vector3::new(0.5, 0.0, 0.643), &s);
+    sec.rows.push(
+        Row::exact(
+            "Rimless wheel from θ = −0.3, θ̇ = 0.643, ẋ = 0.5: dynamic jamming at p₁ (A = B = 0)",
+            "jam",
+            crate::util::kebab(&jam.outcome),
+            src3,
+        )
+        .with_note(format!(
+            "ends at θ = {} (θ₁ = {}), A = {}, f_n reached {}",
+            fmt_num(jam.state[2]),
+            fmt_num(lo),
+            fmt_num(jam.a_end),
+            fmt_num(jam.fn_max)
+        )),
+    );
+    let thr = jam_threshold(
+        &w,
+        &Vector3::new(0.0, 0.0, -0.3),
+        &Vector3::new(0.0, 0.0, 0.643),
+        &Vector3::new(1.0, 0.0, 0.0),
+        5.0,
+        1e-5,
+        &s,
+    )
+    .unwrap_or(f64::NAN);
+    sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, src3));
+    tick(2);
+
+    // Fig. 3.2(a): the lines A = 0 and B = 0 in (θ, θ̇) with the gait and the jamming trajectory.
+    let step = step_trajectory(&w, &DVector::from_element(1, g.section_point[0]), &s);
+    let th_max = step.iter().map(|p| p.2[2]).fold(0.0, f64::max) * 1.3;
+    let n = w.half_angle();
+    let a_zero: Vec<(f64, f64)> = (0..=200)
+        .map(|k| {
+            let th = -n + 2.0 * n * k as f64 / 200.0;
+            (th, (w.gravity * w.slope.cos() / (w.length * th.cos())).sqrt())
+        })
+        .collect();
+    XyPlot::new("P2 Fig. 3.2(a): rimless wheel, regions of Table 2.1 (σ = +1)", "θ (rad)", "θ̇ (1/τ_c)")
+        .add("gait (sticking)", step.iter().map(|p| (p.1[2], p.2[2])).collect(), Mark::Line)
+        .add("jamming trajectory", jam.trace.iter().map(|p| (p.1[2], p.2[2])).collect(), Mark::Dashed)
+        .add("A = 0", a_zero, Mark::Line)
+        .add("B = 0 (θ₁)", vec![(lo, 0.0), (lo, th_max)], Mark::Line)
+        .add("B = 0 (θ₂)", vec![(hi, 0.0), (hi, th_max)], Mark::Line)
+        .save(&opts.out.join("p2_fig3_2a.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig3_2a.png".into(),
+        caption:
+            "P2 Fig. 3.2(a): the boundaries A = 0 and B = 0 of the regions R₁–R₄ in (θ, θ̇); B < 0 between the two \
+                  vertical lines (R₃ above A = 0, R₄ below), the sticking gait, and the jamming trajectory from \
+                  θ = −0.3, θ̇ = 0.643, ẋ = 0.5 running into p₁."
+                .into(),
+    });
+    XyPlot::new("P2 Fig. 3.2(b): normal force along the jamming trajectory", "θ (rad)", "f_n (m l/τ_c²)")
+        .add("f_n", jam.trace.iter().map(|p| (p.1[2], p.3)).collect(), Mark::Line)
+        .save(&opts.out.join("p2_fig3_2b.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig3_2b.png".into(),
+        caption: "P2 Fig. 3.2(b): the normal force f_n = A/B grows without bound as θ → θ₁ (dynamic jamming).".into(),
+    });
+    tick(3);
+
+    // ---- Compass biped.
+    let cb = CompassBiped::paper(0.7);
+    let gc = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+    let y = &gc.section_point;
+    for (name, p, c) in [("θ₁*", -0.148, y[0]), ("θ̇₁*", 0.733, y[1]), ("θ̇₂*", -0.501, y[2])] {
+        sec.rows.push(Row::number(format!("Compass biped gait: {name}"), p, c, 5e-4, src4));
+    }
+    sec.rows.push(Row::number("Compass biped: μ_stick along the gait", 0.175, gc.mu_stick, 5e-4, src4));
+    sec.rows.push(Row::number("Compass biped: |R̄| at heel strike", 0.145, gc.impact_impulse_ratio, 5e-4, src4));
+    let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
+    sec.rows.push(Row::number(
+        "Compass biped: μ_min (numerical; P2 calls a closed form open)",
+        0.5533,
+        mmc,
+        5e-5,
+        src4,
+    ));
+    // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
+    let mu_of_rho = |rho: f64| {
+        let c = CompassBiped { inertia: cb.mass * rho * rho, ..cb };
+        mu_min(&c, 1.0, -1.5, 1.5, 61).map_or(f64::INFINITY, |m| m.mu_min)
+    };
+    let (mut ra, mut rb) = (0.0, 1.0);
+    for _ in 0..40 {
+        let m = 0.5 * (ra + rb);
+        if mu_of_rho(m) < 0.8 {
+            ra = m;
+        } else {
+            rb = m;
+        }
+    }
+    sec.rows.push(Row::number("Compass biped: ρ where B < 0 vanishes at μ = 0.8", 0.4617, ra, 5e-5, src4));
+    let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
+    sec.rows.push(Row::exact("Compass biped, μ = 0.7: the gait starts inside B < 0", "yes", yes_no(in_b_neg), src4));
+    tick(4);
+    let s1 = slip(&cb, &Vector4::new(-0.2953, -0.5247, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
+    let s2 = slip(&cb, &Vector4::new(-0.5461, 0.6860, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
+    sec.rows.push(Row::exact("Compass biped S1 ends in", "separation", crate::util::kebab(&s1.outcome), src4));
+    sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::util::kebab(&s2.outcome), src4));
+    let _ = SlipOutcome::Jam;
+
+    // Fig. 4.2(a): B < 0 in (θ₁, θ₂) at μ = 0.7 with the gait.
+    let ng = 121;
+    let (glo, ghi) = (-0.8, 0.8);
+    let grid = b_negative_grid(&cb, 0.7, 1.0, glo, ghi, ng);
+    let axis: Vec<f64> = (0..ng).map(|k| glo + (ghi - glo) * k as f64 / (ng - 1) as f64).collect();
+    let cstep = step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
+    let mut marks: Vec<(String, f64, f64)> = cstep.iter().step_by(6).map(|p| (String::new(), p.1[0], p.1[1])).collect();
+    marks.push(("S1".into(), -0.2953, -0.5247));
+    marks.push(("S2".into(), -0.5461, 0.6860));
+    CategoryMap {
+        title: "P2 Fig. 4.2(a): compass biped, B < 0 at μ = 0.7 (σ = +1), gait dotted".into(),
+        x_label: "θ₁ (rad)".into(),
+        y_label: "θ₂ (rad)".into(),
+        xs: axis.clone(),
+        ys: axis,
+        cells: grid.iter().flat_map(|row| row.iter().map(|&b| usize::from(b))).collect(),
+        legend: vec![("B > 0".into(), (230, 230, 230)), ("B < 0 (Painlevé)".into(), (213, 94, 0))],
+        marks,
+    }
+    .save(&opts.out.join("p2_fig4_2a.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2a.png".into(),
+        caption: "P2 Fig. 4.2(a): the region B < 0 in (θ₁, θ₂) for μ = 0.7 and forward slip, with the sticking gait \
+                  (its first part lies inside) and the starts of the slip trajectories S1 and S2."
+            .into(),
+    });
+    let fn_t = |e: &crate::walker::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
+    let mut fig = XyPlot::new("P2 Fig. 4.2(c): normal force along S1 and S2", "time t (s)", "f_n (N)");
+    fig.log_y = true;
+    fig.add("S1 (separation)", fn_t(&s1), Mark::Line)
+        .add("S2 (jam)", fn_t(&s2), Mark::Line)
+        .save(&opts.out.join("p2_fig4_2c.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2c.png".into(),
+        caption: "P2 Fig. 4.2(c): f_n(t) along S1 (drops to zero: separation) and S2 (grows without bound: jamming), \
+                  log scale."
+            .into(),
+    });
+    // Fig. 4.2(e, f): μ_min against ρ (the B < 0 region exists for μ above the curve).
+    let rhos: Vec<f64> = (0..=20).map(|k| 0.05 * k as f64).collect();
+    let curve: Vec<(f64, f64)> = rhos.iter().map(|&r| (r, mu_of_rho(r))).collect();
+    XyPlot::new("P2 Fig. 4.2(e, f): where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min")
+        .add("μ_min(ρ): B < 0 somewhere for μ above", curve.clone(), Mark::LinePoints)
+        .add("P2: μ_min ≈ 0.5533 at ρ = 0; ρ ≈ 0.4617 at μ = 0.8", vec![(0.0, 0.5533), (0.4617, 0.8)], Mark::Squares)
+        .save(&opts.out.join("p2_fig4_2ef.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2ef.png".into(),
+        caption: "P2 Fig. 4.2(e, f) summarised: the smallest μ at which B < 0 appears, against the legs' radius of \
+                  gyration ρ; the region of Fig. 4.2(a) shrinks as μ falls or ρ grows and vanishes on this curve."
+            .into(),
+    });
+    sec.tables.push(Table {
+        caption: "Compass biped: μ_min against ρ = √(I_c/m).".into(),
+        header: vec!["ρ (m)".into(), "μ_min".into()],
+        rows: curve.iter().map(|(r, m)| vec![fmt_num(*r), fmt_num(*m)]).collect(),
+    });
+    tick(total);
+    Ok(sec)
+}

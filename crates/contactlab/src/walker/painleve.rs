@@ -1,0 +1,145 @@
+//! Where Painlevé's paradox can occur: the sign of `B(q, μ)` (P2, eqs. 21 and 32–34).
+//!
+//! `B = w_nᵀM⁻¹w_n − σμ w_nᵀM⁻¹w_t = d(q) − σμ c(q)` is affine in `μ`, so `B < 0` somewhere in a
+//! set of configurations exactly when `μ > μ_min = min { d/(σc) : σc > 0 }` over that set. For
+//! the rimless wheel this is P2's closed form `2√(κ + κ²)` (eq. 33, over all `θ`); for the compass
+//! biped P2 calls a closed form an open problem and finds `μ_min ≈ 0.5533` numerically, as
+//! [`mu_min`] does: the minimum over a grid, refined by a pattern search.
+
+use nalgebra::SVector;
+use serde::Serialize;
+
+use super::WalkerChart;
+
+/// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact.
+pub fn d_and_c<W: WalkerChart<N>, const N: usize>(w: &W, q: &SVector<f64, N>) -> (f64, f64) {
+    let Some(chol) = w.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
+    let mwn = chol.solve(&w.normal_jacobian(0, q));
+    (mwn.dot(&w.normal_jacobian(0, q)), mwn.dot(&w.tangent_jacobian(0, q)))
+}
+
+/// `B(q, μ)` for slip direction `sigma`, with the walker's `μ` replaced by `mu`.
+pub fn b_at<W: WalkerChart<N>, const N: usize>(w: &W, angles: &[f64], mu: f64, sigma: f64) -> f64 {
+    let (d, c) = d_and_c(w, &w.configuration(angles));
+    d - sigma * mu * c
+}
+
+/// The smallest friction coefficient for which `B < 0` somewhere in the box of angles
+/// `[lo, hi]` (per angle), with the configuration where it is attained; `None` if `σc ≤ 0`
+/// everywhere (no `μ` makes `B` negative).
+#[derive(Debug, Clone, Serialize)]
+pub struct MuMin {
+    /// `μ_min`.
+    pub mu_min: f64,
+    /// The angles where `d/(σc)` is smallest.
+    pub at: Vec<f64>,
+}
+
+/// [`MuMin`] by a grid of `n` points per angle and a pattern search from the best point.
+pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<MuMin> {
+    let k = w.angle_count();
+    let ratio = |a: &[f64]| {
+        let (d, c) = d_and_c(w, &w.configuration(a));
+        if sigma * c > 0.0 {
+            d / (sigma * c)
+        } else {
+            f64::INFINITY
+        }
+    };
+    let mut best: Option<(f64, Vec<f64>)> = None;
+    let total = n.pow(k as u32);
+    for idx in 0..total {
+        let mut r = idx;
+        let a: Vec<f64> = (0..k)
+            .map(|_| {
+                let j = r % n;
+                r /= n;
+                lo + (hi - lo) * j as f64 / (n - 1) as f64
+            })
+            .collect();
+        let v = ratio(&a);
+        if v.is_finite() && best.as_ref().is_none_or(|b| v < b.0) {
+            best = Some((v, a));
+        }
+    }
+    let (mut v, mut a) = best?;
+    let mut step = (hi - lo) / (n - 1) as f64;
+    while step > 1e-12 * (hi - lo) {
+        let mut improved = false;
+        for i in 0..k {
+            for s in [1.0, -1.0] {
+                let mut b = a.clone();
+                b[i] = (b[i] + s * step).clamp(lo, hi);
+                let vb = ratio(&b);
+                if vb < v {
+                    v = vb;
+                    a = b;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            step *= 0.5;
+        }
+    }
+    Some(MuMin { mu_min: v, at: a })
+}
+
+/// The intervals of `θ` in `[lo, hi]` where `B(θ, μ) < 0` for a one-angle walker (the rimless
+/// wheel: P2 eq. 34), from a scan of `n` points with each sign change refined by bisection.
+pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
+    w: &W,
+    mu: f64,
+    sigma: f64,
+    lo: f64,
+    hi: f64,
+    n: usize,
+) -> Vec<[f64; 2]> {
+    let b = |t: f64| b_at(w, &[t], mu, sigma);
+    let edge = |mut a: f64, mut c: f64| {
+        let neg_a = b(a) < 0.0;
+        for _ in 0..200 {
+            let m = 0.5 * (a + c);
+            if (b(m) < 0.0) == neg_a {
+                a = m;
+            } else {
+                c = m;
+            }
+            if c - a <= 1e-15 * (1.0 + a.abs()) {
+                break;
+            }
+        }
+        0.5 * (a + c)
+    };
+    let mut out = Vec::new();
+    let mut start: Option<f64> = if b(lo) < 0.0 { Some(lo) } else { None };
+    let mut prev = lo;
+    for k in 1..n {
+        let t = lo + (hi - lo) * k as f64 / (n - 1) as f64;
+        let (was, is) = (b(prev) < 0.0, b(t) < 0.0);
+        if !was && is {
+            start = Some(edge(prev, t));
+        } else if was && !is {
+            out.push([start.take().unwrap_or(lo), edge(prev, t)]);
+        }
+        prev = t;
+    }
+    if let Some(s) = start {
+        out.push([s, hi]);
+    }
+    out
+}
+
+/// The sign of `B` on a grid of two angles (the compass biped's `(θ₁, θ₂)`): `true` where
+/// `B < 0`. Rows are the second angle.
+pub fn b_negative_grid<W: WalkerChart<N>, const N: usize>(
+    w: &W,
+    mu: f64,
+    sigma: f64,
+    lo: f64,
+    hi: f64,
+    n: usize,
+) -> Vec<Vec<bool>> {
+    let at = |k: usize| lo + (hi - lo) * k as f64 / (n - 1) as f64;
+    (0..n).map(|j| (0..n).map(|i| b_at(w, &[at(i), at(j)], mu, sigma) < 0.0).collect()).collect()
+}

@@ -1,0 +1,180 @@
+//! How a slip episode of the stance foot ends (P2, Sections 3.3 and 4.2): it sticks, reverses,
+//! separates, is cut short by the next heel strike, or jams (Definition 1: `B → 0` with `A > 0`,
+//! the normal force unbounded); and the smallest initial slip speed that jams.
+
+use std::ops::ControlFlow;
+
+use nalgebra::SVector;
+use serde::Serialize;
+
+use super::{State, WalkerSettings};
+use crate::hybrid::driver::EventRecord;
+use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
+use crate::hybrid::{EventKind, FailureKind, Observer, Step, Termination};
+use crate::mechanics::ContactSystem;
+
+/// How a slip episode ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlipOutcome {
+    /// The slip velocity reached zero and the foot sticks.
+    Stick,
+    /// The slip velocity reached zero and the slip reverses.
+    Reversal,
+    /// The normal force reached zero: the foot leaves the ground.
+    Separation,
+    /// Dynamic jamming: `B → 0` with `A > 0`, the normal force unbounded.
+    Jam,
+    /// The swing foot struck the ground while the stance foot still slipped.
+    Impact,
+    /// The initial state is in case 4 of Table 2.1 (no finite-force continuation).
+    Inconsistent,
+    /// The initial state is in case 3 of Table 2.1 (slip or separation).
+    Indeterminate,
+    /// The stance foot does not slip at the initial state.
+    NotSlipping,
+    /// None of the above within the time or event bounds.
+    Unresolved,
+}
+
+/// The end of a slip episode.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlipEnd {
+    /// How it ended.
+    pub outcome: SlipOutcome,
+    /// When.
+    pub t_end: f64,
+    /// The largest normal force at the stance foot during the slip.
+    pub fn_max: f64,
+    /// The state `(q, q̇)` at the end.
+    pub state: Vec<f64>,
+    /// `A` and `B` (eq. 21) at the end.
+    pub a_end: f64,
+    /// See `a_end`.
+    pub b_end: f64,
+    /// Samples `(t, q, q̇, f_n)` along the slip (for plots).
+    #[serde(skip)]
+    pub trace: Vec<(f64, Vec<f64>, Vec<f64>, f64)>,
+}
+
+struct SlipWatch<'a, S, const N: usize> {
+    lag: &'a Lagrangian<S, N>,
+    trace: Vec<(f64, Vec<f64>, Vec<f64>, f64)>,
+    fn_max: f64,
+    end: Option<(SlipOutcome, f64, State<N>)>,
+    started: bool,
+}
+
+impl<S: ContactSystem<N>, const N: usize> SlipWatch<'_, S, N> {
+    fn sample(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+        if let ContactMode::Slip(s) = mode.get(0) {
+            if s != 0 {
+                let (q, v) = split(x);
+                if let Some(sol) = self.lag.solve_mode(mode, t, &q, &v) {
+                    self.fn_max = self.fn_max.max(sol.lambda_n[0]);
+                    self.trace.push((t, q.iter().copied().collect(), v.iter().copied().collect(), sol.lambda_n[0]));
+                }
+            }
+        }
+    }
+}
+
+impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatch<'_, S, N> {
+    fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+        self.started = matches!(mode.get(0), ContactMode::Slip(s) if s != 0);
+        self.sample(t, x, mode);
+    }
+    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+        for k in 1..=4 {
+            let t = step.t0 + (t_end - step.t0) * k as f64 / 4.0;
+            self.sample(t, &step.eval(t), mode);
+        }
+        ControlFlow::Continue(())
+    }
+    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+        let outcome = match (ev.info.kind, ev.info.contact) {
+            (EventKind::Impact, Some(1)) => Some(SlipOutcome::Impact),
+            (EventKind::LiftOff, Some(0)) => Some(SlipOutcome::Separation),
+            (EventKind::SlipStop, Some(0)) => Some(match ev.mode_after.get(0) {
+                ContactMode::Stick => SlipOutcome::Stick,
+                ContactMode::Slip(_) => SlipOutcome::Reversal,
+                ContactMode::Free => SlipOutcome::Separation,
+            }),
+            _ => None,
+        };
+        match outcome {
+            Some(o) => {
+                self.end = Some((o, ev.t, ev.before));
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+/// Runs the walker from `(q, q̇)` (the stance foot slipping) until the slip episode ends.
+pub fn slip<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    settings: &WalkerSettings,
+) -> SlipEnd {
+    let lag = Lagrangian::new(sys);
+    let mut watch = SlipWatch { lag: &lag, trace: Vec::new(), fn_max: 0.0, end: None, started: false };
+    let driver = settings.driver(settings.max_step_time * sys.time_scale());
+    let run = driver.run(&lag, 0.0, join(q, v), &[], &mut watch);
+    let (outcome, t, x) = match (&watch.end, &run.termination) {
+        (Some((o, t, x)), _) => (*o, *t, *x),
+        (None, Termination::Failed(f)) => {
+            let o = match f.kind {
+                FailureKind::Jam => SlipOutcome::Jam,
+                FailureKind::Painleve => SlipOutcome::Inconsistent,
+                FailureKind::Indeterminate => SlipOutcome::Indeterminate,
+                _ => SlipOutcome::Unresolved,
+            };
+            (o, run.t, run.state)
+        }
+        (None, _) if !watch.started => (SlipOutcome::NotSlipping, run.t, run.state),
+        (None, _) => (SlipOutcome::Unresolved, run.t, run.state),
+    };
+    let (qe, ve) = split(&x);
+    let sigma = sys.tangent_jacobian(0, &qe).dot(&ve).signum();
+    let (a, b) = super::ab(sys, &qe, &ve, if sigma == 0.0 { 1.0 } else { sigma });
+    SlipEnd {
+        outcome,
+        t_end: t,
+        fn_max: watch.fn_max,
+        state: x.column(0).iter().chain(x.column(1).iter()).copied().collect(),
+        a_end: a,
+        b_end: b,
+        trace: watch.trace,
+    }
+}
+
+/// The smallest initial slip speed that jams from `(q, q̇)`, the slip speed being set along the
+/// stance foot's tangential direction `e_x` (a unit vector in the velocities): bisection on
+/// `(0, v_max]` to relative tolerance `tol`. `None` if `v_max` does not jam.
+pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    e_x: &SVector<f64, N>,
+    v_max: f64,
+    tol: f64,
+    settings: &WalkerSettings,
+) -> Option<f64> {
+    let jams = |s: f64| slip(sys, q, &(v + e_x * s), settings).outcome == SlipOutcome::Jam;
+    if !jams(v_max) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0, v_max);
+    while hi - lo > tol * hi {
+        let m = 0.5 * (lo + hi);
+        if jams(m) {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    Some(hi)
+}
