@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::walker::model::{self, WalkerModel};
 use contactlab::walker::painleve::{b_negative_grid, b_negative_intervals, mu_min};
+use contactlab::walker::plots;
 use contactlab::walker::slip::{jam_threshold, slip};
 use contactlab::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
 use nalgebra::{DVector, SVector};
@@ -20,7 +21,9 @@ pub enum WalkerCommand {
     /// multipliers, mu_stick and the impulse ratio at heel strike.
     Gait(GaitArgs),
     /// Where Painlevé's paradox can occur: mu_min and the region B < 0 (intervals of theta for the
-    /// rimless wheel, a (theta1, theta2) grid for the compass biped). --out writes the region as CSV.
+    /// rimless wheel, a (theta1, theta2) grid for the compass biped). --out writes cases.csv and
+    /// regions.png (rimless wheel: the regions of Table 2.1 with the gait), or b_negative.csv,
+    /// b_negative.png and mu_min_rho.png (compass biped).
     Painleve(PainleveArgs),
     /// How a slip episode from a state ends (stick, reversal, separation, jam, impact), or with
     /// --jam-threshold the smallest initial slip speed that jams.
@@ -183,6 +186,10 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
             let iv = b_negative_intervals(&w, mu, sigma, -w.half_angle(), w.half_angle(), 401);
             if let Some(dir) = &a.common.out {
                 write_rimless_cases(&w, mu, sigma, dir)?;
+                let ww = RimlessWheel { mu, ..w };
+                let g = gait(&ww, &DVector::from_element(1, rimless_closed_form(&ww).1), &WalkerSettings::default());
+                let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
+                plots::rimless_regions(&ww, sigma, gy, &[], &WalkerSettings::default(), &dir.join("regions.png"))?;
             }
             json!({"mu": mu, "sigma": a.sigma, "mu_min": mm.map(|m| m.mu_min), "b_negative": iv})
         }
@@ -217,6 +224,11 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
                 }
                 let p = dir.join("b_negative.csv");
                 std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+                let cc = CompassBiped { mu, ..c };
+                let g = gait(&cc, &DVector::from_vec(vec![-0.148, 0.733, -0.501]), &WalkerSettings::default());
+                let gy = g.converged.then_some(g.section_point.as_slice());
+                plots::compass_b_map(&cc, sigma, gy, &WalkerSettings::default(), &dir.join("b_negative.png"))?;
+                plots::compass_mu_min_curve(&cc, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;
             }
             json!({
                 "mu": mu,

@@ -320,7 +320,16 @@ fn solve_parts<const N: usize>(
     if k == 0 {
         return base.iter().all(|x| x.is_finite()).then_some(());
     }
-    let mut a = [0.0; MAXK * MAXK];
+    // The k × k system lives in a small stack buffer for the common sizes (zeroing the largest
+    // one on every call would cost more than the solve).
+    let mut small = [0.0; 36];
+    let mut large = Vec::new();
+    let a: &mut [f64] = if k <= 6 {
+        &mut small[..k * k]
+    } else {
+        large.resize(k * k, 0.0);
+        &mut large
+    };
     let mut rhs = [0.0; MAXK];
     for r in 0..k {
         for j in 0..k {
@@ -328,12 +337,12 @@ fn solve_parts<const N: usize>(
         }
         rhs[r] = rows[r].1 - rows[r].0.dot(base);
     }
-    let (a_copy, rhs_copy) = (a, rhs);
-    if !gauss(&mut a, &mut rhs, k) {
+    let rhs_copy = rhs;
+    if !gauss(a, &mut rhs, k) {
         // Redundant constraints: minimum-norm multipliers (x is still unique).
-        let am = DMatrix::from_fn(k, k, |r, c| a_copy[r * k + c]);
+        let am = DMatrix::from_fn(k, k, |r, c| rows[r].0.dot(&cols[c]));
         let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
-        let scale = a_copy[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let scale = am.amax();
         let x = am.svd(true, true).solve(&bm, 1e-12 * scale).ok()?;
         rhs[..k].copy_from_slice(x.as_slice());
         out.redundant = true;

@@ -4,11 +4,12 @@ use nalgebra::{DVector, Vector3, Vector4};
 
 use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
-use crate::plot::{CategoryMap, Mark, XyPlot};
+use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
-use crate::walker::painleve::{b_at, b_negative_grid, b_negative_intervals, mu_min};
+use crate::walker::painleve::{b_at, b_negative_intervals, mu_min};
+use crate::walker::plots;
 use crate::walker::slip::{jam_threshold, slip, SlipOutcome};
-use crate::walker::{gait, rimless_closed_form, step_trajectory, WalkerSettings};
+use crate::walker::{gait, rimless_closed_form, WalkerSettings};
 use crate::Error;
 
 /// Section title.
@@ -92,23 +93,30 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, src3));
     tick(2);
 
-    // Fig. 3.2(a): the lines A = 0 and B = 0 in (θ, θ̇) with the gait and the jamming trajectory.
-    let step = step_trajectory(&w, &DVector::from_element(1, g.section_point[0]), &s);
-    let th_max = step.iter().map(|p| p.2[2]).fold(0.0, f64::max) * 1.3;
-    let n = w.half_angle();
-    let a_zero: Vec<(f64, f64)> = (0..=200)
-        .map(|k| {
-            let th = -n + 2.0 * n * k as f64 / 200.0;
-            (th, (w.gravity * w.slope.cos() / (w.length * th.cos())).sqrt())
-        })
-        .collect();
-    XyPlot::new("P2 Fig. 3.2(a): rimless wheel, regions of Table 2.1 (σ = +1)", "θ (rad)", "θ̇ (1/τ_c)")
-        .add("gait (sticking)", step.iter().map(|p| (p.1[2], p.2[2])).collect(), Mark::Line)
-        .add("jamming trajectory", jam.trace.iter().map(|p| (p.1[2], p.2[2])).collect(), Mark::Dashed)
-        .add("A = 0", a_zero, Mark::Line)
-        .add("B = 0 (θ₁)", vec![(lo, 0.0), (lo, th_max)], Mark::Line)
-        .add("B = 0 (θ₂)", vec![(hi, 0.0), (hi, th_max)], Mark::Line)
-        .save(&opts.out.join("p2_fig3_2a.png"))?;
+    // Fig. 3.1(b) and Fig. 3.2(a).
+    plots::gait_phase(
+        &w,
+        &g.section_point,
+        &[(2, "θ")],
+        &s,
+        "P2 Fig. 3.1(b): rimless wheel gait (sticking)",
+        &opts.out.join("p2_fig3_1b.png"),
+    )?;
+    sec.figures.push(Figure {
+        file: "p2_fig3_1b.png".into(),
+        caption: "P2 Fig. 3.1(b) (for κ = 0.02, α = 10°, n = 10): one step of the sticking gait in (θ, θ̇), from \
+                  θ = −π/n to the heel strike at θ = π/n."
+            .into(),
+    });
+    let jam_path: Vec<(f64, f64)> = jam.trace.iter().map(|p| (p.1[2], p.2[2])).collect();
+    plots::rimless_regions(
+        &w,
+        1.0,
+        Some(g.section_point[0]),
+        &[("jamming trajectory", jam_path)],
+        &s,
+        &opts.out.join("p2_fig3_2a.png"),
+    )?;
     sec.figures.push(Figure {
         file: "p2_fig3_2a.png".into(),
         caption:
@@ -167,26 +175,23 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::util::kebab(&s2.outcome), src4));
     let _ = SlipOutcome::Jam;
 
-    // Fig. 4.2(a): B < 0 in (θ₁, θ₂) at μ = 0.7 with the gait.
-    let ng = 121;
-    let (glo, ghi) = (-0.8, 0.8);
-    let grid = b_negative_grid(&cb, 0.7, 1.0, glo, ghi, ng);
-    let axis: Vec<f64> = (0..ng).map(|k| glo + (ghi - glo) * k as f64 / (ng - 1) as f64).collect();
-    let cstep = step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
-    let mut marks: Vec<(String, f64, f64)> = cstep.iter().step_by(6).map(|p| (String::new(), p.1[0], p.1[1])).collect();
-    marks.push(("S1".into(), -0.2953, -0.5247));
-    marks.push(("S2".into(), -0.5461, 0.6860));
-    CategoryMap {
-        title: "P2 Fig. 4.2(a): compass biped, B < 0 at μ = 0.7 (σ = +1), gait dotted".into(),
-        x_label: "θ₁ (rad)".into(),
-        y_label: "θ₂ (rad)".into(),
-        xs: axis.clone(),
-        ys: axis,
-        cells: grid.iter().flat_map(|row| row.iter().map(|&b| usize::from(b))).collect(),
-        legend: vec![("B > 0".into(), (230, 230, 230)), ("B < 0 (Painlevé)".into(), (213, 94, 0))],
-        marks,
-    }
-    .save(&opts.out.join("p2_fig4_2a.png"))?;
+    // Fig. 4.1(b) and Fig. 4.2(a).
+    plots::gait_phase(
+        &cb,
+        y,
+        &[(0, "θ₁"), (1, "θ₂")],
+        &s,
+        "P2 Fig. 4.1(b): compass biped gait (sticking)",
+        &opts.out.join("p2_fig4_1b.png"),
+    )?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_1b.png".into(),
+        caption:
+            "P2 Fig. 4.1(b): one step of the compass biped's sticking gait in the (θᵢ, θ̇ᵢ) planes; the relabelling \
+                  at heel strike closes the cycle."
+                .into(),
+    });
+    plots::compass_b_map(&cb, 1.0, Some(y), &s, &opts.out.join("p2_fig4_2a.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2a.png".into(),
         caption: "P2 Fig. 4.2(a): the region B < 0 in (θ₁, θ₂) for μ = 0.7 and forward slip, with the sticking gait \
@@ -206,12 +211,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             .into(),
     });
     // Fig. 4.2(e, f): μ_min against ρ (the B < 0 region exists for μ above the curve).
-    let rhos: Vec<f64> = (0..=20).map(|k| 0.05 * k as f64).collect();
-    let curve: Vec<(f64, f64)> = rhos.iter().map(|&r| (r, mu_of_rho(r))).collect();
-    XyPlot::new("P2 Fig. 4.2(e, f): where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min")
-        .add("μ_min(ρ): B < 0 somewhere for μ above", curve.clone(), Mark::LinePoints)
-        .add("P2: μ_min ≈ 0.5533 at ρ = 0; ρ ≈ 0.4617 at μ = 0.8", vec![(0.0, 0.5533), (0.4617, 0.8)], Mark::Squares)
-        .save(&opts.out.join("p2_fig4_2ef.png"))?;
+    let curve = plots::compass_mu_min_curve(&cb, 1.0, 1.0, &opts.out.join("p2_fig4_2ef.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2ef.png".into(),
         caption: "P2 Fig. 4.2(e, f) summarised: the smallest μ at which B < 0 appears, against the legs' radius of \

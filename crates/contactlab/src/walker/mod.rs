@@ -28,6 +28,7 @@ use crate::mechanics::ContactSystem;
 
 pub mod model;
 pub mod painleve;
+pub mod plots;
 pub mod slip;
 
 /// The state `[q | q̇]`.

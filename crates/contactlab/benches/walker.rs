@@ -1,0 +1,39 @@
+//! P2 targets: one compass-biped step at tolerance 1e-10 (≤ 100 µs), the compass gait fixed
+//! point (≤ 20 ms), the rimless wheel's jam threshold (≤ 20 ms).
+
+use contactlab::hybrid::lagrangian::Lagrangian;
+use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::walker::slip::jam_threshold;
+use contactlab::walker::{gait, step_map, WalkerSettings};
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::{DVector, Vector3};
+
+fn bench(c: &mut Criterion) {
+    let s = WalkerSettings::default();
+    let cb = CompassBiped::paper(0.7);
+    let y = DVector::from_vec(vec![-0.14783689025242402, 0.7327967910523012, -0.500667882540015]);
+    let lag = Lagrangian::new(&cb);
+    let map = step_map(&lag, &s);
+    let mut g = c.benchmark_group("walker");
+    g.bench_function("compass_one_step_rtol1e-10", |b| b.iter(|| map.apply(&y).unwrap()));
+    g.sample_size(20);
+    let guess = DVector::from_vec(vec![-0.15, 0.7, -0.5]);
+    g.bench_function("compass_gait_fixed_point", |b| b.iter(|| gait(&cb, &guess, &s)));
+    let w = RimlessWheel {
+        spokes: 10,
+        kappa: 0.02,
+        slope: 10f64.to_radians(),
+        mu: 0.35,
+        mass: 1.0,
+        length: 1.0,
+        gravity: 1.02,
+    };
+    let q = Vector3::new(0.0, 0.0, -0.3);
+    let v = Vector3::new(0.0, 0.0, 0.643);
+    let ex = Vector3::new(1.0, 0.0, 0.0);
+    g.bench_function("rimless_jam_threshold", |b| b.iter(|| jam_threshold(&w, &q, &v, &ex, 5.0, 1e-5, &s)));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
