@@ -47,7 +47,7 @@ pub struct GaitArgs {
     model: PathBuf,
     /// Initial guess of the post-impact section coordinates (rimless wheel: theta_dot;
     /// compass biped: theta1,theta1_dot,theta2_dot); default: the closed form (27), or P2's gait.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     guess: Option<Vec<f64>>,
     #[command(flatten)]
     common: Common,
@@ -112,6 +112,7 @@ fn gait_json(g: &Gait) -> serde_json::Value {
         "converged": g.converged,
         "period": g.period,
         "post_impact_state": g.post_impact_state,
+        "pre_impact_state": g.pre_impact_state,
         "multipliers": g.multipliers,
         "stable": g.stable,
         "sticking": g.sticking,

@@ -254,6 +254,8 @@ pub struct Gait {
     pub period: f64,
     /// The post-impact state `(q, q̇)` of the gait.
     pub post_impact_state: Vec<f64>,
+    /// The state `(q, q̇)` just before heel strike (before the impact and the relabelling).
+    pub pre_impact_state: Vec<f64>,
     /// Its section coordinates.
     pub section_point: Vec<f64>,
     /// Floquet multipliers `(re, im)`, largest modulus first.
@@ -313,6 +315,9 @@ pub fn gait<W: WalkerChart<N>, const N: usize>(walker: &W, guess: &DVector<f64>,
         converged: fp.converged,
         period: fp.period,
         post_impact_state: x0.column(0).iter().chain(x0.column(1).iter()).copied().collect(),
+        pre_impact_state: obs
+            .pre_impact
+            .map_or(vec![], |x| x.column(0).iter().chain(x.column(1).iter()).copied().collect()),
         section_point: fp.y,
         stable: fp.spectral_radius < 1.0,
         multipliers: fp.multipliers,
