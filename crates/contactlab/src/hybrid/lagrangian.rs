@@ -284,17 +284,32 @@ struct Part<const N: usize> {
 /// `out` (`acc` holds `x`; `out` must start with zero multipliers); `None` if it is not finite.
 fn solve_parts<const N: usize>(
     parts: impl IntoIterator<Item = Part<N>>,
+    count: usize,
+    base: &SVector<f64, N>,
+    out: &mut ModeSolution<N>,
+) -> Option<()> {
+    // Buffers sized for the common case of at most two constrained contacts: zeroing the largest
+    // ones on every call would cost more than the solve.
+    if count <= 2 {
+        solve_parts_cap::<N, 4>(parts, base, out)
+    } else {
+        solve_parts_cap::<N, MAXK>(parts, base, out)
+    }
+}
+
+fn solve_parts_cap<const N: usize, const CAP: usize>(
+    parts: impl IntoIterator<Item = Part<N>>,
     base: &SVector<f64, N>,
     out: &mut ModeSolution<N>,
 ) -> Option<()> {
     let z = SVector::<f64, N>::zeros();
-    let mut cols = [z; MAXK];
-    let mut rows = [(z, 0.0); MAXK];
+    let mut cols = [z; CAP];
+    let mut rows = [(z, 0.0); CAP];
     // (slot, tangential?, slip coefficient with λ_t = coef·λ_n)
-    let mut unk = [(0usize, false, 0.0f64); MAXK];
+    let mut unk = [(0usize, false, 0.0f64); CAP];
     let mut k = 0;
     for p in parts {
-        if k + 2 > MAXK {
+        if k + 2 > CAP {
             return None;
         }
         match p.mode {
@@ -330,7 +345,7 @@ fn solve_parts<const N: usize>(
         large.resize(k * k, 0.0);
         &mut large
     };
-    let mut rhs = [0.0; MAXK];
+    let mut rhs = [0.0; CAP];
     for r in 0..k {
         for j in 0..k {
             a[r * k + j] = rows[r].0.dot(&cols[j]);
@@ -454,7 +469,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         });
         let mut sol =
             ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
-        solve_parts(parts, &a0, &mut sol)?;
+        let count = (0..nc).filter(|&i| mode.get(i).closed()).count();
+        solve_parts(parts, count, &a0, &mut sol)?;
         Some(sol)
     }
 
@@ -1006,7 +1022,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 lambda_t: [0.0; MAX_CONTACTS],
                 redundant: false,
             };
-            if solve_parts(parts, v, &mut solved).is_none() || solved.redundant {
+            let count = parts.len();
+            if solve_parts(parts, count, v, &mut solved).is_none() || solved.redundant {
                 tested.push((format!("{modes:?}"), f64::NEG_INFINITY));
                 continue;
             }
@@ -1153,7 +1170,8 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn step_limit(&self, mode: &Modes, t: f64, x: &State<N>) -> f64 {
         let (q, v) = split(x);
         let nc = self.nc();
-        if (0..nc).all(|i| mode.get(i).closed()) {
+        // Only armed free contacts can strike; without one there is no limit (and no solve).
+        if (0..nc).all(|i| mode.get(i).closed() || !self.system.armed(i, &q)) {
             return f64::INFINITY;
         }
         let Some(sol) = self.solve_mode(mode, t, &q, &v) else { return f64::INFINITY };
