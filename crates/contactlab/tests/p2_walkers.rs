@@ -183,3 +183,21 @@ fn compass_biped_mu_min_is_the_threshold_of_the_b_negative_region() {
     let any = |mu: f64| b_negative_grid(&cb, mu, 1.0, -1.5, 1.5, 301).iter().flatten().any(|&b| b);
     assert!(!any(0.999 * m.mu_min) && any(1.01 * m.mu_min));
 }
+
+#[test]
+fn jamming_needs_mu_above_mu_c() {
+    // P2: μ_c = (2/√3) μ_min; below it a slip towards B < 0 reaches A = 0 first (the force
+    // falls to zero), above it some slips jam (the force grows without bound).
+    use contactlab::walker::painleve::b_negative_intervals;
+    use contactlab::walker::slip::jams_on_grid;
+    let s = WalkerSettings::default();
+    let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
+    let count = |mu: f64| {
+        let w = RimlessWheel { gravity: 1.02, ..wheel(mu) };
+        let t1 = b_negative_intervals(&w, mu, 1.0, -1.2, 1.2, 2001)[0][0];
+        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th), Vector3::new(5.0, 0.0, rate));
+        jams_on_grid(&w, start, t1, 0.3, 1.2, 8, &s)
+    };
+    assert_eq!(count(0.98 * mu_c), 0);
+    assert!(count(1.02 * mu_c) > 10);
+}

@@ -24,9 +24,9 @@
 //!
 //! `B̂ᵢ = Bᵢ / (w_nᵀM⁻¹w_n)` with `Bᵢ = w_nᵀM⁻¹(w_n − sμ w_t)` (P2, eq. 21) is the normal
 //! acceleration per unit normal force of the slipping contact, made dimensionless. While it is
-//! positive the slip is consistent (`λ_n = A/B`); when it reaches zero with `A > 0` the normal
-//! force grows without bound: dynamic jamming (P2, Definition 1), which ends the run with a
-//! [`FailureKind::Jam`] and the values of `A`, `B` and `λ_n` as evidence. (With several closed
+//! positive the slip is consistent (`λ_n = A/B`); when it reaches zero with `A ≥ 0` the run ends
+//! with a [`FailureKind::Jam`] and the values of `A`, `B` and `λ_n` as evidence: dynamic jamming
+//! (P2, Definition 1) when the force was growing, which the caller decides from the trajectory. (With several closed
 //! contacts `Bᵢ` is the contact's own diagonal term, exact when it is the only closed one.)
 //!
 //! [`Hybrid::step_limit`] ends a step at the next extremum of a free gap predicted from its

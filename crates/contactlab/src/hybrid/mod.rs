@@ -124,8 +124,11 @@ pub enum FailureKind {
     /// The state left the system's domain (a singular mass matrix or Jacobian, a non-finite
     /// value).
     Singular,
-    /// Dynamic jamming (P2, Definition 1): a consistent slip reached `B = 0` with `A > 0`, where
-    /// the normal force grows without bound.
+    /// A consistent slip reached `B = 0` (P2, eq. 21) with `A ≥ 0`: no finite-force continuation
+    /// is certain. It is dynamic jamming (Definition 1) when the normal force `A/B` grows as `B`
+    /// vanishes; when `A` vanishes with `B` the force may instead fall to zero (P2's case
+    /// `μ < μ_c`). A caller that has the trajectory tells them apart
+    /// ([`crate::walker::slip::slip`]).
     Jam,
 }
 

@@ -8,7 +8,7 @@ use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::walker::painleve::{b_at, b_negative_intervals, mu_min};
 use crate::walker::plots;
-use crate::walker::slip::{jam_threshold, slip, SlipOutcome};
+use crate::walker::slip::{jam_threshold, jams_on_grid, slip, SlipOutcome};
 use crate::walker::{gait, rimless_closed_form, WalkerSettings};
 use crate::Error;
 
@@ -91,6 +91,35 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     )
     .unwrap_or(f64::NAN);
     sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, src3));
+    // μ_c = (2/√3) μ_min: the smallest μ at which any slip from a 12 × 12 grid of starts left of
+    // θ₁ (ẋ(0) = 5) jams, by bisection.
+    let any_jam = |mu: f64| {
+        let wm = rimless(mu);
+        let t1 = b_negative_intervals(&wm, mu, 1.0, -1.2, 1.2, 2001).first().map_or(f64::NAN, |v| v[0]);
+        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th), Vector3::new(5.0, 0.0, rate));
+        jams_on_grid(&wm, start, t1, 0.3, 1.2, 12, &s) > 0
+    };
+    let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
+    let (mut mlo, mut mhi) = (0.9 * mu_c, 1.1 * mu_c);
+    if !any_jam(mlo) && any_jam(mhi) {
+        for _ in 0..14 {
+            let m = 0.5 * (mlo + mhi);
+            if any_jam(m) {
+                mhi = m;
+            } else {
+                mlo = m;
+            }
+        }
+    } else {
+        mhi = f64::NAN;
+    }
+    sec.rows.push(
+        Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, src3)
+            .with_note(
+                "P2's formula evaluated at κ = 0.02; computed: bisection on μ for any jam among 144 slipping starts \
+             (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is a force that grows as B → 0",
+            ),
+    );
     tick(2);
 
     // Fig. 3.1(b) and Fig. 3.2(a).

@@ -23,7 +23,7 @@ pub enum SlipOutcome {
     Reversal,
     /// The normal force reached zero: the foot leaves the ground.
     Separation,
-    /// Dynamic jamming: `B → 0` with `A > 0`, the normal force unbounded.
+    /// Dynamic jamming: `B → 0` with the normal force growing without bound.
     Jam,
     /// The swing foot struck the ground while the stance foot still slipped.
     Impact,
@@ -123,8 +123,21 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     let mut watch = SlipWatch { lag: &lag, trace: Vec::new(), fn_max: 0.0, end: None, started: false };
     let driver = settings.driver(settings.max_step_time * sys.time_scale());
     let run = driver.run(&lag, 0.0, join(q, v), &[], &mut watch);
+    let mut trace = watch.trace;
+    let mut fn_max = watch.fn_max;
     let (outcome, t, x) = match (&watch.end, &run.termination) {
         (Some((o, t, x)), _) => (*o, *t, *x),
+        (None, Termination::Failed(f)) if f.kind == FailureKind::Jam => {
+            // The core stops where B reaches 0 with A ≥ 0. Definition 1 asks for an unbounded
+            // normal force: drop the sample at the event itself (f_n = A/B is meaningless there)
+            // and look at the approach. A growing force is a jam; a force falling towards zero
+            // means A vanished with B (the slip reaches p₁ with f_n → 0: the foot separates),
+            // which is what P2 describes below μ_c.
+            trace.retain(|p| p.0 < run.t);
+            fn_max = trace.iter().map(|p| p.3).fold(0.0, f64::max);
+            let o = if force_grows(&trace) { SlipOutcome::Jam } else { SlipOutcome::Separation };
+            (o, run.t, run.state)
+        }
         (None, Termination::Failed(f)) => {
             let o = match f.kind {
                 FailureKind::Jam => SlipOutcome::Jam,
@@ -143,12 +156,19 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     SlipEnd {
         outcome,
         t_end: t,
-        fn_max: watch.fn_max,
+        fn_max,
         state: x.column(0).iter().chain(x.column(1).iter()).copied().collect(),
         a_end: a,
         b_end: b,
-        trace: watch.trace,
+        trace,
     }
+}
+
+/// Whether the normal force grows over the last samples before the end of a slip (at least
+/// five samples, the last one larger than the one four before it).
+fn force_grows(trace: &[(f64, Vec<f64>, Vec<f64>, f64)]) -> bool {
+    let n = trace.len();
+    n >= 5 && trace[n - 1].3 > trace[n - 5].3 && trace[n - 1].3 > trace[n - 2].3
 }
 
 /// The smallest initial slip speed that jams from `(q, q̇)`, the slip speed being set along the
@@ -177,4 +197,32 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
         }
     }
     Some(hi)
+}
+
+/// How many slips jam from a grid of `n × n` starts on the approach side of the region `B < 0`
+/// of a one-angle walker (the rimless wheel): `θ₀` in `(θ₁ − width, θ₁)`, `θ̇₀` in
+/// `(0, rate_max)`, the slip speed `ẋ₀` along `e_x`. P2 (after Génot and Brogliato, and [38])
+/// states that jamming needs `μ ≥ μ_c = (2/√3) μ_min`: below it the slip reaches `A = 0` first.
+#[allow(clippy::too_many_arguments)]
+pub fn jams_on_grid<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    start: impl Fn(f64, f64) -> (SVector<f64, N>, SVector<f64, N>),
+    theta1: f64,
+    width: f64,
+    rate_max: f64,
+    n: usize,
+    settings: &WalkerSettings,
+) -> usize {
+    let mut count = 0;
+    for i in 0..n {
+        for j in 0..n {
+            let th0 = theta1 - width * (i as f64 + 0.5) / n as f64;
+            let rate = rate_max * (j as f64 + 0.5) / n as f64;
+            let (q, v) = start(th0, rate);
+            if slip(sys, &q, &v, settings).outcome == SlipOutcome::Jam {
+                count += 1;
+            }
+        }
+    }
+    count
 }
