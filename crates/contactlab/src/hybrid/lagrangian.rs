@@ -65,6 +65,7 @@
 //! is an equilibrium: the velocity is zero on the constraints and the run ends at rest (only for
 //! an [autonomous](ContactSystem::autonomous) system).
 
+use std::cell::Cell;
 use std::fmt;
 
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
@@ -193,9 +194,15 @@ pub struct Lagrangian<S, const N: usize> {
     pub margin_tol: f64,
     /// Length and time scales of the motion, overriding the system's (see [`Lagrangian::with_scales`]).
     pub scales: Option<(f64, f64)>,
+    /// The last mode solution, by mode, time and state: the integrator's last stage, the guards
+    /// and the step limit all evaluate the same point at the end of a step.
+    last: Cell<Option<Solved<N>>>,
 }
 
 type State<const N: usize> = SMatrix<f64, N, 2>;
+
+/// A remembered mode solution: the mode, time and state it was computed at, and the result.
+type Solved<const N: usize> = (Modes, f64, State<N>, Option<ModeSolution<N>>);
 
 /// `[q | q̇]` from `q` and `q̇`.
 pub fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
@@ -384,7 +391,7 @@ fn labelled(tested: Vec<(Modes, f64)>) -> Vec<(String, f64)> {
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
     pub fn new(system: S) -> Self {
-        Self { system, margin_tol: 1e-9, scales: None }
+        Self { system, margin_tol: 1e-9, scales: None, last: Cell::new(None) }
     }
 
     /// Uses `length` and `time` as the scales of the motion instead of the system's own: for a
@@ -415,6 +422,28 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
     /// positive definite or the data are not finite.
     pub fn solve_mode(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<ModeSolution<N>> {
+        // Free flight is cheaper to recompute than to look up.
+        if (0..self.nc()).all(|i| !mode.get(i).closed()) {
+            return self.solve_mode_uncached(mode, t, q, v);
+        }
+        let x = join(q, v);
+        if let Some((m, tc, xc, sol)) = self.last.get() {
+            if m == *mode && tc.to_bits() == t.to_bits() && xc == x {
+                return sol;
+            }
+        }
+        let sol = self.solve_mode_uncached(mode, t, q, v);
+        self.last.set(Some((*mode, t, x, sol)));
+        sol
+    }
+
+    fn solve_mode_uncached(
         &self,
         mode: &Modes,
         t: f64,
