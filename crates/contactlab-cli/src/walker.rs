@@ -23,7 +23,7 @@ pub enum WalkerCommand {
     /// Where Painlevé's paradox can occur: mu_min and the region B < 0 (intervals of theta for the
     /// rimless wheel, a (theta1, theta2) grid for the compass biped). --out writes cases.csv and
     /// regions.png (rimless wheel: the regions of Table 2.1 with the gait), or b_negative.csv,
-    /// b_negative.png and mu_min_rho.png (compass biped).
+    /// b_negative.png, b_negative_mu.png, b_negative_rho.png and mu_min_rho.png (compass biped).
     Painleve(PainleveArgs),
     /// How a slip episode from a state ends (stick, reversal, separation, jam, impact), or with
     /// --jam-threshold the smallest initial slip speed that jams.
@@ -230,6 +230,25 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
                 let gy = g.converged.then_some(g.section_point.as_slice());
                 plots::compass_b_map(&cc, sigma, gy, &WalkerSettings::default(), &dir.join("b_negative.png"))?;
                 plots::compass_mu_min_curve(&cc, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;
+                // Fig. 4.2(e, f): the region for μ around the given one, and for ρ up to the leg's.
+                let mus: Vec<f64> = [0.75, 0.875, 1.0, 1.125, 1.25].iter().map(|f| f * mu).collect();
+                plots::compass_nested(
+                    &cc,
+                    sigma,
+                    &mus,
+                    &[],
+                    "Compass biped: B < 0 for several mu",
+                    &dir.join("b_negative_mu.png"),
+                )?;
+                let rhos: Vec<f64> = (0..5).map(|k| 0.125 * c.l * k as f64).collect();
+                plots::compass_nested(
+                    &cc,
+                    sigma,
+                    &[],
+                    &rhos,
+                    "Compass biped: B < 0 for several rho",
+                    &dir.join("b_negative_rho.png"),
+                )?;
             }
             json!({
                 "mu": mu,

@@ -220,6 +220,43 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   at heel strike closes the cycle."
                 .into(),
     });
+    // Fig. 4.1(c): the gait in (θ₁, θ₂) with the scuffing region |θ₂| < |θ₁|; (d): R = f_t/f_n.
+    let cstep = crate::walker::step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
+    let edge = y[0].abs() * 1.6;
+    XyPlot::new("P2 Fig. 4.1(c): compass biped gait in (θ₁, θ₂)", "θ₁ (rad)", "θ₂ (rad)")
+        .add("gait", cstep.iter().map(|p| (p.1[0], p.1[1])).collect(), Mark::Line)
+        .add("θ₂ = θ₁ (heel strike)", vec![(-edge, -edge), (edge, edge)], Mark::Dashed)
+        .add(
+            "θ₂ = −θ₁ (|θ₂| < |θ₁| between: swing foot below the slope)",
+            vec![(-edge, edge), (edge, -edge)],
+            Mark::Dashed,
+        )
+        .save(&opts.out.join("p2_fig4_1c.png"))?;
+    let ratio = crate::walker::stick_force_ratio(&cb, &cstep);
+    let (ft, fn_) = {
+        let pre = &gc.pre_impact_state;
+        let q = Vector4::new(pre[0], pre[1], pre[2], pre[3]);
+        let v = Vector4::new(pre[4], pre[5], pre[6], pre[7]);
+        crate::walker::sticking_impulse(&cb, &q, &v)
+    };
+    XyPlot::new("P2 Fig. 4.1(d): force ratio along the gait", "time t (s)", "R = f_t / f_n")
+        .add("R(t) (sticking forces, eq. 5)", ratio, Mark::Line)
+        .add("impulse ratio at heel strike (eq. 13)", vec![(gc.period, ft / fn_)], Mark::Squares)
+        .save(&opts.out.join("p2_fig4_1d.png"))?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_1c.png".into(),
+        caption:
+            "P2 Fig. 4.1(c): the gait in the (θ₁, θ₂) plane; between the dashed lines the swing foot is below the \
+                  slope (scuffing, ignored as in P2)."
+                .into(),
+    });
+    sec.figures.push(Figure {
+        file: "p2_fig4_1d.png".into(),
+        caption:
+            "P2 Fig. 4.1(d): the ratio of tangential to normal stance force along the gait (μ_stick = max |R|) and \
+                  the impulse ratio at heel strike (square)."
+                .into(),
+    });
     plots::compass_b_map(&cb, 1.0, Some(y), &s, &opts.out.join("p2_fig4_2a.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2a.png".into(),
@@ -239,12 +276,40 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   log scale."
             .into(),
     });
-    // Fig. 4.2(e, f): μ_min against ρ (the B < 0 region exists for μ above the curve).
+    // Fig. 4.2(e, f): the region B < 0 for several μ, and for several ρ at μ = 0.8.
+    plots::compass_nested(
+        &cb,
+        1.0,
+        &[0.6, 0.7, 0.8, 0.9, 1.0],
+        &[],
+        "P2 Fig. 4.2(e): B < 0 for several μ (σ = +1, I_c = 0)",
+        &opts.out.join("p2_fig4_2e.png"),
+    )?;
+    plots::compass_nested(
+        &CompassBiped { mu: 0.8, ..cb },
+        1.0,
+        &[],
+        &[0.0, 0.1, 0.2, 0.3, 0.4],
+        "P2 Fig. 4.2(f): B < 0 for several ρ = √(I_c/m) (σ = +1, μ = 0.8)",
+        &opts.out.join("p2_fig4_2f.png"),
+    )?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2e.png".into(),
+        caption: "P2 Fig. 4.2(e): the region B < 0 shrinks as μ decreases and vanishes at μ_min ≈ 0.5533.".into(),
+    });
+    sec.figures.push(Figure {
+        file: "p2_fig4_2f.png".into(),
+        caption:
+            "P2 Fig. 4.2(f): at μ = 0.8 the region shrinks as the legs' radius of gyration ρ grows and vanishes at \
+                  ρ ≈ 0.4617."
+                .into(),
+    });
+    // μ_min against ρ (the B < 0 region exists for μ above the curve).
     let curve = plots::compass_mu_min_curve(&cb, 1.0, 1.0, &opts.out.join("p2_fig4_2ef.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2ef.png".into(),
-        caption: "P2 Fig. 4.2(e, f) summarised: the smallest μ at which B < 0 appears, against the legs' radius of \
-                  gyration ρ; the region of Fig. 4.2(a) shrinks as μ falls or ρ grows and vanishes on this curve."
+        caption: "Figs. 4.2(e, f) in one curve: the smallest μ at which B < 0 appears, against the legs' radius of \
+                  gyration ρ; the regions above vanish on this curve."
             .into(),
     });
     sec.tables.push(Table {

@@ -367,6 +367,25 @@ pub fn step_trajectory<W: WalkerChart<N>, const N: usize>(
     rec.0
 }
 
+/// The sticking force ratio `R = f_t/f_n` (eq. 5) along sampled states `(t, q, q̇)` of a walker
+/// whose stance foot sticks (P2 Fig. 4.1d).
+pub fn stick_force_ratio<W: ContactSystem<N>, const N: usize>(
+    walker: &W,
+    samples: &[(f64, Vec<f64>, Vec<f64>)],
+) -> Vec<(f64, f64)> {
+    let lag = Lagrangian::new(walker);
+    let mut mode = Modes::free(walker.contact_count());
+    mode.set(0, ContactMode::Stick);
+    samples
+        .iter()
+        .filter_map(|(t, q, v)| {
+            let q = SVector::<f64, N>::from_column_slice(q);
+            let v = SVector::<f64, N>::from_column_slice(v);
+            lag.solve_mode(&mode, *t, &q, &v).map(|s| (*t, s.lambda_t[0] / s.lambda_n[0]))
+        })
+        .collect()
+}
+
 /// The rimless wheel's closed forms under sticking contact (P2 eqs. 26–27): `β` and the
 /// post-impact rate `θ̇*` of the gait.
 pub fn rimless_closed_form(w: &RimlessWheel) -> (f64, f64) {

@@ -117,3 +117,60 @@ pub fn gait_phase<W: WalkerChart<N>, const N: usize>(
     }
     p.save(path)
 }
+
+/// Fig. 4.2(e) and (f): the region `B < 0` in `(θ₁, θ₂)` for several friction coefficients `mus`
+/// (at the model's inertia), or for several radii of gyration `rhos` (at the model's `μ`), drawn
+/// as nested regions: a cell's shade counts how many of the values make `B` negative there.
+pub fn compass_nested(
+    c: &CompassBiped,
+    sigma: f64,
+    mus: &[f64],
+    rhos: &[f64],
+    title: &str,
+    path: &Path,
+) -> Result<(), Error> {
+    let (ng, lo, hi) = (101, -0.8, 0.8);
+    let axis: Vec<f64> = (0..ng).map(|k| lo + (hi - lo) * k as f64 / (ng - 1) as f64).collect();
+    // Either μ varies (inertia fixed) or ρ varies (μ fixed).
+    let variants: Vec<(CompassBiped, String)> = if !mus.is_empty() {
+        mus.iter().map(|&mu| (CompassBiped { mu, ..*c }, format!("μ = {mu}"))).collect()
+    } else {
+        rhos.iter().map(|&r| (CompassBiped { inertia: c.mass * r * r, ..*c }, format!("ρ = {r}"))).collect()
+    };
+    let mut cells = vec![0usize; ng * ng];
+    for (v, _) in &variants {
+        let grid = b_negative_grid(v, v.mu, sigma, lo, hi, ng);
+        for (j, row) in grid.iter().enumerate() {
+            for (i, &neg) in row.iter().enumerate() {
+                if neg {
+                    cells[j * ng + i] += 1;
+                }
+            }
+        }
+    }
+    // Sequential shades: light for "no value", darker as more values make B < 0. With μ rising
+    // the region grows (the largest μ covers most); with ρ rising it shrinks (ρ = first covers
+    // most), so the legend names the value at which a shade appears.
+    let shades = [(235, 235, 235), (253, 208, 162), (253, 174, 107), (241, 105, 19), (217, 72, 1), (127, 39, 4)];
+    let k = variants.len().min(shades.len() - 1);
+    let mut legend = vec![("B > 0 for all".to_string(), shades[0])];
+    for n in 1..=k {
+        let name = if !mus.is_empty() {
+            format!("B < 0 from {}", variants[k - n].1)
+        } else {
+            format!("B < 0 up to {}", variants[n - 1].1)
+        };
+        legend.push((name, shades[n]));
+    }
+    CategoryMap {
+        title: title.into(),
+        x_label: "θ₁ (rad)".into(),
+        y_label: "θ₂ (rad)".into(),
+        xs: axis.clone(),
+        ys: axis,
+        cells: cells.into_iter().map(|n| n.min(k)).collect(),
+        legend,
+        marks: vec![],
+    }
+    .save(path)
+}
