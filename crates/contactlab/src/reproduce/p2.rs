@@ -264,6 +264,32 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   (its first part lies inside) and the starts of the slip trajectories S1 and S2."
             .into(),
     });
+    // Fig. 4.2(b): the slip trajectories S1 and S2 towards the region B < 0.
+    let path = |e: &crate::walker::slip::SlipEnd, name: &str| {
+        let n = e.trace.len();
+        let mut v: Vec<(String, f64, f64)> =
+            e.trace.iter().step_by((n / 25).max(1)).map(|p| (String::new(), p.1[0], p.1[1])).collect();
+        if let Some(p) = e.trace.last() {
+            v.push((format!("{name} end"), p.1[0], p.1[1]));
+        }
+        v
+    };
+    let mut marks = path(&s1, "S1");
+    marks.extend(path(&s2, "S2"));
+    plots::compass_b_map_with(
+        &cb,
+        1.0,
+        marks,
+        "P2 Fig. 4.2(b): slip trajectories S1 and S2 (μ = 0.7, σ = +1)",
+        &opts.out.join("p2_fig4_2b.png"),
+    )?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2b.png".into(),
+        caption: "P2 Fig. 4.2(b): the forward-slip trajectories S1 (θ(0) = (−0.2953, −0.5247)) and S2 \
+                  ((−0.5461, 0.6860)), ẋ(0) = 10, over the region B < 0: S1 reaches A = 0 first and separates, S2 \
+                  reaches B = 0 with a growing normal force and jams."
+            .into(),
+    });
     let fn_t = |e: &crate::walker::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
     let mut fig = XyPlot::new("P2 Fig. 4.2(c): normal force along S1 and S2", "time t (s)", "f_n (N)");
     fig.log_y = true;

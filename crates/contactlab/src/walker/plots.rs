@@ -61,9 +61,6 @@ pub fn compass_b_map(
     settings: &WalkerSettings,
     path: &Path,
 ) -> Result<(), Error> {
-    let (ng, lo, hi) = (121, -0.8, 0.8);
-    let grid = b_negative_grid(c, c.mu, sigma, lo, hi, ng);
-    let axis: Vec<f64> = (0..ng).map(|k| lo + (hi - lo) * k as f64 / (ng - 1) as f64).collect();
     let marks = match gait_y {
         Some(y) => step_trajectory(c, &DVector::from_vec(y.to_vec()), settings)
             .iter()
@@ -72,8 +69,23 @@ pub fn compass_b_map(
             .collect(),
         None => vec![],
     };
+    let title = format!("Compass biped: B < 0 at μ = {} (σ = {sigma:+}), gait dotted", c.mu);
+    compass_b_map_with(c, sigma, marks, &title, path)
+}
+
+/// The sign of `B` on a grid of `(θ₁, θ₂)` with labelled points drawn on top (Fig. 4.2a, b).
+pub fn compass_b_map_with(
+    c: &CompassBiped,
+    sigma: f64,
+    marks: Vec<(String, f64, f64)>,
+    title: &str,
+    path: &Path,
+) -> Result<(), Error> {
+    let (ng, lo, hi) = (121, -0.8, 0.8);
+    let grid = b_negative_grid(c, c.mu, sigma, lo, hi, ng);
+    let axis: Vec<f64> = (0..ng).map(|k| lo + (hi - lo) * k as f64 / (ng - 1) as f64).collect();
     CategoryMap {
-        title: format!("Compass biped: B < 0 at μ = {} (σ = {sigma:+}), gait dotted", c.mu),
+        title: title.into(),
         x_label: "θ₁ (rad)".into(),
         y_label: "θ₂ (rad)".into(),
         xs: axis.clone(),
