@@ -44,6 +44,7 @@ pub mod model;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
+pub mod timestep;
 pub mod twocontact;
 pub mod util;
 pub mod walker;

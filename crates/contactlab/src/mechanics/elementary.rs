@@ -7,6 +7,8 @@
 //!   (floors, walls, inclines) with Coulomb friction and Newton restitution.
 //! * [`Oscillator`]: one degree of freedom `m ẍ + c ẋ + k x = f` with a stop (a bouncing ball
 //!   for `k = c = 0`; with `c < 0` a self-excited impact oscillator with a limit cycle).
+//! * [`FrictionOscillator`]: a block on a rough floor held by a spring: a stick band and a
+//!   known amplitude decay per half cycle.
 
 use nalgebra::{SMatrix, SVector, Vector2};
 
@@ -252,5 +254,92 @@ impl ContactSystem<1> for Oscillator {
     }
     fn time_scale(&self) -> f64 {
         self.time
+    }
+}
+
+/// A block of mass `m` on a rough floor `y ≥ 0`, held by a spring of stiffness `k` along the
+/// floor: `m ẍ = −k x + f_t`, `|f_t| ≤ μ f_n`, `f_n = m g` while it rests on the floor. Sticks
+/// anywhere in the band `|x| ≤ δ = μ m g / k`; from rest at `x₀` outside it, each half cycle
+/// (duration `π √(m/k)`) ends at rest at `−(|x₀| − 2δ)` on the other side (P5's second model).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrictionOscillator {
+    /// Mass `m` (kg).
+    pub mass: f64,
+    /// Spring stiffness `k` (N/m).
+    pub stiffness: f64,
+    /// Gravity `g` (m/s²).
+    pub gravity: f64,
+    /// Friction coefficient `μ`.
+    pub mu: f64,
+}
+
+impl FrictionOscillator {
+    /// Half-width of the stick band, `δ = μ m g / k`.
+    pub fn band(&self) -> f64 {
+        self.mu * self.mass * self.gravity / self.stiffness
+    }
+    /// Half period `π √(m/k)`.
+    pub fn half_period(&self) -> f64 {
+        std::f64::consts::PI * (self.mass / self.stiffness).sqrt()
+    }
+    /// The closed-form position at time `t` from rest at `x0` (`|x0| > δ`) on the floor.
+    pub fn position(&self, x0: f64, t: f64) -> f64 {
+        let d = self.band();
+        let w = (self.stiffness / self.mass).sqrt();
+        let (mut a, mut t) = (x0, t);
+        loop {
+            if a.abs() <= d {
+                return a;
+            }
+            // Sliding towards the origin: the friction force points away from it.
+            let c = a.signum() * d;
+            if t <= std::f64::consts::PI / w {
+                return c + (a - c) * (w * t).cos();
+            }
+            t -= std::f64::consts::PI / w;
+            a = 2.0 * c - a;
+        }
+    }
+}
+
+impl ContactSystem<2> for FrictionOscillator {
+    fn contact_count(&self) -> usize {
+        1
+    }
+    fn law(&self, _i: usize) -> ContactLaw {
+        ContactLaw { mu: self.mu, restitution: 0.0 }
+    }
+    fn mass_matrix(&self, _q: &SVector<f64, 2>) -> SMatrix<f64, 2, 2> {
+        SMatrix::<f64, 2, 2>::identity() * self.mass
+    }
+    fn bias(&self, _t: f64, q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> SVector<f64, 2> {
+        Vector2::new(-self.stiffness * q[0], -self.mass * self.gravity)
+    }
+    fn gap(&self, _i: usize, q: &SVector<f64, 2>) -> f64 {
+        q[1]
+    }
+    fn tangential(&self, _i: usize, q: &SVector<f64, 2>) -> f64 {
+        q[0]
+    }
+    fn normal_jacobian(&self, _i: usize, _q: &SVector<f64, 2>) -> SVector<f64, 2> {
+        Vector2::new(0.0, 1.0)
+    }
+    fn tangent_jacobian(&self, _i: usize, _q: &SVector<f64, 2>) -> SVector<f64, 2> {
+        Vector2::new(1.0, 0.0)
+    }
+    fn jacobian_dot_v(&self, _i: usize, _q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> (f64, f64) {
+        (0.0, 0.0)
+    }
+    fn potential(&self, q: &SVector<f64, 2>) -> Option<f64> {
+        Some(0.5 * self.stiffness * q[0] * q[0] + self.mass * self.gravity * q[1])
+    }
+    fn coordinate_scale(&self) -> SVector<f64, 2> {
+        SVector::repeat(self.band().max(f64::MIN_POSITIVE))
+    }
+    fn length_scale(&self) -> f64 {
+        self.band().max(f64::MIN_POSITIVE)
+    }
+    fn time_scale(&self) -> f64 {
+        (self.mass / self.stiffness).sqrt()
     }
 }
