@@ -64,6 +64,16 @@ fn tick(v: &f64) -> String {
     }
 }
 
+/// [`tick`] on an axis spanning `span`: a tick that is zero up to round-off of the axis (such as
+/// `−2.78e-17` from summing steps of `0.05`) prints as `0`.
+fn tick_on(v: f64, span: f64) -> String {
+    if v.abs() <= 1e-9 * span {
+        "0".into()
+    } else {
+        tick(&v)
+    }
+}
+
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
@@ -219,8 +229,8 @@ impl XyPlot {
                 .configure_mesh()
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
-                .x_label_formatter(&tick)
-                .y_label_formatter(&tick)
+                .x_label_formatter(&|v: &f64| tick_on(*v, x1 - x0))
+                .y_label_formatter(&|v: &f64| tick_on(*v, y1 - y0))
                 .label_style(("sans-serif", 15))
                 .draw()
                 .map_err(err)?;
@@ -306,6 +316,14 @@ impl XyPlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_that_are_zero_up_to_round_off_print_as_zero() {
+        assert_eq!(tick_on(-2.78e-17, 0.3), "0");
+        assert_eq!(tick_on(0.05, 0.3), "0.05");
+        // A genuinely small axis keeps its small ticks.
+        assert_eq!(tick_on(2e-12, 1e-11), "2.00e-12");
+    }
 
     #[test]
     fn writes_png_and_svg_with_gaps() {
