@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::walker::model::{self, WalkerModel};
-use contactlab::walker::painleve::{b_negative_grid, b_negative_intervals, mu_min};
+use contactlab::walker::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
 use contactlab::walker::plots;
 use contactlab::walker::slip::{jam_threshold, slip};
 use contactlab::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
@@ -214,7 +214,7 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
             let bbox = |f: fn(&(f64, f64)) -> f64| {
                 cells.iter().map(f).fold([f64::INFINITY, f64::NEG_INFINITY], |b, x| [b[0].min(x), b[1].max(x)])
             };
-            let rho_max = rho_where_b_vanishes(&c, mu, sigma);
+            let rho_max = compass_rho_max(&c, mu, sigma);
             if let Some(dir) = &a.common.out {
                 std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
                 let mut csv = String::from("theta1,theta2,b_negative\n");
@@ -271,30 +271,6 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
         println!("{}: {}", a.model.display(), serde_json::to_string_pretty(&out).context("formatting")?);
     }
     Ok(())
-}
-
-/// The largest radius of gyration `ρ = √(I_c/m)` at which `B < 0` still occurs for `mu`.
-fn rho_where_b_vanishes(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
-    let mu_of = |rho: f64| {
-        let cc = CompassBiped { inertia: c.mass * rho * rho, ..*c };
-        mu_min(&cc, sigma, -1.5, 1.5, 61).map_or(f64::INFINITY, |m| m.mu_min)
-    };
-    if mu_of(0.0) >= mu {
-        return None;
-    }
-    let (mut lo, mut hi) = (0.0, 10.0 * c.l);
-    if mu_of(hi) < mu {
-        return Some(hi);
-    }
-    for _ in 0..50 {
-        let m = 0.5 * (lo + hi);
-        if mu_of(m) < mu {
-            lo = m;
-        } else {
-            hi = m;
-        }
-    }
-    Some(lo)
 }
 
 fn write_rimless_cases(w: &RimlessWheel, mu: f64, sigma: f64, dir: &std::path::Path) -> Result<(), Failure> {

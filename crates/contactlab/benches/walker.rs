@@ -19,15 +19,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     let guess = DVector::from_vec(vec![-0.15, 0.7, -0.5]);
     g.bench_function("compass_gait_fixed_point", |b| b.iter(|| gait(&cb, &guess, &s)));
-    let w = RimlessWheel {
-        spokes: 10,
-        kappa: 0.02,
-        slope: 10f64.to_radians(),
-        mu: 0.35,
-        mass: 1.0,
-        length: 1.0,
-        gravity: 1.02,
-    };
+    let w = RimlessWheel::paper(0.35);
     let q = Vector3::new(0.0, 0.0, -0.3);
     let v = Vector3::new(0.0, 0.0, 0.643);
     let ex = Vector3::new(1.0, 0.0, 0.0);

@@ -1,4 +1,5 @@
-//! Small helpers shared by the modules (serialisation of nalgebra types).
+//! Small helpers shared by the modules: serialisation of nalgebra types, status names, and the
+//! maximisation of a function over a box.
 
 use nalgebra::{DMatrix, DVector};
 use serde::Serializer;
@@ -38,5 +39,81 @@ pub fn kebab<T: serde::Serialize>(v: &T) -> String {
         }
         Ok(other) => other.to_string(),
         Err(_) => "unknown".into(),
+    }
+}
+
+/// The largest value of `f` on the box `[lo, hi]` (one interval per coordinate) and where it is
+/// attained: a grid of `n ≥ 2` points per coordinate (corners included), then a pattern search
+/// from the `starts` best grid points, halving its step until it is `10⁻¹²` of the box (or after
+/// 400 rounds). Non-finite values never win. `None` when `f` is nowhere finite on the grid.
+/// Used where a smooth function of a few variables must be bounded (Theorem 1's quantities of P3,
+/// P2's `μ_min`).
+pub fn maximize_on_box(
+    f: &dyn Fn(&[f64]) -> f64,
+    lo: &[f64],
+    hi: &[f64],
+    n: usize,
+    starts: usize,
+) -> Option<(f64, Vec<f64>)> {
+    let d = lo.len();
+    let n = n.max(2);
+    let point = |mut k: usize| -> Vec<f64> {
+        (0..d)
+            .map(|i| {
+                let j = k % n;
+                k /= n;
+                lo[i] + (hi[i] - lo[i]) * j as f64 / (n - 1) as f64
+            })
+            .collect()
+    };
+    let mut vals: Vec<(f64, usize)> =
+        (0..n.pow(d as u32)).map(|k| (f(&point(k)), k)).filter(|(v, _)| v.is_finite()).collect();
+    vals.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut best: Option<(f64, Vec<f64>)> = None;
+    for &(v0, k) in vals.iter().take(starts.max(1)) {
+        let (mut x, mut v) = (point(k), v0);
+        let mut step: Vec<f64> = (0..d).map(|i| (hi[i] - lo[i]) / (n - 1) as f64).collect();
+        for _ in 0..400 {
+            let mut improved = false;
+            for i in 0..d {
+                for s in [1.0, -1.0] {
+                    let mut y = x.clone();
+                    y[i] = (y[i] + s * step[i]).clamp(lo[i], hi[i]);
+                    let fy = f(&y);
+                    if fy > v {
+                        x = y;
+                        v = fy;
+                        improved = true;
+                    }
+                }
+            }
+            if !improved {
+                step.iter_mut().for_each(|s| *s *= 0.5);
+                if (0..d).all(|i| step[i] <= 1e-12 * (hi[i] - lo[i])) {
+                    break;
+                }
+            }
+        }
+        if best.as_ref().is_none_or(|b| v > b.0) {
+            best = Some((v, x));
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod box_tests {
+    use super::maximize_on_box;
+
+    #[test]
+    fn box_maximum_between_grid_points_and_at_a_corner() {
+        // max of −(x − 0.3)² − (y + 0.2)² over [0, 1] × [−1, 1] is 0 at (0.3, −0.2), between grid
+        // points; a linear function peaks at a corner.
+        let f = |p: &[f64]| -(p[0] - 0.3).powi(2) - (p[1] + 0.2).powi(2);
+        let (v, at) = maximize_on_box(&f, &[0.0, -1.0], &[1.0, 1.0], 4, 3).unwrap();
+        assert!(v.abs() < 1e-12 && (at[0] - 0.3).abs() < 1e-6);
+        let g = |p: &[f64]| 2.0 * p[0] - p[1];
+        assert!((maximize_on_box(&g, &[0.0, -1.0], &[1.0, 1.0], 3, 1).unwrap().0 - 3.0).abs() < 1e-15);
+        assert!(maximize_on_box(&|_| f64::NAN, &[0.0], &[1.0], 5, 1).is_none());
     }
 }

@@ -232,11 +232,7 @@ impl<S: OdeState, M> Observer<S, M> for Recorder<S> {
         self.samples.push((t, *x));
     }
     fn on_step(&mut self, step: &Step<S>, t_end: f64, _mode: &M) -> ControlFlow<()> {
-        let n = self.per_step + 1;
-        for k in 1..=n {
-            let t = step.t0 + (t_end - step.t0) * k as f64 / n as f64;
-            self.samples.push((t, step.eval(t)));
-        }
+        self.samples.extend(step.samples(t_end, self.per_step + 1));
         ControlFlow::Continue(())
     }
     fn on_event(&mut self, event: &EventRecord<S, M>) -> ControlFlow<()> {

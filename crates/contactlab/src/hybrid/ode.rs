@@ -103,6 +103,15 @@ impl<S: OdeState> Step<S> {
         self.y0 + (r2 + (r3 + (r4 + r5 * th1) * th) * th1) * th
     }
 
+    /// `n` points `(t, x(t))` evenly spaced on `(t₀, t_end]` (`t_end` ≤ the step's end when an
+    /// event cut it short), from the dense output: what observers record of a step.
+    pub fn samples(&self, t_end: f64, n: usize) -> impl Iterator<Item = (f64, S)> + '_ {
+        (1..=n).map(move |k| {
+            let t = self.t0 + (t_end - self.t0) * k as f64 / n as f64;
+            (t, self.eval(t))
+        })
+    }
+
     /// A segment known from outside the integrator (a system that advances in closed form), with
     /// cubic Hermite interpolation of its ends as dense output.
     pub fn hermite(t0: f64, h: f64, y0: S, f0: S, y1: S, f1: S) -> Self {

@@ -48,6 +48,12 @@ pub struct RimlessWheel {
 }
 
 impl RimlessWheel {
+    /// P2 Section 3's wheel: `n = 10`, `κ = 0.02`, `α = 10°`, `m = l = 1`, and gravity `1 + κ` so
+    /// that the time unit is P2's `τ_c`.
+    pub fn paper(mu: f64) -> Self {
+        Self { spokes: 10, kappa: 0.02, slope: 10f64.to_radians(), mu, mass: 1.0, length: 1.0, gravity: 1.02 }
+    }
+
     /// Half the angle between spokes, `π/n`.
     pub fn half_angle(&self) -> f64 {
         std::f64::consts::PI / self.spokes as f64

@@ -6,7 +6,7 @@ use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
-use crate::walker::painleve::{b_at, b_negative_intervals, mu_min};
+use crate::walker::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walker::plots;
 use crate::walker::slip::{jam_threshold, jams_on_grid, slip, SlipOutcome};
 use crate::walker::{gait, rimless_closed_form, WalkerSettings};
@@ -14,12 +14,6 @@ use crate::Error;
 
 /// Section title.
 pub const TITLE: &str = "Or: Painlevé's paradox and dynamic jamming in passive walkers";
-
-/// P2 Section 3's rimless wheel: κ = 0.02, α = 10°, n = 10, μ = 0.35, m = l = 1; gravity
-/// `1 + κ` so that the time unit is P2's τ_c.
-pub fn rimless(mu: f64) -> RimlessWheel {
-    RimlessWheel { spokes: 10, kappa: 0.02, slope: 10f64.to_radians(), mu, mass: 1.0, length: 1.0, gravity: 1.02 }
-}
 
 /// Builds the section.
 pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
@@ -44,7 +38,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let tick = |k: u64| progress("P2", k, total);
 
     // ---- Rimless wheel.
-    let w = rimless(0.35);
+    let w = RimlessWheel::paper(0.35);
     let mm = mu_min(&w, 1.0, -1.5, 1.5, 301).map_or(f64::NAN, |m| m.mu_min);
     sec.rows.push(
         Row::number("Rimless wheel: μ_min for Painlevé's paradox (eq. 33)", 0.286, mm, 5e-4, src3)
@@ -94,7 +88,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     // μ_c = (2/√3) μ_min: the smallest μ at which any slip from a 12 × 12 grid of starts left of
     // θ₁ (ẋ(0) = 5) jams, by bisection.
     let any_jam = |mu: f64| {
-        let wm = rimless(mu);
+        let wm = RimlessWheel::paper(mu);
         let t1 = b_negative_intervals(&wm, mu, 1.0, -1.2, 1.2, 2001).first().map_or(f64::NAN, |v| v[0]);
         let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th), Vector3::new(5.0, 0.0, rate));
         jams_on_grid(&wm, start, t1, 0.3, 1.2, 12, &s) > 0
@@ -181,19 +175,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         src4,
     ));
     // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
-    let mu_of_rho = |rho: f64| {
-        let c = CompassBiped { inertia: cb.mass * rho * rho, ..cb };
-        mu_min(&c, 1.0, -1.5, 1.5, 61).map_or(f64::INFINITY, |m| m.mu_min)
-    };
-    let (mut ra, mut rb) = (0.0, 1.0);
-    for _ in 0..40 {
-        let m = 0.5 * (ra + rb);
-        if mu_of_rho(m) < 0.8 {
-            ra = m;
-        } else {
-            rb = m;
-        }
-    }
+    let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
     sec.rows.push(Row::number("Compass biped: ρ where B < 0 vanishes at μ = 0.8", 0.4617, ra, 5e-5, src4));
     let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
     sec.rows.push(Row::exact("Compass biped, μ = 0.7: the gait starts inside B < 0", "yes", yes_no(in_b_neg), src4));

@@ -91,9 +91,8 @@ impl Observer<X, Modes> for P1Observer<'_> {
         // The dense output between step ends (steps are long where the motion is nearly
         // polynomial).
         const PER_STEP: usize = 8;
-        for k in 1..=PER_STEP {
-            let t = step.t0 + (t_end - step.t0) * k as f64 / PER_STEP as f64;
-            self.sample(t, &step.eval(t));
+        for (t, x) in step.samples(t_end, PER_STEP) {
+            self.sample(t, &x);
         }
         ControlFlow::Continue(())
     }

@@ -226,9 +226,8 @@ impl<W: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for StepObse
         self.sample(t, x, mode);
     }
     fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> std::ops::ControlFlow<()> {
-        for k in 1..=4 {
-            let t = step.t0 + (t_end - step.t0) * k as f64 / 4.0;
-            self.sample(t, &step.eval(t), mode);
+        for (t, x) in step.samples(t_end, 4) {
+            self.sample(t, &x, mode);
         }
         std::ops::ControlFlow::Continue(())
     }
@@ -347,9 +346,8 @@ pub fn step_trajectory<W: WalkerChart<N>, const N: usize>(
             self.push(t, x);
         }
         fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, _m: &Modes) -> std::ops::ControlFlow<()> {
-            for k in 1..=8 {
-                let t = step.t0 + (t_end - step.t0) * k as f64 / 8.0;
-                self.push(t, &step.eval(t));
+            for (t, x) in step.samples(t_end, 8) {
+                self.push(t, &x);
             }
             std::ops::ControlFlow::Continue(())
         }

@@ -10,6 +10,8 @@ use nalgebra::SVector;
 use serde::Serialize;
 
 use super::WalkerChart;
+use crate::mechanics::walkers::CompassBiped;
+use crate::util::maximize_on_box;
 
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact.
 pub fn d_and_c<W: WalkerChart<N>, const N: usize>(w: &W, q: &SVector<f64, N>) -> (f64, f64) {
@@ -35,7 +37,8 @@ pub struct MuMin {
     pub at: Vec<f64>,
 }
 
-/// [`MuMin`] by a grid of `n` points per angle and a pattern search from the best point.
+/// [`MuMin`] by a grid of `n` points per angle and a pattern search from the best point
+/// ([`maximize_on_box`] on `−d/(σc)`).
 pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<MuMin> {
     let k = w.angle_count();
     let ratio = |a: &[f64]| {
@@ -46,43 +49,8 @@ pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi:
             f64::INFINITY
         }
     };
-    let mut best: Option<(f64, Vec<f64>)> = None;
-    let total = n.pow(k as u32);
-    for idx in 0..total {
-        let mut r = idx;
-        let a: Vec<f64> = (0..k)
-            .map(|_| {
-                let j = r % n;
-                r /= n;
-                lo + (hi - lo) * j as f64 / (n - 1) as f64
-            })
-            .collect();
-        let v = ratio(&a);
-        if v.is_finite() && best.as_ref().is_none_or(|b| v < b.0) {
-            best = Some((v, a));
-        }
-    }
-    let (mut v, mut a) = best?;
-    let mut step = (hi - lo) / (n - 1) as f64;
-    while step > 1e-12 * (hi - lo) {
-        let mut improved = false;
-        for i in 0..k {
-            for s in [1.0, -1.0] {
-                let mut b = a.clone();
-                b[i] = (b[i] + s * step).clamp(lo, hi);
-                let vb = ratio(&b);
-                if vb < v {
-                    v = vb;
-                    a = b;
-                    improved = true;
-                }
-            }
-        }
-        if !improved {
-            step *= 0.5;
-        }
-    }
-    Some(MuMin { mu_min: v, at: a })
+    let (v, a) = maximize_on_box(&|a| -ratio(a), &vec![lo; k], &vec![hi; k], n, 1)?;
+    Some(MuMin { mu_min: -v, at: a })
 }
 
 /// The intervals of `θ` in `[lo, hi]` where `B(θ, μ) < 0` for a one-angle walker (the rimless
@@ -142,4 +110,34 @@ pub fn b_negative_grid<W: WalkerChart<N>, const N: usize>(
 ) -> Vec<Vec<bool>> {
     let at = |k: usize| lo + (hi - lo) * k as f64 / (n - 1) as f64;
     (0..n).map(|j| (0..n).map(|i| b_at(w, &[at(i), at(j)], mu, sigma) < 0.0).collect()).collect()
+}
+
+/// The compass biped's `μ_min` (σ = `sigma`, angles in `[−1.5, 1.5]`) when its legs have radius
+/// of gyration `ρ = √(I_c/m)` (P2 Fig. 4.2f).
+pub fn compass_mu_min(c: &CompassBiped, rho: f64, sigma: f64) -> Option<f64> {
+    let cc = CompassBiped { inertia: c.mass * rho * rho, ..*c };
+    mu_min(&cc, sigma, -1.5, 1.5, 61).map(|m| m.mu_min)
+}
+
+/// The radius of gyration `ρ` at which the compass biped's region `B < 0` vanishes for friction
+/// `mu` (P2: `ρ ≈ 0.4617` at `μ = 0.8`), by bisection on `μ_min(ρ) = mu` over `[0, 10 l]`;
+/// `None` when there is no such region even at `ρ = 0`.
+pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
+    let below = |rho: f64| compass_mu_min(c, rho, sigma).is_some_and(|m| m < mu);
+    if !below(0.0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0, 10.0 * c.l);
+    if below(hi) {
+        return Some(hi);
+    }
+    for _ in 0..50 {
+        let m = 0.5 * (lo + hi);
+        if below(m) {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    Some(lo)
 }

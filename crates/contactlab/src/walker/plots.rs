@@ -6,7 +6,7 @@ use std::path::Path;
 
 use nalgebra::DVector;
 
-use super::painleve::{b_negative_grid, b_negative_intervals, mu_min};
+use super::painleve::{b_negative_grid, b_negative_intervals, compass_mu_min};
 use super::{step_trajectory, WalkerChart, WalkerSettings};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::plot::{CategoryMap, Mark, XyPlot};
@@ -103,8 +103,7 @@ pub fn compass_mu_min_curve(c: &CompassBiped, sigma: f64, rho_max: f64, path: &P
     let curve: Vec<(f64, f64)> = (0..=20)
         .map(|k| {
             let rho = rho_max * k as f64 / 20.0;
-            let cc = CompassBiped { inertia: c.mass * rho * rho, ..*c };
-            (rho, mu_min(&cc, sigma, -1.5, 1.5, 61).map_or(f64::NAN, |m| m.mu_min))
+            (rho, compass_mu_min(c, rho, sigma).unwrap_or(f64::NAN))
         })
         .collect();
     XyPlot::new("Compass biped: where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min")

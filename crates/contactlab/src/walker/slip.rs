@@ -85,9 +85,8 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatc
         self.sample(t, x, mode);
     }
     fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
-        for k in 1..=4 {
-            let t = step.t0 + (t_end - step.t0) * k as f64 / 4.0;
-            self.sample(t, &step.eval(t), mode);
+        for (t, x) in step.samples(t_end, 4) {
+            self.sample(t, &x, mode);
         }
         ControlFlow::Continue(())
     }

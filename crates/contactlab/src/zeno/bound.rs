@@ -34,9 +34,10 @@ use serde::Serialize;
 
 use super::{return_map, ConstraintChart, ZenoSettings};
 use crate::hybrid::lagrangian::Lagrangian;
-use crate::hybrid::section::SectionChart;
+use crate::hybrid::section::{FirstCrossing, SectionChart};
 use crate::hybrid::{EventKind, EventLog};
 use crate::mechanics::ContactSystem;
+use crate::util::maximize_on_box;
 use crate::Error;
 
 /// The sizes `ε₁, ε₂, ε₃` of the neighbourhoods.
@@ -98,48 +99,10 @@ pub struct Bound {
     pub with_assumption: Limits,
 }
 
-/// Maximises `f` over the box `[lo, hi]`: a grid of `n` points per axis (corners included), then a
-/// pattern search from the best three grid points.
+/// The maximum of `f` over the box `[lo, hi]` ([`maximize_on_box`], from the three best grid
+/// points).
 fn maximize_box(f: &dyn Fn(&[f64]) -> f64, lo: &[f64], hi: &[f64], n: usize) -> f64 {
-    let d = lo.len();
-    let total = n.pow(d as u32);
-    let point = |mut k: usize| -> Vec<f64> {
-        (0..d)
-            .map(|i| {
-                let j = k % n;
-                k /= n;
-                lo[i] + (hi[i] - lo[i]) * j as f64 / (n - 1) as f64
-            })
-            .collect()
-    };
-    let mut vals: Vec<(f64, usize)> = (0..total).map(|k| (f(&point(k)), k)).collect();
-    vals.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let mut best = vals[0].0;
-    for &(v0, k) in vals.iter().take(3) {
-        let mut x = point(k);
-        let mut v = v0;
-        let mut step: Vec<f64> = (0..d).map(|i| (hi[i] - lo[i]) / (n - 1) as f64).collect();
-        for _ in 0..60 {
-            let mut improved = false;
-            for i in 0..d {
-                for s in [1.0, -1.0] {
-                    let mut y = x.clone();
-                    y[i] = (y[i] + s * step[i]).clamp(lo[i], hi[i]);
-                    let fy = f(&y);
-                    if fy > v {
-                        x = y;
-                        v = fy;
-                        improved = true;
-                    }
-                }
-            }
-            if !improved {
-                step.iter_mut().for_each(|s| *s *= 0.5);
-            }
-        }
-        best = best.max(v);
-    }
-    best
+    maximize_on_box(f, lo, hi, n, 3).map_or(f64::NAN, |m| m.0)
 }
 
 fn limits(b: &Bound, gamma: f64) -> Limits {
@@ -182,8 +145,10 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
     let chart = ConstraintChart::<N>::new(sys);
     // v*: the approach speed of the orbit's plastic impact (the last impact of the cycle).
     let x0 = chart.lift(y_star);
-    let mut log = EventLog::default();
-    map.driver.run(plastic, 0.0, x0, std::slice::from_ref(&map.section), &mut log_until_return(&mut log));
+    // The events up to the return (the first crossing stops the run).
+    let mut log = (FirstCrossing::default(), EventLog::default());
+    map.driver.run(plastic, 0.0, x0, std::slice::from_ref(&map.section), &mut log);
+    let log = log.1;
     let v_star = log
         .events
         .iter()
@@ -206,19 +171,19 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
             let u = -1.0 + 2.0 * j as f64 / (per - 1) as f64;
             y_star[i] + u * if i < m { eps.eps1 } else { eps.eps2 } * 0.999
         });
-        let mut log = EventLog::default();
-        let x = chart.lift(&y);
-        map.driver.run(plastic, 0.0, x, std::slice::from_ref(&map.section), &mut log_until_return(&mut log));
-        let first = log.events.iter().find(|e| e.info.kind == EventKind::Impact).and_then(|e| e.info.impact_speed);
-        let Some(ret) = map.apply(&y).ok() else {
+        // One run gives both the first impact (κ) and the return (γ_Ω).
+        let mut log = (FirstCrossing::default(), EventLog::default());
+        map.driver.run(plastic, 0.0, chart.lift(&y), std::slice::from_ref(&map.section), &mut log);
+        let first = log.1.events.iter().find(|e| e.info.kind == EventKind::Impact).and_then(|e| e.info.impact_speed);
+        let Some(ret) = log.0.hit.map(|(_, x)| chart.chart(&x)) else {
             return Err(Error::Numerical(format!("no return to S from the start {:?} of Ω₂", y.as_slice())));
         };
         if let Some(s) = first {
             kappa = kappa.max(s / v_star);
         }
         for i in 0..m {
-            gamma_a = gamma_a.max((ret.y[i] - zs[i]).abs() / eps.eps1);
-            gamma_a = gamma_a.max((ret.y[m + i] - zds[i]).abs() / eps.eps2);
+            gamma_a = gamma_a.max((ret[i] - zs[i]).abs() / eps.eps1);
+            gamma_a = gamma_a.max((ret[m + i] - zds[i]).abs() / eps.eps2);
         }
         samples += 1;
     }
@@ -278,34 +243,4 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
     b.with_multiplier = limits(&b, gamma_multiplier);
     b.with_assumption = limits(&b, gamma_a);
     Ok(b)
-}
-
-/// Logs events until the first section crossing after the start.
-fn log_until_return<S: Clone, M: Clone>(log: &mut EventLog<S, M>) -> impl crate::hybrid::Observer<S, M> + '_ {
-    struct Until<'a, S, M>(&'a mut EventLog<S, M>);
-    impl<S: Clone, M: Clone> crate::hybrid::Observer<S, M> for Until<'_, S, M> {
-        fn on_event(&mut self, ev: &crate::hybrid::driver::EventRecord<S, M>) -> std::ops::ControlFlow<()> {
-            if ev.info.kind == EventKind::Section && ev.t > 0.0 {
-                return std::ops::ControlFlow::Break(());
-            }
-            self.0.events.push(ev.clone());
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    Until(log)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn box_maximum_of_a_quadratic() {
-        // max of −(x − 0.3)² − (y + 0.2)² over [0, 1] × [−1, 1] is 0 at (0.3, −0.2), between grid
-        // points; and a linear function peaks at a corner.
-        let f = |p: &[f64]| -(p[0] - 0.3).powi(2) - (p[1] + 0.2).powi(2);
-        assert!(maximize_box(&f, &[0.0, -1.0], &[1.0, 1.0], 4).abs() < 1e-12);
-        let g = |p: &[f64]| 2.0 * p[0] - p[1];
-        assert!((maximize_box(&g, &[0.0, -1.0], &[1.0, 1.0], 3) - 3.0).abs() < 1e-15);
-    }
 }

@@ -252,10 +252,8 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for PhaseRec
         if closed {
             self.constrained_time += t_end - step.t0;
         }
-        let n = self.per_step + 1;
-        for k in 1..=n {
-            let t = step.t0 + (t_end - step.t0) * k as f64 / n as f64;
-            self.push(t, &step.eval(t), closed);
+        for (t, x) in step.samples(t_end, self.per_step + 1) {
+            self.push(t, &x, closed);
         }
         ControlFlow::Continue(())
     }
@@ -437,40 +435,36 @@ pub fn settle<S: ContactSystem<N>, const N: usize>(
             crate::util::kebab(&run.termination)
         )));
     };
-    let mut y = map.chart.chart(&x);
-    let sc = map.chart.scale();
-    for _ in 0..cycles {
-        let Ok(r) = map.apply(&y) else { break };
-        let d = (0..y.len()).fold(0.0f64, |a, i| a.max(((r.y[i] - y[i]) / sc[i]).abs()));
-        y = r.y;
-        if d <= tol {
-            break;
-        }
-    }
-    Ok(y)
+    Ok(iterate(&map, &map.chart.chart(&x), tol, cycles).0)
 }
 
-/// Iterates `Φ` from `y` until `‖Φ(y) − y‖ ≤ tol` (chart scales), at most `max` times.
-fn iterate_to_fixed_point<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usize>(
+/// `max_i |a_i − b_i| / scale_i`: distances on a section in its chart's scales.
+fn scaled_distance(a: &DVector<f64>, b: &DVector<f64>, scale: &DVector<f64>) -> f64 {
+    (0..a.len()).fold(0.0f64, |m, i| m.max(((a[i] - b[i]) / scale[i]).abs()))
+}
+
+/// Iterates `Φ` from `y` until `‖Φ(y) − y‖ ≤ tol` (chart scales), at most `max` times; returns
+/// the last iterate and whether that test was met (a missing return ends the iteration).
+fn iterate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usize>(
     map: &ReturnMap<'_, Lagrangian<S, N>, C>,
     y: &DVector<f64>,
     tol: f64,
     max: usize,
-) -> Option<DVector<f64>> {
+) -> (DVector<f64>, bool) {
     let sc = map.chart.scale();
     let mut y = y.clone();
     for _ in 0..max {
-        let r = map.apply(&y).ok()?;
-        let d = (0..y.len()).fold(0.0f64, |a, i| a.max(((r.y[i] - y[i]) / sc[i]).abs()));
-        if !d.is_finite() {
-            return None;
-        }
+        let Ok(r) = map.apply(&y) else { break };
+        let d = scaled_distance(&r.y, &y, &sc);
         y = r.y;
         if d <= tol {
-            return Some(y);
+            return (y, true);
+        }
+        if !d.is_finite() {
+            break;
         }
     }
-    None
+    (y, false)
 }
 
 /// The observed contraction rate of the iterates of `Φ` towards the fixed point `y*`: from a
@@ -481,7 +475,7 @@ fn contraction_rate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usi
     ystar: &DVector<f64>,
 ) -> Option<f64> {
     let sc = map.chart.scale();
-    let dist = |y: &DVector<f64>| (0..y.len()).fold(0.0f64, |a, i| a.max(((y[i] - ystar[i]) / sc[i]).abs()));
+    let dist = |y: &DVector<f64>| scaled_distance(y, ystar, &sc);
     let mut y = ystar.clone();
     y[0] += 1e-5 * sc[0];
     let mut d = vec![dist(&y)];
@@ -551,7 +545,7 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     let mut fp: FixedPoint = map.fixed_point(guess, settings.newton_tol, settings.max_newton);
     if !fp.converged {
         // A stable orbit is also the limit of the map's iterates: iterate, then polish.
-        if let Some(y) = iterate_to_fixed_point(&map, guess, settings.newton_tol, settings.max_iterates) {
+        if let (y, true) = iterate(&map, guess, settings.newton_tol, settings.max_iterates) {
             let polished = map.fixed_point(&y, settings.newton_tol, settings.max_newton);
             if polished.converged {
                 fp = polished;
