@@ -201,3 +201,22 @@ fn jamming_needs_mu_above_mu_c() {
     assert_eq!(count(0.98 * mu_c), 0);
     assert!(count(1.02 * mu_c) > 10);
 }
+
+#[test]
+fn mass_units_do_not_change_a_verdict() {
+    // Every mass scaled by 10^±8: the same gait, the same slip outcome, the same jam threshold.
+    use contactlab::walker::slip::{jam_threshold, slip, SlipOutcome};
+    let s = WalkerSettings::default();
+    for k in [1e-8, 1e8] {
+        let cb = CompassBiped { mass: 4.0 * k, hip_mass: 2.0 * k, ..CompassBiped::paper(0.7) };
+        let g = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+        assert!((g.section_point[1] - 0.732797).abs() < 1e-6 && (g.mu_stick - 0.174918).abs() < 1e-6, "{g:?}");
+        let q = nalgebra::Vector4::new(-0.5461, 0.6860, 0.0, 0.0);
+        let v = nalgebra::Vector4::new(0.0, 0.0, 10.0, 0.0);
+        assert_eq!(slip(&cb, &q, &v, &s).outcome, SlipOutcome::Jam, "k = {k}");
+        let w = RimlessWheel { mass: k, ..RimlessWheel::paper(0.35) };
+        let (q, v0, ex) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.0, 0.0, 0.643), Vector3::new(1.0, 0.0, 0.0));
+        let t = jam_threshold(&w, &q, &v0, &ex, 5.0, 1e-5, &s).unwrap();
+        assert!((t - 0.405324).abs() < 1e-5, "k = {k}: {t}");
+    }
+}

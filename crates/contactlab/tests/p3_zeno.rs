@@ -145,3 +145,26 @@ fn branch_ends_between_0_9225_and_0_925() {
     let beyond = Lagrangian::new(DoublePendulumStop::paper_controlled(0.925));
     assert!(zeno::settle(&beyond, &q0, &v0, 5, 1e-10, &s).is_err());
 }
+
+#[test]
+fn mass_units_do_not_change_the_orbit() {
+    // Masses and the PD gains scaled together by 10^±8: the same Zeno periodic orbit.
+    use contactlab::mechanics::double_pendulum::HipControl;
+    let s = ZenoSettings::default();
+    let (q0, v0) = start();
+    let base = DoublePendulumStop::paper_controlled(0.5);
+    let c = base.control.unwrap();
+    let mut found = Vec::new();
+    for k in [1e-8, 1.0, 1e8] {
+        let p =
+            DoublePendulumStop { m1: k, m2: k, control: Some(HipControl { k1: c.k1 * k, c1: c.c1 * k, ..c }), ..base };
+        let lag = Lagrangian::new(p);
+        let y = zeno::settle(&lag, &q0, &v0, 300, 1e-7, &s).unwrap();
+        let o = zeno::orbit(&lag, &y, &s);
+        assert!(o.converged && o.zeno, "k = {k}: {o:?}");
+        found.push((o.period, o.gamma));
+    }
+    for f in &found {
+        assert!((f.0 - found[1].0).abs() < 1e-9 && (f.1 - found[1].1).abs() < 1e-6, "{found:?}");
+    }
+}

@@ -163,11 +163,12 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     }
 }
 
-/// Whether the normal force grows over the last samples before the end of a slip (at least
-/// five samples, the last one larger than the one four before it).
+/// Whether the normal force grows over the last samples before the end of a slip: at least five
+/// samples, the last one larger than the one four before it. (Not the last two: within 1e-13 s
+/// of the pole round-off decides their order.)
 fn force_grows(trace: &[(f64, Vec<f64>, Vec<f64>, f64)]) -> bool {
     let n = trace.len();
-    n >= 5 && trace[n - 1].3 > trace[n - 5].3 && trace[n - 1].3 > trace[n - 2].3
+    n >= 5 && trace[n - 1].3 > trace[n - 5].3
 }
 
 /// The smallest initial slip speed that jams from `(q, q̇)`, the slip speed being set along the
