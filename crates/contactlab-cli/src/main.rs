@@ -3,6 +3,7 @@
 //! Exit codes: 0 the command ran (whatever the mathematical verdict), 2 bad input or usage,
 //! 3 internal numerical failure.
 
+mod eqset;
 mod equilibrium;
 mod fixture;
 mod staging;
@@ -44,6 +45,9 @@ enum Command {
     /// Completed Lagrangian hybrid systems (P3): simulate, orbit, bound, continue.
     #[command(subcommand)]
     Zeno(zeno::ZenoCommand),
+    /// Equilibrium sets under set-valued friction (P5): analyze, portrait, simulate.
+    #[command(subcommand)]
+    Eqset(eqset::EqsetCommand),
     /// Recompute every published number and figure; write REPORT.md, results.json and plots.
     Reproduce(ReproduceArgs),
 }
@@ -148,6 +152,7 @@ impl Command {
             Command::Equilibrium(c) => c.out_dir(),
             Command::Zeno(c) => c.out_dir(),
             Command::Walker(c) => c.out_dir(),
+            Command::Eqset(c) => c.out_dir(),
         }
     }
 }
@@ -213,6 +218,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Equilibrium(c) => equilibrium::run(c),
         Command::Zeno(c) => zeno::run(c),
         Command::Walker(c) => walker::run(c),
+        Command::Eqset(c) => eqset::run(c),
     }
 }
 

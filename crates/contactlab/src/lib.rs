@@ -14,6 +14,8 @@
 //! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes |
 //! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
+//! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
+//! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
 //! | [`report`] | the reproduction report: rows of published vs computed values |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
 //! | [`reproduce`] | the sections of `contactlab reproduce`, one per paper |
@@ -34,6 +36,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod conic;
+pub mod eqset;
 mod error;
 pub mod fixture;
 pub mod hybrid;

@@ -101,6 +101,63 @@ pub fn maximize_on_box(
     best
 }
 
+/// Solves the `k × k` row-major system `a y = b` in place by Gaussian elimination with partial
+/// pivoting; `false` if a pivot falls below `1e-13` of the largest entry.
+pub(crate) fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
+    let scale = a[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if k == 0 {
+        return true;
+    }
+    if !(scale > 0.0 && scale.is_finite()) {
+        return false;
+    }
+    for c in 0..k {
+        let mut p = c;
+        for r in c + 1..k {
+            if a[r * k + c].abs() > a[p * k + c].abs() {
+                p = r;
+            }
+        }
+        if a[p * k + c].abs() <= 1e-13 * scale {
+            return false;
+        }
+        if p != c {
+            for j in 0..k {
+                a.swap(p * k + j, c * k + j);
+            }
+            b.swap(p, c);
+        }
+        let d = a[c * k + c];
+        for r in c + 1..k {
+            let f = a[r * k + c] / d;
+            if f != 0.0 {
+                for j in c..k {
+                    a[r * k + j] -= f * a[c * k + j];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+    }
+    for c in (0..k).rev() {
+        let mut s = b[c];
+        for j in c + 1..k {
+            s -= a[c * k + j] * b[j];
+        }
+        b[c] = s / a[c * k + c];
+    }
+    true
+}
+
+/// Solves the small dense system `a x = b` ([`gauss`]); `None` if it is singular to round-off.
+pub(crate) fn solve_small<const M: usize>(
+    a: &nalgebra::SMatrix<f64, M, M>,
+    b: &nalgebra::SVector<f64, M>,
+) -> Option<nalgebra::SVector<f64, M>> {
+    let mut rows = a.transpose();
+    let mut x = *b;
+    gauss(rows.as_mut_slice(), x.as_mut_slice(), M).then_some(x)
+}
+
 #[cfg(test)]
 mod box_tests {
     use super::maximize_on_box;

@@ -75,6 +75,7 @@ use super::{EventInfo, EventKind, FailureKind, Hybrid, ModeFailure, Transition};
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::lp::{LpBuilder, LpSettings, LpStatus};
 use crate::mechanics::ContactSystem;
+use crate::util::gauss;
 
 /// Largest number of contacts of a [`Lagrangian`] system.
 pub const MAX_CONTACTS: usize = 16;
@@ -212,53 +213,6 @@ pub fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N
 /// `(q, q̇)` of a state.
 pub fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
     (x.column(0).into_owned(), x.column(1).into_owned())
-}
-
-/// Solves the `k × k` row-major system `a y = b` in place by Gaussian elimination with partial
-/// pivoting; `false` if a pivot falls below `1e-13` of the largest entry.
-fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
-    let scale = a[..k * k].iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    if k == 0 {
-        return true;
-    }
-    if !(scale > 0.0 && scale.is_finite()) {
-        return false;
-    }
-    for c in 0..k {
-        let mut p = c;
-        for r in c + 1..k {
-            if a[r * k + c].abs() > a[p * k + c].abs() {
-                p = r;
-            }
-        }
-        if a[p * k + c].abs() <= 1e-13 * scale {
-            return false;
-        }
-        if p != c {
-            for j in 0..k {
-                a.swap(p * k + j, c * k + j);
-            }
-            b.swap(p, c);
-        }
-        let d = a[c * k + c];
-        for r in c + 1..k {
-            let f = a[r * k + c] / d;
-            if f != 0.0 {
-                for j in c..k {
-                    a[r * k + j] -= f * a[c * k + j];
-                }
-                b[r] -= f * b[c];
-            }
-        }
-    }
-    for c in (0..k).rev() {
-        let mut s = b[c];
-        for j in c + 1..k {
-            s -= a[c * k + j] * b[j];
-        }
-        b[c] = s / a[c * k + c];
-    }
-    true
 }
 
 const MAXK: usize = 2 * MAX_CONTACTS;

@@ -37,6 +37,7 @@ pub mod contact_space;
 pub mod double_pendulum;
 pub mod elementary;
 pub mod planar_body;
+pub mod sliders;
 pub mod walkers;
 
 use nalgebra::{SMatrix, SVector};

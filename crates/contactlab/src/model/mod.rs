@@ -26,6 +26,8 @@ pub const KINDS: &[&str] = &[
     "bouncing-ball",
     "rimless-wheel",
     "compass-biped",
+    "rod-two-sliders",
+    "friction-oscillator",
 ];
 
 /// Allowed range of a number.

@@ -87,6 +87,10 @@ pub enum Mark {
     Dashed,
     /// Filled squares.
     Squares,
+    /// Thick line (segments such as equilibrium sets).
+    Thick,
+    /// Thin line (many trajectories).
+    Thin,
 }
 
 /// One data series.
@@ -256,9 +260,14 @@ impl XyPlot {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
         for (k, s) in self.series.iter().enumerate() {
             let color = PALETTE[s.color.unwrap_or(k) % PALETTE.len()];
-            let style = ShapeStyle::from(&color).stroke_width(2);
+            let width = match s.mark {
+                Mark::Thick => 6,
+                Mark::Thin => 1,
+                _ => 2,
+            };
+            let style = ShapeStyle::from(&color).stroke_width(width);
             let mut labelled = false;
-            if matches!(s.mark, Mark::Line | Mark::LinePoints | Mark::Dashed) {
+            if matches!(s.mark, Mark::Line | Mark::LinePoints | Mark::Dashed | Mark::Thick | Mark::Thin) {
                 // Split into runs of usable points.
                 let mut runs: Vec<Vec<(f64, f64)>> = vec![vec![]];
                 for p in &s.points {

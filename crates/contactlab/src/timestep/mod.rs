@@ -33,6 +33,8 @@
 //! leaves an error proportional to `h` times the part of the step after the event, so the
 //! observed constant depends on where events fall in the step grid (tests keep it fixed).
 
+pub mod bilateral;
+
 use nalgebra::{DMatrix, DVector, SVector};
 use serde::Serialize;
 
@@ -131,6 +133,20 @@ pub fn run<S: ContactSystem<N>, const N: usize>(
     steps: usize,
     every: usize,
 ) -> Result<Trajectory, Error> {
+    march(|t, q, v| step(sys, t, q, v, h), t0, q0, v0, h, steps, every)
+}
+
+/// The loop behind every `run`: `steps` applications of `one_step(t, q, v)`, keeping every
+/// `every`-th state (and the last).
+pub(crate) fn march<const N: usize>(
+    mut one_step: impl FnMut(f64, &SVector<f64, N>, &SVector<f64, N>) -> Result<(SVector<f64, N>, SVector<f64, N>), Error>,
+    t0: f64,
+    q0: &SVector<f64, N>,
+    v0: &SVector<f64, N>,
+    h: f64,
+    steps: usize,
+    every: usize,
+) -> Result<Trajectory, Error> {
     if !(h > 0.0 && h.is_finite()) {
         return Err(Error::Unsupported(format!("the step h must be a finite number > 0 (got {h})")));
     }
@@ -138,7 +154,7 @@ pub fn run<S: ContactSystem<N>, const N: usize>(
     let (mut q, mut v, mut t) = (*q0, *v0, t0);
     let mut out = Trajectory { t: vec![t], q: vec![q.iter().copied().collect()], v: vec![v.iter().copied().collect()] };
     for k in 1..=steps {
-        (q, v) = step(sys, t, &q, &v, h)?;
+        (q, v) = one_step(t, &q, &v)?;
         t = t0 + k as f64 * h;
         if k % every == 0 || k == steps {
             out.t.push(t);

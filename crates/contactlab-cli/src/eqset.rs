@@ -1,0 +1,341 @@
+//! `contactlab eqset ...`: equilibrium sets under set-valued friction (P5).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use contactlab::eqset::model::{self, EqsetModel};
+use contactlab::eqset::{self as p5, plots, Analysis, PortraitSettings, Settings};
+use contactlab::mechanics::sliders::SliderSystem;
+use contactlab::timestep::bilateral;
+use nalgebra::Vector1;
+use serde_json::json;
+
+use crate::{print_json, write_csv, Common, Failure};
+
+#[derive(Subcommand, Debug)]
+pub enum EqsetCommand {
+    /// The equilibrium sets (5) as intervals, then for each set around a minimum of U the five
+    /// conditions of Theorem 1 with c* computed numerically, and for each set around a maximum
+    /// the statements of Theorem 2 with P5's V of (24).
+    Analyze(AnalyzeArgs),
+    /// Phase portrait like P5 Fig. 3 (time-stepping trajectories, the sets, V = c*) and the basin
+    /// found by time-stepping a grid of initial states, against the estimate {V < c*}.
+    /// --out writes portrait.png, basin.png, basin.csv and summary.json.
+    Portrait(PortraitArgs),
+    /// Time-stepping from the model's [initial] state. --out writes trajectory.csv (t, q, q', V)
+    /// and time.png.
+    Simulate(SimulateArgs),
+}
+
+impl EqsetCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            EqsetCommand::Analyze(a) => a.common.out.as_mut(),
+            EqsetCommand::Portrait(a) => a.common.out.as_mut(),
+            EqsetCommand::Simulate(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Model file with kind = "rod-two-sliders" or "friction-oscillator".
+    model: PathBuf,
+    /// Grid points of the scan for the sets (their ends are then bisected to round-off).
+    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(8..=1_000_000))]
+    grid: u32,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct PortraitArgs {
+    /// Model file with kind = "rod-two-sliders" or "friction-oscillator".
+    model: PathBuf,
+    /// Initial states per axis of the basin grid.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    grid: u32,
+    /// Trajectories drawn.
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    trajectories: u32,
+    /// Time steps per run.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    steps: u32,
+    /// Step size in s (default: 1/400 of the model's time scale).
+    #[arg(long)]
+    h: Option<f64>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// Model file with kind = "rod-two-sliders" or "friction-oscillator".
+    model: PathBuf,
+    /// End time in s.
+    #[arg(long, default_value_t = 10.0)]
+    t_max: f64,
+    /// Step size in s (default: 1/400 of the model's time scale).
+    #[arg(long)]
+    h: Option<f64>,
+    #[command(flatten)]
+    common: Common,
+}
+
+pub fn run(cmd: EqsetCommand) -> Result<(), Failure> {
+    match cmd {
+        EqsetCommand::Analyze(a) => analyze(a),
+        EqsetCommand::Portrait(a) => portrait(a),
+        EqsetCommand::Simulate(a) => simulate(a),
+    }
+}
+
+fn bad(msg: String) -> Failure {
+    Failure::Input(anyhow::anyhow!(msg))
+}
+
+fn step_size(h: Option<f64>, time_scale: f64) -> Result<f64, Failure> {
+    match h {
+        None => Ok(time_scale / 400.0),
+        Some(h) if h > 0.0 && h.is_finite() => Ok(h),
+        Some(h) => Err(bad(format!("--h: must be a finite number > 0 (got {h})"))),
+    }
+}
+
+fn analysis_json(a: &Analysis) -> serde_json::Value {
+    serde_json::to_value(a).unwrap_or_default()
+}
+
+fn print_analysis(name: &str, m: &EqsetModel, a: &Analysis) {
+    let (q, unit) = m.coordinate();
+    println!("{name}: {} equilibrium set(s)", a.sets.len());
+    for (k, s) in a.sets.iter().enumerate() {
+        let verdict = match (s.attractive, s.unstable) {
+            (Some(true), _) => "attractive",
+            (_, Some(true)) => "unstable",
+            _ => "undecided",
+        };
+        println!(
+            "  E{}: {q} in [{:.6}, {:.6}] {unit} (centre {:.6}, half width {:.6}): {verdict} ({})",
+            k + 1,
+            s.lo,
+            s.hi,
+            s.center,
+            s.half_width,
+            s.theorem
+        );
+        if let Some(t1) = &s.theorem1 {
+            for (c, v) in &t1.conditions {
+                println!("    condition {c}: {} - {}", if v.holds { "holds" } else { "FAILS" }, v.detail);
+            }
+            println!("    c* = {:.6} (limited by {})", t1.c_star, t1.c_star_limited_by);
+        }
+        if let Some(t2) = &s.theorem2 {
+            for (c, v) in &t2.hypotheses {
+                println!("    {c}: {} - {}", if v.holds { "holds" } else { "FAILS" }, v.detail);
+            }
+            for (c, v) in &t2.statements {
+                println!("    statement {c}: {} - {}", if v.holds { "applies" } else { "does not apply" }, v.detail);
+            }
+        }
+    }
+}
+
+/// Closed forms of the rod, for comparison beside the numerical analysis.
+fn closed_forms(m: &EqsetModel) -> serde_json::Value {
+    match m {
+        EqsetModel::Rod { system, .. } => json!({
+            "theta_hat": system.theta_hat(),
+            "c_star_eq23": system.c_star_eq23(),
+            "c_star_level_set_touching_e2": system.theta_hat().map(|t| system.mass * system.gravity * system.l * (1.0 + t.cos())),
+        }),
+        EqsetModel::Block { system, .. } => json!({ "band": system.band() }),
+    }
+}
+
+fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let an = match &m {
+        EqsetModel::Rod { system, .. } => {
+            p5::analyze(system, &Settings { grid: a.grid as usize, ..Settings::for_system(system) })?
+        }
+        EqsetModel::Block { system, .. } => {
+            p5::analyze(system, &Settings { grid: a.grid as usize, ..Settings::for_system(system) })?
+        }
+    };
+    let mut v = analysis_json(&an);
+    v["closed_form"] = closed_forms(&m);
+    if let Some(dir) = &a.common.out {
+        let path = dir.join("analysis.json");
+        std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap_or_default())
+            .map_err(|e| Failure::Internal(anyhow::anyhow!("writing {}: {e}", crate::staging::shown(&path))))?;
+    }
+    if a.common.json {
+        print_json(&v)
+    } else {
+        print_analysis(&a.model.display().to_string(), &m, &an);
+        Ok(())
+    }
+}
+
+fn portrait_of<S: SliderSystem<1, M>, const M: usize>(
+    sys: &S,
+    m: &EqsetModel,
+    a: &PortraitArgs,
+) -> Result<serde_json::Value, Failure> {
+    let settings = Settings::for_system(sys);
+    let an = p5::analyze(sys, &settings)?;
+    let ps = PortraitSettings {
+        grid: a.grid as usize,
+        trajectories: a.trajectories as usize,
+        h: step_size(a.h, sys.time_scale())?,
+        steps: a.steps as usize,
+    };
+    let p = p5::portrait(sys, &an, &settings, &ps)?;
+    let t1 = an.sets.iter().find_map(|s| s.theorem1.as_ref());
+    let coordinate = m.coordinate();
+    let summary = json!({
+        "c_star": an.c_star,
+        "window": {"q": [p.window_q.0, p.window_q.1], "q_dot": [p.window_v.0, p.window_v.1]},
+        "h": ps.h,
+        "steps": ps.steps,
+        "runs": ps.grid * ps.grid,
+        "basin": p.basin.as_ref().map(|(k, b)| json!({
+            "target_set": k + 1,
+            "share_per_set": b.share_per_set,
+            "share_still_moving": b.share_moving,
+            "share_in_estimate": b.share_in_estimate,
+            "estimate_converges": b.estimate_converges,
+            "estimate_share_of_basin": b.estimate_of_basin,
+        })),
+    });
+    if let Some(dir) = &a.common.out {
+        let title = match m {
+            EqsetModel::Rod { .. } => "Rod on two frictional sliders: phase plane and V < c* (P5 Fig. 3)",
+            EqsetModel::Block { .. } => "Friction oscillator: phase plane",
+        };
+        std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;
+        plots::portrait(sys, &an.sets, t1, &p.trajectories, p.window_q, coordinate, title)
+            .save(&dir.join("portrait.png"))?;
+        if let (Some((_, b)), Some(t1)) = (&p.basin, t1) {
+            plots::basin_map(sys, b, t1, coordinate, "Where each initial state comes to rest (time-stepping)")
+                .save(&dir.join("basin.png"))?;
+            let rows: Vec<Vec<String>> = b
+                .starts
+                .iter()
+                .zip(&b.ends_in)
+                .zip(&b.in_estimate)
+                .map(|((s, e), i)| {
+                    vec![
+                        s.0.to_string(),
+                        s.1.to_string(),
+                        e.map_or(String::new(), |k| (k + 1).to_string()),
+                        i.to_string(),
+                    ]
+                })
+                .collect();
+            let q = coordinate.0;
+            write_csv(dir, "basin.csv", &[q, &format!("{q}_dot"), "rests_in_set", "in_estimate"], &rows)?;
+        }
+        let path = dir.join("summary.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap_or_default())
+            .map_err(|e| Failure::Internal(anyhow::anyhow!("writing {}: {e}", crate::staging::shown(&path))))?;
+    }
+    Ok(summary)
+}
+
+fn portrait(a: PortraitArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let summary = match &m {
+        EqsetModel::Rod { system, .. } => portrait_of(system, &m, &a)?,
+        EqsetModel::Block { system, .. } => portrait_of(system, &m, &a)?,
+    };
+    if a.common.json {
+        return print_json(&summary);
+    }
+    println!("{}: c* = {}", a.model.display(), summary["c_star"]);
+    if let Some(b) = summary["basin"].as_object() {
+        println!(
+            "  basin of set {} on a {}-run grid: shares per set {}, still moving {}",
+            b["target_set"], summary["runs"], b["share_per_set"], b["share_still_moving"]
+        );
+        println!(
+            "  estimate V < c*: {} of the grid, of which {} converge; it covers {} of the basin found",
+            b["share_in_estimate"], b["estimate_converges"], b["estimate_share_of_basin"]
+        );
+    }
+    if let Some(dir) = &a.common.out {
+        println!("  wrote portrait.png, basin.png, basin.csv, summary.json in {}", crate::staging::shown(dir));
+    }
+    Ok(())
+}
+
+fn simulate_of<S: SliderSystem<1, M>, const M: usize>(
+    sys: &S,
+    m: &EqsetModel,
+    a: &SimulateArgs,
+) -> Result<serde_json::Value, Failure> {
+    if !(a.t_max > 0.0 && a.t_max.is_finite()) {
+        return Err(bad(format!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
+    }
+    let h = step_size(a.h, sys.time_scale())?;
+    let steps = (a.t_max / h).ceil() as usize;
+    if steps > 100_000_000 {
+        return Err(bad(format!("--t-max / --h: {steps} steps is more than the limit of 10^8")));
+    }
+    let (q0, v0) = m.initial();
+    let every = (steps / 5000).max(1);
+    let traj = bilateral::run(sys, &Vector1::new(q0), &Vector1::new(v0), h, steps, every)?;
+    let energy: Vec<f64> =
+        traj.q.iter().zip(&traj.v).map(|(q, v)| sys.energy(&Vector1::new(q[0]), &Vector1::new(v[0]))).collect();
+    let (name, unit) = m.coordinate();
+    if let Some(dir) = &a.common.out {
+        let rows: Vec<Vec<String>> = (0..traj.t.len())
+            .map(|k| {
+                vec![traj.t[k].to_string(), traj.q[k][0].to_string(), traj.v[k][0].to_string(), energy[k].to_string()]
+            })
+            .collect();
+        write_csv(dir, "trajectory.csv", &["t", name, &format!("{name}_dot"), "V"], &rows)?;
+        let pts: Vec<(f64, f64)> = traj.t.iter().zip(&traj.q).map(|(t, q)| (*t, q[0])).collect();
+        contactlab::plot::XyPlot::new("Time-stepping", "t (s)", format!("{name} ({unit})"))
+            .add(name, pts, contactlab::plot::Mark::Line)
+            .save(&dir.join("time.png"))?;
+    }
+    let last = traj.t.len() - 1;
+    Ok(json!({
+        "h": h,
+        "steps": steps,
+        "t_end": traj.t[last],
+        "q_end": traj.q[last][0],
+        "q_dot_end": traj.v[last][0],
+        "at_rest": traj.v[last][0] == 0.0,
+        "energy_start": energy[0],
+        "energy_end": energy[last],
+    }))
+}
+
+fn simulate(a: SimulateArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let summary = match &m {
+        EqsetModel::Rod { system, .. } => simulate_of(system, &m, &a)?,
+        EqsetModel::Block { system, .. } => simulate_of(system, &m, &a)?,
+    };
+    if a.common.json {
+        print_json(&summary)
+    } else {
+        println!(
+            "{}: after {} steps of {} s, q = {}, q' = {} (at rest: {}); V from {} to {}",
+            a.model.display(),
+            summary["steps"],
+            summary["h"],
+            summary["q_end"],
+            summary["q_dot_end"],
+            summary["at_rest"],
+            summary["energy_start"],
+            summary["energy_end"]
+        );
+        Ok(())
+    }
+}
