@@ -208,6 +208,7 @@ fn portrait_of<S: SliderSystem<1, M>, const M: usize>(
             "share_still_moving": b.share_moving,
             "share_in_estimate": b.share_in_estimate,
             "estimate_converges": b.estimate_converges,
+            "estimate_elsewhere": b.estimate_elsewhere,
             "estimate_share_of_basin": b.estimate_of_basin,
         })),
     });
@@ -262,8 +263,8 @@ fn portrait(a: PortraitArgs) -> Result<(), Failure> {
             b["target_set"], summary["runs"], b["share_per_set"], b["share_still_moving"]
         );
         println!(
-            "  estimate V < c*: {} of the grid, of which {} converge; it covers {} of the basin found",
-            b["share_in_estimate"], b["estimate_converges"], b["estimate_share_of_basin"]
+            "  estimate V < c*: {} of the grid, of which {} come to rest in the set and {} elsewhere; it covers {} of the basin found",
+            b["share_in_estimate"], b["estimate_converges"], b["estimate_elsewhere"], b["estimate_share_of_basin"]
         );
     }
     if let Some(dir) = &a.common.out {

@@ -93,6 +93,16 @@ fn every_example_runs_every_command_that_applies() {
             runs += 1;
         }
     }
+    for f in files("eqset") {
+        for args in [
+            &["eqset", "analyze"][..],
+            &["eqset", "portrait", "--grid", "6", "--steps", "2000", "--trajectories", "4"],
+            &["eqset", "simulate", "--t-max", "2"],
+        ] {
+            check(args, &f, &tmp.join(format!("e{runs}")));
+            runs += 1;
+        }
+    }
     std::fs::remove_dir_all(&tmp).ok();
-    assert!(runs >= 40, "{runs} runs");
+    assert!(runs >= 49, "{runs} runs");
 }

@@ -147,6 +147,14 @@ fn hostile_inputs_end_cleanly() {
             vec![vec!["walker", "gait"], vec!["walker", "slip", "--state", "-0.3,0.643,0.5"]],
         ),
         (r.join("examples/walker/compass-biped.toml"), vec![vec!["walker", "painleve"]]),
+        (
+            r.join("examples/eqset/rod-two-sliders.toml"),
+            vec![
+                vec!["eqset", "analyze"],
+                vec!["eqset", "portrait", "--grid", "4", "--steps", "500", "--trajectories", "2"],
+            ],
+        ),
+        (r.join("examples/eqset/friction-oscillator.toml"), vec![vec!["eqset", "simulate", "--t-max", "1"]]),
     ];
     let dir = std::env::temp_dir().join(format!("contactlab-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

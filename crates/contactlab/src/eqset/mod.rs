@@ -824,9 +824,10 @@ pub struct Basin {
     pub share_moving: f64,
     /// Share of the grid inside the estimate `{V < c*}`.
     pub share_in_estimate: f64,
-    /// Share of the states in the estimate that converge to the target set (1 if the estimate
-    /// is conservative, as Theorem 1 says).
+    /// Share of the states in the estimate that come to rest in the target set.
     pub estimate_converges: f64,
+    /// States in the estimate that come to rest in another set: Theorem 1 says none.
+    pub estimate_elsewhere: usize,
     /// The estimate's share of the basin found: states in the estimate / states converging.
     pub estimate_of_basin: f64,
 }
@@ -880,7 +881,9 @@ pub fn basin<S: SliderSystem<1, M>, const M: usize>(
     let inside = in_estimate.iter().filter(|&&x| x).count();
     let inside_conv = in_estimate.iter().zip(&ends_in).filter(|(i, e)| **i && **e == Some(target)).count();
     let conv = ends_in.iter().filter(|e| **e == Some(target)).count();
+    let elsewhere = in_estimate.iter().zip(&ends_in).filter(|(i, e)| **i && e.is_some_and(|k| k != target)).count();
     Ok(Basin {
+        estimate_elsewhere: elsewhere,
         share_in_estimate: inside as f64 / total,
         estimate_converges: if inside > 0 { inside_conv as f64 / inside as f64 } else { f64::NAN },
         estimate_of_basin: if conv > 0 { inside as f64 / conv as f64 } else { f64::NAN },
@@ -939,7 +942,7 @@ pub fn portrait<S: SliderSystem<1, M>, const M: usize>(
         Some(p) => (settings.q_min, settings.q_min + p),
         None => {
             let reach = analysis.sets.iter().map(|s| s.lo.abs().max(s.hi.abs())).fold(0.0, f64::max);
-            let half = 4.0 * reach.max(sys.coordinate_scale());
+            let half = if reach > 0.0 { 4.0 * reach } else { sys.coordinate_scale() };
             (-half, half)
         }
     };
