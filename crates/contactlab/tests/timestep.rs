@@ -52,3 +52,19 @@ fn bouncing_ball_comes_to_rest_at_the_zeno_time() {
     let t_rest = ts.t[moving + 1];
     assert!((t_rest - tz).abs() < 0.02 * tz, "rest at {t_rest} vs t∞ = {tz}");
 }
+
+#[test]
+fn p1_configurations_a_and_d_time_stepping_converges_to_the_event_driven_motion() {
+    // Through impacts, chatter, Zeno points and rest, at first order: the error at one time jumps
+    // with where events fall in the step grid, so the order is fitted over a factor 256 in h.
+    for (config, windows) in [("A", 6.0), ("D", 12.0)] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../examples/two-contact/config-{config}.toml"));
+        let p = contactlab::twocontact::model::read(&path).unwrap();
+        let steps: Vec<usize> = (0..9).map(|k| 100 << k).collect();
+        let (h, e) = contactlab::twocontact::nonlinear::time_stepping_errors(&p, 1e-4, windows, &steps).unwrap();
+        let order = contactlab::timestep::observed_order(&h, &e);
+        assert!(order > 0.85, "config {config}: order {order}, errors {e:?}");
+        assert!(e[e.len() - 1] < 1e-3, "config {config}: {e:?}");
+    }
+}
