@@ -192,6 +192,33 @@ pub fn return_map(p: &TwoContact, phi: f64, delta: f64) -> Result<Option<(f64, f
     Ok(run.crossings.get(1).map(|c| ((c.qd[2] / c.qd[1].abs()).atan(), c.qd[1].abs() / delta)))
 }
 
+/// Time-stepping ([`crate::timestep`]) against this event-driven model: the body lifted at
+/// point 2 by `delta` (point 1 on its support, at rest), over `windows` times the fall time
+/// `√(2δ/g)`, for each number of steps in `steps`; returns the step sizes and the mean distance
+/// between the two routes' contact coordinates `(z₁, z₂, x₁, x₂)/δ` over the window
+/// ([`crate::timestep::compare_with_event_driven`]).
+pub fn time_stepping_errors(
+    p: &TwoContact,
+    delta: f64,
+    windows: f64,
+    steps: &[usize],
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let sim = super::sim::Simulator::new(Zod::new(p)?)?;
+    let body = p.body();
+    let ts = (2.0 * delta * p.mass / p.force).sqrt();
+    let lag = Lagrangian::new(body.clone()).with_scales(2.0 * delta, ts);
+    let mut x0 = join(&sim.body_velocity(&[0.0, delta, 0.0]), &Vector3::zeros());
+    lag.project_onto(&mut x0, &[0]);
+    let t_end = windows * ts;
+    let observe = |s: &Vector3<f64>| {
+        let (z1, x1) = body.gap_slip(0, s);
+        let (z2, x2) = body.gap_slip(1, s);
+        vec![z1 / delta, z2 / delta, x1 / delta, x2 / delta]
+    };
+    let e = crate::timestep::compare_with_event_driven(&lag, &body, &x0, t_end, steps, &observe)?;
+    Ok((steps.iter().map(|m| t_end / *m as f64).collect(), e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,31 +272,4 @@ mod tests {
         let zmin = run.samples.iter().fold(0.0f64, |a, s| a.min(s[1]).min(s[2]));
         assert!(zmin > -1e-9 * zmax, "penetration {zmin} (motion {zmax})");
     }
-}
-
-/// Time-stepping ([`crate::timestep`]) against this event-driven model: the body lifted at
-/// point 2 by `delta` (point 1 on its support, at rest), over `windows` times the fall time
-/// `√(2δ/g)`, for each number of steps in `steps`; returns the step sizes and the mean distance
-/// between the two routes' contact coordinates `(z₁, z₂, x₁, x₂)/δ` over the window
-/// ([`crate::timestep::compare_with_event_driven`]).
-pub fn time_stepping_errors(
-    p: &TwoContact,
-    delta: f64,
-    windows: f64,
-    steps: &[usize],
-) -> Result<(Vec<f64>, Vec<f64>), Error> {
-    let sim = super::sim::Simulator::new(Zod::new(p)?)?;
-    let body = p.body();
-    let ts = (2.0 * delta * p.mass / p.force).sqrt();
-    let lag = Lagrangian::new(body.clone()).with_scales(2.0 * delta, ts);
-    let mut x0 = join(&sim.body_velocity(&[0.0, delta, 0.0]), &Vector3::zeros());
-    lag.project_onto(&mut x0, &[0]);
-    let t_end = windows * ts;
-    let observe = |s: &Vector3<f64>| {
-        let (z1, x1) = body.gap_slip(0, s);
-        let (z2, x2) = body.gap_slip(1, s);
-        vec![z1 / delta, z2 / delta, x1 / delta, x2 / delta]
-    };
-    let e = crate::timestep::compare_with_event_driven(&lag, &body, &x0, t_end, steps, &observe)?;
-    Ok((steps.iter().map(|m| t_end / *m as f64).collect(), e))
 }
