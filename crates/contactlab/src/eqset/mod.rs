@@ -126,6 +126,23 @@ impl SetInterval {
     }
 }
 
+/// Bisection of a bracket `[good, bad]` of a predicate (true at `good`, false at `bad`) down to
+/// round-off; returns the final bracket.
+fn bisect(mut good: f64, mut bad: f64, test: impl Fn(f64) -> bool) -> (f64, f64) {
+    for _ in 0..200 {
+        let m = 0.5 * (good + bad);
+        if m == good || m == bad {
+            break;
+        }
+        if test(m) {
+            good = m;
+        } else {
+            bad = m;
+        }
+    }
+    (good, bad)
+}
+
 /// Bisection between a point `outside` and a point `inside` of a set given by `test`: the
 /// last inside point once the bracket is at round-off.
 fn boundary(test: &dyn Fn(f64) -> Result<bool, Error>, mut outside: f64, mut inside: f64) -> Result<f64, Error> {
@@ -390,19 +407,8 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
         for k in 1..=n {
             let d = self.du(q_at(k));
             if prev < 0.0 && d >= 0.0 || prev > 0.0 && d <= 0.0 {
-                let (mut a, mut b) = (q_at(k - 1), q_at(k));
                 let sa = prev.signum();
-                for _ in 0..200 {
-                    let m = 0.5 * (a + b);
-                    if m == a || m == b {
-                        break;
-                    }
-                    if self.du(m).signum() == sa {
-                        a = m;
-                    } else {
-                        b = m;
-                    }
-                }
+                let (a, b) = bisect(q_at(k - 1), q_at(k), |m| self.du(m).signum() == sa);
                 let kind = if prev < 0.0 { 1 } else { -1 };
                 let q = if self.du(b) == 0.0 { b } else { 0.5 * (a + b) };
                 if out.last().is_none_or(|&(p, _): &(f64, i32)| (q - p).abs() > 1e-12 * (1.0 + q.abs())) {
@@ -433,19 +439,7 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
                 if ok(q, dir) {
                     last_ok = q;
                 } else {
-                    let (mut good, mut bad) = (last_ok, q);
-                    for _ in 0..200 {
-                        let m = 0.5 * (good + bad);
-                        if m == good || m == bad {
-                            break;
-                        }
-                        if ok(m, dir) {
-                            good = m;
-                        } else {
-                            bad = m;
-                        }
-                    }
-                    end = Some(bad);
+                    end = Some(bisect(last_ok, q, |m| ok(m, dir)).1);
                     break;
                 }
             }
@@ -470,19 +464,7 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
             for k in 1..=n {
                 let q = q_e + (edge - q_e) * k as f64 / n as f64;
                 if !inside(q) {
-                    let (mut a, mut b) = (last, q);
-                    for _ in 0..200 {
-                        let m = 0.5 * (a + b);
-                        if m == a || m == b {
-                            break;
-                        }
-                        if inside(m) {
-                            a = m;
-                        } else {
-                            b = m;
-                        }
-                    }
-                    ends[e] = b;
+                    ends[e] = bisect(last, q, inside).1;
                     break;
                 }
                 last = q;
