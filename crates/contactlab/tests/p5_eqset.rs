@@ -196,3 +196,104 @@ fn the_estimate_is_conservative_and_e2_has_a_thick_stable_manifold() {
     // Those runs rest in E2 itself: the set attracts them although it is unstable.
     assert!(basin.share_per_set[0] + basin.share_per_set[1] == 1.0);
 }
+
+/// Two blocks on a guide joined by springs (wall–k₁–block 1–k₂–block 2), each with Coulomb
+/// friction under its weight: a two-degree-of-freedom system whose equilibrium set is the
+/// parallelogram |k₁x₁ − k₂(x₂ − x₁)| ≤ μ₁m₁g, |k₂(x₂ − x₁)| ≤ μ₂m₂g.
+struct Chain {
+    m: [f64; 2],
+    k: [f64; 2],
+    mu: [f64; 2],
+    g: f64,
+}
+
+impl Chain {
+    fn margins(&self, x: &nalgebra::Vector2<f64>) -> [f64; 2] {
+        let f1 = self.k[0] * x[0] - self.k[1] * (x[1] - x[0]);
+        let f2 = self.k[1] * (x[1] - x[0]);
+        [self.mu[0] * self.m[0] * self.g - f1.abs(), self.mu[1] * self.m[1] * self.g - f2.abs()]
+    }
+}
+
+impl SliderSystem<2, 2> for Chain {
+    fn mu(&self) -> nalgebra::Vector2<f64> {
+        nalgebra::Vector2::new(self.mu[0], self.mu[1])
+    }
+    fn inertia(&self, _q: &nalgebra::Vector2<f64>) -> nalgebra::Matrix2<f64> {
+        nalgebra::Matrix2::new(self.m[0], 0.0, 0.0, self.m[1])
+    }
+    fn forces(&self, q: &nalgebra::Vector2<f64>, _v: &nalgebra::Vector2<f64>) -> nalgebra::Vector2<f64> {
+        let s2 = self.k[1] * (q[1] - q[0]);
+        nalgebra::Vector2::new(-self.k[0] * q[0] + s2, -s2)
+    }
+    fn slip_jacobian(&self, _q: &nalgebra::Vector2<f64>) -> nalgebra::Matrix2<f64> {
+        nalgebra::Matrix2::identity()
+    }
+    fn normal_forces(
+        &self,
+        _q: &nalgebra::Vector2<f64>,
+        _v: &nalgebra::Vector2<f64>,
+        _a: &nalgebra::Vector2<f64>,
+        _l: &nalgebra::Vector2<f64>,
+    ) -> nalgebra::Vector2<f64> {
+        nalgebra::Vector2::new(self.m[0] * self.g, self.m[1] * self.g)
+    }
+    fn potential_energy(&self, q: &nalgebra::Vector2<f64>) -> f64 {
+        0.5 * self.k[0] * q[0] * q[0] + 0.5 * self.k[1] * (q[1] - q[0]).powi(2)
+    }
+    fn coordinate_scale(&self) -> f64 {
+        self.m[0] * self.g / self.k[0]
+    }
+    fn time_scale(&self) -> f64 {
+        (self.m[0] / self.k[0]).sqrt()
+    }
+    fn force_scale(&self) -> f64 {
+        self.m[0] * self.g
+    }
+}
+
+#[test]
+fn two_degrees_of_freedom_sampled_set_and_lcp_time_stepping() {
+    let c = Chain { m: [1.0, 2.0], k: [30.0, 20.0], mu: [0.3, 0.2], g: 9.81 };
+    let b = 0.5;
+    let lo = nalgebra::Vector2::new(-b, -b);
+    let hi = nalgebra::Vector2::new(b, b);
+    let s = eqset::sample_equilibrium_set(&c, &lo, &hi, 21).unwrap();
+    assert!(!s.inside.is_empty() && s.boundary.len() >= 8, "{} inside, {} boundary", s.inside.len(), s.boundary.len());
+    // The grid points in the set are the ones with both margins ≥ 0, and the boundary points lie
+    // on the parallelogram's edges.
+    let scale = c.m[0] * c.g;
+    for k in 0..21 * 21 {
+        let p = nalgebra::Vector2::new(-b + 2.0 * b * (k % 21) as f64 / 20.0, -b + 2.0 * b * (k / 21) as f64 / 20.0);
+        let m = c.margins(&p);
+        let listed = s.inside.iter().any(|q| (q[0] - p[0]).abs() < 1e-12 && (q[1] - p[1]).abs() < 1e-12);
+        if m[0].min(m[1]) > 1e-9 * scale {
+            assert!(listed, "{p:?} should be in the set");
+        } else if m[0].min(m[1]) < -1e-9 * scale {
+            assert!(!listed, "{p:?} should not be in the set");
+        }
+    }
+    // (To the feasibility tolerance of the LP per point, 1e-9 of the force data plus one.)
+    for q in &s.boundary {
+        let m = c.margins(&nalgebra::Vector2::new(q[0], q[1]));
+        assert!(m[0].min(m[1]).abs() < 5e-9 * scale, "{q:?}: margins {m:?}");
+    }
+    // Time-stepping (the LCP route, N = 2): the energy never rises by more than O(h) and the
+    // chain comes to rest inside the set.
+    let h = c.time_scale() / 200.0;
+    let end = bilateral::settle(&c, &nalgebra::Vector2::new(0.4, -0.3), &nalgebra::Vector2::new(1.0, 0.0), h, 100_000)
+        .unwrap();
+    assert!(end.at_rest, "{end:?}");
+    let m = c.margins(&end.q);
+    assert!(m[0].min(m[1]) >= -1e-9 * scale, "rest outside the set: {end:?} {m:?}");
+    let tr = bilateral::run(&c, &nalgebra::Vector2::new(0.4, -0.3), &nalgebra::Vector2::new(1.0, 0.0), h, end.steps, 1)
+        .unwrap();
+    let mut low = f64::INFINITY;
+    let mut rise = 0.0f64;
+    for (q, v) in tr.q.iter().zip(&tr.v) {
+        let e = c.energy(&nalgebra::Vector2::new(q[0], q[1]), &nalgebra::Vector2::new(v[0], v[1]));
+        low = low.min(e);
+        rise = rise.max(e - low);
+    }
+    assert!(rise < 1e-2 * scale * c.coordinate_scale(), "{rise}");
+}

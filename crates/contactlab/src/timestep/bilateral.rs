@@ -26,7 +26,8 @@
 //!   whose normal impulses have the signs assumed is taken.
 //!
 //! Where no sign pattern is consistent (the Painlevé-like cases of sliders that jam) the step
-//! returns `Err(Numerical)` saying so. A step that sticks sets the velocity to exactly zero, so
+//! returns `Err(Numerical)` saying so. A step that sticks sets the velocity to exactly zero (in
+//! the LCP route: when every slider sticks to round-off and the sliders pin every coordinate), so
 //! stick phases do not creep, and a step that starts and ends at rest stays at rest for ever
 //! (the system is autonomous): [`settle`] stops there.
 
@@ -136,7 +137,14 @@ pub fn step_lcp<S: SliderSystem<N, M>, const N: usize, const M: usize>(
         let p = SVector::<f64, M>::from_fn(|i, _| sol.z[i] - sol.z[M + i]);
         let pn = map.n0 * h + map.k * p;
         if (0..M).all(|i| s[i] * pn[i] >= -tol) {
-            let v1 = v_free + b * p;
+            let mut v1 = v_free + b * p;
+            // Every slider sticks (to round-off) and the sliders pin every coordinate: the
+            // velocity is exactly zero, so that rest is rest (no creep of round-off size).
+            let vtol = 1e-12 * (v_free.amax() + v.amax());
+            let all_stick = (w.transpose() * v1).iter().all(|g| g.abs() <= vtol);
+            if all_stick && (w * w.transpose()).cholesky().is_some_and(|c| c.l().diagonal().min() > 1e-8 * w.amax()) {
+                v1 = SVector::zeros();
+            }
             return Ok((qm + v1 * (0.5 * h), v1));
         }
     }
