@@ -158,6 +158,33 @@ pub(crate) fn solve_small<const M: usize>(
     gauss(rows.as_mut_slice(), x.as_mut_slice(), M).then_some(x)
 }
 
+/// Replaces every negative zero printed at fixed precision (`-0`, `-0.000`, `-0.0e0`) in `s`
+/// by its unsigned form: round-off below the printed precision has no sign worth showing.
+pub fn tidy_zeros(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'-' && i + 1 < b.len() && b[i + 1] == b'0' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            // The number after the sign: digits, one point, digits; negative zero if all zeros.
+            let mut j = i + 1;
+            while j < b.len() && (b[j] == b'0' || b[j] == b'.') {
+                j += 1;
+            }
+            let ends = j == b.len() || !(b[j].is_ascii_digit());
+            let exponent_zero = j < b.len() && b[j] == b'e';
+            if ends || exponent_zero {
+                i += 1;
+                continue;
+            }
+        }
+        let ch = s[i..].chars().next().expect("in bounds");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
 #[cfg(test)]
 mod box_tests {
     use super::maximize_on_box;
@@ -172,5 +199,21 @@ mod box_tests {
         let g = |p: &[f64]| 2.0 * p[0] - p[1];
         assert!((maximize_on_box(&g, &[0.0, -1.0], &[1.0, 1.0], 3, 1).unwrap().0 - 3.0).abs() < 1e-15);
         assert!(maximize_on_box(&|_| f64::NAN, &[0.0], &[1.0], 5, 1).is_none());
+    }
+}
+
+#[cfg(test)]
+mod tidy_tests {
+    use super::tidy_zeros;
+
+    #[test]
+    fn negative_zeros_lose_their_sign_and_nothing_else_changes() {
+        assert_eq!(
+            tidy_zeros("q = -0.000000, r = -0.0012, s = -0, t = x-0.0"),
+            "q = 0.000000, r = -0.0012, s = 0, t = x-0.0"
+        );
+        assert_eq!(tidy_zeros("(-0.000, 3)"), "(0.000, 3)");
+        assert_eq!(tidy_zeros("-0.000e0 and -1e-3 and -0.5"), "0.000e0 and -1e-3 and -0.5");
+        assert_eq!(tidy_zeros("θ = -0.0000 — ok"), "θ = 0.0000 — ok");
     }
 }

@@ -75,7 +75,11 @@ pub fn fmt_num(x: f64) -> String {
     if (1e-3..1e6).contains(&a) {
         let s = format!("{x:.6}");
         let s = s.trim_end_matches('0').trim_end_matches('.');
-        s.to_string()
+        if s == "-0" {
+            "0".to_string()
+        } else {
+            s.to_string()
+        }
     } else {
         format!("{x:.3e}")
     }
@@ -229,7 +233,7 @@ pub struct Report {
 }
 
 fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::util::tidy_zeros(&s.replace('|', "\\|").replace('\n', " "))
 }
 
 impl Report {

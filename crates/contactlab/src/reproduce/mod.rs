@@ -26,9 +26,6 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("P5", p5::TITLE),
 ];
 
-/// Papers whose sections have not been implemented yet (stated in the report, never faked).
-pub const PENDING: &[(&str, &str)] = &[];
-
 /// What to reproduce and where.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -50,8 +47,6 @@ pub fn select(only: &[String]) -> Result<Vec<String>, Error> {
         let id = id.trim().to_ascii_uppercase();
         if let Some((sid, _)) = SECTIONS.iter().find(|(s, _)| *s == id) {
             out.push(sid.to_string());
-        } else if PENDING.iter().any(|(s, _)| *s == id) {
-            return Err(Error::input("--only", &id, "this paper's section is not implemented yet (open issue)"));
         } else {
             let all: Vec<&str> = SECTIONS.iter().map(|s| s.0).collect();
             return Err(Error::input("--only", &id, format!("unknown section; allowed: {}", all.join(", "))));
@@ -94,20 +89,6 @@ pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
             other => return Err(Error::Unsupported(format!("section {other}"))),
         };
         report.sections.push(section);
-    }
-    if opts.only.is_none() && !PENDING.is_empty() {
-        let mut pending = Section::new(
-            "PENDING",
-            "Papers not yet reproduced",
-            "These papers' analyses are open issues; their sections will appear here when implemented. \
-             No number is reported for them until it is computed.",
-        );
-        pending.tables.push(crate::report::Table {
-            caption: "Pending sections".into(),
-            header: vec!["id".into(), "paper".into()],
-            rows: PENDING.iter().map(|(a, b)| vec![a.to_string(), b.to_string()]).collect(),
-        });
-        report.sections.push(pending);
     }
     report.write(&opts.out)?;
     Ok(report)

@@ -1,14 +1,14 @@
 //! Report section `P1`: Or & Várkonyi, planar body on two frictional contacts.
 //!
-//! So far: the contact-mode structure of configurations A, B and D (Fig. 3) under the zero-order
-//! dynamics. The Poincaré maps R, G, the stability theorems and Figs. 3, 4, 6 and 9 follow with
-//! the rest of issue #4 and are listed as pending in the section text.
+//! The contact-mode structure of configurations A, B and D (Fig. 3) under the zero-order
+//! dynamics, the Poincaré maps R and G with the stability theorems, the simulations of Fig. 4,
+//! the atlas of Fig. 6 and G* of Fig. 9.
 
 use super::{Options, ProgressFn};
 use std::f64::consts::FRAC_PI_2;
 
 use crate::plot::{CategoryMap, Mark, XyPlot};
-use crate::report::{yes_no, Figure, Row, Section};
+use crate::report::{fmt_num, yes_no, Figure, Row, Section};
 use crate::twocontact::atlas::{atlas, Axis, VERDICTS};
 use crate::twocontact::classify::classify;
 use crate::twocontact::modes::analyze;
@@ -141,9 +141,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                     "P1 §III-E (qualitative; the 5 % bound for 'small' is ours)",
                 )
                 .with_note(if off.is_empty() {
-                    format!("R(0) = {r0:.6}; constant on every sample")
+                    format!("R(0) = {}; constant on every sample", fmt_num(r0))
                 } else {
-                    format!("R(0) = {r0:.6}; non-constant for φ < {:.4}", off.iter().cloned().fold(f64::NEG_INFINITY, f64::max))
+                    format!("R(0) = {}; non-constant for φ < {}", fmt_num(r0), fmt_num(off.iter().cloned().fold(f64::NEG_INFINITY, f64::max)))
                 }),
             );
             sec.rows.push(Row::exact(
@@ -173,7 +173,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                     src,
                 )
                 .with_note(
-                    f.iter().map(|x| format!("φ* = {:.4} (G* = {:.4})", x.phi, x.g)).collect::<Vec<_>>().join(", "),
+                    f.iter()
+                        .map(|x| format!("φ* = {} (G* = {})", fmt_num(x.phi), fmt_num(x.g)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ),
             );
             let ends = c.g_minus.is_some_and(|g| g < 1.0) && c.g_plus.is_some_and(|g| g < 1.0);
@@ -410,7 +413,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         Row::exact(
             "config D after lifting point 2 by 0.1 mm: diverges by reverse chatter (Fig. 4c,f)",
             "diverged",
-            format!("{:?}", tr_d.outcome).to_lowercase(),
+            crate::util::kebab(&tr_d.outcome),
             src4,
         )
         .with_note(format!(

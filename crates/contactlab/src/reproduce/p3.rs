@@ -61,7 +61,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::exact(
         "Uncontrolled, e = 0, q(0) = (−0.08, 0): plastic collisions per cycle",
         "2",
-        if all_two { "2".to_string() } else { format!("{per_cycle:?}") },
+        if all_two { "2".to_string() } else { per_cycle.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ") },
         SRC,
     ));
     // Decay: the largest θ₁ of each cycle.

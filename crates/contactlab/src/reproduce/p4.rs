@@ -169,11 +169,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         TITLE,
         "Example 1: uniform disk (m = 1, R = √2, so 𝓜 = I) touching two fixels at θ₁ = π/4, θ₂ = 2.5π/4. \
          Example 2: block on an incline (matrices as printed). Weak stability is system (7) (an LP in the \
-         plane), strong stability enumerates every solution of the pyramid LCP (25) and maximises the body \
-         acceleration over each piece, Theorem 4 decides the 2²·15 systems (32)–(35) by a search over γ \
+         plane), strong stability maximises the body acceleration over the solution set of the pyramid \
+         LCP (25) by branch and bound (the tests check it against enumerating every piece), Theorem 4 decides the 2²·15 systems (32)–(35) by a search over γ \
          (an infeasible relaxation settles every system below it). Sign \
          convention: moments counter-clockwise positive, tangent = normal turned +90°, which gives P4's \
-         printed W_t (moment row −R).",
+         printed W_t (moment row −R). The figures show the cones WS(μ), WS(0) and WU_R(μ) of external loads \
+         on the unit sphere and their g₃ = 0 slice, as in P4 Figs. 3–8.",
     );
     let steps = 10u64;
     let mut step = 0u64;

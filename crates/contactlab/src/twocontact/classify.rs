@@ -30,6 +30,7 @@ use super::poincare::{fixed_points, sample, FixedPoint, MapPoint, ReturnStatus};
 use super::sim::Simulator;
 use super::zod::Zod;
 use super::TwoContact;
+use crate::report::fmt_num;
 use crate::Error;
 
 /// The verdict and its evidence (the JSON of `contactlab equilibrium classify`).
@@ -277,7 +278,11 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     } else if !eq.painleve_free {
         ("undetermined", "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
     } else if let Some(f) = unstable_fp {
-        ("reverse-chatter-unstable", "Theorem 2", format!("fixed point φ* = {:.6} with G* = {:.6} > 1", f.phi, f.g))
+        (
+            "reverse-chatter-unstable",
+            "Theorem 2",
+            format!("fixed point φ* = {} with G* = {} > 1", fmt_num(f.phi), fmt_num(f.g)),
+        )
     } else if !maps_complete {
         (
             "undetermined",
@@ -299,7 +304,10 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
             "Theorem 5",
             format!(
                 "weakly persistent, R non-decreasing, G(φ*) < 1 at every fixed point ({})",
-                fps.iter().map(|f| format!("φ* = {:.4}: G* = {:.4}", f.phi, f.g)).collect::<Vec<_>>().join("; ")
+                fps.iter()
+                    .map(|f| format!("φ* = {}: G* = {}", fmt_num(f.phi), fmt_num(f.g)))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         )
     } else if weakly_persistent
