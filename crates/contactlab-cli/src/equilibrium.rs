@@ -74,7 +74,7 @@ pub struct AtlasArgs {
     #[arg(long = "vary", value_name = "KEY=lo:hi:n", required = true)]
     vary: Vec<String>,
     /// Samples of φ per cell.
-    #[arg(long, default_value_t = 2001, value_parser = clap::value_parser!(u32).range(11..=100_000))]
+    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(11..=100_000))]
     samples: u32,
     #[command(flatten)]
     common: Common,
@@ -85,7 +85,7 @@ pub struct MapsArgs {
     /// Model file with kind = "planar-two-contact".
     model: PathBuf,
     /// Number of samples of φ.
-    #[arg(long, default_value_t = 2001, value_parser = clap::value_parser!(u32).range(3..=1_000_000))]
+    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(3..=1_000_000))]
     samples: u32,
     #[command(flatten)]
     common: Common,
@@ -244,10 +244,6 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Legend colours of the verdicts, in [`VERDICTS`] order.
-pub const VERDICT_COLOURS: [(u8, u8, u8); 6] =
-    [(200, 200, 200), (240, 170, 60), (214, 39, 40), (60, 160, 70), (120, 120, 220), (255, 255, 255)];
-
 fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!("--vary: give one or two parameters, got {}", a.vary.len())));
@@ -296,7 +292,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
                     .iter()
                     .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
                     .collect(),
-                legend: VERDICTS.iter().zip(VERDICT_COLOURS).map(|(v, c)| (v.to_string(), c)).collect(),
+                legend: contactlab::twocontact::atlas::verdict_legend(),
                 marks: vec![],
             }
             .save(&dir.join("atlas.png"))?;

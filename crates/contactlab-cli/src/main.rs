@@ -24,6 +24,9 @@ use serde_json::json;
 #[derive(Parser, Debug)]
 #[command(name = "contactlab", version, about, long_about = None)]
 struct Cli {
+    /// Write every plot as SVG too, beside its PNG (any command that draws).
+    #[arg(long, global = true)]
+    svg: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -180,6 +183,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    contactlab::plot::set_svg_too(cli.svg);
     // No partial output: write into a staging directory, move it into place on success.
     let staged = match cli.command.out_dir() {
         Some(p) => match staging::begin(p) {

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -30,8 +31,25 @@ trait Draw {
         DB::ErrorType: 'static;
 }
 
-/// Writes a drawing as PNG or SVG according to the file extension.
+static SVG_TOO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Also write an `.svg` beside every `.png` plot saved from now on (the CLI's `--svg`).
+pub fn set_svg_too(on: bool) {
+    SVG_TOO.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Writes a drawing as PNG or SVG according to the file extension (and the SVG beside a PNG
+/// after [`set_svg_too`]).
 fn save<P: Draw>(plot: &P, path: &Path, size: (u32, u32)) -> Result<(), Error> {
+    save_one(plot, path, size)?;
+    let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if png && SVG_TOO.load(std::sync::atomic::Ordering::Relaxed) {
+        save_one(plot, &path.with_extension("svg"), size)?;
+    }
+    Ok(())
+}
+
+fn save_one<P: Draw>(plot: &P, path: &Path, size: (u32, u32)) -> Result<(), Error> {
     ensure_font();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let present = |r: Result<(), String>| r.map_err(|e| Error::Output(format!("{}: {e}", path.display())));
@@ -123,21 +141,59 @@ pub struct XyPlot {
     pub size: (u32, u32),
 }
 
-const PALETTE: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(90, 90, 90),
+/// Okabe and Ito's colour-blind-safe palette: blue, vermillion, bluish green, orange, reddish
+/// purple, grey, sky blue, black. Index `k` is the same colour in every figure.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(230, 159, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(110, 110, 110),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
 ];
+
+/// The palette colour `k` as RGB (for category maps that must match line plots).
+pub fn palette(k: usize) -> (u8, u8, u8) {
+    let c = PALETTE[k % PALETTE.len()];
+    (c.0, c.1, c.2)
+}
+
+/// Where a plot's legend went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LegendPlace {
+    /// No legend (no labelled series with data).
+    None,
+    /// Inside the plotting area, in the corner that covers no data.
+    UpperRight,
+    /// Inside, upper left.
+    UpperLeft,
+    /// Inside, lower right.
+    LowerRight,
+    /// Inside, lower left.
+    LowerLeft,
+    /// To the right of the plotting area (every corner would cover data).
+    Outside,
+}
+
+/// What a rendered plot's legend shows and where (see [`XyPlot::layout`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendLayout {
+    /// The labels listed, in order.
+    pub entries: Vec<String>,
+    /// Where the legend box is.
+    pub place: LegendPlace,
+    /// Data points (and points along drawn lines, every few pixels) under the legend box.
+    pub covered: usize,
+}
 
 impl Draw for XyPlot {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
     where
         DB::ErrorType: 'static,
     {
-        self.draw_chart(root)
+        self.draw_chart(root).map(|_| ())
     }
 }
 
@@ -198,56 +254,177 @@ impl XyPlot {
         save(self, path, self.size)
     }
 
-    fn draw_chart<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
+    /// The labelled series that have data, one entry per label (the first series' style).
+    fn legend_entries(&self) -> Vec<(String, Mark, RGBColor)> {
+        let mut out: Vec<(String, Mark, RGBColor)> = Vec::new();
+        for (k, s) in self.series.iter().enumerate() {
+            if s.label.is_empty() || !s.points.iter().any(|p| self.usable(p)) || out.iter().any(|e| e.0 == s.label) {
+                continue;
+            }
+            out.push((s.label.clone(), s.mark, PALETTE[s.color.unwrap_or(k) % PALETTE.len()]));
+        }
+        out
+    }
+
+    /// Renders the plot in memory and reports its legend: what it lists, where it went and how
+    /// many data points it covers (zero unless the plot is full everywhere; then it is outside).
+    pub fn layout(&self) -> Result<LegendLayout, Error> {
+        ensure_font();
+        let mut buf = vec![0u8; (self.size.0 * self.size.1 * 3) as usize];
+        let root = BitMapBackend::with_buffer(&mut buf, self.size).into_drawing_area();
+        self.draw_chart(&root)
+    }
+
+    fn draw_chart<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<LegendLayout, Error>
     where
         DB::ErrorType: 'static,
     {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
         root.fill(&WHITE).map_err(err)?;
-        let Some(((x0, x1), (y0, y1))) = self.bounds() else {
+        let entries = self.legend_entries();
+        let Some(bounds) = self.bounds() else {
             root.draw(&Text::new("no data", (20, 20), ("sans-serif", 20).into_font())).map_err(err)?;
-            return Ok(());
+            return Ok(LegendLayout { entries: vec![], place: LegendPlace::None, covered: 0 });
         };
-        let mut builder = ChartBuilder::on(root);
-        builder.caption(&self.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(70);
-        if self.log_y {
-            let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(&self.x_label)
-                .y_desc(&self.y_label)
-                .label_style(("sans-serif", 15))
-                .draw()
-                .map_err(err)?;
-            self.draw_series(&mut chart)?;
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 15))
-                .draw()
-                .map_err(err)?;
+        let font = TextStyle::from(("sans-serif", 15).into_font());
+        let text_w = entries
+            .iter()
+            .map(|e| root.estimate_text_size(&e.0, &font).map_or(8 * e.0.chars().count() as u32, |s| s.0))
+            .max()
+            .unwrap_or(0) as i32;
+        let box_size = (text_w + 46, 22 * entries.len() as i32 + 10);
+        let (w, _) = root.dim_in_pixel();
+        // First on the whole area: the corner with the fewest points under the legend.
+        let (place, covered) = if entries.is_empty() {
+            (LegendPlace::None, 0)
         } else {
-            let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
+            // (On a scratch bitmap of the same size: building a chart draws its caption.)
+            let (w0, h0) = root.dim_in_pixel();
+            let mut scratch = vec![0u8; (w0 * h0 * 3) as usize];
+            let probe = BitMapBackend::with_buffer(&mut scratch, (w0, h0)).into_drawing_area();
+            let counts = self.chart_on(&probe, bounds, Some(box_size), false)?.0;
+            let best = counts.iter().enumerate().min_by_key(|c| c.1).map(|(k, c)| (k, *c)).unwrap_or((0, 0));
+            if best.1 == 0 || box_size.0 + 40 > w as i32 / 3 {
+                let corners =
+                    [LegendPlace::UpperRight, LegendPlace::UpperLeft, LegendPlace::LowerRight, LegendPlace::LowerLeft];
+                (corners[best.0], best.1)
+            } else {
+                (LegendPlace::Outside, 0)
+            }
+        };
+        let (area, legend_at) = if place == LegendPlace::Outside {
+            let (left, _) = root.split_horizontally(w as i32 - box_size.0 - 20);
+            (left, None)
+        } else {
+            (root.clone(), Some(place))
+        };
+        let (plot_x, plot_y) = self.chart_on(&area, bounds, None, true)?.1;
+        if !entries.is_empty() {
+            let (x0, y0) = match legend_at {
+                None => (w as i32 - box_size.0 - 10, 60),
+                Some(p) => corner_origin(p, plot_x, plot_y, box_size),
+            };
+            draw_legend(root, &entries, (x0, y0), box_size).map_err(err)?;
+        }
+        Ok(LegendLayout { entries: entries.into_iter().map(|e| e.0).collect(), place, covered })
+    }
+
+    fn builder<'a, 'b, DB: DrawingBackend>(&'b self, area: &'a DrawingArea<DB, Shift>) -> ChartBuilder<'a, 'b, DB> {
+        let mut builder = ChartBuilder::on(area);
+        builder.caption(&self.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(70);
+        builder
+    }
+
+    /// Builds the chart on `area`; with `draw` it draws the mesh and the series. Returns, for a
+    /// legend box of `box_size` in each corner (upper right, upper left, lower right, lower
+    /// left), the number of data points under it.
+    fn chart_on<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        bounds: ((f64, f64), (f64, f64)),
+        box_size: Option<(i32, i32)>,
+        draw: bool,
+    ) -> Result<Probe, Error>
+    where
+        DB::ErrorType: 'static,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
+        let ((x0, x1), (y0, y1)) = bounds;
+        if self.log_y {
+            let mut chart = self.builder(area).build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(err)?;
+            self.finish(&mut chart, (x1 - x0, y1 - y0), box_size, draw)
+        } else {
+            let mut chart = self.builder(area).build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
+            self.finish(&mut chart, (x1 - x0, y1 - y0), box_size, draw)
+        }
+    }
+
+    fn finish<'a, DB, X, Y>(
+        &self,
+        chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+        spans: (f64, f64),
+        box_size: Option<(i32, i32)>,
+        draw: bool,
+    ) -> Result<Probe, Error>
+    where
+        DB: DrawingBackend + 'a,
+        DB::ErrorType: 'static,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
+        if draw {
+            let log_y = self.log_y;
             chart
                 .configure_mesh()
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
-                .x_label_formatter(&|v: &f64| tick_on(*v, x1 - x0))
-                .y_label_formatter(&|v: &f64| tick_on(*v, y1 - y0))
+                .x_label_formatter(&|v: &f64| tick_on(*v, spans.0))
+                .y_label_formatter(&|v: &f64| if log_y { tick(v) } else { tick_on(*v, spans.1) })
                 .label_style(("sans-serif", 15))
                 .draw()
                 .map_err(err)?;
-            self.draw_series(&mut chart)?;
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 15))
-                .draw()
-                .map_err(err)?;
+            self.draw_series(chart)?;
         }
-        Ok(())
+        let mut counts = [0usize; 4];
+        if let Some(bs) = box_size {
+            let (xr, yr) = chart.plotting_area().get_pixel_range();
+            let rects: Vec<(i32, i32, i32, i32)> =
+                [LegendPlace::UpperRight, LegendPlace::UpperLeft, LegendPlace::LowerRight, LegendPlace::LowerLeft]
+                    .iter()
+                    .map(|&p| {
+                        let (x, y) = corner_origin(p, (xr.start, xr.end), (yr.start, yr.end), bs);
+                        (x - 4, y - 4, x + bs.0 + 4, y + bs.1 + 4)
+                    })
+                    .collect();
+            for s in &self.series {
+                let line = matches!(s.mark, Mark::Line | Mark::LinePoints | Mark::Dashed | Mark::Thick | Mark::Thin);
+                let mut prev: Option<(i32, i32)> = None;
+                for p in &s.points {
+                    if !self.usable(p) {
+                        prev = None;
+                        continue;
+                    }
+                    let q = chart.backend_coord(p);
+                    // Points along a drawn line every few pixels.
+                    let mut pts = vec![q];
+                    if let (true, Some(a)) = (line, prev) {
+                        let n = ((q.0 - a.0).abs().max((q.1 - a.1).abs()) / 4).min(400);
+                        for k in 1..n {
+                            let t = k as f64 / n as f64;
+                            pts.push((a.0 + ((q.0 - a.0) as f64 * t) as i32, a.1 + ((q.1 - a.1) as f64 * t) as i32));
+                        }
+                    }
+                    for (c, r) in rects.iter().enumerate() {
+                        counts[c] +=
+                            pts.iter().filter(|v| v.0 >= r.0 && v.0 <= r.2 && v.1 >= r.1 && v.1 <= r.3).count();
+                    }
+                    prev = Some(q);
+                }
+            }
+        }
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        Ok((counts, ((xr.start, xr.end), (yr.start, yr.end))))
     }
 
     fn draw_series<'a, DB, X, Y>(&self, chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>) -> Result<(), Error>
@@ -260,13 +437,7 @@ impl XyPlot {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| Error::Output(e.to_string());
         for (k, s) in self.series.iter().enumerate() {
             let color = PALETTE[s.color.unwrap_or(k) % PALETTE.len()];
-            let width = match s.mark {
-                Mark::Thick => 6,
-                Mark::Thin => 1,
-                _ => 2,
-            };
-            let style = ShapeStyle::from(&color).stroke_width(width);
-            let mut labelled = false;
+            let style = ShapeStyle::from(&color).stroke_width(stroke(s.mark));
             if matches!(s.mark, Mark::Line | Mark::LinePoints | Mark::Dashed | Mark::Thick | Mark::Thin) {
                 // Split into runs of usable points.
                 let mut runs: Vec<Vec<(f64, f64)>> = vec![vec![]];
@@ -278,48 +449,87 @@ impl XyPlot {
                     }
                 }
                 for run in runs.into_iter().filter(|r| !r.is_empty()) {
-                    let a = if s.mark == Mark::Dashed {
-                        chart.draw_series(DashedLineSeries::new(run, 6, 4, style)).map_err(err)?
+                    if s.mark == Mark::Dashed {
+                        chart.draw_series(DashedLineSeries::new(run, 6, 4, style)).map_err(err)?;
                     } else {
-                        chart.draw_series(LineSeries::new(run, style)).map_err(err)?
-                    };
-                    if !labelled && !s.label.is_empty() {
-                        if s.mark == Mark::Dashed {
-                            a.label(s.label.clone()).legend(move |(x, y)| {
-                                EmptyElement::at((x, y))
-                                    + PathElement::new(vec![(0, 0), (6, 0)], style)
-                                    + PathElement::new(vec![(11, 0), (17, 0)], style)
-                            });
-                        } else {
-                            a.label(s.label.clone())
-                                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-                        }
-                        labelled = true;
+                        chart.draw_series(LineSeries::new(run, style)).map_err(err)?;
                     }
                 }
             }
             if s.mark == Mark::Squares {
                 let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| self.usable(p)).collect();
-                let a = chart
+                chart
                     .draw_series(pts.into_iter().map(|p| {
                         EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], ShapeStyle::from(&BLACK).filled())
                     }))
                     .map_err(err)?;
-                if !s.label.is_empty() {
-                    a.label(s.label.clone())
-                        .legend(move |(x, y)| Rectangle::new([(x + 5, y - 4), (x + 13, y + 4)], BLACK.filled()));
-                }
             }
             if matches!(s.mark, Mark::Points | Mark::LinePoints) {
                 let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| self.usable(p)).collect();
-                let a = chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(err)?;
-                if !labelled && !s.label.is_empty() {
-                    a.label(s.label.clone()).legend(move |(x, y)| Circle::new((x + 9, y), 3, color.filled()));
-                }
+                chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled()))).map_err(err)?;
             }
         }
         Ok(())
     }
+}
+
+/// Data points under a legend box in each corner, and the plotting area's pixel ranges.
+type Probe = ([usize; 4], ((i32, i32), (i32, i32)));
+
+/// Line width of a mark.
+fn stroke(mark: Mark) -> u32 {
+    match mark {
+        Mark::Thick => 6,
+        Mark::Thin => 1,
+        _ => 2,
+    }
+}
+
+/// The top-left pixel of a legend box of `size` in corner `p` of the plotting area.
+fn corner_origin(p: LegendPlace, xr: (i32, i32), yr: (i32, i32), size: (i32, i32)) -> (i32, i32) {
+    let pad = 10;
+    let left = xr.0 + pad;
+    let right = xr.1 - pad - size.0;
+    let top = yr.0 + pad;
+    let bottom = yr.1 - pad - size.1;
+    match p {
+        LegendPlace::UpperLeft => (left, top),
+        LegendPlace::LowerRight => (right, bottom),
+        LegendPlace::LowerLeft => (left, bottom),
+        _ => (right, top),
+    }
+}
+
+/// Draws a legend box at `origin` (pixels of `root`).
+fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[(String, Mark, RGBColor)],
+    origin: (i32, i32),
+    size: (i32, i32),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x0, y0) = origin;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + size.0, y0 + size.1)], WHITE.mix(0.9).filled()))?;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + size.0, y0 + size.1)], BLACK.stroke_width(1)))?;
+    for (k, (label, mark, color)) in entries.iter().enumerate() {
+        let y = y0 + 16 + 22 * k as i32;
+        let (a, b) = (x0 + 8, x0 + 32);
+        let style = ShapeStyle::from(color).stroke_width(stroke(*mark));
+        match mark {
+            Mark::Dashed => {
+                root.draw(&PathElement::new(vec![(a, y), (a + 9, y)], style))?;
+                root.draw(&PathElement::new(vec![(a + 14, y), (b, y)], style))?;
+            }
+            Mark::Points => root.draw(&Circle::new((a + 12, y), 4, color.filled()))?,
+            Mark::Squares => root.draw(&Rectangle::new([(a + 8, y - 4), (a + 16, y + 4)], BLACK.filled()))?,
+            Mark::LinePoints => {
+                root.draw(&PathElement::new(vec![(a, y), (b, y)], style))?;
+                root.draw(&Circle::new((a + 12, y), 3, color.filled()))?;
+            }
+            _ => root.draw(&PathElement::new(vec![(a, y), (b, y)], style))?,
+        }
+        root.draw(&Text::new(label.clone(), (x0 + 40, y - 8), ("sans-serif", 15).into_font()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -332,6 +542,49 @@ mod tests {
         assert_eq!(tick_on(0.05, 0.3), "0.05");
         // A genuinely small axis keeps its small ticks.
         assert_eq!(tick_on(2e-12, 1e-11), "2.00e-12");
+    }
+
+    #[test]
+    fn the_legend_covers_no_data_and_lists_only_series_with_data() {
+        // A rising line leaves the upper-left corner free.
+        let line: Vec<(f64, f64)> = (0..100).map(|i| (i as f64, i as f64)).collect();
+        let p = XyPlot::new("t", "x [m]", "y [m]")
+            .add("rising", line.clone(), Mark::Line)
+            .add("empty", vec![(f64::NAN, 1.0)], Mark::Points)
+            .add("", vec![(3.0, 4.0)], Mark::Points);
+        let l = p.layout().unwrap();
+        assert_eq!(l.entries, vec!["rising".to_string()]);
+        assert_eq!(l.covered, 0);
+        assert!(matches!(l.place, LegendPlace::UpperLeft | LegendPlace::LowerRight), "{l:?}");
+        // Data in every corner: the legend goes outside.
+        let mut grid = Vec::new();
+        for i in 0..40 {
+            for j in 0..40 {
+                grid.push((i as f64, j as f64));
+            }
+        }
+        let q = XyPlot::new("t", "x [m]", "y [m]").add("grid", grid, Mark::Points);
+        let l = q.layout().unwrap();
+        assert_eq!((l.place, l.covered), (LegendPlace::Outside, 0));
+        // Log axes get the same tick labels: no "10.0".
+        assert_eq!(tick(&10000.0), "10000");
+        assert_eq!(tick(&2.0), "2");
+    }
+
+    #[test]
+    fn category_maps_list_only_the_categories_present() {
+        let m = CategoryMap {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            xs: vec![0.0, 1.0],
+            ys: vec![0.0],
+            cells: vec![0, 2],
+            legend: vec![("a".into(), (1, 2, 3)), ("b".into(), (4, 5, 6)), ("c".into(), (7, 8, 9))],
+            marks: vec![],
+        };
+        let names: Vec<String> = m.present().into_iter().map(|l| l.0).collect();
+        assert_eq!(names, vec!["a".to_string(), "c".to_string()]);
     }
 
     #[test]
@@ -385,7 +638,12 @@ impl Draw for CategoryMap {
 impl CategoryMap {
     /// Writes the map as PNG or SVG.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
-        save(self, path, (900, 700))
+        save(self, path, (1100, 700))
+    }
+
+    /// The categories that occur in the cells, with their colours, in legend order.
+    pub fn present(&self) -> Vec<(String, (u8, u8, u8))> {
+        self.legend.iter().enumerate().filter(|(k, _)| self.cells.contains(k)).map(|(_, l)| l.clone()).collect()
     }
 
     fn draw_map<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Error>
@@ -398,6 +656,18 @@ impl CategoryMap {
         if nx == 0 || ny == 0 || self.cells.len() != nx * ny {
             return Err(Error::Output("category map: grid and cells do not match".into()));
         }
+        // The legend goes to the right of the map (every cell is data): only the categories that
+        // occur.
+        let present = self.present();
+        let font = TextStyle::from(("sans-serif", 15).into_font());
+        let text_w = present
+            .iter()
+            .map(|e| root.estimate_text_size(&e.0, &font).map_or(8 * e.0.chars().count() as u32, |s| s.0))
+            .max()
+            .unwrap_or(0) as i32;
+        let box_size = (text_w + 46, 22 * present.len() as i32 + 10);
+        let (w, _) = root.dim_in_pixel();
+        let (area, _) = root.split_horizontally(w as i32 - box_size.0 - 20);
         let half = |v: &[f64], k: usize| -> (f64, f64) {
             let d = if v.len() > 1 { (v[v.len() - 1] - v[0]) / (v.len() - 1) as f64 } else { 1.0 };
             (v[k] - 0.5 * d, v[k] + 0.5 * d)
@@ -406,7 +676,7 @@ impl CategoryMap {
         let (_, x1) = half(&self.xs, nx - 1);
         let (y0, _) = half(&self.ys, 0);
         let (_, y1) = half(&self.ys, ny - 1);
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = ChartBuilder::on(&area)
             .caption(&self.title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(45)
@@ -418,6 +688,8 @@ impl CategoryMap {
             .disable_mesh()
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
+            .x_label_formatter(&|v: &f64| tick_on(*v, x1 - x0))
+            .y_label_formatter(&|v: &f64| tick_on(*v, y1 - y0))
             .label_style(("sans-serif", 15))
             .draw()
             .map_err(err)?;
@@ -428,27 +700,34 @@ impl CategoryMap {
             Rectangle::new([(xa, ya), (xb, yb)], RGBColor(r, g, b).filled())
         });
         chart.draw_series(rects).map_err(err)?;
-        for (name, (r, g, b)) in &self.legend {
-            let c = RGBColor(*r, *g, *b);
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(err)?
-                .label(name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
-        }
+        // Marks: a black-rimmed white dot and the label on a white box beside it.
+        let label_font = TextStyle::from(("sans-serif", 17).into_font());
         for (label, x, y) in &self.marks {
-            chart.draw_series(std::iter::once(Circle::new((*x, *y), 5, BLACK.filled()))).map_err(err)?;
-            chart
-                .draw_series(std::iter::once(Text::new(label.clone(), (*x, *y), ("sans-serif", 16).into_font())))
+            let (px, py) = chart.backend_coord(&(*x, *y));
+            root.draw(&Circle::new((px, py), 6, WHITE.filled())).map_err(err)?;
+            root.draw(&Circle::new((px, py), 6, BLACK.stroke_width(2))).map_err(err)?;
+            let (tw, th) = root.estimate_text_size(label, &label_font).unwrap_or((12, 16));
+            let (bx, by) = (px + 9, py - th as i32 - 6);
+            root.draw(&Rectangle::new([(bx - 2, by - 2), (bx + tw as i32 + 3, by + th as i32 + 3)], WHITE.filled()))
                 .map_err(err)?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()
+            root.draw(&Rectangle::new(
+                [(bx - 2, by - 2), (bx + tw as i32 + 3, by + th as i32 + 3)],
+                BLACK.stroke_width(1),
+            ))
             .map_err(err)?;
+            root.draw(&Text::new(label.clone(), (bx, by), label_font.clone())).map_err(err)?;
+        }
+        let (x_leg, y_leg) = (w as i32 - box_size.0 - 10, 60);
+        root.draw(&Rectangle::new([(x_leg, y_leg), (x_leg + box_size.0, y_leg + box_size.1)], BLACK.stroke_width(1)))
+            .map_err(err)?;
+        for (k, (name, (r, g, b))) in present.iter().enumerate() {
+            let y = y_leg + 16 + 22 * k as i32;
+            root.draw(&Rectangle::new([(x_leg + 8, y - 6), (x_leg + 30, y + 6)], RGBColor(*r, *g, *b).filled()))
+                .map_err(err)?;
+            root.draw(&Rectangle::new([(x_leg + 8, y - 6), (x_leg + 30, y + 6)], BLACK.stroke_width(1)))
+                .map_err(err)?;
+            root.draw(&Text::new(name.clone(), (x_leg + 40, y - 8), font.clone())).map_err(err)?;
+        }
         Ok(())
     }
 }

@@ -16,6 +16,7 @@ use crate::twocontact::modes::{Mode, PointMode};
 use crate::twocontact::nonlinear;
 use crate::twocontact::plots::{displacement_plot, Displacement};
 use crate::twocontact::poincare::sample;
+use crate::twocontact::poincare::DEFAULT_SAMPLES;
 use crate::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::zod::Zod;
 use crate::twocontact::TwoContact;
@@ -102,9 +103,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let mut maps = Vec::new();
     for (name, _, _, _) in CONFIGS.iter() {
         let p = config(name).expect("listed configuration");
-        let c = classify(&p, 2001)?;
+        let c = classify(&p, DEFAULT_SAMPLES)?;
         let sim = Simulator::new(Zod::new(&p)?)?;
-        let pts = sample(&sim, 2001)?;
+        let pts = sample(&sim, DEFAULT_SAMPLES)?;
         let (verdict, theorem) = match *name {
             "A" => ("stable", "Theorem 3"),
             "B" => ("stable", "Theorem 5"),
@@ -232,7 +233,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     // Fig. 6-style atlas over the CoM position (contacts fixed, ρ, μ, α of configuration B).
     let b = config("B").expect("B");
     let axes = [Axis::parse("com_x=-0.06:0.02:41")?, Axis::parse("com_z=0.08:0.2:31")?];
-    let cells = atlas(&b, &axes, 401, &|_, _| {})?;
+    let cells = atlas(&b, &axes, DEFAULT_SAMPLES, &|_, _| {})?;
     let (nx, ny) = (axes[0].n, axes[1].n);
     let verdict = |ix: usize, iy: usize| cells[iy * nx + ix].verdict.as_str();
     // Trend 1: along +x (each row), every stable cell lies downhill of every reverse-chatter cell.
@@ -271,8 +272,6 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             count("undetermined")
         )),
     );
-    let legend_colours =
-        [(200, 200, 200), (240, 170, 60), (214, 39, 40), (60, 160, 70), (120, 120, 220), (255, 255, 255)];
     CategoryMap {
         title: "P1 Fig. 6-style atlas: verdict over the CoM position (ρ, μ, α of configuration B)".into(),
         x_label: "CoM position downhill of contact 1, com_x [m]".into(),
@@ -283,17 +282,26 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             .iter()
             .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
             .collect(),
-        legend: VERDICTS.iter().zip(legend_colours).map(|(v, c)| (v.to_string(), c)).collect(),
+        legend: crate::twocontact::atlas::verdict_legend(),
         marks: vec![("B".into(), -b.l1, b.h), ("D".into(), -config("D").expect("D").l1, b.h)],
     }
     .save(&opts.out.join("p1_fig6_atlas.png"))?;
     sec.figures.push(Figure {
         file: "p1_fig6_atlas.png".into(),
-        caption: "P1 Fig. 6 (theory part): verdict over the CoM position with the contacts fixed; ρ, μ and α of configuration B (the experiments' ρ also changed with the weights).".into(),
+        caption: format!(
+            "P1 Fig. 6 (theory part): verdict over the CoM position with the contacts fixed, {DEFAULT_SAMPLES} samples of \
+             φ per cell; ρ, μ and α of configuration B (the experiments' ρ also changed with the weights). \
+             Undetermined: {} cell(s) on the line l₂ = h, where the edge of contact 2's friction cone (μ₂ = 1, at \
+             45°) passes through the centre of mass, so a mode's consistency is marginal (it depends on terms the \
+             zero-order dynamics neglect; the grid's steps put cells exactly on that line), and {} cell(s) where no \
+             theorem of P1 decides (neither weakly persistent nor with a fixed point of G above 1).",
+            cells.iter().filter(|c| c.theorem == "marginal").count(),
+            cells.iter().filter(|c| c.verdict == "undetermined" && c.theorem != "marginal").count()
+        ),
     });
     // Fig. 9-style sweep: (G*)² along com_x at B's height.
     let sweep = [Axis::parse("com_x=-0.04:0.0:81")?];
-    let line = atlas(&b, &sweep, 401, &|_, _| {})?;
+    let line = atlas(&b, &sweep, DEFAULT_SAMPLES, &|_, _| {})?;
     let crossing = line.windows(2).find_map(|w| match (w[0].g_star, w[1].g_star) {
         (Some(g0), Some(g1)) if (g0 - 1.0) * (g1 - 1.0) <= 0.0 => {
             Some(w[0].values[0] + (1.0 - g0) / (g1 - g0) * (w[1].values[0] - w[0].values[0]))
@@ -332,7 +340,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     // ZOD against the full nonlinear model (P1 §III-A: the ZOD suffices for local analysis).
     let pd = config("D").expect("D");
     let sd0 = Simulator::new(Zod::new(&pd)?)?;
-    let fp = classify(&pd, 401)?.fixed_points.first().map_or(1.147, |f| f.phi);
+    let fp = classify(&pd, DEFAULT_SAMPLES)?.fixed_points.first().map_or(1.147, |f| f.phi);
     let z0 = crate::twocontact::poincare::return_map(&sd0, fp)?;
     let mut errs = Vec::new();
     for delta in [1e-2, 1e-3] {
@@ -438,16 +446,41 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         let title = format!("P1 Fig. 4: config {name}, start on the section at φ = {phi}");
         displacement_plot(&title, tr, Some(&nl), Displacement::Normal, 0.2 * tr.t_end.max(1e-3))
             .save(&opts.out.join(&file))?;
-        sec.figures.push(Figure { file, caption: format!("P1 Fig. 4: normal displacements of configuration {name} from the section at φ = {phi}: zero-order dynamics and the full nonlinear model; impacts and the Zeno point marked.") });
+        sec.figures.push(Figure { file, caption: format!("P1 Fig. 4: normal displacements of configuration {name} from the section at φ = {phi}: the full nonlinear model (thick, z₁ blue, z₂ vermillion) and the zero-order dynamics (dashed black) on top of it; dots mark the impacts of the zero-order dynamics and the black square its Zeno point.") });
     }
-    let smp = tr_d.sample(24, 0.0);
-    XyPlot::new("P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)", "t [s]", "z [m]")
-        .add("z1", smp.iter().map(|s| (s[0], s[1])).collect(), Mark::Line)
-        .add("z2", smp.iter().map(|s| (s[0], s[2])).collect(), Mark::Line)
-        .save(&opts.out.join("p1_fig4_D.png"))?;
+    // The growth of the impact sequence (P1 Fig. 4c): each impact's pre-impact normal speed over
+    // the first one's, on a log scale.
+    let impacts: Vec<&crate::twocontact::sim::Event> =
+        tr_d.events.iter().filter(|e| e.kind == EventKind::Impact && e.point.is_some()).collect();
+    let speed = |e: &crate::twocontact::sim::Event| e.before.qd[e.point.unwrap_or(0)].abs();
+    let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(1e-300);
+    let mut growth = XyPlot::new(
+        "P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)",
+        "impact number",
+        "pre-impact normal speed / first impact's [–]",
+    );
+    growth.log_y = true;
+    for foot in 0..2 {
+        let pts = impacts
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.point == Some(foot))
+            .map(|(k, e)| ((k + 1) as f64, speed(e) / v0))
+            .collect();
+        growth = growth.add_colored(format!("impact at point {}", foot + 1), pts, Mark::Points, foot);
+    }
+    growth.save(&opts.out.join("p1_fig4_D.png"))?;
+    let ratio = impacts.last().map_or(1.0, |e| speed(e)) / v0;
     sec.figures.push(Figure {
         file: "p1_fig4_D.png".into(),
-        caption: "P1 Fig. 4c: divergent alternating impacts of configuration D (ZOD).".into(),
+        caption: format!(
+            "P1 Fig. 4c: reverse chatter of configuration D (zero-order dynamics) after lifting point 2 by 0.1 mm: \
+             the pre-impact normal speed of each of the {} impacts relative to the first, on a log scale. The \
+             impacts alternate between the feet and grow geometrically (by G* per return to the section) until \
+             the run stops at {} times the first speed, where the perturbation is no longer small.",
+            impacts.len(),
+            fmt_num(ratio)
+        ),
     });
     progress("P1", CONFIGS.len() as u64, CONFIGS.len() as u64);
     Ok(sec)

@@ -184,6 +184,18 @@ pub struct Cell {
 pub const VERDICTS: &[&str] =
     &["no-equilibrium", "ambiguous-unstable", "reverse-chatter-unstable", "stable", "undetermined", "invalid"];
 
+/// The colour of each verdict in every figure (the order of [`VERDICTS`]): light grey, then the
+/// colour-blind-safe palette's orange, vermillion, bluish green and reddish purple, and white.
+pub fn verdict_colours() -> Vec<(u8, u8, u8)> {
+    use crate::plot::palette;
+    vec![(215, 215, 215), palette(3), palette(1), palette(2), palette(4), (255, 255, 255)]
+}
+
+/// The legend of a verdict map: each verdict with its colour.
+pub fn verdict_legend() -> Vec<(String, (u8, u8, u8))> {
+    VERDICTS.iter().zip(verdict_colours()).map(|(v, c)| (v.to_string(), c)).collect()
+}
+
 /// Classifies every cell of the grid spanned by `axes` (one or two), with `samples` values of φ.
 /// `progress(done, total)` is called from worker threads.
 pub fn atlas(

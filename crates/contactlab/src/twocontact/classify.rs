@@ -253,7 +253,17 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let wp_minus = eq.persistent_minus || cond2(r_minus, dr_minus, -FRAC_PI_2, 2);
     let weakly_persistent = !eq.ambiguous && eq.equilibrium && wp_plus && wp_minus;
     let unstable_fp = fps.iter().find(|f| f.g > 1.0);
-    let (verdict, theorem, evidence) = if eq.marginal {
+    // No equilibrium is decided by SS alone: a robustly inconsistent SS settles it whatever other
+    // modes do (a mode that is marginal only on a line of parameters, such as the CoM on the edge
+    // of a friction cone, must not turn a no-equilibrium cell undetermined).
+    let ss_robust = eq.ss_margin.abs() > super::modes::MARGIN_TOL;
+    let (verdict, theorem, evidence) = if !eq.equilibrium && ss_robust {
+        (
+            "no-equilibrium",
+            "SS inconsistent",
+            format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
+        )
+    } else if eq.marginal {
         (
             "undetermined",
             "marginal",
@@ -370,5 +380,20 @@ mod tests {
     fn tarjan_cycles() {
         let adj = vec![vec![1], vec![2], vec![0], vec![0]];
         assert_eq!(on_cycle(&adj), vec![true, true, true, false]);
+    }
+
+    #[test]
+    fn no_equilibrium_is_not_undetermined_on_a_marginal_line() {
+        // Configuration B with the CoM moved so that contact 2's friction-cone edge (μ₂ = 1)
+        // passes through it (l₂ = h): another mode is marginal there, but SS is robustly
+        // inconsistent, so there is no equilibrium whatever that mode does.
+        let mut q = config("B").unwrap();
+        let com_x = -0.06;
+        q.l2 = q.l2 - q.l1 - com_x;
+        q.l1 = -com_x;
+        q.h = q.l2;
+        let c = classify(&q, 401).unwrap();
+        assert!(c.marginal);
+        assert_eq!(c.verdict, "no-equilibrium", "{}", c.evidence);
     }
 }

@@ -25,19 +25,37 @@ pub fn displacement_plot(
 ) -> XyPlot {
     let smp = tr.sample(24, tail);
     let t_end = smp.last().map_or(0.0, |s| s[0]);
-    let (cols, names, unit) = match which {
-        Displacement::Normal => ([1, 2], ["z1", "z2"], "z [m]"),
-        Displacement::Tangential => ([3, 4], ["x1", "x2"], "x [m]"),
+    let (cols, names, what) = match which {
+        Displacement::Normal => ([1, 2], ["z₁", "z₂"], "z"),
+        Displacement::Tangential => ([3, 4], ["x₁", "x₂"], "x"),
     };
-    let mut plot = XyPlot::new(title, "t [s]", unit);
-    for (c, n) in cols.iter().zip(names) {
-        plot = plot.add(format!("{n} (ZOD)"), smp.iter().map(|s| (s[0], s[*c])).collect(), Mark::Line);
+    // Lengths in a unit that keeps the tick labels short.
+    let mut largest = 0.0f64;
+    for s in &smp {
+        largest = largest.max(s[cols[0]].abs()).max(s[cols[1]].abs());
     }
+    for s in nl.iter().flat_map(|n| n.samples.iter()) {
+        largest = largest.max(s[cols[0]].abs()).max(s[cols[1]].abs());
+    }
+    let (scale, unit) = if largest < 1e-3 {
+        (1e6, "µm")
+    } else if largest < 1.0 {
+        (1e3, "mm")
+    } else {
+        (1.0, "m")
+    };
+    let mut plot = XyPlot::new(title, "t [s]", format!("{what} [{unit}]"));
+    // The nonlinear model as thick solid lines, the zero-order dynamics dashed on top.
     if let Some(nl) = nl {
-        for (c, n) in cols.iter().zip(names) {
-            let pts = nl.samples.iter().filter(|s| s[0] <= t_end).map(|s| (s[0], s[*c])).collect();
-            plot = plot.add(format!("{n} (nonlinear)"), pts, Mark::Line);
+        for (k, (c, n)) in cols.iter().zip(names).enumerate() {
+            let pts = nl.samples.iter().filter(|s| s[0] <= t_end).map(|s| (s[0], scale * s[*c])).collect();
+            plot = plot.add_colored(format!("{n}, nonlinear model"), pts, Mark::Thick, k);
         }
+    }
+    for (k, (c, n)) in cols.iter().zip(names).enumerate() {
+        let pts = smp.iter().map(|s| (s[0], scale * s[*c])).collect();
+        let (label, colour) = if nl.is_some() { ("zero-order dynamics".to_string(), 7) } else { (n.to_string(), k) };
+        plot = plot.add_colored(label, pts, Mark::Dashed, colour);
     }
     if which == Displacement::Normal {
         for i in 0..2 {
@@ -47,9 +65,9 @@ pub fn displacement_plot(
                 .filter(|e| e.kind == EventKind::Impact && e.point == Some(i))
                 .map(|e| (e.t, 0.0))
                 .collect();
-            plot = plot.add(format!("impacts at p{}", i + 1), pts, Mark::Points);
+            plot = plot.add_colored(format!("impacts at point {}", i + 1), pts, Mark::Points, i);
         }
-        plot = plot.add("Zeno point", tr.zeno_times().iter().map(|&t| (t, 0.0)).collect(), Mark::Points);
+        plot = plot.add("Zeno point", tr.zeno_times().iter().map(|&t| (t, 0.0)).collect(), Mark::Squares);
     }
     plot
 }

@@ -89,6 +89,10 @@ pub fn sample(sim: &Simulator, n: usize) -> Result<Vec<MapPoint>, Error> {
         .collect()
 }
 
+/// Samples of `φ` over `(−π/2, π/2)` for the maps, the verdicts and the atlas: the one setting
+/// the CLI's defaults and the report share.
+pub const DEFAULT_SAMPLES: usize = 2001;
+
 /// A fixed point `φ* = R(φ*)` with its growth rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FixedPoint {
