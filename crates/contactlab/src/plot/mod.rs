@@ -139,6 +139,9 @@ pub struct XyPlot {
     pub log_y: bool,
     /// Pixel size.
     pub size: (u32, u32),
+    /// Names for the y values of a categorical axis (`(value, name)`): only those ticks are
+    /// labelled.
+    pub y_categories: Option<Vec<(f64, String)>>,
 }
 
 /// Okabe and Ito's colour-blind-safe palette: blue, vermillion, bluish green, orange, reddish
@@ -207,6 +210,7 @@ impl XyPlot {
             series: vec![],
             log_y: false,
             size: (900, 600),
+            y_categories: None,
         }
     }
 
@@ -380,7 +384,11 @@ impl XyPlot {
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
                 .x_label_formatter(&|v: &f64| tick_on(*v, spans.0))
-                .y_label_formatter(&|v: &f64| if log_y { tick(v) } else { tick_on(*v, spans.1) })
+                .y_label_formatter(&|v: &f64| match &self.y_categories {
+                    Some(c) => c.iter().find(|(y, _)| (y - v).abs() <= 1e-9 * spans.1).map_or(String::new(), |c| c.1.clone()),
+                    None if log_y => tick(v),
+                    None => tick_on(*v, spans.1),
+                })
                 .label_style(("sans-serif", 15))
                 .draw()
                 .map_err(err)?;
