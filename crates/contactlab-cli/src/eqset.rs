@@ -16,7 +16,8 @@ use crate::{print_json, write_csv, Common, Failure};
 pub enum EqsetCommand {
     /// The equilibrium sets (5) as intervals, then for each set around a minimum of U the five
     /// conditions of Theorem 1 with c* computed numerically, and for each set around a maximum
-    /// the statements of Theorem 2 with P5's V of (24).
+    /// the statements of Theorem 2 with P5's V of (24). --out writes analysis.json (the --json
+    /// object).
     Analyze(AnalyzeArgs),
     /// Phase portrait like P5 Fig. 3 (time-stepping trajectories, the sets, V = c*) and the basin
     /// found by time-stepping a grid of initial states, against the estimate {V < c*}.
@@ -266,9 +267,6 @@ fn portrait(a: PortraitArgs) -> Result<(), Failure> {
             "  estimate V < c*: {} of the grid, of which {} come to rest in the set and {} elsewhere; it covers {} of the basin found",
             b["share_in_estimate"], b["estimate_converges"], b["estimate_elsewhere"], b["estimate_share_of_basin"]
         );
-    }
-    if let Some(dir) = &a.common.out {
-        println!("  wrote portrait.png, basin.png, basin.csv, summary.json in {}", crate::staging::shown(dir));
     }
     Ok(())
 }

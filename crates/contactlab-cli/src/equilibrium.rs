@@ -22,10 +22,12 @@ use crate::{print_json, Common, Failure};
 pub enum EquilibriumCommand {
     /// Contact-mode analysis at the equilibrium under the zero-order dynamics: equilibrium,
     /// ambiguity, Painlevé-freeness, persistence, and every mode's forces and accelerations.
+    /// --out writes modes.csv.
     Modes(ModesArgs),
     /// The reduced Poincaré map R(φ) and growth map G(φ) on (−π/2, π/2), with fixed points.
     Maps(MapsArgs),
-    /// Stability verdict by P1's Theorems 1-5, naming the theorem and its evidence.
+    /// Stability verdict by P1's Theorems 1-5, naming the theorem and its evidence. --out writes
+    /// classification.json (the --json object).
     Classify(MapsArgs),
     /// Verdict over a grid of one or two parameters (CoM position, friction, ...), as CSV and a
     /// colour map (two parameters) or (G*)^2 along the parameter (one), in parallel.
@@ -379,8 +381,11 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let nl = {
         let s0 = sim.body_velocity(&start.q);
         let v0 = sim.body_velocity(&start.qd);
-        let settings =
-            contactlab::twocontact::nonlinear::NonlinearSettings { max_events: a.max_events, ..Default::default() };
+        let settings = contactlab::twocontact::nonlinear::NonlinearSettings {
+            max_events: a.max_events,
+            t_max: a.t_max,
+            ..Default::default()
+        };
         contactlab::twocontact::nonlinear::simulate(&p, s0, v0, sustained, usize::MAX, &settings)?
     };
     if let Some(dir) = &a.common.out {
@@ -434,27 +439,33 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         )
         .save(&dir.join("x.png"))?;
     }
+    let nl_impacts = nl.events.iter().filter(|e| e.1 == EventKind::Impact).count();
+    let nl_zeno: Vec<f64> = nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect();
+    let nl_t_end = nl.samples.last().map_or(0.0, |s| s[0]);
     if a.common.json {
-        print_json(
-            &json!({"outcome": tr.outcome, "t_end": tr.t_end, "events": tr.events.len(), "impacts": impacts, "zeno_times": zeno}),
-        )?;
+        print_json(&json!({
+            "outcome": tr.outcome, "t_end": tr.t_end, "events": tr.events.len(), "impacts": impacts, "zeno_times": zeno,
+            "nonlinear": {"outcome": nl.outcome, "t_end": nl_t_end, "events": nl.events.len(), "impacts": nl_impacts, "zeno_times": nl_zeno},
+        }))?;
     } else {
         println!(
-            "{}: {:?} at t = {:.6} s after {} events ({} impacts)",
+            "{}: zero-order dynamics: {} at t = {} s after {} events ({} impacts)",
             a.model.display(),
-            tr.outcome,
+            contactlab::util::kebab(&tr.outcome),
             tr.t_end,
             tr.events.len(),
             impacts
         );
         for t in &zeno {
-            println!("  Zeno point at t = {t:.6} s");
+            println!("  Zeno point at t = {t} s");
         }
         println!(
-            "  nonlinear model: {:?} after {} events at t = {:.6} s",
-            nl.outcome,
+            "  nonlinear model: {} at t = {} s after {} events ({} impacts{})",
+            contactlab::util::kebab(&nl.outcome),
+            nl_t_end,
             nl.events.len(),
-            nl.samples.last().map_or(0.0, |s| s[0])
+            nl_impacts,
+            if nl_zeno.is_empty() { String::new() } else { format!(", Zeno points at {nl_zeno:?} s") }
         );
     }
     Ok(())

@@ -11,7 +11,8 @@ use crate::{print_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum FixtureCommand {
-    /// Weak, strong and frictionless stability of the model's load, with witnesses.
+    /// Weak, strong and frictionless stability of the model's load, with witnesses. --out writes
+    /// classification.json (the --json object).
     Classify(FixtureArgs),
     /// Theorem 4: decide every system (32)-(35); a consistent one yields a Proposition 5 load.
     /// --out writes theorem4.csv (consistent and undecided systems) and theorem4_per_sigma.csv.
@@ -19,6 +20,7 @@ pub enum FixtureCommand {
     /// Load cones WS(mu), WS(0), WU_R(mu) as CSV and PNG plots (planar models).
     Cones(ConesArgs),
     /// Classification as all friction coefficients are scaled by a factor, with critical values.
+    /// --out writes mu_sweep.csv.
     MuSweep(SweepArgs),
 }
 
@@ -192,12 +194,9 @@ fn run_cones(a: ConesArgs) -> Result<(), Failure> {
     let f = model::read(&a.model)?;
     let files = cones::write(&f, &dir, a.samples as usize, "")?;
     let names: Vec<String> = files.iter().map(|p| crate::staging::shown(p)).collect();
+    // (Text mode: the list of files written is printed for every command.)
     if a.common.json {
         print_json(&json!({"files": names}))?;
-    } else {
-        for n in names {
-            println!("wrote {n}");
-        }
     }
     Ok(())
 }

@@ -58,8 +58,11 @@ enum Command {
 #[derive(Subcommand, Debug)]
 enum LcpCommand {
     /// Solve 0 <= z ⟂ Mz + q >= 0 (Lemke with certified fallback), or enumerate all solutions.
+    /// "certified": a "no-solution" status is proved (a Farkas certificate of the feasibility LP,
+    /// or exhaustive enumeration for n <= 12). --out writes solution.csv (pieces.csv with --all).
     Solve(LcpSolveArgs),
-    /// Matrix classes of M: P-matrix, column adequate, column quasi-adequate, PSD.
+    /// Matrix classes of M: P-matrix, column adequate, column quasi-adequate, PSD. --out writes
+    /// classes.csv.
     Classes(LcpClassesArgs),
 }
 
@@ -68,7 +71,8 @@ pub struct Common {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Write the command's CSV data (and plots) into this directory.
+    /// Write the command's data files (CSV, JSON) and plots into this directory; each command's
+    /// help names them, and the command lists them on stderr.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -198,12 +202,31 @@ fn main() -> ExitCode {
         },
         None => None,
     };
+    // `reproduce` prints its own summary of what it wrote.
+    let quiet_listing = matches!(cli.command, Command::Reproduce(_));
     let result = dispatch(cli.command);
     let result = match (result, &staged) {
-        (Ok(()), Some((tmp, target))) => staging::commit(tmp, target).map_err(|e| {
-            staging::abort(tmp);
-            Failure::Internal(e)
-        }),
+        (Ok(()), Some((tmp, target))) => match staging::commit(tmp, target) {
+            Ok(files) => {
+                // What was written and where (on stderr: stdout may be one JSON object).
+                if !quiet_listing {
+                    let shown: Vec<&str> = files.iter().map(String::as_str).take(12).collect();
+                    let more = files.len().saturating_sub(shown.len());
+                    eprintln!(
+                        "wrote {} file(s) in {}: {}{}",
+                        files.len(),
+                        target.display(),
+                        shown.join(", "),
+                        if more > 0 { format!(" and {more} more") } else { String::new() }
+                    );
+                }
+                Ok(())
+            }
+            Err(e) => {
+                staging::abort(tmp);
+                Err(Failure::Internal(e))
+            }
+        },
         (Err(e), Some((tmp, _))) => {
             staging::abort(tmp);
             Err(e)

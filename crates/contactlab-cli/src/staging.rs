@@ -33,7 +33,8 @@ pub fn shown(p: &Path) -> String {
 }
 
 /// Moves everything staged into `target` and removes the staging directory.
-pub fn commit(tmp: &Path, target: &Path) -> anyhow::Result<()> {
+pub fn commit(tmp: &Path, target: &Path) -> anyhow::Result<Vec<String>> {
+    let written = if tmp.is_dir() { listing(tmp, Path::new(""))? } else { vec![] };
     std::fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))?;
     // Check that the target takes files before moving any, so a refusal leaves nothing half-moved.
     let probe = target.join(format!(".contactlab-probe-{}", std::process::id()));
@@ -43,7 +44,23 @@ pub fn commit(tmp: &Path, target: &Path) -> anyhow::Result<()> {
         merge(tmp, target)?;
         std::fs::remove_dir_all(tmp).ok();
     }
-    Ok(())
+    Ok(written)
+}
+
+/// The files below `dir`, as paths relative to it, sorted.
+fn listing(dir: &Path, prefix: &Path) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        let rel = prefix.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            out.extend(listing(&entry.path(), &rel)?);
+        } else {
+            out.push(rel.display().to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 fn merge(from: &Path, to: &Path) -> anyhow::Result<()> {

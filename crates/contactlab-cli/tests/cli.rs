@@ -420,3 +420,53 @@ fn failed_runs_leave_no_output_behind() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3, "no staging directory left");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_readme_synopsis_lists_every_flag() {
+    // Each command's flags, from its --help, appear on its line of the README's synopsis.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let commands: &[&[&str]] = &[
+        &["lcp", "solve"],
+        &["lcp", "classes"],
+        &["equilibrium", "modes"],
+        &["equilibrium", "maps"],
+        &["equilibrium", "classify"],
+        &["equilibrium", "simulate"],
+        &["equilibrium", "atlas"],
+        &["fixture", "classify"],
+        &["fixture", "theorem4"],
+        &["fixture", "cones"],
+        &["fixture", "mu-sweep"],
+        &["walker", "gait"],
+        &["walker", "painleve"],
+        &["walker", "slip"],
+        &["zeno", "simulate"],
+        &["zeno", "orbit"],
+        &["zeno", "bound"],
+        &["zeno", "continue"],
+        &["eqset", "analyze"],
+        &["eqset", "portrait"],
+        &["eqset", "simulate"],
+        &["reproduce"],
+    ];
+    for cmd in commands {
+        let out = Command::new(env!("CARGO_BIN_EXE_contactlab")).args(*cmd).arg("--help").output().unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let prefix = format!("contactlab {} ", cmd.join(" "));
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(&prefix) || l.trim_end() == prefix.trim_end())
+            .unwrap_or_else(|| panic!("README has no synopsis line for `{prefix}`"));
+        for word in help.split_whitespace() {
+            let flag = word.trim_end_matches([',', '.']);
+            if !flag.starts_with("--") || flag.len() < 3 || ["--help", "--version", "--svg"].contains(&flag) {
+                continue;
+            }
+            let flag = flag.split(['=', '[', '<']).next().unwrap();
+            if !flag[2..].chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                continue;
+            }
+            assert!(line.contains(flag), "README synopsis of `{}` lacks {flag}: {line}", cmd.join(" "));
+        }
+    }
+}

@@ -385,7 +385,9 @@ impl XyPlot {
                 .y_desc(&self.y_label)
                 .x_label_formatter(&|v: &f64| tick_on(*v, spans.0))
                 .y_label_formatter(&|v: &f64| match &self.y_categories {
-                    Some(c) => c.iter().find(|(y, _)| (y - v).abs() <= 1e-9 * spans.1).map_or(String::new(), |c| c.1.clone()),
+                    Some(c) => {
+                        c.iter().find(|(y, _)| (y - v).abs() <= 1e-9 * spans.1).map_or(String::new(), |c| c.1.clone())
+                    }
                     None if log_y => tick(v),
                     None => tick_on(*v, spans.1),
                 })

@@ -42,11 +42,13 @@ pub struct NonlinearSettings {
     pub max_events: usize,
     /// Stop after this many integration steps.
     pub max_steps: usize,
+    /// Stop at this time (s).
+    pub t_max: f64,
 }
 
 impl Default for NonlinearSettings {
     fn default() -> Self {
-        Self { tol: 1e-10, max_events: 400, max_steps: 2_000_000 }
+        Self { tol: 1e-10, max_events: 400, max_steps: 2_000_000, t_max: f64::INFINITY }
     }
 }
 
@@ -157,6 +159,7 @@ pub fn simulate(
         tol: Tolerances { rtol: settings.tol, atol: settings.tol },
         max_events: settings.max_events,
         max_steps: settings.max_steps,
+        t_max: settings.t_max,
         diverge: Some(1e8),
         ..Default::default()
     });

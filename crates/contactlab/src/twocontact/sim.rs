@@ -765,18 +765,28 @@ impl Simulator {
         let run = self.drive(start, sustained, settings, &mut b);
         let out = outcome(&run.termination);
         let st = from_x(&run.state);
-        match (out, run.mode) {
-            (Outcome::Rest, Some(m)) | (Outcome::MovesAway, Some(m)) => b.phases.push(Phase {
+        // The last phase: for ever at rest or moving away, or up to t_max when the time limit
+        // ended the run between events (the phases are closed forms, so the run ends at t_max).
+        let mut t_end = run.t;
+        let last = match (&run.termination, out) {
+            (_, Outcome::Rest) | (_, Outcome::MovesAway) => Some(f64::INFINITY),
+            (Termination::TimeLimit, _) if settings.t_max.is_finite() && settings.t_max > run.t => {
+                t_end = settings.t_max;
+                Some(settings.t_max - run.t)
+            }
+            _ => None,
+        };
+        if let (Some(duration), Some(m)) = (last, run.mode) {
+            b.phases.push(Phase {
                 t0: run.t,
-                duration: f64::INFINITY,
+                duration,
                 mode: m.mode,
                 start: st,
                 qdd: m.qdd,
                 x1: [self.x1(&st.q), self.x1(&st.qd), m.x1dd],
-            }),
-            _ => {}
+            });
         }
-        Ok(Trajectory { phases: b.phases, events: b.events, outcome: out, t_end: run.t })
+        Ok(Trajectory { phases: b.phases, events: b.events, outcome: out, t_end })
     }
 
     /// Runs from `start` until the `n`-th crossing of P1's section (point 2 lands while point 1
