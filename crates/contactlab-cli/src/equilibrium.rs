@@ -7,8 +7,9 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::plot::CategoryMap;
 use contactlab::plot::{Mark, XyPlot};
-use contactlab::twocontact::atlas::{self, Axis, VERDICTS};
+use contactlab::twocontact::atlas::{self, Axis};
 use contactlab::twocontact::classify;
+use contactlab::twocontact::classify::Verdict;
 use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
 use contactlab::twocontact::plots::{displacement_plot, Displacement};
 use contactlab::twocontact::poincare::{fixed_points, sample};
@@ -290,10 +291,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
                 y_label: axes[1].key.clone(),
                 xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
                 ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
-                cells: cells
-                    .iter()
-                    .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
-                    .collect(),
+                cells: atlas::verdict_indices(&cells),
                 legend: contactlab::twocontact::atlas::verdict_legend(),
                 marks: vec![],
             }
@@ -309,7 +307,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
                 .save(&dir.join("atlas_gstar.png"))?;
         }
     }
-    let counts: Vec<_> = VERDICTS
+    let counts: Vec<_> = Verdict::ALL
         .iter()
         .map(|v| json!({"verdict": v, "cells": cells.iter().filter(|c| c.verdict == *v).count()}))
         .collect();
@@ -317,10 +315,10 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         print_json(&json!({"axes": axes, "counts": counts, "cells": cells}))?;
     } else {
         println!("{}: {} cells", a.model.display(), cells.len());
-        for v in VERDICTS {
-            let n = cells.iter().filter(|c| c.verdict == *v).count();
+        for v in Verdict::ALL {
+            let n = cells.iter().filter(|c| c.verdict == v).count();
             if n > 0 {
-                println!("  {v:<26} {n}");
+                println!("  {:<26} {n}", v.as_str());
             }
         }
     }

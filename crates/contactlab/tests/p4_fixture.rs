@@ -47,7 +47,7 @@ fn published_proposition5_load_is_weakly_not_strongly_stable() {
     let (r, s) = r_s();
     let mu = 0.01 + r / (1.0 - s);
     let c = classify(&disk_flipped(mu, mu, PUBLISHED_LOAD)).unwrap();
-    assert_eq!(c.classification, "weakly-stable-not-strongly");
+    assert_eq!(c.classification.as_str(), "weakly-stable-not-strongly");
     // P4: the zero intensity is a dynamic intensity with a = b ≠ 0.
     let w = c.nonzero_acceleration_intensity.unwrap();
     assert!(w.qddot.norm() > 0.5);
@@ -63,7 +63,13 @@ fn every_consistent_system_yields_a_weakly_not_strongly_stable_load() {
     for sys in &t.consistent {
         let g = proposition5_load(&f, sys);
         let c = classify(&f.with_load(g)).unwrap();
-        assert_eq!(c.classification, "weakly-stable-not-strongly", "γ = {:?}, σ = {:?}", sys.gamma, sys.sigma_t);
+        assert_eq!(
+            c.classification.as_str(),
+            "weakly-stable-not-strongly",
+            "γ = {:?}, σ = {:?}",
+            sys.gamma,
+            sys.sigma_t
+        );
         n += 1;
     }
     assert!(n > 0);
@@ -175,11 +181,11 @@ fn box_on_four_pyramid_contacts() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fixture/box-3d-pyramid.toml");
     let f = contactlab::fixture::model::read(&path).unwrap();
     let c = classify(&f).unwrap();
-    assert_eq!(c.classification, "strongly-stable");
+    assert_eq!(c.classification.as_str(), "strongly-stable");
     assert!((c.critical_mu.unwrap() - 3.0 / 19.62).abs() < 1e-7, "{:?}", c.critical_mu);
     // Just below the critical μ: no equilibrium, and the load is strongly unstable.
     let below = f.with_mu(DVector::from_element(4, 0.99 * 3.0 / 19.62));
-    assert_eq!(classify(&below).unwrap().classification, "strongly-unstable");
+    assert_eq!(classify(&below).unwrap().classification.as_str(), "strongly-unstable");
     // Statically indeterminate (four contacts, one body) but every dynamic intensity is at rest,
     // also when the load is scaled by 10^±8.
     for k in [-8, 8] {

@@ -9,8 +9,9 @@ use std::f64::consts::FRAC_PI_2;
 
 use crate::plot::{CategoryMap, Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section};
-use crate::twocontact::atlas::{atlas, Axis, VERDICTS};
+use crate::twocontact::atlas::{atlas, verdict_indices, Axis};
 use crate::twocontact::classify::classify;
+use crate::twocontact::classify::Verdict;
 use crate::twocontact::modes::analyze;
 use crate::twocontact::modes::{Mode, PointMode};
 use crate::twocontact::nonlinear;
@@ -49,12 +50,12 @@ pub fn config(name: &str) -> Option<TwoContact> {
 }
 
 /// Whether, along one line of the atlas, every stable cell lies beyond every reverse-chatter cell.
-fn stable_beyond_unstable<'a>(line: impl Iterator<Item = &'a str>) -> bool {
+fn stable_beyond_unstable(line: impl Iterator<Item = Verdict>) -> bool {
     let (mut last_rc, mut first_st) = (None, None);
     for (k, v) in line.enumerate() {
-        if v == "reverse-chatter-unstable" {
+        if v == Verdict::ReverseChatterUnstable {
             last_rc = Some(k);
-        } else if v == "stable" && first_st.is_none() {
+        } else if v == Verdict::Stable && first_st.is_none() {
             first_st = Some(k);
         }
     }
@@ -107,9 +108,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         let sim = Simulator::new(Zod::new(&p)?)?;
         let pts = sample(&sim, DEFAULT_SAMPLES)?;
         let (verdict, theorem) = match *name {
-            "A" => ("stable", "Theorem 3"),
-            "B" => ("stable", "Theorem 5"),
-            _ => ("reverse-chatter-unstable", "Theorem 2"),
+            "A" => (Verdict::Stable, "Theorem 3"),
+            "B" => (Verdict::Stable, "Theorem 5"),
+            _ => (Verdict::ReverseChatterUnstable, "Theorem 2"),
         };
         sec.rows.push(
             Row::exact(
@@ -235,7 +236,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let axes = [Axis::parse("com_x=-0.06:0.02:41")?, Axis::parse("com_z=0.08:0.2:31")?];
     let cells = atlas(&b, &axes, DEFAULT_SAMPLES, &|_, _| {})?;
     let (nx, ny) = (axes[0].n, axes[1].n);
-    let verdict = |ix: usize, iy: usize| cells[iy * nx + ix].verdict.as_str();
+    let verdict = |ix: usize, iy: usize| cells[iy * nx + ix].verdict;
     // Trend 1: along +x (each row), every stable cell lies downhill of every reverse-chatter cell.
     let x_trend = (0..ny).all(|iy| stable_beyond_unstable((0..nx).map(|ix| verdict(ix, iy))));
     // Trend 2: along +z (each column), every stable cell lies above every reverse-chatter cell.
@@ -253,9 +254,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         yes_no(z_trend),
         src6,
     ));
-    let count = |v: &str| cells.iter().filter(|c| c.verdict == v).count();
-    let bands =
-        ["no-equilibrium", "ambiguous-unstable", "reverse-chatter-unstable", "stable"].iter().all(|v| count(v) > 0);
+    let count = |v: Verdict| cells.iter().filter(|c| c.verdict == v).count();
+    let bands = [Verdict::NoEquilibrium, Verdict::AmbiguousUnstable, Verdict::ReverseChatterUnstable, Verdict::Stable]
+        .into_iter()
+        .all(|v| count(v) > 0);
     sec.rows.push(
         Row::exact(
             "Fig. 6 atlas: all four regions {no equilibrium, ambiguous, reverse chatter, stable} present",
@@ -265,11 +267,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         )
         .with_note(format!(
             "cells: {} no-equilibrium, {} ambiguous, {} reverse-chatter, {} stable, {} undetermined",
-            count("no-equilibrium"),
-            count("ambiguous-unstable"),
-            count("reverse-chatter-unstable"),
-            count("stable"),
-            count("undetermined")
+            count(Verdict::NoEquilibrium),
+            count(Verdict::AmbiguousUnstable),
+            count(Verdict::ReverseChatterUnstable),
+            count(Verdict::Stable),
+            count(Verdict::Undetermined)
         )),
     );
     CategoryMap {
@@ -278,10 +280,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         y_label: "CoM height above the contacts, com_z [m]".into(),
         xs: (0..nx).map(|k| axes[0].value(k)).collect(),
         ys: (0..ny).map(|k| axes[1].value(k)).collect(),
-        cells: cells
-            .iter()
-            .map(|c| VERDICTS.iter().position(|v| *v == c.verdict).unwrap_or(VERDICTS.len() - 1))
-            .collect(),
+        cells: verdict_indices(&cells),
         legend: crate::twocontact::atlas::verdict_legend(),
         marks: vec![("B".into(), -b.l1, b.h), ("D".into(), -config("D").expect("D").l1, b.h)],
     }
@@ -296,7 +295,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
              zero-order dynamics neglect; the grid's steps put cells exactly on that line), and {} cell(s) where no \
              theorem of P1 decides (neither weakly persistent nor with a fixed point of G above 1).",
             cells.iter().filter(|c| c.theorem == "marginal").count(),
-            cells.iter().filter(|c| c.verdict == "undetermined" && c.theorem != "marginal").count()
+            cells.iter().filter(|c| c.verdict == Verdict::Undetermined && c.theorem != "marginal").count()
         ),
     });
     // Fig. 9-style sweep: (G*)² along com_x at B's height.

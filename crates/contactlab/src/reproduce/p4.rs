@@ -376,7 +376,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::exact(
         "Printed Proposition 5 load (moment sign of the paper's numbers, μ = 0.01 + r/(1−s)): classification",
         "weakly-stable-not-strongly",
-        c_pub.classification.clone(),
+        c_pub.classification.as_str(),
         "P4 Example 1 (final analysis), Proposition 5",
     ));
     tick(progress);
@@ -388,7 +388,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let own = if sys.consistent {
         let load = proposition5_load(&f, &sys);
         let c = classify(&f.with_load(load.clone()))?;
-        (c.classification, fmt_v(&load))
+        (c.classification.to_string(), fmt_v(&load))
     } else {
         ("system inconsistent".to_string(), "—".to_string())
     };

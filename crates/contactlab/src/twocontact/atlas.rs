@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::classify::classify;
+use super::classify::{classify, Verdict};
 use super::TwoContact;
 use crate::Error;
 
@@ -171,29 +171,22 @@ pub fn apply(p: &TwoContact, key: &str, value: f64) -> Result<TwoContact, Error>
 pub struct Cell {
     /// Parameter values, one per axis.
     pub values: Vec<f64>,
-    /// Verdict (`no-equilibrium`, `ambiguous-unstable`, `reverse-chatter-unstable`, `stable`,
-    /// `undetermined`, or `invalid` when the parameters are out of range).
-    pub verdict: String,
+    /// Verdict ([`Verdict::Invalid`] when the parameters are out of range).
+    pub verdict: Verdict,
     /// Deciding theorem.
     pub theorem: String,
     /// Largest `G*` over the fixed points of `R` (`None` without fixed points).
     pub g_star: Option<f64>,
 }
 
-/// The verdict categories in legend order.
-pub const VERDICTS: &[&str] =
-    &["no-equilibrium", "ambiguous-unstable", "reverse-chatter-unstable", "stable", "undetermined", "invalid"];
-
-/// The colour of each verdict in every figure (the order of [`VERDICTS`]): light grey, then the
-/// colour-blind-safe palette's orange, vermillion, bluish green and reddish purple, and white.
-pub fn verdict_colours() -> Vec<(u8, u8, u8)> {
-    use crate::plot::palette;
-    vec![(215, 215, 215), palette(3), palette(1), palette(2), palette(4), (255, 255, 255)]
+/// The legend of a verdict map: each verdict with its colour, in [`Verdict::ALL`] order.
+pub fn verdict_legend() -> Vec<(String, (u8, u8, u8))> {
+    Verdict::ALL.iter().map(|v| (v.to_string(), v.colour())).collect()
 }
 
-/// The legend of a verdict map: each verdict with its colour.
-pub fn verdict_legend() -> Vec<(String, (u8, u8, u8))> {
-    VERDICTS.iter().zip(verdict_colours()).map(|(v, c)| (v.to_string(), c)).collect()
+/// The cells of a verdict map as indices into [`verdict_legend`].
+pub fn verdict_indices(cells: &[Cell]) -> Vec<usize> {
+    cells.iter().map(|c| Verdict::ALL.iter().position(|v| *v == c.verdict).unwrap_or(Verdict::ALL.len() - 1)).collect()
 }
 
 /// Classifies every cell of the grid spanned by `axes` (one or two), with `samples` values of φ.
@@ -217,7 +210,7 @@ pub fn atlas(
                 q = q.and_then(|q| apply(&q, &a.key, *v));
             }
             let cell = match q {
-                Err(_) => Cell { values, verdict: "invalid".into(), theorem: String::new(), g_star: None },
+                Err(_) => Cell { values, verdict: Verdict::Invalid, theorem: String::new(), g_star: None },
                 Ok(q) => {
                     let c = classify(&q, samples)?;
                     let g_star = c

@@ -59,8 +59,8 @@ pub struct Classification {
     /// `R` non-decreasing over its defined samples.
     #[serde(rename = "R_monotone")]
     pub r_monotone: bool,
-    /// `no-equilibrium`, `ambiguous-unstable`, `reverse-chatter-unstable`, `stable` or `undetermined`.
-    pub verdict: String,
+    /// The verdict (see [`Verdict`]).
+    pub verdict: Verdict,
     /// The theorem that decided it.
     pub theorem: String,
     /// One sentence of evidence.
@@ -223,6 +223,68 @@ pub fn stable_partition(pts: &[MapPoint]) -> bool {
     })
 }
 
+/// P1's verdict on an equilibrium, serialised as the CLI prints it (`reverse-chatter-unstable`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No contact forces balance the load (SS inconsistent).
+    NoEquilibrium,
+    /// Several modes consistent at rest: unstable by Theorem 1.
+    AmbiguousUnstable,
+    /// A fixed point of R with G* > 1: unstable by Theorem 2.
+    ReverseChatterUnstable,
+    /// Stable by Theorem 3, 4 or 5.
+    Stable,
+    /// No theorem decides (marginal modes, Painlevé states, or none applies).
+    Undetermined,
+    /// Parameters out of range (atlas cells only).
+    Invalid,
+}
+
+impl Verdict {
+    /// Every verdict, in legend order.
+    pub const ALL: [Verdict; 6] = [
+        Verdict::NoEquilibrium,
+        Verdict::AmbiguousUnstable,
+        Verdict::ReverseChatterUnstable,
+        Verdict::Stable,
+        Verdict::Undetermined,
+        Verdict::Invalid,
+    ];
+
+    /// The kebab-case name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::NoEquilibrium => "no-equilibrium",
+            Verdict::AmbiguousUnstable => "ambiguous-unstable",
+            Verdict::ReverseChatterUnstable => "reverse-chatter-unstable",
+            Verdict::Stable => "stable",
+            Verdict::Undetermined => "undetermined",
+            Verdict::Invalid => "invalid",
+        }
+    }
+
+    /// The verdict's colour in every figure: light grey, then the colour-blind-safe palette's
+    /// orange, vermillion, bluish green and reddish purple, and white.
+    pub fn colour(&self) -> (u8, u8, u8) {
+        use crate::plot::palette;
+        match self {
+            Verdict::NoEquilibrium => (215, 215, 215),
+            Verdict::AmbiguousUnstable => palette(3),
+            Verdict::ReverseChatterUnstable => palette(1),
+            Verdict::Stable => palette(2),
+            Verdict::Undetermined => palette(4),
+            Verdict::Invalid => (255, 255, 255),
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Classifies the equilibrium of `p` with `samples` values of `φ`.
 pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error> {
     let zod = Zod::new(p)?;
@@ -259,26 +321,26 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let ss_robust = eq.ss_margin.abs() > super::modes::MARGIN_TOL;
     let (verdict, theorem, evidence) = if !eq.equilibrium && ss_robust {
         (
-            "no-equilibrium",
+            Verdict::NoEquilibrium,
             "SS inconsistent",
             format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
         )
     } else if eq.marginal {
         (
-            "undetermined",
+            Verdict::Undetermined,
             "marginal",
             "a mode's consistency is marginal: it depends on terms the ZOD neglects (P1 excludes such systems)"
                 .to_string(),
         )
     } else if !eq.equilibrium {
         (
-            "no-equilibrium",
+            Verdict::NoEquilibrium,
             "SS inconsistent",
             format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
         )
     } else if eq.ambiguous {
         (
-            "ambiguous-unstable",
+            Verdict::AmbiguousUnstable,
             "Theorem 1",
             format!(
                 "modes consistent at rest: {}",
@@ -286,16 +348,16 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
             ),
         )
     } else if !eq.painleve_free {
-        ("undetermined", "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
+        (Verdict::Undetermined, "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
     } else if let Some(f) = unstable_fp {
         (
-            "reverse-chatter-unstable",
+            Verdict::ReverseChatterUnstable,
             "Theorem 2",
             format!("fixed point φ* = {} with G* = {} > 1", fmt_num(f.phi), fmt_num(f.g)),
         )
     } else if !maps_complete {
         (
-            "undetermined",
+            Verdict::Undetermined,
             "none",
             format!(
                 "R, G unknown at {failed_samples} samples and {} unresolved sign changes of R(φ) − φ",
@@ -304,13 +366,13 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         )
     } else if eq.persistent && max_g.is_some_and(|g| g < 1.0) {
         (
-            "stable",
+            Verdict::Stable,
             "Theorem 3",
             format!("persistent and G < 1 wherever R is defined (max G = {:.6})", max_g.unwrap_or(0.0)),
         )
     } else if weakly_persistent && r_monotone && fps.iter().all(|f| f.g < 1.0) && not_one(g_minus) && not_one(g_plus) {
         (
-            "stable",
+            Verdict::Stable,
             "Theorem 5",
             format!(
                 "weakly persistent, R non-decreasing, G(φ*) < 1 at every fixed point ({})",
@@ -326,12 +388,12 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         && stable_partition(&pts)
     {
         (
-            "stable",
+            Verdict::Stable,
             if eq.persistent { "Theorem 4" } else { "Theorem 4a" },
             "a stable partition exists on the sample grid".to_string(),
         )
     } else {
-        ("undetermined", "none", "no theorem of P1 applies".to_string())
+        (Verdict::Undetermined, "none", "no theorem of P1 applies".to_string())
     };
     Ok(Classification {
         equilibrium: eq.equilibrium,
@@ -344,7 +406,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         g_minus,
         g_plus,
         r_monotone,
-        verdict: verdict.into(),
+        verdict,
         theorem: theorem.into(),
         evidence,
         max_g,
@@ -363,17 +425,12 @@ mod tests {
     #[test]
     fn fig3_verdicts() {
         let a = classify(&config("A").unwrap(), 2001).unwrap();
-        assert_eq!((a.verdict.as_str(), a.theorem.as_str()), ("stable", "Theorem 3"), "{}", a.evidence);
+        assert_eq!((a.verdict, a.theorem.as_str()), (Verdict::Stable, "Theorem 3"), "{}", a.evidence);
         let b = classify(&config("B").unwrap(), 2001).unwrap();
         assert!(!b.persistent && b.weakly_persistent);
-        assert_eq!((b.verdict.as_str(), b.theorem.as_str()), ("stable", "Theorem 5"), "{}", b.evidence);
+        assert_eq!((b.verdict, b.theorem.as_str()), (Verdict::Stable, "Theorem 5"), "{}", b.evidence);
         let d = classify(&config("D").unwrap(), 2001).unwrap();
-        assert_eq!(
-            (d.verdict.as_str(), d.theorem.as_str()),
-            ("reverse-chatter-unstable", "Theorem 2"),
-            "{}",
-            d.evidence
-        );
+        assert_eq!((d.verdict, d.theorem.as_str()), (Verdict::ReverseChatterUnstable, "Theorem 2"), "{}", d.evidence);
     }
 
     #[test]
@@ -394,6 +451,6 @@ mod tests {
         q.h = q.l2;
         let c = classify(&q, 401).unwrap();
         assert!(c.marginal);
-        assert_eq!(c.verdict, "no-equilibrium", "{}", c.evidence);
+        assert_eq!(c.verdict, Verdict::NoEquilibrium, "{}", c.evidence);
     }
 }
