@@ -6,7 +6,7 @@ use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::section::FirstCrossing;
 use contactlab::hybrid::{EventDriver, EventKind};
 use contactlab::mechanics::elementary::{Oscillator, Side};
-use contactlab::reproduce::p1::config;
+use contactlab::papers::p1::config;
 use contactlab::twocontact::nonlinear;
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::Vector1;

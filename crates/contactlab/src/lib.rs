@@ -16,6 +16,7 @@
 //! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
 //! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
+//! | [`papers`] | the papers' reference configurations, shared by tests, benchmarks and the report |
 //! | [`report`] | the reproduction report: rows of published vs computed values |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
 //! | [`reproduce`] | the sections of `contactlab reproduce`, one per paper |
@@ -44,6 +45,7 @@ pub mod lcp;
 pub mod lp;
 pub mod mechanics;
 pub mod model;
+pub mod papers;
 pub mod plot;
 pub mod report;
 pub mod reproduce;

@@ -279,6 +279,20 @@ impl LcpSettings {
 
 /// Solves an LCP: Lemke's method, then (on a secondary ray) a feasibility LP and, for small `n`,
 /// exhaustive enumeration, so that `NoSolution` is certified whenever that is possible.
+///
+/// # Example
+/// ```
+/// use contactlab::lcp::{solve, Lcp, LcpSettings, LcpStatus};
+/// use nalgebra::{DMatrix, DVector};
+///
+/// // 0 ≤ z ⟂ M z + q ≥ 0 with M positive definite: one solution, z = (4/3, 7/3).
+/// let lcp = Lcp::new(DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]), DVector::from_vec(vec![-5.0, -6.0]))?;
+/// let sol = solve(&lcp, &LcpSettings::default())?;
+/// assert_eq!(sol.status, LcpStatus::Solved);
+/// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-12 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-12);
+/// assert!(sol.residual < 1e-12);
+/// # Ok::<(), contactlab::Error>(())
+/// ```
 pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     let mut sol = lemke::solve(lcp, settings)?;
     if sol.status != LcpStatus::NoSolution {

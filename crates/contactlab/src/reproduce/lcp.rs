@@ -13,11 +13,11 @@
 
 use std::path::Path;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 
 use super::{Options, ProgressFn};
 use crate::lcp::enumerate::{enumerate, EnumSettings};
-use crate::lcp::{io, lemke, solve, Lcp, LcpSettings, LcpStatus};
+use crate::lcp::{io, lemke, solve, LcpSettings, LcpStatus};
 use crate::plot::{Mark, XyPlot};
 use crate::report::{yes_no, Figure, Row, Section, Table};
 use crate::util::kebab;
@@ -32,16 +32,7 @@ pub const RESIDUAL_TOL: f64 = 1e-9;
 /// Largest `n` for which enumeration serves as reference in this section.
 const ENUM_MAX: usize = 16;
 
-/// Murty's exponential example of size `n` (Murty 1988, ch. 6; `lcp_exp_murty2.dat` for `n = 6`).
-pub fn murty(n: usize) -> Lcp {
-    let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
-        std::cmp::Ordering::Equal => 1.0,
-        std::cmp::Ordering::Less => 2.0,
-        std::cmp::Ordering::Greater => 0.0,
-    });
-    let q = DVector::from_fn(n, |i, _| -(2f64.powi(n as i32 + 1) - 2f64.powi(i as i32 + 1)));
-    Lcp { m, q }
-}
+pub use crate::papers::lcp::murty;
 
 /// One problem's outcome, as tabulated.
 #[derive(Debug, Clone)]

@@ -233,7 +233,7 @@ pub fn atlas(
 #[cfg(test)]
 mod request_tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
 
     #[test]
     fn bad_requests_are_refused_before_any_work() {
@@ -252,7 +252,7 @@ mod request_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
 
     #[test]
     fn parse_and_apply() {

@@ -286,6 +286,21 @@ impl std::fmt::Display for Verdict {
 }
 
 /// Classifies the equilibrium of `p` with `samples` values of `φ`.
+///
+/// # Example
+/// ```
+/// use contactlab::papers::p1::config;
+/// use contactlab::twocontact::classify::{classify, Verdict};
+///
+/// // P1's configuration D, then the same body with its centre of mass 12 mm further downhill.
+/// let d = config("D").unwrap();
+/// assert_eq!(classify(&d, 401)?.verdict, Verdict::ReverseChatterUnstable);
+/// let moved = contactlab::twocontact::TwoContact { l1: d.l1 - 0.012, l2: d.l2 - 0.012, ..d };
+/// let c = classify(&moved, 401)?;
+/// println!("{} by {}: {}", c.verdict, c.theorem, c.evidence);
+/// assert_eq!(c.verdict, Verdict::Stable);
+/// # Ok::<(), contactlab::Error>(())
+/// ```
 pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error> {
     let zod = Zod::new(p)?;
     let eq = analyze(&zod)?;
@@ -420,7 +435,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
 
     #[test]
     fn fig3_verdicts() {

@@ -174,7 +174,7 @@ pub fn impact_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
 
     fn zod(name: &str) -> Zod {
         Zod::new(&config(name).unwrap()).unwrap()

@@ -445,7 +445,7 @@ mod tests {
 
     /// P1's biped on the 25° slope (configuration B's parameters) with other contact offsets.
     fn slope(l1: f64, l2: f64, rho: f64) -> TwoContact {
-        TwoContact { mass: 1.0, force: 9.81, l1, l2, rho, ..crate::reproduce::p1::config("B").expect("B") }
+        TwoContact { mass: 1.0, force: 9.81, l1, l2, rho, ..crate::papers::p1::config("B").expect("B") }
     }
 
     #[test]

@@ -225,7 +225,7 @@ pub fn time_stepping_errors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
     use crate::twocontact::poincare;
     use crate::twocontact::sim::Simulator;
 

@@ -814,7 +814,7 @@ impl Simulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::p1::config;
+    use crate::papers::p1::config;
 
     fn sim(name: &str) -> Simulator {
         Simulator::new(Zod::new(&config(name).unwrap()).unwrap()).unwrap()
