@@ -26,6 +26,9 @@ use crate::Error;
 /// Section title.
 pub const TITLE: &str = "LCP core: Siconos test set and Murty's exponential examples";
 
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "LCP", title: TITLE, build: section };
+
 /// Acceptance threshold on the verified residual.
 pub const RESIDUAL_TOL: f64 = 1e-9;
 

@@ -16,15 +16,20 @@ use std::path::{Path, PathBuf};
 use crate::report::{Report, Section};
 use crate::Error;
 
-/// The sections, in report order: `(id, title)`.
-pub const SECTIONS: &[(&str, &str)] = &[
-    ("LCP", lcp::TITLE),
-    ("P1", p1::TITLE),
-    ("P2", p2::TITLE),
-    ("P3", p3::TITLE),
-    ("P4", p4::TITLE),
-    ("P5", p5::TITLE),
-];
+/// A report section: its id (as `--only` takes it), title and builder.
+#[derive(Clone, Copy)]
+pub struct SectionDef {
+    /// Short id (`LCP`, `P1`, ...).
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Builds the section (its figures go into [`Options::out`]).
+    pub build: fn(&Options, &ProgressFn<'_>) -> Result<Section, Error>,
+}
+
+/// Every section, in report order. A paper's section is one file that defines its `SECTION`,
+/// listed here.
+pub const SECTIONS: &[SectionDef] = &[lcp::SECTION, p1::SECTION, p2::SECTION, p3::SECTION, p4::SECTION, p5::SECTION];
 
 /// What to reproduce and where.
 #[derive(Debug, Clone)]
@@ -45,10 +50,10 @@ pub fn select(only: &[String]) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     for id in only {
         let id = id.trim().to_ascii_uppercase();
-        if let Some((sid, _)) = SECTIONS.iter().find(|(s, _)| *s == id) {
-            out.push(sid.to_string());
+        if let Some(sec) = SECTIONS.iter().find(|s| s.id == id) {
+            out.push(sec.id.to_string());
         } else {
-            let all: Vec<&str> = SECTIONS.iter().map(|s| s.0).collect();
+            let all: Vec<&str> = SECTIONS.iter().map(|s| s.id).collect();
             return Err(Error::input("--only", &id, format!("unknown section; allowed: {}", all.join(", "))));
         }
     }
@@ -74,20 +79,13 @@ pub fn default_data_dir() -> PathBuf {
 pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
     let ids = match &opts.only {
         Some(v) => select(v)?,
-        None => SECTIONS.iter().map(|s| s.0.to_string()).collect(),
+        None => SECTIONS.iter().map(|s| s.id.to_string()).collect(),
     };
     std::fs::create_dir_all(&opts.out).map_err(|e| Error::write(&opts.out, e))?;
     let mut report = Report::default();
     for id in &ids {
-        let section: Section = match id.as_str() {
-            "LCP" => lcp::section(opts, progress)?,
-            "P1" => p1::section(opts, progress)?,
-            "P2" => p2::section(opts, progress)?,
-            "P3" => p3::section(opts, progress)?,
-            "P4" => p4::section(opts, progress)?,
-            "P5" => p5::section(opts, progress)?,
-            other => return Err(Error::Unsupported(format!("section {other}"))),
-        };
+        let def = SECTIONS.iter().find(|s| s.id == id).ok_or_else(|| Error::Unsupported(format!("section {id}")))?;
+        let section = (def.build)(opts, progress)?;
         report.sections.push(section);
     }
     report.write(&opts.out)?;

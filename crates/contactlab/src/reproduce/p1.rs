@@ -25,6 +25,9 @@ use crate::Error;
 /// Section title.
 pub const TITLE: &str = "Or & Várkonyi: planar body on two frictional contacts";
 
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "P1", title: TITLE, build: section };
+
 pub use crate::papers::p1::{config, CONFIGS};
 
 /// Whether, along one line of the atlas, every stable cell lies beyond every reverse-chatter cell.
@@ -53,9 +56,20 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          one-parameter family of forces by an LP. R(φ) and G(φ) from the exact event-driven ZOD on 2001 \
          samples, fixed points refined by bisection, verdicts by Theorems 1–5. The full nonlinear model (exact kinematics, same contact and impact laws) is drawn beside the ZOD in the Fig. 4 plots and compared at the fixed point of D.",
     );
+    let steps: [fn(&mut Section, &Options) -> Result<(), Error>; 6] =
+        [modes, maps_and_verdicts, atlas_fig6, sweep_fig9, zod_against_nonlinear, simulations_fig4];
+    for (k, step) in steps.iter().enumerate() {
+        progress("P1", k as u64, steps.len() as u64);
+        step(&mut sec, opts)?;
+    }
+    progress("P1", steps.len() as u64, steps.len() as u64);
+    Ok(sec)
+}
+
+/// The contact-mode structure of A, B, D at rest.
+fn modes(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     let src = "P1 §III-E and Fig. 3";
-    for (k, (name, _, _, _)) in CONFIGS.iter().enumerate() {
-        progress("P1", k as u64, CONFIGS.len() as u64);
+    for (name, _, _, _) in CONFIGS.iter() {
         let p = config(name).expect("listed configuration");
         let eq = analyze(&Zod::new(&p)?)?;
         sec.rows.push(Row::exact(
@@ -78,6 +92,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             src,
         ));
     }
+    Ok(())
+}
+
+/// The Poincaré maps R and G of A, B, D, the verdicts by Theorems 1–5 and Fig. 3.
+fn maps_and_verdicts(sec: &mut Section, opts: &Options) -> Result<(), Error> {
+    let src = "P1 §III-E and Fig. 3";
     // Poincaré maps and verdicts.
     let mut maps = Vec::new();
     for (name, _, _, _) in CONFIGS.iter() {
@@ -209,6 +229,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         file: "p1_fig3_G.png".into(),
         caption: "P1 Fig. 3 (bottom): growth maps G(φ) (log scale); B and D nearly coincide.".into(),
     });
+    Ok(())
+}
+
+/// The Fig. 6-style atlas over the centre-of-mass position.
+fn atlas_fig6(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     // Fig. 6-style atlas over the CoM position (contacts fixed, ρ, μ, α of configuration B).
     let b = config("B").expect("B");
     let axes = [Axis::parse("com_x=-0.06:0.02:41")?, Axis::parse("com_z=0.08:0.2:31")?];
@@ -276,6 +301,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             cells.iter().filter(|c| c.verdict == Verdict::Undetermined && c.theorem != "marginal").count()
         ),
     });
+    Ok(())
+}
+
+/// The Fig. 9-style sweep of (G*)² along the centre-of-mass position.
+fn sweep_fig9(sec: &mut Section, opts: &Options) -> Result<(), Error> {
+    let b = config("B").expect("B");
     // Fig. 9-style sweep: (G*)² along com_x at B's height.
     let sweep = [Axis::parse("com_x=-0.04:0.0:81")?];
     let line = atlas(&b, &sweep, DEFAULT_SAMPLES, &|_, _| {})?;
@@ -314,6 +345,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         file: "p1_fig9_gstar.png".into(),
         caption: "P1 Fig. 9 (theory curve): squared growth ratio (G*)² against the CoM position.".into(),
     });
+    Ok(())
+}
+
+/// The zero-order dynamics against the full nonlinear model at the fixed point of D.
+fn zod_against_nonlinear(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     // ZOD against the full nonlinear model (P1 §III-A: the ZOD suffices for local analysis).
     let pd = config("D").expect("D");
     let sd0 = Simulator::new(Zod::new(&pd)?)?;
@@ -342,6 +378,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 .join("; "),
         ),
     );
+    Ok(())
+}
+
+/// The simulations of Fig. 4.
+fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     // Fig. 4: time histories under the ZOD.
     let on_section = |phi: f64| State { q: [0.0; 3], qd: [0.0, -0.01, 0.01 * phi.tan()] };
     let sa = Simulator::new(Zod::new(&config("A").expect("A"))?)?;
@@ -459,6 +500,5 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             fmt_num(ratio)
         ),
     });
-    progress("P1", CONFIGS.len() as u64, CONFIGS.len() as u64);
-    Ok(sec)
+    Ok(())
 }

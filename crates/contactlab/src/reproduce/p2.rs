@@ -15,6 +15,9 @@ use crate::Error;
 /// Section title.
 pub const TITLE: &str = "Or: Painlevé's paradox and dynamic jamming in passive walkers";
 
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "P2", title: TITLE, build: section };
+
 /// Builds the section.
 pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
     let mut sec = Section::new(

@@ -15,6 +15,9 @@ use crate::Error;
 /// Section title.
 pub const TITLE: &str = "Or & Ames: Zeno periodic orbits in completed Lagrangian hybrid systems";
 
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "P3", title: TITLE, build: section };
+
 const SRC: &str = "P3 Section 5";
 
 /// `q(0) = (−0.08, 0)`, `q̇(0) = 0` (P3, Section 5).

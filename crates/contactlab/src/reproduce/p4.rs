@@ -16,6 +16,14 @@ use crate::Error;
 /// Section title.
 pub const TITLE: &str = "Pang & Trinkle: weak, strong and frictionless stability of fixtured bodies";
 
+/// A vector as `(a, b, c)` with six decimals.
+fn fmt_v(v: &DVector<f64>) -> String {
+    format!("({})", v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", "))
+}
+
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "P4", title: TITLE, build: section };
+
 pub use crate::papers::p4::*;
 
 const PI: f64 = std::f64::consts::PI;
@@ -81,21 +89,39 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          printed W_t (moment row −R). The figures show the cones WS(μ), WS(0) and WU_R(μ) of external loads \
          on the unit sphere and their g₃ = 0 slice, as in P4 Figs. 3–8.",
     );
-    let steps = 10u64;
-    let mut step = 0u64;
-    let mut tick = |p: &ProgressFn<'_>| {
-        step += 1;
-        p("P4", step, steps);
-    };
-    let src1 = "P4 Example 1";
+    let steps: [fn(&mut Section, &Options) -> Result<(), Error>; 10] = [
+        matrix_a,
+        case1,
+        case2,
+        slice_fig6,
+        theorem4_rows,
+        printed_solution,
+        vector_b_and_load,
+        own_proposition5,
+        example2,
+        figures,
+    ];
+    for (k, step) in steps.iter().enumerate() {
+        progress("P4", k as u64, steps.len() as u64);
+        step(&mut sec, opts)?;
+    }
+    progress("P4", steps.len() as u64, steps.len() as u64);
+    Ok(sec)
+}
 
+/// r and s read off the computed matrix A.
+fn matrix_a(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let src1 = "P4 Example 1";
     // r, s, r/(1-s) from the computed A matrix.
     let (r, s) = r_s();
     sec.rows.push(Row::number("Ex. 1: r = sin(θ₂ − θ₁) (entry A_{n2,t1})", 0.9239, r, 5e-5, src1));
     sec.rows.push(Row::number("Ex. 1: s = cos(θ₂ − θ₁) (entry A_{n1,n2})", 0.3827, s, 5e-5, src1));
     sec.rows.push(Row::number("Ex. 1: r / (1 − s)", 1.4966, r / (1.0 - s), 5e-5, src1));
-    tick(progress);
+    Ok(())
+}
 
+/// Case 1: force closure from a common μ.
+fn case1(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     // Case 1: WS(μ) = ℝ³ iff min μ > r/(1 − s).
     let fc = force_closure_mu()?;
     sec.rows.push(Row::number(
@@ -105,8 +131,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         5e-5,
         "P4 Example 1, Case 1",
     ));
-    tick(progress);
+    Ok(())
+}
 
+/// Case 2: the printed formula against the LP.
+fn case2(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     // Case 2 formula against the LP.
     let loads = sphere_loads(2000);
     let (mu1, mu2) = (1.8, 0.5);
@@ -143,8 +172,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             loads.len() - agree_printed
         ))?
     });
-    tick(progress);
+    Ok(())
+}
 
+/// Figure 6: how the g₃ = 0 slice grows with μ.
+fn slice_fig6(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     // Figure 6: growth of the g3 = 0 slice.
     let (glo, ghi) = slice_growth(1.8, 0.5)?;
     sec.rows.push(
@@ -157,8 +189,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         )
         .with_note(format!("below θ₁: {}, above θ₂: {}", fmt_num(glo), fmt_num(ghi))),
     );
-    tick(progress);
+    Ok(())
+}
 
+/// Theorem 4: the systems (32)–(35) over μ.
+fn theorem4_rows(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let (r, s) = r_s();
     // Theorem 4: all 60 systems inconsistent for μ ≤ 1.4966.
     let mut t4 = Table {
         caption: "Theorem 4 on the disk (pyramid law, μ₁ = μ₂ = μ): consistent systems (32)–(35).".into(),
@@ -177,7 +213,6 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         if all_incons { "yes" } else { "no" },
         "P4 Example 1 (final analysis)",
     ));
-    tick(progress);
     let mu_stated = 0.1 + r / (1.0 - s);
     let mu_used = 0.01 + r / (1.0 - s);
     let (tot_a, s11_a, _) = count_consistent(mu_stated)?;
@@ -201,8 +236,14 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         "P4 Example 1 (final analysis)",
     ));
     sec.tables.push(t4);
-    tick(progress);
+    Ok(())
+}
 
+/// The printed solution v and the μ it belongs to.
+fn printed_solution(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let (r, s) = r_s();
+    let mu_stated = 0.1 + r / (1.0 - s);
+    let mu_used = 0.01 + r / (1.0 - s);
     // The printed solution v and the value of μ it belongs to.
     let pv = DVector::from_row_slice(&PUBLISHED_V);
     let margin = |mu: f64| {
@@ -242,17 +283,21 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::exact(
         "Theorem 4 at μ = 0.01 + r/(1−s), σ_t = (1, 1): consistent systems of 15",
         "7",
-        s11_b.to_string(),
+        count_consistent(mu_used)?.1.to_string(),
         "P4 Example 1 (final analysis), with the μ the printed numbers imply",
     ));
-    tick(progress);
+    Ok(())
+}
 
+/// The vector b and the published Proposition 5 load.
+fn vector_b_and_load(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let (r, s) = r_s();
+    let mu_used = 0.01 + r / (1.0 - s);
     // The vector b and the published load.
     let g = PUBLISHED_LOAD;
     let b_ours = disk(mu_used, mu_used, g).b_vector();
     let b_flip = disk_flipped(mu_used, mu_used, g).b_vector();
     let pb = DVector::from_row_slice(&PUBLISHED_B);
-    let fmt_v = |v: &DVector<f64>| format!("({})", v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", "));
     let b_row = Row::exact(
         "b = 𝒥ᵀg_ext for the printed load, with the printed W_t (moment row −R)",
         fmt_v(&pb),
@@ -284,8 +329,13 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         c_pub.classification.as_str(),
         "P4 Example 1 (final analysis), Proposition 5",
     ));
-    tick(progress);
+    Ok(())
+}
 
+/// Our own Proposition 5 load at the stated μ.
+fn own_proposition5(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let (r, s) = r_s();
+    let mu_stated = 0.1 + r / (1.0 - s);
     // Our own Proposition 5 load at the stated μ.
     let mut f = disk(mu_stated, mu_stated, [0.0; 3]);
     f.friction = FrictionLaw::Pyramid;
@@ -306,9 +356,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         )
         .with_note(format!("load {}", own.1)),
     );
-    tick(progress);
+    Ok(())
+}
 
-    // Example 2.
+/// Example 2: the block on an incline.
+fn example2(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
+    let loads = sphere_loads(2000);
     let theta = 30f64.to_radians();
     let (mut agree2, mut n2) = (0usize, 0usize);
     for &(m1, m2) in &[(0.3, 0.5), (0.0, 0.8), (1.0, 0.2)] {
@@ -378,8 +431,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             mu1_alone
         )),
     );
-    tick(progress);
+    Ok(())
+}
 
+/// Figures 3–6 and 8: the load cones of Example 1.
+fn figures(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     // Figures 3-6 and 8: the load cones of Example 1.
     for (mu1, mu2, prefix, figs) in
         [(0.2, 0.5, "p4_mu0.2-0.5_", ("3 and 8", "4")), (1.8, 0.5, "p4_mu1.8-0.5_", ("5", "6"))]
@@ -400,6 +456,5 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             ),
         });
     }
-    tick(progress);
-    Ok(sec)
+    Ok(())
 }

@@ -13,6 +13,9 @@ use crate::Error;
 pub const TITLE: &str =
     "van de Wouw & Leine: attractivity and instability of equilibrium sets under set-valued friction";
 
+/// This section, for [`super::SECTIONS`].
+pub const SECTION: super::SectionDef = super::SectionDef { id: "P5", title: TITLE, build: section };
+
 const SRC: &str = "P5 Section IV";
 
 /// Builds the section.
