@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use crate::report::{Report, Section};
 use crate::Error;
 
+/// One group of rows (and figures) of a section, built in turn by the section's builder.
+pub type RowGroup = fn(&mut Section, &Options) -> Result<(), Error>;
+
 /// A report section: its id (as `--only` takes it), title and builder.
 #[derive(Clone, Copy)]
 pub struct SectionDef {

@@ -56,7 +56,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          one-parameter family of forces by an LP. R(φ) and G(φ) from the exact event-driven ZOD on 2001 \
          samples, fixed points refined by bisection, verdicts by Theorems 1–5. The full nonlinear model (exact kinematics, same contact and impact laws) is drawn beside the ZOD in the Fig. 4 plots and compared at the fixed point of D.",
     );
-    let steps: [fn(&mut Section, &Options) -> Result<(), Error>; 6] =
+    let steps: [super::RowGroup; 6] =
         [modes, maps_and_verdicts, atlas_fig6, sweep_fig9, zod_against_nonlinear, simulations_fig4];
     for (k, step) in steps.iter().enumerate() {
         progress("P1", k as u64, steps.len() as u64);

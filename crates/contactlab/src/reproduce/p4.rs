@@ -89,7 +89,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          printed W_t (moment row −R). The figures show the cones WS(μ), WS(0) and WU_R(μ) of external loads \
          on the unit sphere and their g₃ = 0 slice, as in P4 Figs. 3–8.",
     );
-    let steps: [fn(&mut Section, &Options) -> Result<(), Error>; 10] = [
+    let steps: [super::RowGroup; 10] = [
         matrix_a,
         case1,
         case2,
