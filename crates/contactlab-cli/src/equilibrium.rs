@@ -178,7 +178,7 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
             .add("identity", vec![(-FRAC_PI_2, -FRAC_PI_2), (FRAC_PI_2, FRAC_PI_2)], Mark::Line)
             .add("fixed points", fps.iter().map(|f| (f.phi, f.phi)).collect(), Mark::Points)
             .save(&dir.join("R.png"))?;
-        XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ)")
+        XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ) [–]")
             .add("G(φ)", pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line)
             .add("G = 1", vec![(-FRAC_PI_2, 1.0), (FRAC_PI_2, 1.0)], Mark::Line)
             .add("fixed points", fps.iter().map(|f| (f.phi, f.g)).collect(), Mark::Points)
@@ -247,6 +247,26 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// An atlas axis label with its unit.
+fn axis_label(key: &str) -> String {
+    let unit = if key.ends_with("_deg") {
+        "°"
+    } else if key.starts_with("mu") {
+        "–"
+    } else if key.starts_with("phi") || key == "angle" {
+        "rad"
+    } else if key == "force" {
+        "N"
+    } else if key == "torque" {
+        "N·m"
+    } else if key == "mass" {
+        "kg"
+    } else {
+        "m"
+    };
+    format!("{key} [{unit}]")
+}
+
 fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!("--vary: give one or two parameters, got {}", a.vary.len())));
@@ -287,8 +307,8 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         if axes.len() == 2 {
             CategoryMap {
                 title: format!("{title}: stability atlas"),
-                x_label: axes[0].key.clone(),
-                y_label: axes[1].key.clone(),
+                x_label: axis_label(&axes[0].key),
+                y_label: axis_label(&axes[1].key),
                 xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
                 ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
                 cells: atlas::verdict_indices(&cells),
@@ -297,7 +317,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
             }
             .save(&dir.join("atlas.png"))?;
         } else {
-            XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axes[0].key.clone(), "(G*)^2")
+            XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axis_label(&axes[0].key), "(G*)^2 [–]")
                 .add(
                     "(G*)^2",
                     cells.iter().map(|c| (c.values[0], c.g_star.map_or(f64::NAN, |g| g * g))).collect(),

@@ -211,7 +211,7 @@ fn maps_and_verdicts(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     ));
     let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
     let mut rp = XyPlot::new("P1 Fig. 3 (bottom): R(φ) for configurations A, B, D", "φ [rad]", "R(φ) [rad]");
-    let mut gp = XyPlot::new("P1 Fig. 3 (bottom): G(φ) for configurations A, B, D", "φ [rad]", "G(φ)");
+    let mut gp = XyPlot::new("P1 Fig. 3 (bottom): G(φ) for configurations A, B, D", "φ [rad]", "G(φ) [–]");
     gp.log_y = true;
     for (name, pts) in &maps {
         rp = rp.add(format!("config {name}"), pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line);
@@ -331,7 +331,7 @@ fn sweep_fig9(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         ..XyPlot::new(
             "P1 Fig. 9-style: (G*)² along the CoM position (configuration B's height and ρ)",
             "com_x [m]",
-            "(G*)²",
+            "(G*)² [–]",
         )
         .add(
             "(G*)² (ZOD)",

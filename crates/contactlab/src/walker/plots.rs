@@ -106,7 +106,7 @@ pub fn compass_mu_min_curve(c: &CompassBiped, sigma: f64, rho_max: f64, path: &P
             (rho, compass_mu_min(c, rho, sigma).unwrap_or(f64::NAN))
         })
         .collect();
-    XyPlot::new("Compass biped: where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min")
+    XyPlot::new("Compass biped: where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min [–]")
         .add("μ_min(ρ): B < 0 somewhere for μ above", curve.clone(), Mark::LinePoints)
         .save(path)?;
     Ok(curve)
