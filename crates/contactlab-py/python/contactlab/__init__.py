@@ -1,0 +1,22 @@
+"""contactlab: stability analysis and simulation of mechanical systems with unilateral,
+frictional contacts, from Python.
+
+The analyses run in Rust (the ``contactlab._core`` extension) with the GIL released; results
+come back as numpy arrays and small frozen result objects whose fields and ``to_dict()`` keys are
+those of the command line's ``--json`` output.
+
+Modules:
+    lcp      linear complementarity: ``solve``, ``classes``
+    p1       Or & Varkonyi, a planar body on two frictional contacts: ``classify``, ``maps``
+    fixture  Pang & Trinkle, fixtured bodies: ``classify``
+    eqset    van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``
+
+Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
+``contactlab.NumericalError`` when a solver could not conclude, ``OSError`` for files.
+"""
+
+from ._core import NumericalError
+from . import lcp, p1, fixture, eqset
+from ._results import Result
+
+__all__ = ["NumericalError", "Result", "lcp", "p1", "fixture", "eqset"]

@@ -1,0 +1,35 @@
+"""Linear complementarity problems: find z with 0 <= z ⟂ w = M z + q >= 0."""
+
+import json
+
+import numpy as np
+
+from . import _core
+from ._results import Result
+
+
+def solve(M, q, max_pivots=None) -> Result:
+    """Solve the LCP (Lemke's method; on a secondary ray a feasibility LP and, for n <= 12,
+    exhaustive enumeration, so that "no-solution" is certified whenever possible).
+
+    Returns a Result with ``status`` ("solved", "no-solution", "iteration-limit",
+    "numerical-error"), ``z`` and ``w`` (numpy arrays), ``residual``, ``pivots``, ``method``,
+    ``reason``, ``certified`` and ``n``: the keys of ``contactlab lcp solve --json``.
+    """
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    if M.ndim != 2:
+        raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
+    info, z, w = _core.lcp_solve(M, q, max_pivots)
+    data = json.loads(info)
+    data["z"], data["w"] = z, w
+    return Result("LcpSolution", data)
+
+
+def classes(M) -> Result:
+    """Matrix classes of M: ``p_matrix``, ``column_adequate``, ``column_quasi_adequate`` (each
+    with ``holds`` and a violating ``witness_set``) and ``positive_semidefinite``."""
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    if M.ndim != 2:
+        raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
+    return Result("MatrixClasses", json.loads(_core.lcp_classes(M)))

@@ -1,0 +1,93 @@
+"""The Python package against the command line's JSON on the same models, and its errors."""
+
+import json
+import math
+import os
+import subprocess
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contactlab
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
+
+
+def cli(*args):
+    exe = os.environ.get("CONTACTLAB_BIN") or str(ROOT / "target" / "debug" / "contactlab")
+    out = subprocess.run([exe, *map(str, args), "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_lcp_solve_matches_the_cli():
+    data = tomllib.loads((EXAMPLES / "lcp" / "pd2.toml").read_text())
+    r = contactlab.lcp.solve(np.array(data["M"]), np.array(data["q"]))
+    c = cli("lcp", "solve", EXAMPLES / "lcp" / "pd2.toml")
+    assert r.status == c["status"] == "solved"
+    assert np.allclose(r.z, c["z"], rtol=0, atol=1e-12) and np.allclose(r.w, c["w"], rtol=0, atol=1e-12)
+    assert r.certified == c["certified"] and r.pivots == c["pivots"]
+    assert isinstance(r.z, np.ndarray) and r.to_dict()["n"] == 2
+    assert "LcpSolution(status='solved'" in repr(r)
+    with pytest.raises(AttributeError):
+        r.status = "other"
+
+
+def test_lcp_no_solution_is_certified_and_classes_match():
+    data = json.loads((EXAMPLES / "lcp" / "infeasible.json").read_text())
+    r = contactlab.lcp.solve(np.array(data["M"]), np.array(data["q"]))
+    assert r.status == "no-solution" and r.certified
+    c = cli("lcp", "classes", EXAMPLES / "lcp" / "pd2.toml")
+    k = contactlab.lcp.classes(np.array(tomllib.loads((EXAMPLES / "lcp" / "pd2.toml").read_text())["M"]))
+    assert k.to_dict() == c
+
+
+def test_p1_classify_and_maps_match_the_cli():
+    model = EXAMPLES / "two-contact" / "config-D.toml"
+    r = contactlab.p1.classify(model, samples=401)
+    c = cli("equilibrium", "classify", model, "--samples", 401)
+    assert r.verdict == c["verdict"] == "reverse-chatter-unstable"
+    assert r.theorem == c["theorem"] and r.to_dict() == c
+    phi, R, G = contactlab.p1.maps(model, samples=401)
+    assert phi.shape == R.shape == G.shape == (401,)
+    assert -math.pi / 2 < phi[0] < phi[-1] < math.pi / 2
+    # The fixed point the CLI reports is a fixed point of the returned R.
+    fp = c["fixed_points"][0]["phi"]
+    k = int(np.argmin(np.abs(phi - fp)))
+    assert abs(R[k] - phi[k]) < 0.05
+
+
+def test_models_from_dicts_equal_models_from_files():
+    text = tomllib.loads((EXAMPLES / "two-contact" / "config-B.toml").read_text())
+    assert contactlab.p1.classify(text, samples=201) == contactlab.p1.classify(
+        EXAMPLES / "two-contact" / "config-B.toml", samples=201
+    )
+
+
+def test_fixture_and_eqset_match_the_cli():
+    model = EXAMPLES / "fixture" / "disk-mu0.2-0.5.toml"
+    r = contactlab.fixture.classify(model)
+    c = cli("fixture", "classify", model)
+    assert r.classification == c["classification"] and r.weakly_stable == c["weakly_stable"]
+    rod = EXAMPLES / "eqset" / "rod-two-sliders.toml"
+    a = contactlab.eqset.analyze(rod)
+    c = cli("eqset", "analyze", rod)
+    assert [s["theorem"] for s in a.sets] == [s["theorem"] for s in c["sets"]]
+    assert a.c_star == pytest.approx(c["c_star"], rel=1e-15)
+    assert a.c_star == pytest.approx(10 * (1 + math.cos(c["closed_form"]["theta_hat"])), rel=1e-9)
+
+
+def test_bad_input_raises_the_documented_exceptions():
+    bad = tomllib.loads((EXAMPLES / "eqset" / "rod-two-sliders.toml").read_text())
+    bad["mu1"] = -0.3
+    with pytest.raises(ValueError, match="mu1"):
+        contactlab.eqset.analyze(bad)
+    with pytest.raises(ValueError):
+        contactlab.lcp.solve(np.eye(2), np.ones(3))
+    with pytest.raises(ValueError, match="2-D"):
+        contactlab.lcp.solve(np.ones(3), np.ones(3))
+    with pytest.raises(OSError):
+        contactlab.p1.classify(EXAMPLES / "no-such-file.toml")
+    assert issubclass(contactlab.NumericalError, RuntimeError)

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test command of README.md: the Rust tests, then the Python package's tests in a virtual
+# environment this script creates (.venv-test, reused when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo test --workspace
+if [ ! -x .venv-test/bin/python ]; then
+    python3 -m venv .venv-test
+fi
+.venv-test/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest
+# maturin develop builds the extension (debug) and installs the package into the environment.
+VIRTUAL_ENV="$PWD/.venv-test" PATH="$PWD/.venv-test/bin:$PATH" \
+    maturin develop --quiet -m crates/contactlab-py/Cargo.toml
+CONTACTLAB_BIN="$PWD/target/debug/contactlab" .venv-test/bin/python -m pytest -q crates/contactlab-py/tests
