@@ -7,8 +7,9 @@ cargo test --workspace
 if [ ! -x .venv-test/bin/python ]; then
     python3 -m venv .venv-test
 fi
-.venv-test/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest
+.venv-test/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest pandas "dask[distributed]"
 # maturin develop builds the extension (debug) and installs the package into the environment.
 VIRTUAL_ENV="$PWD/.venv-test" PATH="$PWD/.venv-test/bin:$PATH" \
     maturin develop --quiet -m crates/contactlab-py/Cargo.toml
-CONTACTLAB_BIN="$PWD/target/debug/contactlab" .venv-test/bin/python -m pytest -q crates/contactlab-py/tests
+# (Bounded: a hung worker must fail the run, not stall it.)
+CONTACTLAB_BIN="$PWD/target/debug/contactlab" timeout 900 .venv-test/bin/python -m pytest -q crates/contactlab-py/tests

@@ -132,6 +132,29 @@ fn p1_maps<'py>(
     Ok((phi.into_pyarray(py), r.into_pyarray(py), g.into_pyarray(py)))
 }
 
+/// P1: the verdicts of the cells at `points` (one row per cell, one column per key of `keys`, as
+/// for `equilibrium atlas --vary`), evaluated in parallel; the CLI's atlas cells as JSON.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, keys, points, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES))]
+fn p1_atlas_cells(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    keys: Vec<String>,
+    points: PyReadonlyArray2<'_, f64>,
+    samples: usize,
+) -> PyResult<String> {
+    let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let m = matrix(&points)?;
+    let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let cells = py
+        .detach(|| contactlab::twocontact::atlas::classify_cells(&p, &keys, &rows, samples, &|_, _| {}))
+        .map_err(to_py)?;
+    json_string(&cells)
+}
+
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.
 #[pyfunction]
 fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
@@ -168,6 +191,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lcp_classes, m)?)?;
     m.add_function(wrap_pyfunction!(p1_classify, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
+    m.add_function(wrap_pyfunction!(p1_atlas_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
     m.add_function(wrap_pyfunction!(eqset_analyze, m)?)?;
     Ok(())

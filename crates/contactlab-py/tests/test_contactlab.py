@@ -91,3 +91,16 @@ def test_bad_input_raises_the_documented_exceptions():
     with pytest.raises(OSError):
         contactlab.p1.classify(EXAMPLES / "no-such-file.toml")
     assert issubclass(contactlab.NumericalError, RuntimeError)
+
+
+def test_sweep_on_a_local_cluster_equals_one_process_and_the_cli_atlas():
+    pytest.importorskip("dask.distributed")
+    model = EXAMPLES / "two-contact" / "config-B.toml"
+    vary = {"com_x": np.linspace(-0.05, 0.0, 6), "com_z": np.linspace(0.1, 0.16, 4)}
+    here = contactlab.sweep(model, vary, client=False, chunk_size=7, samples=201)
+    spread = contactlab.sweep(model, vary, client=None, chunk_size=5, samples=201)
+    assert len(here) == 24
+    assert here.equals(spread)
+    c = cli("equilibrium", "atlas", model, "--vary", "com_x=-0.05:0.0:6", "--vary", "com_z=0.1:0.16:4", "--samples", 201)
+    assert list(here["verdict"]) == [cell["verdict"] for cell in c["cells"]]
+    assert np.allclose(here["com_x"], [cell["values"][0] for cell in c["cells"]], rtol=0, atol=1e-15)

@@ -10,6 +10,7 @@ Modules:
     p1       Or & Varkonyi, a planar body on two frictional contacts: ``classify``, ``maps``
     fixture  Pang & Trinkle, fixtured bodies: ``classify``
     eqset    van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``
+    sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
 ``contactlab.NumericalError`` when a solver could not conclude, ``OSError`` for files.
@@ -18,5 +19,6 @@ Errors: ``ValueError`` for bad input (naming the file or dict, the key and the a
 from ._core import NumericalError
 from . import lcp, p1, fixture, eqset
 from ._results import Result
+from .sweep import sweep
 
-__all__ = ["NumericalError", "Result", "lcp", "p1", "fixture", "eqset"]
+__all__ = ["NumericalError", "Result", "lcp", "p1", "fixture", "eqset", "sweep"]

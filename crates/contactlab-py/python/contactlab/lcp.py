@@ -16,8 +16,8 @@ def solve(M, q, max_pivots=None) -> Result:
     "numerical-error"), ``z`` and ``w`` (numpy arrays), ``residual``, ``pivots``, ``method``,
     ``reason``, ``certified`` and ``n``: the keys of ``contactlab lcp solve --json``.
     """
-    M = np.ascontiguousarray(M, dtype=np.float64)
-    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    M = np.require(M, dtype=np.float64, requirements=["C", "A"])
+    q = np.require(np.reshape(q, -1), dtype=np.float64, requirements=["C", "A"])
     if M.ndim != 2:
         raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
     info, z, w = _core.lcp_solve(M, q, max_pivots)
@@ -29,7 +29,7 @@ def solve(M, q, max_pivots=None) -> Result:
 def classes(M) -> Result:
     """Matrix classes of M: ``p_matrix``, ``column_adequate``, ``column_quasi_adequate`` (each
     with ``holds`` and a violating ``witness_set``) and ``positive_semidefinite``."""
-    M = np.ascontiguousarray(M, dtype=np.float64)
+    M = np.require(M, dtype=np.float64, requirements=["C", "A"])
     if M.ndim != 2:
         raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
     return Result("MatrixClasses", json.loads(_core.lcp_classes(M)))

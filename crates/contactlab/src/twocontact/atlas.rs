@@ -199,18 +199,46 @@ pub fn atlas(
 ) -> Result<Vec<Cell>, Error> {
     check_axes(p, axes)?;
     let total: usize = axes.iter().map(|a| a.n).product();
-    let done = std::sync::atomic::AtomicU64::new(0);
-    (0..total)
-        .into_par_iter()
+    let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
+    let points: Vec<Vec<f64>> = (0..total)
         .map(|idx| {
             let ks = [idx % axes[0].n, idx / axes[0].n];
-            let values: Vec<f64> = axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect();
+            axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect()
+        })
+        .collect();
+    classify_cells(p, &keys, &points, samples, progress)
+}
+
+/// Classifies the cells at the given parameter values (`points[k][d]` is the value of
+/// `keys[d]`, keys as for [`Axis`]), in parallel: the unit of work that a grid (or a shard of
+/// one, or a chunk sent to a Dask worker) is cut into. A cell whose values leave the model's
+/// range is [`Verdict::Invalid`].
+pub fn classify_cells(
+    p: &TwoContact,
+    keys: &[&str],
+    points: &[Vec<f64>],
+    samples: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<Cell>, Error> {
+    if let Some(bad) = keys.iter().find(|k| !KEYS.contains(k)) {
+        return Err(Error::input("--vary", *bad, format!("unknown key; allowed: {}", KEYS.join(", "))));
+    }
+    if let Some(row) = points.iter().find(|r| r.len() != keys.len()) {
+        return Err(Error::input("points", format!("{row:?}"), format!("expected {} values per cell", keys.len())));
+    }
+    let total = points.len();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    points
+        .par_iter()
+        .map(|values| {
             let mut q = Ok(*p);
-            for (a, v) in axes.iter().zip(values.iter()) {
-                q = q.and_then(|q| apply(&q, &a.key, *v));
+            for (key, v) in keys.iter().zip(values.iter()) {
+                q = q.and_then(|q| apply(&q, key, *v));
             }
             let cell = match q {
-                Err(_) => Cell { values, verdict: Verdict::Invalid, theorem: String::new(), g_star: None },
+                Err(_) => {
+                    Cell { values: values.clone(), verdict: Verdict::Invalid, theorem: String::new(), g_star: None }
+                }
                 Ok(q) => {
                     let c = classify(&q, samples)?;
                     let g_star = c
@@ -218,7 +246,7 @@ pub fn atlas(
                         .iter()
                         .map(|f| f.g)
                         .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
-                    Cell { values, verdict: c.verdict, theorem: c.theorem, g_star }
+                    Cell { values: values.clone(), verdict: c.verdict, theorem: c.theorem, g_star }
                 }
             };
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
