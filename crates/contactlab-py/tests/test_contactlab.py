@@ -104,3 +104,16 @@ def test_sweep_on_a_local_cluster_equals_one_process_and_the_cli_atlas():
     c = cli("equilibrium", "atlas", model, "--vary", "com_x=-0.05:0.0:6", "--vary", "com_z=0.1:0.16:4", "--samples", 201)
     assert list(here["verdict"]) == [cell["verdict"] for cell in c["cells"]]
     assert np.allclose(here["com_x"], [cell["values"][0] for cell in c["cells"]], rtol=0, atol=1e-15)
+
+
+def test_the_fig6_example_script_runs(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "atlas.png"
+    script = ROOT / "examples" / "python" / "p1_fig6_atlas.py"
+    import sys
+
+    run = subprocess.run([sys.executable, str(script), str(out), "--cells", "9", "--samples", "101"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert out.stat().st_size > 10_000
+    assert "no-equilibrium" in run.stdout
