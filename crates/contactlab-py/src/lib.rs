@@ -12,6 +12,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntyped
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use serde_json::json;
 
 create_exception!(
@@ -51,17 +52,17 @@ fn model_doc(name: &str, text: &str, is_json: bool) -> PyResult<ModelDoc> {
     ModelDoc::parse(name, text, is_json).map_err(to_py)
 }
 
-/// Solves the LCP `0 ≤ z ⟂ M z + q ≥ 0` (Lemke with its certified fallback); returns the CLI's
-/// JSON (without `z`, `w`) and `z`, `w` as arrays.
+/// Solves the LCP `0 ≤ z ⟂ M z + q ≥ 0` (Lemke with its certified fallback); returns a dict
+/// with the keys of the CLI's JSON, `z` and `w` as arrays (built here: no JSON round trip on
+/// this hot path).
 #[pyfunction]
 #[pyo3(signature = (m, q, max_pivots=None))]
-#[allow(clippy::type_complexity)]
 fn lcp_solve<'py>(
     py: Python<'py>,
     m: PyReadonlyArray2<'py, f64>,
     q: PyReadonlyArray1<'py, f64>,
     max_pivots: Option<usize>,
-) -> PyResult<(String, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<Bound<'py, PyDict>> {
     let problem = Lcp::new(matrix(&m)?, vector(&q)).map_err(to_py)?;
     let mut settings = LcpSettings::default();
     if let Some(k) = max_pivots {
@@ -69,18 +70,17 @@ fn lcp_solve<'py>(
     }
     let n = problem.n();
     let s = py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?;
-    let info = json!({
-        "status": s.status.as_str(),
-        "residual": contactlab::util::finite_or_none(s.residual),
-        "pivots": s.pivots,
-        "method": s.method,
-        "reason": s.reason,
-        "certified": s.certified,
-        "n": n,
-    });
-    let z: Vec<f64> = s.z.iter().copied().collect();
-    let w: Vec<f64> = s.w.iter().copied().collect();
-    Ok((json_string(&info)?, z.into_pyarray(py), w.into_pyarray(py)))
+    let d = PyDict::new(py);
+    d.set_item("status", s.status.as_str())?;
+    d.set_item("z", s.z.as_slice().to_vec().into_pyarray(py))?;
+    d.set_item("w", s.w.as_slice().to_vec().into_pyarray(py))?;
+    d.set_item("residual", contactlab::util::finite_or_none(s.residual))?;
+    d.set_item("pivots", s.pivots)?;
+    d.set_item("method", contactlab::util::kebab(&s.method))?;
+    d.set_item("reason", s.reason.map(|r| contactlab::util::kebab(&r)))?;
+    d.set_item("certified", s.certified)?;
+    d.set_item("n", n)?;
+    Ok(d)
 }
 
 /// Matrix classes of `M` (P, column adequate, column quasi-adequate, PSD), as the CLI's JSON.

@@ -20,10 +20,7 @@ def solve(M, q, max_pivots=None) -> Result:
     q = np.require(np.reshape(q, -1), dtype=np.float64, requirements=["C", "A"])
     if M.ndim != 2:
         raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
-    info, z, w = _core.lcp_solve(M, q, max_pivots)
-    data = json.loads(info)
-    data["z"], data["w"] = z, w
-    return Result("LcpSolution", data)
+    return Result("LcpSolution", _core.lcp_solve(M, q, max_pivots))
 
 
 def classes(M) -> Result:
