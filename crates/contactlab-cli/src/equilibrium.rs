@@ -79,6 +79,10 @@ pub struct AtlasArgs {
     /// Samples of φ per cell.
     #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(11..=100_000))]
     samples: u32,
+    /// Evaluate only shard K of N (every N-th cell from the K-th) and write atlas-shard.json into
+    /// --out; `contactlab merge` joins the shards into the unsharded outputs.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -286,13 +290,67 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         bar.set_length(t);
         bar.set_position(d);
     };
+    let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    if let Some(spec) = &a.shard {
+        let (k, n) = parse_shard(spec)?;
+        let Some(dir) = &a.common.out else {
+            return Err(Failure::Input(anyhow::anyhow!("--shard: needs --out DIR (the shard is written there)")));
+        };
+        let cells = atlas::atlas_shard(&p, &axes, a.samples as usize, k, n, &progress)?;
+        bar.finish_and_clear();
+        let shard = json!({
+            "format": SHARD_FORMAT,
+            "title": title,
+            "axes": axes,
+            "samples": a.samples,
+            "total": total,
+            "shard": [k, n],
+            "cells": cells.iter().map(|(i, c)| json!({"index": i, "cell": c})).collect::<Vec<_>>(),
+        });
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join("atlas-shard.json");
+        std::fs::write(&path, serde_json::to_string(&shard).context("serialising the shard")?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        if a.common.json {
+            print_json(&json!({"shard": [k, n], "cells": cells.len(), "total": total}))?;
+        } else {
+            println!("{}: shard {k}/{n}: {} of {total} cells", a.model.display(), cells.len());
+        }
+        return Ok(());
+    }
     let cells = atlas::atlas(&p, &axes, a.samples as usize, &progress)?;
     bar.finish_and_clear();
-    if let Some(dir) = &a.common.out {
+    finish_atlas(&a.model.display().to_string(), &title, &axes, &cells, a.common.out.as_deref(), a.common.json)
+}
+
+/// The format tag of `atlas --shard` files.
+const SHARD_FORMAT: &str = "contactlab-atlas-shard-1";
+
+fn parse_shard(spec: &str) -> Result<(usize, usize), Failure> {
+    let bad = || Failure::Input(anyhow::anyhow!("--shard: expected K/N with 1 <= K <= N, got `{spec}`"));
+    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// The outputs of an atlas (unsharded, or merged from shards): atlas.csv and the plot in `out`,
+/// and the summary on stdout.
+fn finish_atlas(
+    name: &str,
+    title: &str,
+    axes: &[Axis],
+    cells: &[atlas::Cell],
+    out: Option<&std::path::Path>,
+    as_json: bool,
+) -> Result<(), Failure> {
+    if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut csv = axes.iter().map(|x| x.key.clone()).collect::<Vec<_>>().join(",");
         csv.push_str(",verdict,theorem,G_star\n");
-        for c in &cells {
+        for c in cells {
             let vals = c.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
             csv.push_str(&format!(
                 "{vals},{},{},{}\n",
@@ -303,7 +361,6 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         }
         let path = dir.join("atlas.csv");
         std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
-        let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
         if axes.len() == 2 {
             CategoryMap {
                 title: format!("{title}: stability atlas"),
@@ -311,7 +368,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
                 y_label: axis_label(&axes[1].key),
                 xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
                 ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
-                cells: atlas::verdict_indices(&cells),
+                cells: atlas::verdict_indices(cells),
                 legend: contactlab::twocontact::atlas::verdict_legend(),
                 marks: vec![],
             }
@@ -331,10 +388,10 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         .iter()
         .map(|v| json!({"verdict": v, "cells": cells.iter().filter(|c| c.verdict == *v).count()}))
         .collect();
-    if a.common.json {
+    if as_json {
         print_json(&json!({"axes": axes, "counts": counts, "cells": cells}))?;
     } else {
-        println!("{}: {} cells", a.model.display(), cells.len());
+        println!("{name}: {} cells", cells.len());
         for v in Verdict::ALL {
             let n = cells.iter().filter(|c| c.verdict == v).count();
             if n > 0 {
@@ -343,6 +400,68 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// `contactlab merge`: joins `atlas --shard` outputs into the unsharded atlas's outputs.
+pub fn merge(inputs: &[PathBuf], out: Option<&std::path::Path>, as_json: bool) -> Result<(), Failure> {
+    let bad = |m: String| Failure::Input(anyhow::anyhow!(m));
+    if inputs.is_empty() {
+        return Err(bad("merge: give the shard directories (or atlas-shard.json files)".into()));
+    }
+    let mut first: Option<serde_json::Value> = None;
+    let mut slots: Vec<Option<atlas::Cell>> = Vec::new();
+    let mut seen: Vec<usize> = Vec::new();
+    for input in inputs {
+        let path = if input.is_dir() { input.join("atlas-shard.json") } else { input.clone() };
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| bad(format!("{}: not a shard file: {e}", path.display())))?;
+        if v["format"] != SHARD_FORMAT {
+            return Err(bad(format!("{}: format: expected \"{SHARD_FORMAT}\"", path.display())));
+        }
+        let same = ["title", "axes", "samples", "total"];
+        match &first {
+            None => {
+                let total = v["total"].as_u64().ok_or_else(|| bad(format!("{}: total: missing", path.display())))?;
+                slots = vec![None; total as usize];
+                first = Some(v.clone());
+            }
+            Some(f) => {
+                for key in same {
+                    if f[key] != v[key] || f["shard"][1] != v["shard"][1] {
+                        return Err(bad(format!(
+                            "{}: {key}: differs from the first shard's (shards of one atlas only)",
+                            path.display()
+                        )));
+                    }
+                }
+            }
+        }
+        let k = v["shard"][0].as_u64().unwrap_or(0) as usize;
+        if seen.contains(&k) {
+            return Err(bad(format!("{}: shard {k} given twice", path.display())));
+        }
+        seen.push(k);
+        for entry in v["cells"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+            let i = entry["index"].as_u64().map(|i| i as usize).filter(|&i| i < slots.len());
+            let cell: Result<atlas::Cell, _> = serde_json::from_value(entry["cell"].clone());
+            match (i, cell) {
+                (Some(i), Ok(c)) if slots[i].is_none() => slots[i] = Some(c),
+                _ => return Err(bad(format!("{}: a cell is malformed or out of range", path.display()))),
+            }
+        }
+    }
+    let f = first.expect("at least one shard");
+    let n = f["shard"][1].as_u64().unwrap_or(0) as usize;
+    let missing: Vec<usize> = (1..=n).filter(|k| !seen.contains(k)).collect();
+    if !missing.is_empty() {
+        return Err(bad(format!("merge: shards {missing:?} of {n} are missing")));
+    }
+    let cells: Vec<atlas::Cell> =
+        slots.into_iter().collect::<Option<_>>().ok_or_else(|| bad("merge: cells are missing".into()))?;
+    let axes: Vec<Axis> = serde_json::from_value(f["axes"].clone()).map_err(|e| bad(format!("axes: {e}")))?;
+    let title = f["title"].as_str().unwrap_or_default().to_string();
+    finish_atlas(&format!("{title} (merged from {n} shards)"), &title, &axes, &cells, out, as_json)
 }
 
 fn parse_perturbation(spec: &str) -> Result<State, Failure> {

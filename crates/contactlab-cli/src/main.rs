@@ -51,6 +51,9 @@ enum Command {
     /// Equilibrium sets under set-valued friction (P5): analyze, portrait, simulate.
     #[command(subcommand)]
     Eqset(eqset::EqsetCommand),
+    /// Join `equilibrium atlas --shard K/N` outputs into the unsharded atlas's outputs (atlas.csv,
+    /// the plot, the --json summary).
+    Merge(MergeArgs),
     /// Recompute every published number and figure; write REPORT.md, results.json and plots.
     Reproduce(ReproduceArgs),
 }
@@ -100,6 +103,15 @@ struct LcpSolveArgs {
 struct LcpClassesArgs {
     /// LCP file (only M is used).
     file: PathBuf,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// Shard directories (or their atlas-shard.json files), one per shard.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
     #[command(flatten)]
     common: Common,
 }
@@ -160,6 +172,7 @@ impl Command {
             Command::Zeno(c) => c.out_dir(),
             Command::Walker(c) => c.out_dir(),
             Command::Eqset(c) => c.out_dir(),
+            Command::Merge(a) => a.common.out.as_mut(),
         }
     }
 }
@@ -246,6 +259,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Zeno(c) => zeno::run(c),
         Command::Walker(c) => walker::run(c),
         Command::Eqset(c) => eqset::run(c),
+        Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
     }
 }
 

@@ -470,3 +470,45 @@ fn the_readme_synopsis_lists_every_flag() {
         }
     }
 }
+
+#[test]
+fn an_atlas_from_three_shards_merged_equals_the_unsharded_atlas() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/two-contact/config-B.toml");
+    let model = model.to_str().unwrap();
+    let base = tmpdir("shards");
+    let grid = ["--vary", "com_x=-0.05:0.0:5", "--vary", "com_z=0.1:0.16:4", "--samples", "101"];
+    let whole = base.join("whole");
+    let mut args = vec!["equilibrium", "atlas", model];
+    args.extend(grid);
+    let w = whole.to_str().unwrap();
+    let o = run(&[args.clone(), vec!["--json", "--out", w]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let unsharded = String::from_utf8(o.stdout).unwrap();
+    let mut dirs = Vec::new();
+    for k in 1..=3 {
+        let d = base.join(format!("s{k}"));
+        let spec = format!("{k}/3");
+        let o = run(&[args.clone(), vec!["--shard", &spec, "--json", "--out", d.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        dirs.push(d);
+    }
+    let merged_dir = base.join("merged");
+    let mut margs: Vec<&str> = vec!["merge"];
+    // Any order of the shards.
+    for d in dirs.iter().rev() {
+        margs.push(d.to_str().unwrap());
+    }
+    margs.extend(["--json", "--out", merged_dir.to_str().unwrap()]);
+    let o = run(&margs);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), unsharded);
+    let a = std::fs::read(whole.join("atlas.csv")).unwrap();
+    let b = std::fs::read(merged_dir.join("atlas.csv")).unwrap();
+    assert_eq!(a, b);
+    assert!(merged_dir.join("atlas.png").is_file());
+    // A missing shard is an input error naming it.
+    let o = run(&["merge", dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("[3]"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&base).ok();
+}

@@ -16,7 +16,7 @@ use super::TwoContact;
 use crate::Error;
 
 /// One axis of the grid: `n` equally spaced values of `key` from `lo` to `hi`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Axis {
     /// Parameter name.
     pub key: String,
@@ -167,7 +167,7 @@ pub fn apply(p: &TwoContact, key: &str, value: f64) -> Result<TwoContact, Error>
 }
 
 /// The verdict of one cell.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Cell {
     /// Parameter values, one per axis.
     pub values: Vec<f64>,
@@ -207,6 +207,40 @@ pub fn atlas(
         })
         .collect();
     classify_cells(p, &keys, &points, samples, progress)
+}
+
+/// The cells of shard `k` of `n` (1-based) of a grid of `total` cells: every `n`-th cell from
+/// `k − 1`, so that the shards share the costly regions of the grid evenly.
+pub fn shard_indices(total: usize, k: usize, n: usize) -> Vec<usize> {
+    (k.saturating_sub(1)..total).step_by(n.max(1)).collect()
+}
+
+/// The cells of shard `k` of `n` of the grid spanned by `axes`, with their indices in the
+/// unsharded order.
+pub fn atlas_shard(
+    p: &TwoContact,
+    axes: &[Axis],
+    samples: usize,
+    k: usize,
+    n: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<(usize, Cell)>, Error> {
+    check_axes(p, axes)?;
+    if n == 0 || k == 0 || k > n {
+        return Err(Error::input("--shard", format!("{k}/{n}"), "expected K/N with 1 <= K <= N"));
+    }
+    let total: usize = axes.iter().map(|a| a.n).product();
+    let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
+    let idx = shard_indices(total, k, n);
+    let points: Vec<Vec<f64>> = idx
+        .iter()
+        .map(|&i| {
+            let ks = [i % axes[0].n, i / axes[0].n];
+            axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect()
+        })
+        .collect();
+    let cells = classify_cells(p, &keys, &points, samples, progress)?;
+    Ok(idx.into_iter().zip(cells).collect())
 }
 
 /// Classifies the cells at the given parameter values (`points[k][d]` is the value of

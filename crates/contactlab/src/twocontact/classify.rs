@@ -224,7 +224,7 @@ pub fn stable_partition(pts: &[MapPoint]) -> bool {
 }
 
 /// P1's verdict on an equilibrium, serialised as the CLI prints it (`reverse-chatter-unstable`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// No contact forces balance the load (SS inconsistent).
