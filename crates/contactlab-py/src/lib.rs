@@ -83,6 +83,32 @@ fn lcp_solve<'py>(
     Ok(d)
 }
 
+/// Every solution of the LCP as polyhedral pieces (n ≤ 20), as the CLI's `lcp solve --all`
+/// JSON.
+#[pyfunction]
+fn lcp_solve_all(py: Python<'_>, m: PyReadonlyArray2<'_, f64>, q: PyReadonlyArray1<'_, f64>) -> PyResult<String> {
+    use contactlab::lcp::enumerate;
+    let problem = Lcp::new(matrix(&m)?, vector(&q)).map_err(to_py)?;
+    let n = problem.n();
+    let e = py.detach(|| enumerate::enumerate(&problem, &enumerate::EnumSettings::default())).map_err(to_py)?;
+    let status = if !e.complete {
+        "iteration-limit"
+    } else if e.pieces.is_empty() {
+        "no-solution"
+    } else {
+        "solved"
+    };
+    json_string(&json!({
+        "status": status,
+        "n": n,
+        "count": e.pieces.len(),
+        "bounded": e.bounded,
+        "complete": e.complete,
+        "nodes": e.nodes,
+        "pieces": e.pieces,
+    }))
+}
+
 /// Matrix classes of `M` (P, column adequate, column quasi-adequate, PSD), as the CLI's JSON.
 #[pyfunction]
 fn lcp_classes(py: Python<'_>, m: PyReadonlyArray2<'_, f64>) -> PyResult<String> {
@@ -189,6 +215,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(lcp_solve, m)?)?;
     m.add_function(wrap_pyfunction!(lcp_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(lcp_solve_all, m)?)?;
     m.add_function(wrap_pyfunction!(p1_classify, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
     m.add_function(wrap_pyfunction!(p1_atlas_cells, m)?)?;

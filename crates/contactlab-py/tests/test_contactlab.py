@@ -117,3 +117,12 @@ def test_the_fig6_example_script_runs(tmp_path):
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 10_000
     assert "no-equilibrium" in run.stdout
+
+
+def test_lcp_solve_all_matches_the_cli():
+    path = EXAMPLES / "lcp" / "segment.toml"
+    data = tomllib.loads(path.read_text())
+    r = contactlab.lcp.solve_all(np.array(data["M"]), np.array(data["q"]))
+    c = cli("lcp", "solve", path, "--all")
+    assert r.to_dict() == c
+    assert r.count == len(r.pieces) >= 1

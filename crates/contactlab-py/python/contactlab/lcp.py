@@ -23,6 +23,17 @@ def solve(M, q, max_pivots=None) -> Result:
     return Result("LcpSolution", _core.lcp_solve(M, q, max_pivots))
 
 
+def solve_all(M, q) -> Result:
+    """Every solution of the LCP as polyhedral pieces (n <= 20): ``status``, ``count``,
+    ``bounded``, ``complete``, ``nodes`` and ``pieces`` (each with ``alpha``, ``z``, ``w``,
+    ``residual``, ``bounded``), the keys of ``contactlab lcp solve --all --json``."""
+    M = np.require(M, dtype=np.float64, requirements=["C", "A"])
+    q = np.require(np.reshape(q, -1), dtype=np.float64, requirements=["C", "A"])
+    if M.ndim != 2:
+        raise ValueError(f"M: expected a 2-D array, got {M.ndim} dimension(s)")
+    return Result("LcpSolutionSet", json.loads(_core.lcp_solve_all(M, q)))
+
+
 def classes(M) -> Result:
     """Matrix classes of M: ``p_matrix``, ``column_adequate``, ``column_quasi_adequate`` (each
     with ``holds`` and a violating ``witness_set``) and ``positive_semidefinite``."""
