@@ -7,7 +7,7 @@ cargo test --workspace
 if [ ! -x .venv-test/bin/python ]; then
     python3 -m venv .venv-test
 fi
-.venv-test/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest pandas "dask[distributed]" matplotlib
+.venv-test/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest pandas "dask[distributed]" matplotlib xarray
 # maturin develop builds the extension (debug) and installs the package into the environment.
 VIRTUAL_ENV="$PWD/.venv-test" PATH="$PWD/.venv-test/bin:$PATH" \
     maturin develop --quiet -m crates/contactlab-py/Cargo.toml

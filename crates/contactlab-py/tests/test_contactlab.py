@@ -126,3 +126,17 @@ def test_lcp_solve_all_matches_the_cli():
     c = cli("lcp", "solve", path, "--all")
     assert r.to_dict() == c
     assert r.count == len(r.pieces) >= 1
+
+
+def test_sweep_as_an_xarray_dataset():
+    pytest.importorskip("xarray")
+    model = EXAMPLES / "two-contact" / "config-B.toml"
+    vary = {"com_x": np.linspace(-0.05, 0.0, 3), "com_z": np.linspace(0.1, 0.16, 2)}
+    df = contactlab.sweep(model, vary, client=False, samples=101)
+    ds = contactlab.sweep(model, vary, client=False, samples=101, output="xarray")
+    assert dict(ds.sizes) == {"com_z": 2, "com_x": 3}
+    for _, row in df.iterrows():
+        cell = ds.sel(com_x=row["com_x"], com_z=row["com_z"])
+        assert str(cell["verdict"].values) == row["verdict"]
+    with pytest.raises(ValueError, match="output"):
+        contactlab.sweep(model, vary, client=False, output="csv")

@@ -36,9 +36,12 @@ def grid_points(vary):
     return keys, np.column_stack([x.reshape(-1), y.reshape(-1)])
 
 
-def sweep(model: Model, vary, analysis="classify", client=None, chunk_size=64, samples=DEFAULT_SAMPLES):
+def sweep(
+    model: Model, vary, analysis="classify", client=None, chunk_size=64, samples=DEFAULT_SAMPLES, output="pandas"
+):
     """P1's verdict over a grid of parameters (P1 Fig. 6 atlas), as a pandas DataFrame with one
-    row per cell: the varied keys, ``verdict``, ``theorem`` and ``g_star``.
+    row per cell: the varied keys, ``verdict``, ``theorem`` and ``g_star`` (``output="xarray"``:
+    an ``xarray.Dataset`` with one dimension per varied key and those three variables).
 
     ``vary`` maps model keys (or ``com_x``/``com_z``, the centre of mass with the contacts fixed)
     to arrays of values. The grid is cut into chunks of ``chunk_size`` cells, each evaluated in
@@ -47,6 +50,8 @@ def sweep(model: Model, vary, analysis="classify", client=None, chunk_size=64, s
     ``client=False`` evaluates them here, one after the other. The result does not depend on the
     chunking or the workers.
     """
+    if output not in ("pandas", "xarray"):
+        raise ValueError(f"output: 'pandas' or 'xarray', got {output!r}")
     if analysis != "classify":
         raise ValueError(f"analysis: only 'classify' (P1's verdicts) is available, got {analysis!r}")
     if int(chunk_size) < 1:
@@ -73,4 +78,15 @@ def sweep(model: Model, vary, analysis="classify", client=None, chunk_size=64, s
     frame["verdict"] = [c["verdict"] for c in cells]
     frame["theorem"] = [c["theorem"] for c in cells]
     frame["g_star"] = [np.nan if c["g_star"] is None else c["g_star"] for c in cells]
-    return pd.DataFrame(frame)
+    df = pd.DataFrame(frame)
+    if output == "pandas":
+        return df
+    import xarray as xr
+
+    # The first key varies fastest: cells reshape to (second key, first key).
+    axes = [np.asarray(vary[k], dtype=np.float64).reshape(-1) for k in keys]
+    dims = keys[::-1]
+    shape = tuple(a.size for a in axes[::-1])
+    coords = {k: a for k, a in zip(keys, axes)}
+    data = {v: (dims, np.asarray(df[v]).reshape(shape)) for v in ("verdict", "theorem", "g_star")}
+    return xr.Dataset(data, coords=coords)
