@@ -320,13 +320,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     let n = problem.n();
     if a.all {
         let e = enumerate::enumerate(problem, &enumerate::EnumSettings::default())?;
-        let status = if !e.complete {
-            "iteration-limit"
-        } else if e.pieces.is_empty() {
-            "no-solution"
-        } else {
-            "solved"
-        };
+        let status = e.status();
         if let Some(dir) = &a.common.out {
             let rows: Vec<Vec<String>> = e
                 .pieces
@@ -348,15 +342,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
             write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)?;
         }
         if a.common.json {
-            print_json(&json!({
-                "status": status,
-                "n": n,
-                "count": e.pieces.len(),
-                "bounded": e.bounded,
-                "complete": e.complete,
-                "nodes": e.nodes,
-                "pieces": e.pieces,
-            }))?;
+            print_json(&e.summary(n))?;
         } else {
             println!(
                 "{}: n = {n}, {status}: {} piece(s), solution set {}",
@@ -446,10 +432,9 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
 fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
     let file = lcp::io::read(&a.file)?;
     let m = &file.lcp.m;
-    let p = classes::is_p_matrix(m)?;
-    let ca = classes::is_column_adequate(m)?;
-    let cqa = classes::is_column_quasi_adequate(m)?;
-    let psd = classes::is_positive_semidefinite(m, 1e-12);
+    let all = classes::all(m)?;
+    let (p, ca, cqa, psd) =
+        (&all.p_matrix, &all.column_adequate, &all.column_quasi_adequate, all.positive_semidefinite);
     if let Some(dir) = &a.common.out {
         let fmt_set = |t: &classes::ClassTest| {
             t.witness_set
@@ -457,17 +442,15 @@ fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
                 .map_or(String::new(), |w| w.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" "))
         };
         let rows = vec![
-            vec!["p_matrix".to_string(), p.holds.to_string(), fmt_set(&p)],
-            vec!["column_adequate".to_string(), ca.holds.to_string(), fmt_set(&ca)],
-            vec!["column_quasi_adequate".to_string(), cqa.holds.to_string(), fmt_set(&cqa)],
+            vec!["p_matrix".to_string(), p.holds.to_string(), fmt_set(p)],
+            vec!["column_adequate".to_string(), ca.holds.to_string(), fmt_set(ca)],
+            vec!["column_quasi_adequate".to_string(), cqa.holds.to_string(), fmt_set(cqa)],
             vec!["positive_semidefinite".to_string(), psd.to_string(), String::new()],
         ];
         write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)?;
     }
     if a.common.json {
-        print_json(
-            &json!({"p_matrix": p, "column_adequate": ca, "column_quasi_adequate": cqa, "positive_semidefinite": psd}),
-        )?;
+        print_json(&serde_json::to_value(&all).context("serialising the classes")?)?;
     } else {
         let show = |name: &str, t: &classes::ClassTest| {
             println!(
@@ -477,9 +460,9 @@ fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
             );
         };
         println!("{}: n = {}", a.file.display(), m.nrows());
-        show("P-matrix", &p);
-        show("column adequate", &ca);
-        show("column quasi-adequate", &cqa);
+        show("P-matrix", p);
+        show("column adequate", ca);
+        show("column quasi-adequate", cqa);
         println!("  {:<24} {psd}", "positive semidefinite");
     }
     Ok(())

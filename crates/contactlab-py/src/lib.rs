@@ -13,7 +13,6 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use serde_json::json;
 
 create_exception!(
     _core,
@@ -91,40 +90,14 @@ fn lcp_solve_all(py: Python<'_>, m: PyReadonlyArray2<'_, f64>, q: PyReadonlyArra
     let problem = Lcp::new(matrix(&m)?, vector(&q)).map_err(to_py)?;
     let n = problem.n();
     let e = py.detach(|| enumerate::enumerate(&problem, &enumerate::EnumSettings::default())).map_err(to_py)?;
-    let status = if !e.complete {
-        "iteration-limit"
-    } else if e.pieces.is_empty() {
-        "no-solution"
-    } else {
-        "solved"
-    };
-    json_string(&json!({
-        "status": status,
-        "n": n,
-        "count": e.pieces.len(),
-        "bounded": e.bounded,
-        "complete": e.complete,
-        "nodes": e.nodes,
-        "pieces": e.pieces,
-    }))
+    json_string(&e.summary(n))
 }
 
 /// Matrix classes of `M` (P, column adequate, column quasi-adequate, PSD), as the CLI's JSON.
 #[pyfunction]
 fn lcp_classes(py: Python<'_>, m: PyReadonlyArray2<'_, f64>) -> PyResult<String> {
     let m = matrix(&m)?;
-    let r = py.detach(|| -> Result<_, contactlab::Error> {
-        Ok((
-            classes::is_p_matrix(&m)?,
-            classes::is_column_adequate(&m)?,
-            classes::is_column_quasi_adequate(&m)?,
-            classes::is_positive_semidefinite(&m, 1e-12),
-        ))
-    });
-    let (p, ca, cqa, psd) = r.map_err(to_py)?;
-    json_string(
-        &json!({"p_matrix": p, "column_adequate": ca, "column_quasi_adequate": cqa, "positive_semidefinite": psd}),
-    )
+    json_string(&py.detach(|| classes::all(&m)).map_err(to_py)?)
 }
 
 /// P1: the verdict of Theorems 1–5 for a `planar-two-contact` model, as the CLI's JSON.

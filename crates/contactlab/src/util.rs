@@ -101,6 +101,23 @@ pub fn maximize_on_box(
     best
 }
 
+/// Bisection of a bracket `[good, bad]` of a predicate (true at `good`, false at `bad`) down to
+/// round-off; returns the final bracket.
+pub(crate) fn bisect(mut good: f64, mut bad: f64, test: impl Fn(f64) -> bool) -> (f64, f64) {
+    for _ in 0..200 {
+        let m = 0.5 * (good + bad);
+        if m == good || m == bad {
+            break;
+        }
+        if test(m) {
+            good = m;
+        } else {
+            bad = m;
+        }
+    }
+    (good, bad)
+}
+
 /// Solves the `k × k` row-major system `a y = b` in place by Gaussian elimination with partial
 /// pivoting; `false` if a pivot falls below `1e-13` of the largest entry.
 pub(crate) fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {

@@ -31,6 +31,7 @@ use serde::Serialize;
 use crate::lp::{LpSettings, LpStatus};
 use crate::mechanics::sliders::{in_image, sign_pattern, SliderSystem};
 use crate::timestep::{bilateral, Trajectory};
+use crate::util::bisect;
 use crate::Error;
 
 type V1 = SVector<f64, 1>;
@@ -124,23 +125,6 @@ impl SetInterval {
         };
         d.abs() <= self.half_width() + tol
     }
-}
-
-/// Bisection of a bracket `[good, bad]` of a predicate (true at `good`, false at `bad`) down to
-/// round-off; returns the final bracket.
-fn bisect(mut good: f64, mut bad: f64, test: impl Fn(f64) -> bool) -> (f64, f64) {
-    for _ in 0..200 {
-        let m = 0.5 * (good + bad);
-        if m == good || m == bad {
-            break;
-        }
-        if test(m) {
-            good = m;
-        } else {
-            bad = m;
-        }
-    }
-    (good, bad)
 }
 
 /// Bisection between a point `outside` and a point `inside` of a set given by `test`: the

@@ -170,6 +170,29 @@ pub fn is_positive_semidefinite(m: &DMatrix<f64>, tol: f64) -> bool {
     s.symmetric_eigenvalues().iter().all(|&l| l >= -tol * scale)
 }
 
+/// Every class test of `M`, serialised as `lcp classes --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Classes {
+    /// P-matrix.
+    pub p_matrix: ClassTest,
+    /// Column adequate.
+    pub column_adequate: ClassTest,
+    /// Column quasi-adequate.
+    pub column_quasi_adequate: ClassTest,
+    /// Positive semidefinite (up to `1e-12` of the data's scale).
+    pub positive_semidefinite: bool,
+}
+
+/// Runs every class test on `M` (n ≤ 16 for the index-set tests).
+pub fn all(m: &DMatrix<f64>) -> Result<Classes, Error> {
+    Ok(Classes {
+        p_matrix: is_p_matrix(m)?,
+        column_adequate: is_column_adequate(m)?,
+        column_quasi_adequate: is_column_quasi_adequate(m)?,
+        positive_semidefinite: is_positive_semidefinite(m, 1e-12),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,6 +132,32 @@ pub struct Enumeration {
     pub nodes: usize,
 }
 
+impl Enumeration {
+    /// `solved`, `no-solution`, or `iteration-limit` when the search stopped at its node limit.
+    pub fn status(&self) -> &'static str {
+        if !self.complete {
+            "iteration-limit"
+        } else if self.pieces.is_empty() {
+            "no-solution"
+        } else {
+            "solved"
+        }
+    }
+
+    /// The result as `lcp solve --all --json` prints it, for an LCP of size `n`.
+    pub fn summary(&self, n: usize) -> serde_json::Value {
+        serde_json::json!({
+            "status": self.status(),
+            "n": n,
+            "count": self.pieces.len(),
+            "bounded": self.bounded,
+            "complete": self.complete,
+            "nodes": self.nodes,
+            "pieces": self.pieces,
+        })
+    }
+}
+
 struct Search<'a> {
     lcp: &'a Lcp,
     settings: EnumSettings,

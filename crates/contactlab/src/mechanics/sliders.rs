@@ -128,6 +128,13 @@ impl<const M: usize> FrictionMap<M> {
         self.n0 + self.k * lambda
     }
 
+    /// The sign patterns of `λ_N` (`±1` each), the one of `n₀` first: the order in which the slip
+    /// and time-stepping solvers try them.
+    pub fn patterns(&self) -> impl Iterator<Item = SVector<f64, M>> {
+        let first = (0..M).fold(0usize, |acc, i| acc | (usize::from(self.n0[i] < 0.0) << i));
+        (0..1usize << M).map(move |t| sign_pattern::<M>(t ^ first))
+    }
+
     /// The force scale of the data, `max(|n₀|∞, 1e-300)`, for relative tolerances.
     pub fn scale(&self) -> f64 {
         self.n0.amax().max(1e-300)
@@ -271,9 +278,7 @@ impl<const M: usize> FrictionMap<M> {
     /// consistent.
     pub fn slip(&self, d: &SVector<f64, M>) -> Option<SVector<f64, M>> {
         let tol = 1e-12 * self.scale();
-        let first = (0..M).fold(0usize, |acc, i| acc | (usize::from(self.n0[i] < 0.0) << i));
-        for t in 0..1usize << M {
-            let s = sign_pattern::<M>(t ^ first);
+        for s in self.patterns() {
             // λ_i + d_i μ_i s_i (n0 + Kλ)_i = 0
             let mut a = SMatrix::<f64, M, M>::identity();
             let mut b = SVector::<f64, M>::zeros();

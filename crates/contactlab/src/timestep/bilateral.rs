@@ -104,11 +104,8 @@ pub fn step_lcp<S: SliderSystem<N, M>, const N: usize, const M: usize>(
     let g = w.transpose() * b;
     let gamma = w.transpose() * v_free;
     let tol = 1e-9 * h * sys.force_scale();
-    let first = (0..M).fold(0usize, |acc, i| acc | (usize::from(map.n0[i] < 0.0) << i));
     let mut last_status = None;
-    for t in 0..1usize << M {
-        let bits = t ^ first;
-        let s = SVector::<f64, M>::from_fn(|i, _| if bits >> i & 1 == 0 { 1.0 } else { -1.0 });
+    for s in map.patterns() {
         let mut a = DMatrix::zeros(3 * M, 3 * M);
         let mut qv = DVector::zeros(3 * M);
         for r in 0..M {

@@ -200,13 +200,14 @@ pub fn atlas(
     check_axes(p, axes)?;
     let total: usize = axes.iter().map(|a| a.n).product();
     let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
-    let points: Vec<Vec<f64>> = (0..total)
-        .map(|idx| {
-            let ks = [idx % axes[0].n, idx / axes[0].n];
-            axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect()
-        })
-        .collect();
+    let points: Vec<Vec<f64>> = (0..total).map(|i| grid_point(axes, i)).collect();
     classify_cells(p, &keys, &points, samples, progress)
+}
+
+/// The parameter values of cell `idx` of the grid spanned by `axes` (the first axis fastest).
+fn grid_point(axes: &[Axis], idx: usize) -> Vec<f64> {
+    let ks = [idx % axes[0].n, idx / axes[0].n];
+    axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect()
 }
 
 /// The cells of shard `k` of `n` (1-based) of a grid of `total` cells: every `n`-th cell from
@@ -232,13 +233,7 @@ pub fn atlas_shard(
     let total: usize = axes.iter().map(|a| a.n).product();
     let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
     let idx = shard_indices(total, k, n);
-    let points: Vec<Vec<f64>> = idx
-        .iter()
-        .map(|&i| {
-            let ks = [i % axes[0].n, i / axes[0].n];
-            axes.iter().enumerate().map(|(d, a)| a.value(ks[d])).collect()
-        })
-        .collect();
+    let points: Vec<Vec<f64>> = idx.iter().map(|&i| grid_point(axes, i)).collect();
     let cells = classify_cells(p, &keys, &points, samples, progress)?;
     Ok(idx.into_iter().zip(cells).collect())
 }
