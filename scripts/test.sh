@@ -3,7 +3,7 @@
 # environment this script creates (.venv-test, reused when present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace
+cargo test --workspace --exclude contactlab-py
 if [ ! -x .venv-test/bin/python ]; then
     python3 -m venv .venv-test
 fi

@@ -10,10 +10,9 @@ use contactlab::plot::{Mark, XyPlot};
 use contactlab::twocontact::atlas::{self, Axis};
 use contactlab::twocontact::classify;
 use contactlab::twocontact::classify::Verdict;
-use contactlab::twocontact::modes::{all_modes, analyze, solve_mode, PointState};
 use contactlab::twocontact::plots::{displacement_plot, Displacement};
 use contactlab::twocontact::poincare::{fixed_points, sample};
-use contactlab::twocontact::sim::{EventKind, SimSettings, Simulator, State};
+use contactlab::twocontact::sim::Simulator;
 use contactlab::twocontact::{model, zod::Zod};
 use serde_json::json;
 
@@ -118,15 +117,13 @@ pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
 
 fn modes(a: ModesArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
-    let z = Zod::new(&p)?;
-    let eq = analyze(&z)?;
-    let at_rest: Vec<_> =
-        all_modes().into_iter().filter_map(|m| solve_mode(&z, m, [PointState::Rest, PointState::Rest])).collect();
-    let v = json!({"analysis": eq, "k": z.k(), "modes": at_rest});
+    let r = contactlab::api::p1_modes(&p)?;
+    let (eq, at_rest) = (&r.analysis, &r.modes);
+    let v = serde_json::to_value(&r).context("serialising")?;
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut csv = String::from("mode,consistent,margin,f1z,f2z,f1x,f2x,z1dd,z2dd,x1dd,x2dd\n");
-        for s in &at_rest {
+        for s in at_rest {
             let f = s.forces;
             let ac = s.accel;
             csv.push_str(&format!(
@@ -140,7 +137,7 @@ fn modes(a: ModesArgs) -> Result<(), Failure> {
     if a.common.json {
         print_json(&v)?;
     } else {
-        println!("{}: k = {:.6} (ẋ1 = k ẋ2 with both contacts held)", a.model.display(), z.k());
+        println!("{}: k = {:.6} (ẋ1 = k ẋ2 with both contacts held)", a.model.display(), r.k);
         println!("  equilibrium (SS consistent)  {}  (margin {:.3e})", eq.equilibrium, eq.ss_margin);
         println!("  ambiguous                    {}", eq.ambiguous);
         println!(
@@ -464,71 +461,15 @@ pub fn merge(inputs: &[PathBuf], out: Option<&std::path::Path>, as_json: bool) -
     finish_atlas(&format!("{title} (merged from {n} shards)"), &title, &axes, &cells, out, as_json)
 }
 
-fn parse_perturbation(spec: &str) -> Result<State, Failure> {
-    let mut st = State { q: [0.0; 3], qd: [0.0; 3] };
-    let mut seen: Vec<String> = Vec::new();
-    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').ok_or_else(|| {
-            Failure::Input(anyhow::anyhow!("--perturb: `{part}`: expected KEY=VALUE (keys z1, z2, x2, zd1, zd2, xd2)"))
-        })?;
-        if seen.iter().any(|s| s == k.trim()) {
-            return Err(Failure::Input(anyhow::anyhow!("--perturb: {}: given twice", k.trim())));
-        }
-        seen.push(k.trim().to_string());
-        let v: f64 = v
-            .trim()
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .ok_or_else(|| Failure::Input(anyhow::anyhow!("--perturb: {k}: `{v}` is not a finite number")))?;
-        match k.trim() {
-            "z1" | "z2" if v < 0.0 => {
-                return Err(Failure::Input(anyhow::anyhow!("--perturb: {k}: gaps must be >= 0 (got {v})")))
-            }
-            "z1" => st.q[0] = v,
-            "z2" => st.q[1] = v,
-            "x2" => st.q[2] = v,
-            "zd1" => st.qd[0] = v,
-            "zd2" => st.qd[1] = v,
-            "xd2" => st.qd[2] = v,
-            other => {
-                return Err(Failure::Input(anyhow::anyhow!(
-                    "--perturb: unknown key `{other}`; allowed: z1, z2, x2, zd1, zd2, xd2"
-                )))
-            }
-        }
-    }
-    Ok(st)
-}
-
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    if !(a.t_max.is_finite() && a.t_max > 0.0) {
-        return Err(Failure::Input(anyhow::anyhow!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
-    }
-    let start = parse_perturbation(&a.perturb)?;
+    let start = contactlab::api::p1_perturbation(&a.perturb)?;
     let p = model::read(&a.model)?;
-    let sim = Simulator::new(Zod::new(&p)?)?;
-    let sustained = [start.q[0] == 0.0 && start.qd[0] == 0.0, start.q[1] == 0.0 && start.qd[1] == 0.0];
-    let settings = SimSettings { t_max: a.t_max, max_events: a.max_events, ..Default::default() };
-    let tr = sim.run(start, sustained, &settings)?;
-    let impacts = tr.events.iter().filter(|e| e.kind == EventKind::Impact).count();
-    let zeno = tr.zeno_times();
-    // The full nonlinear model from the same perturbation (positions and velocities mapped
-    // through the linearised kinematics), for the side-by-side plots.
-    let nl = {
-        let s0 = sim.body_velocity(&start.q);
-        let v0 = sim.body_velocity(&start.qd);
-        let settings = contactlab::twocontact::nonlinear::NonlinearSettings {
-            max_events: a.max_events,
-            t_max: a.t_max,
-            ..Default::default()
-        };
-        contactlab::twocontact::nonlinear::simulate(&p, s0, v0, sustained, usize::MAX, &settings)?
-    };
+    let run = contactlab::api::p1_simulate(&p, start, a.t_max, a.max_events)?;
+    let (tr, nl) = (&run.zod, &run.nonlinear);
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let tail = (0.2 * tr.t_end).max(1e-3);
-        let samples = tr.sample(24, tail);
+        let tail = run.tail();
+        let samples = run.zod_samples();
         let mut csv = String::from("t,z1,z2,x1,x2\n");
         for s in &samples {
             csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
@@ -561,29 +502,24 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         std::fs::write(dir.join("trajectory_nonlinear.csv"), csv).context("writing trajectory_nonlinear.csv")?;
         displacement_plot(
             &format!("{title}: normal displacements, ZOD and nonlinear model"),
-            &tr,
-            Some(&nl),
+            tr,
+            Some(nl),
             Displacement::Normal,
             tail,
         )
         .save(&dir.join("z.png"))?;
         displacement_plot(
             &format!("{title}: tangential displacements, ZOD and nonlinear model"),
-            &tr,
-            Some(&nl),
+            tr,
+            Some(nl),
             Displacement::Tangential,
             tail,
         )
         .save(&dir.join("x.png"))?;
     }
-    let nl_impacts = nl.events.iter().filter(|e| e.1 == EventKind::Impact).count();
-    let nl_zeno: Vec<f64> = nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect();
-    let nl_t_end = nl.samples.last().map_or(0.0, |s| s[0]);
+    let summary = run.summary();
     if a.common.json {
-        print_json(&json!({
-            "outcome": tr.outcome, "t_end": tr.t_end, "events": tr.events.len(), "impacts": impacts, "zeno_times": zeno,
-            "nonlinear": {"outcome": nl.outcome, "t_end": nl_t_end, "events": nl.events.len(), "impacts": nl_impacts, "zeno_times": nl_zeno},
-        }))?;
+        print_json(&summary)?;
     } else {
         println!(
             "{}: zero-order dynamics: {} at t = {} s after {} events ({} impacts)",
@@ -591,18 +527,20 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             contactlab::util::kebab(&tr.outcome),
             tr.t_end,
             tr.events.len(),
-            impacts
+            summary["impacts"]
         );
-        for t in &zeno {
+        for t in tr.zeno_times() {
             println!("  Zeno point at t = {t} s");
         }
+        let n = &summary["nonlinear"];
+        let nl_zeno = n["zeno_times"].as_array().map_or(0, Vec::len);
         println!(
             "  nonlinear model: {} at t = {} s after {} events ({} impacts{})",
             contactlab::util::kebab(&nl.outcome),
-            nl_t_end,
+            run.nonlinear_t_end(),
             nl.events.len(),
-            nl_impacts,
-            if nl_zeno.is_empty() { String::new() } else { format!(", Zeno points at {nl_zeno:?} s") }
+            n["impacts"],
+            if nl_zeno == 0 { String::new() } else { format!(", Zeno points at {} s", n["zeno_times"]) }
         );
     }
     Ok(())

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::fixture::{cones, model, stability, sweep, theorem4};
+use contactlab::fixture::{cones, model, stability};
 use serde_json::json;
 
 use crate::{print_json, Common, Failure};
@@ -120,25 +120,9 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
         bar.set_length(t);
         bar.set_position(d);
     };
-    let t = theorem4::theorem4(&f, &progress)?;
+    let (t, v) = contactlab::api::fixture_theorem4(&f, &progress)?;
     bar.finish_and_clear();
-    let example = match t.consistent.first() {
-        Some(sys) => {
-            let load = theorem4::proposition5_load(&f, sys);
-            let c = stability::classify(&f.with_load(load.clone()))?;
-            Some(json!({"sigma_t": sys.sigma_t, "sigma_o": sys.sigma_o, "gamma": sys.gamma,
-                "load": load.iter().copied().collect::<Vec<_>>(), "classification": c.classification}))
-        }
-        None => None,
-    };
-    let per: Vec<_> = t
-        .per_sigma
-        .iter()
-        .map(|(st, so, c, n)| json!({"sigma_t": st, "sigma_o": so, "consistent": c, "systems": n}))
-        .collect();
     let j = |v: &[i8]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
-    let undecided: Vec<_> =
-        t.undecided.iter().map(|s| json!({"sigma_t": s.sigma_t, "sigma_o": s.sigma_o, "gamma": s.gamma})).collect();
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut csv = String::from("sigma_t,sigma_o,gamma,status\n");
@@ -158,8 +142,7 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
         std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
     }
     if a.common.json {
-        print_json(&json!({"ss_equals_ws": t.ss_equals_ws, "systems": t.systems, "lps": t.lps,
-            "per_sigma": per, "undecided": undecided, "proposition5": example}))?;
+        print_json(&v)?;
     } else {
         println!("{}: {} systems (32)-(35), decided with {} LPs", a.model.display(), t.systems, t.lps);
         for (st, so, c, n) in &t.per_sigma {
@@ -177,7 +160,7 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
             None => "undecided",
         };
         println!("  SS(mu) = WS(mu): {verdict}");
-        if let Some(e) = example {
+        if let Some(e) = v["proposition5"].as_object() {
             println!("  Proposition 5 load {} -> {}", e["load"], e["classification"]);
         }
     }
@@ -202,13 +185,8 @@ fn run_cones(a: ConesArgs) -> Result<(), Failure> {
 }
 
 fn run_sweep(a: SweepArgs) -> Result<(), Failure> {
-    if !(a.max_scale.is_finite() && a.max_scale > 0.0) {
-        return Err(Failure::Input(anyhow::anyhow!("--max-scale: must be a finite number > 0 (got {})", a.max_scale)));
-    }
     let f = model::read(&a.model)?;
-    let n = a.steps as usize;
-    let scales: Vec<f64> = (0..n).map(|i| a.max_scale * i as f64 / (n - 1) as f64).collect();
-    let s = sweep::mu_sweep(&f, &scales)?;
+    let s = contactlab::api::fixture_mu_sweep(&f, a.max_scale, a.steps as usize)?;
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut csv = String::from("scale,classification,weakly_stable,strongly_stable\n");

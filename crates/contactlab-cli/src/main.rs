@@ -141,6 +141,10 @@ pub enum Failure {
 
 impl From<contactlab::Error> for Failure {
     fn from(e: contactlab::Error) -> Self {
+        if let contactlab::Error::Argument { name, message } = &e {
+            // The library names options as the Python API does (`t_max`); here they are flags.
+            return Failure::Input(anyhow::anyhow!("--{}: {message}", name.replace('_', "-")));
+        }
         if e.is_numerical() {
             Failure::Numerical(e.into())
         } else if e.is_input_error() {

@@ -4,14 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::mechanics::walkers::RimlessWheel;
 use contactlab::walker::model::{self, WalkerModel};
-use contactlab::walker::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
 use contactlab::walker::plots;
-use contactlab::walker::slip::{jam_threshold, slip};
-use contactlab::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
+use contactlab::walker::{gait, rimless_closed_form, WalkerSettings};
 use nalgebra::{DVector, SVector};
-use serde_json::json;
 
 use crate::{print_json, Common, Failure};
 
@@ -103,50 +100,10 @@ pub fn run(cmd: WalkerCommand) -> Result<(), Failure> {
     }
 }
 
-fn bad(msg: String) -> Failure {
-    Failure::Input(anyhow::anyhow!(msg))
-}
-
-fn gait_json(g: &Gait) -> serde_json::Value {
-    json!({
-        "converged": g.converged,
-        "period": g.period,
-        "post_impact_state": g.post_impact_state,
-        "pre_impact_state": g.pre_impact_state,
-        "multipliers": g.multipliers,
-        "stable": g.stable,
-        "sticking": g.sticking,
-        "mu_stick": g.mu_stick,
-        "impact_impulse_ratio": g.impact_impulse_ratio,
-        "residual": g.residual,
-        "reason": g.reason,
-    })
-}
-
 fn run_gait(a: GaitArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let s = WalkerSettings::default();
-    let g = match m {
-        WalkerModel::Rimless(w) => {
-            let y = match &a.guess {
-                Some(v) if v.len() == 1 => v[0] / w.tau_c(),
-                Some(v) => {
-                    return Err(bad(format!("--guess: the rimless wheel takes 1 value (theta_dot), got {}", v.len())))
-                }
-                None => rimless_closed_form(&w).1,
-            };
-            gait(&w, &DVector::from_element(1, y), &s)
-        }
-        WalkerModel::Compass(c) => {
-            let y = match &a.guess {
-                Some(v) if v.len() == 3 => v.clone(),
-                Some(v) => return Err(bad(format!("--guess: the compass biped takes 3 values, got {}", v.len()))),
-                None => vec![-0.148, 0.733, -0.501],
-            };
-            gait(&c, &DVector::from_vec(y), &s)
-        }
-    };
-    let v = gait_json(&g);
+    let g = contactlab::api::walker_gait(&m, a.guess.as_deref())?;
+    let v = contactlab::api::gait_json(&g);
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let p = dir.join("gait.json");
@@ -175,61 +132,33 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
 
 fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let sigma = a.sigma as f64;
-    let mu_of = |model_mu: f64| a.mu.unwrap_or(model_mu);
-    let out = match m {
-        WalkerModel::Rimless(w) => {
-            let mu = mu_of(w.mu);
-            if !(mu >= 0.0 && mu.is_finite()) {
-                return Err(bad(format!("--mu: must be a finite number >= 0 (got {mu})")));
-            }
-            let mm = mu_min(&w, sigma, -1.5, 1.5, 301);
-            let iv = b_negative_intervals(&w, mu, sigma, -w.half_angle(), w.half_angle(), 401);
-            if let Some(dir) = &a.common.out {
-                write_rimless_cases(&w, mu, sigma, dir)?;
-                let ww = RimlessWheel { mu, ..w };
+    let r = contactlab::api::walker_painleve(&m, a.mu, a.sigma)?;
+    let (mu, sigma) = (r.mu, a.sigma as f64);
+    if let Some(dir) = &a.common.out {
+        match (contactlab::api::with_mu(&m, mu), &r.grid) {
+            (WalkerModel::Rimless(ww), _) => {
+                write_rimless_cases(&ww, mu, sigma, dir)?;
                 let g = gait(&ww, &DVector::from_element(1, rimless_closed_form(&ww).1), &WalkerSettings::default());
                 let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
                 plots::rimless_regions(&ww, sigma, gy, &[], &WalkerSettings::default(), &dir.join("regions.png"))?;
             }
-            json!({"mu": mu, "sigma": a.sigma, "mu_min": mm.map(|m| m.mu_min), "b_negative": iv})
-        }
-        WalkerModel::Compass(c) => {
-            let mu = mu_of(c.mu);
-            if !(mu >= 0.0 && mu.is_finite()) {
-                return Err(bad(format!("--mu: must be a finite number >= 0 (got {mu})")));
-            }
-            let mm = mu_min(&c, sigma, -1.5, 1.5, 121);
-            let (n, lo, hi) = (121, -1.0, 1.0);
-            let grid = b_negative_grid(&c, mu, sigma, lo, hi, n);
-            let at = |k: usize| lo + (hi - lo) * k as f64 / (n - 1) as f64;
-            let mut cells = Vec::new();
-            for (j, row) in grid.iter().enumerate() {
-                for (i, &neg) in row.iter().enumerate() {
-                    if neg {
-                        cells.push((at(i), at(j)));
-                    }
-                }
-            }
-            let bbox = |f: fn(&(f64, f64)) -> f64| {
-                cells.iter().map(f).fold([f64::INFINITY, f64::NEG_INFINITY], |b, x| [b[0].min(x), b[1].max(x)])
-            };
-            let rho_max = compass_rho_max(&c, mu, sigma);
-            if let Some(dir) = &a.common.out {
+            (WalkerModel::Compass(cc), grid) => {
                 std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-                let mut csv = String::from("theta1,theta2,b_negative\n");
-                for (j, row) in grid.iter().enumerate() {
-                    for (i, &neg) in row.iter().enumerate() {
-                        csv.push_str(&format!("{},{},{}\n", at(i), at(j), neg));
+                if let Some(grid) = grid {
+                    let mut csv = String::from("theta1,theta2,b_negative\n");
+                    for (j, row) in grid.negative.iter().enumerate() {
+                        for (i, &neg) in row.iter().enumerate() {
+                            csv.push_str(&format!("{},{},{}\n", grid.at(i), grid.at(j), neg));
+                        }
                     }
+                    let p = dir.join("b_negative.csv");
+                    std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
                 }
-                let p = dir.join("b_negative.csv");
-                std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
-                let cc = CompassBiped { mu, ..c };
-                let g = gait(&cc, &DVector::from_vec(vec![-0.148, 0.733, -0.501]), &WalkerSettings::default());
+                let guess = DVector::from_row_slice(&contactlab::api::COMPASS_GAIT_GUESS);
+                let g = gait(&cc, &guess, &WalkerSettings::default());
                 let gy = g.converged.then_some(g.section_point.as_slice());
                 plots::compass_b_map(&cc, sigma, gy, &WalkerSettings::default(), &dir.join("b_negative.png"))?;
-                plots::compass_mu_min_curve(&cc, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;
+                plots::compass_mu_min_curve(&cc, sigma, 1.25 * cc.l, &dir.join("mu_min_rho.png"))?;
                 // Fig. 4.2(e, f): the region for μ around the given one, and for ρ up to the leg's.
                 let mus: Vec<f64> = [0.75, 0.875, 1.0, 1.125, 1.25].iter().map(|f| f * mu).collect();
                 plots::compass_nested(
@@ -240,7 +169,7 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
                     "Compass biped: B < 0 for several mu",
                     &dir.join("b_negative_mu.png"),
                 )?;
-                let rhos: Vec<f64> = (0..5).map(|k| 0.125 * c.l * k as f64).collect();
+                let rhos: Vec<f64> = (0..5).map(|k| 0.125 * cc.l * k as f64).collect();
                 plots::compass_nested(
                     &cc,
                     sigma,
@@ -250,21 +179,9 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
                     &dir.join("b_negative_rho.png"),
                 )?;
             }
-            json!({
-                "mu": mu,
-                "sigma": a.sigma,
-                "mu_min": mm.as_ref().map(|m| m.mu_min),
-                "mu_min_at": mm.map(|m| m.at),
-                "b_negative": {
-                    "grid_cells": cells.len(),
-                    "grid": {"theta_min": lo, "theta_max": hi, "points_per_axis": n},
-                    "theta1_range": if cells.is_empty() { None } else { Some(bbox(|p| p.0)) },
-                    "theta2_range": if cells.is_empty() { None } else { Some(bbox(|p| p.1)) },
-                },
-                "rho_max": rho_max,
-            })
         }
-    };
+    }
+    let out = r.summary;
     if a.common.json {
         print_json(&out)?;
     } else {
@@ -296,52 +213,7 @@ fn write_rimless_cases(w: &RimlessWheel, mu: f64, sigma: f64, dir: &std::path::P
 
 fn run_slip(a: SlipArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let s = WalkerSettings::default();
-    if a.state.iter().any(|x| !x.is_finite()) {
-        return Err(bad("--state: every value must be a finite number".into()));
-    }
-    if !(a.max_speed > 0.0 && a.max_speed.is_finite()) {
-        return Err(bad(format!("--max-speed: must be a finite number > 0 (got {})", a.max_speed)));
-    }
-    let v = match m {
-        WalkerModel::Rimless(w) => {
-            if a.state.len() != 3 {
-                return Err(bad(format!(
-                    "--state: the rimless wheel takes theta,theta_dot,x_dot (got {} values)",
-                    a.state.len()
-                )));
-            }
-            let tc = w.tau_c();
-            let q = SVector::<f64, 3>::new(0.0, 0.0, a.state[0]);
-            let v = SVector::<f64, 3>::new(a.state[2] / tc, 0.0, a.state[1] / tc);
-            if a.jam_threshold {
-                let vr = SVector::<f64, 3>::new(0.0, 0.0, v[2]);
-                let t = jam_threshold(&w, &q, &vr, &SVector::<f64, 3>::new(1.0, 0.0, 0.0), a.max_speed / tc, 1e-5, &s);
-                json!({"jam_threshold": t.map(|x| x * tc)})
-            } else {
-                let e = slip(&w, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end / tc, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
-            }
-        }
-        WalkerModel::Compass(c) => {
-            if a.state.len() != 5 {
-                return Err(bad(format!(
-                    "--state: the compass biped takes theta1,theta2,theta1_dot,theta2_dot,x_dot (got {} values)",
-                    a.state.len()
-                )));
-            }
-            let q = SVector::<f64, 4>::new(a.state[0], a.state[1], 0.0, 0.0);
-            let v = SVector::<f64, 4>::new(a.state[2], a.state[3], a.state[4], 0.0);
-            if a.jam_threshold {
-                let vr = SVector::<f64, 4>::new(v[0], v[1], 0.0, 0.0);
-                let t = jam_threshold(&c, &q, &vr, &SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0), a.max_speed, 1e-5, &s);
-                json!({"jam_threshold": t})
-            } else {
-                let e = slip(&c, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
-            }
-        }
-    };
+    let v = contactlab::api::walker_slip(&m, &a.state, a.jam_threshold, a.max_speed)?;
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let p = dir.join("slip.json");

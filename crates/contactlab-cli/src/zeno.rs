@@ -4,13 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::hybrid::lagrangian::Lagrangian;
-use contactlab::mechanics::ContactSystem;
-use contactlab::zeno::bound::{theorem1, Epsilons};
-use contactlab::zeno::model::{self, ZenoModel};
+use contactlab::zeno::bound::Epsilons;
+use contactlab::zeno::model;
 use contactlab::zeno::{self as p3, plots, Simulation, ZenoSettings};
-use nalgebra::{DVector, SVector};
-use serde_json::json;
+use nalgebra::SVector;
 
 use crate::{print_json, Common, Failure};
 
@@ -119,14 +116,6 @@ pub fn run(cmd: ZenoCommand) -> Result<(), Failure> {
     }
 }
 
-fn restitution(m: ZenoModel, e: Option<f64>) -> Result<ZenoModel, Failure> {
-    match e {
-        None => Ok(m),
-        Some(e) if (0.0..=1.0).contains(&e) => Ok(m.with_e(e)),
-        Some(e) => Err(Failure::Input(anyhow::anyhow!("--e: must be a number in [0, 1] (got {e})"))),
-    }
-}
-
 fn ensure_dir(dir: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     Ok(())
@@ -183,32 +172,14 @@ fn write_simulation(sim: &Simulation, names: &[&str], dir: &Path, title: &str) -
 }
 
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    let m = restitution(model::read(&a.model)?, a.e)?;
-    if !(a.t_max > 0.0 && a.t_max.is_finite()) {
-        return Err(Failure::Input(anyhow::anyhow!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
-    }
-    let settings = ZenoSettings { max_events: a.max_events, ..Default::default() };
+    let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
     let e = m.e();
-    let (sim, names): (Simulation, Vec<&str>) = match &m {
-        ZenoModel::DoublePendulum { system, q0, v0 } => {
-            (p3::simulate(system, q0, v0, a.t_max, 4, &settings)?, vec!["theta1", "theta2"])
-        }
-        ZenoModel::BouncingBall { system, q0, v0 } => (p3::simulate(system, q0, v0, a.t_max, 4, &settings)?, vec!["x"]),
-    };
+    let (sim, summary) = contactlab::api::zeno_simulate(&m, a.t_max, a.max_events)?;
+    let names = contactlab::api::zeno_coordinates(&m);
     if let Some(dir) = &a.common.out {
-        write_simulation(&sim, &names, dir, &format!("Completed execution, e = {e}"))?;
+        write_simulation(&sim, names, dir, &format!("Completed execution, e = {e}"))?;
     }
-    let first_zeno = sim.events.iter().find(|ev| ev.kind == contactlab::hybrid::EventKind::Zeno).map(|ev| ev.t);
-    let summary = json!({
-        "e": e,
-        "t_end": sim.samples.last().map(|s| s.t),
-        "termination": sim.termination,
-        "impacts": sim.impacts,
-        "zeno_points": sim.zeno_points,
-        "first_zeno_time": first_zeno,
-        "constrained_time": sim.constrained_time,
-        "events": sim.events.len(),
-    });
+    let first_zeno = summary["first_zeno_time"].as_f64();
     if a.common.json {
         print_json(&summary)?;
     } else {
@@ -222,35 +193,10 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn pendulum(
-    m: &ZenoModel,
-    what: &str,
-) -> Result<(contactlab::mechanics::double_pendulum::DoublePendulumStop, SVector<f64, 2>, SVector<f64, 2>), Failure> {
-    match m {
-        ZenoModel::DoublePendulum { system, q0, v0 } => Ok((*system, *q0, *v0)),
-        ZenoModel::BouncingBall { .. } => Err(Failure::Input(anyhow::anyhow!(
-            "{what} needs a system with periodic motion (kind = \"double-pendulum-stop\"); the bouncing ball comes to rest"
-        ))),
-    }
-}
-
-/// The orbit from the model's initial state: iterate the return map to settle, then Newton.
-fn find_orbit<S: ContactSystem<2>>(
-    lag: &Lagrangian<S, 2>,
-    q0: &SVector<f64, 2>,
-    v0: &SVector<f64, 2>,
-    settings: &ZenoSettings,
-) -> Result<p3::Orbit, Failure> {
-    let y = p3::settle(lag, q0, v0, 300, 1e-7, settings)?;
-    Ok(p3::orbit(lag, &y, settings))
-}
-
 fn orbit(a: OrbitArgs) -> Result<(), Failure> {
-    let m = restitution(model::read(&a.model)?, a.e)?;
-    let (sys, q0, v0) = pendulum(&m, "zeno orbit")?;
+    let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
     let settings = ZenoSettings::default();
-    let lag = Lagrangian::new(sys);
-    let o = find_orbit(&lag, &q0, &v0, &settings)?;
+    let (sys, o) = contactlab::api::zeno_orbit(&m)?;
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
     }
@@ -264,22 +210,7 @@ fn orbit(a: OrbitArgs) -> Result<(), Failure> {
         write_simulation(&one, &["theta1", "theta2"], dir, &format!("One period of the orbit, e = {}", sys.e))?;
         std::fs::rename(dir.join("trajectory.csv"), dir.join("orbit.csv")).context("renaming orbit.csv")?;
     }
-    let out = json!({
-        "e": sys.e,
-        "converged": o.converged,
-        "zeno": o.zeno,
-        "period": o.period,
-        "fixed_point": o.fixed_point,
-        "multipliers": o.multipliers,
-        "gamma": o.gamma,
-        "gamma_iterates": o.gamma_iterates,
-        "stable": o.stable,
-        "constrained_duration": o.constrained_duration,
-        "impacts_per_cycle": o.impacts_per_cycle,
-        "lambda_start": o.lambda_start,
-        "residual": o.residual,
-        "reason": o.reason,
-    });
+    let out = contactlab::api::orbit_json(sys.e, &o);
     if a.common.json {
         print_json(&out)?;
     } else {
@@ -299,20 +230,8 @@ fn orbit(a: OrbitArgs) -> Result<(), Failure> {
 
 fn bound(a: BoundArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let (sys, q0, v0) = pendulum(&m, "zeno bound")?;
-    let settings = ZenoSettings::default();
-    let lag = Lagrangian::new(sys.with_e(0.0));
-    let o = find_orbit(&lag, &q0, &v0, &settings)?;
-    if !o.converged {
-        return Err(Failure::Input(anyhow::anyhow!(
-            "{}: Theorem 1 starts from a stable simple periodic orbit (e = 0); none was found from the model's \
-             initial state: {}",
-            a.model.display(),
-            o.reason.as_deref().unwrap_or("Newton did not converge")
-        )));
-    }
     let eps = Epsilons { eps1: a.eps1, eps2: a.eps2, eps3: a.eps3 };
-    let b = theorem1(&lag, &DVector::from_vec(o.section_point.clone()), o.gamma, eps, a.grid as usize, &settings)?;
+    let b = contactlab::api::zeno_bound(&m, &a.model.display().to_string(), eps, a.grid as usize)?;
     let v = serde_json::to_value(&b).context("serialising")?;
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
@@ -335,19 +254,9 @@ fn bound(a: BoundArgs) -> Result<(), Failure> {
 
 fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let (sys, q0, v0) = pendulum(&m, "zeno continue")?;
-    for (k, v) in [("--e-step", a.e_step), ("--e-max", a.e_max), ("--e-tol", a.e_tol)] {
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(Failure::Input(anyhow::anyhow!("{k}: must be a number in (0, 1] (got {v})")));
-        }
-    }
-    let settings = ZenoSettings::default();
-    let lag = Lagrangian::new(sys.with_e(0.0));
-    let y = p3::settle(&lag, &q0, &v0, 300, 1e-7, &settings)?;
     let bar = indicatif::ProgressBar::new(1000);
-    let c = p3::continuation_in_e(|e| sys.with_e(e), 0.0, a.e_step, a.e_max, a.e_tol, &y, &settings, &|e| {
-        bar.set_position((e * 1000.0) as u64)
-    });
+    let c =
+        contactlab::api::zeno_continuation(&m, a.e_step, a.e_max, a.e_tol, &|e| bar.set_position((e * 1000.0) as u64))?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
@@ -369,7 +278,7 @@ fn continuation(a: ContinueArgs) -> Result<(), Failure> {
         write(&dir.join("branch.csv"), &csv)?;
         plots::branch_plots(&c, dir, "branch")?;
     }
-    let out = json!({"e_critical": c.e_critical, "e_failed": c.e_failed, "reason": c.reason, "points": c.points.len()});
+    let out = contactlab::api::continuation_json(&c);
     if a.common.json {
         print_json(&out)?;
     } else {

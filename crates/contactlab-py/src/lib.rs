@@ -8,7 +8,9 @@
 use contactlab::lcp::{self, classes, Lcp, LcpSettings};
 use contactlab::model::ModelDoc;
 use nalgebra::{DMatrix, DVector};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -182,6 +184,265 @@ fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: us
     json_string(&a)
 }
 
+type Arrays<'py> = Bound<'py, PyDict>;
+
+fn col<'py>(py: Python<'py>, v: Vec<f64>) -> Bound<'py, PyArray1<f64>> {
+    v.into_pyarray(py)
+}
+
+/// A `rows × cols` float array from row-major data.
+fn table<'py>(py: Python<'py>, rows: usize, cols: usize, data: Vec<f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    data.into_pyarray(py).reshape([rows, cols])
+}
+
+fn p1_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::twocontact::TwoContact> {
+    contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)
+}
+
+/// P1: the contact modes at the equilibrium, as the CLI's `equilibrium modes --json`.
+#[pyfunction]
+fn p1_modes(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
+    let p = p1_model(name, text, is_json)?;
+    json_string(&py.detach(|| contactlab::api::p1_modes(&p)).map_err(to_py)?)
+}
+
+/// P1: `R(φ)` and `G(φ)` at the given impact angles (NaN where undefined), evaluated in
+/// parallel; also each return's status (0 returned, 1 rest, 2 failed).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn p1_maps_at<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    phi: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u8>>)> {
+    use contactlab::twocontact::poincare::{return_map, ReturnStatus};
+    use contactlab::twocontact::{sim::Simulator, zod::Zod};
+    use rayon::prelude::*;
+    let p = p1_model(name, text, is_json)?;
+    let phi = phi.as_slice()?;
+    let pts = py
+        .detach(|| -> Result<Vec<_>, contactlab::Error> {
+            let sim = Simulator::new(Zod::new(&p)?)?;
+            phi.par_iter().map(|&f| return_map(&sim, f)).collect()
+        })
+        .map_err(to_py)?;
+    let r = pts.iter().map(|q| q.r.unwrap_or(f64::NAN)).collect();
+    let g = pts.iter().map(|q| q.g.unwrap_or(f64::NAN)).collect();
+    let status: Vec<u8> = pts
+        .iter()
+        .map(|q| match q.status {
+            ReturnStatus::Returned => 0,
+            ReturnStatus::Rest => 1,
+            ReturnStatus::Failed => 2,
+        })
+        .collect();
+    Ok((col(py, r), col(py, g), status.into_pyarray(py)))
+}
+
+/// P1: an event-driven run of the zero-order dynamics and of the nonlinear model from the
+/// perturbation `KEY=VALUE,...`; the CLI's `equilibrium simulate --json` and both time
+/// histories as `(t, z1, z2, x1, x2)` rows.
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn p1_simulate<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    perturb: &str,
+    t_max: f64,
+    max_events: usize,
+) -> PyResult<(String, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let p = p1_model(name, text, is_json)?;
+    let start = contactlab::api::p1_perturbation(perturb).map_err(to_py)?;
+    let run = py.detach(|| contactlab::api::p1_simulate(&p, start, t_max, max_events)).map_err(to_py)?;
+    let rows = |v: Vec<[f64; 5]>| {
+        let n = v.len();
+        (n, v.into_iter().flatten().collect::<Vec<f64>>())
+    };
+    let (n, zod) = rows(run.zod_samples());
+    let (m, nl) = rows(run.nonlinear.samples.clone());
+    Ok((json_string(&run.summary())?, table(py, n, 5, zod)?, table(py, m, 5, nl)?))
+}
+
+/// P4: Theorem 4 over all systems (32)-(35), as the CLI's `fixture theorem4 --json`.
+#[pyfunction]
+fn fixture_theorem4(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
+    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let (_, v) = py.detach(|| contactlab::api::fixture_theorem4(&f, &|_, _| {})).map_err(to_py)?;
+    json_string(&v)
+}
+
+/// P4: the classification as the friction coefficients are scaled, as the CLI's
+/// `fixture mu-sweep --json`.
+#[pyfunction]
+fn fixture_mu_sweep(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    max_scale: f64,
+    steps: usize,
+) -> PyResult<String> {
+    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    json_string(&py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
+}
+
+fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::walker::model::WalkerModel> {
+    contactlab::walker::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)
+}
+
+/// P2: the periodic gait, as the CLI's `walker gait --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, guess=None))]
+fn walker_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, guess: Option<Vec<f64>>) -> PyResult<String> {
+    let m = walker_model(name, text, is_json)?;
+    let g = py.detach(|| contactlab::api::walker_gait(&m, guess.as_deref())).map_err(to_py)?;
+    json_string(&contactlab::api::gait_json(&g))
+}
+
+/// P2: Painlevé's paradox, as the CLI's `walker painleve --json`; for the compass biped also
+/// the grid of angles and where `B < 0` on it (`[θ₂ index, θ₁ index]`).
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, mu=None, sigma=1))]
+#[allow(clippy::type_complexity)]
+fn walker_painleve<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    mu: Option<f64>,
+    sigma: i8,
+) -> PyResult<(String, Option<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<bool>>)>)> {
+    let m = walker_model(name, text, is_json)?;
+    let r = py.detach(|| contactlab::api::walker_painleve(&m, mu, sigma)).map_err(to_py)?;
+    let grid = match &r.grid {
+        Some(g) => {
+            let angles: Vec<f64> = (0..g.n).map(|k| g.at(k)).collect();
+            let flat: Vec<bool> = g.negative.iter().flatten().copied().collect();
+            let neg = flat.into_pyarray(py).reshape([g.negative.len(), g.n])?;
+            Some((col(py, angles), neg))
+        }
+        None => None,
+    };
+    Ok((json_string(&r.summary)?, grid))
+}
+
+/// P2: a slip of the stance foot, or the jam threshold, as the CLI's `walker slip --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, state, jam_threshold=false, max_speed=5.0))]
+fn walker_slip(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    state: Vec<f64>,
+    jam_threshold: bool,
+    max_speed: f64,
+) -> PyResult<String> {
+    let m = walker_model(name, text, is_json)?;
+    json_string(&py.detach(|| contactlab::api::walker_slip(&m, &state, jam_threshold, max_speed)).map_err(to_py)?)
+}
+
+fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {
+    let m = contactlab::zeno::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    contactlab::api::with_restitution(m, e).map_err(to_py)
+}
+
+/// P3: the completed execution, as the CLI's `zeno simulate --json`, with the time history:
+/// `t`, `q` and `v` (rows per sample), `constrained`, `lambda` (NaN when free) and the
+/// coordinate names.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, t_max=60.0, e=None, max_events=100_000))]
+#[allow(clippy::too_many_arguments)]
+fn zeno_simulate<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    t_max: f64,
+    e: Option<f64>,
+    max_events: usize,
+) -> PyResult<(String, Arrays<'py>)> {
+    let m = zeno_model(name, text, is_json, e)?;
+    let (sim, v) = py.detach(|| contactlab::api::zeno_simulate(&m, t_max, max_events)).map_err(to_py)?;
+    let names = contactlab::api::zeno_coordinates(&m);
+    let (n, k) = (sim.samples.len(), names.len());
+    let d = PyDict::new(py);
+    d.set_item("t", col(py, sim.samples.iter().map(|s| s.t).collect()))?;
+    d.set_item("q", table(py, n, k, sim.samples.iter().flat_map(|s| s.q.iter().copied()).collect())?)?;
+    d.set_item("v", table(py, n, k, sim.samples.iter().flat_map(|s| s.v.iter().copied()).collect())?)?;
+    d.set_item("constrained", sim.samples.iter().map(|s| s.constrained).collect::<Vec<bool>>().into_pyarray(py))?;
+    d.set_item("lambda", col(py, sim.samples.iter().map(|s| s.lambda.unwrap_or(f64::NAN)).collect()))?;
+    d.set_item("coordinates", names.to_vec())?;
+    d.set_item("event_times", col(py, sim.events.iter().map(|e| e.t).collect()))?;
+    d.set_item("event_kinds", sim.events.iter().map(|e| contactlab::util::kebab(&e.kind)).collect::<Vec<String>>())?;
+    Ok((json_string(&v)?, d))
+}
+
+/// P3: the simple or Zeno periodic orbit, as the CLI's `zeno orbit --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, e=None))]
+fn zeno_orbit(py: Python<'_>, name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<String> {
+    let m = zeno_model(name, text, is_json, e)?;
+    let (sys, o) = py.detach(|| contactlab::api::zeno_orbit(&m)).map_err(to_py)?;
+    json_string(&contactlab::api::orbit_json(sys.e, &o))
+}
+
+/// P3: Theorem 1's bound, as the CLI's `zeno bound --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, eps1, eps2, eps3, grid=11))]
+#[allow(clippy::too_many_arguments)]
+fn zeno_bound(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    eps1: f64,
+    eps2: f64,
+    eps3: f64,
+    grid: usize,
+) -> PyResult<String> {
+    let m = zeno_model(name, text, is_json, None)?;
+    let eps = contactlab::zeno::bound::Epsilons { eps1, eps2, eps3 };
+    if !(2..=101).contains(&grid) {
+        return Err(PyValueError::new_err(format!("grid: must be in 2..=101 (got {grid})")));
+    }
+    json_string(&py.detach(|| contactlab::api::zeno_bound(&m, name, eps, grid)).map_err(to_py)?)
+}
+
+/// P3: the branch of Zeno periodic orbits in `e`, as the CLI's `zeno continue --json`, with
+/// the branch as columns (`e`, `period`, `constrained_duration`, `gamma`, `impacts_per_cycle`,
+/// `zeno`).
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, e_step=0.05, e_max=1.0, e_tol=1e-4))]
+fn zeno_continuation<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    e_step: f64,
+    e_max: f64,
+    e_tol: f64,
+) -> PyResult<(String, Arrays<'py>)> {
+    let m = zeno_model(name, text, is_json, None)?;
+    let c = py.detach(|| contactlab::api::zeno_continuation(&m, e_step, e_max, e_tol, &|_| {})).map_err(to_py)?;
+    let d = PyDict::new(py);
+    let pts = &c.points;
+    d.set_item("e", col(py, pts.iter().map(|p| p.e).collect()))?;
+    d.set_item("period", col(py, pts.iter().map(|p| p.orbit.period).collect()))?;
+    d.set_item("constrained_duration", col(py, pts.iter().map(|p| p.orbit.constrained_duration).collect()))?;
+    d.set_item("gamma", col(py, pts.iter().map(|p| p.orbit.gamma).collect()))?;
+    d.set_item(
+        "impacts_per_cycle",
+        pts.iter().map(|p| p.orbit.impacts_per_cycle).collect::<Vec<usize>>().into_pyarray(py),
+    )?;
+    d.set_item("zeno", pts.iter().map(|p| p.orbit.zeno).collect::<Vec<bool>>().into_pyarray(py))?;
+    Ok((json_string(&contactlab::api::continuation_json(&c))?, d))
+}
+
 /// The compiled module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -194,5 +455,17 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p1_atlas_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
     m.add_function(wrap_pyfunction!(eqset_analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(p1_modes, m)?)?;
+    m.add_function(wrap_pyfunction!(p1_maps_at, m)?)?;
+    m.add_function(wrap_pyfunction!(p1_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(fixture_theorem4, m)?)?;
+    m.add_function(wrap_pyfunction!(fixture_mu_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(walker_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(walker_painleve, m)?)?;
+    m.add_function(wrap_pyfunction!(walker_slip, m)?)?;
+    m.add_function(wrap_pyfunction!(zeno_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(zeno_orbit, m)?)?;
+    m.add_function(wrap_pyfunction!(zeno_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //!
 //! Three kinds of failure never mix (the command-line tool maps them to its exit codes):
 //! * **input** — malformed data or a request outside what a method supports ([`Error::Input`],
-//!   [`Error::Io`] when reading, [`Error::Dimension`], [`Error::NonFinite`],
+//!   [`Error::Argument`] for an option, [`Error::Io`] when reading, [`Error::Dimension`], [`Error::NonFinite`],
 //!   [`Error::Unsupported`]): the caller's to fix (exit 2);
 //! * **numerical** — an analysis that needs an answer from a solver that could not give one
 //!   ([`Error::Numerical`], exit 3);
@@ -24,6 +24,15 @@ pub enum Error {
         file: String,
         /// The offending key, e.g. `contact[2].mu`, or a position such as `line 4`.
         key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// An option of an analysis is outside its allowed range: names the option (as the Python
+    /// API spells it, `t_max`; the command line shows it as `--t-max`) and what is allowed.
+    #[error("{name}: {message}")]
+    Argument {
+        /// The option.
+        name: String,
         /// What is wrong and what is allowed.
         message: String,
     },

@@ -36,6 +36,7 @@
 // Index loops mirror the subscripts of the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod api;
 pub mod conic;
 pub mod eqset;
 mod error;

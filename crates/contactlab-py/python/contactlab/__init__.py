@@ -6,10 +6,14 @@ come back as numpy arrays and small frozen result objects whose fields and ``to_
 those of the command line's ``--json`` output.
 
 Modules:
-    lcp      linear complementarity: ``solve``, ``classes``
-    p1       Or & Varkonyi, a planar body on two frictional contacts: ``classify``, ``maps``
-    fixture  Pang & Trinkle, fixtured bodies: ``classify``
-    eqset    van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``
+    lcp      linear complementarity: ``solve``, ``solve_all``, ``classes``
+    p1       P1, Or & Varkonyi, a planar body on two frictional contacts: ``modes``, ``maps``,
+             ``classify``, ``simulate``, ``atlas``
+    walker   P2, Or, Painleve's paradox in walkers: ``gait``, ``painleve``, ``slip``
+    zeno     P3, Or & Ames, Zeno executions and orbits: ``simulate``, ``orbit``, ``bound``,
+             ``continuation``
+    fixture  P4, Pang & Trinkle, fixtured bodies: ``classify``, ``theorem4``, ``mu_sweep``
+    eqset    P5, van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
@@ -17,8 +21,8 @@ Errors: ``ValueError`` for bad input (naming the file or dict, the key and the a
 """
 
 from ._core import NumericalError
-from . import lcp, p1, fixture, eqset
+from . import lcp, p1, walker, zeno, fixture, eqset
 from ._results import Result
 from .sweep import sweep
 
-__all__ = ["NumericalError", "Result", "lcp", "p1", "fixture", "eqset", "sweep"]
+__all__ = ["NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "sweep"]

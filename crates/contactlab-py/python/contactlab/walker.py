@@ -1,0 +1,47 @@
+"""P2 (Or): Painleve's paradox and dynamic jamming in the rimless wheel and the compass biped.
+
+Models are ``kind = "rimless-wheel"`` or ``kind = "compass-biped"`` files (or dicts with the
+same keys). Each call returns what ``contactlab walker ... --json`` prints."""
+
+import json
+from typing import Optional, Sequence
+
+from . import _core
+from ._results import Model, Result, model_text
+
+
+def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
+    """The periodic gait (P2 Sections 3.1 and 4.1) by Newton on the step map from ``guess``
+    (rimless wheel: theta_dot after impact; compass biped: theta1, theta1_dot, theta2_dot), by
+    default the closed form (27) or P2's gait: ``converged``, ``period``, the states after and
+    before impact, Floquet ``multipliers``, ``stable``, ``sticking``, ``mu_stick`` (the friction
+    the stance foot needs) and the heel strike's impulse ratio."""
+    g = None if guess is None else [float(x) for x in guess]
+    return Result("Gait", json.loads(_core.walker_gait(*model_text(model), g)))
+
+
+def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result:
+    """Painleve's paradox (P2 eqs. 21 and 32-34): where B < 0 for slip direction
+    ``sigma = sgn(x_dot)`` (+1 or -1) with friction ``mu`` (default the model's), and ``mu_min``,
+    the smallest friction coefficient with a paradox (the rimless wheel's closed form is
+    2 sqrt(kappa + kappa^2), eq. 33). For the compass biped also ``rho_max`` and,
+    beyond the command line's JSON, the grid itself: ``theta`` (the angles of both axes) and
+    ``b_negative`` (a boolean array indexed ``[theta2, theta1]``)."""
+    summary, grid = _core.walker_painleve(*model_text(model), None if mu is None else float(mu), int(sigma))
+    d = json.loads(summary)
+    if grid is not None:
+        d["theta"], d["b_negative_grid"] = grid
+    return Result("Painleve", d)
+
+
+def slip(
+    model: Model, state: Sequence[float], jam_threshold: bool = False, max_speed: float = 5.0
+) -> Result:
+    """How a slip of the stance foot ends (P2 Sections 3.3 and 4.2): rimless wheel
+    ``theta, theta_dot, x_dot`` (rates in units of 1/tau_c and l/tau_c as in P2); compass biped
+    ``theta1, theta2, theta1_dot, theta2_dot, x_dot`` (SI). Returns ``outcome`` ("stick",
+    "reversal", "separation", "jam" (Definition 1: B -> 0 with A > 0), "impact", ...), ``t_end``, ``fn_max``, the final ``state``, ``A`` and ``B``; with
+    ``jam_threshold=True`` instead the smallest initial slip speed up to ``max_speed`` that jams
+    (dynamic jamming)."""
+    s = [float(x) for x in state]
+    return Result("Slip", json.loads(_core.walker_slip(*model_text(model), s, bool(jam_threshold), float(max_speed))))

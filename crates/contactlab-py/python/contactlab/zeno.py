@@ -1,0 +1,55 @@
+"""P3 (Or & Ames): completed Lagrangian hybrid systems, Zeno executions and Zeno periodic orbits.
+
+Models are ``kind = "double-pendulum-stop"`` or ``kind = "bouncing-ball"`` files (or dicts with
+the same keys). Each call returns what ``contactlab zeno ... --json`` prints."""
+
+import json
+from typing import Optional
+
+from . import _core
+from ._results import Model, Result, model_text
+
+
+def simulate(model: Model, t_max: float = 60.0, e: Optional[float] = None, max_events: int = 100_000) -> Result:
+    """The completed execution (P3 Definition 3: impacts, the Zeno point located, then the
+    constrained motion with the multiplier of eq. 5 until lift-off) up to ``t_max`` s, with restitution ``e`` (default the
+    model's): ``termination``, ``impacts``, ``zeno_points``, ``first_zeno_time``,
+    ``constrained_time``; and the time history as arrays: ``t``, ``q`` and ``v`` (one row per
+    sample, one column per name in ``coordinates``), ``constrained``, ``lambda`` (the constraint
+    force, NaN while free), ``event_times`` and ``event_kinds``."""
+    summary, arrays = _core.zeno_simulate(
+        *model_text(model), float(t_max), None if e is None else float(e), int(max_events)
+    )
+    d = json.loads(summary)
+    d.update(arrays)
+    return Result("ZenoSimulation", d)
+
+
+def orbit(model: Model, e: Optional[float] = None) -> Result:
+    """The periodic orbit reached from the model's initial state (the return map iterated,
+    then Newton): simple for e = 0, Zeno for e > 0 (P3's example); ``period``, ``fixed_point``, ``multipliers``, the contraction rate
+    ``gamma`` and ``stable``, ``constrained_duration``, ``impacts_per_cycle``."""
+    return Result("ZenoOrbit", json.loads(_core.zeno_orbit(*model_text(model), None if e is None else float(e))))
+
+
+def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = 11) -> Result:
+    """P3's Theorem 1 about the stable simple orbit (e = 0): with the neighbourhood bounds
+    ``eps1`` (rad), ``eps2`` (rad/s), ``eps3`` (rad), the scalars of (10), the constants of
+    Assumption 1 (kappa on a ``grid`` x ``grid`` sample of Omega_2), condition (11) and the
+    restitution limits (12)-(15)
+    below which a Zeno periodic orbit persists (``e_max``)."""
+    return Result(
+        "ZenoBound", json.loads(_core.zeno_bound(*model_text(model), float(eps1), float(eps2), float(eps3), int(grid)))
+    )
+
+
+def continuation(model: Model, e_step: float = 0.05, e_max: float = 1.0, e_tol: float = 1e-4) -> Result:
+    """The branch of Zeno periodic orbits from e = 0 as restitution grows (continuation in e,
+    each Newton solve from the previous orbit):
+    ``e_critical`` (the largest e with a Zeno periodic orbit), ``e_failed``, ``reason``,
+    ``points``; and the branch as arrays ``e``, ``period``, ``constrained_duration``, ``gamma``,
+    ``impacts_per_cycle``, ``zeno`` (under ``branch``)."""
+    summary, branch = _core.zeno_continuation(*model_text(model), float(e_step), float(e_max), float(e_tol))
+    d = json.loads(summary)
+    d["branch"] = branch
+    return Result("ZenoContinuation", d)

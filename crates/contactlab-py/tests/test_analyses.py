@@ -1,0 +1,165 @@
+"""Every analysis of P1-P5 from Python against the command line's JSON (and files) on the same
+model, and bad options raising ValueError naming the option."""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contactlab
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
+
+
+def cli(*args):
+    exe = os.environ.get("CONTACTLAB_BIN") or str(ROOT / "target" / "debug" / "contactlab")
+    out = subprocess.run([exe, *map(str, args), "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def without(d, *keys):
+    return {k: v for k, v in d.items() if k not in keys}
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
+
+
+# --- P1 ---------------------------------------------------------------------------------------
+
+
+def test_p1_modes_match_the_cli():
+    model = EXAMPLES / "two-contact" / "config-A.toml"
+    r = contactlab.p1.modes(model)
+    assert r.to_dict() == cli("equilibrium", "modes", model)
+    assert r.analysis["equilibrium"] and len(r.modes) >= 1
+
+
+def test_p1_maps_at_given_angles_equal_the_sampled_maps():
+    model = EXAMPLES / "two-contact" / "config-A.toml"
+    phi, R, G = contactlab.p1.maps(model, samples=41)
+    phi2, R2, G2 = contactlab.p1.maps(model, phi=phi[::-1])
+    assert np.array_equal(phi2, phi[::-1])
+    assert np.array_equal(R2, R[::-1], equal_nan=True) and np.array_equal(G2, G[::-1], equal_nan=True)
+    with pytest.raises(ValueError, match="impact angle"):
+        contactlab.p1.maps(model, phi=[0.0, 2.0])
+
+
+def test_p1_simulate_matches_the_cli_json_and_trajectory_files(tmp_path):
+    model = EXAMPLES / "two-contact" / "config-A.toml"
+    r = contactlab.p1.simulate(model, {"z2": 1e-4}, max_events=300)
+    c = cli("equilibrium", "simulate", model, "--perturb", "z2=1e-4", "--max-events", 300, "--out", tmp_path)
+    assert without(r.to_dict(), "trajectory", "nonlinear") == without(c, "nonlinear")
+    assert without(r.nonlinear, "trajectory") == c["nonlinear"]
+    assert r.outcome == "rest"
+    for got, name in [(r.trajectory, "trajectory.csv"), (r.nonlinear["trajectory"], "trajectory_nonlinear.csv")]:
+        want = read_csv(tmp_path / name)
+        assert set(got) == set(want) == {"t", "z1", "z2", "x1", "x2"}
+        for k in want:
+            # (the CSV holds Rust's shortest round-trip decimal: exact)
+            assert np.array_equal(got[k], want[k]), k
+    # The string form is the command line's.
+    assert contactlab.p1.simulate(model, "z2=1e-4", max_events=300).to_dict().keys() == r.to_dict().keys()
+    with pytest.raises(ValueError, match="perturb: z2: gaps must be >= 0"):
+        contactlab.p1.simulate(model, {"z2": -1.0})
+    with pytest.raises(ValueError, match="t_max"):
+        contactlab.p1.simulate(model, t_max=0.0)
+
+
+# --- P2 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("walker", ["rimless-wheel", "compass-biped"])
+def test_walker_gait_painleve_and_slip_match_the_cli(walker):
+    model = EXAMPLES / "walker" / f"{walker}.toml"
+    assert contactlab.walker.gait(model).to_dict() == cli("walker", "gait", model)
+    p = contactlab.walker.painleve(model, sigma=-1)
+    c = cli("walker", "painleve", model, "--sigma", "-1")
+    assert without(p.to_dict(), "theta", "b_negative_grid") == c
+    if walker == "compass-biped":
+        assert p.b_negative_grid.shape == (len(p.theta), len(p.theta))
+        assert int(p.b_negative_grid.sum()) == c["b_negative"]["grid_cells"] > 0
+    state = [-0.3, 0.643, 0.5] if walker == "rimless-wheel" else [-0.15, 0.3, 0.7, -0.5, 0.2]
+    s = contactlab.walker.slip(model, state)
+    assert s.to_dict() == cli("walker", "slip", model, "--state", ",".join(map(str, state)))
+    with pytest.raises(ValueError, match="state: .* takes"):
+        contactlab.walker.slip(model, state[:2])
+    with pytest.raises(ValueError, match="sigma"):
+        contactlab.walker.painleve(model, sigma=0)
+
+
+def test_walker_jam_threshold_matches_the_cli():
+    model = EXAMPLES / "walker" / "rimless-wheel.toml"
+    r = contactlab.walker.slip(model, [-0.3, 0.643, 0.5], jam_threshold=True)
+    assert r.to_dict() == cli("walker", "slip", model, "--state", "-0.3,0.643,0.5", "--jam-threshold")
+    assert 0 < r.jam_threshold < 5
+
+
+# --- P3 ---------------------------------------------------------------------------------------
+
+
+def test_zeno_simulate_matches_the_cli_json_and_trajectory_file(tmp_path):
+    model = EXAMPLES / "zeno" / "double-pendulum-pd-e0.5.toml"
+    r = contactlab.zeno.simulate(model, t_max=10)
+    c = cli("zeno", "simulate", model, "--t-max", 10, "--out", tmp_path)
+    arrays = ("t", "q", "v", "constrained", "lambda", "coordinates", "event_times", "event_kinds")
+    assert without(r.to_dict(), *arrays) == c
+    assert r.zeno_points >= 1 and "zeno" in r.event_kinds
+    with open(tmp_path / "trajectory.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(r.t) and r.q.shape == (len(r.t), 2)
+    assert np.array_equal(r.t, [float(x["t"]) for x in rows])
+    assert np.array_equal(r.q[:, 1], [float(x["theta2"]) for x in rows])
+    assert list(r.constrained) == [x["constrained"] == "true" for x in rows]
+    with pytest.raises(ValueError, match="e: must be a number in"):
+        contactlab.zeno.simulate(model, e=1.5)
+
+
+def test_zeno_orbit_bound_and_continuation_match_the_cli():
+    model = EXAMPLES / "zeno" / "double-pendulum-pd.toml"
+    assert contactlab.zeno.orbit(model, e=0.5).to_dict() == cli("zeno", "orbit", model, "--e", 0.5)
+    b = contactlab.zeno.bound(model, 0.05, 0.05, 0.05, grid=3)
+    assert b.to_dict() == cli("zeno", "bound", model, "--eps1", 0.05, "--eps2", 0.05, "--eps3", 0.05, "--grid", 3)
+    k = contactlab.zeno.continuation(model, e_max=0.1)
+    c = cli("zeno", "continue", model, "--e-max", 0.1)
+    assert without(k.to_dict(), "branch") == c
+    assert len(k.branch["e"]) == c["points"] and k.branch["e"][-1] == c["e_critical"]
+    with pytest.raises(ValueError, match="periodic motion"):
+        contactlab.zeno.orbit(EXAMPLES / "zeno" / "bouncing-ball.toml")
+    with pytest.raises(ValueError, match="e_step"):
+        contactlab.zeno.continuation(model, e_step=0.0)
+
+
+# --- P4 ---------------------------------------------------------------------------------------
+
+
+def test_fixture_theorem4_and_mu_sweep_match_the_cli():
+    model = EXAMPLES / "fixture" / "disk-mu0.2-0.5.toml"
+    assert contactlab.fixture.theorem4(model).to_dict() == cli("fixture", "theorem4", model)
+    s = contactlab.fixture.mu_sweep(model, max_scale=2, steps=6)
+    assert s.to_dict() == cli("fixture", "mu-sweep", model, "--max-scale", 2, "--steps", 6)
+    with pytest.raises(ValueError, match="max_scale"):
+        contactlab.fixture.mu_sweep(model, max_scale=-1)
+
+
+# --- scale-out without Python -----------------------------------------------------------------
+
+
+def test_three_shards_merged_equal_the_unsharded_atlas(tmp_path):
+    model = EXAMPLES / "two-contact" / "config-B.toml"
+    args = ["equilibrium", "atlas", model, "--vary", "com_x=-0.05:0.0:5", "--vary", "com_z=0.1:0.16:3", "--samples", 101]
+    whole = cli(*args, "--out", tmp_path / "whole")
+    for k in (1, 2, 3):
+        cli(*args, "--shard", f"{k}/3", "--out", tmp_path / f"s{k}")
+    merged = cli("merge", *[tmp_path / f"s{k}" / "atlas-shard.json" for k in (3, 1, 2)], "--out", tmp_path / "merged")
+    assert merged == whole
+    assert (tmp_path / "merged" / "atlas.csv").read_bytes() == (tmp_path / "whole" / "atlas.csv").read_bytes()
