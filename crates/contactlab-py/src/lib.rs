@@ -49,47 +49,186 @@ fn vector(v: &PyReadonlyArray1<'_, f64>) -> DVector<f64> {
     DVector::from_iterator(v.len(), v.as_array().iter().copied())
 }
 
+/// `numpy.require(obj, dtype=float64, requirements="A")`: any array-like as an aligned float
+/// array (the slow path: lists, other dtypes, arrays unpickled unaligned).
+fn require_f64<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let kw = PyDict::new(py);
+    kw.set_item("dtype", "float64")?;
+    kw.set_item("requirements", "A")?;
+    py.import("numpy")?
+        .getattr("require")?
+        .call((obj,), Some(&kw))
+        .map_err(|e| PyValueError::new_err(format!("{name}: not an array of numbers: {e}")))
+}
+
+/// A matrix argument: an aligned float64 numpy array is read in place (any strides); anything
+/// else goes through `numpy.require` first.
+fn matrix_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<DMatrix<f64>> {
+    if let Ok(a) = obj.cast::<PyArray2<f64>>() {
+        if a.is_aligned() {
+            return matrix(&a.readonly());
+        }
+    }
+    let a = require_f64(obj, name)?;
+    match a.cast::<PyArray2<f64>>() {
+        Ok(a) => matrix(&a.readonly()),
+        Err(_) => {
+            Err(PyValueError::new_err(format!("{name}: expected a 2-D array, got {} dimension(s)", a.getattr("ndim")?)))
+        }
+    }
+}
+
+/// A vector argument (any shape is flattened, as `numpy.ravel`).
+fn vector_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<DVector<f64>> {
+    if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+        if a.is_aligned() {
+            return Ok(vector(&a.readonly()));
+        }
+    }
+    let a = require_f64(obj, name)?.call_method0("ravel")?;
+    Ok(vector(&a.cast::<PyArray1<f64>>()?.readonly()))
+}
+
 fn model_doc(name: &str, text: &str, is_json: bool) -> PyResult<ModelDoc> {
     ModelDoc::parse(name, text, is_json).map_err(to_py)
 }
 
-/// Solves the LCP `0 ≤ z ⟂ M z + q ≥ 0` (Lemke with its certified fallback); returns a dict
-/// with the keys of the CLI's JSON, `z` and `w` as arrays (built here: no JSON round trip on
-/// this hot path).
+/// The solution of an LCP (`contactlab.lcp.solve`): its fields are the keys of
+/// `contactlab lcp solve --json`; `z` and `w` are numpy arrays. Frozen.
+#[pyclass(frozen, module = "contactlab.lcp")]
+struct LcpSolution {
+    /// "solved", "no-solution", "iteration-limit" or "numerical-error".
+    #[pyo3(get)]
+    status: &'static str,
+    /// The solution `z` (when solved).
+    #[pyo3(get)]
+    z: Py<PyArray1<f64>>,
+    /// `w = M z + q`.
+    #[pyo3(get)]
+    w: Py<PyArray1<f64>>,
+    /// The complementarity residual, relative to the data's scale (None if not finite).
+    #[pyo3(get)]
+    residual: Option<f64>,
+    /// Pivots taken.
+    #[pyo3(get)]
+    pivots: usize,
+    /// The method that concluded.
+    #[pyo3(get)]
+    method: String,
+    /// Why Lemke's method stopped without a solution, if it did.
+    #[pyo3(get)]
+    reason: Option<String>,
+    /// Whether "no-solution" is certified (by the feasibility LP or by enumeration).
+    #[pyo3(get)]
+    certified: bool,
+    /// The size of the problem.
+    #[pyo3(get)]
+    n: usize,
+}
+
+const LCP_FIELDS: [&str; 9] = ["status", "z", "w", "residual", "pivots", "method", "reason", "certified", "n"];
+
+#[pymethods]
+impl LcpSolution {
+    /// The fields as a plain dict.
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(slf.py());
+        for k in LCP_FIELDS {
+            d.set_item(k, slf.getattr(k)?)?;
+        }
+        Ok(d)
+    }
+
+    fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        if LCP_FIELDS.contains(&key) {
+            slf.getattr(key)
+        } else {
+            Err(pyo3::exceptions::PyKeyError::new_err(key.to_string()))
+        }
+    }
+
+    fn keys(&self) -> Vec<&'static str> {
+        LCP_FIELDS.to_vec()
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let mut parts = Vec::new();
+        for k in LCP_FIELDS {
+            let r = slf.getattr(k)?.repr()?.to_string();
+            let r = if r.chars().count() <= 60 { r } else { r.chars().take(57).collect::<String>() + "..." };
+            parts.push(format!("{k}={r}"));
+        }
+        Ok(format!("LcpSolution({})", parts.join(", ")))
+    }
+}
+
+/// Solves the linear complementarity problem: find z with 0 <= z ⟂ w = M z + q >= 0.
+///
+/// Lemke's method; on a secondary ray a feasibility LP and, for n <= 12, exhaustive
+/// enumeration, so that "no-solution" is certified whenever possible. `M` (n x n) and `q` (n)
+/// are array-likes of numbers; `max_pivots` bounds the work.
+///
+/// Returns an `LcpSolution` with `status` ("solved", "no-solution", "iteration-limit",
+/// "numerical-error"), `z` and `w` (numpy arrays), `residual`, `pivots`, `method`, `reason`,
+/// `certified` and `n`: the keys of `contactlab lcp solve --json`. Raises ValueError for bad
+/// input (shapes, NaN).
 #[pyfunction]
-#[pyo3(signature = (m, q, max_pivots=None))]
-fn lcp_solve<'py>(
-    py: Python<'py>,
-    m: PyReadonlyArray2<'py, f64>,
-    q: PyReadonlyArray1<'py, f64>,
+#[pyo3(signature = (M, q, max_pivots=None))]
+#[allow(non_snake_case)]
+fn lcp_solve(
+    py: Python<'_>,
+    M: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
     max_pivots: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let problem = Lcp::new(matrix(&m)?, vector(&q)).map_err(to_py)?;
+) -> PyResult<LcpSolution> {
+    let problem = Lcp::new(matrix_arg(M, "M")?, vector_arg(q, "q")?).map_err(to_py)?;
     let mut settings = LcpSettings::default();
     if let Some(k) = max_pivots {
         settings.max_pivots = k.max(1);
     }
     let n = problem.n();
     let s = py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?;
-    let d = PyDict::new(py);
-    d.set_item("status", s.status.as_str())?;
-    d.set_item("z", s.z.as_slice().to_vec().into_pyarray(py))?;
-    d.set_item("w", s.w.as_slice().to_vec().into_pyarray(py))?;
-    d.set_item("residual", contactlab::util::finite_or_none(s.residual))?;
-    d.set_item("pivots", s.pivots)?;
-    d.set_item("method", contactlab::util::kebab(&s.method))?;
-    d.set_item("reason", s.reason.map(|r| contactlab::util::kebab(&r)))?;
-    d.set_item("certified", s.certified)?;
-    d.set_item("n", n)?;
-    Ok(d)
+    Ok(LcpSolution {
+        status: s.status.as_str(),
+        z: s.z.as_slice().to_vec().into_pyarray(py).unbind(),
+        w: s.w.as_slice().to_vec().into_pyarray(py).unbind(),
+        residual: contactlab::util::finite_or_none(s.residual),
+        pivots: s.pivots,
+        method: contactlab::util::kebab(&s.method),
+        reason: s.reason.map(|r| contactlab::util::kebab(&r)),
+        certified: s.certified,
+        n,
+    })
+}
+
+/// The Rust side of the overhead benchmark: seconds per `Lcp::new` + `lcp::solve` on the same
+/// data, averaged over `reps` calls in a Rust loop.
+#[pyfunction]
+#[allow(non_snake_case)]
+fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, reps: usize) -> PyResult<f64> {
+    let (m, q) = (matrix_arg(M, "M")?, vector_arg(q, "q")?);
+    let settings = LcpSettings::default();
+    Lcp::new(m.clone(), q.clone()).map_err(to_py)?;
+    let t = py.detach(|| {
+        let start = std::time::Instant::now();
+        for _ in 0..reps.max(1) {
+            if let Ok(p) = Lcp::new(m.clone(), q.clone()) {
+                std::hint::black_box(lcp::solve(&p, &settings).ok());
+            }
+        }
+        start.elapsed().as_secs_f64()
+    });
+    Ok(t / reps.max(1) as f64)
 }
 
 /// Every solution of the LCP as polyhedral pieces (n ≤ 20), as the CLI's `lcp solve --all`
 /// JSON.
 #[pyfunction]
-fn lcp_solve_all(py: Python<'_>, m: PyReadonlyArray2<'_, f64>, q: PyReadonlyArray1<'_, f64>) -> PyResult<String> {
+#[allow(non_snake_case)]
+fn lcp_solve_all(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<String> {
     use contactlab::lcp::enumerate;
-    let problem = Lcp::new(matrix(&m)?, vector(&q)).map_err(to_py)?;
+    let problem = Lcp::new(matrix_arg(M, "M")?, vector_arg(q, "q")?).map_err(to_py)?;
     let n = problem.n();
     let e = py.detach(|| enumerate::enumerate(&problem, &enumerate::EnumSettings::default())).map_err(to_py)?;
     json_string(&e.summary(n))
@@ -97,8 +236,9 @@ fn lcp_solve_all(py: Python<'_>, m: PyReadonlyArray2<'_, f64>, q: PyReadonlyArra
 
 /// Matrix classes of `M` (P, column adequate, column quasi-adequate, PSD), as the CLI's JSON.
 #[pyfunction]
-fn lcp_classes(py: Python<'_>, m: PyReadonlyArray2<'_, f64>) -> PyResult<String> {
-    let m = matrix(&m)?;
+#[allow(non_snake_case)]
+fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<String> {
+    let m = matrix_arg(M, "M")?;
     json_string(&py.detach(|| classes::all(&m)).map_err(to_py)?)
 }
 
@@ -215,13 +355,14 @@ fn p1_maps_at<'py>(
     name: &str,
     text: &str,
     is_json: bool,
-    phi: PyReadonlyArray1<'py, f64>,
+    phi: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u8>>)> {
     use contactlab::twocontact::poincare::{return_map, ReturnStatus};
     use contactlab::twocontact::{sim::Simulator, zod::Zod};
     use rayon::prelude::*;
     let p = p1_model(name, text, is_json)?;
-    let phi = phi.as_slice()?;
+    let phi = vector_arg(phi, "phi")?;
+    let phi = phi.as_slice();
     let pts = py
         .detach(|| -> Result<Vec<_>, contactlab::Error> {
             let sim = Simulator::new(Zod::new(&p)?)?;
@@ -239,6 +380,37 @@ fn p1_maps_at<'py>(
         })
         .collect();
     Ok((col(py, r), col(py, g), status.into_pyarray(py)))
+}
+
+/// The Rust side of the `R(φ)` benchmark: seconds per evaluation of the maps at `phi` (the
+/// simulator built from the parsed model, then the same parallel loop as `p1_maps_at`),
+/// averaged over `reps` runs.
+#[pyfunction]
+fn _time_p1_maps_at(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    phi: &Bound<'_, PyAny>,
+    reps: usize,
+) -> PyResult<f64> {
+    use contactlab::twocontact::poincare::return_map;
+    use contactlab::twocontact::{sim::Simulator, zod::Zod};
+    use rayon::prelude::*;
+    let p = p1_model(name, text, is_json)?;
+    let phi = vector_arg(phi, "phi")?;
+    let t = py
+        .detach(|| -> Result<f64, contactlab::Error> {
+            let start = std::time::Instant::now();
+            for _ in 0..reps.max(1) {
+                let sim = Simulator::new(Zod::new(&p)?)?;
+                let pts: Vec<_> = phi.as_slice().par_iter().map(|&f| return_map(&sim, f)).collect::<Result<_, _>>()?;
+                std::hint::black_box(pts);
+            }
+            Ok(start.elapsed().as_secs_f64())
+        })
+        .map_err(to_py)?;
+    Ok(t / reps.max(1) as f64)
 }
 
 /// P1: an event-driven run of the zero-order dynamics and of the nonlinear model from the
@@ -447,7 +619,10 @@ fn zeno_continuation<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
+    m.add_class::<LcpSolution>()?;
     m.add_function(wrap_pyfunction!(lcp_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_lcp_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_p1_maps_at, m)?)?;
     m.add_function(wrap_pyfunction!(lcp_classes, m)?)?;
     m.add_function(wrap_pyfunction!(lcp_solve_all, m)?)?;
     m.add_function(wrap_pyfunction!(p1_classify, m)?)?;

@@ -140,3 +140,24 @@ def test_sweep_as_an_xarray_dataset():
         assert str(cell["verdict"].values) == row["verdict"]
     with pytest.raises(ValueError, match="output"):
         contactlab.sweep(model, vary, client=False, output="csv")
+
+
+def test_lcp_solve_takes_any_array_like_with_the_same_answer():
+    M = np.array([[2.0, 1.0], [1.0, 2.0]])
+    q = np.array([-5.0, -6.0])
+    want = contactlab.lcp.solve(M, q)
+    assert isinstance(want, contactlab.lcp.LcpSolution)
+    # lists, integers, a transposed (non-contiguous) view, a column vector, an unaligned buffer
+    raw = np.zeros(5 * 8 + 1, dtype=np.uint8)[1:].view(np.float64)
+    raw[:4] = M.reshape(-1)
+    unaligned = raw[:4].reshape(2, 2)
+    assert not unaligned.flags.aligned
+    for MM, qq in [(M.tolist(), q.tolist()), (np.array([[2, 1], [1, 2]]), q), (M.T.copy().T, q),
+                   (M, q.reshape(2, 1)), (unaligned, q)]:
+        r = contactlab.lcp.solve(MM, qq)
+        assert r.status == "solved" and np.array_equal(r.z, want.z) and np.array_equal(r.w, want.w)
+    assert r["pivots"] == r.pivots and list(r.keys()) == list(r.to_dict())
+    with pytest.raises(ValueError, match="M: not an array of numbers"):
+        contactlab.lcp.solve([["a", "b"], ["c", "d"]], q)
+    with pytest.raises(ValueError, match="non-finite"):
+        contactlab.lcp.solve(np.array([[np.nan, 0.0], [0.0, 1.0]]), q)

@@ -21,6 +21,10 @@ def _evaluate_chunk(name, text, is_json, keys, points, samples):
     return json.loads(cells)
 
 
+def _evaluate_chunk_args(args):
+    return _evaluate_chunk(*args)
+
+
 def grid_points(vary):
     """The cells of the grid spanned by ``vary`` ({key: values}, one or two keys), the first key
     varying fastest (the order of ``contactlab equilibrium atlas``): an array (cells x keys)."""
@@ -37,7 +41,7 @@ def grid_points(vary):
 
 
 def sweep(
-    model: Model, vary, analysis="classify", client=None, chunk_size=64, samples=DEFAULT_SAMPLES, output="pandas"
+    model: Model, vary, analysis="classify", client=None, chunk_size=None, samples=DEFAULT_SAMPLES, output="pandas"
 ):
     """P1's verdict over a grid of parameters (P1 Fig. 6 atlas), as a pandas DataFrame with one
     row per cell: the varied keys, ``verdict``, ``theorem`` and ``g_star`` (``output="xarray"``:
@@ -45,7 +49,9 @@ def sweep(
 
     ``vary`` maps model keys (or ``com_x``/``com_z``, the centre of mass with the contacts fixed)
     to arrays of values. The grid is cut into chunks of ``chunk_size`` cells, each evaluated in
-    Rust. ``client=None`` runs the chunks on a ``dask.distributed.LocalCluster`` with two worker
+    Rust (in parallel inside the chunk); by default four chunks per worker thread of the cluster
+    (a task costs milliseconds of scheduling; fewer, larger chunks keep that small beside the
+    work), and one chunk in this process. ``client=None`` runs the chunks on a ``dask.distributed.LocalCluster`` with two worker
     processes on this machine; a ``dask.distributed.Client`` runs them on its cluster; and
     ``client=False`` evaluates them here, one after the other. The result does not depend on the
     chunking or the workers.
@@ -54,23 +60,30 @@ def sweep(
         raise ValueError(f"output: 'pandas' or 'xarray', got {output!r}")
     if analysis != "classify":
         raise ValueError(f"analysis: only 'classify' (P1's verdicts) is available, got {analysis!r}")
-    if int(chunk_size) < 1:
+    if chunk_size is not None and int(chunk_size) < 1:
         raise ValueError(f"chunk_size: must be >= 1, got {chunk_size}")
     name, text, is_json = model_text(model)
     keys, points = grid_points(vary)
-    chunks = [points[i : i + int(chunk_size)] for i in range(0, len(points), int(chunk_size))]
-    args = [(name, text, is_json, keys, c, int(samples)) for c in chunks]
-    if client is False:
-        parts = [_evaluate_chunk(*a) for a in args]
-    else:
+
+    def run(c):
+        threads = 1 if c is False else sum(w.get("nthreads", 1) for w in c.scheduler_info()["workers"].values())
+        size = int(chunk_size) if chunk_size is not None else -(-len(points) // (4 * max(threads, 1)))
+        if chunk_size is None and c is False:
+            size = len(points)
+        chunks = [points[i : i + size] for i in range(0, len(points), size)]
+        args = [(name, text, is_json, keys, ch, int(samples)) for ch in chunks]
+        if c is False:
+            return [_evaluate_chunk(*a) for a in args]
+        return c.gather(c.map(_evaluate_chunk_args, args, pure=False))
+
+    if client is None:
         from dask.distributed import Client, LocalCluster
 
-        if client is None:
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-                with Client(cluster) as local:
-                    parts = local.gather(local.map(lambda a: _evaluate_chunk(*a), args, pure=False))
-        else:
-            parts = client.gather(client.map(lambda a: _evaluate_chunk(*a), args, pure=False))
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with Client(cluster) as local:
+                parts = run(local)
+    else:
+        parts = run(client)
     import pandas as pd
 
     cells = [c for part in parts for c in part]
