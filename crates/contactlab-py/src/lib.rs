@@ -283,17 +283,41 @@ fn p1_atlas_cells(
     text: &str,
     is_json: bool,
     keys: Vec<String>,
-    points: PyReadonlyArray2<'_, f64>,
+    points: &Bound<'_, PyAny>,
     samples: usize,
 ) -> PyResult<String> {
     let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
-    let m = matrix(&points)?;
+    let m = matrix_arg(points, "points")?;
     let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let cells = py
         .detach(|| contactlab::twocontact::atlas::classify_cells(&p, &keys, &rows, samples, &|_, _| {}))
         .map_err(to_py)?;
     json_string(&cells)
+}
+
+/// The `kind` of a model.
+#[pyfunction]
+fn model_kind(name: &str, text: &str, is_json: bool) -> PyResult<String> {
+    Ok(model_doc(name, text, is_json)?.kind().map_err(to_py)?.to_string())
+}
+
+/// P4: the classification of a `fixture` model at each row of `points` (one value per key of
+/// `keys`: `load[i]`, `mu[i]`, `mu_scale`), in parallel; the cells as JSON.
+#[pyfunction]
+fn fixture_cells(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    keys: Vec<String>,
+    points: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let m = matrix_arg(points, "points")?;
+    let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    json_string(&py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
 }
 
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.
@@ -629,6 +653,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
     m.add_function(wrap_pyfunction!(p1_atlas_cells, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
+    m.add_function(wrap_pyfunction!(fixture_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(eqset_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(p1_modes, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps_at, m)?)?;

@@ -163,3 +163,28 @@ def test_three_shards_merged_equal_the_unsharded_atlas(tmp_path):
     merged = cli("merge", *[tmp_path / f"s{k}" / "atlas-shard.json" for k in (3, 1, 2)], "--out", tmp_path / "merged")
     assert merged == whole
     assert (tmp_path / "merged" / "atlas.csv").read_bytes() == (tmp_path / "whole" / "atlas.csv").read_bytes()
+
+
+def test_monte_carlo_over_loads_on_a_local_cluster_equals_each_classification():
+    pytest.importorskip("dask.distributed")
+    model = EXAMPLES / "fixture" / "disk-mu0.2-0.5.toml"
+    rng = np.random.default_rng(3)
+    angle = rng.uniform(0, 2 * math.pi, 12)
+    loads = {"load[0]": np.cos(angle), "load[1]": np.sin(angle), "load[2]": rng.normal(scale=0.3, size=12)}
+    here = contactlab.sweep(model, cells=loads, client=False)
+    spread = contactlab.sweep(model, cells=loads, client=None, chunk_size=5)
+    assert here.equals(spread) and len(here) == 12
+    data = tomllib.loads(model.read_text())
+    for _, row in here.iterrows():
+        data["load"] = [row["load[0]"], row["load[1]"], row["load[2]"]]
+        c = contactlab.fixture.classify(data)
+        assert row["classification"] == c.classification and row["weakly_stable"] == c.weakly_stable
+    assert set(here["classification"]) >= {"strongly-unstable"}
+    grid = contactlab.sweep(model, vary={"mu_scale": [0.0, 1.0, 4.0]}, client=False, output="xarray")
+    assert dict(grid.sizes) == {"mu_scale": 3}
+    with pytest.raises(ValueError, match="unknown key"):
+        contactlab.sweep(model, cells={"load[7]": [1.0]}, client=False)
+    with pytest.raises(ValueError, match="either as a grid"):
+        contactlab.sweep(model, client=False)
+    with pytest.raises(ValueError, match="kind"):
+        contactlab.sweep(EXAMPLES / "zeno" / "bouncing-ball.toml", vary={"e": [0.5]}, client=False)

@@ -1,5 +1,6 @@
-"""Parameter studies that scale out on Dask: a grid of model parameters cut into chunks, each
-chunk evaluated in Rust (in parallel inside the chunk), the chunks spread over a Dask cluster."""
+"""Parameter studies that scale out on Dask: a grid (or a list) of parameter values cut into
+chunks, each chunk evaluated in Rust (in parallel inside the chunk), the chunks spread over a Dask
+cluster."""
 
 import json
 
@@ -10,14 +11,21 @@ from ._results import Model, model_text
 
 DEFAULT_SAMPLES = 2001
 
+# Per model kind: the compiled chunk evaluator and the columns it adds to each cell.
+_KINDS = {
+    "planar-two-contact": ("p1_atlas_cells", ("verdict", "theorem", "g_star")),
+    "fixture": ("fixture_cells", ("classification", "weakly_stable", "strongly_stable", "critical_mu")),
+}
 
-def _evaluate_chunk(name, text, is_json, keys, points, samples):
+
+def _evaluate_chunk(kind, name, text, is_json, keys, points, samples):
     """One chunk's cells (runs on a worker)."""
     from contactlab import _core as core
 
-    # (An array unpickled on a worker can be unaligned; the extension needs aligned C order.)
-    points = np.require(points, dtype=np.float64, requirements=["C", "A"])
-    cells = core.p1_atlas_cells(name, text, is_json, list(keys), points, samples)
+    if kind == "planar-two-contact":
+        cells = core.p1_atlas_cells(name, text, is_json, list(keys), points, samples)
+    else:
+        cells = core.fixture_cells(name, text, is_json, list(keys), points)
     return json.loads(cells)
 
 
@@ -40,30 +48,67 @@ def grid_points(vary):
     return keys, np.column_stack([x.reshape(-1), y.reshape(-1)])
 
 
-def sweep(
-    model: Model, vary, analysis="classify", client=None, chunk_size=None, samples=DEFAULT_SAMPLES, output="pandas"
-):
-    """P1's verdict over a grid of parameters (P1 Fig. 6 atlas), as a pandas DataFrame with one
-    row per cell: the varied keys, ``verdict``, ``theorem`` and ``g_star`` (``output="xarray"``:
-    an ``xarray.Dataset`` with one dimension per varied key and those three variables).
+def list_points(cells):
+    """The cells given as ``{key: values}`` with one value per cell for every key (a
+    Monte-Carlo sample, a path through parameter space): an array (cells x keys)."""
+    keys = list(cells)
+    if not keys:
+        raise ValueError("cells: give at least one parameter")
+    cols = [np.asarray(cells[k], dtype=np.float64).reshape(-1) for k in keys]
+    if len({c.size for c in cols}) != 1 or cols[0].size == 0:
+        raise ValueError(f"cells: every parameter needs the same number (> 0) of values, got {[c.size for c in cols]}")
+    return keys, np.column_stack(cols)
 
-    ``vary`` maps model keys (or ``com_x``/``com_z``, the centre of mass with the contacts fixed)
-    to arrays of values. The grid is cut into chunks of ``chunk_size`` cells, each evaluated in
-    Rust (in parallel inside the chunk); by default four chunks per worker thread of the cluster
-    (a task costs milliseconds of scheduling; fewer, larger chunks keep that small beside the
-    work), and one chunk in this process. ``client=None`` runs the chunks on a ``dask.distributed.LocalCluster`` with two worker
-    processes on this machine; a ``dask.distributed.Client`` runs them on its cluster; and
-    ``client=False`` evaluates them here, one after the other. The result does not depend on the
-    chunking or the workers.
+
+def sweep(
+    model: Model,
+    vary=None,
+    analysis="classify",
+    client=None,
+    chunk_size=None,
+    samples=DEFAULT_SAMPLES,
+    output="pandas",
+    cells=None,
+):
+    """A parameter study: the model's classification at every cell, as a pandas DataFrame with
+    one row per cell (the parameters, then the analysis's columns), or with ``output="xarray"``
+    an ``xarray.Dataset`` (one dimension per varied key for a grid; a ``cell`` dimension for a
+    list of cells).
+
+    The cells are either the grid spanned by ``vary`` ({key: values}, one or two keys, the first
+    varying fastest, as ``contactlab equilibrium atlas --vary``) or the list ``cells`` ({key:
+    values} with one value per cell: Monte-Carlo samples, say). By the model's kind:
+
+    * ``planar-two-contact`` (P1, the Fig. 6 atlas): keys are model keys or ``com_x``/``com_z``
+      (the centre of mass with the contacts fixed); columns ``verdict``, ``theorem`` (Theorems
+      1-5) and ``g_star``; ``samples`` values of phi per cell.
+    * ``fixture`` (P4): keys ``load[i]`` (a component of the external load), ``mu[i]`` (a
+      contact's friction coefficient, from 0) and ``mu_scale`` (all coefficients scaled);
+      columns ``classification``, ``weakly_stable``, ``strongly_stable`` and ``critical_mu``
+      (Theorem 2).
+
+    The cells are cut into chunks of ``chunk_size``, each evaluated in Rust (in parallel inside
+    the chunk); by default four chunks per worker thread of the cluster (a task costs
+    milliseconds of scheduling: fewer, larger chunks keep that small beside the work), and one
+    chunk in this process. ``client=None`` runs the chunks on a ``dask.distributed.LocalCluster``
+    with two worker processes on this machine; a ``dask.distributed.Client`` runs them on its
+    cluster (dask-jobqueue on Slurm, Kubernetes, ...); ``client=False`` evaluates them here. The
+    result does not depend on the chunking or the workers.
     """
     if output not in ("pandas", "xarray"):
         raise ValueError(f"output: 'pandas' or 'xarray', got {output!r}")
     if analysis != "classify":
-        raise ValueError(f"analysis: only 'classify' (P1's verdicts) is available, got {analysis!r}")
+        raise ValueError(f"analysis: only 'classify' is available, got {analysis!r}")
     if chunk_size is not None and int(chunk_size) < 1:
         raise ValueError(f"chunk_size: must be >= 1, got {chunk_size}")
+    if (vary is None) == (cells is None):
+        raise ValueError("give the cells either as a grid (vary=...) or as a list (cells=...)")
     name, text, is_json = model_text(model)
-    keys, points = grid_points(vary)
+    kind = _core.model_kind(name, text, is_json)
+    if kind not in _KINDS:
+        raise ValueError(f"{name}: kind: sweep studies {', '.join(_KINDS)} models, not {kind!r}")
+    columns = _KINDS[kind][1]
+    keys, points = grid_points(vary) if vary is not None else list_points(cells)
 
     def run(c):
         threads = 1 if c is False else sum(w.get("nthreads", 1) for w in c.scheduler_info()["workers"].values())
@@ -71,7 +116,7 @@ def sweep(
         if chunk_size is None and c is False:
             size = len(points)
         chunks = [points[i : i + size] for i in range(0, len(points), size)]
-        args = [(name, text, is_json, keys, ch, int(samples)) for ch in chunks]
+        args = [(kind, name, text, is_json, keys, ch, int(samples)) for ch in chunks]
         if c is False:
             return [_evaluate_chunk(*a) for a in args]
         return c.gather(c.map(_evaluate_chunk_args, args, pure=False))
@@ -86,20 +131,26 @@ def sweep(
         parts = run(client)
     import pandas as pd
 
-    cells = [c for part in parts for c in part]
-    frame = {k: [c["values"][d] for c in cells] for d, k in enumerate(keys)}
-    frame["verdict"] = [c["verdict"] for c in cells]
-    frame["theorem"] = [c["theorem"] for c in cells]
-    frame["g_star"] = [np.nan if c["g_star"] is None else c["g_star"] for c in cells]
+    rows = [c for part in parts for c in part]
+    frame = {k: [c["values"][d] for c in rows] for d, k in enumerate(keys)}
+    for col in columns:
+        values = [c[col] for c in rows]
+        if col in ("g_star", "critical_mu"):
+            values = [np.nan if v is None else v for v in values]
+        frame[col] = values
     df = pd.DataFrame(frame)
     if output == "pandas":
         return df
     import xarray as xr
 
+    if cells is not None:
+        data = {col: ("cell", np.asarray(df[col])) for col in columns}
+        coords = {k: ("cell", np.asarray(df[k])) for k in keys}
+        return xr.Dataset(data, coords=coords)
     # The first key varies fastest: cells reshape to (second key, first key).
     axes = [np.asarray(vary[k], dtype=np.float64).reshape(-1) for k in keys]
     dims = keys[::-1]
     shape = tuple(a.size for a in axes[::-1])
     coords = {k: a for k, a in zip(keys, axes)}
-    data = {v: (dims, np.asarray(df[v]).reshape(shape)) for v in ("verdict", "theorem", "g_star")}
+    data = {col: (dims, np.asarray(df[col]).reshape(shape)) for col in columns}
     return xr.Dataset(data, coords=coords)
