@@ -6,8 +6,6 @@ use clap::{Args, Subcommand};
 use contactlab::eqset::model::{self, EqsetModel};
 use contactlab::eqset::{self as p5, plots, Analysis, PortraitSettings, Settings};
 use contactlab::mechanics::sliders::SliderSystem;
-use contactlab::timestep::bilateral;
-use nalgebra::Vector1;
 use serde_json::json;
 
 use crate::{print_json, write_csv, Common, Failure};
@@ -271,29 +269,19 @@ fn portrait(a: PortraitArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn simulate_of<S: SliderSystem<1, M>, const M: usize>(
-    sys: &S,
-    m: &EqsetModel,
-    a: &SimulateArgs,
-) -> Result<serde_json::Value, Failure> {
-    if !(a.t_max > 0.0 && a.t_max.is_finite()) {
-        return Err(bad(format!("--t-max: must be a finite number > 0 (got {})", a.t_max)));
-    }
-    let h = step_size(a.h, sys.time_scale())?;
-    let steps = (a.t_max / h).ceil() as usize;
-    if steps > 100_000_000 {
-        return Err(bad(format!("--t-max / --h: {steps} steps is more than the limit of 10^8")));
-    }
-    let (q0, v0) = m.initial();
-    let every = (steps / 5000).max(1);
-    let traj = bilateral::run(sys, &Vector1::new(q0), &Vector1::new(v0), h, steps, every)?;
-    let energy: Vec<f64> =
-        traj.q.iter().zip(&traj.v).map(|(q, v)| sys.energy(&Vector1::new(q[0]), &Vector1::new(v[0]))).collect();
+fn simulate_of(m: &EqsetModel, a: &SimulateArgs) -> Result<serde_json::Value, Failure> {
+    let run = contactlab::api::eqset_simulate(m, a.t_max, a.h)?;
+    let traj = &run.trajectory;
     let (name, unit) = m.coordinate();
     if let Some(dir) = &a.common.out {
         let rows: Vec<Vec<String>> = (0..traj.t.len())
             .map(|k| {
-                vec![traj.t[k].to_string(), traj.q[k][0].to_string(), traj.v[k][0].to_string(), energy[k].to_string()]
+                vec![
+                    traj.t[k].to_string(),
+                    traj.q[k][0].to_string(),
+                    traj.v[k][0].to_string(),
+                    run.energy[k].to_string(),
+                ]
             })
             .collect();
         write_csv(dir, "trajectory.csv", &["t", name, &format!("{name}_dot"), "V"], &rows)?;
@@ -302,25 +290,12 @@ fn simulate_of<S: SliderSystem<1, M>, const M: usize>(
             .add(name, pts, contactlab::plot::Mark::Line)
             .save(&dir.join("time.png"))?;
     }
-    let last = traj.t.len() - 1;
-    Ok(json!({
-        "h": h,
-        "steps": steps,
-        "t_end": traj.t[last],
-        "q_end": traj.q[last][0],
-        "q_dot_end": traj.v[last][0],
-        "at_rest": traj.v[last][0] == 0.0,
-        "energy_start": energy[0],
-        "energy_end": energy[last],
-    }))
+    Ok(run.summary())
 }
 
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let summary = match &m {
-        EqsetModel::Rod { system, .. } => simulate_of(system, &m, &a)?,
-        EqsetModel::Block { system, .. } => simulate_of(system, &m, &a)?,
-    };
+    let summary = simulate_of(&m, &a)?;
     if a.common.json {
         print_json(&summary)
     } else {

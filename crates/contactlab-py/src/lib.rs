@@ -639,6 +639,30 @@ fn zeno_continuation<'py>(
     Ok((json_string(&contactlab::api::continuation_json(&c))?, d))
 }
 
+/// P5: time-stepping from the model's initial state, as the CLI's `eqset simulate --json`,
+/// with the recorded `t`, `q`, `q_dot` and energy `V` as arrays and the coordinate's name.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, t_max=10.0, h=None))]
+fn eqset_simulate<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    t_max: f64,
+    h: Option<f64>,
+) -> PyResult<(String, Arrays<'py>)> {
+    let m = contactlab::eqset::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let run = py.detach(|| contactlab::api::eqset_simulate(&m, t_max, h)).map_err(to_py)?;
+    let tr = &run.trajectory;
+    let d = PyDict::new(py);
+    d.set_item("t", col(py, tr.t.clone()))?;
+    d.set_item("q", col(py, tr.q.iter().map(|q| q[0]).collect()))?;
+    d.set_item("q_dot", col(py, tr.v.iter().map(|v| v[0]).collect()))?;
+    d.set_item("V", col(py, run.energy.clone()))?;
+    d.set_item("coordinate", m.coordinate().0)?;
+    Ok((json_string(&run.summary())?, d))
+}
+
 /// The compiled module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -656,6 +680,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fixture_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(eqset_analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(eqset_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(p1_modes, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps_at, m)?)?;
     m.add_function(wrap_pyfunction!(p1_simulate, m)?)?;

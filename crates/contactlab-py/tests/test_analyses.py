@@ -188,3 +188,21 @@ def test_monte_carlo_over_loads_on_a_local_cluster_equals_each_classification():
         contactlab.sweep(model, client=False)
     with pytest.raises(ValueError, match="kind"):
         contactlab.sweep(EXAMPLES / "zeno" / "bouncing-ball.toml", vary={"e": [0.5]}, client=False)
+
+
+# --- P5 ---------------------------------------------------------------------------------------
+
+
+def test_eqset_simulate_matches_the_cli_json_and_trajectory_file(tmp_path):
+    model = EXAMPLES / "eqset" / "friction-oscillator.toml"
+    r = contactlab.eqset.simulate(model, t_max=2)
+    c = cli("eqset", "simulate", model, "--t-max", 2, "--out", tmp_path)
+    assert without(r.to_dict(), "t", "q", "q_dot", "V", "coordinate") == c
+    want = read_csv(tmp_path / "trajectory.csv")
+    assert np.array_equal(r.t, want["t"]) and np.array_equal(r.q, want[r.coordinate])
+    assert np.array_equal(r.V, want["V"])
+    # Friction takes energy out (step to step the semi-implicit scheme's energy may wobble by
+    # O(h^2); it never exceeds the start) and the block comes to rest.
+    assert r.V.max() <= r.V[0] and r.V[-1] < 0.1 * r.V[0] and r.at_rest
+    with pytest.raises(ValueError, match="h: must be"):
+        contactlab.eqset.simulate(model, h=-1.0)

@@ -530,6 +530,79 @@ pub fn fixture_mu_sweep(f: &Fixture, max_scale: f64, steps: usize) -> Result<fix
     fixture::sweep::mu_sweep(f, &scales)
 }
 
+// ---------------------------------------------------------------------------------------------
+// P5: equilibrium sets
+
+/// A time-stepping run of a one-DOF slider model (`eqset simulate`).
+#[derive(Debug, Clone)]
+pub struct EqsetRun {
+    /// The step size (s).
+    pub h: f64,
+    /// Steps taken.
+    pub steps: usize,
+    /// Every recorded step: `t`, `q`, `q̇`.
+    pub trajectory: crate::timestep::Trajectory,
+    /// The mechanical energy `T + U` at every recorded step.
+    pub energy: Vec<f64>,
+}
+
+impl EqsetRun {
+    /// The `--json` object: step, steps, the final state, whether it is at rest, and `V` at the
+    /// start and the end.
+    pub fn summary(&self) -> Value {
+        let tr = &self.trajectory;
+        let last = tr.t.len().saturating_sub(1);
+        let at = |v: &Vec<Vec<f64>>| v.get(last).and_then(|x| x.first()).copied();
+        json!({
+            "h": self.h,
+            "steps": self.steps,
+            "t_end": tr.t.get(last),
+            "q_end": at(&tr.q),
+            "q_dot_end": at(&tr.v),
+            "at_rest": at(&tr.v) == Some(0.0),
+            "energy_start": self.energy.first(),
+            "energy_end": self.energy.last(),
+        })
+    }
+}
+
+fn eqset_run<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(
+    sys: &S,
+    (q0, v0): (f64, f64),
+    t_max: f64,
+    h: Option<f64>,
+) -> Result<EqsetRun, Error> {
+    use nalgebra::Vector1;
+    positive("t_max", t_max)?;
+    let h = match h {
+        None => sys.time_scale() / 400.0,
+        Some(h) => positive("h", h)?,
+    };
+    let steps = (t_max / h).ceil() as usize;
+    if steps > 100_000_000 {
+        return Err(arg("t_max", format!("t_max / h = {steps} steps is more than the limit of 10^8")));
+    }
+    let every = (steps / 5000).max(1);
+    let trajectory = crate::timestep::bilateral::run(sys, &Vector1::new(q0), &Vector1::new(v0), h, steps, every)?;
+    let energy = trajectory
+        .q
+        .iter()
+        .zip(&trajectory.v)
+        .map(|(q, v)| sys.energy(&Vector1::new(q[0]), &Vector1::new(v[0])))
+        .collect();
+    Ok(EqsetRun { h, steps, trajectory, energy })
+}
+
+/// Time-steps the model from its initial state up to `t_max` (s) with step `h` (default 1/400
+/// of the model's time scale), recording at most about 5000 states.
+pub fn eqset_simulate(m: &crate::eqset::model::EqsetModel, t_max: f64, h: Option<f64>) -> Result<EqsetRun, Error> {
+    use crate::eqset::model::EqsetModel;
+    match m {
+        EqsetModel::Rod { system, .. } => eqset_run(system, m.initial(), t_max, h),
+        EqsetModel::Block { system, .. } => eqset_run(system, m.initial(), t_max, h),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

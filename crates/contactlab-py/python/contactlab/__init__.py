@@ -13,7 +13,8 @@ Modules:
     zeno     P3, Or & Ames, Zeno executions and orbits: ``simulate``, ``orbit``, ``bound``,
              ``continuation``
     fixture  P4, Pang & Trinkle, fixtured bodies: ``classify``, ``theorem4``, ``mu_sweep``
-    eqset    P5, van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``
+    eqset    P5, van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``,
+             ``simulate``
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),

@@ -70,3 +70,6 @@ def zeno_bound(name: str, text: str, is_json: bool, eps1: float, eps2: float, ep
 def zeno_continuation(
     name: str, text: str, is_json: bool, e_step: float = 0.05, e_max: float = 1.0, e_tol: float = 1e-4
 ) -> Tuple[str, Dict[str, Any]]: ...
+def eqset_simulate(
+    name: str, text: str, is_json: bool, t_max: float = 10.0, h: Optional[float] = None
+) -> Tuple[str, Dict[str, Any]]: ...

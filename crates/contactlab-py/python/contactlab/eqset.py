@@ -3,6 +3,7 @@
 Models are ``kind = "rod-two-sliders"`` or ``kind = "friction-oscillator"`` files (or dicts)."""
 
 import json
+from typing import Optional
 
 from . import _core
 from ._results import Model, Result, model_text
@@ -13,3 +14,17 @@ def analyze(model: Model, grid: int = 4000) -> Result:
     Theorem 2 (with V of eq. 24) for each: ``sets``, ``c_star``, ``conditions``, the keys of
     ``contactlab eqset analyze --json`` (without its ``closed_form``)."""
     return Result("EquilibriumSets", json.loads(_core.eqset_analyze(*model_text(model), grid)))
+
+
+def simulate(model: Model, t_max: float = 10.0, h: Optional[float] = None) -> Result:
+    """Moreau-Jean time-stepping from the model's initial state (``q0``, ``v0``) up to ``t_max``
+    s with step ``h`` (default 1/400 of the model's time scale), the set-valued friction of
+    P5's eqs. (2)-(4) resolved exactly at every step (a sliding state stops exactly: no creep): ``h``,
+    ``steps``, ``t_end``, ``q_end``, ``q_dot_end``, ``at_rest``, ``energy_start``,
+    ``energy_end``, the keys of ``contactlab eqset simulate --json``; and the recorded states
+    as arrays ``t``, ``q``, ``q_dot`` and ``V`` (the energy T + U), with ``coordinate`` naming q
+    (at most about 5000 states are recorded)."""
+    summary, arrays = _core.eqset_simulate(*model_text(model), float(t_max), None if h is None else float(h))
+    d = json.loads(summary)
+    d.update(arrays)
+    return Result("EquilibriumSetSimulation", d)
