@@ -90,6 +90,12 @@ fn vector_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<DVector<f64>> {
     Ok(vector(&a.cast::<PyArray1<f64>>()?.readonly()))
 }
 
+/// The rows of a matrix argument (the cells of a parameter study).
+fn rows_arg(points: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
+    let m = matrix_arg(points, "points")?;
+    Ok((0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect())
+}
+
 fn model_doc(name: &str, text: &str, is_json: bool) -> PyResult<ModelDoc> {
     ModelDoc::parse(name, text, is_json).map_err(to_py)
 }
@@ -287,8 +293,7 @@ fn p1_atlas_cells(
     samples: usize,
 ) -> PyResult<String> {
     let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
-    let m = matrix_arg(points, "points")?;
-    let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
+    let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let cells = py
         .detach(|| contactlab::twocontact::atlas::classify_cells(&p, &keys, &rows, samples, &|_, _| {}))
@@ -314,8 +319,7 @@ fn fixture_cells(
     points: &Bound<'_, PyAny>,
 ) -> PyResult<String> {
     let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
-    let m = matrix_arg(points, "points")?;
-    let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
+    let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     json_string(&py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
 }

@@ -2,26 +2,15 @@
 model, and bad options raising ValueError naming the option."""
 
 import csv
-import json
 import math
-import os
-import subprocess
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import contactlab
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples"
-
-
-def cli(*args):
-    exe = os.environ.get("CONTACTLAB_BIN") or str(ROOT / "target" / "debug" / "contactlab")
-    out = subprocess.run([exe, *map(str, args), "--json"], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+from helpers import EXAMPLES, cli
 
 
 def without(d, *keys):

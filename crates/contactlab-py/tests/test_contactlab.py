@@ -2,24 +2,15 @@
 
 import json
 import math
-import os
 import subprocess
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import contactlab
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples"
-
-
-def cli(*args):
-    exe = os.environ.get("CONTACTLAB_BIN") or str(ROOT / "target" / "debug" / "contactlab")
-    out = subprocess.run([exe, *map(str, args), "--json"], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+from helpers import EXAMPLES, ROOT, cli
 
 
 def test_lcp_solve_matches_the_cli():
