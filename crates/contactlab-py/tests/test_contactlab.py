@@ -152,3 +152,30 @@ def test_lcp_solve_takes_any_array_like_with_the_same_answer():
         contactlab.lcp.solve([["a", "b"], ["c", "d"]], q)
     with pytest.raises(ValueError, match="non-finite"):
         contactlab.lcp.solve(np.array([[np.nan, 0.0], [0.0, 1.0]]), q)
+
+
+def test_long_calls_release_the_gil():
+    import threading
+    import time
+
+    model = EXAMPLES / "two-contact" / "config-A.toml"
+    phi = np.linspace(-1.5, 1.5, 40_000)
+    span = []
+
+    def work():
+        t0 = time.perf_counter()
+        contactlab.p1.maps(model, phi=phi)
+        span.extend([t0, time.perf_counter()])
+
+    t = threading.Thread(target=work)
+    stamps = []
+    t.start()
+    while t.is_alive() and len(stamps) < 5_000_000:
+        stamps.append(time.perf_counter())
+    t.join()
+    # This thread ran Python throughout the middle half of the call: with the GIL held by the
+    # call it could not have.
+    t0, t1 = span
+    lo, hi = t0 + 0.25 * (t1 - t0), t1 - 0.25 * (t1 - t0)
+    inside = sum(lo < s < hi for s in stamps)
+    assert inside > 100, (inside, t1 - t0)
