@@ -102,10 +102,6 @@ fn step_size(h: Option<f64>, time_scale: f64) -> Result<f64, Failure> {
     }
 }
 
-fn analysis_json(a: &Analysis) -> serde_json::Value {
-    serde_json::to_value(a).unwrap_or_default()
-}
-
 fn print_analysis(name: &str, m: &EqsetModel, a: &Analysis) {
     let (q, unit) = m.coordinate();
     println!("{name}: {} equilibrium set(s)", a.sets.len());
@@ -142,29 +138,9 @@ fn print_analysis(name: &str, m: &EqsetModel, a: &Analysis) {
 }
 
 /// Closed forms of the rod, for comparison beside the numerical analysis.
-fn closed_forms(m: &EqsetModel) -> serde_json::Value {
-    match m {
-        EqsetModel::Rod { system, .. } => json!({
-            "theta_hat": system.theta_hat(),
-            "c_star_eq23": system.c_star_eq23(),
-            "c_star_level_set_touching_e2": system.theta_hat().map(|t| system.mass * system.gravity * system.l * (1.0 + t.cos())),
-        }),
-        EqsetModel::Block { system, .. } => json!({ "band": system.band() }),
-    }
-}
-
 fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let an = match &m {
-        EqsetModel::Rod { system, .. } => {
-            p5::analyze(system, &Settings { grid: a.grid as usize, ..Settings::for_system(system) })?
-        }
-        EqsetModel::Block { system, .. } => {
-            p5::analyze(system, &Settings { grid: a.grid as usize, ..Settings::for_system(system) })?
-        }
-    };
-    let mut v = analysis_json(&an);
-    v["closed_form"] = closed_forms(&m);
+    let (v, an) = contactlab::api::eqset_analyze(&m, a.grid as usize)?;
     if let Some(dir) = &a.common.out {
         let path = dir.join("analysis.json");
         std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;

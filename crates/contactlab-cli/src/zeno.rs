@@ -196,7 +196,7 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 fn orbit(a: OrbitArgs) -> Result<(), Failure> {
     let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
     let settings = ZenoSettings::default();
-    let (sys, o) = contactlab::api::zeno_orbit(&m)?;
+    let (sys, o) = contactlab::api::zeno_orbit(&m, &a.model.display().to_string())?;
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
     }
@@ -255,8 +255,9 @@ fn bound(a: BoundArgs) -> Result<(), Failure> {
 fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let bar = indicatif::ProgressBar::new(1000);
-    let c =
-        contactlab::api::zeno_continuation(&m, a.e_step, a.e_max, a.e_tol, &|e| bar.set_position((e * 1000.0) as u64))?;
+    let c = contactlab::api::zeno_continuation(&m, &a.model.display().to_string(), a.e_step, a.e_max, a.e_tol, &|e| {
+        bar.set_position((e * 1000.0) as u64)
+    })?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;

@@ -24,15 +24,21 @@ create_exception!(
 );
 
 fn to_py(e: contactlab::Error) -> PyErr {
-    if e.is_input_error() {
+    if matches!(e, contactlab::Error::Io { .. }) {
+        PyOSError::new_err(e.to_string())
+    } else if e.is_input_error() {
         PyValueError::new_err(e.to_string())
     } else if e.is_numerical() {
         NumericalError::new_err(e.to_string())
-    } else if matches!(e, contactlab::Error::Io { .. }) {
-        PyOSError::new_err(e.to_string())
     } else {
         PyRuntimeError::new_err(e.to_string())
     }
+}
+
+/// An integer option as a count in `range` (a `ValueError` naming it otherwise, also for
+/// negative numbers).
+fn count(name: &str, v: i64, range: std::ops::RangeInclusive<usize>) -> PyResult<usize> {
+    contactlab::api::count(name, v, range).map_err(to_py)
 }
 
 fn json_string(v: &impl serde::Serialize) -> PyResult<String> {
@@ -197,8 +203,8 @@ fn lcp_solve(
     let s = py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?;
     Ok(LcpSolution {
         status: s.status.as_str(),
-        z: s.z.as_slice().to_vec().into_pyarray(py).unbind(),
-        w: s.w.as_slice().to_vec().into_pyarray(py).unbind(),
+        z: read_only(s.z.as_slice().to_vec().into_pyarray(py)).unbind(),
+        w: read_only(s.w.as_slice().to_vec().into_pyarray(py)).unbind(),
         residual: contactlab::util::finite_or_none(s.residual),
         pivots: s.pivots,
         method: contactlab::util::kebab(&s.method),
@@ -212,7 +218,7 @@ fn lcp_solve(
 /// data, averaged over `reps` calls in a Rust loop.
 #[pyfunction]
 #[allow(non_snake_case)]
-fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, reps: usize) -> PyResult<f64> {
+fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, reps: i64) -> PyResult<f64> {
     let (m, q) = (matrix_arg(M, "M")?, vector_arg(q, "q")?);
     let settings = LcpSettings::default();
     Lcp::new(m.clone(), q.clone()).map_err(to_py)?;
@@ -250,8 +256,9 @@ fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// P1: the verdict of Theorems 1–5 for a `planar-two-contact` model, as the CLI's JSON.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES))]
-fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: usize) -> PyResult<String> {
+#[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
+fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: i64) -> PyResult<String> {
+    let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
     let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
     let c = py.detach(|| contactlab::twocontact::classify::classify(&p, samples)).map_err(to_py)?;
     json_string(&c)
@@ -259,16 +266,17 @@ fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: u
 
 /// P1: the maps `R(φ)` and `G(φ)` on `samples` values of `φ` (NaN where undefined).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES))]
+#[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
 #[allow(clippy::type_complexity)]
 fn p1_maps<'py>(
     py: Python<'py>,
     name: &str,
     text: &str,
     is_json: bool,
-    samples: usize,
+    samples: i64,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
     use contactlab::twocontact::{poincare, sim::Simulator, zod::Zod};
+    let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
     let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
     let pts = py
         .detach(|| -> Result<_, contactlab::Error> { poincare::sample(&Simulator::new(Zod::new(&p)?)?, samples) })
@@ -282,7 +290,7 @@ fn p1_maps<'py>(
 /// P1: the verdicts of the cells at `points` (one row per cell, one column per key of `keys`, as
 /// for `equilibrium atlas --vary`), evaluated in parallel; the CLI's atlas cells as JSON.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, keys, points, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES))]
+#[pyo3(signature = (name, text, is_json, keys, points, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
 fn p1_atlas_cells(
     py: Python<'_>,
     name: &str,
@@ -290,8 +298,9 @@ fn p1_atlas_cells(
     is_json: bool,
     keys: Vec<String>,
     points: &Bound<'_, PyAny>,
-    samples: usize,
+    samples: i64,
 ) -> PyResult<String> {
+    let samples = count("samples", samples, contactlab::api::ATLAS_SAMPLES)?;
     let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
@@ -333,29 +342,31 @@ fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> Py
 }
 
 /// P5: the equilibrium sets and Theorems 1 and 2 of a `rod-two-sliders` or
-/// `friction-oscillator` model, as the CLI's JSON (without the closed forms).
+/// `friction-oscillator` model, as the CLI's `eqset analyze --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, grid=4000))]
-fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: usize) -> PyResult<String> {
-    use contactlab::eqset::{self, model::EqsetModel, Settings};
-    let m = eqset::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
-    let a = py
-        .detach(|| match &m {
-            EqsetModel::Rod { system, .. } => {
-                eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })
-            }
-            EqsetModel::Block { system, .. } => {
-                eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })
-            }
-        })
-        .map_err(to_py)?;
-    json_string(&a)
+fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: i64) -> PyResult<String> {
+    let grid = count("grid", grid, contactlab::api::EQSET_GRID)?;
+    let m = contactlab::eqset::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let (v, _) = py.detach(|| contactlab::api::eqset_analyze(&m, grid)).map_err(to_py)?;
+    json_string(&v)
 }
 
 type Arrays<'py> = Bound<'py, PyDict>;
 
 fn col<'py>(py: Python<'py>, v: Vec<f64>) -> Bound<'py, PyArray1<f64>> {
     v.into_pyarray(py)
+}
+
+/// A new array made read-only, so that a frozen result cannot be changed through it.
+fn read_only<'py, T: numpy::Element, D>(a: Bound<'py, numpy::PyArray<T, D>>) -> Bound<'py, numpy::PyArray<T, D>> {
+    // SAFETY: `a` was just created by us and nothing borrows it; clearing the WRITEABLE flag
+    // only narrows what numpy allows.
+    unsafe {
+        (*numpy::npyffi::objects::_PyArray_GET_ITEM_DATA(a.as_array_ptr())).flags &=
+            !numpy::npyffi::flags::NPY_ARRAY_WRITEABLE
+    };
+    a
 }
 
 /// A `rows × cols` float array from row-major data.
@@ -420,7 +431,7 @@ fn _time_p1_maps_at(
     text: &str,
     is_json: bool,
     phi: &Bound<'_, PyAny>,
-    reps: usize,
+    reps: i64,
 ) -> PyResult<f64> {
     use contactlab::twocontact::poincare::return_map;
     use contactlab::twocontact::{sim::Simulator, zod::Zod};
@@ -453,8 +464,9 @@ fn p1_simulate<'py>(
     is_json: bool,
     perturb: &str,
     t_max: f64,
-    max_events: usize,
+    max_events: i64,
 ) -> PyResult<(String, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let max_events = count("max_events", max_events, 1..=usize::MAX)?;
     let p = p1_model(name, text, is_json)?;
     let start = contactlab::api::p1_perturbation(perturb).map_err(to_py)?;
     let run = py.detach(|| contactlab::api::p1_simulate(&p, start, t_max, max_events)).map_err(to_py)?;
@@ -484,8 +496,9 @@ fn fixture_mu_sweep(
     text: &str,
     is_json: bool,
     max_scale: f64,
-    steps: usize,
+    steps: i64,
 ) -> PyResult<String> {
+    let steps = count("steps", steps, contactlab::api::MU_SWEEP_STEPS)?;
     let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
     json_string(&py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
 }
@@ -514,8 +527,13 @@ fn walker_painleve<'py>(
     text: &str,
     is_json: bool,
     mu: Option<f64>,
-    sigma: i8,
+    sigma: i64,
 ) -> PyResult<(String, Option<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<bool>>)>)> {
+    let sigma = match sigma {
+        1 => 1,
+        -1 => -1,
+        _ => return Err(PyValueError::new_err(format!("sigma: must be 1 or -1 (got {sigma})"))),
+    };
     let m = walker_model(name, text, is_json)?;
     let r = py.detach(|| contactlab::api::walker_painleve(&m, mu, sigma)).map_err(to_py)?;
     let grid = match &r.grid {
@@ -564,8 +582,9 @@ fn zeno_simulate<'py>(
     is_json: bool,
     t_max: f64,
     e: Option<f64>,
-    max_events: usize,
+    max_events: i64,
 ) -> PyResult<(String, Arrays<'py>)> {
+    let max_events = count("max_events", max_events, 1..=usize::MAX)?;
     let m = zeno_model(name, text, is_json, e)?;
     let (sim, v) = py.detach(|| contactlab::api::zeno_simulate(&m, t_max, max_events)).map_err(to_py)?;
     let names = contactlab::api::zeno_coordinates(&m);
@@ -587,7 +606,7 @@ fn zeno_simulate<'py>(
 #[pyo3(signature = (name, text, is_json, e=None))]
 fn zeno_orbit(py: Python<'_>, name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<String> {
     let m = zeno_model(name, text, is_json, e)?;
-    let (sys, o) = py.detach(|| contactlab::api::zeno_orbit(&m)).map_err(to_py)?;
+    let (sys, o) = py.detach(|| contactlab::api::zeno_orbit(&m, name)).map_err(to_py)?;
     json_string(&contactlab::api::orbit_json(sys.e, &o))
 }
 
@@ -603,13 +622,11 @@ fn zeno_bound(
     eps1: f64,
     eps2: f64,
     eps3: f64,
-    grid: usize,
+    grid: i64,
 ) -> PyResult<String> {
+    let grid = count("grid", grid, contactlab::api::BOUND_GRID)?;
     let m = zeno_model(name, text, is_json, None)?;
     let eps = contactlab::zeno::bound::Epsilons { eps1, eps2, eps3 };
-    if !(2..=101).contains(&grid) {
-        return Err(PyValueError::new_err(format!("grid: must be in 2..=101 (got {grid})")));
-    }
     json_string(&py.detach(|| contactlab::api::zeno_bound(&m, name, eps, grid)).map_err(to_py)?)
 }
 
@@ -628,7 +645,7 @@ fn zeno_continuation<'py>(
     e_tol: f64,
 ) -> PyResult<(String, Arrays<'py>)> {
     let m = zeno_model(name, text, is_json, None)?;
-    let c = py.detach(|| contactlab::api::zeno_continuation(&m, e_step, e_max, e_tol, &|_| {})).map_err(to_py)?;
+    let c = py.detach(|| contactlab::api::zeno_continuation(&m, name, e_step, e_max, e_tol, &|_| {})).map_err(to_py)?;
     let d = PyDict::new(py);
     let pts = &c.points;
     d.set_item("e", col(py, pts.iter().map(|p| p.e).collect()))?;

@@ -57,7 +57,7 @@ def test_p1_simulate_matches_the_cli_json_and_trajectory_files(tmp_path):
             # (the CSV holds Rust's shortest round-trip decimal: exact)
             assert np.array_equal(got[k], want[k]), k
     # The string form is the command line's.
-    assert contactlab.p1.simulate(model, "z2=1e-4", max_events=300).to_dict().keys() == r.to_dict().keys()
+    assert contactlab.p1.simulate(model, "z2=1e-4", max_events=300) == r
     with pytest.raises(ValueError, match="perturb: z2: gaps must be >= 0"):
         contactlab.p1.simulate(model, {"z2": -1.0})
     with pytest.raises(ValueError, match="t_max"):
@@ -77,6 +77,12 @@ def test_walker_gait_painleve_and_slip_match_the_cli(walker):
     if walker == "compass-biped":
         assert p.b_negative_grid.shape == (len(p.theta), len(p.theta))
         assert int(p.b_negative_grid.sum()) == c["b_negative"]["grid_cells"] > 0
+        # Indexed [theta2, theta1]: the ranges of the B < 0 cells along each axis are the CLI's.
+        rows, cols = np.nonzero(p.b_negative_grid)
+        t1 = [p.theta[cols].min(), p.theta[cols].max()]
+        t2 = [p.theta[rows].min(), p.theta[rows].max()]
+        assert t1 == c["b_negative"]["theta1_range"] and t2 == c["b_negative"]["theta2_range"]
+        assert t1 != t2
     state = [-0.3, 0.643, 0.5] if walker == "rimless-wheel" else [-0.15, 0.3, 0.7, -0.5, 0.2]
     s = contactlab.walker.slip(model, state)
     assert s.to_dict() == cli("walker", "slip", model, "--state", ",".join(map(str, state)))

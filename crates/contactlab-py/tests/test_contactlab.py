@@ -68,6 +68,7 @@ def test_fixture_and_eqset_match_the_cli():
     assert [s["theorem"] for s in a.sets] == [s["theorem"] for s in c["sets"]]
     assert a.c_star == pytest.approx(c["c_star"], rel=1e-15)
     assert a.c_star == pytest.approx(10 * (1 + math.cos(c["closed_form"]["theta_hat"])), rel=1e-9)
+    assert a.to_dict() == c
 
 
 def test_bad_input_raises_the_documented_exceptions():
@@ -88,10 +89,16 @@ def test_sweep_on_a_local_cluster_equals_one_process_and_the_cli_atlas():
     pytest.importorskip("dask.distributed")
     model = EXAMPLES / "two-contact" / "config-B.toml"
     vary = {"com_x": np.linspace(-0.05, 0.0, 6), "com_z": np.linspace(0.1, 0.16, 4)}
+    from dask.distributed import Client, LocalCluster
+
     here = contactlab.sweep(model, vary, client=False, chunk_size=7, samples=201)
-    spread = contactlab.sweep(model, vary, client=None, chunk_size=5, samples=201)
-    assert len(here) == 24
-    assert here.equals(spread)
+    # A cluster the caller made and passes in (as one on Slurm or Kubernetes would be).
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            spread = contactlab.sweep(model, vary, client=client, chunk_size=5, samples=201)
+            default_chunks = contactlab.sweep(model, vary, client=client, samples=201)
+    assert len(here) == 24 and here["verdict"].nunique() > 1
+    assert here.equals(spread) and here.equals(default_chunks)
     c = cli("equilibrium", "atlas", model, "--vary", "com_x=-0.05:0.0:6", "--vary", "com_z=0.1:0.16:4", "--samples", 201)
     assert list(here["verdict"]) == [cell["verdict"] for cell in c["cells"]]
     assert np.allclose(here["com_x"], [cell["values"][0] for cell in c["cells"]], rtol=0, atol=1e-15)
@@ -126,6 +133,7 @@ def test_sweep_as_an_xarray_dataset():
     df = contactlab.sweep(model, vary, client=False, samples=101)
     ds = contactlab.sweep(model, vary, client=False, samples=101, output="xarray")
     assert dict(ds.sizes) == {"com_z": 2, "com_x": 3}
+    assert df["verdict"].nunique() > 1  # (so that a transposed reshape would show)
     for _, row in df.iterrows():
         cell = ds.sel(com_x=row["com_x"], com_z=row["com_z"])
         assert str(cell["verdict"].values) == row["verdict"]
@@ -143,10 +151,22 @@ def test_lcp_solve_takes_any_array_like_with_the_same_answer():
     raw[:4] = M.reshape(-1)
     unaligned = raw[:4].reshape(2, 2)
     assert not unaligned.flags.aligned
-    for MM, qq in [(M.tolist(), q.tolist()), (np.array([[2, 1], [1, 2]]), q), (M.T.copy().T, q),
-                   (M, q.reshape(2, 1)), (unaligned, q)]:
+    for MM, qq in [(M.tolist(), q.tolist()), (np.array([[2, 1], [1, 2]]), q), (M, q.reshape(2, 1)), (unaligned, q)]:
         r = contactlab.lcp.solve(MM, qq)
         assert r.status == "solved" and np.array_equal(r.z, want.z) and np.array_equal(r.w, want.w)
+    # A non-symmetric M read through strides: Fortran order, every other row and column,
+    # reversed axes; each must be read as the matrix it is, not its transpose.
+    A = np.array([[3.0, 2.0], [0.5, 1.0]])
+    b = np.array([-4.0, -1.0])
+    base = contactlab.lcp.solve(A, b)
+    assert base.status == "solved" and not np.array_equal(base.z, contactlab.lcp.solve(A.T, b).z)
+    big = np.zeros((4, 4))
+    big[::2, ::2] = A
+    for view in [np.asfortranarray(A), big[::2, ::2], A[::-1, ::-1][::-1, ::-1], np.ascontiguousarray(A.T).T]:
+        r = contactlab.lcp.solve(view, b)
+        assert np.array_equal(r.z, base.z) and np.array_equal(r.w, base.w)
+    with pytest.raises(ValueError, match="read-only"):
+        r.z[0] = 1.0
     assert r["pivots"] == r.pivots and list(r.keys()) == list(r.to_dict())
     with pytest.raises(ValueError, match="M: not an array of numbers"):
         contactlab.lcp.solve([["a", "b"], ["c", "d"]], q)
@@ -179,3 +199,41 @@ def test_long_calls_release_the_gil():
     lo, hi = t0 + 0.25 * (t1 - t0), t1 - 0.25 * (t1 - t0)
     inside = sum(lo < s < hi for s in stamps)
     assert inside > 100, (inside, t1 - t0)
+
+
+def test_results_pickle_copy_compare_and_stay_frozen():
+    import copy
+    import pickle
+
+    model = EXAMPLES / "zeno" / "double-pendulum-pd.toml"
+    r = contactlab.zeno.simulate(model, t_max=3)
+    assert isinstance(r.t, np.ndarray)
+    for twin in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r)):
+        assert twin == r and twin.to_dict().keys() == r.to_dict().keys()
+    other = contactlab.zeno.simulate(model, t_max=2)
+    assert other != r
+    with pytest.raises(ValueError, match="read-only"):
+        r.t[0] = 1.0
+    with pytest.raises(AttributeError):
+        r.impacts = 3
+
+
+def test_bad_counts_and_dict_values_raise_value_error():
+    b = EXAMPLES / "two-contact" / "config-B.toml"
+    for call, name in [
+        (lambda: contactlab.p1.classify(b, samples=0), "samples"),
+        (lambda: contactlab.p1.maps(b, samples=-5), "samples"),
+        (lambda: contactlab.p1.simulate(b, max_events=-1), "max_events"),
+        (lambda: contactlab.walker.painleve(EXAMPLES / "walker" / "rimless-wheel.toml", sigma=300), "sigma"),
+        (lambda: contactlab.fixture.mu_sweep(EXAMPLES / "fixture" / "disk-mu0.2-0.5.toml", steps=10**9), "steps"),
+        (lambda: contactlab.eqset.analyze(EXAMPLES / "eqset" / "rod-two-sliders.toml", grid=2), "grid"),
+        (lambda: contactlab.zeno.bound(EXAMPLES / "zeno" / "double-pendulum-pd.toml", -1, 0.1, 0.1), "eps1"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()
+    data = tomllib.loads(b.read_text())
+    assert contactlab.p1.classify({**data, "mu1": np.float64(data["mu1"])}, samples=101) == contactlab.p1.classify(
+        data, samples=101
+    )
+    with pytest.raises(ValueError, match="mu1: must be a finite number"):
+        contactlab.p1.classify({**data, "mu1": float("nan")})

@@ -9,6 +9,8 @@
 //! Option names are those of the Python API (`t_max`); the command line shows them as flags
 //! (`--t-max`).
 
+use std::ops::RangeInclusive;
+
 use nalgebra::{DVector, SVector};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -32,6 +34,26 @@ use crate::Error;
 
 fn arg(name: &str, message: impl Into<String>) -> Error {
     Error::Argument { name: name.into(), message: message.into() }
+}
+
+/// Samples of `φ` allowed for the maps and the verdict (`equilibrium maps | classify`).
+pub const MAP_SAMPLES: RangeInclusive<usize> = 3..=1_000_000;
+/// Samples of `φ` per cell allowed for the atlas.
+pub const ATLAS_SAMPLES: RangeInclusive<usize> = 11..=100_000;
+/// Grid points allowed for the scan of the equilibrium sets (`eqset analyze`).
+pub const EQSET_GRID: RangeInclusive<usize> = 8..=1_000_000;
+/// Grid points allowed for the μ sweep (`fixture mu-sweep`).
+pub const MU_SWEEP_STEPS: RangeInclusive<usize> = 2..=100_000;
+/// Starts per axis of Ω₂ allowed for P3's Theorem 1 (`zeno bound`).
+pub const BOUND_GRID: RangeInclusive<usize> = 2..=101;
+
+/// `v` as a count within `range`, or an [`Error::Argument`] naming `name` and the range.
+pub fn count(name: &str, v: i64, range: RangeInclusive<usize>) -> Result<usize, Error> {
+    match usize::try_from(v) {
+        Ok(u) if range.contains(&u) => Ok(u),
+        _ if *range.end() == usize::MAX => Err(arg(name, format!("must be an integer >= {} (got {v})", range.start()))),
+        _ => Err(arg(name, format!("must be an integer in {}..={} (got {v})", range.start(), range.end()))),
+    }
 }
 
 fn positive(name: &str, v: f64) -> Result<f64, Error> {
@@ -402,12 +424,16 @@ pub fn zeno_simulate(m: &ZenoModel, t_max: f64, max_events: usize) -> Result<(Si
 
 type Pendulum = (DoublePendulumStop, SVector<f64, 2>, SVector<f64, 2>);
 
-fn pendulum(m: &ZenoModel, what: &str) -> Result<Pendulum, Error> {
+fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
     match m {
         ZenoModel::DoublePendulum { system, q0, v0 } => Ok((*system, *q0, *v0)),
-        ZenoModel::BouncingBall { .. } => Err(Error::Unsupported(format!(
-            "{what} needs a system with periodic motion (kind = \"double-pendulum-stop\"); the bouncing ball comes to rest"
-        ))),
+        ZenoModel::BouncingBall { .. } => Err(Error::input(
+            name,
+            "kind",
+            format!(
+                "{what} needs a system with periodic motion (kind = \"double-pendulum-stop\"); the bouncing ball comes to rest"
+            ),
+        )),
     }
 }
 
@@ -439,8 +465,8 @@ pub fn orbit_json(e: f64, o: &Orbit) -> Value {
 
 /// The simple or Zeno periodic orbit of the double pendulum reached from its initial state
 /// (`zeno orbit`); the system and the orbit.
-pub fn zeno_orbit(m: &ZenoModel) -> Result<(DoublePendulumStop, Orbit), Error> {
-    let p = pendulum(m, "zeno orbit")?;
+pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<(DoublePendulumStop, Orbit), Error> {
+    let p = pendulum(m, name, "zeno orbit")?;
     let o = find_orbit(&Lagrangian::new(p.0), &p, &ZenoSettings::default())?;
     Ok((p.0, o))
 }
@@ -448,16 +474,26 @@ pub fn zeno_orbit(m: &ZenoModel) -> Result<(DoublePendulumStop, Orbit), Error> {
 /// P3's Theorem 1 about the stable simple orbit (`e = 0`) reached from the model's initial
 /// state, with the neighbourhood `eps` and `grid` starts per axis of Ω₂ (`zeno bound`).
 pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Result<Bound, Error> {
-    let p = pendulum(m, "zeno bound")?;
+    for (k, v) in [("eps1", eps.eps1), ("eps2", eps.eps2), ("eps3", eps.eps3)] {
+        positive(k, v)?;
+    }
+    if !BOUND_GRID.contains(&grid) {
+        return Err(arg("grid", format!("must be in 2..=101 (got {grid})")));
+    }
+    let p = pendulum(m, name, "zeno bound")?;
     let settings = ZenoSettings::default();
     let lag = Lagrangian::new(p.0.with_e(0.0));
     let o = find_orbit(&lag, &p, &settings)?;
     if !o.converged {
-        return Err(Error::Unsupported(format!(
-            "{name}: Theorem 1 starts from a stable simple periodic orbit (e = 0); none was found from the model's \
-             initial state: {}",
-            o.reason.as_deref().unwrap_or("Newton did not converge")
-        )));
+        return Err(Error::input(
+            name,
+            "initial",
+            format!(
+                "Theorem 1 starts from a stable simple periodic orbit (e = 0); none was found from the model's \
+                 initial state: {}",
+                o.reason.as_deref().unwrap_or("Newton did not converge")
+            ),
+        ));
     }
     theorem1(&lag, &DVector::from_vec(o.section_point.clone()), o.gamma, eps, grid, &settings)
 }
@@ -466,12 +502,13 @@ pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Resu
 /// up to `e_max`, its end resolved to `e_tol` (`zeno continue`); `progress(e)` as it goes.
 pub fn zeno_continuation(
     m: &ZenoModel,
+    name: &str,
     e_step: f64,
     e_max: f64,
     e_tol: f64,
     progress: &dyn Fn(f64),
 ) -> Result<Continuation, Error> {
-    let (sys, q0, v0) = pendulum(m, "zeno continue")?;
+    let (sys, q0, v0) = pendulum(m, name, "zeno continue")?;
     for (k, v) in [("e_step", e_step), ("e_max", e_max), ("e_tol", e_tol)] {
         if !(v > 0.0 && v <= 1.0) {
             return Err(arg(k, format!("must be a number in (0, 1] (got {v})")));
@@ -523,8 +560,8 @@ pub fn fixture_theorem4(
 /// in `[0, max_scale]` (`fixture mu-sweep`).
 pub fn fixture_mu_sweep(f: &Fixture, max_scale: f64, steps: usize) -> Result<fixture::sweep::Sweep, Error> {
     positive("max_scale", max_scale)?;
-    if steps < 2 {
-        return Err(arg("steps", format!("must be at least 2 (got {steps})")));
+    if !MU_SWEEP_STEPS.contains(&steps) {
+        return Err(arg("steps", format!("must be in 2..=100000 (got {steps})")));
     }
     let scales: Vec<f64> = (0..steps).map(|i| max_scale * i as f64 / (steps - 1) as f64).collect();
     fixture::sweep::mu_sweep(f, &scales)
@@ -532,6 +569,36 @@ pub fn fixture_mu_sweep(f: &Fixture, max_scale: f64, steps: usize) -> Result<fix
 
 // ---------------------------------------------------------------------------------------------
 // P5: equilibrium sets
+
+/// The equilibrium sets with Theorems 1 and 2 and the closed forms P5 prints
+/// (`eqset analyze`), scanned on `grid` points: the `--json` object and the analysis.
+pub fn eqset_analyze(
+    m: &crate::eqset::model::EqsetModel,
+    grid: usize,
+) -> Result<(Value, crate::eqset::Analysis), Error> {
+    use crate::eqset::{self, model::EqsetModel, Settings};
+    if !EQSET_GRID.contains(&grid) {
+        return Err(arg("grid", format!("must be in 8..=1000000 (got {grid})")));
+    }
+    let (an, closed_form) = match m {
+        EqsetModel::Rod { system, .. } => (
+            eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            json!({
+                "theta_hat": system.theta_hat(),
+                "c_star_eq23": system.c_star_eq23(),
+                "c_star_level_set_touching_e2":
+                    system.theta_hat().map(|t| system.mass * system.gravity * system.l * (1.0 + t.cos())),
+            }),
+        ),
+        EqsetModel::Block { system, .. } => (
+            eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            json!({ "band": system.band() }),
+        ),
+    };
+    let mut v = serde_json::to_value(&an).map_err(|e| Error::Numerical(format!("serialising the analysis: {e}")))?;
+    v["closed_form"] = closed_form;
+    Ok((v, an))
+}
 
 /// A time-stepping run of a one-DOF slider model (`eqset simulate`).
 #[derive(Debug, Clone)]

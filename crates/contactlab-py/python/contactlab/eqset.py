@@ -11,8 +11,9 @@ from ._results import Model, Result, model_text
 
 def analyze(model: Model, grid: int = 4000) -> Result:
     """The equilibrium sets (5) with Theorem 1 (five conditions, c* computed numerically) and
-    Theorem 2 (with V of eq. 24) for each: ``sets``, ``c_star``, ``conditions``, the keys of
-    ``contactlab eqset analyze --json`` (without its ``closed_form``)."""
+    Theorem 2 (with V of eq. 24) for each: ``sets``, ``c_star``, ``conditions`` and
+    ``closed_form`` (P5's closed forms: theta_hat, c* of eq. 23 as printed and corrected), the
+    keys of ``contactlab eqset analyze --json``."""
     return Result("EquilibriumSets", json.loads(_core.eqset_analyze(*model_text(model), grid)))
 
 

@@ -26,7 +26,7 @@ def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result
     the smallest friction coefficient with a paradox (the rimless wheel's closed form is
     2 sqrt(kappa + kappa^2), eq. 33). For the compass biped also ``rho_max`` and,
     beyond the command line's JSON, the grid itself: ``theta`` (the angles of both axes) and
-    ``b_negative`` (a boolean array indexed ``[theta2, theta1]``)."""
+    ``b_negative_grid`` (a boolean array indexed ``[theta2, theta1]``)."""
     summary, grid = _core.walker_painleve(*model_text(model), None if mu is None else float(mu), int(sigma))
     d = json.loads(summary)
     if grid is not None:
