@@ -42,7 +42,7 @@ pub struct AnalyzeArgs {
     /// Model file with kind = "rod-two-sliders" or "friction-oscillator".
     model: PathBuf,
     /// Grid points of the scan for the sets (their ends are then bisected to round-off).
-    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(8..=1_000_000))]
+    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::EQSET_GRID)))]
     grid: u32,
     #[command(flatten)]
     common: Common,
@@ -87,18 +87,6 @@ pub fn run(cmd: EqsetCommand) -> Result<(), Failure> {
         EqsetCommand::Analyze(a) => analyze(a),
         EqsetCommand::Portrait(a) => portrait(a),
         EqsetCommand::Simulate(a) => simulate(a),
-    }
-}
-
-fn bad(msg: String) -> Failure {
-    Failure::Input(anyhow::anyhow!(msg))
-}
-
-fn step_size(h: Option<f64>, time_scale: f64) -> Result<f64, Failure> {
-    match h {
-        None => Ok(time_scale / 400.0),
-        Some(h) if h > 0.0 && h.is_finite() => Ok(h),
-        Some(h) => Err(bad(format!("--h: must be a finite number > 0 (got {h})"))),
     }
 }
 
@@ -165,7 +153,7 @@ fn portrait_of<S: SliderSystem<1, M>, const M: usize>(
     let ps = PortraitSettings {
         grid: a.grid as usize,
         trajectories: a.trajectories as usize,
-        h: step_size(a.h, sys.time_scale())?,
+        h: contactlab::api::eqset_step(a.h, sys.time_scale())?,
         steps: a.steps as usize,
     };
     let p = p5::portrait(sys, &an, &settings, &ps)?;

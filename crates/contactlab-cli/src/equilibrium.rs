@@ -76,7 +76,7 @@ pub struct AtlasArgs {
     #[arg(long = "vary", value_name = "KEY=lo:hi:n", required = true)]
     vary: Vec<String>,
     /// Samples of φ per cell.
-    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(11..=100_000))]
+    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::ATLAS_SAMPLES)))]
     samples: u32,
     /// Evaluate only shard K of N (every N-th cell from the K-th) and write atlas-shard.json into
     /// --out; `contactlab merge` joins the shards into the unsharded outputs.
@@ -91,7 +91,7 @@ pub struct MapsArgs {
     /// Model file with kind = "planar-two-contact".
     model: PathBuf,
     /// Number of samples of φ.
-    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(3..=1_000_000))]
+    #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::MAP_SAMPLES)))]
     samples: u32,
     #[command(flatten)]
     common: Common,

@@ -62,7 +62,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 4.0)]
     max_scale: f64,
     /// Number of grid points in [0, max-scale].
-    #[arg(long, default_value_t = 81, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    #[arg(long, default_value_t = 81, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::MU_SWEEP_STEPS)))]
     steps: u32,
     #[command(flatten)]
     common: Common,

@@ -84,7 +84,7 @@ pub struct BoundArgs {
     #[arg(long)]
     eps3: f64,
     /// Starts per axis of Ω₂ sampled for Assumption 1 (κ and γ).
-    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u32).range(2..=101))]
+    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::BOUND_GRID)))]
     grid: u32,
     #[command(flatten)]
     common: Common,

@@ -106,6 +106,11 @@ fn model_doc(name: &str, text: &str, is_json: bool) -> PyResult<ModelDoc> {
     ModelDoc::parse(name, text, is_json).map_err(to_py)
 }
 
+/// A model's text parsed by one analysis's reader (`contactlab::…::model::from_model`).
+fn model<T>(name: &str, text: &str, is_json: bool, from: fn(&ModelDoc) -> Result<T, contactlab::Error>) -> PyResult<T> {
+    from(&model_doc(name, text, is_json)?).map_err(to_py)
+}
+
 /// The solution of an LCP (`contactlab.lcp.solve`): its fields are the keys of
 /// `contactlab lcp solve --json`; `z` and `w` are numpy arrays. Frozen.
 #[pyclass(frozen, module = "contactlab.lcp")]
@@ -259,7 +264,7 @@ fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
 fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: i64) -> PyResult<String> {
     let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
-    let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let p = p1_model(name, text, is_json)?;
     let c = py.detach(|| contactlab::twocontact::classify::classify(&p, samples)).map_err(to_py)?;
     json_string(&c)
 }
@@ -277,7 +282,7 @@ fn p1_maps<'py>(
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
     use contactlab::twocontact::{poincare, sim::Simulator, zod::Zod};
     let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
-    let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let p = p1_model(name, text, is_json)?;
     let pts = py
         .detach(|| -> Result<_, contactlab::Error> { poincare::sample(&Simulator::new(Zod::new(&p)?)?, samples) })
         .map_err(to_py)?;
@@ -301,7 +306,7 @@ fn p1_atlas_cells(
     samples: i64,
 ) -> PyResult<String> {
     let samples = count("samples", samples, contactlab::api::ATLAS_SAMPLES)?;
-    let p = contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let p = p1_model(name, text, is_json)?;
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let cells = py
@@ -327,7 +332,7 @@ fn fixture_cells(
     keys: Vec<String>,
     points: &Bound<'_, PyAny>,
 ) -> PyResult<String> {
-    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     json_string(&py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
@@ -336,7 +341,7 @@ fn fixture_cells(
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.
 #[pyfunction]
 fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
-    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let c = py.detach(|| contactlab::fixture::stability::classify(&f)).map_err(to_py)?;
     json_string(&c)
 }
@@ -347,7 +352,7 @@ fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> Py
 #[pyo3(signature = (name, text, is_json, grid=4000))]
 fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: i64) -> PyResult<String> {
     let grid = count("grid", grid, contactlab::api::EQSET_GRID)?;
-    let m = contactlab::eqset::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let m = model(name, text, is_json, contactlab::eqset::model::from_model)?;
     let (v, _) = py.detach(|| contactlab::api::eqset_analyze(&m, grid)).map_err(to_py)?;
     json_string(&v)
 }
@@ -375,7 +380,7 @@ fn table<'py>(py: Python<'py>, rows: usize, cols: usize, data: Vec<f64>) -> PyRe
 }
 
 fn p1_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::twocontact::TwoContact> {
-    contactlab::twocontact::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)
+    model(name, text, is_json, contactlab::twocontact::model::from_model)
 }
 
 /// P1: the contact modes at the equilibrium, as the CLI's `equilibrium modes --json`.
@@ -396,18 +401,11 @@ fn p1_maps_at<'py>(
     is_json: bool,
     phi: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u8>>)> {
-    use contactlab::twocontact::poincare::{return_map, ReturnStatus};
+    use contactlab::twocontact::poincare::{maps_at, ReturnStatus};
     use contactlab::twocontact::{sim::Simulator, zod::Zod};
-    use rayon::prelude::*;
     let p = p1_model(name, text, is_json)?;
     let phi = vector_arg(phi, "phi")?;
-    let phi = phi.as_slice();
-    let pts = py
-        .detach(|| -> Result<Vec<_>, contactlab::Error> {
-            let sim = Simulator::new(Zod::new(&p)?)?;
-            phi.par_iter().map(|&f| return_map(&sim, f)).collect()
-        })
-        .map_err(to_py)?;
+    let pts = py.detach(|| maps_at(&Simulator::new(Zod::new(&p)?)?, phi.as_slice())).map_err(to_py)?;
     let r = pts.iter().map(|q| q.r.unwrap_or(f64::NAN)).collect();
     let g = pts.iter().map(|q| q.g.unwrap_or(f64::NAN)).collect();
     let status: Vec<u8> = pts
@@ -433,18 +431,15 @@ fn _time_p1_maps_at(
     phi: &Bound<'_, PyAny>,
     reps: i64,
 ) -> PyResult<f64> {
-    use contactlab::twocontact::poincare::return_map;
+    use contactlab::twocontact::poincare::maps_at;
     use contactlab::twocontact::{sim::Simulator, zod::Zod};
-    use rayon::prelude::*;
     let p = p1_model(name, text, is_json)?;
     let phi = vector_arg(phi, "phi")?;
     let t = py
         .detach(|| -> Result<f64, contactlab::Error> {
             let start = std::time::Instant::now();
             for _ in 0..reps.max(1) {
-                let sim = Simulator::new(Zod::new(&p)?)?;
-                let pts: Vec<_> = phi.as_slice().par_iter().map(|&f| return_map(&sim, f)).collect::<Result<_, _>>()?;
-                std::hint::black_box(pts);
+                std::hint::black_box(maps_at(&Simulator::new(Zod::new(&p)?)?, phi.as_slice())?);
             }
             Ok(start.elapsed().as_secs_f64())
         })
@@ -482,7 +477,7 @@ fn p1_simulate<'py>(
 /// P4: Theorem 4 over all systems (32)-(35), as the CLI's `fixture theorem4 --json`.
 #[pyfunction]
 fn fixture_theorem4(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
-    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let (_, v) = py.detach(|| contactlab::api::fixture_theorem4(&f, &|_, _| {})).map_err(to_py)?;
     json_string(&v)
 }
@@ -499,12 +494,12 @@ fn fixture_mu_sweep(
     steps: i64,
 ) -> PyResult<String> {
     let steps = count("steps", steps, contactlab::api::MU_SWEEP_STEPS)?;
-    let f = contactlab::fixture::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     json_string(&py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
 }
 
 fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::walker::model::WalkerModel> {
-    contactlab::walker::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)
+    model(name, text, is_json, contactlab::walker::model::from_model)
 }
 
 /// P2: the periodic gait, as the CLI's `walker gait --json`.
@@ -565,7 +560,7 @@ fn walker_slip(
 }
 
 fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {
-    let m = contactlab::zeno::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let m = model(name, text, is_json, contactlab::zeno::model::from_model)?;
     contactlab::api::with_restitution(m, e).map_err(to_py)
 }
 
@@ -672,7 +667,7 @@ fn eqset_simulate<'py>(
     t_max: f64,
     h: Option<f64>,
 ) -> PyResult<(String, Arrays<'py>)> {
-    let m = contactlab::eqset::model::from_model(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    let m = model(name, text, is_json, contactlab::eqset::model::from_model)?;
     let run = py.detach(|| contactlab::api::eqset_simulate(&m, t_max, h)).map_err(to_py)?;
     let tr = &run.trajectory;
     let d = PyDict::new(py);

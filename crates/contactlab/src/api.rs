@@ -56,6 +56,15 @@ pub fn count(name: &str, v: i64, range: RangeInclusive<usize>) -> Result<usize, 
     }
 }
 
+fn within(name: &str, v: usize, range: RangeInclusive<usize>) -> Result<usize, Error> {
+    count(name, i64::try_from(v).unwrap_or(i64::MAX), range)
+}
+
+/// A range of counts as the command line's parsers take it.
+pub fn flag_range(range: RangeInclusive<usize>) -> RangeInclusive<i64> {
+    *range.start() as i64..=*range.end() as i64
+}
+
 fn positive(name: &str, v: f64) -> Result<f64, Error> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
@@ -477,9 +486,7 @@ pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Resu
     for (k, v) in [("eps1", eps.eps1), ("eps2", eps.eps2), ("eps3", eps.eps3)] {
         positive(k, v)?;
     }
-    if !BOUND_GRID.contains(&grid) {
-        return Err(arg("grid", format!("must be in 2..=101 (got {grid})")));
-    }
+    within("grid", grid, BOUND_GRID)?;
     let p = pendulum(m, name, "zeno bound")?;
     let settings = ZenoSettings::default();
     let lag = Lagrangian::new(p.0.with_e(0.0));
@@ -560,9 +567,7 @@ pub fn fixture_theorem4(
 /// in `[0, max_scale]` (`fixture mu-sweep`).
 pub fn fixture_mu_sweep(f: &Fixture, max_scale: f64, steps: usize) -> Result<fixture::sweep::Sweep, Error> {
     positive("max_scale", max_scale)?;
-    if !MU_SWEEP_STEPS.contains(&steps) {
-        return Err(arg("steps", format!("must be in 2..=100000 (got {steps})")));
-    }
+    within("steps", steps, MU_SWEEP_STEPS)?;
     let scales: Vec<f64> = (0..steps).map(|i| max_scale * i as f64 / (steps - 1) as f64).collect();
     fixture::sweep::mu_sweep(f, &scales)
 }
@@ -577,9 +582,7 @@ pub fn eqset_analyze(
     grid: usize,
 ) -> Result<(Value, crate::eqset::Analysis), Error> {
     use crate::eqset::{self, model::EqsetModel, Settings};
-    if !EQSET_GRID.contains(&grid) {
-        return Err(arg("grid", format!("must be in 8..=1000000 (got {grid})")));
-    }
+    within("grid", grid, EQSET_GRID)?;
     let (an, closed_form) = match m {
         EqsetModel::Rod { system, .. } => (
             eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
@@ -641,10 +644,7 @@ fn eqset_run<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(
 ) -> Result<EqsetRun, Error> {
     use nalgebra::Vector1;
     positive("t_max", t_max)?;
-    let h = match h {
-        None => sys.time_scale() / 400.0,
-        Some(h) => positive("h", h)?,
-    };
+    let h = eqset_step(h, sys.time_scale())?;
     let steps = (t_max / h).ceil() as usize;
     if steps > 100_000_000 {
         return Err(arg("t_max", format!("t_max / h = {steps} steps is more than the limit of 10^8")));
@@ -658,6 +658,15 @@ fn eqset_run<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(
         .map(|(q, v)| sys.energy(&Vector1::new(q[0]), &Vector1::new(v[0])))
         .collect();
     Ok(EqsetRun { h, steps, trajectory, energy })
+}
+
+/// The time step of the slider models: `h` if given (finite, > 0), else 1/400 of the model's
+/// time scale.
+pub fn eqset_step(h: Option<f64>, time_scale: f64) -> Result<f64, Error> {
+    match h {
+        None => Ok(time_scale / 400.0),
+        Some(h) => positive("h", h),
+    }
 }
 
 /// Time-steps the model from its initial state up to `t_max` (s) with step `h` (default 1/400

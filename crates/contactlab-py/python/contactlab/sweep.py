@@ -11,10 +11,10 @@ from ._results import Model, model_text
 
 DEFAULT_SAMPLES = 2001
 
-# Per model kind: the compiled chunk evaluator and the columns it adds to each cell.
+# Per model kind: the columns its chunk evaluator adds to each cell.
 _KINDS = {
-    "planar-two-contact": ("p1_atlas_cells", ("verdict", "theorem", "g_star")),
-    "fixture": ("fixture_cells", ("classification", "weakly_stable", "strongly_stable", "critical_mu")),
+    "planar-two-contact": ("verdict", "theorem", "g_star"),
+    "fixture": ("classification", "weakly_stable", "strongly_stable", "critical_mu"),
 }
 
 
@@ -107,7 +107,7 @@ def sweep(
     kind = _core.model_kind(name, text, is_json)
     if kind not in _KINDS:
         raise ValueError(f"{name}: kind: sweep studies {', '.join(_KINDS)} models, not {kind!r}")
-    columns = _KINDS[kind][1]
+    columns = _KINDS[kind]
     keys, points = grid_points(vary) if vary is not None else list_points(cells)
 
     def run(c):

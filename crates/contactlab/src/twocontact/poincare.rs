@@ -80,13 +80,13 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
 /// `R` and `G` on `n` midpoints of `(−π/2, π/2)`, in parallel; the result does not depend on
 /// the number of threads.
 pub fn sample(sim: &Simulator, n: usize) -> Result<Vec<MapPoint>, Error> {
-    (0..n)
-        .into_par_iter()
-        .map(|k| {
-            let phi = -FRAC_PI_2 + std::f64::consts::PI * (k as f64 + 0.5) / n as f64;
-            return_map(sim, phi)
-        })
-        .collect()
+    let phis: Vec<f64> = (0..n).map(|k| -FRAC_PI_2 + std::f64::consts::PI * (k as f64 + 0.5) / n as f64).collect();
+    maps_at(sim, &phis)
+}
+
+/// Evaluates `R(φ)` and `G(φ)` at each of `phis`, in parallel.
+pub fn maps_at(sim: &Simulator, phis: &[f64]) -> Result<Vec<MapPoint>, Error> {
+    phis.par_iter().map(|&phi| return_map(sim, phi)).collect()
 }
 
 /// Samples of `φ` over `(−π/2, π/2)` for the maps, the verdicts and the atlas: the one setting
