@@ -368,6 +368,7 @@ fn finish_atlas(
                 cells: atlas::verdict_indices(cells),
                 legend: contactlab::twocontact::atlas::verdict_legend(),
                 marks: vec![],
+                paths: vec![],
             }
             .save(&dir.join("atlas.png"))?;
         } else {

@@ -191,7 +191,10 @@ fn main() -> ExitCode {
     }
     // Usage errors in one line (clap's own message spans several), exit 2; --help and --version
     // print as usual.
-    let mut cli = match Cli::try_parse() {
+    let parsed = allow_negative_numbers(<Cli as clap::CommandFactory>::command())
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let mut cli = match parsed {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
             let text = e.to_string();
@@ -207,6 +210,11 @@ fn main() -> ExitCode {
     contactlab::plot::set_svg_too(cli.svg);
     // No partial output: write into a staging directory, move it into place on success.
     let staged = match cli.command.out_dir() {
+        // Refused before any work: the directory could never be written.
+        Some(p) if p.exists() && !p.is_dir() => {
+            eprintln!("error: --out: {} exists and is not a directory", p.display());
+            return ExitCode::from(2);
+        }
         Some(p) => match staging::begin(p) {
             Ok(tmp) => {
                 let target = std::mem::replace(p, tmp.clone());
@@ -251,6 +259,13 @@ fn main() -> ExitCode {
         (r, None) => r,
     };
     report_exit(result)
+}
+
+/// Lets every command take negative numbers as option values (`--e -0.1`, `--mu -1` reaching the
+/// range check with its own message rather than being read as an unknown flag).
+fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    names.into_iter().fold(cmd.allow_negative_numbers(true), |c, n| c.mut_subcommand(n, allow_negative_numbers))
 }
 
 fn dispatch(command: Command) -> Result<(), Failure> {

@@ -117,12 +117,14 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
         if g.converged {
             println!("  gait period {:.6} s, post-impact state {:?}", g.period, g.post_impact_state);
             println!("  multipliers {:?}: {}", g.multipliers, if g.stable { "stable" } else { "unstable" });
-            println!(
-                "  mu_stick = {:.6}, |F_t/F_n| at heel strike = {:.6}{}",
-                g.mu_stick,
-                g.impact_impulse_ratio,
-                if g.sticking { "" } else { " (the stance foot does not stick throughout)" }
-            );
+            if g.sticking {
+                println!("  mu_stick = {:.6}, |F_t/F_n| at heel strike = {:.6}", g.mu_stick, g.impact_impulse_ratio);
+            } else {
+                println!(
+                    "  the stance foot does not stick throughout (no mu_stick); |F_t/F_n| at heel strike = {:.6}",
+                    g.impact_impulse_ratio
+                );
+            }
         } else {
             println!("  no gait found: {}", g.reason.as_deref().unwrap_or("Newton did not converge"));
         }

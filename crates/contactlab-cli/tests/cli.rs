@@ -128,7 +128,14 @@ fn reproduce_writes_report_json_and_figure() {
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let rows = res["rows"].as_array().unwrap();
     assert!(rows.len() >= 17);
-    assert!(rows.iter().all(|r| ["match", "mismatch", "erratum"].contains(&r["status"].as_str().unwrap())));
+    // The totals count the rows (no row is left out of, or counted twice in, the summary), and
+    // every row names the source of its reference value.
+    for status in ["match", "mismatch", "erratum"] {
+        let n = rows.iter().filter(|r| r["status"] == status).count() as u64;
+        assert_eq!(Some(n), v[status].as_u64(), "{status}");
+        assert_eq!(Some(n), res["totals"][status].as_u64(), "{status}");
+    }
+    assert!(rows.iter().all(|r| !r["source"].as_str().unwrap().is_empty()));
     assert!(std::fs::metadata(out.join("lcp_murty_pivots.png")).unwrap().len() > 1000);
     let o = run(&["reproduce", "--out", out.to_str().unwrap(), "--only", "P9"]);
     assert_eq!(o.status.code(), Some(2));
@@ -395,12 +402,12 @@ fn hostile_requests_are_refused_with_exit_2() {
 fn failed_runs_leave_no_output_behind() {
     let dir = tmpdir("partial");
     let lcp = data().join("siconos-lcp/lcp_exp_murty.dat");
-    // The target is a file: nothing can be written there; the run fails with exit 3 (an output
-    // failure) and leaves no staging directory beside it.
+    // The target is a file: nothing can be written there; the run is refused before any work
+    // (exit 2, a bad --out) and leaves no staging directory beside it.
     let blocked = dir.join("blocked");
     std::fs::write(&blocked, "not a directory").unwrap();
     let o = run(&["lcp", "solve", lcp.to_str().unwrap(), "--out", blocked.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left, vec![std::ffi::OsString::from("blocked")], "{left:?}");
     // A model error after the output directory was chosen: exit 2, nothing created.
@@ -511,4 +518,24 @@ fn an_atlas_from_three_shards_merged_equals_the_unsharded_atlas() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("[3]"), "{}", stderr(&o));
     std::fs::remove_dir_all(&base).ok();
+}
+
+#[test]
+fn negative_values_and_a_file_as_out_dir_are_refused_clearly() {
+    let dp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/zeno/double-pendulum-pd.toml");
+    let dp = dp.to_str().unwrap();
+    // A negative number is a value (checked against its range), not an unknown flag.
+    let o = run(&["zeno", "orbit", dp, "--e", "-0.1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--e:") && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
+    // --out naming a regular file: refused before any work, in one line, nothing on stdout.
+    let dir = tmpdir("out-file");
+    let f = dir.join("not-a-dir");
+    std::fs::write(&f, "keep me").unwrap();
+    let o = run(&["zeno", "orbit", dp, "--json", "--out", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a directory"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "keep me");
 }

@@ -315,6 +315,27 @@ fn p1_atlas_cells(
     json_string(&cells)
 }
 
+/// Checks every cell's values before a sweep starts: each value, applied alone to the model,
+/// must be in its key's range (`ValueError` naming the key and the value otherwise). Cells whose
+/// values are valid one by one but not together still come back `invalid` from the sweep.
+#[pyfunction]
+fn check_cells(name: &str, text: &str, is_json: bool, keys: Vec<String>, points: &Bound<'_, PyAny>) -> PyResult<()> {
+    let rows = rows_arg(points)?;
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    match model_doc(name, text, is_json)?.kind().map_err(to_py)? {
+        "planar-two-contact" => {
+            contactlab::twocontact::atlas::check_values(&p1_model(name, text, is_json)?, &keys, &rows).map_err(to_py)
+        }
+        "fixture" => {
+            let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
+            contactlab::fixture::sweep::check_values(&f, &keys, &rows).map_err(to_py)
+        }
+        other => Err(PyValueError::new_err(format!(
+            "{name}: kind: sweep studies planar-two-contact and fixture models, not {other:?}"
+        ))),
+    }
+}
+
 /// The `kind` of a model.
 #[pyfunction]
 fn model_kind(name: &str, text: &str, is_json: bool) -> PyResult<String> {
@@ -695,6 +716,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(check_cells, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(eqset_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(eqset_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(p1_modes, m)?)?;

@@ -20,7 +20,8 @@ def without(d, *keys):
 def read_csv(path):
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
+    # (an empty cell is a value the CLI could not compute: NaN here)
+    return {k: np.array([float(r[k]) if r[k] != "" else math.nan for r in rows]) for k in rows[0]}
 
 
 # --- P1 ---------------------------------------------------------------------------------------
@@ -33,12 +34,21 @@ def test_p1_modes_match_the_cli():
     assert r.analysis["equilibrium"] and len(r.modes) >= 1
 
 
-def test_p1_maps_at_given_angles_equal_the_sampled_maps():
+def test_p1_maps_at_given_angles(tmp_path):
     model = EXAMPLES / "two-contact" / "config-A.toml"
-    phi, R, G = contactlab.p1.maps(model, samples=41)
-    phi2, R2, G2 = contactlab.p1.maps(model, phi=phi[::-1])
-    assert np.array_equal(phi2, phi[::-1])
-    assert np.array_equal(R2, R[::-1], equal_nan=True) and np.array_equal(G2, G[::-1], equal_nan=True)
+    # The CLI's sampled maps (maps.csv), evaluated again at its angles in reverse order.
+    cli("equilibrium", "maps", model, "--samples", 41, "--out", tmp_path)
+    want = read_csv(tmp_path / "maps.csv")
+    phi, R, G = contactlab.p1.maps(model, phi=want["phi"][::-1])
+    assert np.array_equal(phi, want["phi"][::-1])
+    assert np.array_equal(R, want["R"][::-1], equal_nan=True) and np.array_equal(G, want["G"][::-1], equal_nan=True)
+    # Independently of the sampling: R at the fixed points that classify refines by bisection
+    # returns the same angle, with classify's G there (P1 config A: three fixed points).
+    fps = cli("equilibrium", "classify", model)["fixed_points"]
+    assert len(fps) == 3
+    phi_fp, R_fp, G_fp = contactlab.p1.maps(model, phi=[f["phi"] for f in fps])
+    assert np.all(np.abs(R_fp - phi_fp) < 1e-6), (R_fp, phi_fp)
+    assert np.allclose(G_fp, [f["G"] for f in fps], rtol=1e-6, atol=0)
     with pytest.raises(ValueError, match="impact angle"):
         contactlab.p1.maps(model, phi=[0.0, 2.0])
 
@@ -128,6 +138,10 @@ def test_zeno_orbit_bound_and_continuation_match_the_cli():
     c = cli("zeno", "continue", model, "--e-max", 0.1)
     assert without(k.to_dict(), "branch") == c
     assert len(k.branch["e"]) == c["points"] and k.branch["e"][-1] == c["e_critical"]
+    # No orbit at a large e is a result (exit 0, nothing stale), the same from both front ends.
+    none = contactlab.zeno.orbit(model, e=0.99)
+    assert none.to_dict() == cli("zeno", "orbit", model, "--e", 0.99)
+    assert not none.converged and none.period is None and "never enters a constrained phase" in none.reason
     with pytest.raises(ValueError, match="periodic motion"):
         contactlab.zeno.orbit(EXAMPLES / "zeno" / "bouncing-ball.toml")
     with pytest.raises(ValueError, match="e_step"):

@@ -126,6 +126,38 @@ def test_lcp_solve_all_matches_the_cli():
     assert r.count == len(r.pieces) >= 1
 
 
+def test_bad_sweeps_and_options_are_refused_before_any_work(monkeypatch):
+    model = EXAMPLES / "two-contact" / "config-B.toml"
+    # A value outside its key's range, or NaN: ValueError naming the key and the value, before
+    # any cluster starts (client=None would start one).
+    with pytest.raises(ValueError, match=r"mu1.*-0\.1"):
+        contactlab.sweep(model, {"mu1": [0.2, -0.1]})
+    with pytest.raises(ValueError, match="com_x.*nan|com_x.*NaN"):
+        contactlab.sweep(model, cells={"com_x": [0.0, np.nan], "com_z": [0.1, 0.1]})
+    fixture = EXAMPLES / "fixture" / "disk-mu0.2-0.5.toml"
+    with pytest.raises(ValueError, match=r"mu\[0\]"):
+        contactlab.sweep(fixture, cells={"mu[0]": [0.3, -1.0]})
+    # output="xarray" without xarray: ImportError naming the extra, before any cell is computed.
+    import sys
+
+    monkeypatch.setitem(sys.modules, "xarray", None)  # (makes `import xarray` fail)
+    calls = []
+    monkeypatch.setattr(sys.modules["contactlab.sweep"], "_evaluate_chunk", lambda *a: calls.append(a) or [])
+    with pytest.raises(ImportError, match=r"contactlab\[xarray\]"):
+        contactlab.sweep(model, {"mu1": [0.2, 0.3]}, client=False, output="xarray")
+    assert calls == []
+    monkeypatch.undo()
+    # Options named, whatever the wrong type.
+    wheel = EXAMPLES / "walker" / "rimless-wheel.toml"
+    with pytest.raises(ValueError, match="guess"):
+        contactlab.walker.gait(wheel, guess="abc")
+    with pytest.raises(ValueError, match="guess"):
+        contactlab.walker.gait(EXAMPLES / "walker" / "compass-biped.toml", guess=5)
+    with pytest.raises(ValueError, match="state"):
+        contactlab.walker.slip(wheel, state=["x", 1])
+    assert contactlab.__version__.count(".") == 2
+
+
 def test_sweep_as_an_xarray_dataset():
     pytest.importorskip("xarray")
     model = EXAMPLES / "two-contact" / "config-B.toml"

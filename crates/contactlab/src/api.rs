@@ -192,7 +192,33 @@ pub fn p1_simulate(p: &TwoContact, start: State, t_max: f64, max_events: usize) 
 // P2: walkers
 
 /// The `--json` object of a gait.
+///
+/// A gait that did not converge carries no numbers (every field but `converged` and `reason` is
+/// null), and `mu_stick` is null unless the foot sticks along the whole step (a slipping step
+/// has no sticking-friction requirement: its force ratio is capped at the model's μ).
 pub fn gait_json(g: &Gait) -> Value {
+    let mut v = gait_json_all(g);
+    if !g.converged {
+        null_except(&mut v, &["converged", "reason"]);
+    } else if !g.sticking {
+        v["mu_stick"] = Value::Null;
+    }
+    v
+}
+
+/// Sets every field of a JSON object to null except `keep` (a result that failed carries no
+/// stale numbers).
+fn null_except(v: &mut Value, keep: &[&str]) {
+    if let Some(obj) = v.as_object_mut() {
+        for (k, x) in obj.iter_mut() {
+            if !keep.contains(&k.as_str()) {
+                *x = Value::Null;
+            }
+        }
+    }
+}
+
+fn gait_json_all(g: &Gait) -> Value {
     json!({
         "converged": g.converged,
         "period": g.period,
@@ -447,13 +473,26 @@ fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
 }
 
 /// The orbit from the initial state: the return map iterated to settle, then Newton.
-fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &ZenoSettings) -> Result<Orbit, Error> {
-    let y = p3::settle(lag, &p.1, &p.2, 300, 1e-7, settings)?;
-    Ok(p3::orbit(lag, &y, settings))
+/// The orbit reached from the model's initial state; a motion that never enters a constrained
+/// phase is a result ("no orbit at this e"), not an error.
+fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
+    match p3::settle(lag, &p.1, &p.2, 300, 1e-7, settings) {
+        Ok(y) => p3::orbit(lag, &y, settings),
+        Err(never) => Orbit::not_found(never.to_string()),
+    }
 }
 
-/// The `--json` object of an orbit at restitution `e`.
+/// The `--json` object of an orbit at restitution `e`; when no orbit was found, only `e`,
+/// `converged`, `iterations` and `reason` carry values (the rest are null: nothing stale).
 pub fn orbit_json(e: f64, o: &Orbit) -> Value {
+    let mut v = orbit_json_all(e, o);
+    if !o.converged {
+        null_except(&mut v, &["e", "converged", "iterations", "reason"]);
+    }
+    v
+}
+
+fn orbit_json_all(e: f64, o: &Orbit) -> Value {
     json!({
         "e": e,
         "converged": o.converged,
@@ -468,6 +507,7 @@ pub fn orbit_json(e: f64, o: &Orbit) -> Value {
         "impacts_per_cycle": o.impacts_per_cycle,
         "lambda_start": o.lambda_start,
         "residual": o.residual,
+        "iterations": o.iterations,
         "reason": o.reason,
     })
 }
@@ -476,7 +516,7 @@ pub fn orbit_json(e: f64, o: &Orbit) -> Value {
 /// (`zeno orbit`); the system and the orbit.
 pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<(DoublePendulumStop, Orbit), Error> {
     let p = pendulum(m, name, "zeno orbit")?;
-    let o = find_orbit(&Lagrangian::new(p.0), &p, &ZenoSettings::default())?;
+    let o = find_orbit(&Lagrangian::new(p.0), &p, &ZenoSettings::default());
     Ok((p.0, o))
 }
 
@@ -490,7 +530,7 @@ pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Resu
     let p = pendulum(m, name, "zeno bound")?;
     let settings = ZenoSettings::default();
     let lag = Lagrangian::new(p.0.with_e(0.0));
-    let o = find_orbit(&lag, &p, &settings)?;
+    let o = find_orbit(&lag, &p, &settings);
     if !o.converged {
         return Err(Error::input(
             name,
@@ -523,7 +563,18 @@ pub fn zeno_continuation(
     }
     let settings = ZenoSettings::default();
     let lag = Lagrangian::new(sys.with_e(0.0));
-    let y = p3::settle(&lag, &q0, &v0, 300, 1e-7, &settings)?;
+    let y = match p3::settle(&lag, &q0, &v0, 300, 1e-7, &settings) {
+        Ok(y) => y,
+        // No orbit to start from: an empty branch, saying why (a result, not an error).
+        Err(never) => {
+            return Ok(p3::Continuation {
+                points: vec![],
+                e_critical: None,
+                e_failed: Some(0.0),
+                reason: Some(never.to_string()),
+            })
+        }
+    };
     Ok(p3::continuation_in_e(|e| sys.with_e(e), 0.0, e_step, e_max, e_tol, &y, &settings, progress))
 }
 

@@ -21,9 +21,9 @@ Errors: ``ValueError`` for bad input (naming the file or dict, the key and the a
 ``contactlab.NumericalError`` when a solver could not conclude, ``OSError`` for files.
 """
 
-from ._core import NumericalError
+from ._core import NumericalError, __version__
 from . import lcp, p1, walker, zeno, fixture, eqset
 from ._results import Result
 from .sweep import sweep
 
-__all__ = ["NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "sweep"]
+__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "sweep"]

@@ -29,6 +29,18 @@ def _evaluate_chunk(kind, name, text, is_json, keys, points, samples):
     return json.loads(cells)
 
 
+def _require(module, package, extra):
+    """Imports ``module`` or raises ImportError saying how to install it."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(
+            f"sweep needs {package}: pip install {package!r} (or contactlab[{extra}])"
+        ) from e
+
+
 def _evaluate_chunk_args(args):
     return _evaluate_chunk(*args)
 
@@ -109,6 +121,14 @@ def sweep(
         raise ValueError(f"{name}: kind: sweep studies {', '.join(_KINDS)} models, not {kind!r}")
     columns = _KINDS[kind]
     keys, points = grid_points(vary) if vary is not None else list_points(cells)
+    # Everything that can be refused is refused before any work: the values (each against its
+    # key's range, naming both), then the optional packages the call needs.
+    _core.check_cells(name, text, is_json, list(keys), points)
+    _require("pandas", "pandas", "dask")
+    if output == "xarray":
+        _require("xarray", "xarray", "xarray")
+    if client is None:
+        _require("dask.distributed", "dask[distributed]", "dask")
 
     def run(c):
         threads = 1 if c is False else sum(w.get("nthreads", 1) for w in c.scheduler_info()["workers"].values())

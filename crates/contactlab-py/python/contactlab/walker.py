@@ -6,8 +6,18 @@ same keys). Each call returns what ``contactlab walker ... --json`` prints."""
 import json
 from typing import Optional, Sequence
 
+import numpy as np
+
 from . import _core
 from ._results import Model, Result, model_text
+
+
+def _floats(option, values):
+    """``values`` as a list of floats, or ValueError naming ``option``."""
+    try:
+        return [float(x) for x in np.asarray(values, dtype=np.float64).reshape(-1)]
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{option}: expected a sequence of numbers, got {values!r}") from e
 
 
 def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
@@ -16,7 +26,7 @@ def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
     default the closed form (27) or P2's gait: ``converged``, ``period``, the states after and
     before impact, Floquet ``multipliers``, ``stable``, ``sticking``, ``mu_stick`` (the friction
     the stance foot needs) and the heel strike's impulse ratio."""
-    g = None if guess is None else [float(x) for x in guess]
+    g = None if guess is None else _floats("guess", guess)
     return Result("Gait", json.loads(_core.walker_gait(*model_text(model), g)))
 
 
@@ -43,5 +53,5 @@ def slip(
     "reversal", "separation", "jam" (Definition 1: B -> 0 with A > 0), "impact", ...), ``t_end``, ``fn_max``, the final ``state``, ``A`` and ``B``; with
     ``jam_threshold=True`` instead the smallest initial slip speed up to ``max_speed`` that jams
     (dynamic jamming)."""
-    s = [float(x) for x in state]
+    s = _floats("state", state)
     return Result("Slip", json.loads(_core.walker_slip(*model_text(model), s, bool(jam_threshold), float(max_speed))))

@@ -28,7 +28,10 @@ def simulate(model: Model, t_max: float = 60.0, e: Optional[float] = None, max_e
 def orbit(model: Model, e: Optional[float] = None) -> Result:
     """The periodic orbit reached from the model's initial state (the return map iterated,
     then Newton): simple for e = 0, Zeno for e > 0 (P3's example); ``period``, ``fixed_point``, ``multipliers``, the contraction rate
-    ``gamma`` and ``stable``, ``constrained_duration``, ``impacts_per_cycle``."""
+    ``gamma`` and ``stable``, ``constrained_duration``, ``impacts_per_cycle``. When there is no
+    orbit (the motion never enters a constrained phase, as for a large ``e``, or Newton fails),
+    ``converged`` is False, ``reason`` says why and the other numbers are None: a result, not an
+    error."""
     return Result("ZenoOrbit", json.loads(_core.zeno_orbit(*model_text(model), None if e is None else float(e))))
 
 

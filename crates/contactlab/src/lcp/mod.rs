@@ -16,6 +16,7 @@
 //! * [`pivot`]: principal pivot transforms.
 //! * [`classes`]: matrix-class tests (P-matrix, column adequate, column quasi-adequate).
 //! * [`io`]: the Siconos test-file format and our own TOML/JSON format.
+//! * [`verify`]: an independent componentwise check of a returned point on the raw data.
 //!
 //! [`solve`] combines them: Lemke first; when Lemke stops on a secondary ray, a feasibility LP or
 //! (for `n ≤` [`enumerate::MAX_N`]) exhaustive enumeration decides whether a solution exists, so
@@ -45,6 +46,7 @@ pub mod lemke;
 pub mod optimize;
 pub mod pivot;
 pub mod scaling;
+pub mod verify;
 
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;

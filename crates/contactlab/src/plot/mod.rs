@@ -146,6 +146,70 @@ pub struct XyPlot {
 
 /// Okabe and Ito's colour-blind-safe palette: blue, vermillion, bluish green, orange, reddish
 /// purple, grey, sky blue, black. Index `k` is the same colour in every figure.
+/// Label text as drawn: a subscript written `_x` (`f_n`, `WU_R`, `μ_min`) in Unicode subscript
+/// letters where the embedded font has them all (`fₙ`, `WUᵣ`, `μₘᵢₙ`), else without the
+/// underscore (`τ_c` → `τc`: there is no subscript c); the run is the letters and digits after the
+/// underscore.
+pub fn pretty(label: &str) -> String {
+    fn sub(c: char) -> Option<char> {
+        let table = [
+            ('0', '₀'),
+            ('1', '₁'),
+            ('2', '₂'),
+            ('3', '₃'),
+            ('4', '₄'),
+            ('5', '₅'),
+            ('6', '₆'),
+            ('7', '₇'),
+            ('8', '₈'),
+            ('9', '₉'),
+            ('a', 'ₐ'),
+            ('e', 'ₑ'),
+            ('h', 'ₕ'),
+            ('i', 'ᵢ'),
+            ('j', 'ⱼ'),
+            ('k', 'ₖ'),
+            ('l', 'ₗ'),
+            ('m', 'ₘ'),
+            ('n', 'ₙ'),
+            ('o', 'ₒ'),
+            ('p', 'ₚ'),
+            ('r', 'ᵣ'),
+            ('s', 'ₛ'),
+            ('t', 'ₜ'),
+            ('u', 'ᵤ'),
+            ('v', 'ᵥ'),
+            ('x', 'ₓ'),
+        ];
+        table.iter().find(|(a, _)| *a == c.to_ascii_lowercase()).map(|(_, b)| *b)
+    }
+    let mut out = String::with_capacity(label.len());
+    let mut chars = label.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '_' {
+            out.push(c);
+            continue;
+        }
+        let mut run = String::new();
+        while let Some(&d) = chars.peek() {
+            if !d.is_ascii_alphanumeric() {
+                break;
+            }
+            run.push(d);
+            chars.next();
+        }
+        match run.chars().map(sub).collect::<Option<String>>() {
+            Some(s) if !run.is_empty() => out.push_str(&s),
+            _ => out.push_str(&run),
+        }
+    }
+    out
+}
+
+/// Colours of the paths over a category map: dark, so that they read on light and saturated
+/// cells alike (black, blue, bluish green).
+const PATH_COLOURS: [RGBColor; 3] = [RGBColor(0, 0, 0), RGBColor(0, 60, 160), RGBColor(0, 110, 80)];
+
 const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
@@ -247,7 +311,10 @@ impl XyPlot {
         let pad = |a: f64, b: f64| if b > a { (b - a) * 0.04 } else { a.abs().max(1.0) * 0.5 };
         let (px, py) = (pad(x0, x1), pad(y0, y1));
         if self.log_y {
-            Some(((x0 - px, x1 + px), (y0 / 2.0, y1 * 2.0)))
+            // Out to the powers of ten around the data, so that a labelled tick lies at or beyond
+            // each end of the data (data down to 0.03 get a 0.01 tick, not only 0.1).
+            let (lo, hi) = (10f64.powf(y0.log10().floor()), 10f64.powf(y1.log10().ceil()));
+            Some(((x0 - px, x1 + px), ((y0 / 2.0).min(lo), (y1 * 2.0).max(hi))))
         } else {
             Some(((x0 - px, x1 + px), (y0 - py, y1 + py)))
         }
@@ -265,7 +332,7 @@ impl XyPlot {
             if s.label.is_empty() || !s.points.iter().any(|p| self.usable(p)) || out.iter().any(|e| e.0 == s.label) {
                 continue;
             }
-            out.push((s.label.clone(), s.mark, PALETTE[s.color.unwrap_or(k) % PALETTE.len()]));
+            out.push((pretty(&s.label), s.mark, PALETTE[s.color.unwrap_or(k) % PALETTE.len()]));
         }
         out
     }
@@ -335,7 +402,7 @@ impl XyPlot {
 
     fn builder<'a, 'b, DB: DrawingBackend>(&'b self, area: &'a DrawingArea<DB, Shift>) -> ChartBuilder<'a, 'b, DB> {
         let mut builder = ChartBuilder::on(area);
-        builder.caption(&self.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(70);
+        builder.caption(pretty(&self.title), ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(70);
         builder
     }
 
@@ -381,12 +448,12 @@ impl XyPlot {
             let log_y = self.log_y;
             chart
                 .configure_mesh()
-                .x_desc(&self.x_label)
-                .y_desc(&self.y_label)
+                .x_desc(pretty(&self.x_label))
+                .y_desc(pretty(&self.y_label))
                 .x_label_formatter(&|v: &f64| tick_on(*v, spans.0))
                 .y_label_formatter(&|v: &f64| match &self.y_categories {
                     Some(c) => {
-                        c.iter().find(|(y, _)| (y - v).abs() <= 1e-9 * spans.1).map_or(String::new(), |c| c.1.clone())
+                        c.iter().find(|(y, _)| (y - v).abs() <= 1e-9 * spans.1).map_or(String::new(), |c| pretty(&c.1))
                     }
                     None if log_y => tick(v),
                     None => tick_on(*v, spans.1),
@@ -582,6 +649,15 @@ mod tests {
     }
 
     #[test]
+    fn labels_print_subscripts_not_underscores() {
+        assert_eq!(pretty("f_n (m l/τ_c²)"), "fₙ (m l/τc²)");
+        assert_eq!(pretty("WU_R(μ)"), "WUᵣ(μ)");
+        assert_eq!(pretty("μ_min [–]"), "μₘᵢₙ [–]");
+        assert_eq!(pretty("plain"), "plain");
+        assert_eq!(pretty("trailing_"), "trailing");
+    }
+
+    #[test]
     fn category_maps_list_only_the_categories_present() {
         let m = CategoryMap {
             title: "t".into(),
@@ -591,7 +667,7 @@ mod tests {
             ys: vec![0.0],
             cells: vec![0, 2],
             legend: vec![("a".into(), (1, 2, 3)), ("b".into(), (4, 5, 6)), ("c".into(), (7, 8, 9))],
-            marks: vec![],
+            ..Default::default()
         };
         let names: Vec<String> = m.present().into_iter().map(|l| l.0).collect();
         assert_eq!(names, vec!["a".to_string(), "c".to_string()]);
@@ -616,7 +692,7 @@ mod tests {
 }
 
 /// A categorical colour map on a rectangular grid (e.g. a stability atlas).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CategoryMap {
     /// Title.
     pub title: String,
@@ -632,8 +708,21 @@ pub struct CategoryMap {
     pub cells: Vec<usize>,
     /// Name and colour of each category.
     pub legend: Vec<(String, (u8, u8, u8))>,
-    /// Extra points drawn on top, with labels (e.g. the paper's configurations).
+    /// Extra points drawn on top, each with its label in a box beside it (e.g. the paper's
+    /// configurations); an empty label draws the point alone.
     pub marks: Vec<(String, f64, f64)>,
+    /// Curves drawn on top (trajectories): a line from an open circle at the start to a filled
+    /// square at the end, named in the legend (no label on the map, which could cover the data).
+    pub paths: Vec<MapPath>,
+}
+
+/// A curve over a [`CategoryMap`].
+#[derive(Debug, Clone, Default)]
+pub struct MapPath {
+    /// Legend entry.
+    pub label: String,
+    /// The points in order.
+    pub points: Vec<(f64, f64)>,
 }
 
 impl Draw for CategoryMap {
@@ -668,14 +757,19 @@ impl CategoryMap {
         }
         // The legend goes to the right of the map (every cell is data): only the categories that
         // occur.
-        let present = self.present();
+        let present: Vec<(String, (u8, u8, u8))> =
+            self.present().into_iter().map(|(name, c)| (pretty(&name), c)).collect();
         let font = TextStyle::from(("sans-serif", 15).into_font());
+        let path_names: Vec<String> =
+            self.paths.iter().map(|p| format!("{} (○ start, ■ end)", pretty(&p.label))).collect();
         let text_w = present
             .iter()
-            .map(|e| root.estimate_text_size(&e.0, &font).map_or(8 * e.0.chars().count() as u32, |s| s.0))
+            .map(|e| &e.0)
+            .chain(path_names.iter())
+            .map(|t| root.estimate_text_size(t, &font).map_or(8 * t.chars().count() as u32, |s| s.0))
             .max()
             .unwrap_or(0) as i32;
-        let box_size = (text_w + 46, 22 * present.len() as i32 + 10);
+        let box_size = (text_w + 46, 22 * (present.len() + path_names.len()) as i32 + 10);
         let (w, _) = root.dim_in_pixel();
         let (area, _) = root.split_horizontally(w as i32 - box_size.0 - 20);
         let half = |v: &[f64], k: usize| -> (f64, f64) {
@@ -687,7 +781,7 @@ impl CategoryMap {
         let (y0, _) = half(&self.ys, 0);
         let (_, y1) = half(&self.ys, ny - 1);
         let mut chart = ChartBuilder::on(&area)
-            .caption(&self.title, ("sans-serif", 20))
+            .caption(pretty(&self.title), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -696,8 +790,8 @@ impl CategoryMap {
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
+            .x_desc(pretty(&self.x_label))
+            .y_desc(pretty(&self.y_label))
             .x_label_formatter(&|v: &f64| tick_on(*v, x1 - x0))
             .y_label_formatter(&|v: &f64| tick_on(*v, y1 - y0))
             .label_style(("sans-serif", 15))
@@ -710,12 +804,28 @@ impl CategoryMap {
             Rectangle::new([(xa, ya), (xb, yb)], RGBColor(r, g, b).filled())
         });
         chart.draw_series(rects).map_err(err)?;
-        // Marks: a black-rimmed white dot and the label on a white box beside it.
+        // Paths: a line, an open circle at the start, a filled square at the end.
+        for (k, p) in self.paths.iter().enumerate() {
+            let colour = PATH_COLOURS[k % PATH_COLOURS.len()];
+            chart.draw_series(LineSeries::new(p.points.iter().copied(), colour.stroke_width(2))).map_err(err)?;
+            if let (Some(&a), Some(&b)) = (p.points.first(), p.points.last()) {
+                let (ax, ay) = chart.backend_coord(&a);
+                root.draw(&Circle::new((ax, ay), 6, WHITE.filled())).map_err(err)?;
+                root.draw(&Circle::new((ax, ay), 6, colour.stroke_width(2))).map_err(err)?;
+                let (bx, by) = chart.backend_coord(&b);
+                root.draw(&Rectangle::new([(bx - 5, by - 5), (bx + 5, by + 5)], colour.filled())).map_err(err)?;
+            }
+        }
+        // Marks: a black-rimmed white dot and, if labelled, the label on a white box beside it.
         let label_font = TextStyle::from(("sans-serif", 17).into_font());
         for (label, x, y) in &self.marks {
+            let label = &pretty(label);
             let (px, py) = chart.backend_coord(&(*x, *y));
             root.draw(&Circle::new((px, py), 6, WHITE.filled())).map_err(err)?;
             root.draw(&Circle::new((px, py), 6, BLACK.stroke_width(2))).map_err(err)?;
+            if label.is_empty() {
+                continue;
+            }
             let (tw, th) = root.estimate_text_size(label, &label_font).unwrap_or((12, 16));
             let (bx, by) = (px + 9, py - th as i32 - 6);
             root.draw(&Rectangle::new([(bx - 2, by - 2), (bx + tw as i32 + 3, by + th as i32 + 3)], WHITE.filled()))
@@ -736,6 +846,12 @@ impl CategoryMap {
                 .map_err(err)?;
             root.draw(&Rectangle::new([(x_leg + 8, y - 6), (x_leg + 30, y + 6)], BLACK.stroke_width(1)))
                 .map_err(err)?;
+            root.draw(&Text::new(name.clone(), (x_leg + 40, y - 8), font.clone())).map_err(err)?;
+        }
+        for (k, name) in path_names.iter().enumerate() {
+            let y = y_leg + 16 + 22 * (present.len() + k) as i32;
+            let colour = PATH_COLOURS[k % PATH_COLOURS.len()];
+            root.draw(&PathElement::new(vec![(x_leg + 8, y), (x_leg + 30, y)], colour.stroke_width(2))).map_err(err)?;
             root.draw(&Text::new(name.clone(), (x_leg + 40, y - 8), font.clone())).map_err(err)?;
         }
         Ok(())

@@ -128,6 +128,27 @@ impl Row {
         }
     }
 
+    /// Checks a lower bound: `match` when `computed ≥ bound − tol` (a published value that is
+    /// itself a lower bound, such as the largest parameter at which a paper's simulations still
+    /// found something; `tol` is half a unit of its last printed digit).
+    pub fn at_least(
+        quantity: impl Into<String>,
+        bound: f64,
+        computed: f64,
+        tol: f64,
+        source: impl Into<String>,
+    ) -> Self {
+        Row {
+            quantity: quantity.into(),
+            published: format!("≥ {}", fmt_num(bound)),
+            computed: fmt_num(computed),
+            tolerance: fmt_num(tol),
+            status: if computed >= bound - tol { RowStatus::Match } else { RowStatus::Mismatch },
+            source: source.into(),
+            note: String::new(),
+        }
+    }
+
     /// Compares discrete values (verdicts, counts, labels): `match` when equal.
     pub fn exact(
         quantity: impl Into<String>,
@@ -159,6 +180,21 @@ impl Row {
         self.status = RowStatus::Erratum;
         self.note = e;
         Ok(self)
+    }
+
+    /// Marks a row an erratum only when the computation shows it: the row compares the value as
+    /// printed and mismatches, and `corrected_agrees` (the corrected value, computed beside it,
+    /// agrees with the computation). A printed value that matches stays `match` (the claimed
+    /// erratum is then wrong, and the note says so); a mismatch the correction does not explain
+    /// stays `mismatch`.
+    pub fn erratum_if(self, corrected_agrees: bool, evidence: impl Into<String>) -> Result<Self, Error> {
+        match (self.status, corrected_agrees) {
+            (RowStatus::Mismatch, true) => self.erratum(evidence),
+            (RowStatus::Mismatch, false) => {
+                Ok(self.with_note("mismatch that the documented correction does not explain either"))
+            }
+            _ => Ok(self.with_note("the printed value agrees with the computation: no erratum")),
+        }
     }
 
     /// Attaches a remark.
@@ -350,6 +386,11 @@ mod tests {
         sec.rows.push(Row::number("b", 1.0, 2.0, 1e-9, "paper"));
         sec.rows.push(Row::exact("c", "yes", "no", "paper").erratum("The paper's own equation (3) gives no.").unwrap());
         assert!(Row::exact("d", "1", "2", "p").erratum("").is_err());
+        // Erratum status follows the computation.
+        let ev = "The printed formula has a sign flipped.";
+        assert_eq!(Row::exact("e", "1", "2", "p").erratum_if(true, ev).unwrap().status, RowStatus::Erratum);
+        assert_eq!(Row::exact("e", "1", "2", "p").erratum_if(false, ev).unwrap().status, RowStatus::Mismatch);
+        assert_eq!(Row::exact("e", "1", "1", "p").erratum_if(true, ev).unwrap().status, RowStatus::Match);
         let rep = Report { sections: vec![sec] };
         assert_eq!(rep.counts(), (1, 1, 1));
         let md = rep.to_markdown();

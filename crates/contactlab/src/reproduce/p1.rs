@@ -286,6 +286,7 @@ fn atlas_fig6(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         cells: verdict_indices(&cells),
         legend: crate::twocontact::atlas::verdict_legend(),
         marks: vec![("B".into(), -b.l1, b.h), ("D".into(), -config("D").expect("D").l1, b.h)],
+        paths: vec![],
     }
     .save(&opts.out.join("p1_fig6_atlas.png"))?;
     sec.figures.push(Figure {
@@ -353,7 +354,15 @@ fn zod_against_nonlinear(sec: &mut Section, _opts: &Options) -> Result<(), Error
     // ZOD against the full nonlinear model (P1 §III-A: the ZOD suffices for local analysis).
     let pd = config("D").expect("D");
     let sd0 = Simulator::new(Zod::new(&pd)?)?;
-    let fp = classify(&pd, DEFAULT_SAMPLES)?.fixed_points.first().map_or(1.147, |f| f.phi);
+    let quantity = "config D at φ*: the full nonlinear model's R, G approach the ZOD's as the perturbation δ shrinks";
+    let source = "P1 §II/§III-A: the ZOD approximation suffices near the equilibrium";
+    let Some(fp) = classify(&pd, DEFAULT_SAMPLES)?.fixed_points.first().map(|f| f.phi) else {
+        sec.rows.push(
+            Row::exact(quantity, "yes", "no fixed point", source)
+                .with_note("the ZOD's map R has no fixed point for configuration D, so there is no φ* to compare at"),
+        );
+        return Ok(());
+    };
     let z0 = crate::twocontact::poincare::return_map(&sd0, fp)?;
     let mut errs = Vec::new();
     for delta in [1e-2, 1e-3] {
@@ -365,15 +374,9 @@ fn zod_against_nonlinear(sec: &mut Section, _opts: &Options) -> Result<(), Error
     }
     let shrinks = errs.len() == 2 && errs[1].1 < 0.2 * errs[0].1;
     sec.rows.push(
-        Row::exact(
-            "config D at φ*: the full nonlinear model's R, G approach the ZOD's as the perturbation δ shrinks",
-            "yes",
-            yes_no(shrinks),
-            "P1 §II/§III-A: the ZOD approximation suffices near the equilibrium",
-        )
-        .with_note(
-            errs.iter()
-                .map(|(d, e)| format!("δ = {d} m/s: max(|ΔR|, |ΔG|/G) = {e:.3e}"))
+        Row::exact(quantity, "yes", yes_no(shrinks), source).with_note(
+            std::iter::once(format!("φ* = {}", crate::report::fmt_num(fp)))
+                .chain(errs.iter().map(|(d, e)| format!("δ = {d} m/s: max(|ΔR|, |ΔG|/G) = {e:.3e}")))
                 .collect::<Vec<_>>()
                 .join("; "),
         ),

@@ -242,50 +242,72 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   the impulse ratio at heel strike (square)."
                 .into(),
     });
-    plots::compass_b_map(&cb, 1.0, Some(y), &s, &opts.out.join("p2_fig4_2a.png"))?;
-    sec.figures.push(Figure {
-        file: "p2_fig4_2a.png".into(),
-        caption: "P2 Fig. 4.2(a): the region B < 0 in (θ₁, θ₂) for μ = 0.7 and forward slip, with the sticking gait \
-                  (its first part lies inside) and the starts of the slip trajectories S1 and S2."
-            .into(),
-    });
-    // Fig. 4.2(b): the slip trajectories S1 and S2 towards the region B < 0.
-    let path = |e: &crate::walker::slip::SlipEnd, name: &str| {
-        let n = e.trace.len();
-        let mut v: Vec<(String, f64, f64)> =
-            e.trace.iter().step_by((n / 25).max(1)).map(|p| (String::new(), p.1[0], p.1[1])).collect();
-        if let Some(p) = e.trace.last() {
-            v.push((format!("{name} end"), p.1[0], p.1[1]));
-        }
-        v
-    };
-    let mut marks = path(&s1, "S1");
-    marks.extend(path(&s2, "S2"));
+    // Fig. 4.2(a): the region B < 0 with the gait and the starts of S1 and S2.
+    let (s1_start, s2_start) = ((-0.2953, -0.5247), (-0.5461, 0.6860));
     plots::compass_b_map_with(
         &cb,
         1.0,
-        marks,
+        vec![plots::gait_path(&cb, y, &s)],
+        vec![("S1 start".into(), s1_start.0, s1_start.1), ("S2 start".into(), s2_start.0, s2_start.1)],
+        "P2 Fig. 4.2(a): B < 0 at μ = 0.7 (σ = +1)",
+        &opts.out.join("p2_fig4_2a.png"),
+    )?;
+    sec.figures.push(Figure {
+        file: "p2_fig4_2a.png".into(),
+        caption: format!(
+            "P2 Fig. 4.2(a): the region B < 0 in (θ₁, θ₂) for μ = 0.7 and forward slip, with one step of the sticking \
+             gait ({}) and the starts of the slip trajectories S1 and S2.",
+            if in_b_neg { "it starts inside the region" } else { "it starts outside the region" }
+        ),
+    });
+    // Fig. 4.2(b): the slip trajectories S1 and S2 towards the region B < 0.
+    let outcome = |e: &crate::walker::slip::SlipEnd| crate::util::kebab(&e.outcome);
+    let slip_path = |e: &crate::walker::slip::SlipEnd, name: &str| crate::plot::MapPath {
+        label: format!("{name}: {}", outcome(e)),
+        points: e.trace.iter().map(|p| (p.1[0], p.1[1])).collect(),
+    };
+    plots::compass_b_map_with(
+        &cb,
+        1.0,
+        vec![slip_path(&s1, "S1"), slip_path(&s2, "S2")],
+        vec![],
         "P2 Fig. 4.2(b): slip trajectories S1 and S2 (μ = 0.7, σ = +1)",
         &opts.out.join("p2_fig4_2b.png"),
     )?;
     sec.figures.push(Figure {
         file: "p2_fig4_2b.png".into(),
-        caption: "P2 Fig. 4.2(b): the forward-slip trajectories S1 (θ(0) = (−0.2953, −0.5247)) and S2 \
-                  ((−0.5461, 0.6860)), ẋ(0) = 10, over the region B < 0: S1 reaches A = 0 first and separates, S2 \
-                  reaches B = 0 with a growing normal force and jams."
-            .into(),
+        caption: format!(
+            "P2 Fig. 4.2(b): the forward-slip trajectories S1 (θ(0) = ({}, {})) and S2 (({}, {})), ẋ(0) = 10, over \
+             the region B < 0: S1 ends in {} (A = {}, B = {} at its end), S2 in {} (A = {}, B = {}); P2: S1 \
+             separates, S2 jams.",
+            fmt_num(s1_start.0),
+            fmt_num(s1_start.1),
+            fmt_num(s2_start.0),
+            fmt_num(s2_start.1),
+            outcome(&s1),
+            fmt_num(s1.a_end),
+            fmt_num(s1.b_end),
+            outcome(&s2),
+            fmt_num(s2.a_end),
+            fmt_num(s2.b_end),
+        ),
     });
     let fn_t = |e: &crate::walker::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
     let mut fig = XyPlot::new("P2 Fig. 4.2(c): normal force along S1 and S2", "time t (s)", "f_n (N)");
     fig.log_y = true;
-    fig.add("S1 (separation)", fn_t(&s1), Mark::Line)
-        .add("S2 (jam)", fn_t(&s2), Mark::Line)
+    fig.add(format!("S1 ({})", outcome(&s1)), fn_t(&s1), Mark::Line)
+        .add(format!("S2 ({})", outcome(&s2)), fn_t(&s2), Mark::Line)
         .save(&opts.out.join("p2_fig4_2c.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2c.png".into(),
-        caption: "P2 Fig. 4.2(c): f_n(t) along S1 (drops to zero: separation) and S2 (grows without bound: jamming), \
-                  log scale."
-            .into(),
+        caption: format!(
+            "P2 Fig. 4.2(c): f_n(t) along S1 (largest {}, ends in {}) and S2 (largest {}, ends in {}), log scale; P2: \
+             the force drops to zero along S1 and grows without bound along S2.",
+            fmt_num(s1.fn_max),
+            outcome(&s1),
+            fmt_num(s2.fn_max),
+            outcome(&s2)
+        ),
     });
     // Fig. 4.2(e, f): the region B < 0 for several μ, and for several ρ at μ = 0.8.
     plots::compass_nested(
@@ -306,14 +328,19 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     )?;
     sec.figures.push(Figure {
         file: "p2_fig4_2e.png".into(),
-        caption: "P2 Fig. 4.2(e): the region B < 0 shrinks as μ decreases and vanishes at μ_min ≈ 0.5533.".into(),
+        caption: format!(
+            "P2 Fig. 4.2(e): the region B < 0 shrinks as μ decreases and vanishes at the computed μ_min = {} \
+             (P2: 0.5533).",
+            fmt_num(mmc)
+        ),
     });
     sec.figures.push(Figure {
         file: "p2_fig4_2f.png".into(),
-        caption:
+        caption: format!(
             "P2 Fig. 4.2(f): at μ = 0.8 the region shrinks as the legs' radius of gyration ρ grows and vanishes at \
-                  ρ ≈ 0.4617."
-                .into(),
+             the computed ρ = {} (P2: 0.4617).",
+            fmt_num(ra)
+        ),
     });
     // μ_min against ρ (the B < 0 region exists for μ above the curve).
     let curve = plots::compass_mu_min_curve(&cb, 1.0, 1.0, &opts.out.join("p2_fig4_2ef.png"))?;

@@ -38,7 +38,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          the next), found by Newton's method; γ is the largest multiplier of that map (finite differences) \
          and is checked against the contraction rate of the map's iterates. Theorem 1's quantities (10) are \
          maximised over the box Ω; its κ is measured on a grid of Ω₂. The branch of Zeno periodic orbits \
-         is followed in e by continuation until its constrained phase vanishes. In the time plots constrained \
+         is followed in e by continuation until no orbit with a constrained phase is found. In the time plots constrained \
          phases are solid, free phases dashed and impacts squares, as in P3's figures.",
     );
     let s = ZenoSettings::default();
@@ -222,13 +222,30 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     // Continuation in e: the Zeno-to-non-Zeno bifurcation.
     let c = zeno::continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &y0, &s, &|_| {});
     let e_crit = c.e_critical.unwrap_or(f64::NAN);
-    sec.rows.push(Row::number("Largest e with a Zeno periodic orbit", 0.9225, e_crit, 5e-4, SRC).with_note(format!(
-        "continuation in e, end of the branch bracketed in [{}, {}] ({}); P3 reports the largest e at which its \
-             simulations found the orbit, so its value is a lower bound of the branch's end",
-        fmt_num(e_crit),
-        fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-        c.reason.as_deref().unwrap_or("end of range")
-    )));
+    // P3 gives the largest e at which its simulations found the orbit: a lower bound of the
+    // branch's end, checked one-sided with half a unit of its last digit.
+    sec.rows.push(
+        Row::at_least("Largest e with a Zeno periodic orbit (P3: found up to e = 0.9225)", 0.9225, e_crit, 5e-5, SRC)
+            .with_note(format!(
+                "continuation in e: the branch's end is bracketed in [{}, {}]; at {} the orbit search ended: {}",
+                fmt_num(e_crit),
+                fmt_num(c.e_failed.unwrap_or(f64::NAN)),
+                fmt_num(c.e_failed.unwrap_or(f64::NAN)),
+                c.reason.as_deref().unwrap_or("end of the e range")
+            )),
+    );
+    // What ended the branch, in the section's introduction.
+    if let Some(last) = c.points.last() {
+        sec.intro.push_str(&format!(
+            " The continuation's last orbit, at e = {}, is constrained for {} s of its {} s period; beyond it \
+             (e = {}) the orbit search ended with: {}.",
+            fmt_num(last.e),
+            fmt_num(last.orbit.constrained_duration),
+            fmt_num(last.orbit.period),
+            fmt_num(c.e_failed.unwrap_or(f64::NAN)),
+            c.reason.as_deref().unwrap_or("the end of the e range")
+        ));
+    }
     let lag9 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.9225));
     let near = c.points.iter().rev().find(|p| p.e <= 0.9225).map(|p| DVector::from_vec(p.orbit.section_point.clone()));
     let o9 = near.map(|y| zeno::orbit(&lag9, &y, &s));
@@ -259,12 +276,52 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 .into(),
     });
     plots::branch_plots(&c, &opts.out, "p3_branch")?;
+    let at = |k: usize| c.points.get(k);
+    let n = c.points.len();
+    let (first, last, before_last) = (at(0), n.checked_sub(1).and_then(at), n.checked_sub(2).and_then(at));
+    let describe = |f: &dyn Fn(&zeno::BranchPoint) -> f64| match (first, last) {
+        (Some(a), Some(b)) => {
+            format!("from {} at e = {} to {} at e = {}", fmt_num(f(a)), fmt_num(a.e), fmt_num(f(b)), fmt_num(b.e))
+        }
+        _ => "no branch point".to_string(),
+    };
+    let end = format!(
+        "The branch ends where the orbit search failed at e = {} ({})",
+        fmt_num(c.e_failed.unwrap_or(f64::NAN)),
+        c.reason.as_deref().unwrap_or("end of the e range")
+    );
     sec.figures.push(Figure {
         file: "p3_branch_duration.png".into(),
-        caption:
-            "The Zeno periodic orbit continued in e: its constrained phase shrinks to zero at the end of the branch \
-                  (the Zeno-to-non-Zeno bifurcation P3 reports)."
-                .into(),
+        caption: format!(
+            "The Zeno periodic orbit continued in e: its constrained phase shrinks {} s (P3: it vanishes at the \
+             Zeno-to-non-Zeno bifurcation). {end}, with {} s of constrained phase left: the bifurcation itself is \
+             not reached.",
+            describe(&|p| p.orbit.constrained_duration),
+            fmt_num(last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
+        ),
+    });
+    sec.figures.push(Figure {
+        file: "p3_branch_period.png".into(),
+        caption: format!("The period along the branch, {} s.", describe(&|p| p.orbit.period)),
+    });
+    sec.figures.push(Figure {
+        file: "p3_branch_gamma.png".into(),
+        caption: format!(
+            "γ, the largest multiplier of the return map (finite differences), along the branch, {}: {}. Its last segment, from {} at e = {} to {} at e = {}, is steep because the \
+             step in e there is {} while the constrained phase, and with it the map, changes fast near the branch's \
+             end. {end}.",
+            describe(&|p| p.orbit.gamma),
+            if c.points.iter().all(|p| p.orbit.gamma < 1.0) {
+                "below 1 throughout, the orbit stays stable"
+            } else {
+                "it reaches 1 on the branch, where the orbit loses stability"
+            },
+            fmt_num(before_last.map_or(f64::NAN, |p| p.orbit.gamma)),
+            fmt_num(before_last.map_or(f64::NAN, |p| p.e)),
+            fmt_num(last.map_or(f64::NAN, |p| p.orbit.gamma)),
+            fmt_num(last.map_or(f64::NAN, |p| p.e)),
+            fmt_num(last.zip(before_last).map_or(f64::NAN, |(a, b)| a.e - b.e)),
+        ),
     });
     sec.tables.push(Table {
         caption: "The branch of periodic orbits in e (period, constrained duration, γ, impacts simulated per cycle)."

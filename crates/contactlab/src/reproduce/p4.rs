@@ -161,17 +161,16 @@ fn case2(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
         agree_printed.to_string(),
         "P4 Example 1, Case 2 formula",
     );
-    sec.rows.push(if agree_printed == loads.len() {
-        printed_row
-    } else {
-        printed_row.erratum(format!(
+    sec.rows.push(printed_row.erratum_if(
+        agree_derived == loads.len(),
+        format!(
             "The printed formula disagrees with the LP on {} loads while the bounds on c₂t derived from the paper's own \
              (12)–(15) agree on all: its first max term should use (13)'s numerator −(r + μ₁s)g₃/R, and the right-hand \
              side should read min(Y/(r − μ₂(1−s)), ·) with the lower bound −Y/(r + μ₂(1−s)) moved to the max \
              (Y = −μ₂g₁ sin θ₁ + μ₂g₂ cos θ₁ − μ₂g₃/R).",
             loads.len() - agree_printed
-        ))?
-    });
+        ),
+    )?);
     Ok(())
 }
 
@@ -264,8 +263,10 @@ fn printed_solution(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
             if m_stated > 0.0 { "yes" } else { "no" },
             "P4 Example 1 (final analysis)",
         )
-        .erratum(format!(
-            "At μ = {} the smallest entry of −M̂v is {} < 0, so v violates (32); at μ = 0.01 + r/(1−s) = {} it is {} > 0 \
+        .erratum_if(
+            m_used > 0.0 && fric_used,
+            format!(
+                "At μ = {} the smallest entry of −M̂v is {} < 0, so v violates (32); at μ = 0.01 + r/(1−s) = {} it is {} > 0 \
              (friction rows hold: {}), and the printed c_t = v_t − μc_n = (−234.46950, 233.81593) implies μ = {}: the \
              example was computed with μ = r/(1−s) + 0.01.",
             fmt_num(mu_stated),
@@ -274,12 +275,9 @@ fn printed_solution(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
             fmt_num(m_used),
             fric_used,
             fmt_num(implied_mu)
-        ))?,
+            ),
+        )?,
     );
-    if m_stated > 0.0 {
-        // Should the check ever pass, the erratum above would be wrong: make that visible.
-        sec.rows.last_mut().expect("row just pushed").status = crate::report::RowStatus::Match;
-    }
     sec.rows.push(Row::exact(
         "Theorem 4 at μ = 0.01 + r/(1−s), σ_t = (1, 1): consistent systems of 15",
         "7",
@@ -304,17 +302,15 @@ fn vector_b_and_load(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
         fmt_v(&b_ours),
         "P4 Example 1 (final analysis)",
     );
-    let b_ok = (&b_ours - &pb).amax() < 5e-6;
-    sec.rows.push(if b_ok {
-        b_row
-    } else {
-        b_row.erratum(format!(
+    sec.rows.push(b_row.erratum_if(
+        (&b_flip - &pb).amax() < 5e-6,
+        format!(
             "With W_t's moment row −R as printed (and as 'positive c_it produce clockwise moments' says), b_t = {}; the \
              printed b is reproduced to 6 digits only with +R, i.e. the numbers of the final analysis take moments \
              positive clockwise (equivalently g₃ and the friction moments with the opposite sign).",
             fmt_v(&b_ours.rows(2, 2).into_owned())
-        ))?
-    });
+        ),
+    )?);
     sec.rows.push(Row::number(
         "b with W_t moment row +R: largest deviation from the printed b",
         0.0,
@@ -444,7 +440,9 @@ fn figures(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         sec.figures.push(Figure {
             file: format!("{prefix}cones_sphere.png"),
             caption: format!(
-                "P4 Fig. {}: WS(μ), WS(0) and WU_R(μ) on the unit sphere (equal-area projection), μ = ({mu1}, {mu2}).",
+                "P4 Fig. {}: WS(μ), WS(0) and WUᵣ(μ) on the unit sphere (equal-area projection), μ = ({mu1}, {mu2}). \
+                 The sampled loads with their memberships are in [{prefix}sphere.csv]({prefix}sphere.csv), the \
+                 generators of WS(μ) and WS(0) in [{prefix}generators.csv]({prefix}generators.csv).",
                 figs.0
             ),
         });

@@ -86,7 +86,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         );
     }
     let eq23 = rod.c_star_eq23();
-    sec.rows.push(Row::number("c* of E1 (eq. (23) as printed)", eq23, t1.c_star, 1e-6 * mgl, "P5 eq. (23)").erratum(
+    let corrected = mgl * (1.0 + th.cos());
+    let corrected_agrees = (t1.c_star - corrected).abs() <= 1e-9 * mgl;
+    let printed = Row::number("c* of E1 (eq. (23) as printed)", eq23, t1.c_star, 1e-6 * mgl, "P5 eq. (23)");
+    sec.rows.push(printed.erratum_if(
+        corrected_agrees,
         format!(
             "eq. (23) gives m g l (1 − cos θ̂) = {}, which is U(θ̂), the largest value of V on E1 itself: with it the \
              open set V < c* would not contain E1 (condition 5 fails) and would lie far from E2, whereas the text \
@@ -95,7 +99,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
              V = U(π − θ̂) = m g l (1 + cos θ̂) = {}: eq. (23) with the sign of its fraction flipped. The numerical \
              c* (the mountain pass of U from E1 to E2, below the edge of 𝒰 at U(π) = {}) is {}",
             fmt_num(eq23),
-            fmt_num(mgl * (1.0 + th.cos())),
+            fmt_num(corrected),
             fmt_num(2.0 * mgl),
             fmt_num(t1.c_star)
         ),
@@ -103,7 +107,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(
         Row::number(
             "c* of E1 = m g l (1 + cos θ̂) (eq. (23) with the sign corrected)",
-            mgl * (1.0 + th.cos()),
+            corrected,
             t1.c_star,
             1e-9 * mgl,
             "P5 eq. (23), corrected",

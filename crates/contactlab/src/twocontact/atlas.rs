@@ -238,6 +238,25 @@ pub fn atlas_shard(
     Ok(idx.into_iter().zip(cells).collect())
 }
 
+/// Checks the cells of a study before any work: every value, applied alone to `p`, must lie in
+/// its key's valid range (the first that does not is named with its value). Cells whose values
+/// are valid one by one but not together are [`Verdict::Invalid`] cells of the result instead.
+pub fn check_values(p: &TwoContact, keys: &[&str], points: &[Vec<f64>]) -> Result<(), Error> {
+    if let Some(bad) = keys.iter().find(|k| !KEYS.contains(k)) {
+        return Err(Error::input("vary", *bad, format!("unknown key; allowed: {}", KEYS.join(", "))));
+    }
+    for row in points {
+        if row.len() != keys.len() {
+            return Err(Error::input("points", format!("{row:?}"), format!("expected {} values per cell", keys.len())));
+        }
+        for (key, &v) in keys.iter().zip(row) {
+            apply(p, key, v)
+                .map_err(|e| Error::input("vary", *key, format!("{v} is outside the model's valid range: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
 /// Classifies the cells at the given parameter values (`points[k][d]` is the value of
 /// `keys[d]`, keys as for [`Axis`]), in parallel: the unit of work that a grid (or a shard of
 /// one, or a chunk sent to a Dask worker) is cut into. A cell whose values leave the model's

@@ -9,7 +9,7 @@ use nalgebra::DVector;
 use super::painleve::{b_negative_grid, b_negative_intervals, compass_mu_min};
 use super::{step_trajectory, WalkerChart, WalkerSettings};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
-use crate::plot::{CategoryMap, Mark, XyPlot};
+use crate::plot::{CategoryMap, MapPath, Mark, XyPlot};
 use crate::Error;
 
 /// Fig. 3.2(a): the lines `A = 0` and `B = 0` bounding the regions R₁–R₄ in `(θ, θ̇)` (θ̇ in
@@ -61,22 +61,25 @@ pub fn compass_b_map(
     settings: &WalkerSettings,
     path: &Path,
 ) -> Result<(), Error> {
-    let marks = match gait_y {
-        Some(y) => step_trajectory(c, &DVector::from_vec(y.to_vec()), settings)
-            .iter()
-            .step_by(6)
-            .map(|p| (String::new(), p.1[0], p.1[1]))
-            .collect(),
-        None => vec![],
-    };
-    let title = format!("Compass biped: B < 0 at μ = {} (σ = {sigma:+}), gait dotted", c.mu);
-    compass_b_map_with(c, sigma, marks, &title, path)
+    let paths = gait_y.map_or(vec![], |y| vec![gait_path(c, y, settings)]);
+    let title = format!("Compass biped: B < 0 at μ = {} (σ = {sigma:+})", c.mu);
+    compass_b_map_with(c, sigma, paths, vec![], &title, path)
 }
 
-/// The sign of `B` on a grid of `(θ₁, θ₂)` with labelled points drawn on top (Fig. 4.2a, b).
+/// One step of the compass biped's gait from section coordinates `y`, as a path in `(θ₁, θ₂)`.
+pub fn gait_path(c: &CompassBiped, y: &[f64], settings: &WalkerSettings) -> MapPath {
+    MapPath {
+        label: "sticking gait, one step".into(),
+        points: step_trajectory(c, &DVector::from_vec(y.to_vec()), settings).iter().map(|p| (p.1[0], p.1[1])).collect(),
+    }
+}
+
+/// The sign of `B` on a grid of `(θ₁, θ₂)` with paths (trajectories) and labelled points drawn
+/// on top (Fig. 4.2a, b).
 pub fn compass_b_map_with(
     c: &CompassBiped,
     sigma: f64,
+    paths: Vec<MapPath>,
     marks: Vec<(String, f64, f64)>,
     title: &str,
     path: &Path,
@@ -93,6 +96,7 @@ pub fn compass_b_map_with(
         cells: grid.iter().flat_map(|row| row.iter().map(|&b| usize::from(b))).collect(),
         legend: vec![("B > 0".into(), (230, 230, 230)), ("B < 0 (Painlevé)".into(), (213, 94, 0))],
         marks,
+        paths,
     }
     .save(path)
 }
@@ -182,6 +186,7 @@ pub fn compass_nested(
         cells: cells.into_iter().map(|n| n.min(k)).collect(),
         legend,
         marks: vec![],
+        paths: vec![],
     }
     .save(path)
 }

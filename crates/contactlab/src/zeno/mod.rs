@@ -415,6 +415,31 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
     })
 }
 
+/// A motion that never enters a constrained phase (a physics outcome, not a failure: with a large
+/// restitution the impacts need not accumulate), with how its run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeverConstrained {
+    /// How the run from the initial state ended.
+    pub termination: Termination,
+}
+
+impl std::fmt::Display for NeverConstrained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the motion from the initial state never enters a constrained phase (its run ended: {})",
+            crate::util::kebab(&self.termination)
+        )
+    }
+}
+
+/// For callers that need a constrained phase to go on (the report, benchmarks).
+impl From<NeverConstrained> for Error {
+    fn from(e: NeverConstrained) -> Self {
+        Error::Numerical(e.to_string())
+    }
+}
+
 /// Iterates the return map from the first entry into a constrained phase after `(q₀, q̇₀)`, at
 /// most `cycles` times or until two successive points agree to `tol` (relative to the chart's
 /// scales); returns the last point, a guess for [`orbit`].
@@ -425,15 +450,12 @@ pub fn settle<S: ContactSystem<N>, const N: usize>(
     cycles: usize,
     tol: f64,
     settings: &ZenoSettings,
-) -> Result<DVector<f64>, Error> {
+) -> Result<DVector<f64>, NeverConstrained> {
     let map = return_map(lag, settings);
     let mut first = crate::hybrid::section::FirstCrossing::default();
     let run = map.driver.run(lag, 0.0, join(q0, v0), std::slice::from_ref(&map.section), &mut first);
     let Some((_, x)) = first.hit else {
-        return Err(Error::Numerical(format!(
-            "the motion from the initial state never enters a constrained phase ({})",
-            crate::util::kebab(&run.termination)
-        )));
+        return Err(NeverConstrained { termination: run.termination });
     };
     Ok(iterate(&map, &map.chart.chart(&x), tol, cycles).0)
 }
@@ -531,6 +553,29 @@ pub struct Orbit {
     pub iterations: usize,
     /// Why Newton stopped, when it did not converge.
     pub reason: Option<String>,
+}
+
+impl Orbit {
+    /// No orbit: nothing computed (every number NaN, nothing converged), with the reason.
+    pub fn not_found(reason: impl Into<String>) -> Self {
+        Orbit {
+            converged: false,
+            zeno: false,
+            period: f64::NAN,
+            fixed_point: vec![],
+            section_point: vec![],
+            multipliers: vec![],
+            gamma: f64::NAN,
+            gamma_iterates: None,
+            stable: false,
+            constrained_duration: f64::NAN,
+            impacts_per_cycle: 0,
+            lambda_start: f64::NAN,
+            residual: f64::NAN,
+            iterations: 0,
+            reason: Some(reason.into()),
+        }
+    }
 }
 
 /// The periodic orbit through `S` near `guess` (chart coordinates), by Newton's method on the
