@@ -75,7 +75,12 @@ fn tick(v: &f64) -> String {
     if a == 0.0 {
         "0".into()
     } else if !(1e-3..1e5).contains(&a) {
-        format!("{v:.2e}")
+        // Mantissa without trailing zeros: 1e5, 2.5e-4 (not 1.00e5).
+        let s = format!("{v:.2e}");
+        match s.split_once('e') {
+            Some((m, e)) => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+            None => s,
+        }
     } else {
         let s = format!("{v:.4}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -313,7 +318,8 @@ impl XyPlot {
         if self.log_y {
             // Out to the powers of ten around the data, so that a labelled tick lies at or beyond
             // each end of the data (data down to 0.03 get a 0.01 tick, not only 0.1).
-            let (lo, hi) = (10f64.powf(y0.log10().floor()), 10f64.powf(y1.log10().ceil()));
+            // (a little beyond them: a tick exactly on the edge is not labelled)
+            let (lo, hi) = (0.9 * 10f64.powf(y0.log10().floor()), 1.1 * 10f64.powf(y1.log10().ceil()));
             Some(((x0 - px, x1 + px), ((y0 / 2.0).min(lo), (y1 * 2.0).max(hi))))
         } else {
             Some(((x0 - px, x1 + px), (y0 - py, y1 + py)))
@@ -646,6 +652,8 @@ mod tests {
         // Log axes get the same tick labels: no "10.0".
         assert_eq!(tick(&10000.0), "10000");
         assert_eq!(tick(&2.0), "2");
+        assert_eq!(tick(&1e5), "1e5");
+        assert_eq!(tick(&2.5e-4), "2.5e-4");
     }
 
     #[test]

@@ -270,10 +270,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     plots::time_plot(&sim9, "P3 Fig. 5: PD control, e = 0.9225", &["θ₁", "θ₂"], &opts.out.join("p3_fig5.png"))?;
     sec.figures.push(Figure {
         file: "p3_fig5.png".into(),
-        caption:
+        caption: format!(
             "P3 Fig. 5: θ₁(t), θ₂(t) on the Zeno periodic orbit at e = 0.9225, started on the orbit: the constrained \
-                  phase (solid) is very short."
-                .into(),
+             phase (solid) lasts {} s of the {} s period.",
+            fmt_num(o9.as_ref().map_or(f64::NAN, |o| o.constrained_duration)),
+            fmt_num(o9.as_ref().map_or(f64::NAN, |o| o.period))
+        ),
     });
     plots::branch_plots(&c, &opts.out, "p3_branch")?;
     let at = |k: usize| c.points.get(k);
@@ -307,9 +309,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.figures.push(Figure {
         file: "p3_branch_gamma.png".into(),
         caption: format!(
-            "γ, the largest multiplier of the return map (finite differences), along the branch, {}: {}. Its last segment, from {} at e = {} to {} at e = {}, is steep because the \
-             step in e there is {} while the constrained phase, and with it the map, changes fast near the branch's \
-             end. {end}.",
+            "γ, the largest multiplier of the return map (finite differences), along the branch, {}: {}. Its last segment goes from {} at e = {} to {} at e = {}, a step of {} in e \
+             over which the constrained phase shrinks from {} s to {} s. {end}.",
             describe(&|p| p.orbit.gamma),
             if c.points.iter().all(|p| p.orbit.gamma < 1.0) {
                 "below 1 throughout, the orbit stays stable"
@@ -321,6 +322,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             fmt_num(last.map_or(f64::NAN, |p| p.orbit.gamma)),
             fmt_num(last.map_or(f64::NAN, |p| p.e)),
             fmt_num(last.zip(before_last).map_or(f64::NAN, |(a, b)| a.e - b.e)),
+            fmt_num(before_last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
+            fmt_num(last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
         ),
     });
     sec.tables.push(Table {
