@@ -624,7 +624,7 @@ mod tests {
         assert_eq!(tick_on(-2.78e-17, 0.3), "0");
         assert_eq!(tick_on(0.05, 0.3), "0.05");
         // A genuinely small axis keeps its small ticks.
-        assert_eq!(tick_on(2e-12, 1e-11), "2.00e-12");
+        assert_eq!(tick_on(2e-12, 1e-11), "2e-12");
     }
 
     #[test]
