@@ -4,9 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use contactlab::eqset::model::{self, EqsetModel};
-use contactlab::eqset::{self as p5, plots, Analysis, PortraitSettings, Settings};
-use contactlab::mechanics::sliders::SliderSystem;
-use serde_json::json;
+use contactlab::eqset::Analysis;
 
 use crate::{print_json, write_csv, Common, Failure};
 
@@ -128,7 +126,8 @@ fn print_analysis(name: &str, m: &EqsetModel, a: &Analysis) {
 /// Closed forms of the rod, for comparison beside the numerical analysis.
 fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let (v, an) = contactlab::api::eqset_analyze(&m, a.grid as usize)?;
+    let v = contactlab::api::eqset_analyze(&m, a.grid as usize)?;
+    let an = &v.analysis;
     if let Some(dir) = &a.common.out {
         let path = dir.join("analysis.json");
         std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;
@@ -138,102 +137,39 @@ fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
     if a.common.json {
         print_json(&v)
     } else {
-        print_analysis(&a.model.display().to_string(), &m, &an);
+        print_analysis(&a.model.display().to_string(), &m, an);
         Ok(())
     }
 }
 
-fn portrait_of<S: SliderSystem<1, M>, const M: usize>(
-    sys: &S,
-    m: &EqsetModel,
-    a: &PortraitArgs,
-) -> Result<serde_json::Value, Failure> {
-    let settings = Settings::for_system(sys);
-    let an = p5::analyze(sys, &settings)?;
-    let ps = PortraitSettings {
-        grid: a.grid as usize,
-        trajectories: a.trajectories as usize,
-        h: contactlab::api::eqset_step(a.h, sys.time_scale())?,
-        steps: a.steps as usize,
-    };
-    let p = p5::portrait(sys, &an, &settings, &ps)?;
-    let t1 = an.sets.iter().find_map(|s| s.theorem1.as_ref());
-    let coordinate = m.coordinate();
-    let summary = json!({
-        "c_star": an.c_star,
-        "window": {"q": [p.window_q.0, p.window_q.1], "q_dot": [p.window_v.0, p.window_v.1]},
-        "h": ps.h,
-        "steps": ps.steps,
-        "runs": ps.grid * ps.grid,
-        "basin": p.basin.as_ref().map(|(k, b)| json!({
-            "target_set": k + 1,
-            "share_per_set": b.share_per_set,
-            "share_still_moving": b.share_moving,
-            "share_in_estimate": b.share_in_estimate,
-            "estimate_converges": b.estimate_converges,
-            "estimate_elsewhere": b.estimate_elsewhere,
-            "estimate_share_of_basin": b.estimate_of_basin,
-        })),
-    });
-    if let Some(dir) = &a.common.out {
-        let title = match m {
-            EqsetModel::Rod { .. } => "Rod on two frictional sliders: phase plane and V < c* (P5 Fig. 3)",
-            EqsetModel::Block { .. } => "Friction oscillator: phase plane",
-        };
-        std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;
-        plots::portrait(sys, &an.sets, t1, &p.trajectories, p.window_q, coordinate, title)
-            .save(&dir.join("portrait.png"))?;
-        if let (Some((_, b)), Some(t1)) = (&p.basin, t1) {
-            plots::basin_map(sys, b, t1, coordinate, "Where each initial state comes to rest (time-stepping)")
-                .save(&dir.join("basin.png"))?;
-            let rows: Vec<Vec<String>> = b
-                .starts
-                .iter()
-                .zip(&b.ends_in)
-                .zip(&b.in_estimate)
-                .map(|((s, e), i)| {
-                    vec![
-                        s.0.to_string(),
-                        s.1.to_string(),
-                        e.map_or(String::new(), |k| (k + 1).to_string()),
-                        i.to_string(),
-                    ]
-                })
-                .collect();
-            let q = coordinate.0;
-            write_csv(dir, "basin.csv", &[q, &format!("{q}_dot"), "rests_in_set", "in_estimate"], &rows)?;
-        }
-        let path = dir.join("summary.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap_or_default())
-            .map_err(|e| Failure::Internal(anyhow::anyhow!("writing {}: {e}", crate::staging::shown(&path))))?;
-    }
-    Ok(summary)
-}
-
 fn portrait(a: PortraitArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let summary = match &m {
-        EqsetModel::Rod { system, .. } => portrait_of(system, &m, &a)?,
-        EqsetModel::Block { system, .. } => portrait_of(system, &m, &a)?,
+    let opts = contactlab::api::PortraitOptions {
+        grid: a.grid as usize,
+        trajectories: a.trajectories as usize,
+        h: a.h,
+        steps: a.steps as usize,
     };
+    let summary = contactlab::api::eqset_portrait(&m, &opts, a.common.out.as_deref())?;
     if a.common.json {
         return print_json(&summary);
     }
-    println!("{}: c* = {}", a.model.display(), summary["c_star"]);
-    if let Some(b) = summary["basin"].as_object() {
+    let show = |v: Option<f64>| v.map_or("-".to_string(), |x| x.to_string());
+    println!("{}: c* = {}", a.model.display(), show(summary.c_star));
+    if let Some(b) = &summary.basin {
         println!(
-            "  basin of set {} on a {}-run grid: shares per set {}, still moving {}",
-            b["target_set"], summary["runs"], b["share_per_set"], b["share_still_moving"]
+            "  basin of set {} on a {}-run grid: shares per set {:?}, still moving {}",
+            b.target_set, summary.runs, b.share_per_set, b.share_still_moving
         );
         println!(
             "  estimate V < c*: {} of the grid, of which {} come to rest in the set and {} elsewhere; it covers {} of the basin found",
-            b["share_in_estimate"], b["estimate_converges"], b["estimate_elsewhere"], b["estimate_share_of_basin"]
+            b.share_in_estimate, b.estimate_converges, b.estimate_elsewhere, b.estimate_share_of_basin
         );
     }
     Ok(())
 }
 
-fn simulate_of(m: &EqsetModel, a: &SimulateArgs) -> Result<serde_json::Value, Failure> {
+fn simulate_of(m: &EqsetModel, a: &SimulateArgs) -> Result<contactlab::api::EqsetRunSummary, Failure> {
     let run = contactlab::api::eqset_simulate(m, a.t_max, a.h)?;
     let traj = &run.trajectory;
     let (name, unit) = m.coordinate();
@@ -263,16 +199,17 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     if a.common.json {
         print_json(&summary)
     } else {
+        let show = |v: Option<f64>| v.map_or("-".to_string(), |x| x.to_string());
         println!(
             "{}: after {} steps of {} s, q = {}, q' = {} (at rest: {}); V from {} to {}",
             a.model.display(),
-            summary["steps"],
-            summary["h"],
-            summary["q_end"],
-            summary["q_dot_end"],
-            summary["at_rest"],
-            summary["energy_start"],
-            summary["energy_end"]
+            summary.steps,
+            summary.h,
+            show(summary.q_end),
+            show(summary.q_dot_end),
+            summary.at_rest,
+            show(summary.energy_start),
+            show(summary.energy_end)
         );
         Ok(())
     }

@@ -1,6 +1,5 @@
 //! `contactlab equilibrium ...`: the planar body on two frictional contacts (P1).
 
-use std::f64::consts::FRAC_PI_2;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -9,12 +8,8 @@ use contactlab::plot::CategoryMap;
 use contactlab::plot::{Mark, XyPlot};
 use contactlab::twocontact::atlas::{self, Axis};
 use contactlab::twocontact::classify;
-use contactlab::twocontact::classify::Verdict;
-use contactlab::twocontact::plots::{displacement_plot, Displacement};
-use contactlab::twocontact::poincare::{fixed_points, sample};
-use contactlab::twocontact::sim::Simulator;
-use contactlab::twocontact::{model, zod::Zod};
-use serde_json::json;
+use contactlab::twocontact::model;
+use contactlab::twocontact::plots::{displacement_plot, maps_plots, Displacement};
 
 use crate::{print_json, Common, Failure};
 
@@ -158,41 +153,24 @@ fn modes(a: ModesArgs) -> Result<(), Failure> {
 
 fn maps(a: MapsArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
-    let sim = Simulator::new(Zod::new(&p)?)?;
-    let pts = sample(&sim, a.samples as usize)?;
-    let found = fixed_points(&sim, &pts)?;
-    let fps = found.points;
-    let defined = pts.iter().filter(|q| q.r.is_some()).count();
+    let m = contactlab::api::p1_maps(&p, a.samples as usize)?;
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut csv = String::from("phi,R,G\n");
-        for q in &pts {
+        for q in &m.maps {
             let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
             csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
         }
         let path = dir.join("maps.csv");
         std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
-        let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
         let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        XyPlot::new(format!("{title}: R(φ)"), "φ [rad]", "R(φ) [rad]")
-            .add("R(φ)", pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line)
-            .add("identity", vec![(-FRAC_PI_2, -FRAC_PI_2), (FRAC_PI_2, FRAC_PI_2)], Mark::Line)
-            .add("fixed points", fps.iter().map(|f| (f.phi, f.phi)).collect(), Mark::Points)
-            .save(&dir.join("R.png"))?;
-        XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ) [–]")
-            .add("G(φ)", pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line)
-            .add("G = 1", vec![(-FRAC_PI_2, 1.0), (FRAC_PI_2, 1.0)], Mark::Line)
-            .add("fixed points", fps.iter().map(|f| (f.phi, f.g)).collect(), Mark::Points)
-            .save(&dir.join("G.png"))?;
+        maps_plots(&m, &title, dir)?;
     }
     if a.common.json {
-        print_json(
-            &json!({"samples": pts.len(), "defined": defined, "fixed_points": fps, "unresolved_fixed_points": found.unresolved,
-            "endpoints": classify::endpoints(&pts), "maps": pts}),
-        )?;
+        print_json(&m)?;
     } else {
-        println!("{}: R, G defined at {defined} of {} samples", a.model.display(), pts.len());
-        for f in &fps {
+        println!("{}: R, G defined at {} of {} samples", a.model.display(), m.defined, m.samples);
+        for f in &m.fixed_points {
             println!(
                 "  fixed point φ* = {:+.6}  G* = {:.6}  R' = {:+.4}  {}",
                 f.phi,
@@ -201,7 +179,7 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
                 if f.attracting { "attracting" } else { "repelling" }
             );
         }
-        for e in classify::endpoints(&pts) {
+        for e in &m.endpoints {
             let show = |v: Option<f64>| v.map_or("undefined".to_string(), |x| format!("{x:.6}"));
             let what = match e.set {
                 1 => "R → ±π/2, G constant (Lemma 2)",
@@ -210,7 +188,7 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
             };
             println!("  φ → {}π/2: R = {}, G = {}: {what}", if e.side > 0 { "+" } else { "−" }, show(e.r), show(e.g));
         }
-        let gmax = pts.iter().filter_map(|q| q.g).fold(f64::NEG_INFINITY, f64::max);
+        let gmax = m.maps.iter().filter_map(|q| q.g).fold(f64::NEG_INFINITY, f64::max);
         println!("  max G over defined samples: {gmax:.6}");
     }
     Ok(())
@@ -295,23 +273,23 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         };
         let cells = atlas::atlas_shard(&p, &axes, a.samples as usize, k, n, &progress)?;
         bar.finish_and_clear();
-        let shard = json!({
-            "format": SHARD_FORMAT,
-            "title": title,
-            "axes": axes,
-            "samples": a.samples,
-            "total": total,
-            "shard": [k, n],
-            "cells": cells.iter().map(|(i, c)| json!({"index": i, "cell": c})).collect::<Vec<_>>(),
-        });
+        let shard = atlas::Shard {
+            format: atlas::SHARD_FORMAT.into(),
+            title,
+            axes,
+            samples: a.samples as usize,
+            total,
+            shard: [k, n],
+            cells: cells.into_iter().map(|(index, cell)| atlas::IndexedCell { index, cell }).collect(),
+        };
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join("atlas-shard.json");
         std::fs::write(&path, serde_json::to_string(&shard).context("serialising the shard")?)
             .with_context(|| format!("writing {}", path.display()))?;
         if a.common.json {
-            print_json(&json!({"shard": [k, n], "cells": cells.len(), "total": total}))?;
+            print_json(&ShardSummary { shard: [k, n], cells: shard.cells.len(), total })?;
         } else {
-            println!("{}: shard {k}/{n}: {} of {total} cells", a.model.display(), cells.len());
+            println!("{}: shard {k}/{n}: {} of {total} cells", a.model.display(), shard.cells.len());
         }
         return Ok(());
     }
@@ -320,8 +298,13 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
     finish_atlas(&a.model.display().to_string(), &title, &axes, &cells, a.common.out.as_deref(), a.common.json)
 }
 
-/// The format tag of `atlas --shard` files.
-const SHARD_FORMAT: &str = "contactlab-atlas-shard-1";
+/// What `atlas --shard K/N --json` prints.
+#[derive(serde::Serialize)]
+struct ShardSummary {
+    shard: [usize; 2],
+    cells: usize,
+    total: usize,
+}
 
 fn parse_shard(spec: &str) -> Result<(usize, usize), Failure> {
     let bad = || Failure::Input(anyhow::anyhow!("--shard: expected K/N with 1 <= K <= N, got `{spec}`"));
@@ -382,19 +365,13 @@ fn finish_atlas(
                 .save(&dir.join("atlas_gstar.png"))?;
         }
     }
-    let counts: Vec<_> = Verdict::ALL
-        .iter()
-        .map(|v| json!({"verdict": v, "cells": cells.iter().filter(|c| c.verdict == *v).count()}))
-        .collect();
+    let summary = atlas::AtlasSummary::new(axes, cells.to_vec());
     if as_json {
-        print_json(&json!({"axes": axes, "counts": counts, "cells": cells}))?;
+        print_json(&summary)?;
     } else {
         println!("{name}: {} cells", cells.len());
-        for v in Verdict::ALL {
-            let n = cells.iter().filter(|c| c.verdict == v).count();
-            if n > 0 {
-                println!("  {:<26} {n}", v.as_str());
-            }
+        for c in summary.counts.iter().filter(|c| c.cells > 0) {
+            println!("  {:<26} {}", c.verdict.as_str(), c.cells);
         }
     }
     Ok(())
@@ -406,59 +383,18 @@ pub fn merge(inputs: &[PathBuf], out: Option<&std::path::Path>, as_json: bool) -
     if inputs.is_empty() {
         return Err(bad("merge: give the shard directories (or atlas-shard.json files)".into()));
     }
-    let mut first: Option<serde_json::Value> = None;
-    let mut slots: Vec<Option<atlas::Cell>> = Vec::new();
-    let mut seen: Vec<usize> = Vec::new();
+    let mut shards = Vec::new();
+    let mut names = Vec::new();
     for input in inputs {
         let path = if input.is_dir() { input.join("atlas-shard.json") } else { input.clone() };
         let text = std::fs::read_to_string(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-        let v: serde_json::Value =
+        let s: atlas::Shard =
             serde_json::from_str(&text).map_err(|e| bad(format!("{}: not a shard file: {e}", path.display())))?;
-        if v["format"] != SHARD_FORMAT {
-            return Err(bad(format!("{}: format: expected \"{SHARD_FORMAT}\"", path.display())));
-        }
-        let same = ["title", "axes", "samples", "total"];
-        match &first {
-            None => {
-                let total = v["total"].as_u64().ok_or_else(|| bad(format!("{}: total: missing", path.display())))?;
-                slots = vec![None; total as usize];
-                first = Some(v.clone());
-            }
-            Some(f) => {
-                for key in same {
-                    if f[key] != v[key] || f["shard"][1] != v["shard"][1] {
-                        return Err(bad(format!(
-                            "{}: {key}: differs from the first shard's (shards of one atlas only)",
-                            path.display()
-                        )));
-                    }
-                }
-            }
-        }
-        let k = v["shard"][0].as_u64().unwrap_or(0) as usize;
-        if seen.contains(&k) {
-            return Err(bad(format!("{}: shard {k} given twice", path.display())));
-        }
-        seen.push(k);
-        for entry in v["cells"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-            let i = entry["index"].as_u64().map(|i| i as usize).filter(|&i| i < slots.len());
-            let cell: Result<atlas::Cell, _> = serde_json::from_value(entry["cell"].clone());
-            match (i, cell) {
-                (Some(i), Ok(c)) if slots[i].is_none() => slots[i] = Some(c),
-                _ => return Err(bad(format!("{}: a cell is malformed or out of range", path.display()))),
-            }
-        }
+        shards.push(s);
+        names.push(path.display().to_string());
     }
-    let f = first.expect("at least one shard");
-    let n = f["shard"][1].as_u64().unwrap_or(0) as usize;
-    let missing: Vec<usize> = (1..=n).filter(|k| !seen.contains(k)).collect();
-    if !missing.is_empty() {
-        return Err(bad(format!("merge: shards {missing:?} of {n} are missing")));
-    }
-    let cells: Vec<atlas::Cell> =
-        slots.into_iter().collect::<Option<_>>().ok_or_else(|| bad("merge: cells are missing".into()))?;
-    let axes: Vec<Axis> = serde_json::from_value(f["axes"].clone()).map_err(|e| bad(format!("axes: {e}")))?;
-    let title = f["title"].as_str().unwrap_or_default().to_string();
+    let cells = atlas::merge(&shards, &names)?;
+    let (title, axes, n) = (shards[0].title.clone(), shards[0].axes.clone(), shards[0].shard[1]);
     finish_atlas(&format!("{title} (merged from {n} shards)"), &title, &axes, &cells, out, as_json)
 }
 
@@ -528,20 +464,19 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             contactlab::util::kebab(&tr.outcome),
             tr.t_end,
             tr.events.len(),
-            summary["impacts"]
+            summary.impacts
         );
         for t in tr.zeno_times() {
             println!("  Zeno point at t = {t} s");
         }
-        let n = &summary["nonlinear"];
-        let nl_zeno = n["zeno_times"].as_array().map_or(0, Vec::len);
+        let n = &summary.nonlinear;
         println!(
             "  nonlinear model: {} at t = {} s after {} events ({} impacts{})",
             contactlab::util::kebab(&nl.outcome),
             run.nonlinear_t_end(),
             nl.events.len(),
-            n["impacts"],
-            if nl_zeno == 0 { String::new() } else { format!(", Zeno points at {} s", n["zeno_times"]) }
+            n.impacts,
+            if n.zeno_times.is_empty() { String::new() } else { format!(", Zeno points at {:?} s", n.zeno_times) }
         );
     }
     Ok(())

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::fixture::{cones, model, stability};
-use serde_json::json;
 
 use crate::{print_json, Common, Failure};
 
@@ -160,8 +159,8 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
             None => "undecided",
         };
         println!("  SS(mu) = WS(mu): {verdict}");
-        if let Some(e) = v["proposition5"].as_object() {
-            println!("  Proposition 5 load {} -> {}", e["load"], e["classification"]);
+        if let Some(e) = &v.proposition5 {
+            println!("  Proposition 5 load {:?} -> {}", e.load, e.classification.as_str());
         }
     }
     Ok(())
@@ -179,7 +178,11 @@ fn run_cones(a: ConesArgs) -> Result<(), Failure> {
     let names: Vec<String> = files.iter().map(|p| crate::staging::shown(p)).collect();
     // (Text mode: the list of files written is printed for every command.)
     if a.common.json {
-        print_json(&json!({"files": names}))?;
+        #[derive(serde::Serialize)]
+        struct Files {
+            files: Vec<String>,
+        }
+        print_json(&Files { files: names })?;
     }
     Ok(())
 }

@@ -18,7 +18,6 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use contactlab::lcp::{self, classes, enumerate, LcpSettings, LcpStatus};
 use contactlab::reproduce;
-use serde_json::json;
 
 /// Stability analysis and simulation of mechanical systems with unilateral, frictional contacts.
 #[derive(Parser, Debug)]
@@ -310,14 +309,10 @@ fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
 }
 
-pub fn print_json(v: &serde_json::Value) -> Result<(), Failure> {
+pub fn print_json(v: &impl serde::Serialize) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string(v).context("serialising JSON")?).context("writing stdout")?;
     Ok(())
-}
-
-fn vec_json(v: &nalgebra::DVector<f64>) -> serde_json::Value {
-    json!(v.iter().map(|x| contactlab::util::finite_or_none(*x)).collect::<Vec<_>>())
 }
 
 fn write_csv(dir: &Path, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), Failure> {
@@ -414,17 +409,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
         write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)?;
     }
     if a.common.json {
-        print_json(&json!({
-            "status": s.status.as_str(),
-            "z": vec_json(&s.z),
-            "w": vec_json(&s.w),
-            "residual": contactlab::util::finite_or_none(s.residual),
-            "pivots": s.pivots,
-            "method": s.method,
-            "reason": s.reason,
-            "certified": s.certified,
-            "n": n,
-        }))?;
+        print_json(&contactlab::api::LcpReport::from(s.clone()))?;
     } else {
         println!("{}: n = {n}", a.file.display());
         println!("  status   {}", s.status.as_str());
@@ -487,6 +472,16 @@ fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What `reproduce --json` prints.
+#[derive(serde::Serialize)]
+struct ReproduceSummary {
+    out: String,
+    r#match: usize,
+    mismatch: usize,
+    erratum: usize,
+    sections: Vec<String>,
+}
+
 fn run_reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     if let Some(only) = &a.only {
         reproduce::select(only)?;
@@ -516,8 +511,13 @@ fn run_reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     bar.finish_and_clear();
     let (m, mm, e) = report.counts();
     if a.json {
-        print_json(&json!({"out": staging::shown(&opts.out), "match": m, "mismatch": mm, "erratum": e,
-            "sections": report.sections.iter().map(|s| s.id.clone()).collect::<Vec<_>>()}))?;
+        print_json(&ReproduceSummary {
+            out: staging::shown(&opts.out),
+            r#match: m,
+            mismatch: mm,
+            erratum: e,
+            sections: report.sections.iter().map(|s| s.id.clone()).collect(),
+        })?;
     } else {
         println!(
             "wrote {}/REPORT.md and results.json: {m} match, {mm} mismatch, {e} erratum",

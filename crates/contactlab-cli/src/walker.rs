@@ -103,7 +103,7 @@ pub fn run(cmd: WalkerCommand) -> Result<(), Failure> {
 fn run_gait(a: GaitArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let g = contactlab::api::walker_gait(&m, a.guess.as_deref())?;
-    let v = contactlab::api::gait_json(&g);
+    let v = &g;
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let p = dir.join("gait.json");
@@ -114,19 +114,19 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
         print_json(&v)?;
     } else {
         println!("{}:", a.model.display());
-        if g.converged {
-            println!("  gait period {:.6} s, post-impact state {:?}", g.period, g.post_impact_state);
-            println!("  multipliers {:?}: {}", g.multipliers, if g.stable { "stable" } else { "unstable" });
-            if g.sticking {
-                println!("  mu_stick = {:.6}, |F_t/F_n| at heel strike = {:.6}", g.mu_stick, g.impact_impulse_ratio);
-            } else {
-                println!(
-                    "  the stance foot does not stick throughout (no mu_stick); |F_t/F_n| at heel strike = {:.6}",
-                    g.impact_impulse_ratio
-                );
+        match (g.period, &g.post_impact_state, &g.multipliers, g.stable) {
+            (Some(period), Some(x), Some(mult), Some(stable)) => {
+                println!("  gait period {period:.6} s, post-impact state {x:?}");
+                println!("  multipliers {mult:?}: {}", if stable { "stable" } else { "unstable" });
+                let ratio = g.impact_impulse_ratio.unwrap_or(f64::NAN);
+                match g.mu_stick {
+                    Some(mu) => println!("  mu_stick = {mu:.6}, |F_t/F_n| at heel strike = {ratio:.6}"),
+                    None => println!(
+                        "  the stance foot does not stick throughout (no mu_stick); |F_t/F_n| at heel strike = {ratio:.6}"
+                    ),
+                }
             }
-        } else {
-            println!("  no gait found: {}", g.reason.as_deref().unwrap_or("Newton did not converge"));
+            _ => println!("  no gait found: {}", g.reason.as_deref().unwrap_or("Newton did not converge")),
         }
     }
     Ok(())

@@ -179,7 +179,7 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         write_simulation(&sim, names, dir, &format!("Completed execution, e = {e}"))?;
     }
-    let first_zeno = summary["first_zeno_time"].as_f64();
+    let first_zeno = summary.first_zeno_time;
     if a.common.json {
         print_json(&summary)?;
     } else {
@@ -196,31 +196,39 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 fn orbit(a: OrbitArgs) -> Result<(), Failure> {
     let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
     let settings = ZenoSettings::default();
-    let (sys, o) = contactlab::api::zeno_orbit(&m, &a.model.display().to_string())?;
+    let o = contactlab::api::zeno_orbit(&m, &a.model.display().to_string())?;
+    let sys = o.system;
     if let Some(dir) = &a.common.out {
         ensure_dir(dir)?;
     }
-    if let (Some(dir), true) = (&a.common.out, o.converged) {
-        let x = &o.fixed_point;
+    if let (Some(dir), Some(x), Some(period)) = (&a.common.out, &o.fixed_point, o.period) {
         let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
-        let one = p3::simulate(&sys, &q, &v, o.period, 8, &settings)?;
+        let one = p3::simulate(&sys, &q, &v, period, 8, &settings)?;
         let label = format!("e = {}", sys.e);
         plots::phase_portrait(&[(label.as_str(), &one)], 0, "theta1", &dir.join("phase_theta1.png"))?;
         plots::phase_portrait(&[(label.as_str(), &one)], 1, "theta2", &dir.join("phase_theta2.png"))?;
         write_simulation(&one, &["theta1", "theta2"], dir, &format!("One period of the orbit, e = {}", sys.e))?;
         std::fs::rename(dir.join("trajectory.csv"), dir.join("orbit.csv")).context("renaming orbit.csv")?;
     }
-    let out = contactlab::api::orbit_json(sys.e, &o);
     if a.common.json {
-        print_json(&out)?;
+        print_json(&o)?;
     } else {
-        let kind = if o.zeno { "Zeno" } else { "simple" };
         println!("{}: e = {}", a.model.display(), sys.e);
+        let f = |v: Option<f64>| v.unwrap_or(f64::NAN);
         if o.converged {
-            println!("  {kind} periodic orbit, period {:.6} s, x* = {:?}", o.period, o.fixed_point);
-            println!("  constrained phase {:.6} s, {} impacts per cycle", o.constrained_duration, o.impacts_per_cycle);
+            let kind = if o.zeno == Some(true) { "Zeno" } else { "simple" };
+            println!("  {kind} periodic orbit, period {:.6} s, x* = {:?}", f(o.period), o.fixed_point.as_deref());
+            println!(
+                "  constrained phase {:.6} s, {} impacts per cycle",
+                f(o.constrained_duration),
+                o.impacts_per_cycle.unwrap_or(0)
+            );
             let check = o.gamma_iterates.map_or(String::new(), |g| format!(" (iterates contract at {g:.6})"));
-            println!("  gamma = {:.6}{check}: {}", o.gamma, if o.stable { "stable" } else { "unstable" });
+            println!(
+                "  gamma = {:.6}{check}: {}",
+                f(o.gamma),
+                if o.stable == Some(true) { "stable" } else { "unstable" }
+            );
         } else {
             println!("  no periodic orbit found: {}", o.reason.as_deref().unwrap_or("Newton did not converge"));
         }
@@ -279,7 +287,7 @@ fn continuation(a: ContinueArgs) -> Result<(), Failure> {
         write(&dir.join("branch.csv"), &csv)?;
         plots::branch_plots(&c, dir, "branch")?;
     }
-    let out = contactlab::api::continuation_json(&c);
+    let out = contactlab::api::ContinuationSummary::from(&c);
     if a.common.json {
         print_json(&out)?;
     } else {

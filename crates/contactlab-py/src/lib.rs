@@ -41,8 +41,36 @@ fn count(name: &str, v: i64, range: std::ops::RangeInclusive<usize>) -> PyResult
     contactlab::api::count(name, v, range).map_err(to_py)
 }
 
-fn json_string(v: &impl serde::Serialize) -> PyResult<String> {
-    serde_json::to_string(v).map_err(|e| PyRuntimeError::new_err(format!("serialising the result: {e}")))
+/// A result as Python objects (dicts, lists, floats, ints, bools, strings, None): the keys and
+/// values of the CLI's `--json` output, without a trip through JSON text.
+fn object(py: Python<'_>, v: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
+    let value = serde_json::to_value(v).map_err(|e| PyRuntimeError::new_err(format!("converting the result: {e}")))?;
+    Ok(value_to_py(py, &value)?.unbind())
+}
+
+fn value_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::types::{PyBool, PyFloat, PyList, PyString};
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            PyList::new(py, items.iter().map(|x| value_to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+        Value::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, x) in map {
+                d.set_item(k, value_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 fn matrix(m: &PyReadonlyArray2<'_, f64>) -> PyResult<DMatrix<f64>> {
@@ -204,18 +232,18 @@ fn lcp_solve(
     if let Some(k) = max_pivots {
         settings.max_pivots = k.max(1);
     }
-    let n = problem.n();
-    let s = py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?;
+    // The fields are those of `api::LcpReport`, the CLI's JSON.
+    let r = contactlab::api::LcpReport::from(py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?);
     Ok(LcpSolution {
-        status: s.status.as_str(),
-        z: read_only(s.z.as_slice().to_vec().into_pyarray(py)).unbind(),
-        w: read_only(s.w.as_slice().to_vec().into_pyarray(py)).unbind(),
-        residual: contactlab::util::finite_or_none(s.residual),
-        pivots: s.pivots,
-        method: contactlab::util::kebab(&s.method),
-        reason: s.reason.map(|r| contactlab::util::kebab(&r)),
-        certified: s.certified,
-        n,
+        status: r.status.as_str(),
+        z: read_only(r.z.as_slice().to_vec().into_pyarray(py)).unbind(),
+        w: read_only(r.w.as_slice().to_vec().into_pyarray(py)).unbind(),
+        residual: r.residual,
+        pivots: r.pivots,
+        method: contactlab::util::kebab(&r.method),
+        reason: r.reason.map(|x| contactlab::util::kebab(&x)),
+        certified: r.certified,
+        n: r.n,
     })
 }
 
@@ -243,30 +271,30 @@ fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, r
 /// JSON.
 #[pyfunction]
 #[allow(non_snake_case)]
-fn lcp_solve_all(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<String> {
+fn lcp_solve_all(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     use contactlab::lcp::enumerate;
     let problem = Lcp::new(matrix_arg(M, "M")?, vector_arg(q, "q")?).map_err(to_py)?;
     let n = problem.n();
     let e = py.detach(|| enumerate::enumerate(&problem, &enumerate::EnumSettings::default())).map_err(to_py)?;
-    json_string(&e.summary(n))
+    object(py, &e.summary(n))
 }
 
 /// Matrix classes of `M` (P, column adequate, column quasi-adequate, PSD), as the CLI's JSON.
 #[pyfunction]
 #[allow(non_snake_case)]
-fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<String> {
+fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let m = matrix_arg(M, "M")?;
-    json_string(&py.detach(|| classes::all(&m)).map_err(to_py)?)
+    object(py, &py.detach(|| classes::all(&m)).map_err(to_py)?)
 }
 
 /// P1: the verdict of Theorems 1–5 for a `planar-two-contact` model, as the CLI's JSON.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
-fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: i64) -> PyResult<String> {
+fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: i64) -> PyResult<Py<PyAny>> {
     let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
     let p = p1_model(name, text, is_json)?;
     let c = py.detach(|| contactlab::twocontact::classify::classify(&p, samples)).map_err(to_py)?;
-    json_string(&c)
+    object(py, &c)
 }
 
 /// P1: the maps `R(φ)` and `G(φ)` on `samples` values of `φ` (NaN where undefined).
@@ -304,7 +332,7 @@ fn p1_atlas_cells(
     keys: Vec<String>,
     points: &Bound<'_, PyAny>,
     samples: i64,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     let samples = count("samples", samples, contactlab::api::ATLAS_SAMPLES)?;
     let p = p1_model(name, text, is_json)?;
     let rows = rows_arg(points)?;
@@ -312,7 +340,7 @@ fn p1_atlas_cells(
     let cells = py
         .detach(|| contactlab::twocontact::atlas::classify_cells(&p, &keys, &rows, samples, &|_, _| {}))
         .map_err(to_py)?;
-    json_string(&cells)
+    object(py, &cells)
 }
 
 /// Checks every cell's values before a sweep starts: each value, applied alone to the model,
@@ -352,30 +380,29 @@ fn fixture_cells(
     is_json: bool,
     keys: Vec<String>,
     points: &Bound<'_, PyAny>,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    json_string(&py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
 }
 
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.
 #[pyfunction]
-fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
+fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<Py<PyAny>> {
     let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let c = py.detach(|| contactlab::fixture::stability::classify(&f)).map_err(to_py)?;
-    json_string(&c)
+    object(py, &c)
 }
 
 /// P5: the equilibrium sets and Theorems 1 and 2 of a `rod-two-sliders` or
 /// `friction-oscillator` model, as the CLI's `eqset analyze --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, grid=4000))]
-fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: i64) -> PyResult<String> {
+fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: i64) -> PyResult<Py<PyAny>> {
     let grid = count("grid", grid, contactlab::api::EQSET_GRID)?;
     let m = model(name, text, is_json, contactlab::eqset::model::from_model)?;
-    let (v, _) = py.detach(|| contactlab::api::eqset_analyze(&m, grid)).map_err(to_py)?;
-    json_string(&v)
+    object(py, &py.detach(|| contactlab::api::eqset_analyze(&m, grid)).map_err(to_py)?)
 }
 
 type Arrays<'py> = Bound<'py, PyDict>;
@@ -406,9 +433,9 @@ fn p1_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::twoco
 
 /// P1: the contact modes at the equilibrium, as the CLI's `equilibrium modes --json`.
 #[pyfunction]
-fn p1_modes(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
+fn p1_modes(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<Py<PyAny>> {
     let p = p1_model(name, text, is_json)?;
-    json_string(&py.detach(|| contactlab::api::p1_modes(&p)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::p1_modes(&p)).map_err(to_py)?)
 }
 
 /// P1: `R(φ)` and `G(φ)` at the given impact angles (NaN where undefined), evaluated in
@@ -481,7 +508,7 @@ fn p1_simulate<'py>(
     perturb: &str,
     t_max: f64,
     max_events: i64,
-) -> PyResult<(String, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<(Py<PyAny>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
     let max_events = count("max_events", max_events, 1..=usize::MAX)?;
     let p = p1_model(name, text, is_json)?;
     let start = contactlab::api::p1_perturbation(perturb).map_err(to_py)?;
@@ -492,15 +519,15 @@ fn p1_simulate<'py>(
     };
     let (n, zod) = rows(run.zod_samples());
     let (m, nl) = rows(run.nonlinear.samples.clone());
-    Ok((json_string(&run.summary())?, table(py, n, 5, zod)?, table(py, m, 5, nl)?))
+    Ok((object(py, &run.summary())?, table(py, n, 5, zod)?, table(py, m, 5, nl)?))
 }
 
 /// P4: Theorem 4 over all systems (32)-(35), as the CLI's `fixture theorem4 --json`.
 #[pyfunction]
-fn fixture_theorem4(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<String> {
+fn fixture_theorem4(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<Py<PyAny>> {
     let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
     let (_, v) = py.detach(|| contactlab::api::fixture_theorem4(&f, &|_, _| {})).map_err(to_py)?;
-    json_string(&v)
+    object(py, &v)
 }
 
 /// P4: the classification as the friction coefficients are scaled, as the CLI's
@@ -513,10 +540,10 @@ fn fixture_mu_sweep(
     is_json: bool,
     max_scale: f64,
     steps: i64,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     let steps = count("steps", steps, contactlab::api::MU_SWEEP_STEPS)?;
     let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
-    json_string(&py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
 }
 
 fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::walker::model::WalkerModel> {
@@ -526,10 +553,9 @@ fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::w
 /// P2: the periodic gait, as the CLI's `walker gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, guess=None))]
-fn walker_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, guess: Option<Vec<f64>>) -> PyResult<String> {
+fn walker_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, guess: Option<Vec<f64>>) -> PyResult<Py<PyAny>> {
     let m = walker_model(name, text, is_json)?;
-    let g = py.detach(|| contactlab::api::walker_gait(&m, guess.as_deref())).map_err(to_py)?;
-    json_string(&contactlab::api::gait_json(&g))
+    object(py, &py.detach(|| contactlab::api::walker_gait(&m, guess.as_deref())).map_err(to_py)?)
 }
 
 /// P2: Painlevé's paradox, as the CLI's `walker painleve --json`; for the compass biped also
@@ -544,7 +570,7 @@ fn walker_painleve<'py>(
     is_json: bool,
     mu: Option<f64>,
     sigma: i64,
-) -> PyResult<(String, Option<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<bool>>)>)> {
+) -> PyResult<(Py<PyAny>, Option<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<bool>>)>)> {
     let sigma = match sigma {
         1 => 1,
         -1 => -1,
@@ -561,7 +587,7 @@ fn walker_painleve<'py>(
         }
         None => None,
     };
-    Ok((json_string(&r.summary)?, grid))
+    Ok((object(py, &r.summary)?, grid))
 }
 
 /// P2: a slip of the stance foot, or the jam threshold, as the CLI's `walker slip --json`.
@@ -575,9 +601,9 @@ fn walker_slip(
     state: Vec<f64>,
     jam_threshold: bool,
     max_speed: f64,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     let m = walker_model(name, text, is_json)?;
-    json_string(&py.detach(|| contactlab::api::walker_slip(&m, &state, jam_threshold, max_speed)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::walker_slip(&m, &state, jam_threshold, max_speed)).map_err(to_py)?)
 }
 
 fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {
@@ -599,7 +625,7 @@ fn zeno_simulate<'py>(
     t_max: f64,
     e: Option<f64>,
     max_events: i64,
-) -> PyResult<(String, Arrays<'py>)> {
+) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
     let max_events = count("max_events", max_events, 1..=usize::MAX)?;
     let m = zeno_model(name, text, is_json, e)?;
     let (sim, v) = py.detach(|| contactlab::api::zeno_simulate(&m, t_max, max_events)).map_err(to_py)?;
@@ -614,16 +640,15 @@ fn zeno_simulate<'py>(
     d.set_item("coordinates", names.to_vec())?;
     d.set_item("event_times", col(py, sim.events.iter().map(|e| e.t).collect()))?;
     d.set_item("event_kinds", sim.events.iter().map(|e| contactlab::util::kebab(&e.kind)).collect::<Vec<String>>())?;
-    Ok((json_string(&v)?, d))
+    Ok((object(py, &v)?, d))
 }
 
 /// P3: the simple or Zeno periodic orbit, as the CLI's `zeno orbit --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, e=None))]
-fn zeno_orbit(py: Python<'_>, name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<String> {
+fn zeno_orbit(py: Python<'_>, name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<Py<PyAny>> {
     let m = zeno_model(name, text, is_json, e)?;
-    let (sys, o) = py.detach(|| contactlab::api::zeno_orbit(&m, name)).map_err(to_py)?;
-    json_string(&contactlab::api::orbit_json(sys.e, &o))
+    object(py, &py.detach(|| contactlab::api::zeno_orbit(&m, name)).map_err(to_py)?)
 }
 
 /// P3: Theorem 1's bound, as the CLI's `zeno bound --json`.
@@ -639,11 +664,11 @@ fn zeno_bound(
     eps2: f64,
     eps3: f64,
     grid: i64,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     let grid = count("grid", grid, contactlab::api::BOUND_GRID)?;
     let m = zeno_model(name, text, is_json, None)?;
     let eps = contactlab::zeno::bound::Epsilons { eps1, eps2, eps3 };
-    json_string(&py.detach(|| contactlab::api::zeno_bound(&m, name, eps, grid)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::zeno_bound(&m, name, eps, grid)).map_err(to_py)?)
 }
 
 /// P3: the branch of Zeno periodic orbits in `e`, as the CLI's `zeno continue --json`, with
@@ -659,7 +684,7 @@ fn zeno_continuation<'py>(
     e_step: f64,
     e_max: f64,
     e_tol: f64,
-) -> PyResult<(String, Arrays<'py>)> {
+) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
     let m = zeno_model(name, text, is_json, None)?;
     let c = py.detach(|| contactlab::api::zeno_continuation(&m, name, e_step, e_max, e_tol, &|_| {})).map_err(to_py)?;
     let d = PyDict::new(py);
@@ -673,7 +698,7 @@ fn zeno_continuation<'py>(
         pts.iter().map(|p| p.orbit.impacts_per_cycle).collect::<Vec<usize>>().into_pyarray(py),
     )?;
     d.set_item("zeno", pts.iter().map(|p| p.orbit.zeno).collect::<Vec<bool>>().into_pyarray(py))?;
-    Ok((json_string(&contactlab::api::continuation_json(&c))?, d))
+    Ok((object(py, &contactlab::api::ContinuationSummary::from(&c))?, d))
 }
 
 /// P5: time-stepping from the model's initial state, as the CLI's `eqset simulate --json`,
@@ -687,7 +712,7 @@ fn eqset_simulate<'py>(
     is_json: bool,
     t_max: f64,
     h: Option<f64>,
-) -> PyResult<(String, Arrays<'py>)> {
+) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
     let m = model(name, text, is_json, contactlab::eqset::model::from_model)?;
     let run = py.detach(|| contactlab::api::eqset_simulate(&m, t_max, h)).map_err(to_py)?;
     let tr = &run.trajectory;
@@ -697,7 +722,7 @@ fn eqset_simulate<'py>(
     d.set_item("q_dot", col(py, tr.v.iter().map(|v| v[0]).collect()))?;
     d.set_item("V", col(py, run.energy.clone()))?;
     d.set_item("coordinate", m.coordinate().0)?;
-    Ok((json_string(&run.summary())?, d))
+    Ok((object(py, &run.summary())?, d))
 }
 
 /// The compiled module.

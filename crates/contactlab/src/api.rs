@@ -21,6 +21,7 @@ use crate::mechanics::double_pendulum::DoublePendulumStop;
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
+use crate::twocontact::poincare::{self, FixedPoint, MapPoint};
 use crate::twocontact::sim::{EventKind, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::{zod::Zod, TwoContact};
 use crate::walker::model::WalkerModel;
@@ -74,6 +75,50 @@ fn positive(name: &str, v: f64) -> Result<f64, Error> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The LCP core
+
+/// What `lcp solve --json` prints (and the fields of Python's `LcpSolution`).
+#[derive(Debug, Clone, Serialize)]
+pub struct LcpReport {
+    /// What the solver concluded.
+    pub status: crate::lcp::LcpStatus,
+    /// The point `z` (non-finite entries as `null`).
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub z: DVector<f64>,
+    /// `w = M z + q`.
+    #[serde(serialize_with = "crate::util::ser_dvector")]
+    pub w: DVector<f64>,
+    /// The scale-free residual (`None` when there is no point).
+    pub residual: Option<f64>,
+    /// Lemke pivots.
+    pub pivots: usize,
+    /// The method of the final answer.
+    pub method: crate::lcp::LcpMethod,
+    /// Why there is no solution, if there is none.
+    pub reason: Option<crate::lcp::NoSolutionReason>,
+    /// Whether a no-solution answer is proved.
+    pub certified: bool,
+    /// The size of the problem.
+    pub n: usize,
+}
+
+impl From<crate::lcp::LcpSolution> for LcpReport {
+    fn from(s: crate::lcp::LcpSolution) -> Self {
+        LcpReport {
+            status: s.status,
+            n: s.z.len(),
+            z: s.z,
+            w: s.w,
+            residual: crate::util::finite_or_none(s.residual),
+            pivots: s.pivots,
+            method: s.method,
+            reason: s.reason,
+            certified: s.certified,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // P1: the planar body on two contacts
 
 /// The contact-mode analysis at the equilibrium (`equilibrium modes`).
@@ -94,6 +139,40 @@ pub fn p1_modes(p: &TwoContact) -> Result<P1Modes, Error> {
     let modes =
         all_modes().into_iter().filter_map(|m| solve_mode(&z, m, [PointState::Rest, PointState::Rest])).collect();
     Ok(P1Modes { analysis, k: z.k(), modes })
+}
+
+/// The reduced Poincaré map `R(φ)` and growth map `G(φ)` on `samples` angles, with their fixed
+/// points and behaviour at `±π/2` (`equilibrium maps`).
+#[derive(Debug, Clone, Serialize)]
+pub struct P1Maps {
+    /// Number of sampled angles.
+    pub samples: usize,
+    /// Samples where `R` and `G` are defined (the motion returns to the section).
+    pub defined: usize,
+    /// Fixed points of `R`, refined by bisection.
+    pub fixed_points: Vec<FixedPoint>,
+    /// Sign changes of `R(φ) − φ` whose bisection met an undefined `R`.
+    pub unresolved_fixed_points: usize,
+    /// The maps' behaviour at `φ → ±π/2` (P1 Lemma 2).
+    pub endpoints: [crate::twocontact::classify::Endpoint; 2],
+    /// The samples.
+    pub maps: Vec<MapPoint>,
+}
+
+/// P1's maps `R`, `G` on `samples` angles (in [`MAP_SAMPLES`]) with their fixed points.
+pub fn p1_maps(p: &TwoContact, samples: usize) -> Result<P1Maps, Error> {
+    within("samples", samples, MAP_SAMPLES)?;
+    let sim = Simulator::new(Zod::new(p)?)?;
+    let maps = poincare::sample(&sim, samples)?;
+    let found = poincare::fixed_points(&sim, &maps)?;
+    Ok(P1Maps {
+        samples: maps.len(),
+        defined: maps.iter().filter(|q| q.r.is_some()).count(),
+        fixed_points: found.points,
+        unresolved_fixed_points: found.unresolved,
+        endpoints: crate::twocontact::classify::endpoints(&maps),
+        maps,
+    })
 }
 
 /// The perturbation `KEY=VALUE,...` (keys `z1`, `z2`, `x2` in m, `zd1`, `zd2`, `xd2` in m/s;
@@ -154,24 +233,61 @@ impl P1Simulation {
     }
 
     /// The `--json` object: outcome, end time, events, impacts and Zeno times of both models.
-    pub fn summary(&self) -> Value {
+    pub fn summary(&self) -> P1SimulationSummary {
         let tr = &self.zod;
         let nl = &self.nonlinear;
-        let impacts = tr.events.iter().filter(|e| e.kind == EventKind::Impact).count();
-        let nl_impacts = nl.events.iter().filter(|e| e.1 == EventKind::Impact).count();
-        let nl_zeno: Vec<f64> = nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect();
-        json!({
-            "outcome": tr.outcome, "t_end": tr.t_end, "events": tr.events.len(), "impacts": impacts,
-            "zeno_times": tr.zeno_times(),
-            "nonlinear": {"outcome": nl.outcome, "t_end": self.nonlinear_t_end(), "events": nl.events.len(),
-                "impacts": nl_impacts, "zeno_times": nl_zeno},
-        })
+        P1SimulationSummary {
+            outcome: tr.outcome,
+            t_end: tr.t_end,
+            events: tr.events.len(),
+            impacts: tr.events.iter().filter(|e| e.kind == EventKind::Impact).count(),
+            zeno_times: tr.zeno_times(),
+            nonlinear: NonlinearSummary {
+                outcome: nl.outcome,
+                t_end: self.nonlinear_t_end(),
+                events: nl.events.len(),
+                impacts: nl.events.iter().filter(|e| e.1 == EventKind::Impact).count(),
+                zeno_times: nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect(),
+            },
+        }
     }
 
     /// Final time of the nonlinear run.
     pub fn nonlinear_t_end(&self) -> f64 {
         self.nonlinear.samples.last().map_or(0.0, |s| s[0])
     }
+}
+
+/// What `equilibrium simulate --json` prints: the zero-order run and the nonlinear one.
+#[derive(Debug, Clone, Serialize)]
+pub struct P1SimulationSummary {
+    /// How the zero-order run ended.
+    pub outcome: crate::twocontact::sim::Outcome,
+    /// Its end time (s).
+    pub t_end: f64,
+    /// Events logged.
+    pub events: usize,
+    /// Impacts among them.
+    pub impacts: usize,
+    /// Times of the Zeno points (s).
+    pub zeno_times: Vec<f64>,
+    /// The same for the full nonlinear model.
+    pub nonlinear: NonlinearSummary,
+}
+
+/// The nonlinear model's part of [`P1SimulationSummary`].
+#[derive(Debug, Clone, Serialize)]
+pub struct NonlinearSummary {
+    /// How the run ended.
+    pub outcome: crate::twocontact::sim::Outcome,
+    /// End time (s).
+    pub t_end: f64,
+    /// Events logged.
+    pub events: usize,
+    /// Impacts among them.
+    pub impacts: usize,
+    /// Times of the Zeno points (s).
+    pub zeno_times: Vec<f64>,
 }
 
 /// Simulates P1's body from the perturbation `start` until rest, `t_max` (s) or `max_events`.
@@ -191,47 +307,53 @@ pub fn p1_simulate(p: &TwoContact, start: State, t_max: f64, max_events: usize) 
 // ---------------------------------------------------------------------------------------------
 // P2: walkers
 
-/// The `--json` object of a gait.
-///
-/// A gait that did not converge carries no numbers (every field but `converged` and `reason` is
-/// null), and `mu_stick` is null unless the foot sticks along the whole step (a slipping step
-/// has no sticking-friction requirement: its force ratio is capped at the model's μ).
-pub fn gait_json(g: &Gait) -> Value {
-    let mut v = gait_json_all(g);
-    if !g.converged {
-        null_except(&mut v, &["converged", "reason"]);
-    } else if !g.sticking {
-        v["mu_stick"] = Value::Null;
-    }
-    v
+/// A gait as `walker gait --json` prints it. A gait that did not converge carries no numbers
+/// (every field but `converged` and `reason` is `None`), and `mu_stick` is `None` unless the foot
+/// sticks along the whole step (a slipping step has no sticking-friction requirement: its force
+/// ratio is capped at the model's μ).
+#[derive(Debug, Clone, Serialize)]
+pub struct GaitReport {
+    /// Whether Newton's method converged.
+    pub converged: bool,
+    /// Step period.
+    pub period: Option<f64>,
+    /// The state `(q, q̇)` after heel strike.
+    pub post_impact_state: Option<Vec<f64>>,
+    /// The state just before heel strike.
+    pub pre_impact_state: Option<Vec<f64>>,
+    /// Floquet multipliers `(re, im)`, largest modulus first.
+    pub multipliers: Option<Vec<[f64; 2]>>,
+    /// Whether every multiplier lies inside the unit circle.
+    pub stable: Option<bool>,
+    /// Whether the stance foot sticks along the whole step.
+    pub sticking: Option<bool>,
+    /// `μ_stick = max |f_t/f_n|` along a sticking step (P2 eq. 29).
+    pub mu_stick: Option<f64>,
+    /// `|F_t/F_n|` of the sticking impulse at heel strike (P2 eq. 13).
+    pub impact_impulse_ratio: Option<f64>,
+    /// `‖P(y) − y‖` in the chart's scales.
+    pub residual: Option<f64>,
+    /// Why Newton stopped, when it did not converge.
+    pub reason: Option<String>,
 }
 
-/// Sets every field of a JSON object to null except `keep` (a result that failed carries no
-/// stale numbers).
-fn null_except(v: &mut Value, keep: &[&str]) {
-    if let Some(obj) = v.as_object_mut() {
-        for (k, x) in obj.iter_mut() {
-            if !keep.contains(&k.as_str()) {
-                *x = Value::Null;
-            }
+impl From<&Gait> for GaitReport {
+    fn from(g: &Gait) -> Self {
+        let c = |v: f64| g.converged.then_some(v);
+        GaitReport {
+            converged: g.converged,
+            period: c(g.period),
+            post_impact_state: g.converged.then(|| g.post_impact_state.clone()),
+            pre_impact_state: g.converged.then(|| g.pre_impact_state.clone()),
+            multipliers: g.converged.then(|| g.multipliers.clone()),
+            stable: g.converged.then_some(g.stable),
+            sticking: g.converged.then_some(g.sticking),
+            mu_stick: (g.converged && g.sticking).then_some(g.mu_stick),
+            impact_impulse_ratio: c(g.impact_impulse_ratio),
+            residual: c(g.residual),
+            reason: g.reason.clone(),
         }
     }
-}
-
-fn gait_json_all(g: &Gait) -> Value {
-    json!({
-        "converged": g.converged,
-        "period": g.period,
-        "post_impact_state": g.post_impact_state,
-        "pre_impact_state": g.pre_impact_state,
-        "multipliers": g.multipliers,
-        "stable": g.stable,
-        "sticking": g.sticking,
-        "mu_stick": g.mu_stick,
-        "impact_impulse_ratio": g.impact_impulse_ratio,
-        "residual": g.residual,
-        "reason": g.reason,
-    })
 }
 
 /// The compass biped's initial guess of P2's gait `(θ₁, θ̇₁, θ̇₂)` after heel strike.
@@ -239,7 +361,7 @@ pub const COMPASS_GAIT_GUESS: [f64; 3] = [-0.148, 0.733, -0.501];
 
 /// P2's periodic gait from `guess` (rimless wheel: `θ̇` after impact; compass biped:
 /// `θ₁, θ̇₁, θ̇₂`); by default the closed form (27) or P2's gait.
-pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<Gait, Error> {
+pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport, Error> {
     let s = WalkerSettings::default();
     if guess.is_some_and(|g| g.iter().any(|x| !x.is_finite())) {
         return Err(arg("guess", "every value must be a finite number"));
@@ -253,7 +375,7 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<Gait, Error
                 }
                 None => rimless_closed_form(w).1,
             };
-            gait(w, &DVector::from_element(1, y), &s)
+            GaitReport::from(&gait(w, &DVector::from_element(1, y), &s))
         }
         WalkerModel::Compass(c) => {
             let y = match guess {
@@ -261,7 +383,7 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<Gait, Error
                 Some(v) => return Err(arg("guess", format!("the compass biped takes 3 values, got {}", v.len()))),
                 None => COMPASS_GAIT_GUESS.to_vec(),
             };
-            gait(c, &DVector::from_vec(y), &s)
+            GaitReport::from(&gait(c, &DVector::from_vec(y), &s))
         }
     })
 }
@@ -292,9 +414,65 @@ pub struct Painleve {
     /// The friction coefficient used.
     pub mu: f64,
     /// The `--json` object: `μ_min`, where `B < 0`, and (compass biped) `ρ_max`.
-    pub summary: Value,
+    pub summary: PainleveSummary,
     /// The compass biped's `B < 0` grid.
     pub grid: Option<AngleGrid>,
+}
+
+/// What `walker painleve --json` prints.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum PainleveSummary {
+    /// A one-angle walker (the rimless wheel).
+    Rimless {
+        /// The friction coefficient used.
+        mu: f64,
+        /// Slip direction `σ = ±1`.
+        sigma: i8,
+        /// The smallest `μ` with `B < 0` somewhere (P2 eq. 33).
+        mu_min: Option<f64>,
+        /// The intervals of `θ` (rad) where `B < 0`.
+        b_negative: Vec<[f64; 2]>,
+    },
+    /// A two-angle walker (the compass biped).
+    Compass {
+        /// The friction coefficient used.
+        mu: f64,
+        /// Slip direction `σ = ±1`.
+        sigma: i8,
+        /// The smallest `μ` with `B < 0` somewhere (numerical).
+        mu_min: Option<f64>,
+        /// The angles `(θ₁, θ₂)` where it is attained.
+        mu_min_at: Option<Vec<f64>>,
+        /// Where `B < 0` on the grid.
+        b_negative: BNegativeGrid,
+        /// The legs' radius of gyration at which the region vanishes for this `μ`.
+        rho_max: Option<f64>,
+    },
+}
+
+/// The compass biped's `B < 0` region on a grid of `(θ₁, θ₂)`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BNegativeGrid {
+    /// Cells with `B < 0`.
+    pub grid_cells: usize,
+    /// The grid.
+    pub grid: GridSpec,
+    /// The range of `θ₁` over those cells (`None` if there are none).
+    pub theta1_range: Option<[f64; 2]>,
+    /// The range of `θ₂`.
+    pub theta2_range: Option<[f64; 2]>,
+}
+
+/// A square grid of angles.
+#[derive(Debug, Clone, Serialize)]
+pub struct GridSpec {
+    /// Smallest angle (rad).
+    pub theta_min: f64,
+    /// Largest angle (rad).
+    pub theta_max: f64,
+    /// Points per axis.
+    pub points_per_axis: usize,
 }
 
 /// Where `B < 0` (Painlevé's paradox) for slip direction `sigma = ±1`, with `mu` (default the
@@ -316,7 +494,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
         WalkerModel::Rimless(w) => {
             let mm = mu_min(w, sg, -1.5, 1.5, 301);
             let iv = b_negative_intervals(w, mu, sg, -w.half_angle(), w.half_angle(), 401);
-            let summary = json!({"mu": mu, "sigma": sigma, "mu_min": mm.map(|m| m.mu_min), "b_negative": iv});
+            let summary = PainleveSummary::Rimless { mu, sigma, mu_min: mm.map(|m| m.mu_min), b_negative: iv };
             Painleve { mu, summary, grid: None }
         }
         WalkerModel::Compass(c) => {
@@ -334,19 +512,19 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
             let bbox = |f: fn(&(f64, f64)) -> f64| {
                 cells.iter().map(f).fold([f64::INFINITY, f64::NEG_INFINITY], |b, x| [b[0].min(x), b[1].max(x)])
             };
-            let summary = json!({
-                "mu": mu,
-                "sigma": sigma,
-                "mu_min": mm.as_ref().map(|m| m.mu_min),
-                "mu_min_at": mm.map(|m| m.at),
-                "b_negative": {
-                    "grid_cells": cells.len(),
-                    "grid": {"theta_min": lo, "theta_max": hi, "points_per_axis": n},
-                    "theta1_range": if cells.is_empty() { None } else { Some(bbox(|p| p.0)) },
-                    "theta2_range": if cells.is_empty() { None } else { Some(bbox(|p| p.1)) },
+            let summary = PainleveSummary::Compass {
+                mu,
+                sigma,
+                mu_min: mm.as_ref().map(|m| m.mu_min),
+                mu_min_at: mm.map(|m| m.at),
+                b_negative: BNegativeGrid {
+                    grid_cells: cells.len(),
+                    grid: GridSpec { theta_min: lo, theta_max: hi, points_per_axis: n },
+                    theta1_range: (!cells.is_empty()).then(|| bbox(|p| p.0)),
+                    theta2_range: (!cells.is_empty()).then(|| bbox(|p| p.1)),
                 },
-                "rho_max": compass_rho_max(c, mu, sg),
-            });
+                rho_max: compass_rho_max(c, mu, sg),
+            };
             Painleve { mu, summary, grid: Some(grid) }
         }
     })
@@ -434,9 +612,34 @@ pub fn zeno_coordinates(m: &ZenoModel) -> &'static [&'static str] {
     }
 }
 
+/// What `zeno simulate --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct ZenoSimulationSummary {
+    /// The coefficient of restitution.
+    pub e: f64,
+    /// End time (s).
+    pub t_end: Option<f64>,
+    /// How the run ended.
+    pub termination: crate::hybrid::Termination,
+    /// Impacts simulated.
+    pub impacts: usize,
+    /// Zeno points located.
+    pub zeno_points: usize,
+    /// Time of the first Zeno point (s).
+    pub first_zeno_time: Option<f64>,
+    /// Time spent on the constraint (s).
+    pub constrained_time: f64,
+    /// Events logged.
+    pub events: usize,
+}
+
 /// The completed execution up to `t_max` (s) or `max_events` (`zeno simulate`); the
 /// simulation and its `--json` object.
-pub fn zeno_simulate(m: &ZenoModel, t_max: f64, max_events: usize) -> Result<(Simulation, Value), Error> {
+pub fn zeno_simulate(
+    m: &ZenoModel,
+    t_max: f64,
+    max_events: usize,
+) -> Result<(Simulation, ZenoSimulationSummary), Error> {
     positive("t_max", t_max)?;
     let settings = ZenoSettings { max_events, ..Default::default() };
     let sim = match m {
@@ -444,16 +647,16 @@ pub fn zeno_simulate(m: &ZenoModel, t_max: f64, max_events: usize) -> Result<(Si
         ZenoModel::BouncingBall { system, q0, v0 } => p3::simulate(system, q0, v0, t_max, 4, &settings)?,
     };
     let first_zeno = sim.events.iter().find(|ev| ev.kind == crate::hybrid::EventKind::Zeno).map(|ev| ev.t);
-    let summary = json!({
-        "e": m.e(),
-        "t_end": sim.samples.last().map(|s| s.t),
-        "termination": sim.termination,
-        "impacts": sim.impacts,
-        "zeno_points": sim.zeno_points,
-        "first_zeno_time": first_zeno,
-        "constrained_time": sim.constrained_time,
-        "events": sim.events.len(),
-    });
+    let summary = ZenoSimulationSummary {
+        e: m.e(),
+        t_end: sim.samples.last().map(|s| s.t),
+        termination: sim.termination.clone(),
+        impacts: sim.impacts,
+        zeno_points: sim.zeno_points,
+        first_zeno_time: first_zeno,
+        constrained_time: sim.constrained_time,
+        events: sim.events.len(),
+    };
     Ok((sim, summary))
 }
 
@@ -482,42 +685,75 @@ fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &
     }
 }
 
-/// The `--json` object of an orbit at restitution `e`; when no orbit was found, only `e`,
-/// `converged`, `iterations` and `reason` carry values (the rest are null: nothing stale).
-pub fn orbit_json(e: f64, o: &Orbit) -> Value {
-    let mut v = orbit_json_all(e, o);
-    if !o.converged {
-        null_except(&mut v, &["e", "converged", "iterations", "reason"]);
-    }
-    v
+/// A periodic orbit as `zeno orbit --json` prints it. When no orbit was found only `e`,
+/// `converged`, `iterations` and `reason` carry values (nothing stale).
+#[derive(Debug, Clone, Serialize)]
+pub struct OrbitReport {
+    /// The coefficient of restitution.
+    pub e: f64,
+    /// Whether Newton's method converged.
+    pub converged: bool,
+    /// Whether the orbit returns through a Zeno point.
+    pub zeno: Option<bool>,
+    /// Period `T` (s).
+    pub period: Option<f64>,
+    /// The state `x* = (q, q̇)` where the constrained phase starts.
+    pub fixed_point: Option<Vec<f64>>,
+    /// Multipliers of `DΦ(x*)` as `(re, im)`.
+    pub multipliers: Option<Vec<[f64; 2]>>,
+    /// The local contraction rate `γ` (P3 Definition 5).
+    pub gamma: Option<f64>,
+    /// The same rate observed on the map's iterates.
+    pub gamma_iterates: Option<f64>,
+    /// Whether `γ < 1`.
+    pub stable: Option<bool>,
+    /// Duration of the constrained phase (s).
+    pub constrained_duration: Option<f64>,
+    /// Impacts simulated per cycle.
+    pub impacts_per_cycle: Option<usize>,
+    /// The multiplier `λ` at `x*`.
+    pub lambda_start: Option<f64>,
+    /// `‖Φ(y) − y‖∞` in the chart's scales.
+    pub residual: Option<f64>,
+    /// Newton iterations.
+    pub iterations: usize,
+    /// Why Newton stopped, when it did not converge.
+    pub reason: Option<String>,
+    /// The system at this `e` (for front ends that draw the orbit).
+    #[serde(skip)]
+    pub system: DoublePendulumStop,
 }
 
-fn orbit_json_all(e: f64, o: &Orbit) -> Value {
-    json!({
-        "e": e,
-        "converged": o.converged,
-        "zeno": o.zeno,
-        "period": o.period,
-        "fixed_point": o.fixed_point,
-        "multipliers": o.multipliers,
-        "gamma": o.gamma,
-        "gamma_iterates": o.gamma_iterates,
-        "stable": o.stable,
-        "constrained_duration": o.constrained_duration,
-        "impacts_per_cycle": o.impacts_per_cycle,
-        "lambda_start": o.lambda_start,
-        "residual": o.residual,
-        "iterations": o.iterations,
-        "reason": o.reason,
-    })
+impl OrbitReport {
+    fn new(system: DoublePendulumStop, o: &Orbit) -> Self {
+        let ok = o.converged;
+        OrbitReport {
+            e: system.e,
+            converged: ok,
+            zeno: ok.then_some(o.zeno),
+            period: ok.then_some(o.period),
+            fixed_point: ok.then(|| o.fixed_point.clone()),
+            multipliers: ok.then(|| o.multipliers.clone()),
+            gamma: ok.then_some(o.gamma),
+            gamma_iterates: o.gamma_iterates.filter(|_| ok),
+            stable: ok.then_some(o.stable),
+            constrained_duration: ok.then_some(o.constrained_duration),
+            impacts_per_cycle: ok.then_some(o.impacts_per_cycle),
+            lambda_start: ok.then_some(o.lambda_start),
+            residual: ok.then_some(o.residual),
+            iterations: o.iterations,
+            reason: o.reason.clone(),
+            system,
+        }
+    }
 }
 
 /// The simple or Zeno periodic orbit of the double pendulum reached from its initial state
 /// (`zeno orbit`); the system and the orbit.
-pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<(DoublePendulumStop, Orbit), Error> {
+pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<OrbitReport, Error> {
     let p = pendulum(m, name, "zeno orbit")?;
     let o = find_orbit(&Lagrangian::new(p.0), &p, &ZenoSettings::default());
-    Ok((p.0, o))
+    Ok(OrbitReport::new(p.0, &o))
 }
 
 /// P3's Theorem 1 about the stable simple orbit (`e = 0`) reached from the model's initial
@@ -578,40 +814,123 @@ pub fn zeno_continuation(
     Ok(p3::continuation_in_e(|e| sys.with_e(e), 0.0, e_step, e_max, e_tol, &y, &settings, progress))
 }
 
-/// The `--json` object of a continuation.
-pub fn continuation_json(c: &Continuation) -> Value {
-    json!({"e_critical": c.e_critical, "e_failed": c.e_failed, "reason": c.reason, "points": c.points.len()})
+/// What `zeno continue --json` prints of a continuation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContinuationSummary {
+    /// The largest `e` with a Zeno periodic orbit found.
+    pub e_critical: Option<f64>,
+    /// The smallest `e` tried beyond it where none was found.
+    pub e_failed: Option<f64>,
+    /// What happened there.
+    pub reason: Option<String>,
+    /// Orbits on the branch.
+    pub points: usize,
+}
+
+impl From<&Continuation> for ContinuationSummary {
+    fn from(c: &Continuation) -> Self {
+        ContinuationSummary {
+            e_critical: c.e_critical,
+            e_failed: c.e_failed,
+            reason: c.reason.clone(),
+            points: c.points.len(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // P4: fixtures
+
+/// What `fixture theorem4 --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Theorem4Summary {
+    /// `SS(μ) = WS(μ)`: every system inconsistent (`None` if some LP was undecided).
+    pub ss_equals_ws: Option<bool>,
+    /// Number of systems (32)–(35).
+    pub systems: usize,
+    /// LPs solved.
+    pub lps: usize,
+    /// Per signed-vector pair.
+    pub per_sigma: Vec<SigmaCount>,
+    /// Systems whose LP ended in numerical trouble.
+    pub undecided: Vec<SystemId>,
+    /// The Proposition 5 load built from the first consistent system, classified.
+    pub proposition5: Option<Proposition5>,
+}
+
+/// Consistent systems for one pair `(σ_t, σ_o)`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SigmaCount {
+    /// `σ_t`.
+    pub sigma_t: Vec<i8>,
+    /// `σ_o`.
+    pub sigma_o: Vec<i8>,
+    /// Consistent systems.
+    pub consistent: usize,
+    /// Systems.
+    pub systems: usize,
+}
+
+/// One system (32)–(35) by its signs and index set.
+#[derive(Debug, Clone, Serialize)]
+pub struct SystemId {
+    /// `σ_t`.
+    pub sigma_t: Vec<i8>,
+    /// `σ_o`.
+    pub sigma_o: Vec<i8>,
+    /// `γ`, 1-based.
+    pub gamma: Vec<usize>,
+}
+
+/// A load built by Proposition 5 and its classification.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proposition5 {
+    /// The system it comes from.
+    #[serde(flatten)]
+    pub system: SystemId,
+    /// The load.
+    pub load: Vec<f64>,
+    /// Its classification (weakly stable, not strongly, if Proposition 5 holds).
+    pub classification: stability::FixtureClass,
+}
 
 /// P4's Theorem 4 over all systems (32)–(35), with a Proposition 5 load when one is consistent
 /// (`fixture theorem4`); the result and its `--json` object.
 pub fn fixture_theorem4(
     f: &Fixture,
     progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<(theorem4::Theorem4, Value), Error> {
+) -> Result<(theorem4::Theorem4, Theorem4Summary), Error> {
     let t = theorem4::theorem4(f, progress)?;
-    let example = match t.consistent.first() {
+    let id = |s: &theorem4::System| SystemId {
+        sigma_t: s.sigma_t.clone(),
+        sigma_o: s.sigma_o.clone(),
+        gamma: s.gamma.clone(),
+    };
+    let proposition5 = match t.consistent.first() {
         Some(sys) => {
             let load = theorem4::proposition5_load(f, sys);
             let c = stability::classify(&f.with_load(load.clone()))?;
-            Some(json!({"sigma_t": sys.sigma_t, "sigma_o": sys.sigma_o, "gamma": sys.gamma,
-                "load": load.iter().copied().collect::<Vec<_>>(), "classification": c.classification}))
+            Some(Proposition5 {
+                system: id(sys),
+                load: load.iter().copied().collect(),
+                classification: c.classification,
+            })
         }
         None => None,
     };
-    let per: Vec<_> = t
-        .per_sigma
-        .iter()
-        .map(|(st, so, c, n)| json!({"sigma_t": st, "sigma_o": so, "consistent": c, "systems": n}))
-        .collect();
-    let undecided: Vec<_> =
-        t.undecided.iter().map(|s| json!({"sigma_t": s.sigma_t, "sigma_o": s.sigma_o, "gamma": s.gamma})).collect();
-    let v = json!({"ss_equals_ws": t.ss_equals_ws, "systems": t.systems, "lps": t.lps,
-        "per_sigma": per, "undecided": undecided, "proposition5": example});
-    Ok((t, v))
+    let summary = Theorem4Summary {
+        ss_equals_ws: t.ss_equals_ws,
+        systems: t.systems,
+        lps: t.lps,
+        per_sigma: t
+            .per_sigma
+            .iter()
+            .map(|(st, so, c, n)| SigmaCount { sigma_t: st.clone(), sigma_o: so.clone(), consistent: *c, systems: *n })
+            .collect(),
+        undecided: t.undecided.iter().map(id).collect(),
+        proposition5,
+    };
+    Ok((t, summary))
 }
 
 /// The classification as every friction coefficient is scaled by `steps` factors evenly spaced
@@ -626,32 +945,195 @@ pub fn fixture_mu_sweep(f: &Fixture, max_scale: f64, steps: usize) -> Result<fix
 // ---------------------------------------------------------------------------------------------
 // P5: equilibrium sets
 
+/// What `eqset analyze --json` prints: the analysis and the closed forms P5 prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct EqsetReport {
+    /// The equilibrium sets and Theorems 1 and 2.
+    #[serde(flatten)]
+    pub analysis: crate::eqset::Analysis,
+    /// P5's closed forms for this system.
+    pub closed_form: ClosedForm,
+}
+
+/// The closed forms P5 prints for its two systems.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ClosedForm {
+    /// The rod of Fig. 1.
+    Rod {
+        /// `θ̂`, the half-width of E1 (rad).
+        theta_hat: Option<f64>,
+        /// `c*` of eq. (23) as printed.
+        c_star_eq23: f64,
+        /// `c* = m g l (1 + cos θ̂)`, the level set touching E2.
+        c_star_level_set_touching_e2: Option<f64>,
+    },
+    /// The friction oscillator.
+    Block {
+        /// The half-width of the equilibrium band.
+        band: f64,
+    },
+}
+
 /// The equilibrium sets with Theorems 1 and 2 and the closed forms P5 prints
-/// (`eqset analyze`), scanned on `grid` points: the `--json` object and the analysis.
-pub fn eqset_analyze(
-    m: &crate::eqset::model::EqsetModel,
-    grid: usize,
-) -> Result<(Value, crate::eqset::Analysis), Error> {
+/// (`eqset analyze`), scanned on `grid` points.
+pub fn eqset_analyze(m: &crate::eqset::model::EqsetModel, grid: usize) -> Result<EqsetReport, Error> {
     use crate::eqset::{self, model::EqsetModel, Settings};
     within("grid", grid, EQSET_GRID)?;
-    let (an, closed_form) = match m {
-        EqsetModel::Rod { system, .. } => (
-            eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
-            json!({
-                "theta_hat": system.theta_hat(),
-                "c_star_eq23": system.c_star_eq23(),
-                "c_star_level_set_touching_e2":
-                    system.theta_hat().map(|t| system.mass * system.gravity * system.l * (1.0 + t.cos())),
-            }),
+    Ok(match m {
+        EqsetModel::Rod { system, .. } => EqsetReport {
+            analysis: eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            closed_form: ClosedForm::Rod {
+                theta_hat: system.theta_hat(),
+                c_star_eq23: system.c_star_eq23(),
+                c_star_level_set_touching_e2: system
+                    .theta_hat()
+                    .map(|t| system.mass * system.gravity * system.l * (1.0 + t.cos())),
+            },
+        },
+        EqsetModel::Block { system, .. } => EqsetReport {
+            analysis: eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            closed_form: ClosedForm::Block { band: system.band() },
+        },
+    })
+}
+
+/// What `eqset portrait --json` prints (and `summary.json` holds).
+#[derive(Debug, Clone, Serialize)]
+pub struct PortraitSummary {
+    /// `c*` of Theorem 1, if it applies.
+    pub c_star: Option<f64>,
+    /// The window drawn.
+    pub window: PortraitWindow,
+    /// Time step (s).
+    pub h: f64,
+    /// Steps per run.
+    pub steps: usize,
+    /// Runs from the basin grid.
+    pub runs: usize,
+    /// The basin found against the estimate `V < c*`.
+    pub basin: Option<BasinSummary>,
+}
+
+/// The window of a phase portrait.
+#[derive(Debug, Clone, Serialize)]
+pub struct PortraitWindow {
+    /// Coordinate range.
+    pub q: [f64; 2],
+    /// Velocity range.
+    pub q_dot: [f64; 2],
+}
+
+/// Where the starts of a grid come to rest, against the estimate `V < c*` of one set.
+#[derive(Debug, Clone, Serialize)]
+pub struct BasinSummary {
+    /// The set (1-based) Theorem 1 was applied to.
+    pub target_set: usize,
+    /// The share of the grid that comes to rest in each set.
+    pub share_per_set: Vec<f64>,
+    /// The share still moving at the end.
+    pub share_still_moving: f64,
+    /// The share of the grid inside `V < c*`.
+    pub share_in_estimate: f64,
+    /// The share of those that come to rest in the target set.
+    pub estimate_converges: f64,
+    /// Starts inside the estimate that come to rest elsewhere.
+    pub estimate_elsewhere: usize,
+    /// The share of the basin found that the estimate covers.
+    pub estimate_share_of_basin: f64,
+}
+
+/// Options of [`eqset_portrait`].
+#[derive(Debug, Clone)]
+pub struct PortraitOptions {
+    /// Basin grid points per axis.
+    pub grid: usize,
+    /// Trajectories drawn.
+    pub trajectories: usize,
+    /// Time step (s); `None`: 1/400 of the model's time scale.
+    pub h: Option<f64>,
+    /// Steps per run.
+    pub steps: usize,
+}
+
+/// P5's phase portrait (Fig. 3) and the basin of the set Theorem 1 applies to, by
+/// time-stepping a grid of starts (`eqset portrait`); with `out`, writes `portrait.png`,
+/// `basin.png`, `basin.csv` and `summary.json` there.
+pub fn eqset_portrait(
+    m: &crate::eqset::model::EqsetModel,
+    opts: &PortraitOptions,
+    out: Option<&std::path::Path>,
+) -> Result<PortraitSummary, Error> {
+    use crate::eqset::model::EqsetModel;
+    match m {
+        EqsetModel::Rod { system, .. } => portrait_of(
+            system,
+            m.coordinate(),
+            "Rod on two frictional sliders: phase plane and V < c* (P5 Fig. 3)",
+            opts,
+            out,
         ),
-        EqsetModel::Block { system, .. } => (
-            eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
-            json!({ "band": system.band() }),
-        ),
+        EqsetModel::Block { system, .. } => {
+            portrait_of(system, m.coordinate(), "Friction oscillator: phase plane", opts, out)
+        }
+    }
+}
+
+fn portrait_of<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(
+    sys: &S,
+    coordinate: (&str, &str),
+    title: &str,
+    opts: &PortraitOptions,
+    out: Option<&std::path::Path>,
+) -> Result<PortraitSummary, Error> {
+    use crate::eqset::{self as p5, plots, PortraitSettings, Settings};
+    let settings = Settings::for_system(sys);
+    let an = p5::analyze(sys, &settings)?;
+    let ps = PortraitSettings {
+        grid: opts.grid,
+        trajectories: opts.trajectories,
+        h: eqset_step(opts.h, sys.time_scale())?,
+        steps: opts.steps,
     };
-    let mut v = serde_json::to_value(&an).map_err(|e| Error::Numerical(format!("serialising the analysis: {e}")))?;
-    v["closed_form"] = closed_form;
-    Ok((v, an))
+    let p = p5::portrait(sys, &an, &settings, &ps)?;
+    let t1 = an.sets.iter().find_map(|s| s.theorem1.as_ref());
+    let summary = PortraitSummary {
+        c_star: an.c_star,
+        window: PortraitWindow { q: [p.window_q.0, p.window_q.1], q_dot: [p.window_v.0, p.window_v.1] },
+        h: ps.h,
+        steps: ps.steps,
+        runs: ps.grid * ps.grid,
+        basin: p.basin.as_ref().map(|(k, b)| BasinSummary {
+            target_set: k + 1,
+            share_per_set: b.share_per_set.clone(),
+            share_still_moving: b.share_moving,
+            share_in_estimate: b.share_in_estimate,
+            estimate_converges: b.estimate_converges,
+            estimate_elsewhere: b.estimate_elsewhere,
+            estimate_share_of_basin: b.estimate_of_basin,
+        }),
+    };
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        plots::portrait(sys, &an.sets, t1, &p.trajectories, p.window_q, coordinate, title)
+            .save(&dir.join("portrait.png"))?;
+        if let (Some((_, b)), Some(t1)) = (&p.basin, t1) {
+            plots::basin_map(sys, b, t1, coordinate, "Where each initial state comes to rest (time-stepping)")
+                .save(&dir.join("basin.png"))?;
+            let q = coordinate.0;
+            let mut csv = format!("{q},{q}_dot,rests_in_set,in_estimate\n");
+            for ((s, e), i) in b.starts.iter().zip(&b.ends_in).zip(&b.in_estimate) {
+                let e = e.map_or(String::new(), |k| (k + 1).to_string());
+                csv.push_str(&format!("{},{},{e},{i}\n", s.0, s.1));
+            }
+            let path = dir.join("basin.csv");
+            std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+        }
+        let path = dir.join("summary.json");
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Output(e.to_string()))?;
+        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
+    }
+    Ok(summary)
 }
 
 /// A time-stepping run of a one-DOF slider model (`eqset simulate`).
@@ -670,21 +1152,42 @@ pub struct EqsetRun {
 impl EqsetRun {
     /// The `--json` object: step, steps, the final state, whether it is at rest, and `V` at the
     /// start and the end.
-    pub fn summary(&self) -> Value {
+    pub fn summary(&self) -> EqsetRunSummary {
         let tr = &self.trajectory;
         let last = tr.t.len().saturating_sub(1);
         let at = |v: &Vec<Vec<f64>>| v.get(last).and_then(|x| x.first()).copied();
-        json!({
-            "h": self.h,
-            "steps": self.steps,
-            "t_end": tr.t.get(last),
-            "q_end": at(&tr.q),
-            "q_dot_end": at(&tr.v),
-            "at_rest": at(&tr.v) == Some(0.0),
-            "energy_start": self.energy.first(),
-            "energy_end": self.energy.last(),
-        })
+        EqsetRunSummary {
+            h: self.h,
+            steps: self.steps,
+            t_end: tr.t.get(last).copied(),
+            q_end: at(&tr.q),
+            q_dot_end: at(&tr.v),
+            at_rest: at(&tr.v) == Some(0.0),
+            energy_start: self.energy.first().copied(),
+            energy_end: self.energy.last().copied(),
+        }
     }
+}
+
+/// What `eqset simulate --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct EqsetRunSummary {
+    /// Step size (s).
+    pub h: f64,
+    /// Steps taken.
+    pub steps: usize,
+    /// End time (s).
+    pub t_end: Option<f64>,
+    /// Final position.
+    pub q_end: Option<f64>,
+    /// Final velocity.
+    pub q_dot_end: Option<f64>,
+    /// Whether the run ends at rest (velocity exactly zero: every slider sticks).
+    pub at_rest: bool,
+    /// `V = T + U` at the start.
+    pub energy_start: Option<f64>,
+    /// `V` at the end.
+    pub energy_end: Option<f64>,
 }
 
 fn eqset_run<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(

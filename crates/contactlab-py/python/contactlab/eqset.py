@@ -2,7 +2,6 @@
 
 Models are ``kind = "rod-two-sliders"`` or ``kind = "friction-oscillator"`` files (or dicts)."""
 
-import json
 from typing import Optional
 
 from . import _core
@@ -14,7 +13,7 @@ def analyze(model: Model, grid: int = 4000) -> Result:
     Theorem 2 (with V of eq. 24) for each: ``sets``, ``c_star``, ``conditions`` and
     ``closed_form`` (P5's closed forms: theta_hat, c* of eq. 23 as printed and corrected), the
     keys of ``contactlab eqset analyze --json``."""
-    return Result("EquilibriumSets", json.loads(_core.eqset_analyze(*model_text(model), grid)))
+    return Result("EquilibriumSets", _core.eqset_analyze(*model_text(model), grid))
 
 
 def simulate(model: Model, t_max: float = 10.0, h: Optional[float] = None) -> Result:
@@ -26,6 +25,6 @@ def simulate(model: Model, t_max: float = 10.0, h: Optional[float] = None) -> Re
     as arrays ``t``, ``q``, ``q_dot`` and ``V`` (the energy T + U), with ``coordinate`` naming q
     (at most about 5000 states are recorded)."""
     summary, arrays = _core.eqset_simulate(*model_text(model), float(t_max), None if h is None else float(h))
-    d = json.loads(summary)
+    d = dict(summary)
     d.update(arrays)
     return Result("EquilibriumSetSimulation", d)

@@ -2,7 +2,6 @@
 
 Models are ``kind = "fixture"`` files (or dicts with the same keys)."""
 
-import json
 
 from . import _core
 from ._results import Model, Result, model_text
@@ -11,7 +10,7 @@ from ._results import Model, Result, model_text
 def classify(model: Model) -> Result:
     """Weak stability (system 7), strong stability (LCP 25), frictionless stability (Theorem 1)
     and the classification with witnesses: the keys of ``contactlab fixture classify --json``."""
-    return Result("FixtureClassification", json.loads(_core.fixture_classify(*model_text(model))))
+    return Result("FixtureClassification", _core.fixture_classify(*model_text(model)))
 
 
 def theorem4(model: Model) -> Result:
@@ -20,7 +19,7 @@ def theorem4(model: Model) -> Result:
     (None when undecided), ``systems``, ``lps``, ``per_sigma``, ``undecided``, and
     ``proposition5`` (a load of Proposition 5 built from a consistent system, with its
     classification): the keys of ``contactlab fixture theorem4 --json``."""
-    return Result("Theorem4", json.loads(_core.fixture_theorem4(*model_text(model))))
+    return Result("Theorem4", _core.fixture_theorem4(*model_text(model)))
 
 
 def mu_sweep(model: Model, max_scale: float = 4.0, steps: int = 81) -> Result:
@@ -28,4 +27,4 @@ def mu_sweep(model: Model, max_scale: float = 4.0, steps: int = 81) -> Result:
     spaced in [0, max_scale]: ``points`` and the
     ``transitions`` between classes located by bisection: the keys of
     ``contactlab fixture mu-sweep --json``."""
-    return Result("MuSweep", json.loads(_core.fixture_mu_sweep(*model_text(model), float(max_scale), int(steps))))
+    return Result("MuSweep", _core.fixture_mu_sweep(*model_text(model), float(max_scale), int(steps)))

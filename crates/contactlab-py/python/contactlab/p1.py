@@ -4,7 +4,6 @@ Models are ``kind = "planar-two-contact"`` files (or dicts with the same keys). 
 times in s, angles in rad. Each call parses the model, runs the analysis in Rust with the GIL
 released and returns what ``contactlab equilibrium ... --json`` prints."""
 
-import json
 from typing import Mapping, Optional, Union
 
 import numpy as np
@@ -23,13 +22,13 @@ def modes(model: Model) -> Result:
     ``analysis`` (equilibrium, ambiguity, Painleve-freeness, persistence), ``k`` (with
     xdot1 = k xdot2 while both contacts are held) and ``modes`` (every mode consistent at rest,
     with its forces and accelerations): the keys of ``contactlab equilibrium modes --json``."""
-    return Result("ContactModes", json.loads(_core.p1_modes(*model_text(model))))
+    return Result("ContactModes", _core.p1_modes(*model_text(model)))
 
 
 def classify(model: Model, samples: int = DEFAULT_SAMPLES) -> Result:
     """The verdict of P1's Theorems 1-5 (``verdict``, ``theorem``, ``evidence``, fixed points of
     R with G*, ...): the keys of ``contactlab equilibrium classify --json``."""
-    return Result("Classification", json.loads(_core.p1_classify(*model_text(model), samples)))
+    return Result("Classification", _core.p1_classify(*model_text(model), samples))
 
 
 def maps(model: Model, samples: int = DEFAULT_SAMPLES, phi=None):
@@ -72,7 +71,7 @@ def simulate(
     ``z2``, ``x1``, ``x2`` (the ones written to trajectory.csv and trajectory_nonlinear.csv).
     """
     summary, zod, nonlinear = _core.p1_simulate(*model_text(model), _perturbation(perturb), float(t_max), int(max_events))
-    d = json.loads(summary)
+    d = dict(summary)
     d["trajectory"] = {c: zod[:, k].copy() for k, c in enumerate(_COLUMNS)}
     d["nonlinear"]["trajectory"] = {c: nonlinear[:, k].copy() for k, c in enumerate(_COLUMNS)}
     return Result("Simulation", d)

@@ -3,7 +3,6 @@
 Models are ``kind = "rimless-wheel"`` or ``kind = "compass-biped"`` files (or dicts with the
 same keys). Each call returns what ``contactlab walker ... --json`` prints."""
 
-import json
 from typing import Optional, Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
     before impact, Floquet ``multipliers``, ``stable``, ``sticking``, ``mu_stick`` (the friction
     the stance foot needs) and the heel strike's impulse ratio."""
     g = None if guess is None else _floats("guess", guess)
-    return Result("Gait", json.loads(_core.walker_gait(*model_text(model), g)))
+    return Result("Gait", _core.walker_gait(*model_text(model), g))
 
 
 def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result:
@@ -38,7 +37,7 @@ def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result
     beyond the command line's JSON, the grid itself: ``theta`` (the angles of both axes) and
     ``b_negative_grid`` (a boolean array indexed ``[theta2, theta1]``)."""
     summary, grid = _core.walker_painleve(*model_text(model), None if mu is None else float(mu), int(sigma))
-    d = json.loads(summary)
+    d = dict(summary)
     if grid is not None:
         d["theta"], d["b_negative_grid"] = grid
     return Result("Painleve", d)
@@ -54,4 +53,4 @@ def slip(
     ``jam_threshold=True`` instead the smallest initial slip speed up to ``max_speed`` that jams
     (dynamic jamming)."""
     s = _floats("state", state)
-    return Result("Slip", json.loads(_core.walker_slip(*model_text(model), s, bool(jam_threshold), float(max_speed))))
+    return Result("Slip", _core.walker_slip(*model_text(model), s, bool(jam_threshold), float(max_speed)))

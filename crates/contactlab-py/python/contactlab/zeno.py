@@ -3,7 +3,6 @@
 Models are ``kind = "double-pendulum-stop"`` or ``kind = "bouncing-ball"`` files (or dicts with
 the same keys). Each call returns what ``contactlab zeno ... --json`` prints."""
 
-import json
 from typing import Optional
 
 from . import _core
@@ -20,7 +19,7 @@ def simulate(model: Model, t_max: float = 60.0, e: Optional[float] = None, max_e
     summary, arrays = _core.zeno_simulate(
         *model_text(model), float(t_max), None if e is None else float(e), int(max_events)
     )
-    d = json.loads(summary)
+    d = dict(summary)
     d.update(arrays)
     return Result("ZenoSimulation", d)
 
@@ -32,7 +31,7 @@ def orbit(model: Model, e: Optional[float] = None) -> Result:
     orbit (the motion never enters a constrained phase, as for a large ``e``, or Newton fails),
     ``converged`` is False, ``reason`` says why and the other numbers are None: a result, not an
     error."""
-    return Result("ZenoOrbit", json.loads(_core.zeno_orbit(*model_text(model), None if e is None else float(e))))
+    return Result("ZenoOrbit", _core.zeno_orbit(*model_text(model), None if e is None else float(e)))
 
 
 def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = 11) -> Result:
@@ -42,7 +41,7 @@ def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = 11) -
     restitution limits (12)-(15)
     below which a Zeno periodic orbit persists (``e_max``)."""
     return Result(
-        "ZenoBound", json.loads(_core.zeno_bound(*model_text(model), float(eps1), float(eps2), float(eps3), int(grid)))
+        "ZenoBound", _core.zeno_bound(*model_text(model), float(eps1), float(eps2), float(eps3), int(grid))
     )
 
 
@@ -53,6 +52,6 @@ def continuation(model: Model, e_step: float = 0.05, e_max: float = 1.0, e_tol: 
     ``points``; and the branch as arrays ``e``, ``period``, ``constrained_duration``, ``gamma``,
     ``impacts_per_cycle``, ``zeno`` (under ``branch``)."""
     summary, branch = _core.zeno_continuation(*model_text(model), float(e_step), float(e_max), float(e_tol))
-    d = json.loads(summary)
+    d = dict(summary)
     d["branch"] = branch
     return Result("ZenoContinuation", d)

@@ -145,17 +145,36 @@ impl Enumeration {
     }
 
     /// The result as `lcp solve --all --json` prints it, for an LCP of size `n`.
-    pub fn summary(&self, n: usize) -> serde_json::Value {
-        serde_json::json!({
-            "status": self.status(),
-            "n": n,
-            "count": self.pieces.len(),
-            "bounded": self.bounded,
-            "complete": self.complete,
-            "nodes": self.nodes,
-            "pieces": self.pieces,
-        })
+    pub fn summary(&self, n: usize) -> EnumerationSummary<'_> {
+        EnumerationSummary {
+            status: self.status(),
+            n,
+            count: self.pieces.len(),
+            bounded: self.bounded,
+            complete: self.complete,
+            nodes: self.nodes,
+            pieces: &self.pieces,
+        }
     }
+}
+
+/// What `lcp solve --all --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnumerationSummary<'a> {
+    /// `solved` (pieces found), `no-solution` (proved: none exist) or `iteration-limit`.
+    pub status: &'static str,
+    /// The size of the problem.
+    pub n: usize,
+    /// Pieces found.
+    pub count: usize,
+    /// Whether the solution set is bounded.
+    pub bounded: bool,
+    /// Whether the search finished within its node bound.
+    pub complete: bool,
+    /// Nodes visited.
+    pub nodes: usize,
+    /// The pieces.
+    pub pieces: &'a [Piece],
 }
 
 struct Search<'a> {

@@ -343,36 +343,83 @@ impl Report {
 
     /// The JSON form of `results.json`: `{"totals": {...}, "rows": [{"section", "quantity", ...}], "sections": [...]}`.
     pub fn json(&self) -> serde_json::Value {
-        let (m, mm, e) = self.counts();
-        let rows: Vec<serde_json::Value> = self
-            .sections
-            .iter()
-            .flat_map(|sec| {
-                sec.rows.iter().map(move |r| {
-                    serde_json::json!({
-                        "section": sec.id,
-                        "quantity": r.quantity,
-                        "published": r.published,
-                        "computed": r.computed,
-                        "tolerance": r.tolerance,
-                        "status": r.status,
-                        "source": r.source,
-                        "note": r.note,
-                    })
-                })
-            })
-            .collect();
-        let sections: Vec<serde_json::Value> = self
-            .sections
-            .iter()
-            .map(|s| {
-                let (a, b, c) = s.counts();
-                serde_json::json!({"id": s.id, "title": s.title, "match": a, "mismatch": b, "erratum": c,
-                    "figures": s.figures, "tables": s.tables})
-            })
-            .collect();
-        serde_json::json!({"totals": {"match": m, "mismatch": mm, "erratum": e}, "rows": rows, "sections": sections})
+        serde_json::to_value(self.results()).unwrap_or(serde_json::Value::Null)
     }
+
+    /// `results.json` as a typed value.
+    pub fn results(&self) -> Results<'_> {
+        let (m, mm, e) = self.counts();
+        Results {
+            totals: Counts { r#match: m, mismatch: mm, erratum: e },
+            rows: self
+                .sections
+                .iter()
+                .flat_map(|sec| sec.rows.iter().map(move |row| SectionRow { section: &sec.id, row }))
+                .collect(),
+            sections: self
+                .sections
+                .iter()
+                .map(|s| {
+                    let (a, b, c) = s.counts();
+                    SectionSummary {
+                        id: &s.id,
+                        title: &s.title,
+                        counts: Counts { r#match: a, mismatch: b, erratum: c },
+                        figures: &s.figures,
+                        tables: &s.tables,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `results.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Results<'a> {
+    /// Rows per status over the whole report.
+    pub totals: Counts,
+    /// Every row, with its section.
+    pub rows: Vec<SectionRow<'a>>,
+    /// Per section: counts, figures and tables.
+    pub sections: Vec<SectionSummary<'a>>,
+}
+
+/// Rows per status.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Counts {
+    /// `match` rows.
+    pub r#match: usize,
+    /// `mismatch` rows.
+    pub mismatch: usize,
+    /// `erratum` rows.
+    pub erratum: usize,
+}
+
+/// A row with the id of its section.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionRow<'a> {
+    /// The section's id.
+    pub section: &'a str,
+    /// The row.
+    #[serde(flatten)]
+    pub row: &'a Row,
+}
+
+/// A section in `results.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionSummary<'a> {
+    /// Id.
+    pub id: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Rows per status.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Figures.
+    pub figures: &'a [Figure],
+    /// Tables.
+    pub tables: &'a [Table],
 }
 
 #[cfg(test)]

@@ -238,6 +238,111 @@ pub fn atlas_shard(
     Ok(idx.into_iter().zip(cells).collect())
 }
 
+/// The format tag of shard files.
+pub const SHARD_FORMAT: &str = "contactlab-atlas-shard-1";
+
+/// One shard of an atlas, as `equilibrium atlas --shard K/N` writes it (`atlas-shard.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// [`SHARD_FORMAT`].
+    pub format: String,
+    /// The model's name (plot titles).
+    pub title: String,
+    /// The grid.
+    pub axes: Vec<Axis>,
+    /// Samples of `φ` per cell.
+    pub samples: usize,
+    /// Cells of the whole grid.
+    pub total: usize,
+    /// `[K, N]`: this is shard `K` of `N`.
+    pub shard: [usize; 2],
+    /// The shard's cells with their indices in the unsharded order.
+    pub cells: Vec<IndexedCell>,
+}
+
+/// A cell with its index in the unsharded order.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct IndexedCell {
+    /// Index in the unsharded grid.
+    pub index: usize,
+    /// The cell.
+    pub cell: Cell,
+}
+
+/// Joins the shards of one atlas (any order) into the unsharded grid's cells: every shard of
+/// the same atlas (title, axes, samples, total, N), each once, all present, every cell in range
+/// and given once. Errors name the shard (`names[i]` for `shards[i]`) and what is wrong.
+pub fn merge(shards: &[Shard], names: &[String]) -> Result<Vec<Cell>, Error> {
+    let Some(first) = shards.first() else {
+        return Err(Error::input("merge", "shards", "give the shard directories (or atlas-shard.json files)"));
+    };
+    let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("shard {}", i + 1));
+    let n = first.shard[1];
+    let mut slots: Vec<Option<Cell>> = vec![None; first.total];
+    let mut seen: Vec<usize> = Vec::new();
+    for (i, s) in shards.iter().enumerate() {
+        if s.format != SHARD_FORMAT {
+            return Err(Error::input(name(i), "format", format!("expected \"{SHARD_FORMAT}\"")));
+        }
+        let differs = [
+            ("title", s.title != first.title),
+            ("axes", s.axes != first.axes),
+            ("samples", s.samples != first.samples),
+            ("total", s.total != first.total || s.shard[1] != n),
+        ];
+        if let Some((key, _)) = differs.iter().find(|d| d.1) {
+            return Err(Error::input(name(i), *key, "differs from the first shard's (shards of one atlas only)"));
+        }
+        let k = s.shard[0];
+        if seen.contains(&k) {
+            return Err(Error::input(name(i), "shard", format!("shard {k} given twice")));
+        }
+        seen.push(k);
+        for c in &s.cells {
+            match slots.get_mut(c.index) {
+                Some(slot @ None) => *slot = Some(c.cell.clone()),
+                _ => return Err(Error::input(name(i), "cells", "a cell is malformed or out of range")),
+            }
+        }
+    }
+    let missing: Vec<usize> = (1..=n).filter(|k| !seen.contains(k)).collect();
+    if !missing.is_empty() {
+        return Err(Error::input("merge", "shards", format!("{missing:?} of {n} are missing")));
+    }
+    slots.into_iter().collect::<Option<_>>().ok_or_else(|| Error::input("merge", "cells", "some are missing"))
+}
+
+/// What `equilibrium atlas --json` (and `merge --json`) print.
+#[derive(Debug, Clone, Serialize)]
+pub struct AtlasSummary {
+    /// The grid.
+    pub axes: Vec<Axis>,
+    /// Cells per verdict, every verdict listed.
+    pub counts: Vec<VerdictCount>,
+    /// The cells.
+    pub cells: Vec<Cell>,
+}
+
+/// How many cells have a verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictCount {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Its cells.
+    pub cells: usize,
+}
+
+impl AtlasSummary {
+    /// The summary of `cells` on `axes`.
+    pub fn new(axes: &[Axis], cells: Vec<Cell>) -> Self {
+        let counts = Verdict::ALL
+            .iter()
+            .map(|v| VerdictCount { verdict: *v, cells: cells.iter().filter(|c| c.verdict == *v).count() })
+            .collect();
+        AtlasSummary { axes: axes.to_vec(), counts, cells }
+    }
+}
+
 /// Checks the cells of a study before any work: every value, applied alone to `p`, must lie in
 /// its key's valid range (the first that does not is named with its value). Cells whose values
 /// are valid one by one but not together are [`Verdict::Invalid`] cells of the result instead.

@@ -71,3 +71,21 @@ pub fn displacement_plot(
     }
     plot
 }
+
+/// P1's maps as two plots, `R.png` (with the identity) and `G.png` (with `G = 1`), the fixed
+/// points marked, into `dir`; `title` prefixes each plot's title.
+pub fn maps_plots(m: &crate::api::P1Maps, title: &str, dir: &std::path::Path) -> Result<(), crate::Error> {
+    use std::f64::consts::FRAC_PI_2;
+    let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+    let (pts, fps) = (&m.maps, &m.fixed_points);
+    XyPlot::new(format!("{title}: R(φ)"), "φ [rad]", "R(φ) [rad]")
+        .add("R(φ)", pts.iter().map(|q| (q.phi, nan(q.r))).collect(), Mark::Line)
+        .add("identity", vec![(-FRAC_PI_2, -FRAC_PI_2), (FRAC_PI_2, FRAC_PI_2)], Mark::Line)
+        .add("fixed points", fps.iter().map(|f| (f.phi, f.phi)).collect(), Mark::Points)
+        .save(&dir.join("R.png"))?;
+    XyPlot::new(format!("{title}: G(φ)"), "φ [rad]", "G(φ) [–]")
+        .add("G(φ)", pts.iter().map(|q| (q.phi, nan(q.g))).collect(), Mark::Line)
+        .add("G = 1", vec![(-FRAC_PI_2, 1.0), (FRAC_PI_2, 1.0)], Mark::Line)
+        .add("fixed points", fps.iter().map(|f| (f.phi, f.g)).collect(), Mark::Points)
+        .save(&dir.join("G.png"))
+}
