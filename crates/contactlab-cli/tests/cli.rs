@@ -293,7 +293,7 @@ fn malformed_two_contact_models_exit_2() {
         ("rho.toml", good.replace("rho = 0.143", "rho = 0.0"), "rho: must be a finite number > 0"),
         ("phi.toml", good.replace("phi1 = 0.0", "phi1_deg = 95.0"), "phi1_deg"),
         ("unknown.toml", good.replace("h = 0.1341", "h = 0.1341\nheight = 2"), "height: unknown key"),
-        ("singular.toml", good.replace("l2 = 0.1688", "l2 = -0.0512"), "singular geometry"),
+        ("singular.toml", good.replace("l2 = 0.1688", "l2 = -0.0512"), "geometry: singular"),
         ("load.toml", good.replace("force = 5.82714", "force = nan"), "load.force"),
     ];
     for (name, text, needle) in &cases {

@@ -66,13 +66,7 @@ pub fn flag_range(range: RangeInclusive<usize>) -> RangeInclusive<i64> {
     *range.start() as i64..=*range.end() as i64
 }
 
-fn positive(name: &str, v: f64) -> Result<f64, Error> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(arg(name, format!("must be a finite number > 0 (got {v})")))
-    }
-}
+use crate::util::positive;
 
 // ---------------------------------------------------------------------------------------------
 // The LCP core

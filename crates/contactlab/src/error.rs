@@ -1,9 +1,10 @@
 //! The library's error type.
 //!
 //! Three kinds of failure never mix (the command-line tool maps them to its exit codes):
-//! * **input** — malformed data or a request outside what a method supports ([`Error::Input`],
-//!   [`Error::Argument`] for an option, [`Error::Io`] when reading, [`Error::Dimension`], [`Error::NonFinite`],
-//!   [`Error::Unsupported`]): the caller's to fix (exit 2);
+//! * **input** — malformed data or a request outside what a method supports: [`Error::Input`]
+//!   (a file's key), [`Error::Model`] (a key of a model built in memory, or a model outside what
+//!   a method supports), [`Error::Argument`] (an option of an analysis), [`Error::Io`] when
+//!   reading, [`Error::Dimension`], [`Error::NonFinite`]: the caller's to fix (exit 2);
 //! * **numerical** — an analysis that needs an answer from a solver that could not give one
 //!   ([`Error::Numerical`], exit 3);
 //! * **output** — writing a file failed ([`Error::Output`], exit 3).
@@ -50,9 +51,17 @@ pub enum Error {
     /// In-memory data containing NaN or infinity.
     #[error("non-finite value in {0}")]
     NonFinite(String),
-    /// A request outside what the method supports (e.g. enumeration beyond its size limit).
-    #[error("unsupported: {0}")]
-    Unsupported(String),
+    /// A model (built in memory, or read and then checked) that is physically invalid or outside
+    /// what a method supports (e.g. a singular geometry, a friction law a theorem does not cover,
+    /// enumeration beyond its size limit): names the model's key. A reader turns it into an
+    /// [`Error::Input`] naming its file ([`Error::in_file`]).
+    #[error("{key}: {message}")]
+    Model {
+        /// The model's key (or aspect, such as `geometry`).
+        key: String,
+        /// What is wrong and what is supported.
+        message: String,
+    },
     /// Writing a plot or data file failed.
     #[error("output: {0}")]
     Output(String),
@@ -63,6 +72,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// Shorthand for [`Error::Model`].
+    pub fn model(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Model { key: key.into(), message: message.into() }
+    }
+
+    /// Shorthand for [`Error::Argument`].
+    pub fn argument(name: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Argument { name: name.into(), message: message.into() }
+    }
+
+    /// A model's error as an error of the file it was read from (the key kept); other errors
+    /// unchanged.
+    pub fn in_file(self, file: &str) -> Self {
+        match self {
+            Error::Model { key, message } => Error::Input { file: file.into(), key, message },
+            e => e,
+        }
+    }
+
     /// Shorthand for [`Error::Input`].
     pub fn input(file: impl Into<String>, key: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Input { file: file.into(), key: key.into(), message: message.into() }

@@ -156,7 +156,7 @@ pub fn equilibrium_sets<S: SliderSystem<1, M>, const M: usize>(
     let period = sys.period(0);
     let b = period.map_or(b, |p| a + p);
     if !(a.is_finite() && b.is_finite() && b > a) {
-        return Err(Error::Unsupported(format!("equilibrium_sets: the domain [{a}, {b}] is empty")));
+        return Err(Error::argument("domain", format!("the domain [{a}, {b}] is empty")));
     }
     let grid = grid.max(8);
     let test = |q: f64| is_equilibrium(sys, &v1(q));

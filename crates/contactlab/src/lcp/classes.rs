@@ -58,7 +58,7 @@ fn check(m: &DMatrix<f64>) -> Result<usize, Error> {
         )));
     }
     if n > MAX_N {
-        return Err(Error::Unsupported(format!("matrix class tests are limited to n <= {MAX_N} (got {n})")));
+        return Err(Error::model("M", format!("matrix class tests are limited to n <= {MAX_N} (got {n})")));
     }
     if !m.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite("matrix".into()));

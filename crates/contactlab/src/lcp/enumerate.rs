@@ -384,7 +384,7 @@ pub fn enumerate(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Erro
     lcp.validate()?;
     let n = lcp.n();
     if n > MAX_N {
-        return Err(Error::Unsupported(format!("LCP enumeration is limited to n <= {MAX_N} (got n = {n})")));
+        return Err(Error::model("M", format!("LCP enumeration is limited to n <= {MAX_N} (got n = {n})")));
     }
     // On the equilibrated problem (scaling.rs): pieces map back exactly. Independent blocks of
     // M (connected components of its sparsity graph) are enumerated separately.

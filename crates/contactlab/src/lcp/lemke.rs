@@ -180,7 +180,7 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
         None => DVector::from_element(lcp.n(), 1.0),
     };
     if !covering.iter().all(|&v| v > 0.0 && v.is_finite()) {
-        return Err(Error::Unsupported("covering vector out of range after scaling".into()));
+        return Err(Error::argument("covering", "out of the range of f64 after equilibration"));
     }
     let scaled_settings = LcpSettings { covering: Some(covering), ..settings.clone() };
     let mut sol = solve_equilibrated(&s.lcp, &scaled_settings)?;

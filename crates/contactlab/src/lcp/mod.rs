@@ -259,21 +259,21 @@ impl LcpSettings {
     /// Checks the settings against a problem of size `n`.
     pub fn validate(&self, n: usize) -> Result<(), Error> {
         if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
-            return Err(Error::Unsupported("LCP tolerance must be a positive finite number".into()));
+            return Err(Error::argument("tolerance", "must be a positive finite number"));
         }
         if !(self.pivot_tol > 0.0 && self.pivot_tol < 1.0) {
-            return Err(Error::Unsupported("LCP pivot_tol must lie in (0, 1)".into()));
+            return Err(Error::argument("pivot_tol", "must lie in (0, 1)"));
         }
         if let Some(d) = &self.covering {
             if d.len() != n {
                 return Err(Error::Dimension(format!("covering vector has {} entries, n = {n}", d.len())));
             }
             if !d.iter().all(|&v| v > 0.0 && v.is_finite()) {
-                return Err(Error::Unsupported("covering vector entries must be finite and > 0".into()));
+                return Err(Error::argument("covering", "entries must be finite and > 0"));
             }
         }
         if self.enumerate_up_to > enumerate::MAX_N {
-            return Err(Error::Unsupported(format!("enumerate_up_to must be <= {}", enumerate::MAX_N)));
+            return Err(Error::argument("enumerate_up_to", format!("must be <= {}", enumerate::MAX_N)));
         }
         Ok(())
     }

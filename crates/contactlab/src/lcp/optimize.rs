@@ -176,7 +176,7 @@ pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings
     lcp.validate()?;
     let n = lcp.n();
     if c.len() != n || c.iter().any(|v| !v.is_finite()) || floor.is_nan() {
-        return Err(Error::Unsupported(format!("objective must be {n} finite numbers and the floor not NaN")));
+        return Err(Error::argument("objective", format!("must be {n} finite numbers and the floor not NaN")));
     }
     let s = super::scaling::Scaled::new(lcp);
     // cᵀz = cᵀ(τ E z'') = κ ĉᵀz'' with ĉ = τ E c / κ, κ = ‖τ E c‖∞ (a power of two).

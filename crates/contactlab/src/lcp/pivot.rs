@@ -42,11 +42,11 @@ pub fn principal_pivot(lcp: &Lcp, alpha: &[usize]) -> Result<Lcp, Error> {
         let (_, s_min) = minmax_singular(&maa);
         let scale = maa.amax().max(1e-300);
         if s_min <= 1e-13 * scale {
-            return Err(Error::Unsupported(format!("principal submatrix M[{a:?}] is singular; no pivot")));
+            return Err(Error::argument("alpha", format!("the principal submatrix M[{a:?}] is singular; no pivot")));
         }
         maa.clone()
             .try_inverse()
-            .ok_or_else(|| Error::Unsupported(format!("principal submatrix M[{a:?}] is singular")))?
+            .ok_or_else(|| Error::argument("alpha", format!("the principal submatrix M[{a:?}] is singular")))?
     };
     let mab = sub(&a, &b);
     let mba = sub(&b, &a);

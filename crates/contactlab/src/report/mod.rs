@@ -172,10 +172,10 @@ impl Row {
     pub fn erratum(mut self, evidence: impl Into<String>) -> Result<Self, Error> {
         let e = evidence.into();
         if e.trim().len() < 10 {
-            return Err(Error::Unsupported(format!(
-                "an erratum row needs a sentence of evidence (row `{}`)",
-                self.quantity
-            )));
+            return Err(Error::argument(
+                "evidence",
+                format!("an erratum row needs a sentence of evidence (row `{}`)", self.quantity),
+            ));
         }
         self.status = RowStatus::Erratum;
         self.note = e;

@@ -87,7 +87,10 @@ pub fn run(opts: &Options, progress: &ProgressFn<'_>) -> Result<Report, Error> {
     std::fs::create_dir_all(&opts.out).map_err(|e| Error::write(&opts.out, e))?;
     let mut report = Report::default();
     for id in &ids {
-        let def = SECTIONS.iter().find(|s| s.id == id).ok_or_else(|| Error::Unsupported(format!("section {id}")))?;
+        let def = SECTIONS
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| Error::argument("only", format!("unknown section {id}")))?;
         let section = (def.build)(opts, progress)?;
         report.sections.push(section);
     }

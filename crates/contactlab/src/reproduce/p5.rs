@@ -222,7 +222,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         [("A", 6.0, "chatter decaying to rest (Zeno point)"), ("D", 12.0, "reverse chatter growing")]
     {
         let p1 = super::p1::config(config)
-            .ok_or_else(|| Error::Unsupported(format!("P1 configuration {config} is not listed")))?;
+            .ok_or_else(|| Error::argument("config", format!("P1 configuration {config} is not listed")))?;
         let (h, e) = crate::twocontact::nonlinear::time_stepping_errors(&p1, 1e-4, windows, &steps)?;
         let order = observed_order(&h, &e);
         sec.rows.push(

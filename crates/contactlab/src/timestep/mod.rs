@@ -155,7 +155,7 @@ pub(crate) fn march<const N: usize>(
     every: usize,
 ) -> Result<Trajectory, Error> {
     if !(h > 0.0 && h.is_finite()) {
-        return Err(Error::Unsupported(format!("the step h must be a finite number > 0 (got {h})")));
+        return Err(Error::argument("h", format!("must be a finite number > 0 (got {h})")));
     }
     let every = every.max(1);
     let (mut q, mut v, mut t) = (*q0, *v0, t0);

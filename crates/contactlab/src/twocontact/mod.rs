@@ -95,7 +95,7 @@ impl TwoContact {
 
     /// Checks physical ranges and the geometry (`cos φᵢ ≠ 0`, `(z₁, z₂, x₂)` independent).
     pub fn validate(&self) -> Result<(), Error> {
-        let bad = |k: &str, m: &str| Err(Error::Unsupported(format!("{k}: {m}")));
+        let bad = |k: &str, m: &str| Err(Error::model(k, m));
         let all = [
             self.mass,
             self.rho,

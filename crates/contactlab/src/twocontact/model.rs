@@ -33,7 +33,10 @@ pub fn from_model(doc: &ModelDoc) -> Result<TwoContact, Error> {
     };
     load.finish()?;
     f.finish()?;
-    p.validate().map_err(|e| Error::input(&doc.file, "geometry", e.to_string()))?;
+    p.validate().map_err(|e| match e {
+        e @ Error::Model { .. } => e.in_file(&doc.file),
+        e => Error::input(&doc.file, "geometry", e.to_string()),
+    })?;
     Ok(p)
 }
 
@@ -72,7 +75,7 @@ angle_deg = 25.0
         assert!(bad(A.replace("rho = 0.1430", "rho = 0")).contains("rho: must be a finite number > 0"));
         assert!(bad(A.replace("phi1 = 0.0", "phi1_deg = 90.0")).contains("phi1_deg"));
         assert!(bad(A.replace("angle_deg = 25.0", "angle_deg = 25.0\nspin = 1")).contains("load.spin: unknown key"));
-        assert!(bad(A.replace("l1 = -0.0512", "l1 = 0.1688")).contains("singular geometry"));
+        assert!(bad(A.replace("l1 = -0.0512", "l1 = 0.1688")).contains("a.toml: geometry: singular"));
         assert!(bad(A.replace("[load]", "[loads]")).contains("load: missing"));
     }
 }

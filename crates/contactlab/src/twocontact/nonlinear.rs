@@ -52,6 +52,20 @@ impl Default for NonlinearSettings {
     }
 }
 
+impl NonlinearSettings {
+    /// Checks every setting (an [`Error::Argument`] names the first that is out of range);
+    /// `t_max` may be `+∞`.
+    pub fn validate(&self) -> Result<(), Error> {
+        crate::util::fraction("tol", self.tol)?;
+        crate::util::at_least_one("max_events", self.max_events)?;
+        crate::util::at_least_one("max_steps", self.max_steps)?;
+        if self.t_max.is_nan() || self.t_max <= 0.0 {
+            return Err(Error::argument("t_max", format!("must be > 0 (got {})", self.t_max)));
+        }
+        Ok(())
+    }
+}
+
 /// A nonlinear run: how it ended, its events and its section crossings.
 #[derive(Debug, Clone)]
 pub struct NonlinearRun {
@@ -141,6 +155,7 @@ pub fn simulate(
     max_crossings: usize,
     settings: &NonlinearSettings,
 ) -> Result<NonlinearRun, Error> {
+    settings.validate()?;
     let body = p.body();
     // Scales of the perturbation.
     let z = Zod::at_state(p, &s0, &v0)?;
@@ -189,7 +204,9 @@ pub fn return_map(p: &TwoContact, phi: f64, delta: f64) -> Result<Option<(f64, f
     // Body velocity with (ż₁, ż₂, ẋ₂) = δ (0, −1, tan φ) at the equilibrium configuration.
     let z = Zod::new(p)?;
     let t = nalgebra::Matrix3::from_rows(&[z.j.row(Z1), z.j.row(Z1 + 1), z.j.row(X1 + 1)]);
-    let tinv = t.try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
+    let tinv = t
+        .try_inverse()
+        .ok_or_else(|| Error::model("geometry", "singular: the contact normals and tangents are not independent"))?;
     let v0 = tinv * Vector3::new(0.0, -delta, delta * phi.tan());
     let run = simulate(p, Vector3::zeros(), v0, [true, false], 2, &NonlinearSettings::default())?;
     Ok(run.crossings.get(1).map(|c| ((c.qd[2] / c.qd[1].abs()).atan(), c.qd[1].abs() / delta)))

@@ -56,7 +56,7 @@ pub fn return_settings() -> SimSettings {
 /// Evaluates `R(φ)` and `G(φ)`.
 pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
     if !(phi > -FRAC_PI_2 && phi < FRAC_PI_2) {
-        return Err(Error::Unsupported(format!("impact angle must lie in (-π/2, π/2), got {phi}")));
+        return Err(Error::argument("phi", format!("the impact angle must lie in (-π/2, π/2), got {phi}")));
     }
     let start = State { q: [0.0; 3], qd: [0.0, -1.0, phi.tan()] };
     let ret = sim.return_to_section(start, [true, false], 2, &return_settings());

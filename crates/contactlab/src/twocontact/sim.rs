@@ -57,6 +57,21 @@ impl Default for SimSettings {
     }
 }
 
+impl SimSettings {
+    /// Checks every setting (an [`Error::Argument`] names the first that is out of range);
+    /// `t_max` may be `+∞`.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.t_max.is_nan() || self.t_max <= 0.0 {
+            return Err(Error::argument("t_max", format!("must be > 0 (got {})", self.t_max)));
+        }
+        crate::util::at_least_one("max_events", self.max_events)?;
+        if self.diverge_ratio.is_nan() || self.diverge_ratio <= 1.0 {
+            return Err(Error::argument("diverge_ratio", format!("must be > 1 (got {})", self.diverge_ratio)));
+        }
+        Ok(())
+    }
+}
+
 /// A state `(q, q̇)` with `q = (z₁, z₂, x₂)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct State {
@@ -687,7 +702,9 @@ impl Simulator {
     /// A simulator for `zod`.
     pub fn new(zod: Zod) -> Result<Self, Error> {
         let t = Matrix3::from_rows(&[zod.j.row(Z1), zod.j.row(Z1 + 1), zod.j.row(X1 + 1)]);
-        let tinv = t.try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
+        let tinv = t.try_inverse().ok_or_else(|| {
+            Error::model("geometry", "singular: the contact normals and tangents are not independent")
+        })?;
         let table = CLASSES
             .iter()
             .flat_map(|&a| CLASSES.iter().map(move |&b| [a, b]))
@@ -755,6 +772,7 @@ impl Simulator {
     /// Simulates from `start` with the given points in sustained contact (their `z`, `ż` are
     /// set to 0). A point with `z = 0` and `ż < 0` that is not sustained impacts at once.
     pub fn run(&self, start: State, sustained: [bool; 2], settings: &SimSettings) -> Result<Trajectory, Error> {
+        settings.validate()?;
         let mut b = TrajectoryBuilder {
             sim: self,
             record_phases: settings.record_phases,
@@ -818,6 +836,24 @@ mod tests {
 
     fn sim(name: &str) -> Simulator {
         Simulator::new(Zod::new(&config(name).unwrap()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn settings_are_validated() {
+        assert!(SimSettings::default().validate().is_ok());
+        assert!(SimSettings { t_max: f64::INFINITY, ..Default::default() }.validate().is_ok());
+        for (bad, name) in [
+            (SimSettings { t_max: 0.0, ..Default::default() }, "t_max"),
+            (SimSettings { max_events: 0, ..Default::default() }, "max_events"),
+            (SimSettings { diverge_ratio: 0.5, ..Default::default() }, "diverge_ratio"),
+        ] {
+            let e = bad.validate().unwrap_err();
+            assert!(matches!(&e, Error::Argument { name: n, .. } if n == name), "{e}");
+            let start = State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
+            assert!(sim("A").run(start, [true, false], &bad).is_err());
+        }
+        let nl = crate::twocontact::nonlinear::NonlinearSettings { tol: 0.0, ..Default::default() };
+        assert!(matches!(nl.validate(), Err(Error::Argument { .. })));
     }
 
     #[test]

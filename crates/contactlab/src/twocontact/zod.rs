@@ -75,7 +75,7 @@ impl Zod {
             &DMatrix::from_column_slice(3, 4, j.transpose().as_slice()),
             &DVector::from_column_slice(body.applied().as_slice()),
         )
-        .ok_or_else(|| Error::Unsupported("mass matrix not positive definite (mass and rho must be > 0)".into()))?;
+        .ok_or_else(|| Error::model("mass", "the mass matrix is not positive definite (mass and rho must be > 0)"))?;
         let a = Matrix4::from_column_slice(cs.a.as_slice());
         let (c1n, c1t) = body.jacobian_dot_v(0, s0, v0);
         let (c2n, c2t) = body.jacobian_dot_v(1, s0, v0);
@@ -84,14 +84,18 @@ impl Zod {
         let scale = t.abs().max().max(1e-300);
         let det = t.determinant();
         if det.abs() < 1e-9 * scale * scale * scale {
-            return Err(Error::Unsupported(
-                "singular geometry: z1, z2 and x2 are not independent (e.g. l1 = l2 with parallel supports)".into(),
+            return Err(Error::model(
+                "geometry",
+                "singular: z1, z2 and x2 are not independent (e.g. l1 = l2 with parallel supports)",
             ));
         }
-        let tinv = t.try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
+        let tinv = t.try_inverse().ok_or_else(|| {
+            Error::model("geometry", "singular: the contact normals and tangents are not independent")
+        })?;
         let e = (wt1.transpose() * tinv).transpose();
-        let jtj_inv =
-            (j.transpose() * j).try_inverse().ok_or_else(|| Error::Unsupported("singular geometry".into()))?;
+        let jtj_inv = (j.transpose() * j).try_inverse().ok_or_else(|| {
+            Error::model("geometry", "singular: the contact normals and tangents are not independent")
+        })?;
         let jt = j.transpose();
         let minor = |skip: usize| {
             let cols: Vec<usize> = (0..4).filter(|&c| c != skip).collect();

@@ -133,11 +133,11 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
 ) -> Result<Bound, Error> {
     for (k, v) in [("eps1", eps.eps1), ("eps2", eps.eps2), ("eps3", eps.eps3)] {
         if !(v > 0.0 && v.is_finite()) {
-            return Err(Error::Unsupported(format!("{k} must be a finite number > 0 (got {v})")));
+            return Err(Error::argument(k, format!("must be a finite number > 0 (got {v})")));
         }
     }
     if plastic.system.law(0).restitution != 0.0 {
-        return Err(Error::Unsupported("Theorem 1 starts from the simple orbit of the system with e = 0".into()));
+        return Err(Error::model("e", "Theorem 1 starts from the simple orbit of the system with e = 0"));
     }
     let m = N - 1;
     let sys = &plastic.system;

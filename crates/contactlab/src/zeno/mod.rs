@@ -85,6 +85,17 @@ impl Default for ZenoSettings {
 }
 
 impl ZenoSettings {
+    /// Checks every setting (an [`Error::Argument`] names the first that is out of range).
+    pub fn validate(&self) -> Result<(), Error> {
+        use crate::util::{at_least_one, fraction, positive};
+        fraction("rtol", self.rtol)?;
+        at_least_one("max_events", self.max_events)?;
+        positive("max_return_time", self.max_return_time)?;
+        fraction("newton_tol", self.newton_tol)?;
+        at_least_one("max_newton", self.max_newton)?;
+        Ok(())
+    }
+
     fn driver(&self, t_max: f64) -> EventDriver {
         EventDriver::new(DriverSettings {
             tol: Tolerances { rtol: self.rtol, atol: self.rtol },
@@ -100,14 +111,17 @@ impl ZenoSettings {
 /// coordinate (`h(q) = q_{N−1}`, `dh = e_{N−1}`), at a few configurations.
 pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result<(), Error> {
     if sys.contact_count() != 1 {
-        return Err(Error::Unsupported(format!(
-            "a hybrid Lagrangian has one unilateral constraint; this system has {} contacts",
-            sys.contact_count()
-        )));
+        return Err(Error::model(
+            "contact",
+            format!(
+                "a hybrid Lagrangian has one unilateral constraint; this system has {} contacts",
+                sys.contact_count()
+            ),
+        ));
     }
     let law = sys.law(0);
     if law.mu != 0.0 || !(0.0..=1.0).contains(&law.restitution) {
-        return Err(Error::Unsupported("P3's impact law is frictionless with e in [0, 1]".into()));
+        return Err(Error::model("contact", "P3's impact law is frictionless with e in [0, 1]"));
     }
     let cs = sys.coordinate_scale();
     for k in 0..3 {
@@ -117,8 +131,9 @@ pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result
         let ok = (sys.gap(0, &q) - q[last]).abs() <= 1e-12 * cs[last].max(q[last].abs())
             && (0..N).all(|i| (dh[i] - if i == last { 1.0 } else { 0.0 }).abs() <= 1e-12);
         if !ok {
-            return Err(Error::Unsupported(
-                "P3's analyses need the constraint as the last coordinate: q = (z, h), h(q) = q[N-1]".into(),
+            return Err(Error::model(
+                "coordinates",
+                "P3's analyses need the constraint as the last coordinate: q = (z, h), h(q) = q[N-1]",
             ));
         }
     }
@@ -286,9 +301,10 @@ pub fn simulate<S: ContactSystem<N>, const N: usize>(
     per_step: usize,
     settings: &ZenoSettings,
 ) -> Result<Simulation, Error> {
+    settings.validate()?;
     check_coordinates(sys)?;
     if !(t_max > 0.0 && t_max.is_finite()) {
-        return Err(Error::Unsupported(format!("t_max must be a finite number > 0 (got {t_max})")));
+        return Err(Error::argument("t_max", format!("must be a finite number > 0 (got {t_max})")));
     }
     let lag = Lagrangian::new(sys);
     let mut rec = PhaseRecorder { lag: &lag, per_step, samples: vec![], events: vec![], constrained_time: 0.0 };
@@ -730,6 +746,23 @@ mod tests {
     use super::*;
     use crate::mechanics::double_pendulum::DoublePendulumStop;
     use crate::mechanics::elementary::{Particle, Pendulum};
+
+    #[test]
+    fn settings_are_validated() {
+        assert!(ZenoSettings::default().validate().is_ok());
+        for (bad, name) in [
+            (ZenoSettings { rtol: 0.0, ..Default::default() }, "rtol"),
+            (ZenoSettings { max_events: 0, ..Default::default() }, "max_events"),
+            (ZenoSettings { max_return_time: f64::NAN, ..Default::default() }, "max_return_time"),
+            (ZenoSettings { newton_tol: 2.0, ..Default::default() }, "newton_tol"),
+        ] {
+            let e = bad.validate().unwrap_err();
+            assert!(matches!(&e, Error::Argument { name: n, .. } if n == name), "{e}");
+        }
+        let bad = ZenoSettings { rtol: -1.0, ..Default::default() };
+        let p = DoublePendulumStop::paper(0.3);
+        assert!(simulate(&p, &SVector::<f64, 2>::zeros(), &SVector::<f64, 2>::zeros(), 1.0, 4, &bad).is_err());
+    }
 
     #[test]
     fn coordinates_are_checked() {
