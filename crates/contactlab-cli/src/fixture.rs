@@ -36,7 +36,7 @@ impl FixtureCommand {
 
 #[derive(Args, Debug)]
 pub struct FixtureArgs {
-    /// Model file with kind = "fixture".
+    #[arg(help = contactlab::model::registry::model_help("fixture classify"))]
     model: PathBuf,
     #[command(flatten)]
     common: Common,
@@ -44,7 +44,7 @@ pub struct FixtureArgs {
 
 #[derive(Args, Debug)]
 pub struct ConesArgs {
-    /// Model file with kind = "fixture" (dim = 2).
+    #[arg(help = contactlab::model::registry::model_help("fixture cones"))]
     model: PathBuf,
     /// Unit loads tested on the sphere.
     #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(10..=200_000))]
@@ -55,7 +55,7 @@ pub struct ConesArgs {
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// Model file with kind = "fixture".
+    #[arg(help = contactlab::model::registry::model_help("fixture mu-sweep"))]
     model: PathBuf,
     /// Largest scale factor of the friction coefficients.
     #[arg(long, default_value_t = 4.0)]

@@ -44,7 +44,7 @@ impl ZenoCommand {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    /// Model file with kind = "double-pendulum-stop" or "bouncing-ball".
+    #[arg(help = contactlab::model::registry::model_help("zeno simulate"))]
     model: PathBuf,
     /// End time (s).
     #[arg(long, default_value_t = 60.0)]
@@ -61,7 +61,7 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct OrbitArgs {
-    /// Model file with kind = "double-pendulum-stop".
+    #[arg(help = contactlab::model::registry::model_help("zeno orbit"))]
     model: PathBuf,
     /// Override the model's coefficient of restitution.
     #[arg(long)]
@@ -72,7 +72,7 @@ pub struct OrbitArgs {
 
 #[derive(Args, Debug)]
 pub struct BoundArgs {
-    /// Model file with kind = "double-pendulum-stop".
+    #[arg(help = contactlab::model::registry::model_help("zeno bound"))]
     model: PathBuf,
     /// ε₁: bound on |z − z*| (rad).
     #[arg(long)]
@@ -92,7 +92,7 @@ pub struct BoundArgs {
 
 #[derive(Args, Debug)]
 pub struct ContinueArgs {
-    /// Model file with kind = "double-pendulum-stop".
+    #[arg(help = contactlab::model::registry::model_help("zeno continue"))]
     model: PathBuf,
     /// Initial step in e (halved after failures).
     #[arg(long, default_value_t = 0.05)]

@@ -320,11 +320,17 @@ fn p1_maps<'py>(
     Ok((phi.into_pyarray(py), r.into_pyarray(py), g.into_pyarray(py)))
 }
 
-/// P1: the verdicts of the cells at `points` (one row per cell, one column per key of `keys`, as
-/// for `equilibrium atlas --vary`), evaluated in parallel; the CLI's atlas cells as JSON.
+/// A model of any kind, read by the registry.
+fn any_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::model::registry::Model> {
+    contactlab::model::registry::read(&model_doc(name, text, is_json)?).map_err(to_py)
+}
+
+/// A parameter study's cells at `points` (one row per cell, one column per key of `keys`), in
+/// parallel: P1's verdicts (as `equilibrium atlas --vary`) or P4's classifications (keys
+/// `load[i]`, `mu[i]`, `mu_scale`); each cell holds its `values` and the kind's columns.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, keys, points, samples=contactlab::twocontact::poincare::DEFAULT_SAMPLES as i64))]
-fn p1_atlas_cells(
+fn sweep_cells(
     py: Python<'_>,
     name: &str,
     text: &str,
@@ -334,13 +340,10 @@ fn p1_atlas_cells(
     samples: i64,
 ) -> PyResult<Py<PyAny>> {
     let samples = count("samples", samples, contactlab::api::ATLAS_SAMPLES)?;
-    let p = p1_model(name, text, is_json)?;
+    let m = any_model(name, text, is_json)?;
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let cells = py
-        .detach(|| contactlab::twocontact::atlas::classify_cells(&p, &keys, &rows, samples, &|_, _| {}))
-        .map_err(to_py)?;
-    object(py, &cells)
+    object(py, &py.detach(|| contactlab::api::sweep_cells(&m, &keys, &rows, samples)).map_err(to_py)?)
 }
 
 /// Checks every cell's values before a sweep starts: each value, applied alone to the model,
@@ -350,18 +353,7 @@ fn p1_atlas_cells(
 fn check_cells(name: &str, text: &str, is_json: bool, keys: Vec<String>, points: &Bound<'_, PyAny>) -> PyResult<()> {
     let rows = rows_arg(points)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    match model_doc(name, text, is_json)?.kind().map_err(to_py)? {
-        "planar-two-contact" => {
-            contactlab::twocontact::atlas::check_values(&p1_model(name, text, is_json)?, &keys, &rows).map_err(to_py)
-        }
-        "fixture" => {
-            let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
-            contactlab::fixture::sweep::check_values(&f, &keys, &rows).map_err(to_py)
-        }
-        other => Err(PyValueError::new_err(format!(
-            "{name}: kind: sweep studies planar-two-contact and fixture models, not {other:?}"
-        ))),
-    }
+    contactlab::api::check_cells(&any_model(name, text, is_json)?, &keys, &rows).map_err(to_py)
 }
 
 /// The `kind` of a model.
@@ -370,21 +362,10 @@ fn model_kind(name: &str, text: &str, is_json: bool) -> PyResult<String> {
     Ok(model_doc(name, text, is_json)?.kind().map_err(to_py)?.to_string())
 }
 
-/// P4: the classification of a `fixture` model at each row of `points` (one value per key of
-/// `keys`: `load[i]`, `mu[i]`, `mu_scale`), in parallel; the cells as JSON.
+/// The columns of a parameter-study cell for `kind` (None: the kind has no parameter studies).
 #[pyfunction]
-fn fixture_cells(
-    py: Python<'_>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    keys: Vec<String>,
-    points: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
-    let rows = rows_arg(points)?;
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    object(py, &py.detach(|| contactlab::fixture::sweep::classify_cells(&f, &keys, &rows)).map_err(to_py)?)
+fn sweep_columns(kind: &str) -> Option<Vec<&'static str>> {
+    contactlab::model::registry::sweep_columns(kind).map(<[&str]>::to_vec)
 }
 
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.
@@ -737,9 +718,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lcp_solve_all, m)?)?;
     m.add_function(wrap_pyfunction!(p1_classify, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
-    m.add_function(wrap_pyfunction!(p1_atlas_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_columns, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
-    m.add_function(wrap_pyfunction!(fixture_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(check_cells, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -19,6 +19,7 @@ use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
+use crate::model::registry::Model;
 use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
 use crate::twocontact::poincare::{self, FixedPoint, MapPoint};
@@ -110,6 +111,48 @@ impl From<crate::lcp::LcpSolution> for LcpReport {
             certified: s.certified,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter studies over any kind that has them (`model::registry::KindDef::sweep`)
+
+/// The cells of a parameter study, by kind; each cell holds its `values` and the kind's columns
+/// ([`crate::model::registry::sweep_columns`]).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum SweepCells {
+    /// P1's verdicts ([`crate::twocontact::atlas::classify_cells`]).
+    TwoContact(Vec<crate::twocontact::atlas::Cell>),
+    /// P4's classifications ([`crate::fixture::sweep::classify_cells`]).
+    Fixture(Vec<crate::fixture::sweep::FixtureCell>),
+}
+
+fn no_studies(m: &Model) -> Error {
+    let kinds: Vec<&str> =
+        crate::model::registry::REGISTRY.iter().filter(|k| k.sweep.is_some()).map(|k| k.kind).collect();
+    Error::model("kind", format!("parameter studies are for {} models, not {m:?}", kinds.join(", ")))
+}
+
+/// Checks the cells of a study before any work: every value, applied alone to the model, lies in
+/// its key's range (an error names the first key and value that do not).
+pub fn check_cells(m: &Model, keys: &[&str], points: &[Vec<f64>]) -> Result<(), Error> {
+    match m {
+        Model::TwoContact(p) => crate::twocontact::atlas::check_values(p, keys, points),
+        Model::Fixture(f) => crate::fixture::sweep::check_values(f, keys, points),
+        other => Err(no_studies(other)),
+    }
+}
+
+/// The cells of a study (`samples` values of `φ` per cell for P1), in parallel.
+pub fn sweep_cells(m: &Model, keys: &[&str], points: &[Vec<f64>], samples: usize) -> Result<SweepCells, Error> {
+    Ok(match m {
+        Model::TwoContact(p) => {
+            within("samples", samples, ATLAS_SAMPLES)?;
+            SweepCells::TwoContact(crate::twocontact::atlas::classify_cells(p, keys, points, samples, &|_, _| {})?)
+        }
+        Model::Fixture(f) => SweepCells::Fixture(crate::fixture::sweep::classify_cells(f, keys, points)?),
+        other => return Err(no_studies(other)),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

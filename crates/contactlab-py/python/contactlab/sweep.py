@@ -10,22 +10,12 @@ from ._results import Model, model_text
 
 DEFAULT_SAMPLES = 2001
 
-# Per model kind: the columns its chunk evaluator adds to each cell.
-_KINDS = {
-    "planar-two-contact": ("verdict", "theorem", "g_star"),
-    "fixture": ("classification", "weakly_stable", "strongly_stable", "critical_mu"),
-}
 
-
-def _evaluate_chunk(kind, name, text, is_json, keys, points, samples):
+def _evaluate_chunk(name, text, is_json, keys, points, samples):
     """One chunk's cells (runs on a worker)."""
     from contactlab import _core as core
 
-    if kind == "planar-two-contact":
-        cells = core.p1_atlas_cells(name, text, is_json, list(keys), points, samples)
-    else:
-        cells = core.fixture_cells(name, text, is_json, list(keys), points)
-    return cells
+    return core.sweep_cells(name, text, is_json, list(keys), points, samples)
 
 
 def _require(module, package, extra):
@@ -116,9 +106,9 @@ def sweep(
         raise ValueError("give the cells either as a grid (vary=...) or as a list (cells=...)")
     name, text, is_json = model_text(model)
     kind = _core.model_kind(name, text, is_json)
-    if kind not in _KINDS:
-        raise ValueError(f"{name}: kind: sweep studies {', '.join(_KINDS)} models, not {kind!r}")
-    columns = _KINDS[kind]
+    columns = _core.sweep_columns(kind)
+    if columns is None:
+        raise ValueError(f"{name}: kind: {kind!r} models have no parameter studies (see the model registry)")
     keys, points = grid_points(vary) if vary is not None else list_points(cells)
     # Everything that can be refused is refused before any work: the values (each against its
     # key's range, naming both), then the optional packages the call needs.
@@ -135,7 +125,7 @@ def sweep(
         if chunk_size is None and c is False:
             size = len(points)
         chunks = [points[i : i + size] for i in range(0, len(points), size)]
-        args = [(kind, name, text, is_json, keys, ch, int(samples)) for ch in chunks]
+        args = [(name, text, is_json, keys, ch, int(samples)) for ch in chunks]
         if c is False:
             return [_evaluate_chunk(*a) for a in args]
         return c.gather(c.map(_evaluate_chunk_args, args, pure=False))

@@ -17,18 +17,19 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::Error;
 
-/// The model kinds contactlab understands (the value of the `kind` key).
-pub const KINDS: &[&str] = &[
-    "lcp",
-    "fixture",
-    "planar-two-contact",
-    "double-pendulum-stop",
-    "bouncing-ball",
-    "rimless-wheel",
-    "compass-biped",
-    "rod-two-sliders",
-    "friction-oscillator",
-];
+pub mod registry;
+
+/// The model kinds contactlab understands (the value of the `kind` key), in the order of
+/// [`registry::REGISTRY`].
+pub const KINDS: [&str; registry::REGISTRY.len()] = {
+    let mut out = [""; registry::REGISTRY.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = registry::REGISTRY[i].kind;
+        i += 1;
+    }
+    out
+};
 
 /// Allowed range of a number.
 #[derive(Debug, Clone, Copy)]
