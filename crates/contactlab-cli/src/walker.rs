@@ -22,8 +22,10 @@ pub enum WalkerCommand {
     /// regions.png (rimless wheel: the regions of Table 2.1 with the gait), or b_negative.csv,
     /// b_negative.png, b_negative_mu.png, b_negative_rho.png and mu_min_rho.png (compass biped).
     Painleve(PainleveArgs),
-    /// How a slip episode from a state ends (stick, reversal, separation, jam, impact), or with
-    /// --jam-threshold the smallest initial slip speed that jams.
+    /// How a slip episode from a state ends (stick, reversal, separation, jam, impact, or corner
+    /// when the slip reaches A = B = 0 and which of them vanishes first is below the integrator's
+    /// resolution; the "approach" object holds the evidence), or with --jam-threshold the
+    /// smallest initial slip speed that jams.
     Slip(SlipArgs),
 }
 

@@ -594,7 +594,7 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64], jam: bool, max_speed: f64) ->
                 json!({"jam_threshold": t.map(|x| x * tc)})
             } else {
                 let e = slip(w, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end / tc, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
+                json!({"outcome": e.outcome, "t_end": e.t_end / tc, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end, "approach": e.approach})
             }
         }
         WalkerModel::Compass(c) => {
@@ -615,7 +615,7 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64], jam: bool, max_speed: f64) ->
                 json!({"jam_threshold": jam_threshold(c, &q, &vr, &e_x, max_speed, 1e-5, &s)})
             } else {
                 let e = slip(c, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end})
+                json!({"outcome": e.outcome, "t_end": e.t_end, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end, "approach": e.approach})
             }
         }
     })

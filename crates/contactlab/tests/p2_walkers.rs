@@ -192,14 +192,40 @@ fn jamming_needs_mu_above_mu_c() {
     use contactlab::walker::slip::jams_on_grid;
     let s = WalkerSettings::default();
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
-    let count = |mu: f64| {
+    let count = |mu: f64, shift: f64| {
         let w = RimlessWheel { gravity: 1.02, ..wheel(mu) };
         let t1 = b_negative_intervals(&w, mu, 1.0, -1.2, 1.2, 2001)[0][0];
-        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th), Vector3::new(5.0, 0.0, rate));
+        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th + shift), Vector3::new(5.0, 0.0, rate + shift));
         jams_on_grid(&w, start, t1, 0.3, 1.2, 8, &s)
     };
-    assert_eq!(count(0.98 * mu_c), 0);
-    assert!(count(1.02 * mu_c) > 10);
+    assert_eq!(count(0.98 * mu_c, 0.0), 0);
+    assert!(count(1.02 * mu_c, 0.0) > 10);
+    // Just below μ_c, with the starts moved by 1e-9: slips that end with A and B both near the
+    // integrator's resolution (A ~ 1e-9, B ~ 1e-12) are read from the trend of A/B, not from
+    // which of them the integrator saw vanish last, and none jams.
+    assert_eq!(count(0.99 * mu_c, 1e-9), 0);
+    assert_eq!(count(0.99 * mu_c, -1e-9), 0);
+}
+
+#[test]
+fn a_slip_into_p1_below_mu_c_separates() {
+    // At 0.98 μ_c this slip reaches p₁ with A and B both at the integrator's resolution (it ends
+    // with A ≈ −3e-9, B ≈ 2e-11 and f_n ≈ 3): the former rule, "the last force sample above the
+    // one four before", called it a jam for this μ and a separation one ulp away. Read from the
+    // approach, A/B falls along the last decades of B (d ln A / d ln B > 1): A vanishes first.
+    use contactlab::walker::slip::{slip, Reading, SlipOutcome};
+    let w = RimlessWheel { gravity: 1.02, ..wheel(0.32325148104842466) };
+    let e = slip(
+        &w,
+        &Vector3::new(0.0, 0.0, -0.3973081706431364),
+        &Vector3::new(5.0, 0.0, 0.525),
+        &WalkerSettings::default(),
+    );
+    let a = e.approach.clone().unwrap();
+    assert_eq!((e.outcome, a.reading), (SlipOutcome::Separation, Reading::Exponent), "{a:?}");
+    assert!(a.a_rel.abs() < a.resolution && a.b_rel < a.resolution, "{a:?}");
+    let f = a.fn_window.unwrap();
+    assert!(a.exponent_late.unwrap() > 1.0 + a.margin.unwrap() && f[1] < f[0], "{a:?}");
 }
 
 #[test]
@@ -218,5 +244,128 @@ fn mass_units_do_not_change_a_verdict() {
         let (q, v0, ex) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.0, 0.0, 0.643), Vector3::new(1.0, 0.0, 0.0));
         let t = jam_threshold(&w, &q, &v0, &ex, 5.0, 1e-5, &s).unwrap();
         assert!((t - 0.405324).abs() < 1e-5, "k = {k}: {t}");
+    }
+}
+
+#[test]
+fn jamming_follows_mu_c_over_a_grid_of_wheels() {
+    // P2 §3.3 after Génot and Brogliato: near p₁ (A = B = 0) the slip is a node whose eigenvalue
+    // ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) is 1 exactly at μ_c = (2/√3) μ_min, and
+    // A ≈ L B + D B^λ along every approach, so the exponent s = d ln A / d ln B is ≥ λ, and at a
+    // jam (f_n = A/B → ∞) it lies in [λ, 1). Below μ_c (λ > 1) no start jams; above it a jam
+    // threshold in the slip speed exists and every start above it jams (the (θ, θ̇) path does
+    // not depend on ẋ while the foot slips; ẋ₀ only decides whether the slip lasts until p₁).
+    // No slip ends unresolved. A corner is accepted only as `balanced` (the start lies on the
+    // separatrix D = 0 to within the exponent's margin), never below μ_c, where s ≥ λ > 1.
+    use contactlab::walker::painleve::b_negative_intervals;
+    use contactlab::walker::slip::{jam_threshold, slip, Reading, SlipOutcome};
+    let s = WalkerSettings::default();
+    // (n, κ, α in degrees): spokes, mass distribution and slope other than P2's.
+    let wheels = [(10u32, 0.02f64, 10.0f64), (6, 0.1, 5.0), (20, 0.3, 20.0), (4, 0.6, 2.0)];
+    for (n, kappa, alpha) in wheels {
+        let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (kappa + kappa * kappa).sqrt();
+        for ratio in [0.9, 0.97, 1.05, 1.3, 2.0] {
+            let mu = ratio * mu_c;
+            let w = RimlessWheel {
+                spokes: n,
+                kappa,
+                slope: f64::to_radians(alpha),
+                mu,
+                mass: 1.0,
+                length: 1.0,
+                gravity: 1.0,
+            };
+            let t1 = b_negative_intervals(&w, mu, 1.0, -1.5, 1.5, 3001)[0][0];
+            let lambda = 2.0 * kappa / (t1.tan() * ((2.0 * t1).sin() + mu * (2.0 * t1).cos()));
+            assert_eq!(lambda < 1.0, ratio > 1.0, "λ = {lambda} at μ/μ_c = {ratio}");
+            // Consistent slips (A > 0, B > 0) left of θ₁, heading for p₁: θ̇₀ a fraction of the
+            // rate at which A = 0.
+            let start = |i: usize, j: usize, xdot: f64| {
+                let th = t1 - 0.2 * (i as f64 + 0.5) / 4.0;
+                let rate_a = (w.gravity * w.slope.cos() / (w.length * th.cos())).sqrt();
+                (Vector3::new(0.0, 0.0, th), Vector3::new(xdot, 0.0, (0.2 + 0.25 * j as f64) * rate_a))
+            };
+            let label = format!("n = {n}, κ = {kappa}, α = {alpha}°, μ = {ratio} μ_c");
+            let mut jamming = None;
+            for (i, j) in (0..4).flat_map(|i| (0..4).map(move |j| (i, j))) {
+                let (q, v) = start(i, j, 5.0 / w.tau_c());
+                let e = slip(&w, &q, &v, &s);
+                let why = format!("{label}, start {i},{j}: {:?} {:?}", e.outcome, e.approach);
+                assert_ne!(e.outcome, SlipOutcome::Unresolved, "{why}");
+                if let Some(late) = e.approach.as_ref().and_then(|a| a.exponent_late) {
+                    assert!(late >= lambda - 0.02, "s below the node's λ = {lambda}: {why}");
+                }
+                match e.outcome {
+                    SlipOutcome::Jam => {
+                        assert!(ratio > 1.0, "a jam below μ_c: {why}");
+                        let a = e.approach.as_ref().unwrap();
+                        if a.reading == Reading::Exponent {
+                            let f = a.fn_window.unwrap();
+                            assert!(a.exponent_late.unwrap() < 1.0 && f[1] > f[0], "{why}");
+                        }
+                        jamming.get_or_insert((i, j));
+                    }
+                    SlipOutcome::Corner => {
+                        let a = e.approach.as_ref().unwrap();
+                        assert!(ratio > 1.0 && a.reading == Reading::Balanced, "{why}");
+                    }
+                    _ => {}
+                }
+            }
+            if ratio < 1.0 {
+                continue;
+            }
+            // Above μ_c: a threshold exists, and every slip speed above it jams.
+            let (i, j) = jamming.unwrap_or_else(|| panic!("{label}: no start jams"));
+            let (q, v) = start(i, j, 0.0);
+            let vmax = 5.0 / w.tau_c();
+            let thr = jam_threshold(&w, &q, &v, &Vector3::new(1.0, 0.0, 0.0), vmax, 1e-3, &s)
+                .unwrap_or_else(|| panic!("{label}: no jam threshold"));
+            for k in [1.01, 1.5, 4.0, 20.0] {
+                let e = slip(&w, &q, &(v + Vector3::new(k * thr, 0.0, 0.0)), &s);
+                assert_eq!(e.outcome, SlipOutcome::Jam, "{label}: {k} × threshold {thr}: {:?}", e.approach);
+            }
+            assert_ne!(slip(&w, &q, &(v + Vector3::new(0.9 * thr, 0.0, 0.0)), &s).outcome, SlipOutcome::Jam);
+        }
+    }
+}
+
+#[test]
+fn jam_verdicts_do_not_depend_on_units() {
+    // Masses by 10^±8, and the wheel 1000 times larger under 9.8 times the gravity: the same
+    // outcome and the same evidence (the reading, and exponents, which are unit-free) from every
+    // start, at 0.97 μ_c (all separate) and 1.05 μ_c (jams).
+    use contactlab::walker::slip::slip;
+    let s = WalkerSettings::default();
+    let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
+    for ratio in [0.97, 1.05] {
+        let base = RimlessWheel { gravity: 1.02, ..wheel(ratio * mu_c) };
+        let scaled = [
+            RimlessWheel { mass: 1e8, ..base },
+            RimlessWheel { mass: 1e-8, ..base },
+            RimlessWheel { length: 1e3, gravity: 9.8, ..base },
+        ];
+        for th in [-0.3, -0.35, -0.4] {
+            for rate in [0.3, 0.6] {
+                let run = |w: &RimlessWheel| {
+                    let tc = w.tau_c();
+                    let q = Vector3::new(0.0, 0.0, th);
+                    slip(w, &q, &Vector3::new(5.0 * w.length / tc, 0.0, rate / tc), &s)
+                };
+                let e0 = run(&base);
+                for w in &scaled {
+                    let e = run(w);
+                    assert_eq!(e.outcome, e0.outcome, "{w:?} from θ = {th}, θ̇ = {rate}");
+                    assert_eq!(e.approach.is_some(), e0.approach.is_some());
+                    let (Some(a), Some(a0)) = (e.approach, e0.approach.clone()) else { continue };
+                    assert_eq!(a.reading, a0.reading);
+                    // The late exponents agree within their own margins (a steep one before a
+                    // separation depends on where the nodes fall).
+                    let (s1, s0) = (a.exponent_late.unwrap_or(0.0), a0.exponent_late.unwrap_or(0.0));
+                    let margin = a.margin.unwrap_or(0.0).max(a0.margin.unwrap_or(0.0));
+                    assert!((s1 - s0).abs() <= margin, "exponent {s1} vs {s0}: {w:?} from θ = {th}, θ̇ = {rate}");
+                }
+            }
+        }
     }
 }

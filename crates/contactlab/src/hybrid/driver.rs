@@ -16,6 +16,13 @@
 //! once it has been seen positive. Between step ends a guard can only be missed if it dips below
 //! zero and returns within one step; systems prevent that with [`Hybrid::step_limit`].
 //!
+//! When the step size collapses below the integrator's floor (`1e-14` of the time scale), the
+//! armed guards' zeros are extrapolated linearly along the flow: the earliest, if within
+//! [`STALL_HORIZON`] of the time scale, fires at the current time. This is the approach to a
+//! pole of the vector field on a guard — a slip's normal force `A/B` as `B → 0` (dynamic
+//! jamming) — where the steps shrink with the time left to the pole and the zero cannot be
+//! bracketed. Otherwise the run ends as an integration failure.
+//!
 //! # Zeno executions
 //! With [`ZenoRule::Extrapolate`] the driver keeps the last impacts of every contact. When four
 //! consecutive impacts of one contact have intervals and approach speeds that shrink with ratios
@@ -330,6 +337,47 @@ fn fired_set(vals: &[f64], armed: &[bool]) -> bool {
     vals.iter().zip(armed).any(|(v, a)| *a && *v <= 0.0)
 }
 
+/// How far ahead (a fraction of the time scale) a guard's zero may lie for a collapse of the
+/// step size to be blamed on it. At a pole of the vector field the error control keeps the step
+/// near `rtol^(1/5)` of the time left to the pole, so the collapse below `1e-14` of the time
+/// scale comes about `1e-12` before it (between `4e-14` and `1.4e-12` at the rimless wheel's
+/// jams); `1e-9` leaves three decades for other orders of pole.
+pub const STALL_HORIZON: f64 = 1e-9;
+
+/// The armed guards (values `g` at `(t, x)`) whose zeros, extrapolated linearly along the flow
+/// (rates from an Euler step of `ttol`), come first and within `horizon`.
+#[allow(clippy::too_many_arguments)]
+fn imminent_guards<H: Hybrid>(
+    sys: &H,
+    mode: &H::Mode,
+    t: f64,
+    x: &H::State,
+    ttol: f64,
+    horizon: f64,
+    g: &[f64],
+    armed: &[bool],
+    fired: &mut Vec<usize>,
+) {
+    fired.clear();
+    let xp = *x + sys.flow(mode, t, x) * ttol;
+    if xp.as_slice().iter().any(|v| !v.is_finite()) {
+        return;
+    }
+    let mut gp = [0.0; MAX_GUARDS];
+    sys.guards(mode, t + ttol, &xp, &mut gp[..g.len()]);
+    let mut when = [f64::INFINITY; MAX_GUARDS];
+    for k in 0..g.len() {
+        let rate = (g[k] - gp[k]) / ttol;
+        if armed[k] && g[k] > 0.0 && rate > 0.0 {
+            when[k] = g[k] / rate;
+        }
+    }
+    let first = when[..g.len()].iter().copied().fold(f64::INFINITY, f64::min);
+    if first <= horizon {
+        fired.extend((0..g.len()).filter(|&k| when[k] <= first + ttol));
+    }
+}
+
 impl EventDriver {
     /// A driver with `settings`.
     pub fn new(settings: DriverSettings) -> Self {
@@ -500,75 +548,100 @@ impl EventDriver {
                 let floor = 64.0 * f64::EPSILON * t.abs().max(ts);
                 let hmax = (st.t_max - t).min(sys.step_limit(&mode, t, &x).max(floor)).max(0.0);
                 let step = match ode.step(&mut f, t, &x, hmax) {
-                    Ok(s) => s,
+                    Ok(s) => Some(s),
                     Err(StepFailure::StepTooSmall) => {
-                        finish!(Termination::IntegrationFailure { detail: format!("step size underflow at t = {t}") })
+                        // The step size collapsed. If a guard's zero lies just ahead along the
+                        // flow, the collapse is that event's approach (a pole of the vector field
+                        // on the guard, as at dynamic jamming): it fires here, as the driver
+                        // cannot place it any better.
+                        imminent_guards(
+                            sys,
+                            &mode,
+                            t,
+                            &x,
+                            ttol,
+                            STALL_HORIZON * ts,
+                            &gprev[..ng],
+                            &armed[..ng],
+                            &mut fired,
+                        );
+                        if fired.is_empty() {
+                            finish!(Termination::IntegrationFailure {
+                                detail: format!("step size underflow at t = {t}")
+                            })
+                        }
+                        None
                     }
                     Err(e) => finish!(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") }),
                 };
-                steps += 1;
-                sys.guards(&mode, step.t1(), &step.y1, &mut g1[..ng]);
-                if !fired_set(&g1[..ng], &armed[..ng]) {
-                    if self
-                        .report_sections(sys, sections, &step, step.t1(), &mut sec_prev, &mode, false, obs)
-                        .is_break()
-                    {
-                        finish!(Termination::Stopped);
+                if let Some(step) = step {
+                    steps += 1;
+                    sys.guards(&mode, step.t1(), &step.y1, &mut g1[..ng]);
+                    if !fired_set(&g1[..ng], &armed[..ng]) {
+                        if self
+                            .report_sections(sys, sections, &step, step.t1(), &mut sec_prev, &mode, false, obs)
+                            .is_break()
+                        {
+                            finish!(Termination::Stopped);
+                        }
+                        let flow = obs.on_step(&step, step.t1(), &mode);
+                        t = step.t1();
+                        x = step.y1;
+                        for k in 0..ng {
+                            armed[k] |= g1[k] > 0.0;
+                        }
+                        gprev[..ng].copy_from_slice(&g1[..ng]);
+                        if flow.is_break() {
+                            finish!(Termination::Stopped);
+                        }
+                        continue;
                     }
-                    let flow = obs.on_step(&step, step.t1(), &mode);
-                    t = step.t1();
-                    x = step.y1;
+                    // Locate the earliest zero among the armed guards that crossed.
+                    let mut roots: [(f64, usize); MAX_GUARDS] = [(f64::INFINITY, 0); MAX_GUARDS];
+                    let mut nr = 0;
+                    let mut gk = [0.0; MAX_GUARDS];
                     for k in 0..ng {
-                        armed[k] |= g1[k] > 0.0;
+                        if armed[k] && g1[k] <= 0.0 {
+                            let g0 = gprev[k];
+                            let r = if g0 > 0.0 {
+                                crossing(
+                                    |tt| {
+                                        let y = step.eval(tt);
+                                        sys.guards(&mode, tt, &y, &mut gk[..ng]);
+                                        gk[k]
+                                    },
+                                    step.t0,
+                                    g0,
+                                    step.t1(),
+                                    g1[k],
+                                    ttol,
+                                )
+                            } else {
+                                step.t0
+                            };
+                            roots[nr] = (r, k);
+                            nr += 1;
+                        }
                     }
-                    gprev[..ng].copy_from_slice(&g1[..ng]);
-                    if flow.is_break() {
+                    let tmin = roots[..nr].iter().fold(f64::INFINITY, |a, r| a.min(r.0));
+                    for &(r, k) in &roots[..nr] {
+                        if r <= tmin + ttol {
+                            fired.push(k);
+                        }
+                    }
+                    te = tmin;
+                    xe = step.eval(te);
+                    if self.report_sections(sys, sections, &step, te, &mut sec_prev, &mode, false, obs).is_break() {
                         finish!(Termination::Stopped);
                     }
-                    continue;
-                }
-                // Locate the earliest zero among the armed guards that crossed.
-                let mut roots: [(f64, usize); MAX_GUARDS] = [(f64::INFINITY, 0); MAX_GUARDS];
-                let mut nr = 0;
-                let mut gk = [0.0; MAX_GUARDS];
-                for k in 0..ng {
-                    if armed[k] && g1[k] <= 0.0 {
-                        let g0 = gprev[k];
-                        let r = if g0 > 0.0 {
-                            crossing(
-                                |tt| {
-                                    let y = step.eval(tt);
-                                    sys.guards(&mode, tt, &y, &mut gk[..ng]);
-                                    gk[k]
-                                },
-                                step.t0,
-                                g0,
-                                step.t1(),
-                                g1[k],
-                                ttol,
-                            )
-                        } else {
-                            step.t0
-                        };
-                        roots[nr] = (r, k);
-                        nr += 1;
+                    if obs.on_step(&step, te, &mode).is_break() {
+                        t = te;
+                        x = xe;
+                        finish!(Termination::Stopped);
                     }
-                }
-                let tmin = roots[..nr].iter().fold(f64::INFINITY, |a, r| a.min(r.0));
-                for &(r, k) in &roots[..nr] {
-                    if r <= tmin + ttol {
-                        fired.push(k);
-                    }
-                }
-                te = tmin;
-                xe = step.eval(te);
-                if self.report_sections(sys, sections, &step, te, &mut sec_prev, &mode, false, obs).is_break() {
-                    finish!(Termination::Stopped);
-                }
-                if obs.on_step(&step, te, &mode).is_break() {
-                    t = te;
-                    x = xe;
-                    finish!(Termination::Stopped);
+                } else {
+                    te = t;
+                    xe = x;
                 }
             }
             // The event.

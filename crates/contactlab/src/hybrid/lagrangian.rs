@@ -26,12 +26,15 @@
 //! acceleration per unit normal force of the slipping contact, made dimensionless. While it is
 //! positive the slip is consistent (`λ_n = A/B`); when it reaches zero with `A ≥ 0` the run ends
 //! with a [`FailureKind::Jam`] and the values of `A`, `B` and `λ_n` as evidence: dynamic jamming
-//! (P2, Definition 1) when the force was growing, which the caller decides from the trajectory. (With several closed
+//! (P2, Definition 1) when the force grows without bound, a separation when `A` vanishes first,
+//! which the caller decides from the approach ([`crate::walker::slip`]). (With several closed
 //! contacts `Bᵢ` is the contact's own diagonal term, exact when it is the only closed one.)
 //!
 //! [`Hybrid::step_limit`] ends a step at the next extremum of a free gap predicted from its
 //! second-order expansion — 1.5 times the time to an apex while the gap is below half the rise,
-//! the time to a valley whose depth may reach zero — so no gap crosses zero twice within a step.
+//! the time to a valley whose depth may reach zero — so no gap crosses zero twice within a step;
+//! and, while a slipping contact's `B̂ᵢ` decreases, at half the time to `B̂ᵢ = 0`, so the steps
+//! approach the pole of `λ_n` geometrically and their ends sample the approach.
 //!
 //! # Choosing the mode
 //! After every event the next mode is chosen among all candidates compatible with each contact's
@@ -628,6 +631,27 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         (b, b / d)
     }
 
+    /// Half the time to `B̂ᵢ = 0` of every slipping contact whose `B̂ᵢ` decreases (its rate by a
+    /// difference along `q̇` over `1e-7` of the time scale): the steps approach the pole of `λ_n`
+    /// geometrically, so the integrator's own points resolve the approach (P2's dynamic
+    /// jamming is read from them) and no step jumps across the pole.
+    fn jam_step_limit(&self, mode: &Modes, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
+        let dt = 1e-7 * self.time();
+        let mut lim = f64::INFINITY;
+        for i in 0..self.nc() {
+            let ContactMode::Slip(s) = mode.get(i) else { continue };
+            if s == 0 || self.system.law(i).mu == 0.0 {
+                continue;
+            }
+            let b0 = self.slip_b(i, s, q).1;
+            let rate = (self.slip_b(i, s, &(q + v * dt)).1 - b0) / dt;
+            if b0 > 0.0 && rate < 0.0 {
+                lim = lim.min(0.5 * b0 / -rate);
+            }
+        }
+        lim
+    }
+
     fn rest_rank(&self, mode: &Modes, q: &SVector<f64, N>) -> bool {
         if !self.system.autonomous() {
             return false;
@@ -1153,9 +1177,11 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn step_limit(&self, mode: &Modes, t: f64, x: &State<N>) -> f64 {
         let (q, v) = split(x);
         let nc = self.nc();
-        // Only armed free contacts can strike; without one there is no limit (and no solve).
+        let jam = self.jam_step_limit(mode, &q, &v);
+        // Only armed free contacts can strike; without one there is no further limit (and no
+        // solve).
         if (0..nc).all(|i| mode.get(i).closed() || !self.system.armed(i, &q)) {
-            return f64::INFINITY;
+            return jam;
         }
         let Some(sol) = self.solve_mode(mode, t, &q, &v) else { return f64::INFINITY };
         let mut lim = f64::INFINITY;
@@ -1177,7 +1203,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
                 lim = lim.min(-gd / gdd);
             }
         }
-        lim
+        lim.min(jam)
     }
 
     fn transition(&self, mode: &Modes, fired: &[usize], t: f64, x: &State<N>) -> Transition<State<N>, Modes> {

@@ -127,7 +127,7 @@ pub enum FailureKind {
     /// A consistent slip reached `B = 0` (P2, eq. 21) with `A ≥ 0`: no finite-force continuation
     /// is certain. It is dynamic jamming (Definition 1) when the normal force `A/B` grows as `B`
     /// vanishes; when `A` vanishes with `B` the force may instead fall to zero (P2's case
-    /// `μ < μ_c`). A caller that has the trajectory tells them apart
+    /// `μ < μ_c`). A caller that has the trajectory tells them apart from the approach
     /// ([`crate::walker::slip::slip`]).
     Jam,
 }

@@ -30,7 +30,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          of the sticking forces (5) along the gait, the impulse ratio that of (13) at heel strike. A and B are \
          evaluated from (21) for any walker, and B < 0 regions, μ_min and ρ are found numerically (grid and \
          refinement). A slip episode is integrated until the slip stops, the foot separates, the swing foot lands, \
-         or B reaches 0 with A > 0 (dynamic jamming, Definition 1). Note: the rimless wheel's B printed in (31)–(32) \
+         or B reaches 0 with A > 0. Where A and B vanish together (P2's corner p₁) the outcome is read from the \
+         approach, after Génot and Brogliato: the exponent s = d ln A / d ln B over the last decades of B above \
+         the integrator's resolution is below 1 at a jam (f_n = A/B unbounded, Definition 1) and above 1 before a \
+         separation; within 10⁻³ of 1 the end is reported as a corner. Note: the rimless wheel's B printed in (31)–(32) \
          is κ times the B of (21) (the Schur complement of the hub block is m l² κ); the factor is positive, so \
          Table 2.1, (33) and (34) stand, but f_n = A/B needs the B of (21), which is what is used here.",
     );
@@ -70,11 +73,14 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             src3,
         )
         .with_note(format!(
-            "ends at θ = {} (θ₁ = {}), A = {}, f_n reached {}",
+            "ends at θ = {} (θ₁ = {}), A = {}, f_n reached {}; approach exponent d ln A / d ln B = {} (the node's \
+             eigenvalue ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) = {})",
             fmt_num(jam.state[2]),
             fmt_num(lo),
             fmt_num(jam.a_end),
-            fmt_num(jam.fn_max)
+            fmt_num(jam.fn_max),
+            fmt_num(jam.approach.as_ref().and_then(|a| a.exponent_late).unwrap_or(f64::NAN)),
+            fmt_num(2.0 * w.kappa / (lo.tan() * ((2.0 * lo).sin() + w.mu * (2.0 * lo).cos())))
         )),
     );
     let thr = jam_threshold(
@@ -114,7 +120,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, src3)
             .with_note(
                 "P2's formula evaluated at κ = 0.02; computed: bisection on μ for any jam among 144 slipping starts \
-             (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is a force that grows as B → 0",
+             (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is an approach to p₁ along which f_n = A/B \
+             grows (d ln A / d ln B < 1)",
             ),
     );
     tick(2);

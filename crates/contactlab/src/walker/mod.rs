@@ -66,6 +66,42 @@ pub fn ab<S: ContactSystem<N>, const N: usize>(
     (a, b)
 }
 
+/// `A` and `B` of [`ab`] with the magnitudes of the terms each one sums.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AbTerms {
+    /// `A` (eq. 21).
+    pub a: f64,
+    /// `B` (eq. 21).
+    pub b: f64,
+    /// `|w_nᵀM⁻¹h(q, 0)| + |w_nᵀM⁻¹(h(q, q̇) − h(q, 0)) + ẇ_nᵀq̇|`: the magnitude of `A`'s
+    /// position-only (gravity) and velocity (centripetal) parts, which cancel at `A = 0`; the
+    /// integrator's relative error in the state is an error in `A` relative to it.
+    pub a_scale: f64,
+    /// `w_nᵀM⁻¹w_n + μ|w_nᵀM⁻¹w_t|`: the scale of `B`'s terms.
+    pub b_scale: f64,
+}
+
+/// [`ab`] with the scales of the terms (for deciding whether `A` or `B` is resolved from zero).
+pub fn ab_terms<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    sigma: f64,
+) -> AbTerms {
+    let m = sys.mass_matrix(q);
+    let Some(chol) = m.cholesky() else {
+        return AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN };
+    };
+    let wn = sys.normal_jacobian(0, q);
+    let wt = sys.tangent_jacobian(0, q);
+    let minv_wn = chol.solve(&wn);
+    let h0 = sys.bias(0.0, q, &SVector::zeros());
+    let a0 = -minv_wn.dot(&h0);
+    let av = -minv_wn.dot(&(sys.bias(0.0, q, v) - h0)) - sys.jacobian_dot_v(0, q, v).0;
+    let (d, c) = (minv_wn.dot(&wn), minv_wn.dot(&wt) * sys.law(0).mu);
+    AbTerms { a: a0 + av, b: d - sigma * c, a_scale: a0.abs() + av.abs(), b_scale: d + c.abs() }
+}
+
 /// The case of Table 2.1 selected by the signs of `A` and `B`.
 pub fn slip_case(a: f64, b: f64) -> SlipCase {
     match (a > 0.0, b > 0.0) {
