@@ -217,17 +217,27 @@ fn write_rimless_cases(w: &RimlessWheel, mu: f64, sigma: f64, dir: &std::path::P
 
 fn run_slip(a: SlipArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let v = contactlab::api::walker_slip(&m, &a.state, a.jam_threshold, a.max_speed)?;
+    contactlab::util::positive("max_speed", a.max_speed)?;
+    if a.jam_threshold {
+        let r = contactlab::api::walker_jam_threshold(&m, &a.state, a.max_speed)?;
+        finish_slip(&a, &r)
+    } else {
+        let r = contactlab::api::walker_slip(&m, &a.state)?;
+        finish_slip(&a, &r)
+    }
+}
+
+fn finish_slip(a: &SlipArgs, r: &impl serde::Serialize) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let p = dir.join("slip.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&v).context("serialising")?)
+        std::fs::write(&p, serde_json::to_string_pretty(r).context("serialising")?)
             .with_context(|| format!("writing {}", p.display()))?;
     }
     if a.common.json {
-        print_json(&v)?;
+        print_json(r)?;
     } else {
-        println!("{}: {}", a.model.display(), serde_json::to_string_pretty(&v).context("formatting")?);
+        println!("{}: {}", a.model.display(), serde_json::to_string_pretty(r).context("formatting")?);
     }
     Ok(())
 }

@@ -584,7 +584,12 @@ fn walker_slip(
     max_speed: f64,
 ) -> PyResult<Py<PyAny>> {
     let m = walker_model(name, text, is_json)?;
-    object(py, &py.detach(|| contactlab::api::walker_slip(&m, &state, jam_threshold, max_speed)).map_err(to_py)?)
+    contactlab::util::positive("max_speed", max_speed).map_err(to_py)?;
+    if jam_threshold {
+        object(py, &py.detach(|| contactlab::api::walker_jam_threshold(&m, &state, max_speed)).map_err(to_py)?)
+    } else {
+        object(py, &py.detach(|| contactlab::api::walker_slip(&m, &state)).map_err(to_py)?)
+    }
 }
 
 fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {

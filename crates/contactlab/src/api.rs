@@ -13,7 +13,6 @@ use std::ops::RangeInclusive;
 
 use nalgebra::{DVector, SVector};
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
@@ -567,16 +566,46 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
     })
 }
 
-/// A slip of the stance foot from `state` (rimless wheel `θ, θ̇, ẋ` with rates in units of
-/// `1/τ_c` and `l/τ_c`; compass biped `θ₁, θ₂, θ̇₁, θ̇₂, ẋ` in SI), or with `jam_threshold` the
-/// smallest initial slip speed up to `max_speed` that jams (`walker slip`).
-pub fn walker_slip(m: &WalkerModel, state: &[f64], jam: bool, max_speed: f64) -> Result<Value, Error> {
-    let s = WalkerSettings::default();
+/// What `walker slip --json` prints: how the slip ended (rimless wheel: times in units of
+/// `τ_c`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SlipReport {
+    /// How the slip episode ended.
+    pub outcome: crate::walker::slip::SlipOutcome,
+    /// When.
+    pub t_end: f64,
+    /// The largest normal force at the stance foot during the slip.
+    pub fn_max: f64,
+    /// The state `(q, q̇)` at the end.
+    pub state: Vec<f64>,
+    /// `A` (P2 eq. 21) at the end.
+    #[serde(rename = "A")]
+    pub a: f64,
+    /// `B` at the end.
+    #[serde(rename = "B")]
+    pub b: f64,
+    /// How an end at P2's corner p₁ was read (the evidence of jam, separation or corner).
+    pub approach: Option<crate::walker::slip::Approach>,
+}
+
+/// What `walker slip --jam-threshold --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct JamThresholdReport {
+    /// The smallest initial slip speed that jams (`None`: even `max_speed` does not).
+    pub jam_threshold: Option<f64>,
+}
+
+/// A walker's start from `state` as `(q, q̇)`, and the unit of time and speed of its state.
+enum SlipStart {
+    Rimless(SVector<f64, 3>, SVector<f64, 3>, f64),
+    Compass(SVector<f64, 4>, SVector<f64, 4>),
+}
+
+fn slip_start(m: &WalkerModel, state: &[f64]) -> Result<SlipStart, Error> {
     if state.iter().any(|x| !x.is_finite()) {
         return Err(arg("state", "every value must be a finite number"));
     }
-    positive("max_speed", max_speed)?;
-    Ok(match m {
+    match m {
         WalkerModel::Rimless(w) => {
             if state.len() != 3 {
                 return Err(arg(
@@ -587,17 +616,9 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64], jam: bool, max_speed: f64) ->
             let tc = w.tau_c();
             let q = SVector::<f64, 3>::new(0.0, 0.0, state[0]);
             let v = SVector::<f64, 3>::new(state[2] / tc, 0.0, state[1] / tc);
-            if jam {
-                let vr = SVector::<f64, 3>::new(0.0, 0.0, v[2]);
-                let e_x = SVector::<f64, 3>::new(1.0, 0.0, 0.0);
-                let t = jam_threshold(w, &q, &vr, &e_x, max_speed / tc, 1e-5, &s);
-                json!({"jam_threshold": t.map(|x| x * tc)})
-            } else {
-                let e = slip(w, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end / tc, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end, "approach": e.approach})
-            }
+            Ok(SlipStart::Rimless(q, v, tc))
         }
-        WalkerModel::Compass(c) => {
+        WalkerModel::Compass(_) => {
             if state.len() != 5 {
                 return Err(arg(
                     "state",
@@ -609,16 +630,50 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64], jam: bool, max_speed: f64) ->
             }
             let q = SVector::<f64, 4>::new(state[0], state[1], 0.0, 0.0);
             let v = SVector::<f64, 4>::new(state[2], state[3], state[4], 0.0);
-            if jam {
-                let vr = SVector::<f64, 4>::new(v[0], v[1], 0.0, 0.0);
-                let e_x = SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0);
-                json!({"jam_threshold": jam_threshold(c, &q, &vr, &e_x, max_speed, 1e-5, &s)})
-            } else {
-                let e = slip(c, &q, &v, &s);
-                json!({"outcome": e.outcome, "t_end": e.t_end, "fn_max": e.fn_max, "state": e.state, "A": e.a_end, "B": e.b_end, "approach": e.approach})
-            }
+            Ok(SlipStart::Compass(q, v))
         }
+    }
+}
+
+/// A slip of the stance foot from `state` (rimless wheel `θ, θ̇, ẋ` with rates in units of
+/// `1/τ_c` and `l/τ_c`; compass biped `θ₁, θ₂, θ̇₁, θ̇₂, ẋ` in SI) until it ends (`walker slip`).
+pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> {
+    let s = WalkerSettings::default();
+    let report = |e: crate::walker::slip::SlipEnd, tc: f64| SlipReport {
+        outcome: e.outcome,
+        t_end: e.t_end / tc,
+        fn_max: e.fn_max,
+        state: e.state,
+        a: e.a_end,
+        b: e.b_end,
+        approach: e.approach,
+    };
+    Ok(match (m, slip_start(m, state)?) {
+        (WalkerModel::Rimless(w), SlipStart::Rimless(q, v, tc)) => report(slip(w, &q, &v, &s), tc),
+        (WalkerModel::Compass(c), SlipStart::Compass(q, v)) => report(slip(c, &q, &v, &s), 1.0),
+        _ => unreachable!("slip_start follows the model"),
     })
+}
+
+/// The smallest initial slip speed up to `max_speed` that jams from `state` (the state's own
+/// slip speed replaced; `walker slip --jam-threshold`).
+pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> Result<JamThresholdReport, Error> {
+    let s = WalkerSettings::default();
+    positive("max_speed", max_speed)?;
+    let jam_threshold = match (m, slip_start(m, state)?) {
+        (WalkerModel::Rimless(w), SlipStart::Rimless(q, v, tc)) => {
+            let vr = SVector::<f64, 3>::new(0.0, 0.0, v[2]);
+            let e_x = SVector::<f64, 3>::new(1.0, 0.0, 0.0);
+            jam_threshold(w, &q, &vr, &e_x, max_speed / tc, 1e-5, &s).map(|x| x * tc)
+        }
+        (WalkerModel::Compass(c), SlipStart::Compass(q, v)) => {
+            let vr = SVector::<f64, 4>::new(v[0], v[1], 0.0, 0.0);
+            let e_x = SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0);
+            jam_threshold(c, &q, &vr, &e_x, max_speed, 1e-5, &s)
+        }
+        _ => unreachable!("slip_start follows the model"),
+    };
+    Ok(JamThresholdReport { jam_threshold })
 }
 
 /// The model's walker with friction coefficient `mu`.
