@@ -19,6 +19,10 @@ use crate::Error;
 /// One group of rows (and figures) of a section, built in turn by the section's builder.
 pub type RowGroup = fn(&mut Section, &Options) -> Result<(), Error>;
 
+/// A row group that also reads values its section computes once and several groups share (an
+/// analysis, a periodic orbit), passed as a small struct `C`.
+pub type RowGroupWith<C> = fn(&mut Section, &Options, &C) -> Result<(), Error>;
+
 /// A report section: its id (as `--only` takes it), title and builder.
 #[derive(Clone, Copy)]
 pub struct SectionDef {

@@ -9,7 +9,7 @@ use crate::hybrid::EventKind;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::zeno::bound::{theorem1, Epsilons};
-use crate::zeno::{self, plots, ZenoSettings};
+use crate::zeno::{self, plots, Continuation, ZenoSettings};
 use crate::Error;
 
 /// Section title.
@@ -23,6 +23,34 @@ const SRC: &str = "P3 Section 5";
 /// `q(0) = (−0.08, 0)`, `q̇(0) = 0` (P3, Section 5).
 fn start() -> (SVector<f64, 2>, SVector<f64, 2>) {
     (Vector2::new(-0.08, 0.0), Vector2::zeros())
+}
+
+/// What the row groups share, computed once: the simple periodic orbit with PD control at
+/// `e = 0` and the state it was found from, where the later orbit searches and the continuation
+/// start.
+struct Shared {
+    /// Settings of every simulation and orbit search.
+    s: ZenoSettings,
+    /// The pendulum with PD control at `e = 0`.
+    lag0: Lagrangian<DoublePendulumStop, 2>,
+    /// The point of the constraint surface reached by settling from [`start`].
+    y0: DVector<f64>,
+    /// The simple periodic orbit.
+    simple: zeno::Orbit,
+}
+
+impl Shared {
+    fn find() -> Result<Self, Error> {
+        let s = ZenoSettings::default();
+        let (q0, v0) = start();
+        let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+        let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s)?;
+        let simple = zeno::orbit(&lag0, &y0, &s);
+        if !simple.converged {
+            return Err(Error::Numerical(format!("P3: the simple periodic orbit was not found: {:?}", simple.reason)));
+        }
+        Ok(Shared { s, lag0, y0, simple })
+    }
 }
 
 /// Builds the section.
@@ -41,14 +69,24 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          is followed in e by continuation until no orbit with a constrained phase is found. In the time plots constrained \
          phases are solid, free phases dashed and impacts squares, as in P3's figures.",
     );
-    let s = ZenoSettings::default();
-    let (q0, v0) = start();
-    let total = 6u64;
-    let tick = |k: u64| progress("P3", k, total);
+    let steps: [super::RowGroupWith<Shared>; 5] =
+        [uncontrolled_fig2b, simple_orbit, theorem1_bound, zeno_orbit_figs3_4, continuation];
+    let total = steps.len() as u64 + 1;
+    progress("P3", 0, total);
+    let shared = Shared::find()?;
+    for (k, step) in steps.iter().enumerate() {
+        progress("P3", k as u64 + 1, total);
+        step(&mut sec, opts, &shared)?;
+    }
+    progress("P3", total, total);
+    Ok(sec)
+}
 
-    // Uncontrolled, plastic: two plastic collisions per cycle, slowly decaying (Fig. 2b).
+/// Uncontrolled, plastic: two plastic collisions per cycle, slowly decaying (Fig. 2b).
+fn uncontrolled_fig2b(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (q0, v0) = start();
     let free = DoublePendulumStop::paper(0.0);
-    let sim = zeno::simulate(&free, &q0, &v0, 60.0, 4, &s)?;
+    let sim = zeno::simulate(&free, &q0, &v0, 60.0, 4, &sh.s)?;
     // Impacts between successive entries into a constrained phase.
     let entries: Vec<f64> = sim
         .events
@@ -92,15 +130,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   solid while θ₂ = 0 is held, dashed in free motion, squares at the collisions (two per cycle)."
                 .into(),
     });
-    tick(1);
+    Ok(())
+}
 
-    // PD control, e = 0: the simple periodic orbit and γ.
-    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
-    let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s)?;
-    let simple = zeno::orbit(&lag0, &y0, &s);
-    if !simple.converged {
-        return Err(Error::Numerical(format!("P3: the simple periodic orbit was not found: {:?}", simple.reason)));
-    }
+/// PD control, e = 0: the simple periodic orbit and γ.
+fn simple_orbit(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let simple = &sh.simple;
     sec.rows.push(Row::exact(
         "PD control, e = 0: a simple periodic orbit (one plastic collision per cycle)",
         "1",
@@ -113,11 +148,13 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         simple.gamma_iterates.map_or("—".into(), fmt_num),
         fmt_num(simple.multipliers.get(1).map_or(f64::NAN, |z| z[0].hypot(z[1])))
     )));
-    tick(2);
+    Ok(())
+}
 
-    // Theorem 1.
+/// Theorem 1's bound on e around the simple orbit, and the Zeno orbit at the e it guarantees.
+fn theorem1_bound(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
     let eps = Epsilons { eps1: 0.017, eps2: 0.06, eps3: 0.005 };
-    let b = theorem1(&lag0, &DVector::from_vec(simple.section_point.clone()), simple.gamma, eps, 11, &s)?;
+    let b = theorem1(&sh.lag0, &DVector::from_vec(sh.simple.section_point.clone()), sh.simple.gamma, eps, 11, &sh.s)?;
     let kappa_needed = b.kappa * b.with_multiplier.e_max / 0.0015;
     sec.rows.push(
         Row::number(
@@ -164,25 +201,29 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     });
     // The orbit the bound guarantees, at its published e.
     let lag_small = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0015));
-    let small = zeno::orbit(&lag_small, &y0, &s);
+    let small = zeno::orbit(&lag_small, &sh.y0, &sh.s);
     sec.rows.push(Row::exact(
         "e = 0.0015: a Zeno periodic orbit exists",
         "yes",
         yes_no(small.converged && small.zeno),
         SRC,
     ));
-    tick(3);
+    Ok(())
+}
 
-    // e = 0.5: a stable Zeno periodic orbit (Figs. 3 and 4).
+/// e = 0.5: a stable Zeno periodic orbit (Figs. 3 and 4).
+fn zeno_orbit_figs3_4(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let s = &sh.s;
+    let (q0, v0) = start();
     let lag5 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
-    let half = zeno::orbit(&lag5, &zeno::settle(&lag5, &q0, &v0, 300, 1e-7, &s)?, &s);
+    let half = zeno::orbit(&lag5, &zeno::settle(&lag5, &q0, &v0, 300, 1e-7, s)?, s);
     sec.rows.push(Row::exact(
         "e = 0.5: a Zeno periodic orbit, locally stable",
         "yes",
         yes_no(half.converged && half.zeno && half.stable),
         SRC,
     ));
-    let sim5 = zeno::simulate(&DoublePendulumStop::paper_controlled(0.5), &q0, &v0, 30.0, 4, &s)?;
+    let sim5 = zeno::simulate(&DoublePendulumStop::paper_controlled(0.5), &q0, &v0, 30.0, 4, s)?;
     plots::time_plot(&sim5, "P3 Fig. 4: PD control, e = 0.5", &["θ₁", "θ₂"], &opts.out.join("p3_fig4.png"))?;
     let one = |o: &zeno::Orbit, e: f64| {
         let x = &o.fixed_point;
@@ -192,10 +233,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             &Vector2::new(x[2], x[3]),
             o.period,
             8,
-            &s,
+            s,
         )
     };
-    let (c0, c5) = (one(&simple, 0.0)?, one(&half, 0.5)?);
+    let (c0, c5) = (one(&sh.simple, 0.0)?, one(&half, 0.5)?);
     plots::phase_portrait(&[("e = 0", &c0), ("e = 0.5", &c5)], 0, "θ₁", &opts.out.join("p3_fig3a.png"))?;
     plots::phase_portrait(&[("e = 0", &c0), ("e = 0.5", &c5)], 1, "θ₂", &opts.out.join("p3_fig3b.png"))?;
     sec.figures.push(Figure {
@@ -217,10 +258,20 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   sequence of impacts (squares) followed by a constrained phase."
                 .into(),
     });
-    tick(4);
+    Ok(())
+}
 
-    // Continuation in e: the Zeno-to-non-Zeno bifurcation.
-    let c = zeno::continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &y0, &s, &|_| {});
+/// Continuation in e: the Zeno-to-non-Zeno bifurcation. The branch, computed once, gives the
+/// end row, Fig. 5 near its end and the branch's figures and table.
+fn continuation(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let c = zeno::continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &sh.y0, &sh.s, &|_| {});
+    branch_end(sec, &c);
+    fig5(sec, opts, sh, &c)?;
+    branch_figures(sec, opts, &c)
+}
+
+/// The largest e with a Zeno periodic orbit, and what ended the branch (in the introduction).
+fn branch_end(sec: &mut Section, c: &Continuation) {
     let e_crit = c.e_critical.unwrap_or(f64::NAN);
     // P3 gives the largest e at which its simulations found the orbit: a lower bound of the
     // branch's end, checked one-sided with half a unit of its last digit.
@@ -246,9 +297,14 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             c.reason.as_deref().unwrap_or("the end of the e range")
         ));
     }
+}
+
+/// e = 0.9225 (Fig. 5): the orbit found from the branch point below it, with its very short
+/// constrained phase.
+fn fig5(sec: &mut Section, opts: &Options, sh: &Shared, c: &Continuation) -> Result<(), Error> {
     let lag9 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.9225));
     let near = c.points.iter().rev().find(|p| p.e <= 0.9225).map(|p| DVector::from_vec(p.orbit.section_point.clone()));
-    let o9 = near.map(|y| zeno::orbit(&lag9, &y, &s));
+    let o9 = near.map(|y| zeno::orbit(&lag9, &y, &sh.s));
     let short = o9.as_ref().is_some_and(|o| o.converged && o.zeno && o.constrained_duration < 0.05 * o.period);
     sec.rows.push(
         Row::exact("e = 0.9225: a Zeno periodic orbit with a very short constrained phase", "yes", yes_no(short), SRC)
@@ -265,7 +321,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         &Vector2::new(x9[2], x9[3]),
         20.0,
         4,
-        &s,
+        &sh.s,
     )?;
     plots::time_plot(&sim9, "P3 Fig. 5: PD control, e = 0.9225", &["θ₁", "θ₂"], &opts.out.join("p3_fig5.png"))?;
     sec.figures.push(Figure {
@@ -277,7 +333,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             fmt_num(o9.as_ref().map_or(f64::NAN, |o| o.period))
         ),
     });
-    plots::branch_plots(&c, &opts.out, "p3_branch")?;
+    Ok(())
+}
+
+/// The branch's constrained duration, period and γ against e, and its table.
+fn branch_figures(sec: &mut Section, opts: &Options, c: &Continuation) -> Result<(), Error> {
+    plots::branch_plots(c, &opts.out, "p3_branch")?;
     let at = |k: usize| c.points.get(k);
     let n = c.points.len();
     let (first, last, before_last) = (at(0), n.checked_sub(1).and_then(at), n.checked_sub(2).and_then(at));
@@ -344,6 +405,5 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             })
             .collect(),
     });
-    tick(total);
-    Ok(sec)
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! time-stepping core against the event-driven one.
 
 use super::{Options, ProgressFn};
-use crate::eqset::{self, plots, PortraitSettings, Settings};
+use crate::eqset::{self, plots, Analysis, PortraitSettings, SetReport, Settings, Theorem1};
 use crate::mechanics::sliders::{RodTwoSliders, SlidingBlock};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::timestep::{bilateral, observed_order};
@@ -17,6 +17,37 @@ pub const TITLE: &str =
 pub const SECTION: super::SectionDef = super::SectionDef { id: "P5", title: TITLE, build: section };
 
 const SRC: &str = "P5 Section IV";
+
+/// The rod of P5 Fig. 1 and its analysis (sets and theorems), computed once for the row groups.
+struct Rod {
+    rod: RodTwoSliders,
+    settings: Settings,
+    analysis: Analysis,
+    /// `θ̂` of P5 (22), the published half width of each set.
+    th: f64,
+}
+
+impl Rod {
+    fn analyze() -> Result<Self, Error> {
+        let rod = RodTwoSliders::paper();
+        let settings = Settings::for_system(&rod);
+        let analysis = eqset::analyze(&rod, &settings)?;
+        let th = rod.theta_hat().ok_or_else(|| Error::Numerical("P5: θ̂ undefined for μ₁μ₂ ≥ 1".into()))?;
+        Ok(Rod { rod, settings, analysis, th })
+    }
+    /// E1, around `θ = 0` (there are two sets when the row groups run).
+    fn e1(&self) -> &SetReport {
+        &self.analysis.sets[0]
+    }
+    /// E2, around `θ = π`.
+    fn e2(&self) -> &SetReport {
+        &self.analysis.sets[1]
+    }
+    /// Theorem 1 for E1.
+    fn t1(&self) -> Result<&Theorem1, Error> {
+        self.e1().theorem1.as_ref().ok_or_else(|| Error::Numerical("P5: Theorem 1 not applied to E1".into()))
+    }
+}
 
 /// Builds the section.
 pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
@@ -34,19 +65,26 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          phase portrait and the basin come from the Moreau–Jean time-stepping of the same model (stick phases \
          exact, so runs come to rest exactly).",
     );
-    let total = 5u64;
-    let tick = |k: u64| progress("P5", k, total);
-    let rod = RodTwoSliders::paper();
-    let mgl = rod.mass * rod.gravity * rod.l;
-    let settings = Settings::for_system(&rod);
-    let a = eqset::analyze(&rod, &settings)?;
-    let th = rod.theta_hat().ok_or_else(|| Error::Numerical("P5: θ̂ undefined for μ₁μ₂ ≥ 1".into()))?;
-    sec.rows.push(Row::exact("Number of equilibrium sets for μ₁μ₂ < 1", "2", a.sets.len().to_string(), SRC));
-    if a.sets.len() != 2 {
-        tick(total);
-        return Ok(sec);
+    let steps: [super::RowGroupWith<Rod>; 6] =
+        [sets, theorem1_e1, theorem2_e2, fig3_and_basin, order_against_event_driven, order_against_closed_form];
+    let total = steps.len() as u64 + 1;
+    progress("P5", 0, total);
+    let rod = Rod::analyze()?;
+    sec.rows.push(Row::exact("Number of equilibrium sets for μ₁μ₂ < 1", "2", rod.analysis.sets.len().to_string(), SRC));
+    // Without the two sets the section stops here, the time-stepping rows included.
+    if rod.analysis.sets.len() == 2 {
+        for (k, step) in steps.iter().enumerate() {
+            progress("P5", k as u64 + 1, total);
+            step(&mut sec, opts, &rod)?;
+        }
     }
-    let (e1, e2) = (&a.sets[0], &a.sets[1]);
+    progress("P5", total, total);
+    Ok(sec)
+}
+
+/// E1 and E2 against eq. (22), and their merging when μ₁μ₂ ≥ 1.
+fn sets(sec: &mut Section, _opts: &Options, r: &Rod) -> Result<(), Error> {
+    let (e1, e2, th) = (r.e1(), r.e2(), r.th);
     let pi = std::f64::consts::PI;
     sec.rows.push(
         Row::number("Half width θ̂ of E1 (rad)", th, e1.half_width, 1e-9, "P5 eq. (22)")
@@ -57,7 +95,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     sec.rows.push(Row::number("Centre of E2, |θ| (rad)", pi, e2.center.abs(), 1e-9, "P5 eq. (22)"));
     // Merging.
     let merged = |p: f64| -> Result<bool, Error> {
-        let r = RodTwoSliders { mu1: p / 0.8, mu2: 0.8, ..rod };
+        let r = RodTwoSliders { mu1: p / 0.8, mu2: 0.8, ..r.rod };
         let s = Settings { grid: 400, ..Settings::for_system(&r) };
         let sets = eqset::equilibrium_sets(&r, s.q_min, s.q_max, s.grid)?;
         Ok(sets.len() == 1 && sets[0].whole)
@@ -69,10 +107,15 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
              friction forces are bounded exactly when the spectral radius √(μ₁μ₂) of diag(μ)|K| is below one",
         ),
     );
-    tick(1);
+    Ok(())
+}
 
-    // Theorem 1 for E1.
-    let t1 = e1.theorem1.as_ref().ok_or_else(|| Error::Numerical("P5: Theorem 1 not applied to E1".into()))?;
+/// Theorem 1 for E1: its conditions and c* against eq. (23).
+fn theorem1_e1(sec: &mut Section, _opts: &Options, r: &Rod) -> Result<(), Error> {
+    let (rod, th) = (&r.rod, r.th);
+    let mgl = rod.mass * rod.gravity * rod.l;
+    let e1 = r.e1();
+    let t1 = r.t1()?;
     sec.rows.push(Row::exact("E1 is attractive (Theorem 1)", "yes", yes_no(e1.attractive == Some(true)), SRC));
     for (k, c) in &t1.conditions {
         sec.rows.push(
@@ -114,7 +157,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         )
         .with_note(format!("c* limited by {}", t1.c_star_limited_by)),
     );
-    // Theorem 2 for E2.
+    Ok(())
+}
+
+/// Theorem 2 for E2, with V of eq. (24).
+fn theorem2_e2(sec: &mut Section, _opts: &Options, r: &Rod) -> Result<(), Error> {
+    let e2 = r.e2();
     sec.rows.push(Row::exact(
         "E2 is unstable, by statement 3 of Theorem 2 with V of (24)",
         "Theorem 2, statement 3",
@@ -137,14 +185,18 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 .collect(),
         });
     }
-    tick(2);
+    Ok(())
+}
 
-    // Fig. 3 and the basin.
-    let ps = PortraitSettings::for_system(&rod);
-    let p = eqset::portrait(&rod, &a, &settings, &ps)?;
+/// Fig. 3 and the basin found by time-stepping, against the estimate V < c*.
+fn fig3_and_basin(sec: &mut Section, opts: &Options, r: &Rod) -> Result<(), Error> {
+    let rod = &r.rod;
+    let t1 = r.t1()?;
+    let ps = PortraitSettings::for_system(rod);
+    let p = eqset::portrait(rod, &r.analysis, &r.settings, &ps)?;
     plots::portrait(
-        &rod,
-        &a.sets,
+        rod,
+        &r.analysis.sets,
         Some(t1),
         &p.trajectories,
         p.window_q,
@@ -162,7 +214,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         ),
     });
     if let Some((_, b)) = &p.basin {
-        plots::basin_map(&rod, b, t1, ("θ", "rad"), "P5: where each initial state comes to rest")
+        plots::basin_map(rod, b, t1, ("θ", "rad"), "P5: where each initial state comes to rest")
             .save(&opts.out.join("p5_basin.png"))?;
         sec.figures.push(Figure {
             file: "p5_basin.png".into(),
@@ -213,9 +265,12 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 .collect(),
         });
     }
-    tick(3);
+    Ok(())
+}
 
-    // The time-stepping core against the event-driven one and a closed form.
+/// The time-stepping core against the event-driven one on P1's configurations A and D, with
+/// the table of errors.
+fn order_against_event_driven(sec: &mut Section, _opts: &Options, _r: &Rod) -> Result<(), Error> {
     let mut order_rows = Vec::new();
     let steps: Vec<usize> = (0..9).map(|k| 100 << k).collect();
     for (config, windows, what) in
@@ -250,7 +305,23 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                 .collect(),
         );
     }
-    // The friction oscillator against its closed form, a slip reversal at the middle of a step.
+    sec.tables.push(Table {
+        caption: "Time-stepping against the event-driven core: mean distance of the contact coordinates over the \
+                  window (in units of the lift δ), for 100·2ᵏ steps, k = 0..8, and the fitted order."
+            .into(),
+        header: ["system", "window"]
+            .into_iter()
+            .map(String::from)
+            .chain(steps.iter().map(|m| format!("{m} steps")))
+            .chain(["order".to_string()])
+            .collect(),
+        rows: order_rows,
+    });
+    Ok(())
+}
+
+/// The friction oscillator against its closed form, a slip reversal at the middle of a step.
+fn order_against_closed_form(sec: &mut Section, _opts: &Options, _r: &Rod) -> Result<(), Error> {
     let block = SlidingBlock { mass: 1.5, stiffness: 20.0, gravity: 9.81, mu: 0.25 };
     let osc = block.on_floor();
     let (d, t_half) = (block.band(), osc.half_period());
@@ -276,18 +347,5 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         )
         .with_note("largest error over 2.7 half periods (4.4 bands to rest at 0.4 bands), slip reversal mid-step"),
     );
-    sec.tables.push(Table {
-        caption: "Time-stepping against the event-driven core: mean distance of the contact coordinates over the \
-                  window (in units of the lift δ), for 100·2ᵏ steps, k = 0..8, and the fitted order."
-            .into(),
-        header: ["system", "window"]
-            .into_iter()
-            .map(String::from)
-            .chain(steps.iter().map(|m| format!("{m} steps")))
-            .chain(["order".to_string()])
-            .collect(),
-        rows: order_rows,
-    });
-    tick(total);
-    Ok(sec)
+    Ok(())
 }
