@@ -8,8 +8,8 @@ use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::walker::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walker::plots;
-use crate::walker::slip::{jam_threshold, jams_on_grid, slip, SlipOutcome};
-use crate::walker::{gait, rimless_closed_form, WalkerSettings};
+use crate::walker::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
+use crate::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
 use crate::Error;
 
 /// Section title.
@@ -17,6 +17,57 @@ pub const TITLE: &str = "Or: Painlevé's paradox and dynamic jamming in passive 
 
 /// This section, for [`super::SECTIONS`].
 pub const SECTION: super::SectionDef = super::SectionDef { id: "P2", title: TITLE, build: section };
+
+/// What several row groups of the section use, computed once.
+struct Shared {
+    s: WalkerSettings,
+    /// The rimless wheel (P2 eq. 23).
+    w: RimlessWheel,
+    /// The ends of its `B < 0` interval of `θ` (σ = +1).
+    lo: f64,
+    hi: f64,
+    /// The closed-form gait rate (27) and the gait.
+    rate: f64,
+    g: Gait,
+    /// The jamming slip of Fig. 3.2.
+    jam: SlipEnd,
+    /// The compass biped (P2 eq. 35) and its gait.
+    cb: CompassBiped,
+    gc: Gait,
+    /// Its μ_min and the ρ where B < 0 vanishes at μ = 0.8.
+    mmc: f64,
+    ra: f64,
+    /// Whether the gait starts inside B < 0.
+    in_b_neg: bool,
+    /// The slips S1 and S2 of Fig. 4.2.
+    s1: SlipEnd,
+    s2: SlipEnd,
+}
+
+impl Shared {
+    fn find() -> Self {
+        let s = WalkerSettings::default();
+        let w = RimlessWheel::paper(0.35);
+        let iv = b_negative_intervals(&w, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
+        let (lo, hi) = iv.first().map_or((f64::NAN, f64::NAN), |v| (v[0], v[1]));
+        let (_, rate) = rimless_closed_form(&w);
+        let g = gait(&w, &DVector::from_element(1, rate), &s);
+        let jam = slip(&w, &Vector3::new(0.0, 0.0, -0.3), &Vector3::new(0.5, 0.0, 0.643), &s);
+        let cb = CompassBiped::paper(0.7);
+        let gc = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+        let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
+        // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
+        let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
+        let y = &gc.section_point;
+        let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
+        let s1 = slip(&cb, &Vector4::new(-0.2953, -0.5247, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
+        let s2 = slip(&cb, &Vector4::new(-0.5461, 0.6860, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
+        Shared { s, w, lo, hi, rate, g, jam, cb, gc, mmc, ra, in_b_neg, s1, s2 }
+    }
+}
+
+const SRC3: &str = "P2 Section 3";
+const SRC4: &str = "P2 Section 4";
 
 /// Builds the section.
 pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Error> {
@@ -37,40 +88,50 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          is κ times the B of (21) (the Schur complement of the hub block is m l² κ); the factor is positive, so \
          Table 2.1, (33) and (34) stand, but f_n = A/B needs the B of (21), which is what is used here.",
     );
-    let s = WalkerSettings::default();
-    let src3 = "P2 Section 3";
-    let src4 = "P2 Section 4";
-    let total = 6u64;
-    let tick = |k: u64| progress("P2", k, total);
+    let steps: [super::RowGroupWith<Shared>; 7] = [
+        rimless_rows,
+        rimless_mu_c,
+        rimless_figures,
+        compass_rows,
+        compass_gait_figures,
+        compass_slip_figures,
+        compass_regions,
+    ];
+    let total = steps.len() as u64 + 1;
+    progress("P2", 0, total);
+    let shared = Shared::find();
+    for (k, step) in steps.iter().enumerate() {
+        progress("P2", k as u64 + 1, total);
+        step(&mut sec, opts, &shared)?;
+    }
+    progress("P2", total, total);
+    Ok(sec)
+}
 
-    // ---- Rimless wheel.
-    let w = RimlessWheel::paper(0.35);
+/// The rimless wheel's μ_min, B < 0 interval, gait, jamming slip and its threshold.
+fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (w, s, lo, hi, g, rate, jam) = (sh.w, sh.s, sh.lo, sh.hi, &sh.g, sh.rate, &sh.jam);
     let mm = mu_min(&w, 1.0, -1.5, 1.5, 301).map_or(f64::NAN, |m| m.mu_min);
     sec.rows.push(
-        Row::number("Rimless wheel: μ_min for Painlevé's paradox (eq. 33)", 0.286, mm, 5e-4, src3)
+        Row::number("Rimless wheel: μ_min for Painlevé's paradox (eq. 33)", 0.286, mm, 5e-4, SRC3)
             .with_note("minimum of d/(σc) over θ; the closed form 2√(κ + κ²) = 0.285657"),
     );
-    let iv = b_negative_intervals(&w, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
-    let (lo, hi) = iv.first().map_or((f64::NAN, f64::NAN), |v| (v[0], v[1]));
-    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ from (σ = +1, eq. 34)", -0.2644, lo, 5e-5, src3));
-    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ up to", -0.0723, hi, 5e-5, src3));
-    let (_, rate) = rimless_closed_form(&w);
-    let g = gait(&w, &DVector::from_element(1, rate), &s);
+    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ from (σ = +1, eq. 34)", -0.2644, lo, 5e-5, SRC3));
+    sec.rows.push(Row::number("Rimless wheel: B < 0 for θ up to", -0.0723, hi, 5e-5, SRC3));
     sec.rows.push(
-        Row::number("Rimless wheel: μ_stick along the gait (eq. 29)", 0.32, g.mu_stick, 5e-3, src3).with_note(format!(
+        Row::number("Rimless wheel: μ_stick along the gait (eq. 29)", 0.32, g.mu_stick, 5e-3, SRC3).with_note(format!(
             "gait θ̇* = {} /τ_c (closed form (27): {}), multiplier {}",
             fmt_num(g.section_point[0]),
             fmt_num(rate),
             fmt_num(g.multipliers.first().map_or(f64::NAN, |z| z[0].hypot(z[1])))
         )),
     );
-    let jam = slip(&w, &Vector3::new(0.0, 0.0, -0.3), &Vector3::new(0.5, 0.0, 0.643), &s);
     sec.rows.push(
         Row::exact(
             "Rimless wheel from θ = −0.3, θ̇ = 0.643, ẋ = 0.5: dynamic jamming at p₁ (A = B = 0)",
             "jam",
             crate::util::kebab(&jam.outcome),
-            src3,
+            SRC3,
         )
         .with_note(format!(
             "ends at θ = {} (θ₁ = {}), A = {}, f_n reached {}; approach exponent d ln A / d ln B = {} (the node's \
@@ -93,7 +154,13 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         &s,
     )
     .unwrap_or(f64::NAN);
-    sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, src3));
+    sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, SRC3));
+    Ok(())
+}
+
+/// μ_c = (2/√3) μ_min, the smallest μ at which slips jam.
+fn rimless_mu_c(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (w, s) = (sh.w, sh.s);
     // μ_c = (2/√3) μ_min: the smallest μ at which any slip from a 12 × 12 grid of starts left of
     // θ₁ (ẋ(0) = 5) jams, by bisection.
     let any_jam = |mu: f64| {
@@ -117,15 +184,19 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         mhi = f64::NAN;
     }
     sec.rows.push(
-        Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, src3)
+        Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, SRC3)
             .with_note(
                 "P2's formula evaluated at κ = 0.02; computed: bisection on μ for any jam among 144 slipping starts \
              (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is an approach to p₁ along which f_n = A/B \
              grows (d ln A / d ln B < 1)",
             ),
     );
-    tick(2);
+    Ok(())
+}
 
+/// Figs. 3.1(b), 3.2(a), 3.2(b).
+fn rimless_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (w, s, g, jam) = (sh.w, sh.s, &sh.g, &sh.jam);
     // Fig. 3.1(b) and Fig. 3.2(a).
     plots::gait_phase(
         &w,
@@ -163,39 +234,44 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         .save(&opts.out.join("p2_fig3_2b.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig3_2b.png".into(),
-        caption: "P2 Fig. 3.2(b): the normal force f_n = A/B grows without bound as θ → θ₁ (dynamic jamming).".into(),
+        caption: format!(
+            "P2 Fig. 3.2(b): the normal force f_n = A/B along the slip from θ = −0.3 as θ → θ₁ = {}: it reaches {} and \
+             the slip ends in {} (P2: f_n grows without bound, dynamic jamming).",
+            fmt_num(sh.lo),
+            fmt_num(jam.fn_max),
+            crate::util::kebab(&jam.outcome)
+        ),
     });
-    tick(3);
+    Ok(())
+}
 
-    // ---- Compass biped.
-    let cb = CompassBiped::paper(0.7);
-    let gc = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+/// The compass biped's gait, μ_stick, impulse ratio, μ_min, ρ, and the slips S1 and S2.
+fn compass_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (gc, mmc, ra, in_b_neg, s1, s2) = (&sh.gc, sh.mmc, sh.ra, sh.in_b_neg, &sh.s1, &sh.s2);
     let y = &gc.section_point;
     for (name, p, c) in [("θ₁*", -0.148, y[0]), ("θ̇₁*", 0.733, y[1]), ("θ̇₂*", -0.501, y[2])] {
-        sec.rows.push(Row::number(format!("Compass biped gait: {name}"), p, c, 5e-4, src4));
+        sec.rows.push(Row::number(format!("Compass biped gait: {name}"), p, c, 5e-4, SRC4));
     }
-    sec.rows.push(Row::number("Compass biped: μ_stick along the gait", 0.175, gc.mu_stick, 5e-4, src4));
-    sec.rows.push(Row::number("Compass biped: |R̄| at heel strike", 0.145, gc.impact_impulse_ratio, 5e-4, src4));
-    let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
+    sec.rows.push(Row::number("Compass biped: μ_stick along the gait", 0.175, gc.mu_stick, 5e-4, SRC4));
+    sec.rows.push(Row::number("Compass biped: |R̄| at heel strike", 0.145, gc.impact_impulse_ratio, 5e-4, SRC4));
     sec.rows.push(Row::number(
         "Compass biped: μ_min (numerical; P2 calls a closed form open)",
         0.5533,
         mmc,
         5e-5,
-        src4,
+        SRC4,
     ));
-    // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
-    let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
-    sec.rows.push(Row::number("Compass biped: ρ where B < 0 vanishes at μ = 0.8", 0.4617, ra, 5e-5, src4));
-    let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
-    sec.rows.push(Row::exact("Compass biped, μ = 0.7: the gait starts inside B < 0", "yes", yes_no(in_b_neg), src4));
-    tick(4);
-    let s1 = slip(&cb, &Vector4::new(-0.2953, -0.5247, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
-    let s2 = slip(&cb, &Vector4::new(-0.5461, 0.6860, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
-    sec.rows.push(Row::exact("Compass biped S1 ends in", "separation", crate::util::kebab(&s1.outcome), src4));
-    sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::util::kebab(&s2.outcome), src4));
-    let _ = SlipOutcome::Jam;
+    sec.rows.push(Row::number("Compass biped: ρ where B < 0 vanishes at μ = 0.8", 0.4617, ra, 5e-5, SRC4));
+    sec.rows.push(Row::exact("Compass biped, μ = 0.7: the gait starts inside B < 0", "yes", yes_no(in_b_neg), SRC4));
+    sec.rows.push(Row::exact("Compass biped S1 ends in", "separation", crate::util::kebab(&s1.outcome), SRC4));
+    sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::util::kebab(&s2.outcome), SRC4));
+    Ok(())
+}
 
+/// Figs. 4.1(b), (c), (d): the compass biped's gait and its force ratio.
+fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (cb, gc, s) = (sh.cb, &sh.gc, sh.s);
+    let y = &gc.section_point;
     // Fig. 4.1(b) and Fig. 4.2(a).
     plots::gait_phase(
         &cb,
@@ -249,6 +325,13 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
                   the impulse ratio at heel strike (square)."
                 .into(),
     });
+    Ok(())
+}
+
+/// Figs. 4.2(a), (b), (c): the region B < 0 with the gait, the slips S1 and S2 and their forces.
+fn compass_slip_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (cb, gc, s, in_b_neg, s1, s2) = (sh.cb, &sh.gc, sh.s, sh.in_b_neg, &sh.s1, &sh.s2);
+    let y = &gc.section_point;
     // Fig. 4.2(a): the region B < 0 with the gait and the starts of S1 and S2.
     let (s1_start, s2_start) = ((-0.2953, -0.5247), (-0.5461, 0.6860));
     plots::compass_b_map_with(
@@ -276,7 +359,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     plots::compass_b_map_with(
         &cb,
         1.0,
-        vec![slip_path(&s1, "S1"), slip_path(&s2, "S2")],
+        vec![slip_path(s1, "S1"), slip_path(s2, "S2")],
         vec![],
         "P2 Fig. 4.2(b): slip trajectories S1 and S2 (μ = 0.7, σ = +1)",
         &opts.out.join("p2_fig4_2b.png"),
@@ -291,10 +374,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             fmt_num(s1_start.1),
             fmt_num(s2_start.0),
             fmt_num(s2_start.1),
-            outcome(&s1),
+            outcome(s1),
             fmt_num(s1.a_end),
             fmt_num(s1.b_end),
-            outcome(&s2),
+            outcome(s2),
             fmt_num(s2.a_end),
             fmt_num(s2.b_end),
         ),
@@ -302,8 +385,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let fn_t = |e: &crate::walker::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
     let mut fig = XyPlot::new("P2 Fig. 4.2(c): normal force along S1 and S2", "time t (s)", "f_n (N)");
     fig.log_y = true;
-    fig.add(format!("S1 ({})", outcome(&s1)), fn_t(&s1), Mark::Line)
-        .add(format!("S2 ({})", outcome(&s2)), fn_t(&s2), Mark::Line)
+    fig.add(format!("S1 ({})", outcome(s1)), fn_t(s1), Mark::Line)
+        .add(format!("S2 ({})", outcome(s2)), fn_t(s2), Mark::Line)
         .save(&opts.out.join("p2_fig4_2c.png"))?;
     sec.figures.push(Figure {
         file: "p2_fig4_2c.png".into(),
@@ -311,11 +394,17 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
             "P2 Fig. 4.2(c): f_n(t) along S1 (largest {}, ends in {}) and S2 (largest {}, ends in {}), log scale; P2: \
              the force drops to zero along S1 and grows without bound along S2.",
             fmt_num(s1.fn_max),
-            outcome(&s1),
+            outcome(s1),
             fmt_num(s2.fn_max),
-            outcome(&s2)
+            outcome(s2)
         ),
     });
+    Ok(())
+}
+
+/// Figs. 4.2(e), (f): the region B < 0 for several μ and ρ, and μ_min against ρ.
+fn compass_regions(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
+    let (cb, mmc, ra) = (sh.cb, sh.mmc, sh.ra);
     // Fig. 4.2(e, f): the region B < 0 for several μ, and for several ρ at μ = 0.8.
     plots::compass_nested(
         &cb,
@@ -362,6 +451,5 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
         header: vec!["ρ (m)".into(), "μ_min".into()],
         rows: curve.iter().map(|(r, m)| vec![fmt_num(*r), fmt_num(*m)]).collect(),
     });
-    tick(total);
-    Ok(sec)
+    Ok(())
 }
