@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use contactlab::eqset::model::{self, EqsetModel};
 use contactlab::eqset::Analysis;
 
-use crate::{print_json, write_csv, Common, Failure};
+use crate::{print_json, write_csv, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum EqsetCommand {
@@ -129,10 +129,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
     let v = contactlab::api::eqset_analyze(&m, a.grid as usize)?;
     let an = &v.analysis;
     if let Some(dir) = &a.common.out {
-        let path = dir.join("analysis.json");
-        std::fs::create_dir_all(dir).map_err(|e| Failure::Internal(e.into()))?;
-        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap_or_default())
-            .map_err(|e| Failure::Internal(anyhow::anyhow!("writing {}: {e}", crate::staging::shown(&path))))?;
+        write_json(dir, "analysis.json", &v)?;
     }
     if a.common.json {
         print_json(&v)

@@ -11,7 +11,7 @@ use contactlab::twocontact::classify;
 use contactlab::twocontact::model;
 use contactlab::twocontact::plots::{displacement_plot, maps_plots, Displacement};
 
-use crate::{print_json, Common, Failure};
+use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum EquilibriumCommand {
@@ -198,10 +198,7 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
     let c = classify::classify(&p, a.samples as usize)?;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join("classification.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&c).context("serialising")?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_json(dir, "classification.json", &c)?;
     }
     if a.common.json {
         print_json(&serde_json::to_value(&c).context("serialising")?)?;

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::fixture::{cones, model, stability};
 
-use crate::{print_json, Common, Failure};
+use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum FixtureCommand {
@@ -80,10 +80,7 @@ fn classify(a: FixtureArgs) -> Result<(), Failure> {
     let f = model::read(&a.model)?;
     let c = stability::classify(&f)?;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let p = dir.join("classification.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&c).context("serialising")?)
-            .with_context(|| format!("writing {}", p.display()))?;
+        write_json(dir, "classification.json", &c)?;
     }
     if a.common.json {
         print_json(&serde_json::to_value(&c).context("serialising")?)?;

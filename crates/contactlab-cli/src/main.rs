@@ -315,6 +315,15 @@ pub fn print_json(v: &impl serde::Serialize) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Writes `v` as pretty JSON into `dir/name` (the command's `--json` object as a file).
+pub fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(v).context("serialising")?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 fn write_csv(dir: &Path, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), Failure> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(name);

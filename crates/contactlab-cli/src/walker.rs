@@ -4,13 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::mechanics::walkers::RimlessWheel;
-use contactlab::walker::model::{self, WalkerModel};
-use contactlab::walker::plots;
-use contactlab::walker::{gait, rimless_closed_form, WalkerSettings};
-use nalgebra::{DVector, SVector};
+use contactlab::walker::model;
 
-use crate::{print_json, Common, Failure};
+use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum WalkerCommand {
@@ -107,10 +103,7 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
     let g = contactlab::api::walker_gait(&m, a.guess.as_deref())?;
     let v = &g;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let p = dir.join("gait.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&v).context("serialising")?)
-            .with_context(|| format!("writing {}", p.display()))?;
+        write_json(dir, "gait.json", v)?;
     }
     if a.common.json {
         print_json(&v)?;
@@ -137,53 +130,8 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
 fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let r = contactlab::api::walker_painleve(&m, a.mu, a.sigma)?;
-    let (mu, sigma) = (r.mu, a.sigma as f64);
     if let Some(dir) = &a.common.out {
-        match (contactlab::api::with_mu(&m, mu), &r.grid) {
-            (WalkerModel::Rimless(ww), _) => {
-                write_rimless_cases(&ww, mu, sigma, dir)?;
-                let g = gait(&ww, &DVector::from_element(1, rimless_closed_form(&ww).1), &WalkerSettings::default());
-                let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
-                plots::rimless_regions(&ww, sigma, gy, &[], &WalkerSettings::default(), &dir.join("regions.png"))?;
-            }
-            (WalkerModel::Compass(cc), grid) => {
-                std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-                if let Some(grid) = grid {
-                    let mut csv = String::from("theta1,theta2,b_negative\n");
-                    for (j, row) in grid.negative.iter().enumerate() {
-                        for (i, &neg) in row.iter().enumerate() {
-                            csv.push_str(&format!("{},{},{}\n", grid.at(i), grid.at(j), neg));
-                        }
-                    }
-                    let p = dir.join("b_negative.csv");
-                    std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
-                }
-                let guess = DVector::from_row_slice(&contactlab::api::COMPASS_GAIT_GUESS);
-                let g = gait(&cc, &guess, &WalkerSettings::default());
-                let gy = g.converged.then_some(g.section_point.as_slice());
-                plots::compass_b_map(&cc, sigma, gy, &WalkerSettings::default(), &dir.join("b_negative.png"))?;
-                plots::compass_mu_min_curve(&cc, sigma, 1.25 * cc.l, &dir.join("mu_min_rho.png"))?;
-                // Fig. 4.2(e, f): the region for μ around the given one, and for ρ up to the leg's.
-                let mus: Vec<f64> = [0.75, 0.875, 1.0, 1.125, 1.25].iter().map(|f| f * mu).collect();
-                plots::compass_nested(
-                    &cc,
-                    sigma,
-                    &mus,
-                    &[],
-                    "Compass biped: B < 0 for several mu",
-                    &dir.join("b_negative_mu.png"),
-                )?;
-                let rhos: Vec<f64> = (0..5).map(|k| 0.125 * cc.l * k as f64).collect();
-                plots::compass_nested(
-                    &cc,
-                    sigma,
-                    &[],
-                    &rhos,
-                    "Compass biped: B < 0 for several rho",
-                    &dir.join("b_negative_rho.png"),
-                )?;
-            }
-        }
+        r.write_files(&m, dir)?;
     }
     let out = r.summary;
     if a.common.json {
@@ -191,27 +139,6 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
     } else {
         println!("{}: {}", a.model.display(), serde_json::to_string_pretty(&out).context("formatting")?);
     }
-    Ok(())
-}
-
-fn write_rimless_cases(w: &RimlessWheel, mu: f64, sigma: f64, dir: &std::path::Path) -> Result<(), Failure> {
-    use contactlab::walker::{ab, slip_case};
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let ww = RimlessWheel { mu, ..*w };
-    let n = 161;
-    let rate_max = 2.0 / w.tau_c();
-    let mut csv = String::from("theta,theta_dot_tau_c,case\n");
-    for j in 0..n {
-        for i in 0..n {
-            let th = -w.half_angle() + 2.0 * w.half_angle() * i as f64 / (n - 1) as f64;
-            let rate = rate_max * j as f64 / (n - 1) as f64;
-            let (a, b) =
-                ab(&ww, &SVector::<f64, 3>::new(0.0, 0.0, th), &SVector::<f64, 3>::new(sigma, 0.0, rate), sigma);
-            csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), contactlab::util::kebab(&slip_case(a, b))));
-        }
-    }
-    let p = dir.join("cases.csv");
-    std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
     Ok(())
 }
 
@@ -229,10 +156,7 @@ fn run_slip(a: SlipArgs) -> Result<(), Failure> {
 
 fn finish_slip(a: &SlipArgs, r: &impl serde::Serialize) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let p = dir.join("slip.json");
-        std::fs::write(&p, serde_json::to_string_pretty(r).context("serialising")?)
-            .with_context(|| format!("writing {}", p.display()))?;
+        write_json(dir, "slip.json", r)?;
     }
     if a.common.json {
         print_json(r)?;

@@ -1,15 +1,13 @@
 //! `contactlab zeno ...`: completed Lagrangian hybrid systems and Zeno periodic orbits (P3).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::zeno::bound::Epsilons;
 use contactlab::zeno::model;
-use contactlab::zeno::{self as p3, plots, Simulation, ZenoSettings};
-use nalgebra::SVector;
+use contactlab::zeno::plots;
 
-use crate::{print_json, Common, Failure};
+use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum ZenoCommand {
@@ -116,68 +114,13 @@ pub fn run(cmd: ZenoCommand) -> Result<(), Failure> {
     }
 }
 
-fn ensure_dir(dir: &Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    Ok(())
-}
-
-fn write(path: &Path, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
-fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        String::new()
-    }
-}
-
-fn write_simulation(sim: &Simulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Failure> {
-    ensure_dir(dir)?;
-    let n = names.len();
-    let mut csv = String::from("t");
-    for k in names {
-        csv.push_str(&format!(",{k}"));
-    }
-    for k in names {
-        csv.push_str(&format!(",{k}_dot"));
-    }
-    csv.push_str(",constrained,lambda\n");
-    for s in &sim.samples {
-        csv.push_str(&num(s.t));
-        for k in 0..n {
-            csv.push_str(&format!(",{}", num(s.q[k])));
-        }
-        for k in 0..n {
-            csv.push_str(&format!(",{}", num(s.v[k])));
-        }
-        csv.push_str(&format!(",{},{}\n", s.constrained, s.lambda.map_or(String::new(), num)));
-    }
-    write(&dir.join("trajectory.csv"), &csv)?;
-    let mut csv = String::from("t,kind,impact_speed,constrained_after\n");
-    for e in &sim.events {
-        csv.push_str(&format!(
-            "{},{},{},{}\n",
-            num(e.t),
-            contactlab::util::kebab(&e.kind),
-            e.impact_speed.map_or(String::new(), num),
-            e.constrained_after
-        ));
-    }
-    write(&dir.join("events.csv"), &csv)?;
-    plots::time_plot(sim, title, names, &dir.join("time.png"))?;
-    Ok(())
-}
-
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
     let e = m.e();
     let (sim, summary) = contactlab::api::zeno_simulate(&m, a.t_max, a.max_events)?;
     let names = contactlab::api::zeno_coordinates(&m);
     if let Some(dir) = &a.common.out {
-        write_simulation(&sim, names, dir, &format!("Completed execution, e = {e}"))?;
+        plots::write_simulation(&sim, names, dir, &format!("Completed execution, e = {e}"))?;
     }
     let first_zeno = summary.first_zeno_time;
     if a.common.json {
@@ -195,20 +138,10 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 
 fn orbit(a: OrbitArgs) -> Result<(), Failure> {
     let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
-    let settings = ZenoSettings::default();
     let o = contactlab::api::zeno_orbit(&m, &a.model.display().to_string())?;
     let sys = o.system;
     if let Some(dir) = &a.common.out {
-        ensure_dir(dir)?;
-    }
-    if let (Some(dir), Some(x), Some(period)) = (&a.common.out, &o.fixed_point, o.period) {
-        let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
-        let one = p3::simulate(&sys, &q, &v, period, 8, &settings)?;
-        let label = format!("e = {}", sys.e);
-        plots::phase_portrait(&[(label.as_str(), &one)], 0, "theta1", &dir.join("phase_theta1.png"))?;
-        plots::phase_portrait(&[(label.as_str(), &one)], 1, "theta2", &dir.join("phase_theta2.png"))?;
-        write_simulation(&one, &["theta1", "theta2"], dir, &format!("One period of the orbit, e = {}", sys.e))?;
-        std::fs::rename(dir.join("trajectory.csv"), dir.join("orbit.csv")).context("renaming orbit.csv")?;
+        o.write_files(dir)?;
     }
     if a.common.json {
         print_json(&o)?;
@@ -240,13 +173,11 @@ fn bound(a: BoundArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let eps = Epsilons { eps1: a.eps1, eps2: a.eps2, eps3: a.eps3 };
     let b = contactlab::api::zeno_bound(&m, &a.model.display().to_string(), eps, a.grid as usize)?;
-    let v = serde_json::to_value(&b).context("serialising")?;
     if let Some(dir) = &a.common.out {
-        ensure_dir(dir)?;
-        write(&dir.join("bound.json"), &serde_json::to_string_pretty(&v).context("serialising")?)?;
+        write_json(dir, "bound.json", &b)?;
     }
     if a.common.json {
-        print_json(&v)?;
+        print_json(&b)?;
     } else {
         println!("{}: Theorem 1 with eps = ({}, {}, {})", a.model.display(), a.eps1, a.eps2, a.eps3);
         println!("  x* = {:?}, v* = {:.6}", b.x_star, b.v_star);
@@ -268,24 +199,7 @@ fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     })?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
-        ensure_dir(dir)?;
-        let mut csv = String::from("e,period,constrained_duration,gamma,impacts_per_cycle,zeno,theta1,theta1_dot\n");
-        for p in &c.points {
-            let o = &p.orbit;
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{}\n",
-                p.e,
-                num(o.period),
-                num(o.constrained_duration),
-                num(o.gamma),
-                o.impacts_per_cycle,
-                o.zeno,
-                num(o.section_point[0]),
-                num(o.section_point[1])
-            ));
-        }
-        write(&dir.join("branch.csv"), &csv)?;
-        plots::branch_plots(&c, dir, "branch")?;
+        plots::write_branch(&c, dir)?;
     }
     let out = contactlab::api::ContinuationSummary::from(&c);
     if a.common.json {

@@ -449,6 +449,8 @@ impl AngleGrid {
 pub struct Painleve {
     /// The friction coefficient used.
     pub mu: f64,
+    /// The slip direction `σ = ±1`.
+    pub sigma: i8,
     /// The `--json` object: `μ_min`, where `B < 0`, and (compass biped) `ρ_max`.
     pub summary: PainleveSummary,
     /// The compass biped's `B < 0` grid.
@@ -511,6 +513,54 @@ pub struct GridSpec {
     pub points_per_axis: usize,
 }
 
+impl Painleve {
+    /// Writes the command's files into `dir`: for the rimless wheel the cases of P2's Table 2.1
+    /// on a grid of `(θ, θ̇)` (`cases.csv`) and `regions.png` with the sticking gait (Fig. 3.2a);
+    /// for the compass biped the `B < 0` grid (`b_negative.csv`, `b_negative.png` with the gait,
+    /// Fig. 4.2a), the region for several μ and ρ (`b_negative_mu.png`, `b_negative_rho.png`,
+    /// Fig. 4.2e, f) and `μ_min` against ρ (`mu_min_rho.png`).
+    pub fn write_files(&self, m: &WalkerModel, dir: &std::path::Path) -> Result<(), Error> {
+        use crate::walker::plots;
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let (mu, sigma, s) = (self.mu, self.sigma as f64, WalkerSettings::default());
+        let write = |name: &str, text: String| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| Error::write(&p, e))
+        };
+        match (with_mu(m, mu), &self.grid) {
+            (WalkerModel::Rimless(w), _) => {
+                write("cases.csv", crate::walker::painleve::rimless_cases_csv(&w, sigma, 161))?;
+                let g = gait(&w, &DVector::from_element(1, rimless_closed_form(&w).1), &s);
+                let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
+                plots::rimless_regions(&w, sigma, gy, &[], &s, &dir.join("regions.png"))?;
+            }
+            (WalkerModel::Compass(c), grid) => {
+                if let Some(grid) = grid {
+                    let mut csv = String::from("theta1,theta2,b_negative\n");
+                    for (j, row) in grid.negative.iter().enumerate() {
+                        for (i, &neg) in row.iter().enumerate() {
+                            csv.push_str(&format!("{},{},{}\n", grid.at(i), grid.at(j), neg));
+                        }
+                    }
+                    write("b_negative.csv", csv)?;
+                }
+                let g = gait(&c, &DVector::from_row_slice(&COMPASS_GAIT_GUESS), &s);
+                let gy = g.converged.then_some(g.section_point.as_slice());
+                plots::compass_b_map(&c, sigma, gy, &s, &dir.join("b_negative.png"))?;
+                plots::compass_mu_min_curve(&c, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;
+                // Fig. 4.2(e, f): the region for μ around the given one, and for ρ up to the leg's.
+                let mus: Vec<f64> = [0.75, 0.875, 1.0, 1.125, 1.25].iter().map(|f| f * mu).collect();
+                let title = "Compass biped: B < 0 for several mu";
+                plots::compass_nested(&c, sigma, &mus, &[], title, &dir.join("b_negative_mu.png"))?;
+                let rhos: Vec<f64> = (0..5).map(|k| 0.125 * c.l * k as f64).collect();
+                let title = "Compass biped: B < 0 for several rho";
+                plots::compass_nested(&c, sigma, &[], &rhos, title, &dir.join("b_negative_rho.png"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Where `B < 0` (Painlevé's paradox) for slip direction `sigma = ±1`, with `mu` (default the
 /// model's); the smallest `μ` with a paradox.
 pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Painleve, Error> {
@@ -531,7 +581,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
             let mm = mu_min(w, sg, -1.5, 1.5, 301);
             let iv = b_negative_intervals(w, mu, sg, -w.half_angle(), w.half_angle(), 401);
             let summary = PainleveSummary::Rimless { mu, sigma, mu_min: mm.map(|m| m.mu_min), b_negative: iv };
-            Painleve { mu, summary, grid: None }
+            Painleve { mu, sigma, summary, grid: None }
         }
         WalkerModel::Compass(c) => {
             let mm = mu_min(c, sg, -1.5, 1.5, 121);
@@ -561,7 +611,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
                 },
                 rho_max: compass_rho_max(c, mu, sg),
             };
-            Painleve { mu, summary, grid: Some(grid) }
+            Painleve { mu, sigma, summary, grid: Some(grid) }
         }
     })
 }
@@ -817,6 +867,22 @@ pub struct OrbitReport {
 }
 
 impl OrbitReport {
+    /// Writes one period of the orbit into `dir` (nothing when there is no orbit): `orbit.csv`,
+    /// `events.csv`, `time.png` and the phase portraits `phase_theta1.png`, `phase_theta2.png`.
+    pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
+        use crate::zeno::plots;
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let (Some(x), Some(period)) = (&self.fixed_point, self.period) else { return Ok(()) };
+        let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
+        let one = p3::simulate(&self.system, &q, &v, period, 8, &ZenoSettings::default())?;
+        let label = format!("e = {}", self.e);
+        plots::phase_portrait(&[(label.as_str(), &one)], 0, "theta1", &dir.join("phase_theta1.png"))?;
+        plots::phase_portrait(&[(label.as_str(), &one)], 1, "theta2", &dir.join("phase_theta2.png"))?;
+        plots::write_simulation(&one, &["theta1", "theta2"], dir, &format!("One period of the orbit, e = {}", self.e))?;
+        let (from, to) = (dir.join("trajectory.csv"), dir.join("orbit.csv"));
+        std::fs::rename(&from, &to).map_err(|e| Error::write(&to, e))
+    }
+
     fn new(system: DoublePendulumStop, o: &Orbit) -> Self {
         let ok = o.converged;
         OrbitReport {

@@ -141,3 +141,22 @@ pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
     }
     Some(lo)
 }
+
+/// The case of P2's Table 2.1 (`slip_case` of `A` and `B`) of the rimless wheel with slip
+/// direction `sigma`, on an `n × n` grid of `θ` over the stance range and `θ̇` in `[0, 2/τ_c]`,
+/// as CSV `theta,theta_dot_tau_c,case`.
+pub fn rimless_cases_csv(w: &crate::mechanics::walkers::RimlessWheel, sigma: f64, n: usize) -> String {
+    use nalgebra::SVector;
+    let rate_max = 2.0 / w.tau_c();
+    let mut csv = String::from("theta,theta_dot_tau_c,case\n");
+    for j in 0..n {
+        for i in 0..n {
+            let th = -w.half_angle() + 2.0 * w.half_angle() * i as f64 / (n - 1) as f64;
+            let rate = rate_max * j as f64 / (n - 1) as f64;
+            let (a, b) =
+                super::ab(w, &SVector::<f64, 3>::new(0.0, 0.0, th), &SVector::<f64, 3>::new(sigma, 0.0, rate), sigma);
+            csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), crate::util::kebab(&super::slip_case(a, b))));
+        }
+    }
+    csv
+}

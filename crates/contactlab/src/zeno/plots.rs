@@ -102,3 +102,77 @@ pub fn branch_plots(c: &Continuation, dir: &Path, stem: &str) -> Result<Vec<std:
     }
     Ok(out)
 }
+
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|e| Error::write(path, e))
+}
+
+/// Writes a completed execution into `dir`: `trajectory.csv` (t, the coordinates `names`, their
+/// rates, whether constrained, λ), `events.csv` and `time.png` titled `title`.
+pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+    let n = names.len();
+    let mut csv = String::from("t");
+    for k in names {
+        csv.push_str(&format!(",{k}"));
+    }
+    for k in names {
+        csv.push_str(&format!(",{k}_dot"));
+    }
+    csv.push_str(",constrained,lambda\n");
+    for s in &sim.samples {
+        csv.push_str(&num(s.t));
+        for k in 0..n {
+            csv.push_str(&format!(",{}", num(s.q[k])));
+        }
+        for k in 0..n {
+            csv.push_str(&format!(",{}", num(s.v[k])));
+        }
+        csv.push_str(&format!(",{},{}\n", s.constrained, s.lambda.map_or(String::new(), num)));
+    }
+    write(&dir.join("trajectory.csv"), &csv)?;
+    let mut csv = String::from("t,kind,impact_speed,constrained_after\n");
+    for e in &sim.events {
+        csv.push_str(&format!(
+            "{},{},{},{}\n",
+            num(e.t),
+            crate::util::kebab(&e.kind),
+            e.impact_speed.map_or(String::new(), num),
+            e.constrained_after
+        ));
+    }
+    write(&dir.join("events.csv"), &csv)?;
+    time_plot(sim, title, names, &dir.join("time.png"))
+}
+
+/// Writes a branch of periodic orbits into `dir`: `branch.csv` (e, period, constrained duration,
+/// γ, impacts per cycle, Zeno, the section point) and the branch plots (`branch_*.png`).
+pub fn write_branch(c: &Continuation, dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+    let mut csv = String::from("e,period,constrained_duration,gamma,impacts_per_cycle,zeno,theta1,theta1_dot\n");
+    for p in &c.points {
+        let o = &p.orbit;
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{}\n",
+            p.e,
+            num(o.period),
+            num(o.constrained_duration),
+            num(o.gamma),
+            o.impacts_per_cycle,
+            o.zeno,
+            num(o.section_point[0]),
+            num(o.section_point[1])
+        ));
+    }
+    write(&dir.join("branch.csv"), &csv)?;
+    branch_plots(c, dir, "branch")?;
+    Ok(())
+}
