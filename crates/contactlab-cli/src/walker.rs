@@ -121,7 +121,10 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
                     ),
                 }
             }
-            _ => println!("  no gait found: {}", g.reason.as_deref().unwrap_or("Newton did not converge")),
+            _ => println!(
+                "  no gait found: {}",
+                g.reason.as_ref().map_or("Newton did not converge".to_string(), |r| r.to_string())
+            ),
         }
     }
     Ok(())

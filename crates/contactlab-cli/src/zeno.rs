@@ -163,7 +163,10 @@ fn orbit(a: OrbitArgs) -> Result<(), Failure> {
                 if o.stable == Some(true) { "stable" } else { "unstable" }
             );
         } else {
-            println!("  no periodic orbit found: {}", o.reason.as_deref().unwrap_or("Newton did not converge"));
+            println!(
+                "  no periodic orbit found: {}",
+                o.reason.as_ref().map_or("Newton did not converge".to_string(), |r| r.to_string())
+            );
         }
     }
     Ok(())

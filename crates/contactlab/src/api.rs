@@ -370,7 +370,7 @@ pub struct GaitReport {
     /// `‖P(y) − y‖` in the chart's scales.
     pub residual: Option<f64>,
     /// Why Newton stopped, when it did not converge.
-    pub reason: Option<String>,
+    pub reason: Option<crate::hybrid::section::NewtonStop>,
 }
 
 impl From<&Gait> for GaitReport {
@@ -823,7 +823,7 @@ fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
 fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
     match p3::settle(lag, &p.1, &p.2, 300, 1e-7, settings) {
         Ok(y) => p3::orbit(lag, &y, settings),
-        Err(never) => Orbit::not_found(never.to_string()),
+        Err(never) => Orbit::not_found(never),
     }
 }
 
@@ -860,7 +860,7 @@ pub struct OrbitReport {
     /// Newton iterations.
     pub iterations: usize,
     /// Why Newton stopped, when it did not converge.
-    pub reason: Option<String>,
+    pub reason: Option<crate::hybrid::section::NewtonStop>,
     /// The system at this `e` (for front ends that draw the orbit).
     #[serde(skip)]
     pub system: DoublePendulumStop,
@@ -932,7 +932,7 @@ pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Resu
             format!(
                 "Theorem 1 starts from a stable simple periodic orbit (e = 0); none was found from the model's \
                  initial state: {}",
-                o.reason.as_deref().unwrap_or("Newton did not converge")
+                o.reason.clone().unwrap_or(crate::hybrid::section::NewtonStop::NotConverged)
             ),
         ));
     }
@@ -961,12 +961,7 @@ pub fn zeno_continuation(
         Ok(y) => y,
         // No orbit to start from: an empty branch, saying why (a result, not an error).
         Err(never) => {
-            return Ok(p3::Continuation {
-                points: vec![],
-                e_critical: None,
-                e_failed: Some(0.0),
-                reason: Some(never.to_string()),
-            })
+            return Ok(p3::Continuation { points: vec![], e_critical: None, e_failed: Some(0.0), reason: Some(never) })
         }
     };
     Ok(p3::continuation_in_e(|e| sys.with_e(e), 0.0, e_step, e_max, e_tol, &y, &settings, progress))
@@ -980,7 +975,7 @@ pub struct ContinuationSummary {
     /// The smallest `e` tried beyond it where none was found.
     pub e_failed: Option<f64>,
     /// What happened there.
-    pub reason: Option<String>,
+    pub reason: Option<crate::hybrid::section::NewtonStop>,
     /// Orbits on the branch.
     pub points: usize,
 }

@@ -116,7 +116,79 @@ pub struct FixedPoint {
     /// Largest multiplier modulus.
     pub spectral_radius: f64,
     /// Why it stopped, when it did not converge.
-    pub reason: Option<String>,
+    pub reason: Option<NewtonStop>,
+}
+
+/// Why the search for a periodic orbit (Newton's method on a return map, and the checks after
+/// it) stopped without one. Serialised as its sentence (`Display`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewtonStop {
+    /// The motion from the initial guess does not return to the section; how its run ended.
+    NoReturn(Termination),
+    /// A perturbed point did not return while the map was differenced.
+    NoReturnWhileDifferencing(Termination),
+    /// `DP − I` is singular (a multiplier equal to 1).
+    SingularStep,
+    /// No damped Newton step reduces the residual.
+    NoDescent,
+    /// The iteration limit was reached.
+    IterationLimit(usize),
+    /// The iterates shrink onto a rest point: no periodic motion (amplitude and residual relative
+    /// to the state's scale).
+    RestPoint {
+        /// The motion's amplitude.
+        amplitude: f64,
+        /// The residual `‖P(y) − y‖`.
+        residual: f64,
+    },
+    /// The orbit found has no constrained phase (P3's orbits start on the constraint surface).
+    NoConstrainedPhase,
+    /// The orbit found does not return through a Zeno point.
+    NotZeno,
+    /// The motion from the initial state never enters a constrained phase (how its run ended):
+    /// with a large restitution the impacts need not accumulate.
+    NeverConstrained(Termination),
+    /// Newton's method did not converge (no more specific reason recorded).
+    NotConverged,
+}
+
+/// For callers that need the orbit to go on (the report, benchmarks).
+impl From<NewtonStop> for crate::Error {
+    fn from(e: NewtonStop) -> Self {
+        crate::Error::Numerical(e.to_string())
+    }
+}
+
+impl std::fmt::Display for NewtonStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::util::kebab;
+        match self {
+            NewtonStop::NoReturn(t) => write!(f, "no return from the initial guess ({})", kebab(t)),
+            NewtonStop::NoReturnWhileDifferencing(t) => write!(f, "no return while differencing ({})", kebab(t)),
+            NewtonStop::SingularStep => write!(f, "DP − I is singular (a multiplier equal to 1)"),
+            NewtonStop::NoDescent => write!(f, "Newton step does not reduce the residual"),
+            NewtonStop::IterationLimit(n) => write!(f, "no convergence in {n} iterations"),
+            NewtonStop::RestPoint { amplitude, residual } => write!(
+                f,
+                "the motion shrinks onto a rest point (amplitude {amplitude:.3e} of the state scale, residual \
+                 {residual:.3e}): no periodic orbit"
+            ),
+            NewtonStop::NoConstrainedPhase => write!(f, "the orbit has no constrained phase"),
+            NewtonStop::NotZeno => write!(f, "the orbit does not return through a Zeno point"),
+            NewtonStop::NotConverged => write!(f, "Newton did not converge"),
+            NewtonStop::NeverConstrained(t) => write!(
+                f,
+                "the motion from the initial state never enters a constrained phase (its run ended: {})",
+                kebab(t)
+            ),
+        }
+    }
+}
+
+impl serde::Serialize for NewtonStop {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// Eigenvalues of a square matrix as `(re, im)`, largest modulus first.
@@ -192,7 +264,7 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         let mut y = y0.clone();
         let mut reason = None;
         let mut iterations = 0;
-        let fail = |y: &DVector<f64>, reason: String, iterations| FixedPoint {
+        let fail = |y: &DVector<f64>, reason: NewtonStop, iterations| FixedPoint {
             converged: false,
             y: y.iter().copied().collect(),
             residual: f64::NAN,
@@ -205,7 +277,7 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         };
         let mut ret = match self.apply(&y) {
             Ok(r) => r,
-            Err(t) => return fail(&y, format!("no return from the initial guess ({})", crate::util::kebab(&t)), 0),
+            Err(t) => return fail(&y, NewtonStop::NoReturn(t), 0),
         };
         let mut res = norm(&(&ret.y - &y));
         let mut converged = res <= tol;
@@ -214,13 +286,13 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
             let j = match self.jacobian(&y) {
                 Ok(j) => j,
                 Err(t) => {
-                    reason = Some(format!("no return while differencing ({})", crate::util::kebab(&t)));
+                    reason = Some(NewtonStop::NoReturnWhileDifferencing(t));
                     break;
                 }
             };
             let a = j - DMatrix::identity(m, m);
             let Some(dy) = a.lu().solve(&(&y - &ret.y)) else {
-                reason = Some("DP − I is singular (a multiplier equal to 1)".into());
+                reason = Some(NewtonStop::SingularStep);
                 break;
             };
             // Damped step: halve until the residual decreases.
@@ -241,13 +313,13 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
                 lam *= 0.5;
             }
             if !accepted {
-                reason = Some("Newton step does not reduce the residual".into());
+                reason = Some(NewtonStop::NoDescent);
                 break;
             }
             converged = res <= tol;
         }
         if !converged && reason.is_none() {
-            reason = Some(format!("no convergence in {max_iter} iterations"));
+            reason = Some(NewtonStop::IterationLimit(max_iter));
         }
         let jac = self.jacobian(&y).ok();
         let mult = jac.as_ref().map(multipliers).unwrap_or_default();

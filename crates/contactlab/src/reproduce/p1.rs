@@ -11,7 +11,7 @@ use crate::plot::{CategoryMap, Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section};
 use crate::twocontact::atlas::{atlas, verdict_indices, Axis};
 use crate::twocontact::classify::classify;
-use crate::twocontact::classify::Verdict;
+use crate::twocontact::classify::{Theorem, Verdict};
 use crate::twocontact::modes::analyze;
 use crate::twocontact::modes::{Mode, PointMode};
 use crate::twocontact::nonlinear;
@@ -298,8 +298,8 @@ fn atlas_fig6(sec: &mut Section, opts: &Options) -> Result<(), Error> {
              45°) passes through the centre of mass, so a mode's consistency is marginal (it depends on terms the \
              zero-order dynamics neglect; the grid's steps put cells exactly on that line), and {} cell(s) where no \
              theorem of P1 decides (neither weakly persistent nor with a fixed point of G above 1).",
-            cells.iter().filter(|c| c.theorem == "marginal").count(),
-            cells.iter().filter(|c| c.verdict == Verdict::Undetermined && c.theorem != "marginal").count()
+            cells.iter().filter(|c| c.theorem == Theorem::Marginal).count(),
+            cells.iter().filter(|c| c.verdict == Verdict::Undetermined && c.theorem != Theorem::Marginal).count()
         ),
     });
     Ok(())

@@ -282,7 +282,7 @@ fn branch_end(sec: &mut Section, c: &Continuation) {
                 fmt_num(e_crit),
                 fmt_num(c.e_failed.unwrap_or(f64::NAN)),
                 fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-                c.reason.as_deref().unwrap_or("end of the e range")
+                c.reason.as_ref().map_or("end of the e range".to_string(), |r| r.to_string())
             )),
     );
     // What ended the branch, in the section's introduction.
@@ -294,7 +294,7 @@ fn branch_end(sec: &mut Section, c: &Continuation) {
             fmt_num(last.orbit.constrained_duration),
             fmt_num(last.orbit.period),
             fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-            c.reason.as_deref().unwrap_or("the end of the e range")
+            c.reason.as_ref().map_or("the end of the e range".to_string(), |r| r.to_string())
         ));
     }
 }
@@ -351,7 +351,7 @@ fn branch_figures(sec: &mut Section, opts: &Options, c: &Continuation) -> Result
     let end = format!(
         "The branch ends where the orbit search failed at e = {} ({})",
         fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-        c.reason.as_deref().unwrap_or("end of the e range")
+        c.reason.as_ref().map_or("end of the e range".to_string(), |r| r.to_string())
     );
     sec.figures.push(Figure {
         file: "p3_branch_duration.png".into(),

@@ -174,7 +174,7 @@ pub struct Cell {
     /// Verdict ([`Verdict::Invalid`] when the parameters are out of range).
     pub verdict: Verdict,
     /// Deciding theorem.
-    pub theorem: String,
+    pub theorem: crate::twocontact::classify::Theorem,
     /// Largest `G*` over the fixed points of `R` (`None` without fixed points).
     pub g_star: Option<f64>,
 }
@@ -389,9 +389,12 @@ pub fn classify_cells(
                 q = q.and_then(|q| apply(&q, key, *v));
             }
             let cell = match q {
-                Err(_) => {
-                    Cell { values: values.clone(), verdict: Verdict::Invalid, theorem: String::new(), g_star: None }
-                }
+                Err(_) => Cell {
+                    values: values.clone(),
+                    verdict: Verdict::Invalid,
+                    theorem: crate::twocontact::classify::Theorem::NotEvaluated,
+                    g_star: None,
+                },
                 Ok(q) => {
                     let c = classify(&q, samples)?;
                     let g_star = c

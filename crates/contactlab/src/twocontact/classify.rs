@@ -62,7 +62,7 @@ pub struct Classification {
     /// The verdict (see [`Verdict`]).
     pub verdict: Verdict,
     /// The theorem that decided it.
-    pub theorem: String,
+    pub theorem: Theorem,
     /// One sentence of evidence.
     pub evidence: String,
     /// Largest `G` over defined samples.
@@ -223,6 +223,70 @@ pub fn stable_partition(pts: &[MapPoint]) -> bool {
     })
 }
 
+/// What decided a verdict: one of P1's theorems, or why none applies. Serialised (and shown) as
+/// the report and the CLI print it (`Theorem 2`, `none`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub enum Theorem {
+    /// No contact forces in the friction cones balance the load (no equilibrium).
+    #[serde(rename = "SS inconsistent")]
+    SsInconsistent,
+    /// A mode's consistency depends on terms the zero-order dynamics neglects.
+    #[serde(rename = "marginal")]
+    Marginal,
+    /// Theorem 1: several modes consistent at rest (ambiguous, unstable).
+    #[serde(rename = "Theorem 1")]
+    Theorem1,
+    /// Painlevé states: P1's theorems do not apply.
+    #[serde(rename = "Painlevé")]
+    Painleve,
+    /// Theorem 2: a fixed point with `G* > 1` (reverse chatter, unstable).
+    #[serde(rename = "Theorem 2")]
+    Theorem2,
+    /// Theorem 3: persistent with `G < 1` wherever `R` is defined.
+    #[serde(rename = "Theorem 3")]
+    Theorem3,
+    /// Theorem 4: a stable partition (persistent).
+    #[serde(rename = "Theorem 4")]
+    Theorem4,
+    /// Theorem 4 for a weakly persistent equilibrium.
+    #[serde(rename = "Theorem 4a")]
+    Theorem4a,
+    /// Theorem 5: weakly persistent, `R` non-decreasing, `G* < 1` at every fixed point.
+    #[serde(rename = "Theorem 5")]
+    Theorem5,
+    /// No theorem applies (or the maps are incomplete).
+    #[serde(rename = "none")]
+    None,
+    /// Not evaluated (an atlas cell outside the model's range).
+    #[serde(rename = "")]
+    NotEvaluated,
+}
+
+impl Theorem {
+    /// The name as printed.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Theorem::SsInconsistent => "SS inconsistent",
+            Theorem::Marginal => "marginal",
+            Theorem::Theorem1 => "Theorem 1",
+            Theorem::Painleve => "Painlevé",
+            Theorem::Theorem2 => "Theorem 2",
+            Theorem::Theorem3 => "Theorem 3",
+            Theorem::Theorem4 => "Theorem 4",
+            Theorem::Theorem4a => "Theorem 4a",
+            Theorem::Theorem5 => "Theorem 5",
+            Theorem::None => "none",
+            Theorem::NotEvaluated => "",
+        }
+    }
+}
+
+impl std::fmt::Display for Theorem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// P1's verdict on an equilibrium, serialised as the CLI prints it (`reverse-chatter-unstable`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -337,43 +401,43 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let (verdict, theorem, evidence) = if !eq.equilibrium && ss_robust {
         (
             Verdict::NoEquilibrium,
-            "SS inconsistent",
+            Theorem::SsInconsistent,
             format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
         )
     } else if eq.marginal {
         (
             Verdict::Undetermined,
-            "marginal",
+            Theorem::Marginal,
             "a mode's consistency is marginal: it depends on terms the ZOD neglects (P1 excludes such systems)"
                 .to_string(),
         )
     } else if !eq.equilibrium {
         (
             Verdict::NoEquilibrium,
-            "SS inconsistent",
+            Theorem::SsInconsistent,
             format!("no contact forces in the friction cones balance the load (SS margin {:.3e})", eq.ss_margin),
         )
     } else if eq.ambiguous {
         (
             Verdict::AmbiguousUnstable,
-            "Theorem 1",
+            Theorem::Theorem1,
             format!(
                 "modes consistent at rest: {}",
                 eq.modes_at_rest.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
             ),
         )
     } else if !eq.painleve_free {
-        (Verdict::Undetermined, "Painlevé", format!("Painlevé states: {:?}", eq.painleve_states))
+        (Verdict::Undetermined, Theorem::Painleve, format!("Painlevé states: {:?}", eq.painleve_states))
     } else if let Some(f) = unstable_fp {
         (
             Verdict::ReverseChatterUnstable,
-            "Theorem 2",
+            Theorem::Theorem2,
             format!("fixed point φ* = {} with G* = {} > 1", fmt_num(f.phi), fmt_num(f.g)),
         )
     } else if !maps_complete {
         (
             Verdict::Undetermined,
-            "none",
+            Theorem::None,
             format!(
                 "R, G unknown at {failed_samples} samples and {} unresolved sign changes of R(φ) − φ",
                 found.unresolved
@@ -382,13 +446,13 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     } else if eq.persistent && max_g.is_some_and(|g| g < 1.0) {
         (
             Verdict::Stable,
-            "Theorem 3",
+            Theorem::Theorem3,
             format!("persistent and G < 1 wherever R is defined (max G = {:.6})", max_g.unwrap_or(0.0)),
         )
     } else if weakly_persistent && r_monotone && fps.iter().all(|f| f.g < 1.0) && not_one(g_minus) && not_one(g_plus) {
         (
             Verdict::Stable,
-            "Theorem 5",
+            Theorem::Theorem5,
             format!(
                 "weakly persistent, R non-decreasing, G(φ*) < 1 at every fixed point ({})",
                 fps.iter()
@@ -404,11 +468,11 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     {
         (
             Verdict::Stable,
-            if eq.persistent { "Theorem 4" } else { "Theorem 4a" },
+            if eq.persistent { Theorem::Theorem4 } else { Theorem::Theorem4a },
             "a stable partition exists on the sample grid".to_string(),
         )
     } else {
-        (Verdict::Undetermined, "none", "no theorem of P1 applies".to_string())
+        (Verdict::Undetermined, Theorem::None, "no theorem of P1 applies".to_string())
     };
     Ok(Classification {
         equilibrium: eq.equilibrium,
@@ -422,7 +486,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         g_plus,
         r_monotone,
         verdict,
-        theorem: theorem.into(),
+        theorem,
         evidence,
         max_g,
         samples,

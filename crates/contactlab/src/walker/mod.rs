@@ -306,7 +306,7 @@ pub struct Gait {
     /// `‖P(y) − y‖` in the chart's scales.
     pub residual: f64,
     /// Why Newton stopped, when it did not converge.
-    pub reason: Option<String>,
+    pub reason: Option<crate::hybrid::section::NewtonStop>,
 }
 
 /// The sticking impulse `F = −(W̃ M⁻¹ W̃ᵀ)⁻¹ W̃ q̇⁻` of eq. (13) at the swing contact:

@@ -38,7 +38,7 @@ use serde::Serialize;
 
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{FixedPoint, ReturnMap, SectionChart};
+use crate::hybrid::section::{FixedPoint, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{
     DriverSettings, EventDriver, EventKind, Hybrid, Observer, Step, Termination, Tolerances, ZenoRule,
 };
@@ -431,31 +431,6 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
     })
 }
 
-/// A motion that never enters a constrained phase (a physics outcome, not a failure: with a large
-/// restitution the impacts need not accumulate), with how its run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NeverConstrained {
-    /// How the run from the initial state ended.
-    pub termination: Termination,
-}
-
-impl std::fmt::Display for NeverConstrained {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the motion from the initial state never enters a constrained phase (its run ended: {})",
-            crate::util::kebab(&self.termination)
-        )
-    }
-}
-
-/// For callers that need a constrained phase to go on (the report, benchmarks).
-impl From<NeverConstrained> for Error {
-    fn from(e: NeverConstrained) -> Self {
-        Error::Numerical(e.to_string())
-    }
-}
-
 /// Iterates the return map from the first entry into a constrained phase after `(q₀, q̇₀)`, at
 /// most `cycles` times or until two successive points agree to `tol` (relative to the chart's
 /// scales); returns the last point, a guess for [`orbit`].
@@ -466,12 +441,12 @@ pub fn settle<S: ContactSystem<N>, const N: usize>(
     cycles: usize,
     tol: f64,
     settings: &ZenoSettings,
-) -> Result<DVector<f64>, NeverConstrained> {
+) -> Result<DVector<f64>, NewtonStop> {
     let map = return_map(lag, settings);
     let mut first = crate::hybrid::section::FirstCrossing::default();
     let run = map.driver.run(lag, 0.0, join(q0, v0), std::slice::from_ref(&map.section), &mut first);
     let Some((_, x)) = first.hit else {
-        return Err(NeverConstrained { termination: run.termination });
+        return Err(NewtonStop::NeverConstrained(run.termination));
     };
     Ok(iterate(&map, &map.chart.chart(&x), tol, cycles).0)
 }
@@ -568,12 +543,12 @@ pub struct Orbit {
     /// Newton iterations.
     pub iterations: usize,
     /// Why Newton stopped, when it did not converge.
-    pub reason: Option<String>,
+    pub reason: Option<NewtonStop>,
 }
 
 impl Orbit {
     /// No orbit: nothing computed (every number NaN, nothing converged), with the reason.
-    pub fn not_found(reason: impl Into<String>) -> Self {
+    pub fn not_found(reason: NewtonStop) -> Self {
         Orbit {
             converged: false,
             zeno: false,
@@ -589,7 +564,7 @@ impl Orbit {
             lambda_start: f64::NAN,
             residual: f64::NAN,
             iterations: 0,
-            reason: Some(reason.into()),
+            reason: Some(reason),
         }
     }
 }
@@ -622,11 +597,7 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     let resolved = fp.residual <= 1e-6 * amplitude;
     if fp.converged && !resolved {
         fp.converged = false;
-        fp.reason = Some(format!(
-            "the motion shrinks onto a rest point (amplitude {amplitude:.3e} of the state scale, residual {:.3e}): \
-             no periodic orbit",
-            fp.residual
-        ));
+        fp.reason = Some(NewtonStop::RestPoint { amplitude, residual: fp.residual });
     }
     let gamma = fp.spectral_radius;
     let gamma_iterates = if fp.converged && settings.check_rate { contraction_rate(&map, &y) } else { None };
@@ -668,7 +639,7 @@ pub struct Continuation {
     /// The smallest `e` tried beyond it where no such orbit was found (the bracket's other end).
     pub e_failed: Option<f64>,
     /// What happened at `e_failed`.
-    pub reason: Option<String>,
+    pub reason: Option<NewtonStop>,
 }
 
 /// Follows the periodic orbit from `e_start` (with `guess`) upward, each Newton solve starting
@@ -688,22 +659,22 @@ pub fn continuation_in_e<S: ContactSystem<N>, const N: usize>(
     progress: &dyn Fn(f64),
 ) -> Continuation {
     let settings = &ZenoSettings { check_rate: false, ..*settings };
-    let solve = |e: f64, y: &DVector<f64>| -> Result<Orbit, String> {
+    let solve = |e: f64, y: &DVector<f64>| -> Result<Orbit, NewtonStop> {
         let lag = Lagrangian::new(family(e));
         let o = orbit(&lag, y, settings);
         if !o.converged {
-            return Err(o.reason.unwrap_or_else(|| "Newton did not converge".into()));
+            return Err(o.reason.unwrap_or(NewtonStop::NotConverged));
         }
         if o.constrained_duration.is_nan() || o.constrained_duration <= 0.0 {
-            return Err("the orbit has no constrained phase".into());
+            return Err(NewtonStop::NoConstrainedPhase);
         }
         if e > 0.0 && !o.zeno {
-            return Err("the orbit does not return through a Zeno point".into());
+            return Err(NewtonStop::NotZeno);
         }
         Ok(o)
     };
     let mut points: Vec<BranchPoint> = Vec::new();
-    let mut failed: Option<(f64, String)> = None;
+    let mut failed: Option<(f64, NewtonStop)> = None;
     match solve(e_start, guess) {
         Ok(o) => {
             points.push(BranchPoint { e: e_start, orbit: o });
