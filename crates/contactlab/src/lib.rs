@@ -2,29 +2,54 @@
 //!
 //! Stability analysis and simulation of mechanical systems with unilateral, frictional contacts.
 //!
-//! The crate is organised as shared mathematical cores under per-paper analyses:
+//! ## Where to start
+//!
+//! * **Running an analysis as the command line does** (options checked, typed results that
+//!   serialise to the `--json` output): [`api`]. Every front end (the `contactlab` binary, the
+//!   Python package) only calls these functions.
+//! * **Reading a model file**: [`model`] (strict TOML/JSON: every key consumed or refused, one-line
+//!   errors naming file, key and range) and [`model::registry`], the one list of model kinds with
+//!   their readers, documentation and the analyses that accept them. A new kind is one entry there.
+//! * **Describing a mechanism in code**: implement [`mechanics::ContactSystem`] (mass matrix, bias,
+//!   gaps, Jacobians; the sign conventions are written once there and every system is checked by
+//!   [`mechanics::check`]) and run it with the hybrid core: [`hybrid::lagrangian::Lagrangian`] and
+//!   [`hybrid::EventDriver`], with return maps and Floquet multipliers in [`hybrid::section`].
+//! * **Solving a complementarity or conic problem**: [`lcp`] (Lemke, enumeration, matrix classes,
+//!   an independent check of returned points in [`lcp::verify`]), [`lp`], [`conic`].
+//! * **A paper's method**: [`twocontact`] (P1), [`walker`] (P2), [`zeno`] (P3), [`fixture`] (P4),
+//!   [`eqset`] (P5).
+//! * **The reproduction report**: [`reproduce`] builds one section per paper from the reference
+//!   configurations in [`papers`]; [`report`] holds rows (published vs computed, with a status that
+//!   follows from the computation) and renders `REPORT.md` and `results.json`.
+//!
+//! ## Modules
 //!
 //! | module | what |
 //! |---|---|
-//! | [`lcp`] | linear complementarity: Lemke, enumeration of all solutions, pivot transforms, matrix classes |
+//! | [`api`] | the analyses as the front ends run them: options, typed results, files they write |
+//! | [`model`] | model files: strict reading, the registry of kinds |
+//! | [`lcp`] | linear complementarity: Lemke, enumeration of all solutions, pivot transforms, matrix classes, independent verification |
 //! | [`lp`] | our small dense simplex for tiny LPs solved many times |
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
-//! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4 |
-//! | [`mechanics`] | Lagrangian systems with contacts (the `ContactSystem` trait); the planar rigid body of P1, elementary systems |
-//! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections |
-//! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes |
-//! | [`model`] | strict reading of TOML/JSON model files (`kind` key, ranges, `_deg` angles) |
-//! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
+//! | [`mechanics`] | Lagrangian systems with contacts (the `ContactSystem` trait) and the papers' systems; bilateral frictional sliders (`SliderSystem`) |
+//! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections, Newton on return maps |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
+//! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes, maps R and G, verdicts, atlas |
+//! | [`walker`] | P2: the Painlevé quantities A and B, gaits, slip outcomes and dynamic jamming (the walkers themselves are in [`mechanics::walkers`]) |
+//! | [`zeno`] | P3: completed executions, simple and Zeno periodic orbits, Theorem 1, continuation in e |
+//! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4, load cones, sweeps |
+//! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
 //! | [`papers`] | the papers' reference configurations, shared by tests, benchmarks and the report |
-//! | [`report`] | the reproduction report: rows of published vs computed values |
+//! | [`reproduce`], [`report`] | the reproduction report: its sections, and its rows, tables and figures |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
-//! | [`reproduce`] | the sections of `contactlab reproduce`, one per paper |
+//! | [`util`] | small shared pieces: serde helpers, option checks, bisection and box maximisation |
 //!
 //! ## Conventions
 //! Angles are radians everywhere in the API and in files, unless a key ends in `_deg`. Solvers
-//! return a status and a residual the caller can check; `Err` is for malformed input, for an
-//! analysis whose solver could not conclude, and for failed output, kept apart (see [`Error`]).
+//! return a status and a residual the caller can check; `Err` is for malformed input (a file's
+//! key, a model's key, an option), for an analysis whose solver could not conclude, and for
+//! failed output, kept apart (see [`Error`]). A physics outcome (no gait, no orbit, a jam) is a
+//! result, not an error. Tolerances are relative to the data's own scales.
 //!
 //! ## Papers
 //! * P1: Or & Várkonyi, planar rigid body on two frictional contacts.

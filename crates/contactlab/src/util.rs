@@ -28,6 +28,12 @@ pub fn finite_or_none(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
+/// The floor of a data scale used as a divisor (`x / scale.max(SCALE_FLOOR)`): it keeps an
+/// all-zero scale from dividing by zero and lies far below any physical scale (the smallest
+/// normal `f64` is `2.2e-308`), so it never changes a relative tolerance on real data, in any
+/// units (the scale-invariance tests multiply data by `10^±8`).
+pub const SCALE_FLOOR: f64 = 1e-300;
+
 /// `v` if it is a finite number `> 0`, else an [`crate::Error::Argument`] naming `name` (a setting
 /// or an option).
 pub fn positive(name: &str, v: f64) -> Result<f64, crate::Error> {

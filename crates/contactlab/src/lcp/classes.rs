@@ -81,7 +81,7 @@ const RANK_TOL: f64 = 1e-10;
 pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
     let m = &normalised(m);
-    let scale = m.amax().max(1e-300);
+    let scale = m.amax().max(crate::util::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
         let sub = principal(m, &a);
@@ -98,7 +98,7 @@ pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 pub fn is_column_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
     let m = &normalised(m);
-    let scale = m.amax().max(1e-300);
+    let scale = m.amax().max(crate::util::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
         let sub = principal(m, &a);
@@ -166,7 +166,7 @@ pub fn is_column_quasi_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 pub fn is_positive_semidefinite(m: &DMatrix<f64>, tol: f64) -> bool {
     let m = &normalised(m);
     let s = (m + m.transpose()) * 0.5;
-    let scale = m.amax().max(1e-300);
+    let scale = m.amax().max(crate::util::SCALE_FLOOR);
     s.symmetric_eigenvalues().iter().all(|&l| l >= -tol * scale)
 }
 

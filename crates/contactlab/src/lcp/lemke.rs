@@ -251,7 +251,7 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
         };
         // Minimum-ratio test over rows where the entering variable drives the basic one down.
         let col_max = (0..n).fold(0.0f64, |a, i| a.max(dict.at(i, s).abs()));
-        let thresh = settings.pivot_tol * col_max.max(1e-300);
+        let thresh = settings.pivot_tol * col_max.max(crate::util::SCALE_FLOOR);
         let mut theta = f64::INFINITY;
         for i in 0..n {
             let a = -dict.at(i, s);

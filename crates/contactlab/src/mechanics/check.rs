@@ -60,7 +60,12 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
         let dv = (vp - vm) / (2.0 * tau);
         let mdot = (sys.mass_matrix(&(q + v * tau)) - sys.mass_matrix(&(q - v * tau))) / (2.0 * tau);
         let power = v.dot(&sys.bias(t, q, v)) + 0.5 * v.dot(&(mdot * v)) + dv;
-        let scale = v.dot(&sys.bias(t, q, v)).abs().max(dv.abs()).max(sys.kinetic_energy(q, v) / ts).max(1e-300);
+        let scale = v
+            .dot(&sys.bias(t, q, v))
+            .abs()
+            .max(dv.abs())
+            .max(sys.kinetic_energy(q, v) / ts)
+            .max(crate::util::SCALE_FLOOR);
         if power.abs() > 1e-6 * scale {
             out.push(format!("energy not conserved by the bias: dE/dt = {power} (scale {scale})"));
         }

@@ -135,9 +135,9 @@ impl<const M: usize> FrictionMap<M> {
         (0..1usize << M).map(move |t| sign_pattern::<M>(t ^ first))
     }
 
-    /// The force scale of the data, `max(|n₀|∞, 1e-300)`, for relative tolerances.
+    /// The force scale of the data, `max(|n₀|∞, SCALE_FLOOR)`, for relative tolerances.
     pub fn scale(&self) -> f64 {
-        self.n0.amax().max(1e-300)
+        self.n0.amax().max(crate::util::SCALE_FLOOR)
     }
 
     /// Whether `λ ∈ R` up to `tol` (absolute, in force units).

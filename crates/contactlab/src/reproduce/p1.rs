@@ -474,7 +474,7 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     let impacts: Vec<&crate::twocontact::sim::Event> =
         tr_d.events.iter().filter(|e| e.kind == EventKind::Impact && e.point.is_some()).collect();
     let speed = |e: &crate::twocontact::sim::Event| e.before.qd[e.point.unwrap_or(0)].abs();
-    let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(1e-300);
+    let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(crate::util::SCALE_FLOOR);
     let mut growth = XyPlot::new(
         "P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)",
         "impact number",

@@ -102,8 +102,8 @@ pub fn impact_with(
 ) -> Result<Impact, Error> {
     use PointMode::*;
     let u = zod.j * v_minus;
-    let vel = u.amax().max(1e-300);
-    let imp = vel / zod.a.diagonal().amax().max(1e-300);
+    let vel = u.amax().max(crate::util::SCALE_FLOOR);
+    let imp = vel / zod.a.diagonal().amax().max(crate::util::SCALE_FLOOR);
     let m = zod.mass;
     let allowed = |i: usize, pm: PointMode| touching[i] || pm == F;
     // Candidates in P1's order of preference: tiers (active points, sticking points), best first;

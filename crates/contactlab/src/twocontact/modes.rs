@@ -131,8 +131,8 @@ pub const MARGIN_TOL: f64 = 1e-9;
 fn scales(zod: &Zod) -> (f64, f64) {
     // Acceleration scale: force-free accelerations; force scale: that acceleration times the
     // effective mass of the contacts.
-    let acc = zod.a0.amax().max(1e-300);
-    let inv_mass = zod.a.diagonal().amax().max(1e-300);
+    let acc = zod.a0.amax().max(crate::util::SCALE_FLOOR);
+    let inv_mass = zod.a.diagonal().amax().max(crate::util::SCALE_FLOOR);
     (acc, acc / inv_mass)
 }
 
@@ -203,7 +203,7 @@ pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
     }
     // Rows mix Delassus entries (1/kg) with dimensionless ones: judge singularity on the
     // row-normalised matrix, so that the verdict does not depend on the units of mass.
-    let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(1e-300)).product();
+    let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(crate::util::SCALE_FLOOR)).product();
     let lu = sys.lu();
     if lu.determinant().abs() <= 1e-14 * row_scale {
         return None;

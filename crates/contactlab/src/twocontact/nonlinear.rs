@@ -159,7 +159,7 @@ pub fn simulate(
     let body = p.body();
     // Scales of the perturbation.
     let z = Zod::at_state(p, &s0, &v0)?;
-    let a_free = z.a0.amax().max(1e-300);
+    let a_free = z.a0.amax().max(crate::util::SCALE_FLOOR);
     let gap0 = (0..2).fold(0.0f64, |a, i| a.max(body.gap(i, &s0)));
     let speed = (z.j * v0).amax().max((2.0 * a_free * gap0).sqrt());
     if speed.is_nan() || speed <= 0.0 {

@@ -414,11 +414,11 @@ impl Hybrid for ZodRun<'_> {
     type Mode = ZodMode;
 
     fn time_scale(&self) -> f64 {
-        self.v0 / self.sim.zod.a0.amax().max(1e-300)
+        self.v0 / self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR)
     }
 
     fn state_scale(&self) -> ZodState {
-        let a = self.sim.zod.a0.amax().max(1e-300);
+        let a = self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR);
         let (l, v) = (self.v0 * self.v0 / a, self.v0);
         ZodState::from_columns(&[Vector3::repeat(l), Vector3::repeat(v)])
     }
@@ -561,7 +561,7 @@ impl Hybrid for ZodRun<'_> {
         // Scales of the series at its last impact: the other point joins the limit when its gap
         // and normal velocity vanish with the series.
         let vref = last.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let a = self.sim.zod.a0.amax().max(1e-300);
+        let a = self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR);
         let mut sustained = mode.sustained();
         sustained[contact.min(1)] = true;
         for k in 0..2 {
@@ -759,7 +759,7 @@ impl Simulator {
             .iter()
             .fold(0.0f64, |a, v| a.max(v.abs()))
             .max((2.0 * self.zod.a0.amax() * gap).sqrt())
-            .max(1e-300);
+            .max(crate::util::SCALE_FLOOR);
         let sys = ZodRun { sim: self, v0, diverge_ratio: settings.diverge_ratio, vmax: Cell::new(v0) };
         let driver = EventDriver::new(DriverSettings {
             t_max: settings.t_max,
