@@ -1408,6 +1408,15 @@ mod tests {
     }
 
     #[test]
+    fn settings_validate_names_the_setting() {
+        assert!(WalkerSettings::default().validate().is_ok());
+        let e = WalkerSettings { max_newton: 0, ..Default::default() }.validate().unwrap_err();
+        assert!(matches!(&e, Error::Argument { name, .. } if name == "max_newton"), "{e}");
+        let e = WalkerSettings { rtol: f64::NAN, ..Default::default() }.validate().unwrap_err();
+        assert!(matches!(&e, Error::Argument { name, .. } if name == "rtol"), "{e}");
+    }
+
+    #[test]
     fn bad_options_are_argument_errors() {
         assert!(matches!(positive("t_max", f64::NAN), Err(Error::Argument { .. })));
         assert!(matches!(positive("t_max", 0.0), Err(Error::Argument { .. })));

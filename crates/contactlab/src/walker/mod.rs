@@ -209,6 +209,17 @@ impl Default for WalkerSettings {
 }
 
 impl WalkerSettings {
+    /// Checks every setting (an [`crate::Error::Argument`] names the first that is out of range).
+    pub fn validate(&self) -> Result<(), crate::Error> {
+        crate::util::fraction("rtol", self.rtol)?;
+        crate::util::positive("max_step_time", self.max_step_time)?;
+        crate::util::fraction("newton_tol", self.newton_tol)?;
+        crate::util::at_least_one("max_newton", self.max_newton)?;
+        Ok(())
+    }
+}
+
+impl WalkerSettings {
     fn driver(&self, t_max: f64) -> EventDriver {
         EventDriver::new(DriverSettings {
             tol: Tolerances { rtol: self.rtol, atol: self.rtol },
