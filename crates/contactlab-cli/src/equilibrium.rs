@@ -4,12 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::plot::CategoryMap;
-use contactlab::plot::{Mark, XyPlot};
 use contactlab::twocontact::atlas::{self, Axis};
 use contactlab::twocontact::classify;
 use contactlab::twocontact::model;
-use contactlab::twocontact::plots::{displacement_plot, maps_plots, Displacement};
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -113,21 +110,10 @@ pub fn run(cmd: EquilibriumCommand) -> Result<(), Failure> {
 fn modes(a: ModesArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
     let r = contactlab::api::p1_modes(&p)?;
-    let (eq, at_rest) = (&r.analysis, &r.modes);
+    let eq = &r.analysis;
     let v = serde_json::to_value(&r).context("serialising")?;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = String::from("mode,consistent,margin,f1z,f2z,f1x,f2x,z1dd,z2dd,x1dd,x2dd\n");
-        for s in at_rest {
-            let f = s.forces;
-            let ac = s.accel;
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{}\n",
-                s.mode, s.consistent, s.margin, f[0], f[1], f[2], f[3], ac[0], ac[1], ac[2], ac[3]
-            ));
-        }
-        let path = dir.join("modes.csv");
-        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        r.write_files(dir)?;
     }
     if a.common.json {
         print_json(&v)?;
@@ -155,16 +141,8 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
     let m = contactlab::api::p1_maps(&p, a.samples as usize)?;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = String::from("phi,R,G\n");
-        for q in &m.maps {
-            let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
-            csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
-        }
-        let path = dir.join("maps.csv");
-        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
         let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        maps_plots(&m, &title, dir)?;
+        m.write_files(dir, &title)?;
     }
     if a.common.json {
         print_json(&m)?;
@@ -221,26 +199,6 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
         println!("  G- = {}, G+ = {}, R monotone: {}", show(c.g_minus), show(c.g_plus), c.r_monotone);
     }
     Ok(())
-}
-
-/// An atlas axis label with its unit.
-fn axis_label(key: &str) -> String {
-    let unit = if key.ends_with("_deg") {
-        "°"
-    } else if key.starts_with("mu") {
-        "–"
-    } else if key.starts_with("phi") || key == "angle" {
-        "rad"
-    } else if key == "force" {
-        "N"
-    } else if key == "torque" {
-        "N·m"
-    } else if key == "mass" {
-        "kg"
-    } else {
-        "m"
-    };
-    format!("{key} [{unit}]")
 }
 
 fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
@@ -324,43 +282,7 @@ fn finish_atlas(
     as_json: bool,
 ) -> Result<(), Failure> {
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = axes.iter().map(|x| x.key.clone()).collect::<Vec<_>>().join(",");
-        csv.push_str(",verdict,theorem,G_star\n");
-        for c in cells {
-            let vals = c.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
-            csv.push_str(&format!(
-                "{vals},{},{},{}\n",
-                c.verdict,
-                c.theorem,
-                c.g_star.map_or(String::new(), |g| g.to_string())
-            ));
-        }
-        let path = dir.join("atlas.csv");
-        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
-        if axes.len() == 2 {
-            CategoryMap {
-                title: format!("{title}: stability atlas"),
-                x_label: axis_label(&axes[0].key),
-                y_label: axis_label(&axes[1].key),
-                xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
-                ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
-                cells: atlas::verdict_indices(cells),
-                legend: contactlab::twocontact::atlas::verdict_legend(),
-                marks: vec![],
-                paths: vec![],
-            }
-            .save(&dir.join("atlas.png"))?;
-        } else {
-            XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axis_label(&axes[0].key), "(G*)^2 [–]")
-                .add(
-                    "(G*)^2",
-                    cells.iter().map(|c| (c.values[0], c.g_star.map_or(f64::NAN, |g| g * g))).collect(),
-                    Mark::LinePoints,
-                )
-                .add("stability limit", vec![(axes[0].lo, 1.0), (axes[0].hi, 1.0)], Mark::Line)
-                .save(&dir.join("atlas_gstar.png"))?;
-        }
+        atlas::write_files(title, axes, cells, dir)?;
     }
     let summary = atlas::AtlasSummary::new(axes, cells.to_vec());
     if as_json {
@@ -401,55 +323,8 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let run = contactlab::api::p1_simulate(&p, start, a.t_max, a.max_events)?;
     let (tr, nl) = (&run.zod, &run.nonlinear);
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let tail = run.tail();
-        let samples = run.zod_samples();
-        let mut csv = String::from("t,z1,z2,x1,x2\n");
-        for s in &samples {
-            csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
-        }
-        std::fs::write(dir.join("trajectory.csv"), csv).context("writing trajectory.csv")?;
-        let mut ev =
-            String::from("t,kind,point,mode,section,zd1_before,zd2_before,xd2_before,zd1_after,zd2_after,xd2_after\n");
-        for e in &tr.events {
-            ev.push_str(&format!(
-                "{},{:?},{},{},{},{},{},{},{},{},{}\n",
-                e.t,
-                e.kind,
-                e.point.map_or(String::new(), |p| (p + 1).to_string()),
-                e.mode,
-                e.section,
-                e.before.qd[0],
-                e.before.qd[1],
-                e.before.qd[2],
-                e.after.qd[0],
-                e.after.qd[1],
-                e.after.qd[2]
-            ));
-        }
-        std::fs::write(dir.join("events.csv"), ev).context("writing events.csv")?;
         let title = a.model.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let mut csv = String::from("t,z1,z2,x1,x2\n");
-        for s in &nl.samples {
-            csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
-        }
-        std::fs::write(dir.join("trajectory_nonlinear.csv"), csv).context("writing trajectory_nonlinear.csv")?;
-        displacement_plot(
-            &format!("{title}: normal displacements, ZOD and nonlinear model"),
-            tr,
-            Some(nl),
-            Displacement::Normal,
-            tail,
-        )
-        .save(&dir.join("z.png"))?;
-        displacement_plot(
-            &format!("{title}: tangential displacements, ZOD and nonlinear model"),
-            tr,
-            Some(nl),
-            Displacement::Tangential,
-            tail,
-        )
-        .save(&dir.join("x.png"))?;
+        run.write_files(dir, &title)?;
     }
     let summary = run.summary();
     if a.common.json {

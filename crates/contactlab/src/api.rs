@@ -168,6 +168,24 @@ pub struct P1Modes {
     pub modes: Vec<ModeSolution>,
 }
 
+impl P1Modes {
+    /// Writes `modes.csv` into `dir`: every mode consistent at rest with its margin, forces
+    /// `(f₁z, f₂z, f₁x, f₂x)` and accelerations `(z̈₁, z̈₂, ẍ₁, ẍ₂)`.
+    pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let mut csv = String::from("mode,consistent,margin,f1z,f2z,f1x,f2x,z1dd,z2dd,x1dd,x2dd\n");
+        for s in &self.modes {
+            let (f, ac) = (s.forces, s.accel);
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{},{}\n",
+                s.mode, s.consistent, s.margin, f[0], f[1], f[2], f[3], ac[0], ac[1], ac[2], ac[3]
+            ));
+        }
+        let path = dir.join("modes.csv");
+        std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))
+    }
+}
+
 /// P1's contact modes at the equilibrium under the zero-order dynamics.
 pub fn p1_modes(p: &TwoContact) -> Result<P1Modes, Error> {
     let z = Zod::new(p)?;
@@ -193,6 +211,22 @@ pub struct P1Maps {
     pub endpoints: [crate::twocontact::classify::Endpoint; 2],
     /// The samples.
     pub maps: Vec<MapPoint>,
+}
+
+impl P1Maps {
+    /// Writes `maps.csv` (`phi,R,G`, empty where undefined) and the plots `R.png`, `G.png` into
+    /// `dir`, titled after `title`.
+    pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let mut csv = String::from("phi,R,G\n");
+        for q in &self.maps {
+            let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+            csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
+        }
+        let path = dir.join("maps.csv");
+        std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+        crate::twocontact::plots::maps_plots(self, title, dir)
+    }
 }
 
 /// P1's maps `R`, `G` on `samples` angles (in [`MAP_SAMPLES`]) with their fixed points.
@@ -286,6 +320,52 @@ impl P1Simulation {
                 zeno_times: nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect(),
             },
         }
+    }
+
+    /// Writes the runs into `dir`: `trajectory.csv` and `trajectory_nonlinear.csv` (`t,z1,z2,x1,x2`),
+    /// `events.csv` (the zero-order run's events with velocities before and after) and the plots
+    /// `z.png`, `x.png` (both models), titled after `title`.
+    pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), Error> {
+        use crate::twocontact::plots::{displacement_plot, Displacement};
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let write = |name: &str, text: String| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| Error::write(&p, e))
+        };
+        let table = |rows: &[[f64; 5]]| {
+            let mut csv = String::from("t,z1,z2,x1,x2\n");
+            for s in rows {
+                csv.push_str(&format!("{},{},{},{},{}\n", s[0], s[1], s[2], s[3], s[4]));
+            }
+            csv
+        };
+        let (tr, nl) = (&self.zod, &self.nonlinear);
+        write("trajectory.csv", table(&self.zod_samples()))?;
+        let mut ev =
+            String::from("t,kind,point,mode,section,zd1_before,zd2_before,xd2_before,zd1_after,zd2_after,xd2_after\n");
+        for e in &tr.events {
+            ev.push_str(&format!(
+                "{},{:?},{},{},{},{},{},{},{},{},{}\n",
+                e.t,
+                e.kind,
+                e.point.map_or(String::new(), |p| (p + 1).to_string()),
+                e.mode,
+                e.section,
+                e.before.qd[0],
+                e.before.qd[1],
+                e.before.qd[2],
+                e.after.qd[0],
+                e.after.qd[1],
+                e.after.qd[2]
+            ));
+        }
+        write("events.csv", ev)?;
+        write("trajectory_nonlinear.csv", table(&nl.samples))?;
+        let tail = self.tail();
+        let normal = format!("{title}: normal displacements, ZOD and nonlinear model");
+        displacement_plot(&normal, tr, Some(nl), Displacement::Normal, tail).save(&dir.join("z.png"))?;
+        let tangential = format!("{title}: tangential displacements, ZOD and nonlinear model");
+        displacement_plot(&tangential, tr, Some(nl), Displacement::Tangential, tail).save(&dir.join("x.png"))
     }
 
     /// Final time of the nonlinear run.

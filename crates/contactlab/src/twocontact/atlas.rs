@@ -312,6 +312,69 @@ pub fn merge(shards: &[Shard], names: &[String]) -> Result<Vec<Cell>, Error> {
     slots.into_iter().collect::<Option<_>>().ok_or_else(|| Error::input("merge", "cells", "some are missing"))
 }
 
+/// An atlas axis label with its unit.
+pub fn axis_label(key: &str) -> String {
+    let unit = if key.ends_with("_deg") {
+        "°"
+    } else if key.starts_with("mu") {
+        "–"
+    } else if key.starts_with("phi") || key == "angle" {
+        "rad"
+    } else if key == "force" {
+        "N"
+    } else if key == "torque" {
+        "N·m"
+    } else if key == "mass" {
+        "kg"
+    } else {
+        "m"
+    };
+    format!("{key} [{unit}]")
+}
+
+/// Writes an atlas into `dir`: `atlas.csv` (the varied values, verdict, theorem, G*) and, for two
+/// axes, the verdict map `atlas.png`, for one axis `(G*)²` along it (`atlas_gstar.png`).
+pub fn write_files(title: &str, axes: &[Axis], cells: &[Cell], dir: &std::path::Path) -> Result<(), Error> {
+    use crate::plot::{CategoryMap, Mark, XyPlot};
+    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+    let mut csv = axes.iter().map(|x| x.key.clone()).collect::<Vec<_>>().join(",");
+    csv.push_str(",verdict,theorem,G_star\n");
+    for c in cells {
+        let vals = c.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+        csv.push_str(&format!(
+            "{vals},{},{},{}\n",
+            c.verdict,
+            c.theorem,
+            c.g_star.map_or(String::new(), |g| g.to_string())
+        ));
+    }
+    let path = dir.join("atlas.csv");
+    std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+    if axes.len() == 2 {
+        CategoryMap {
+            title: format!("{title}: stability atlas"),
+            x_label: axis_label(&axes[0].key),
+            y_label: axis_label(&axes[1].key),
+            xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
+            ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
+            cells: verdict_indices(cells),
+            legend: verdict_legend(),
+            marks: vec![],
+            paths: vec![],
+        }
+        .save(&dir.join("atlas.png"))
+    } else {
+        XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axis_label(&axes[0].key), "(G*)^2 [–]")
+            .add(
+                "(G*)^2",
+                cells.iter().map(|c| (c.values[0], c.g_star.map_or(f64::NAN, |g| g * g))).collect(),
+                Mark::LinePoints,
+            )
+            .add("stability limit", vec![(axes[0].lo, 1.0), (axes[0].hi, 1.0)], Mark::Line)
+            .save(&dir.join("atlas_gstar.png"))
+    }
+}
+
 /// What `equilibrium atlas --json` (and `merge --json`) print.
 #[derive(Debug, Clone, Serialize)]
 pub struct AtlasSummary {
