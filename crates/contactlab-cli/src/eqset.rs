@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use contactlab::eqset::model::{self, EqsetModel};
 use contactlab::eqset::Analysis;
 
-use crate::{print_json, write_csv, write_json, Common, Failure};
+use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Subcommand, Debug)]
 pub enum EqsetCommand {
@@ -168,24 +168,8 @@ fn portrait(a: PortraitArgs) -> Result<(), Failure> {
 
 fn simulate_of(m: &EqsetModel, a: &SimulateArgs) -> Result<contactlab::api::EqsetRunSummary, Failure> {
     let run = contactlab::api::eqset_simulate(m, a.t_max, a.h)?;
-    let traj = &run.trajectory;
-    let (name, unit) = m.coordinate();
     if let Some(dir) = &a.common.out {
-        let rows: Vec<Vec<String>> = (0..traj.t.len())
-            .map(|k| {
-                vec![
-                    traj.t[k].to_string(),
-                    traj.q[k][0].to_string(),
-                    traj.v[k][0].to_string(),
-                    run.energy[k].to_string(),
-                ]
-            })
-            .collect();
-        write_csv(dir, "trajectory.csv", &["t", name, &format!("{name}_dot"), "V"], &rows)?;
-        let pts: Vec<(f64, f64)> = traj.t.iter().zip(&traj.q).map(|(t, q)| (*t, q[0])).collect();
-        contactlab::plot::XyPlot::new("Time-stepping", "t (s)", format!("{name} ({unit})"))
-            .add(name, pts, contactlab::plot::Mark::Line)
-            .save(&dir.join("time.png"))?;
+        run.write_files(m.coordinate(), dir)?;
     }
     Ok(run.summary())
 }

@@ -118,24 +118,8 @@ fn run_theorem4(a: FixtureArgs) -> Result<(), Failure> {
     };
     let (t, v) = contactlab::api::fixture_theorem4(&f, &progress)?;
     bar.finish_and_clear();
-    let j = |v: &[i8]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = String::from("sigma_t,sigma_o,gamma,status\n");
-        for (s, status) in
-            t.consistent.iter().map(|s| (s, "consistent")).chain(t.undecided.iter().map(|s| (s, "undecided")))
-        {
-            let g = s.gamma.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
-            csv.push_str(&format!("{},{},{},{status}\n", j(&s.sigma_t), j(&s.sigma_o), g));
-        }
-        let p = dir.join("theorem4.csv");
-        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
-        let mut csv = String::from("sigma_t,sigma_o,consistent,systems\n");
-        for (st, so, c, n) in &t.per_sigma {
-            csv.push_str(&format!("{},{},{c},{n}\n", j(st), j(so)));
-        }
-        let p = dir.join("theorem4_per_sigma.csv");
-        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+        contactlab::fixture::theorem4::write_files(&t, dir)?;
     }
     if a.common.json {
         print_json(&v)?;
@@ -188,22 +172,10 @@ fn run_sweep(a: SweepArgs) -> Result<(), Failure> {
     let f = model::read(&a.model)?;
     let s = contactlab::api::fixture_mu_sweep(&f, a.max_scale, a.steps as usize)?;
     if let Some(dir) = &a.common.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut csv = String::from("scale,classification,weakly_stable,strongly_stable\n");
-        for p in &s.points {
-            csv.push_str(&format!(
-                "{},{},{},{}\n",
-                p.scale,
-                p.classification,
-                p.weakly_stable,
-                p.strongly_stable.map_or(String::new(), |b| b.to_string())
-            ));
-        }
-        let p = dir.join("mu_sweep.csv");
-        std::fs::write(&p, csv).with_context(|| format!("writing {}", p.display()))?;
+        s.write_files(dir)?;
     }
     if a.common.json {
-        print_json(&serde_json::to_value(&s).context("serialising")?)?;
+        print_json(&s)?;
     } else {
         println!("{}: mu = scale x {:?}, scale in [0, {}]", a.model.display(), f.mu.as_slice(), a.max_scale);
         if s.transitions.is_empty() {

@@ -324,19 +324,6 @@ pub fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<(
     Ok(())
 }
 
-fn write_csv(dir: &Path, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let path = dir.join(name);
-    let mut text = header.join(",");
-    text.push('\n');
-    for r in rows {
-        text.push_str(&r.join(","));
-        text.push('\n');
-    }
-    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
 fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     let file = lcp::io::read(&a.file)?;
     let problem = &file.lcp;
@@ -345,24 +332,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
         let e = enumerate::enumerate(problem, &enumerate::EnumSettings::default())?;
         let status = e.status();
         if let Some(dir) = &a.common.out {
-            let rows: Vec<Vec<String>> = e
-                .pieces
-                .iter()
-                .enumerate()
-                .flat_map(|(k, p)| {
-                    (0..n).map(move |i| {
-                        vec![
-                            k.to_string(),
-                            i.to_string(),
-                            p.z[i].to_string(),
-                            p.w[i].to_string(),
-                            p.alpha.contains(&i).to_string(),
-                            p.bounded.to_string(),
-                        ]
-                    })
-                })
-                .collect();
-            write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)?;
+            e.write_files(n, dir)?;
         }
         if a.common.json {
             print_json(&e.summary(n))?;
@@ -413,9 +383,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     let s = lcp::solve(problem, &settings)?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
-        let rows: Vec<Vec<String>> =
-            (0..n).map(|i| vec![i.to_string(), s.z[i].to_string(), s.w[i].to_string()]).collect();
-        write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)?;
+        contactlab::api::LcpReport::from(s.clone()).write_files(dir)?;
     }
     if a.common.json {
         print_json(&contactlab::api::LcpReport::from(s.clone()))?;
@@ -449,18 +417,7 @@ fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
     let (p, ca, cqa, psd) =
         (&all.p_matrix, &all.column_adequate, &all.column_quasi_adequate, all.positive_semidefinite);
     if let Some(dir) = &a.common.out {
-        let fmt_set = |t: &classes::ClassTest| {
-            t.witness_set
-                .as_ref()
-                .map_or(String::new(), |w| w.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" "))
-        };
-        let rows = vec![
-            vec!["p_matrix".to_string(), p.holds.to_string(), fmt_set(p)],
-            vec!["column_adequate".to_string(), ca.holds.to_string(), fmt_set(ca)],
-            vec!["column_quasi_adequate".to_string(), cqa.holds.to_string(), fmt_set(cqa)],
-            vec!["positive_semidefinite".to_string(), psd.to_string(), String::new()],
-        ];
-        write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)?;
+        all.write_files(dir)?;
     }
     if a.common.json {
         print_json(&serde_json::to_value(&all).context("serialising the classes")?)?;

@@ -96,6 +96,15 @@ pub struct LcpReport {
     pub n: usize,
 }
 
+impl LcpReport {
+    /// Writes `solution.csv` (`i, z, w`) into `dir`.
+    pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
+        let rows: Vec<Vec<String>> =
+            (0..self.n).map(|i| vec![i.to_string(), self.z[i].to_string(), self.w[i].to_string()]).collect();
+        crate::util::write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)
+    }
+}
+
 impl From<crate::lcp::LcpSolution> for LcpReport {
     fn from(s: crate::lcp::LcpSolution) -> Self {
         LcpReport {
@@ -1421,6 +1430,27 @@ pub struct EqsetRunSummary {
     pub energy_start: Option<f64>,
     /// `V` at the end.
     pub energy_end: Option<f64>,
+}
+
+impl EqsetRun {
+    /// Writes `trajectory.csv` (`t`, the coordinate, its rate, `V`) and `time.png` into `dir`;
+    /// `coordinate` is the coordinate's name and unit.
+    pub fn write_files(&self, coordinate: (&str, &str), dir: &std::path::Path) -> Result<(), Error> {
+        use crate::plot::{Mark, XyPlot};
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let (name, unit) = coordinate;
+        let traj = &self.trajectory;
+        let mut csv = format!("t,{name},{name}_dot,V\n");
+        for k in 0..traj.t.len() {
+            csv.push_str(&format!("{},{},{},{}\n", traj.t[k], traj.q[k][0], traj.v[k][0], self.energy[k]));
+        }
+        let p = dir.join("trajectory.csv");
+        std::fs::write(&p, csv).map_err(|e| Error::write(&p, e))?;
+        let pts: Vec<(f64, f64)> = traj.t.iter().zip(&traj.q).map(|(t, q)| (*t, q[0])).collect();
+        XyPlot::new("Time-stepping", "t (s)", format!("{name} ({unit})"))
+            .add(name, pts, Mark::Line)
+            .save(&dir.join("time.png"))
+    }
 }
 
 fn eqset_run<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>(

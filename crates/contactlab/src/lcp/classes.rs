@@ -183,6 +183,29 @@ pub struct Classes {
     pub positive_semidefinite: bool,
 }
 
+impl Classes {
+    /// Writes `classes.csv` into `dir`: each class, whether `M` is in it, and the index set that
+    /// violates it (empty when it holds).
+    pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
+        let set = |t: &ClassTest| {
+            t.witness_set
+                .as_ref()
+                .map_or(String::new(), |w| w.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" "))
+        };
+        let rows = vec![
+            vec!["p_matrix".to_string(), self.p_matrix.holds.to_string(), set(&self.p_matrix)],
+            vec!["column_adequate".to_string(), self.column_adequate.holds.to_string(), set(&self.column_adequate)],
+            vec![
+                "column_quasi_adequate".to_string(),
+                self.column_quasi_adequate.holds.to_string(),
+                set(&self.column_quasi_adequate),
+            ],
+            vec!["positive_semidefinite".to_string(), self.positive_semidefinite.to_string(), String::new()],
+        ];
+        crate::util::write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)
+    }
+}
+
 /// Runs every class test on `M` (n ≤ 16 for the index-set tests).
 pub fn all(m: &DMatrix<f64>) -> Result<Classes, Error> {
     Ok(Classes {

@@ -144,6 +144,29 @@ impl Enumeration {
         }
     }
 
+    /// Writes `pieces.csv` into `dir`: one row per piece and index (`piece, i, z, w, in_alpha,
+    /// bounded`), the point of each piece, for an LCP of size `n`.
+    pub fn write_files(&self, n: usize, dir: &std::path::Path) -> Result<(), Error> {
+        let rows: Vec<Vec<String>> = self
+            .pieces
+            .iter()
+            .enumerate()
+            .flat_map(|(k, p)| {
+                (0..n).map(move |i| {
+                    vec![
+                        k.to_string(),
+                        i.to_string(),
+                        p.z[i].to_string(),
+                        p.w[i].to_string(),
+                        p.alpha.contains(&i).to_string(),
+                        p.bounded.to_string(),
+                    ]
+                })
+            })
+            .collect();
+        crate::util::write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)
+    }
+
     /// The result as `lcp solve --all --json` prints it, for an LCP of size `n`.
     pub fn summary(&self, n: usize) -> EnumerationSummary<'_> {
         EnumerationSummary {
