@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use contactlab::twocontact::atlas::{self, Axis};
-use contactlab::twocontact::classify;
 use contactlab::twocontact::model;
 
 use crate::{print_json, write_json, Common, Failure};
@@ -174,7 +173,7 @@ fn maps(a: MapsArgs) -> Result<(), Failure> {
 
 fn classify(a: MapsArgs) -> Result<(), Failure> {
     let p = model::read(&a.model)?;
-    let c = classify::classify(&p, a.samples as usize)?;
+    let c = contactlab::api::p1_classify(&p, a.samples as usize)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "classification.json", &c)?;
     }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::fixture::{cones, model, stability};
+use contactlab::fixture::{cones, model};
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -78,7 +78,7 @@ pub fn run(cmd: FixtureCommand) -> Result<(), Failure> {
 
 fn classify(a: FixtureArgs) -> Result<(), Failure> {
     let f = model::read(&a.model)?;
-    let c = stability::classify(&f)?;
+    let c = contactlab::api::fixture_classify(&f)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "classification.json", &c)?;
     }

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use contactlab::lcp::{self, classes, enumerate, LcpSettings, LcpStatus};
+use contactlab::lcp::{self, classes, LcpSettings, LcpStatus};
 use contactlab::reproduce;
 
 /// Stability analysis and simulation of mechanical systems with unilateral, frictional contacts.
@@ -329,7 +329,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     let problem = &file.lcp;
     let n = problem.n();
     if a.all {
-        let e = enumerate::enumerate(problem, &enumerate::EnumSettings::default())?;
+        let e = contactlab::api::lcp_solve_all(problem)?;
         let status = e.status();
         if let Some(dir) = &a.common.out {
             e.write_files(n, dir)?;
@@ -380,22 +380,26 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
             }
         })));
     }
-    let s = lcp::solve(problem, &settings)?;
+    let s = contactlab::api::lcp_solve(problem, &settings)?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
-        contactlab::api::LcpReport::from(s.clone()).write_files(dir)?;
+        s.write_files(dir)?;
     }
     if a.common.json {
-        print_json(&contactlab::api::LcpReport::from(s.clone()))?;
+        print_json(&s)?;
     } else {
         println!("{}: n = {n}", a.file.display());
         println!("  status   {}", s.status.as_str());
-        println!("  method   {:?}", s.method);
+        println!("  method   {}", contactlab::util::kebab(&s.method));
         if let Some(r) = s.reason {
-            println!("  reason   {r:?} ({})", if s.certified { "certified" } else { "not certified" });
+            println!(
+                "  reason   {} ({})",
+                contactlab::util::kebab(&r),
+                if s.certified { "certified" } else { "not certified" }
+            );
         }
         println!("  pivots   {}", s.pivots);
-        println!("  residual {:.3e}", s.residual);
+        println!("  residual {}", s.residual.map_or("-".to_string(), |r| format!("{r:.3e}")));
         if s.status == LcpStatus::Solved {
             println!("  z = {:?}", s.z.as_slice());
             println!("  w = {:?}", s.w.as_slice());
@@ -403,8 +407,8 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     }
     if s.status == LcpStatus::NumericalError {
         return Err(Failure::Numerical(anyhow::anyhow!(
-            "LCP solve ended in numerical trouble (residual {:.3e})",
-            s.residual
+            "LCP solve ended in numerical trouble (residual {})",
+            s.residual.map_or("not finite".to_string(), |r| format!("{r:.3e}"))
         )));
     }
     Ok(())
@@ -413,7 +417,7 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
 fn lcp_classes(a: LcpClassesArgs) -> Result<(), Failure> {
     let file = lcp::io::read(&a.file)?;
     let m = &file.lcp.m;
-    let all = classes::all(m)?;
+    let all = contactlab::api::lcp_classes(m)?;
     let (p, ca, cqa, psd) =
         (&all.p_matrix, &all.column_adequate, &all.column_quasi_adequate, all.positive_semidefinite);
     if let Some(dir) = &a.common.out {

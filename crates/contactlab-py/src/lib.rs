@@ -5,7 +5,7 @@
 //! bad input, `contactlab.NumericalError` for a solver that could not conclude, `OSError` for
 //! files, `RuntimeError` otherwise; nothing panics across the boundary.
 
-use contactlab::lcp::{self, classes, Lcp, LcpSettings};
+use contactlab::lcp::{self, Lcp, LcpSettings};
 use contactlab::model::ModelDoc;
 use nalgebra::{DMatrix, DVector};
 use numpy::{
@@ -233,7 +233,7 @@ fn lcp_solve(
         settings.max_pivots = k.max(1);
     }
     // The fields are those of `api::LcpReport`, the CLI's JSON.
-    let r = contactlab::api::LcpReport::from(py.detach(|| lcp::solve(&problem, &settings)).map_err(to_py)?);
+    let r = py.detach(|| contactlab::api::lcp_solve(&problem, &settings)).map_err(to_py)?;
     Ok(LcpSolution {
         status: r.status.as_str(),
         z: read_only(r.z.as_slice().to_vec().into_pyarray(py)).unbind(),
@@ -272,10 +272,9 @@ fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, r
 #[pyfunction]
 #[allow(non_snake_case)]
 fn lcp_solve_all(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    use contactlab::lcp::enumerate;
     let problem = Lcp::new(matrix_arg(M, "M")?, vector_arg(q, "q")?).map_err(to_py)?;
     let n = problem.n();
-    let e = py.detach(|| enumerate::enumerate(&problem, &enumerate::EnumSettings::default())).map_err(to_py)?;
+    let e = py.detach(|| contactlab::api::lcp_solve_all(&problem)).map_err(to_py)?;
     object(py, &e.summary(n))
 }
 
@@ -284,7 +283,7 @@ fn lcp_solve_all(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> 
 #[allow(non_snake_case)]
 fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let m = matrix_arg(M, "M")?;
-    object(py, &py.detach(|| classes::all(&m)).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::lcp_classes(&m)).map_err(to_py)?)
 }
 
 /// P1: the verdict of Theorems 1–5 for a `planar-two-contact` model, as the CLI's JSON.
@@ -293,7 +292,7 @@ fn lcp_classes(py: Python<'_>, M: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 fn p1_classify(py: Python<'_>, name: &str, text: &str, is_json: bool, samples: i64) -> PyResult<Py<PyAny>> {
     let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
     let p = p1_model(name, text, is_json)?;
-    let c = py.detach(|| contactlab::twocontact::classify::classify(&p, samples)).map_err(to_py)?;
+    let c = py.detach(|| contactlab::api::p1_classify(&p, samples)).map_err(to_py)?;
     object(py, &c)
 }
 
@@ -308,12 +307,9 @@ fn p1_maps<'py>(
     is_json: bool,
     samples: i64,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
-    use contactlab::twocontact::{poincare, sim::Simulator, zod::Zod};
     let samples = count("samples", samples, contactlab::api::MAP_SAMPLES)?;
     let p = p1_model(name, text, is_json)?;
-    let pts = py
-        .detach(|| -> Result<_, contactlab::Error> { poincare::sample(&Simulator::new(Zod::new(&p)?)?, samples) })
-        .map_err(to_py)?;
+    let pts = py.detach(|| contactlab::api::p1_maps(&p, samples)).map_err(to_py)?.maps;
     let phi: Vec<f64> = pts.iter().map(|q| q.phi).collect();
     let r: Vec<f64> = pts.iter().map(|q| q.r.unwrap_or(f64::NAN)).collect();
     let g: Vec<f64> = pts.iter().map(|q| q.g.unwrap_or(f64::NAN)).collect();
@@ -372,7 +368,7 @@ fn sweep_columns(kind: &str) -> Option<Vec<&'static str>> {
 #[pyfunction]
 fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> PyResult<Py<PyAny>> {
     let f = model(name, text, is_json, contactlab::fixture::model::from_model)?;
-    let c = py.detach(|| contactlab::fixture::stability::classify(&f)).map_err(to_py)?;
+    let c = py.detach(|| contactlab::api::fixture_classify(&f)).map_err(to_py)?;
     object(py, &c)
 }
 
@@ -430,11 +426,10 @@ fn p1_maps_at<'py>(
     is_json: bool,
     phi: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u8>>)> {
-    use contactlab::twocontact::poincare::{maps_at, ReturnStatus};
-    use contactlab::twocontact::{sim::Simulator, zod::Zod};
+    use contactlab::twocontact::poincare::ReturnStatus;
     let p = p1_model(name, text, is_json)?;
     let phi = vector_arg(phi, "phi")?;
-    let pts = py.detach(|| maps_at(&Simulator::new(Zod::new(&p)?)?, phi.as_slice())).map_err(to_py)?;
+    let pts = py.detach(|| contactlab::api::p1_maps_at(&p, phi.as_slice())).map_err(to_py)?;
     let r = pts.iter().map(|q| q.r.unwrap_or(f64::NAN)).collect();
     let g = pts.iter().map(|q| q.g.unwrap_or(f64::NAN)).collect();
     let status: Vec<u8> = pts

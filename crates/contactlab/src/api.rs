@@ -96,6 +96,21 @@ pub struct LcpReport {
     pub n: usize,
 }
 
+/// Solves an LCP (`lcp solve`): Lemke's method with a certified fallback ([`crate::lcp::solve`]).
+pub fn lcp_solve(problem: &crate::lcp::Lcp, settings: &crate::lcp::LcpSettings) -> Result<LcpReport, Error> {
+    Ok(LcpReport::from(crate::lcp::solve(problem, settings)?))
+}
+
+/// Every solution of an LCP as polyhedral pieces (`lcp solve --all`).
+pub fn lcp_solve_all(problem: &crate::lcp::Lcp) -> Result<crate::lcp::enumerate::Enumeration, Error> {
+    crate::lcp::enumerate::enumerate(problem, &crate::lcp::enumerate::EnumSettings::default())
+}
+
+/// The matrix classes of `M` (`lcp classes`).
+pub fn lcp_classes(m: &nalgebra::DMatrix<f64>) -> Result<crate::lcp::classes::Classes, Error> {
+    crate::lcp::classes::all(m)
+}
+
 impl LcpReport {
     /// Writes `solution.csv` (`i, z, w`) into `dir`.
     pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
@@ -193,6 +208,22 @@ impl P1Modes {
         let path = dir.join("modes.csv");
         std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))
     }
+}
+
+/// P1's verdict by Theorems 1–5 on `samples` values of `φ` (`equilibrium classify`).
+pub fn p1_classify(p: &TwoContact, samples: usize) -> Result<crate::twocontact::classify::Classification, Error> {
+    within("samples", samples, MAP_SAMPLES)?;
+    crate::twocontact::classify::classify(p, samples)
+}
+
+/// P1's maps `R`, `G` at the impact angles `phi` (each in `(−π/2, π/2)`), in parallel.
+pub fn p1_maps_at(p: &TwoContact, phi: &[f64]) -> Result<Vec<MapPoint>, Error> {
+    poincare::maps_at(&Simulator::new(Zod::new(p)?)?, phi)
+}
+
+/// P4's weak, strong and frictionless stability of a fixture (`fixture classify`).
+pub fn fixture_classify(f: &Fixture) -> Result<stability::Classification, Error> {
+    stability::classify(f)
 }
 
 /// P1's contact modes at the equilibrium under the zero-order dynamics.
