@@ -115,7 +115,11 @@ pub fn run(cmd: ZenoCommand) -> Result<(), Failure> {
 }
 
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
+    let m = model::read(&a.model)?;
+    let m = match a.e {
+        Some(e) => m.with_e(e)?,
+        None => m,
+    };
     let e = m.e();
     let (sim, summary) = contactlab::api::zeno_simulate(&m, a.t_max, a.max_events)?;
     let names = contactlab::api::zeno_coordinates(&m);
@@ -137,7 +141,11 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 }
 
 fn orbit(a: OrbitArgs) -> Result<(), Failure> {
-    let m = contactlab::api::with_restitution(model::read(&a.model)?, a.e)?;
+    let m = model::read(&a.model)?;
+    let m = match a.e {
+        Some(e) => m.with_e(e)?,
+        None => m,
+    };
     let o = contactlab::api::zeno_orbit(&m, &a.model.display().to_string())?;
     let sys = o.system;
     if let Some(dir) = &a.common.out {

@@ -589,7 +589,10 @@ fn walker_slip(
 
 fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {
     let m = model(name, text, is_json, contactlab::zeno::model::from_model)?;
-    contactlab::api::with_restitution(m, e).map_err(to_py)
+    match e {
+        Some(e) => m.with_e(e).map_err(to_py),
+        None => Ok(m),
+    }
 }
 
 /// P3: the completed execution, as the CLI's `zeno simulate --json`, with the time history:

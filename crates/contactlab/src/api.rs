@@ -17,7 +17,6 @@ use serde::Serialize;
 use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
-use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::model::registry::Model;
 use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
@@ -647,7 +646,7 @@ impl Painleve {
             let p = dir.join(name);
             std::fs::write(&p, text).map_err(|e| Error::write(&p, e))
         };
-        match (with_mu(m, mu), &self.grid) {
+        match (m.with_mu(mu)?, &self.grid) {
             (WalkerModel::Rimless(w), _) => {
                 write("cases.csv", crate::walker::painleve::rimless_cases_csv(&w, sigma, 161))?;
                 let g = gait(&w, &DVector::from_element(1, rimless_closed_form(&w).1), &s);
@@ -687,14 +686,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
     if sigma != 1 && sigma != -1 {
         return Err(arg("sigma", format!("must be 1 or -1 (got {sigma})")));
     }
-    let model_mu = match m {
-        WalkerModel::Rimless(w) => w.mu,
-        WalkerModel::Compass(c) => c.mu,
-    };
-    let mu = mu.unwrap_or(model_mu);
-    if !(mu >= 0.0 && mu.is_finite()) {
-        return Err(arg("mu", format!("must be a finite number >= 0 (got {mu})")));
-    }
+    let mu = m.with_mu(mu.unwrap_or(m.mu()))?.mu();
     let sg = sigma as f64;
     Ok(match m {
         WalkerModel::Rimless(w) => {
@@ -844,26 +836,6 @@ pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> R
         _ => unreachable!("slip_start follows the model"),
     };
     Ok(JamThresholdReport { jam_threshold })
-}
-
-/// The model's walker with friction coefficient `mu`.
-pub fn with_mu(m: &WalkerModel, mu: f64) -> WalkerModel {
-    match m {
-        WalkerModel::Rimless(w) => WalkerModel::Rimless(RimlessWheel { mu, ..*w }),
-        WalkerModel::Compass(c) => WalkerModel::Compass(CompassBiped { mu, ..*c }),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// P3: completed hybrid systems and Zeno orbits
-
-/// The model with the coefficient of restitution `e` in [0, 1] instead of its own.
-pub fn with_restitution(m: ZenoModel, e: Option<f64>) -> Result<ZenoModel, Error> {
-    match e {
-        None => Ok(m),
-        Some(e) if (0.0..=1.0).contains(&e) => Ok(m.with_e(e)),
-        Some(e) => Err(arg("e", format!("must be a number in [0, 1] (got {e})"))),
-    }
 }
 
 /// Names of the model's coordinates.

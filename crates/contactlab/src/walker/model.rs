@@ -16,6 +16,28 @@ pub enum WalkerModel {
     Compass(CompassBiped),
 }
 
+impl WalkerModel {
+    /// The friction coefficient `μ` of the stance foot.
+    pub fn mu(&self) -> f64 {
+        match self {
+            WalkerModel::Rimless(w) => w.mu,
+            WalkerModel::Compass(c) => c.mu,
+        }
+    }
+
+    /// The same walker with friction coefficient `mu` (finite, `>= 0`): the one setter of `μ` for
+    /// the front ends (an [`Error::Argument`] names it when out of range).
+    pub fn with_mu(&self, mu: f64) -> Result<Self, Error> {
+        if !(mu >= 0.0 && mu.is_finite()) {
+            return Err(Error::argument("mu", format!("must be a finite number >= 0 (got {mu})")));
+        }
+        Ok(match self {
+            WalkerModel::Rimless(w) => WalkerModel::Rimless(RimlessWheel { mu, ..*w }),
+            WalkerModel::Compass(c) => WalkerModel::Compass(CompassBiped { mu, ..*c }),
+        })
+    }
+}
+
 /// Reads a walker from a parsed document.
 pub fn from_model(doc: &ModelDoc) -> Result<WalkerModel, Error> {
     let kind = doc.kind()?;

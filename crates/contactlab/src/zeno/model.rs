@@ -42,14 +42,19 @@ impl ZenoModel {
         }
     }
 
-    /// The same model with another coefficient of restitution.
-    pub fn with_e(&self, e: f64) -> Self {
+    /// The same model with the coefficient of restitution `e` (P3's name, and the model files'
+    /// key) in `[0, 1]`: the one setter of `e` for the front ends (an [`Error::Argument`] names
+    /// it when out of range).
+    pub fn with_e(&self, e: f64) -> Result<Self, Error> {
+        if !(0.0..=1.0).contains(&e) {
+            return Err(Error::argument("e", format!("must be a number in [0, 1] (got {e})")));
+        }
         let mut m = self.clone();
         match &mut m {
             ZenoModel::DoublePendulum { system, .. } => system.e = e,
             ZenoModel::BouncingBall { system, .. } => system.restitution = e,
         }
-        m
+        Ok(m)
     }
 }
 
