@@ -40,7 +40,7 @@ use serde::Serialize;
 
 use super::ode::{Dopri5, OdeState, Step, StepFailure, Tolerances};
 use super::roots::crossing;
-use super::{EventInfo, EventKind, FailureKind, Hybrid, ModeFailure, Transition, MAX_GUARDS};
+use super::{EventInfo, EventKind, ExactEvent, FailureKind, Hybrid, ModeFailure, Transition, MAX_GUARDS};
 
 /// How Zeno executions are handled.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -386,6 +386,10 @@ impl EventDriver {
 
     /// Runs `sys` from `(t0, x0)` until a termination reason, reporting to `obs` and locating the
     /// crossings of `sections` (reported as [`EventKind::Section`] events, guard = index).
+    ///
+    /// The run starts in the system's initial mode, after its initial event if it has one; then
+    /// every pass of the loop checks the termination reasons, advances by one segment (a closed
+    /// form or one integration step) and, when a guard fires in it, applies the event.
     pub fn run<H: Hybrid, O: Observer<H::State, H::Mode>>(
         &self,
         sys: &H,
@@ -394,32 +398,11 @@ impl EventDriver {
         sections: &[Section<'_, H::State>],
         obs: &mut O,
     ) -> Run<H::State, H::Mode> {
-        let st = &self.settings;
-        let mut x = x0;
-        let mut t = t0;
-        let mut initial_event = None;
-        let mode0 = match sys.initial_transition(t, &x) {
-            Some(Transition::Jump { state, mode, info }) => {
-                initial_event = Some(EventRecord {
-                    t,
-                    info,
-                    guard: None,
-                    mode_before: mode,
-                    mode_after: mode,
-                    before: x,
-                    after: state,
-                });
-                x = state;
-                Ok(mode)
-            }
-            Some(Transition::Failed(f)) => Err(f),
-            None => sys.initial_mode(t, &mut x),
-        };
-        let mode0 = match mode0 {
-            Ok(m) => m,
-            Err(f) => {
+        let (x, mode, initial_event) = match start(sys, t0, x0) {
+            Ok(start) => start,
+            Err((x, f)) => {
                 return Run {
-                    t,
+                    t: t0,
                     state: x,
                     mode: None,
                     termination: Termination::Failed(f),
@@ -429,317 +412,17 @@ impl EventDriver {
                 }
             }
         };
-        let mut mode = mode0;
-        obs.on_start(t, &initial_event.as_ref().map_or(x, |e| e.before), &mode);
-        let mut events = 0usize;
+        let mut runner = Runner::new(&self.settings, sys, sections, t0, x, mode);
+        obs.on_start(t0, &initial_event.as_ref().map_or(x, |e| e.before), &mode);
         if let Some(ev) = &initial_event {
-            events += 1;
+            runner.events += 1;
             if obs.on_event(ev).is_break() {
-                return Run {
-                    t,
-                    state: x,
-                    mode: Some(mode),
-                    termination: Termination::Stopped,
-                    steps: 0,
-                    events,
-                    evaluations: 0,
-                };
+                return runner.finish(Termination::Stopped);
             }
         }
-        let ts = sys.time_scale();
-        let ttol = st.event_tol * ts;
-        let scale = sys.state_scale();
-        let mut ode = Dopri5::new(st.tol, scale, ts);
-        let mut restart = true;
-        let mut steps = 0usize;
-        let mut gbuf = [0.0; MAX_GUARDS];
-        let mut g1 = [0.0; MAX_GUARDS];
-        let mut gprev = [0.0; MAX_GUARDS];
-        let mut armed = [false; MAX_GUARDS];
-        let mut sec_prev: Vec<f64> = vec![0.0; sections.len()];
-        let mut history: Vec<VecDeque<ImpactMark<H::State>>> = Vec::new();
-        let mut fastest_impact = 0.0f64;
-        let mut fired: Vec<usize> = Vec::with_capacity(4);
-
-        macro_rules! finish {
-            ($term:expr) => {
-                return Run {
-                    t,
-                    state: x,
-                    mode: Some(mode),
-                    termination: $term,
-                    steps,
-                    events,
-                    evaluations: ode.evaluations,
-                }
-            };
-        }
-
         loop {
-            if sys.at_rest(&mode, &x) {
-                finish!(Termination::Rest);
-            }
-            if t >= st.t_max {
-                finish!(Termination::TimeLimit);
-            }
-            if events >= st.max_events {
-                finish!(Termination::EventLimit);
-            }
-            if steps >= st.max_steps {
-                finish!(Termination::StepLimit);
-            }
-            if sys.diverged(t, &x) {
-                finish!(Termination::Diverged);
-            }
-            if let Some(d) = st.diverge {
-                let xs = x.as_slice();
-                let ss = scale.as_slice();
-                if xs.iter().zip(ss).any(|(v, s)| v.is_nan() || v.abs() > d * s) {
-                    finish!(Termination::Diverged);
-                }
-            }
-            let ng = sys.guard_count(&mode);
-            if ng > MAX_GUARDS {
-                finish!(Termination::IntegrationFailure { detail: format!("{ng} guards (at most {MAX_GUARDS})") });
-            }
-            // One segment: closed form or one integration step.
-            let (te, xe);
-            fired.clear();
-            if let Some(ev) = sys.next_event(&mode, t, &x) {
-                steps += 1;
-                if !ev.dt.is_finite() {
-                    finish!(Termination::NoFurtherEvent);
-                }
-                if t + ev.dt > st.t_max {
-                    finish!(Termination::TimeLimit);
-                }
-                te = t + ev.dt;
-                xe = ev.state;
-                if let Some(seg) = &ev.segment {
-                    if self.report_sections(sys, sections, seg, te, &mut sec_prev, &mode, true, obs).is_break() {
-                        finish!(Termination::Stopped);
-                    }
-                    if obs.on_step(seg, te, &mode).is_break() {
-                        t = te;
-                        x = xe;
-                        finish!(Termination::Stopped);
-                    }
-                }
-                fired.push(ev.guard);
-            } else {
-                let mut f = |tt: f64, y: &H::State| sys.flow(&mode, tt, y);
-                if restart {
-                    if let Err(e) = ode.restart(&mut f, t, &x) {
-                        finish!(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") });
-                    }
-                    restart = false;
-                    sys.guards(&mode, t, &x, &mut gbuf[..ng]);
-                    for k in 0..ng {
-                        armed[k] = gbuf[k] > 0.0;
-                        gprev[k] = gbuf[k];
-                    }
-                    for (k, s) in sections.iter().enumerate() {
-                        if let Section::Surface { sigma, .. } = s {
-                            sec_prev[k] = sigma(t, &x);
-                        }
-                    }
-                }
-                // A step limit below round-off of t would stall the run: floor it.
-                let floor = 64.0 * f64::EPSILON * t.abs().max(ts);
-                let hmax = (st.t_max - t).min(sys.step_limit(&mode, t, &x).max(floor)).max(0.0);
-                let step = match ode.step(&mut f, t, &x, hmax) {
-                    Ok(s) => Some(s),
-                    Err(StepFailure::StepTooSmall) => {
-                        // The step size collapsed. If a guard's zero lies just ahead along the
-                        // flow, the collapse is that event's approach (a pole of the vector field
-                        // on the guard, as at dynamic jamming): it fires here, as the driver
-                        // cannot place it any better.
-                        imminent_guards(
-                            sys,
-                            &mode,
-                            t,
-                            &x,
-                            ttol,
-                            STALL_HORIZON * ts,
-                            &gprev[..ng],
-                            &armed[..ng],
-                            &mut fired,
-                        );
-                        if fired.is_empty() {
-                            finish!(Termination::IntegrationFailure {
-                                detail: format!("step size underflow at t = {t}")
-                            })
-                        }
-                        None
-                    }
-                    Err(e) => finish!(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") }),
-                };
-                if let Some(step) = step {
-                    steps += 1;
-                    sys.guards(&mode, step.t1(), &step.y1, &mut g1[..ng]);
-                    if !fired_set(&g1[..ng], &armed[..ng]) {
-                        if self
-                            .report_sections(sys, sections, &step, step.t1(), &mut sec_prev, &mode, false, obs)
-                            .is_break()
-                        {
-                            finish!(Termination::Stopped);
-                        }
-                        let flow = obs.on_step(&step, step.t1(), &mode);
-                        t = step.t1();
-                        x = step.y1;
-                        for k in 0..ng {
-                            armed[k] |= g1[k] > 0.0;
-                        }
-                        gprev[..ng].copy_from_slice(&g1[..ng]);
-                        if flow.is_break() {
-                            finish!(Termination::Stopped);
-                        }
-                        continue;
-                    }
-                    // Locate the earliest zero among the armed guards that crossed.
-                    let mut roots: [(f64, usize); MAX_GUARDS] = [(f64::INFINITY, 0); MAX_GUARDS];
-                    let mut nr = 0;
-                    let mut gk = [0.0; MAX_GUARDS];
-                    for k in 0..ng {
-                        if armed[k] && g1[k] <= 0.0 {
-                            let g0 = gprev[k];
-                            let r = if g0 > 0.0 {
-                                crossing(
-                                    |tt| {
-                                        let y = step.eval(tt);
-                                        sys.guards(&mode, tt, &y, &mut gk[..ng]);
-                                        gk[k]
-                                    },
-                                    step.t0,
-                                    g0,
-                                    step.t1(),
-                                    g1[k],
-                                    ttol,
-                                )
-                            } else {
-                                step.t0
-                            };
-                            roots[nr] = (r, k);
-                            nr += 1;
-                        }
-                    }
-                    let tmin = roots[..nr].iter().fold(f64::INFINITY, |a, r| a.min(r.0));
-                    for &(r, k) in &roots[..nr] {
-                        if r <= tmin + ttol {
-                            fired.push(k);
-                        }
-                    }
-                    te = tmin;
-                    xe = step.eval(te);
-                    if self.report_sections(sys, sections, &step, te, &mut sec_prev, &mode, false, obs).is_break() {
-                        finish!(Termination::Stopped);
-                    }
-                    if obs.on_step(&step, te, &mode).is_break() {
-                        t = te;
-                        x = xe;
-                        finish!(Termination::Stopped);
-                    }
-                } else {
-                    te = t;
-                    xe = x;
-                }
-            }
-            // The event.
-            let tr = sys.transition(&mode, &fired, te, &xe);
-            let (mut xn, mut mn, mut info) = match tr {
-                Transition::Jump { state, mode, info } => (state, mode, info),
-                Transition::Failed(f) => {
-                    t = te;
-                    x = xe;
-                    finish!(Termination::Failed(f));
-                }
-            };
-            let mut zeno_after: Option<(f64, H::State, H::Mode, EventInfo)> = None;
-            if info.kind == EventKind::Impact {
-                let c = info.contact.unwrap_or(0);
-                let speed = info.impact_speed.unwrap_or(0.0);
-                fastest_impact = fastest_impact.max(speed);
-                match st.zeno {
-                    ZenoRule::Truncate { speed: rel } if speed < rel * fastest_impact => {
-                        if let Some(Transition::Jump { state, mode: m2, info: i2 }) =
-                            sys.zeno_limit(&mode, c, te, &xe, &xe)
-                        {
-                            xn = state;
-                            mn = m2;
-                            info = EventInfo { kind: EventKind::Zeno, ..i2 };
-                            info.impact_speed = Some(speed);
-                        }
-                    }
-                    ZenoRule::Extrapolate { tolerance } => {
-                        if history.len() <= c {
-                            history.resize_with(c + 1, VecDeque::new);
-                        }
-                        let h = &mut history[c];
-                        h.push_back(ImpactMark { t: te, speed, after: xn });
-                        if h.len() > 4 {
-                            h.pop_front();
-                        }
-                        if let Some((tz, xz)) = zeno_point(h, tolerance * ts) {
-                            h.clear();
-                            match sys.zeno_limit(&mn, c, tz, &xz, &xn) {
-                                Some(Transition::Jump { state, mode: m2, info: i2 }) => {
-                                    zeno_after = Some((tz, state, m2, EventInfo { kind: EventKind::Zeno, ..i2 }))
-                                }
-                                Some(Transition::Failed(f)) => {
-                                    t = tz;
-                                    x = xz;
-                                    finish!(Termination::Failed(f));
-                                }
-                                None => {}
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            } else if let Some(c) = info.contact {
-                if let Some(h) = history.get_mut(c) {
-                    h.clear();
-                }
-            }
-            events += 1;
-            let rec = EventRecord {
-                t: te,
-                info,
-                guard: fired.first().copied(),
-                mode_before: mode,
-                mode_after: mn,
-                before: xe,
-                after: xn,
-            };
-            let mut stop = obs.on_event(&rec).is_break();
-            stop |= self.after_event_sections(sys, sections, &rec, obs);
-            t = te;
-            x = xn;
-            let mode_prev = mode;
-            mode = mn;
-            if let Some((tz, xz, mz, iz)) = zeno_after {
-                events += 1;
-                let rec = EventRecord {
-                    t: tz,
-                    info: iz,
-                    guard: None,
-                    mode_before: mode_prev,
-                    mode_after: mz,
-                    before: x,
-                    after: xz,
-                };
-                stop |= obs.on_event(&rec).is_break();
-                stop |= self.after_event_sections(sys, sections, &rec, obs);
-                t = tz;
-                x = xz;
-                mode = mz;
-            }
-            restart = true;
-            if stop {
-                finish!(Termination::Stopped);
-            }
-            if !x.as_slice().iter().all(|v| v.is_finite()) {
-                finish!(Termination::Failed(ModeFailure { kind: FailureKind::Singular, candidates: vec![] }));
+            if let Err(end) = runner.pass(obs) {
+                return runner.finish(end);
             }
         }
     }
@@ -758,31 +441,496 @@ impl EventDriver {
         let run = self.run(sys, t0, x0, sections, &mut log);
         (run, log.events)
     }
+}
 
-    /// Reports surface-section crossings inside `step` up to `t_end`, in time order.
-    #[allow(clippy::too_many_arguments)]
-    fn report_sections<H: Hybrid, O: Observer<H::State, H::Mode>>(
-        &self,
-        _sys: &H,
-        sections: &[Section<'_, H::State>],
+/// The start of a run: the state and mode after the system's initial event (with its record),
+/// or its initial mode; `Err` with the state reached and the evidence when neither exists.
+type Start<S, M> = Result<(S, M, Option<EventRecord<S, M>>), (S, ModeFailure)>;
+
+/// The start of a run from `(t, x0)` ([`Hybrid::initial_transition`], else
+/// [`Hybrid::initial_mode`]).
+fn start<H: Hybrid>(sys: &H, t: f64, x0: H::State) -> Start<H::State, H::Mode> {
+    match sys.initial_transition(t, &x0) {
+        Some(Transition::Jump { state, mode, info }) => {
+            let event =
+                EventRecord { t, info, guard: None, mode_before: mode, mode_after: mode, before: x0, after: state };
+            Ok((state, mode, Some(event)))
+        }
+        Some(Transition::Failed(f)) => Err((x0, f)),
+        None => {
+            let mut x = x0;
+            match sys.initial_mode(t, &mut x) {
+                Ok(mode) => Ok((x, mode, None)),
+                Err(f) => Err((x, f)),
+            }
+        }
+    }
+}
+
+/// The outcome of a phase of the loop: `Err` ends the run for that reason, at the runner's
+/// current time, state and mode.
+type Phase<T> = Result<T, Termination>;
+
+/// Where an event leads: the time, the state and mode after it, and what happened.
+struct Next<S, M> {
+    t: f64,
+    state: S,
+    mode: M,
+    info: EventInfo,
+}
+
+/// One run in progress: where it is, the integrator, what the guards and sections last showed,
+/// the Zeno watch and the counters.
+struct Runner<'r, 's, H: Hybrid> {
+    settings: &'r DriverSettings,
+    sys: &'r H,
+    sections: &'r [Section<'s, H::State>],
+    t: f64,
+    x: H::State,
+    mode: H::Mode,
+    /// The system's time scale and the event tolerance `event_tol · time_scale`.
+    ts: f64,
+    ttol: f64,
+    /// The system's state scale (for the divergence bound).
+    scale: H::State,
+    ode: Dopri5<H::State>,
+    /// Whether the integrator must restart before its next step (at the start, after an event).
+    restart: bool,
+    /// Accepted steps (closed-form segments included) and events.
+    steps: usize,
+    events: usize,
+    /// Number of guards of the mode.
+    ng: usize,
+    /// Guard values at `(t, x)` and at the end of the current step.
+    gprev: [f64; MAX_GUARDS],
+    g1: [f64; MAX_GUARDS],
+    /// Guards seen positive in the mode: only these can fire.
+    armed: [bool; MAX_GUARDS],
+    /// Surface sections' values at `(t, x)`.
+    sec_prev: Vec<f64>,
+    /// The guards that fire at the event being handled.
+    fired: Vec<usize>,
+    /// The last impacts of every contact ([`ZenoRule::Extrapolate`]).
+    history: Vec<VecDeque<ImpactMark<H::State>>>,
+    /// The fastest impact of the run ([`ZenoRule::Truncate`]).
+    fastest_impact: f64,
+}
+
+impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
+    fn new(
+        settings: &'r DriverSettings,
+        sys: &'r H,
+        sections: &'r [Section<'s, H::State>],
+        t: f64,
+        x: H::State,
+        mode: H::Mode,
+    ) -> Self {
+        let ts = sys.time_scale();
+        let scale = sys.state_scale();
+        Self {
+            settings,
+            sys,
+            sections,
+            t,
+            x,
+            mode,
+            ts,
+            ttol: settings.event_tol * ts,
+            scale,
+            ode: Dopri5::new(settings.tol, scale, ts),
+            restart: true,
+            steps: 0,
+            events: 0,
+            ng: 0,
+            gprev: [0.0; MAX_GUARDS],
+            g1: [0.0; MAX_GUARDS],
+            armed: [false; MAX_GUARDS],
+            sec_prev: vec![0.0; sections.len()],
+            fired: Vec::with_capacity(4),
+            history: Vec::new(),
+            fastest_impact: 0.0,
+        }
+    }
+
+    /// The end of the run, where it is now.
+    fn finish(self, termination: Termination) -> Run<H::State, H::Mode> {
+        Run {
+            t: self.t,
+            state: self.x,
+            mode: Some(self.mode),
+            termination,
+            steps: self.steps,
+            events: self.events,
+            evaluations: self.ode.evaluations,
+        }
+    }
+
+    /// One pass of the loop: the termination checks, one segment of flow, and the event that ends
+    /// it if a guard fired.
+    fn pass<O: Observer<H::State, H::Mode>>(&mut self, obs: &mut O) -> Phase<()> {
+        self.check_limits()?;
+        self.count_guards()?;
+        self.fired.clear();
+        let event = match self.sys.next_event(&self.mode, self.t, &self.x) {
+            Some(ev) => Some(self.exact_segment(ev, obs)?),
+            None => self.integrate(obs)?,
+        };
+        match event {
+            Some((te, xe)) => self.jump(te, xe, obs),
+            None => Ok(()),
+        }
+    }
+
+    /// Rest, the time, event and step limits, and divergence (the system's test and the bound of
+    /// [`DriverSettings::diverge`]).
+    fn check_limits(&self) -> Phase<()> {
+        let (sys, st) = (self.sys, self.settings);
+        if sys.at_rest(&self.mode, &self.x) {
+            return Err(Termination::Rest);
+        }
+        if self.t >= st.t_max {
+            return Err(Termination::TimeLimit);
+        }
+        if self.events >= st.max_events {
+            return Err(Termination::EventLimit);
+        }
+        if self.steps >= st.max_steps {
+            return Err(Termination::StepLimit);
+        }
+        if sys.diverged(self.t, &self.x) {
+            return Err(Termination::Diverged);
+        }
+        if let Some(d) = st.diverge {
+            let xs = self.x.as_slice();
+            let ss = self.scale.as_slice();
+            if xs.iter().zip(ss).any(|(v, s)| v.is_nan() || v.abs() > d * s) {
+                return Err(Termination::Diverged);
+            }
+        }
+        Ok(())
+    }
+
+    /// The mode's number of guards (at most [`MAX_GUARDS`]).
+    fn count_guards(&mut self) -> Phase<()> {
+        let ng = self.sys.guard_count(&self.mode);
+        if ng > MAX_GUARDS {
+            return Err(Termination::IntegrationFailure { detail: format!("{ng} guards (at most {MAX_GUARDS})") });
+        }
+        self.ng = ng;
+        Ok(())
+    }
+
+    /// A segment in closed form ([`Hybrid::next_event`]) up to its event: the event's time and
+    /// state (its guard in `fired`).
+    fn exact_segment<O: Observer<H::State, H::Mode>>(
+        &mut self,
+        ev: ExactEvent<H::State>,
+        obs: &mut O,
+    ) -> Phase<(f64, H::State)> {
+        self.steps += 1;
+        if !ev.dt.is_finite() {
+            return Err(Termination::NoFurtherEvent);
+        }
+        if self.t + ev.dt > self.settings.t_max {
+            return Err(Termination::TimeLimit);
+        }
+        let (te, xe) = (self.t + ev.dt, ev.state);
+        if let Some(seg) = &ev.segment {
+            self.report_sections(seg, te, true, obs)?;
+            self.step_to_event(seg, te, xe, obs)?;
+        }
+        self.fired.push(ev.guard);
+        Ok((te, xe))
+    }
+
+    /// One integration step: `Some` with the event's time and state when an armed guard crossed
+    /// zero within it (located on its dense output; the guards in `fired`) or the step size
+    /// collapsed onto a guard's zero; `None` when the step was accepted whole.
+    fn integrate<O: Observer<H::State, H::Mode>>(&mut self, obs: &mut O) -> Phase<Option<(f64, H::State)>> {
+        let (sys, mode, ng) = (self.sys, self.mode, self.ng);
+        let mut f = |tt: f64, y: &H::State| sys.flow(&mode, tt, y);
+        if self.restart {
+            self.restart_integrator(&mut f)?;
+        }
+        let Some(step) = self.step(&mut f)? else {
+            // The step size collapsed onto an imminent guard: it fires here.
+            return Ok(Some((self.t, self.x)));
+        };
+        self.steps += 1;
+        sys.guards(&mode, step.t1(), &step.y1, &mut self.g1[..ng]);
+        if !fired_set(&self.g1[..ng], &self.armed[..ng]) {
+            self.accept(&step, obs)?;
+            return Ok(None);
+        }
+        let te = self.locate(&step);
+        let xe = step.eval(te);
+        self.report_sections(&step, te, false, obs)?;
+        self.step_to_event(&step, te, xe, obs)?;
+        Ok(Some((te, xe)))
+    }
+
+    /// Restarts the integrator at `(t, x)` and takes the guards' and surface sections' values
+    /// there; the guards positive there are armed.
+    fn restart_integrator(&mut self, f: &mut impl FnMut(f64, &H::State) -> H::State) -> Phase<()> {
+        let (t, ng) = (self.t, self.ng);
+        if let Err(e) = self.ode.restart(f, t, &self.x) {
+            return Err(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") });
+        }
+        self.restart = false;
+        self.sys.guards(&self.mode, t, &self.x, &mut self.gprev[..ng]);
+        for k in 0..ng {
+            self.armed[k] = self.gprev[k] > 0.0;
+        }
+        for (k, s) in self.sections.iter().enumerate() {
+            if let Section::Surface { sigma, .. } = s {
+                self.sec_prev[k] = sigma(t, &self.x);
+            }
+        }
+        Ok(())
+    }
+
+    /// One accepted step from `(t, x)`, within the system's step limit and `t_max`; `None` when
+    /// the step size collapsed with an armed guard's zero just ahead (that guard in `fired`).
+    fn step(&mut self, f: &mut impl FnMut(f64, &H::State) -> H::State) -> Phase<Option<Step<H::State>>> {
+        let (sys, t, ng) = (self.sys, self.t, self.ng);
+        // A step limit below round-off of t would stall the run: floor it.
+        let floor = 64.0 * f64::EPSILON * t.abs().max(self.ts);
+        let hmax = (self.settings.t_max - t).min(sys.step_limit(&self.mode, t, &self.x).max(floor)).max(0.0);
+        match self.ode.step(f, t, &self.x, hmax) {
+            Ok(s) => Ok(Some(s)),
+            Err(StepFailure::StepTooSmall) => {
+                // The step size collapsed. If a guard's zero lies just ahead along the flow, the
+                // collapse is that event's approach (a pole of the vector field on the guard, as
+                // at dynamic jamming): it fires here, as the driver cannot place it any better.
+                imminent_guards(
+                    sys,
+                    &self.mode,
+                    t,
+                    &self.x,
+                    self.ttol,
+                    STALL_HORIZON * self.ts,
+                    &self.gprev[..ng],
+                    &self.armed[..ng],
+                    &mut self.fired,
+                );
+                if self.fired.is_empty() {
+                    return Err(Termination::IntegrationFailure { detail: format!("step size underflow at t = {t}") });
+                }
+                Ok(None)
+            }
+            Err(e) => Err(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") }),
+        }
+    }
+
+    /// Accepts a step in which no guard fired: the sections crossed in it, the observer, then the
+    /// step's end as the new `(t, x)` with its guard values (those positive become armed).
+    fn accept<O: Observer<H::State, H::Mode>>(&mut self, step: &Step<H::State>, obs: &mut O) -> Phase<()> {
+        self.report_sections(step, step.t1(), false, obs)?;
+        let flow = obs.on_step(step, step.t1(), &self.mode);
+        self.t = step.t1();
+        self.x = step.y1;
+        let ng = self.ng;
+        for k in 0..ng {
+            self.armed[k] |= self.g1[k] > 0.0;
+        }
+        self.gprev[..ng].copy_from_slice(&self.g1[..ng]);
+        if flow.is_break() {
+            return Err(Termination::Stopped);
+        }
+        Ok(())
+    }
+
+    /// The earliest zero among the armed guards that crossed zero within `step` (module docs);
+    /// every guard whose zero lies within the event tolerance of it goes into `fired`.
+    fn locate(&mut self, step: &Step<H::State>) -> f64 {
+        let (sys, mode, ng, ttol) = (self.sys, self.mode, self.ng, self.ttol);
+        let mut roots: [(f64, usize); MAX_GUARDS] = [(f64::INFINITY, 0); MAX_GUARDS];
+        let mut nr = 0;
+        let mut gk = [0.0; MAX_GUARDS];
+        for k in 0..ng {
+            if self.armed[k] && self.g1[k] <= 0.0 {
+                let g0 = self.gprev[k];
+                let r = if g0 > 0.0 {
+                    crossing(
+                        |tt| {
+                            let y = step.eval(tt);
+                            sys.guards(&mode, tt, &y, &mut gk[..ng]);
+                            gk[k]
+                        },
+                        step.t0,
+                        g0,
+                        step.t1(),
+                        self.g1[k],
+                        ttol,
+                    )
+                } else {
+                    step.t0
+                };
+                roots[nr] = (r, k);
+                nr += 1;
+            }
+        }
+        let tmin = roots[..nr].iter().fold(f64::INFINITY, |a, r| a.min(r.0));
+        for &(r, k) in &roots[..nr] {
+            if r <= tmin + ttol {
+                self.fired.push(k);
+            }
+        }
+        tmin
+    }
+
+    /// Shows the observer a step up to the event at `(te, xe)`; if it stops, the run ends there.
+    fn step_to_event<O: Observer<H::State, H::Mode>>(
+        &mut self,
+        step: &Step<H::State>,
+        te: f64,
+        xe: H::State,
+        obs: &mut O,
+    ) -> Phase<()> {
+        if obs.on_step(step, te, &self.mode).is_break() {
+            self.t = te;
+            self.x = xe;
+            return Err(Termination::Stopped);
+        }
+        Ok(())
+    }
+
+    /// The event at `(te, xe)`: the system's transition for the guards in `fired`, the Zeno watch,
+    /// the records for the observer, and the state and mode that follow.
+    fn jump<O: Observer<H::State, H::Mode>>(&mut self, te: f64, xe: H::State, obs: &mut O) -> Phase<()> {
+        let mut next = match self.sys.transition(&self.mode, &self.fired, te, &xe) {
+            Transition::Jump { state, mode, info } => Next { t: te, state, mode, info },
+            Transition::Failed(f) => {
+                self.t = te;
+                self.x = xe;
+                return Err(Termination::Failed(f));
+            }
+        };
+        let completion = self.watch_zeno(te, &xe, &mut next)?;
+        self.events += 1;
+        let rec = EventRecord {
+            t: next.t,
+            info: next.info,
+            guard: self.fired.first().copied(),
+            mode_before: self.mode,
+            mode_after: next.mode,
+            before: xe,
+            after: next.state,
+        };
+        let mut stop = self.report_event(&rec, obs);
+        let mode_before = self.mode;
+        self.t = next.t;
+        self.x = next.state;
+        self.mode = next.mode;
+        if let Some(z) = completion {
+            self.events += 1;
+            let rec = EventRecord {
+                t: z.t,
+                info: z.info,
+                guard: None,
+                mode_before,
+                mode_after: z.mode,
+                before: self.x,
+                after: z.state,
+            };
+            stop |= self.report_event(&rec, obs);
+            self.t = z.t;
+            self.x = z.state;
+            self.mode = z.mode;
+        }
+        self.restart = true;
+        if stop {
+            return Err(Termination::Stopped);
+        }
+        if !self.x.as_slice().iter().all(|v| v.is_finite()) {
+            return Err(Termination::Failed(ModeFailure { kind: FailureKind::Singular, candidates: vec![] }));
+        }
+        Ok(())
+    }
+
+    /// Zeno handling after the event at `(te, xe)` that leads to `next` (module docs). An impact
+    /// slower than [`ZenoRule::Truncate`]'s threshold is replaced in `next` by the completion; under
+    /// [`ZenoRule::Extrapolate`] an impact joins its contact's history and, when the history
+    /// decays geometrically, the completion from the Zeno point is returned as a second event.
+    /// Any other event of a contact clears its history.
+    fn watch_zeno(
+        &mut self,
+        te: f64,
+        xe: &H::State,
+        next: &mut Next<H::State, H::Mode>,
+    ) -> Phase<Option<Next<H::State, H::Mode>>> {
+        if next.info.kind != EventKind::Impact {
+            if let Some(h) = next.info.contact.and_then(|c| self.history.get_mut(c)) {
+                h.clear();
+            }
+            return Ok(None);
+        }
+        let c = next.info.contact.unwrap_or(0);
+        let speed = next.info.impact_speed.unwrap_or(0.0);
+        self.fastest_impact = self.fastest_impact.max(speed);
+        match self.settings.zeno {
+            ZenoRule::Truncate { speed: rel } if speed < rel * self.fastest_impact => {
+                if let Some(Transition::Jump { state, mode, info }) = self.sys.zeno_limit(&self.mode, c, te, xe, xe) {
+                    next.state = state;
+                    next.mode = mode;
+                    next.info = EventInfo { kind: EventKind::Zeno, ..info };
+                    next.info.impact_speed = Some(speed);
+                }
+                Ok(None)
+            }
+            ZenoRule::Extrapolate { tolerance } => {
+                if self.history.len() <= c {
+                    self.history.resize_with(c + 1, VecDeque::new);
+                }
+                let h = &mut self.history[c];
+                h.push_back(ImpactMark { t: te, speed, after: next.state });
+                if h.len() > 4 {
+                    h.pop_front();
+                }
+                let Some((tz, xz)) = zeno_point(h, tolerance * self.ts) else { return Ok(None) };
+                h.clear();
+                match self.sys.zeno_limit(&next.mode, c, tz, &xz, &next.state) {
+                    Some(Transition::Jump { state, mode, info }) => {
+                        Ok(Some(Next { t: tz, state, mode, info: EventInfo { kind: EventKind::Zeno, ..info } }))
+                    }
+                    Some(Transition::Failed(f)) => {
+                        self.t = tz;
+                        self.x = xz;
+                        Err(Termination::Failed(f))
+                    }
+                    None => Ok(None),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Reports an event to the observer and the after-event sections it hits; whether either
+    /// asked to stop.
+    fn report_event<O: Observer<H::State, H::Mode>>(&self, rec: &EventRecord<H::State, H::Mode>, obs: &mut O) -> bool {
+        let stop = obs.on_event(rec).is_break();
+        stop | self.after_event_sections(rec, obs)
+    }
+
+    /// Reports surface-section crossings inside `step` up to `t_end`, in time order; `fresh`
+    /// takes the sections' values at the step's start from the step instead of `sec_prev`.
+    fn report_sections<O: Observer<H::State, H::Mode>>(
+        &mut self,
         step: &Step<H::State>,
         t_end: f64,
-        prev: &mut [f64],
-        mode: &H::Mode,
         fresh: bool,
         obs: &mut O,
-    ) -> ControlFlow<()> {
-        if sections.is_empty() {
-            return ControlFlow::Continue(());
+    ) -> Phase<()> {
+        if self.sections.is_empty() {
+            return Ok(());
         }
-        let ttol = self.settings.event_tol * _sys.time_scale();
         let mut hits: Vec<(f64, usize)> = Vec::new();
-        for (k, s) in sections.iter().enumerate() {
+        for (k, s) in self.sections.iter().enumerate() {
             let Section::Surface { sigma, direction } = s else { continue };
-            let s0 = if fresh { sigma(step.t0, &step.y0) } else { prev[k] };
+            let s0 = if fresh { sigma(step.t0, &step.y0) } else { self.sec_prev[k] };
             let y_end = step.eval(t_end);
             let s1 = sigma(t_end, &y_end);
-            prev[k] = s1;
+            self.sec_prev[k] = s1;
             let up = s0 < 0.0 && s1 >= 0.0;
             let down = s0 > 0.0 && s1 <= 0.0;
             let want = match direction {
@@ -794,7 +942,7 @@ impl EventDriver {
                 continue;
             }
             let sign = if up { -1.0 } else { 1.0 };
-            let r = crossing(|tt| sign * sigma(tt, &step.eval(tt)), step.t0, sign * s0, t_end, sign * s1, ttol);
+            let r = crossing(|tt| sign * sigma(tt, &step.eval(tt)), step.t0, sign * s0, t_end, sign * s1, self.ttol);
             hits.push((r, k));
         }
         hits.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -804,34 +952,34 @@ impl EventDriver {
                 t: r,
                 info: EventInfo::new(EventKind::Section, None),
                 guard: Some(k),
-                mode_before: *mode,
-                mode_after: *mode,
+                mode_before: self.mode,
+                mode_after: self.mode,
                 before: y,
                 after: y,
             };
             if obs.on_event(&rec).is_break() {
-                return ControlFlow::Break(());
+                return Err(Termination::Stopped);
             }
         }
-        ControlFlow::Continue(())
+        Ok(())
     }
 
-    fn after_event_sections<H: Hybrid, O: Observer<H::State, H::Mode>>(
+    /// Reports the after-event sections ([`Section::AfterEvent`], [`Section::Closing`]) that the
+    /// event `rec` hits; whether the observer asked to stop.
+    fn after_event_sections<O: Observer<H::State, H::Mode>>(
         &self,
-        sys: &H,
-        sections: &[Section<'_, H::State>],
         rec: &EventRecord<H::State, H::Mode>,
         obs: &mut O,
     ) -> bool {
         let mut stop = false;
-        for (k, s) in sections.iter().enumerate() {
+        for (k, s) in self.sections.iter().enumerate() {
             let (hit, contact) = match s {
                 Section::AfterEvent { kind, contact } => {
                     (rec.info.kind == *kind && (contact.is_none() || *contact == rec.info.contact), rec.info.contact)
                 }
                 Section::Closing { contact } => {
                     let c = *contact;
-                    (!sys.closed(&rec.mode_before, c) && sys.closed(&rec.mode_after, c), Some(c))
+                    (!self.sys.closed(&rec.mode_before, c) && self.sys.closed(&rec.mode_after, c), Some(c))
                 }
                 Section::Surface { .. } => (false, None),
             };

@@ -301,11 +301,26 @@ struct ZodRun<'a> {
     sim: &'a Simulator,
     v0: f64,
     diverge_ratio: f64,
-    /// Largest speed so far (velocity tolerances are relative to it).
+    /// Largest speed of the run so far: `v0` and the speed of every state a transition has seen.
+    ///
+    /// The velocity tolerances of the transitions (`vtol`, the passive points after an
+    /// impact) are relative to it: rest and grazing are decided when the speeds are near zero,
+    /// so the tolerance must come from the speeds the motion has had, not from the current one,
+    /// and a motion that grows beyond its initial speed `v0` (a diverging run) must raise it.
+    /// A `Cell` because [`Hybrid`]'s methods take `&self`.
+    ///
+    /// It is state of one run, not a cache, so a run's results cannot depend on the order of
+    /// calls outside it: a `ZodRun` is made afresh by `Simulator::drive` for each run and is
+    /// never shared, only its transitions (`initial_transition`, `initial_mode`, `transition`,
+    /// `zeno_limit`) read and raise it, and the driver calls those once per event, in time
+    /// order; the flow, guards and closed-form segments ignore it. Tests:
+    /// `runs_do_not_depend_on_earlier_runs`, `flow_and_guards_do_not_read_the_running_speed`.
     vmax: Cell<f64>,
 }
 
 impl ZodRun<'_> {
+    /// The velocity tolerance at `st`, `1e-12` of the largest speed of the run (after raising it
+    /// to the speed at `st`).
     fn vtol(&self, st: &State) -> f64 {
         let speed = st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         self.vmax.set(self.vmax.get().max(speed));
@@ -883,6 +898,42 @@ mod tests {
         let tr = s.run(State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] }, [true, false], &SimSettings::default()).unwrap();
         assert!(matches!(tr.outcome, Outcome::Rest), "{:?} after {} events", tr.outcome, tr.events.len());
         assert!(tr.events.iter().any(|e| e.kind == EventKind::Impact));
+    }
+
+    #[test]
+    fn runs_do_not_depend_on_earlier_runs() {
+        // ZodRun's running speed (`vmax`) belongs to one run: the same run gives bit-identical
+        // trajectories fresh, after another run (one whose speeds grow far beyond its start:
+        // D diverges) and after itself, in any order.
+        let settings = SimSettings { diverge_ratio: 1e2, ..Default::default() };
+        let lift = State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
+        let (b, d) = (sim("B"), sim("D"));
+        let run_b = || format!("{:?}", b.run(lift, [true, false], &settings).unwrap());
+        let run_d = || format!("{:?}", d.run(lift, [true, false], &settings).unwrap());
+        let (b1, d1) = (run_b(), run_d());
+        let (d2, b2) = (run_d(), run_b());
+        assert_eq!(b1, b2);
+        assert_eq!(d1, d2);
+        assert_eq!(b1, run_b());
+        assert!(d1.contains("Diverged"), "{d1}");
+    }
+
+    #[test]
+    fn flow_and_guards_do_not_read_the_running_speed() {
+        // Only the transitions use `vmax`: the flow, the guards and the closed-form segment of a
+        // mode are the same whatever speeds the run has seen.
+        let s = sim("B");
+        let v0 = 1e-2;
+        let run = |vmax: f64| ZodRun { sim: &s, v0, diverge_ratio: 1e6, vmax: Cell::new(vmax) };
+        let (fresh, fast) = (run(v0), run(1e3 * v0));
+        let mut x = to_x(&State { q: [0.0, 1e-4, 0.0], qd: [0.0, 0.0, 0.0] });
+        let mode = fresh.initial_mode(0.0, &mut x).unwrap();
+        let show = |sys: &ZodRun| {
+            let mut g = [0.0; 4];
+            sys.guards(&mode, 0.5, &x, &mut g);
+            format!("{:?} {:?} {:?}", sys.flow(&mode, 0.5, &x), g, sys.next_event(&mode, 0.5, &x))
+        };
+        assert_eq!(show(&fresh), show(&fast));
     }
 
     #[test]

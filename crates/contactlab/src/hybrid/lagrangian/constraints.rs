@@ -1,0 +1,220 @@
+//! The constrained solves shared by the modes and the impacts: the small dense system of a set
+//! of contacts' constraints for their multipliers (forces at the acceleration level, impulses at
+//! the velocity level), and the mass-weighted projection of a state onto constraints.
+
+use nalgebra::{DMatrix, DVector, SVector};
+
+use super::modes::{ContactMode, ModeSolution};
+use super::{join, split, Lagrangian, State, MAX_CONTACTS};
+use crate::mechanics::ContactSystem;
+use crate::util::gauss;
+
+const MAXK: usize = 2 * MAX_CONTACTS;
+
+/// One contact of a constrained solve, at the acceleration level (forces) or the velocity level
+/// (impulses): its mode, the rows its constraints use, the images under `M⁻¹` of the columns its
+/// multipliers act on, and the values the constrained quantities must take.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Part<const N: usize> {
+    /// Where its multipliers go in the result.
+    pub(super) slot: usize,
+    /// `Stick` (unknowns `λ_n`, `λ_t`) or `Slip(s)` (unknown `λ_n` with `λ_t = coef·λ_n`).
+    pub(super) mode: ContactMode,
+    /// `λ_t = coef·λ_n` in slip (`−sμ`; `0` frictionless).
+    pub(super) coef: f64,
+    pub(super) wn: SVector<f64, N>,
+    pub(super) wt: SVector<f64, N>,
+    /// `M⁻¹` times the column of `λ_n` (`w_n`, or `w_n + coef·w_t` in slip).
+    pub(super) col_n: SVector<f64, N>,
+    /// `M⁻¹w_t` (used when sticking).
+    pub(super) col_t: SVector<f64, N>,
+    /// Required `w_nᵀx` and, when sticking, `w_tᵀx`.
+    pub(super) goal_n: f64,
+    pub(super) goal_t: f64,
+}
+
+/// Solves the small dense system of the parts' constraints for their multipliers: every part
+/// needs `w_nᵀx = goal_n` (and `w_tᵀx = goal_t` when sticking) with `x = base + Σ M⁻¹w λ`. One
+/// mechanism for the forces of a mode and for the impulses of an impact. The result goes into
+/// `out` (`acc` holds `x`; `out` must start with zero multipliers); `None` if it is not finite.
+pub(super) fn solve_parts<const N: usize>(
+    parts: impl IntoIterator<Item = Part<N>>,
+    count: usize,
+    base: &SVector<f64, N>,
+    out: &mut ModeSolution<N>,
+) -> Option<()> {
+    // Buffers sized for the common case of at most two constrained contacts: zeroing the largest
+    // ones on every call would cost more than the solve.
+    if count <= 2 {
+        solve_parts_cap::<N, 4>(parts, base, out)
+    } else {
+        solve_parts_cap::<N, MAXK>(parts, base, out)
+    }
+}
+
+fn solve_parts_cap<const N: usize, const CAP: usize>(
+    parts: impl IntoIterator<Item = Part<N>>,
+    base: &SVector<f64, N>,
+    out: &mut ModeSolution<N>,
+) -> Option<()> {
+    let z = SVector::<f64, N>::zeros();
+    let mut cols = [z; CAP];
+    let mut rows = [(z, 0.0); CAP];
+    // (slot, tangential?, slip coefficient with λ_t = coef·λ_n)
+    let mut unk = [(0usize, false, 0.0f64); CAP];
+    let mut k = 0;
+    for p in parts {
+        if k + 2 > CAP {
+            return None;
+        }
+        match p.mode {
+            ContactMode::Stick => {
+                cols[k] = p.col_n;
+                rows[k] = (p.wn, p.goal_n);
+                unk[k] = (p.slot, false, 0.0);
+                cols[k + 1] = p.col_t;
+                rows[k + 1] = (p.wt, p.goal_t);
+                unk[k + 1] = (p.slot, true, 0.0);
+                k += 2;
+            }
+            ContactMode::Slip(_) => {
+                cols[k] = p.col_n;
+                rows[k] = (p.wn, p.goal_n);
+                unk[k] = (p.slot, false, p.coef);
+                k += 1;
+            }
+            ContactMode::Free => {}
+        }
+    }
+    out.acc = *base;
+    if k == 0 {
+        return base.iter().all(|x| x.is_finite()).then_some(());
+    }
+    // The k × k system lives in a small stack buffer for the common sizes (zeroing the largest
+    // one on every call would cost more than the solve).
+    let mut small = [0.0; 36];
+    let mut large = Vec::new();
+    let a: &mut [f64] = if k <= 6 {
+        &mut small[..k * k]
+    } else {
+        large.resize(k * k, 0.0);
+        &mut large
+    };
+    let mut rhs = [0.0; CAP];
+    for r in 0..k {
+        for j in 0..k {
+            a[r * k + j] = rows[r].0.dot(&cols[j]);
+        }
+        rhs[r] = rows[r].1 - rows[r].0.dot(base);
+    }
+    let rhs_copy = rhs;
+    if !gauss(a, &mut rhs, k) {
+        // Redundant constraints: minimum-norm multipliers (x is still unique).
+        let am = DMatrix::from_fn(k, k, |r, c| rows[r].0.dot(&cols[c]));
+        let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
+        let scale = am.amax();
+        let x = am.svd(true, true).solve(&bm, 1e-12 * scale).ok()?;
+        rhs[..k].copy_from_slice(x.as_slice());
+        out.redundant = true;
+    }
+    for j in 0..k {
+        out.acc += cols[j] * rhs[j];
+        let (slot, tang, coef) = unk[j];
+        if tang {
+            out.lambda_t[slot] = rhs[j];
+        } else {
+            out.lambda_n[slot] = rhs[j];
+            if coef != 0.0 {
+                out.lambda_t[slot] = coef * rhs[j];
+            }
+        }
+    }
+    out.acc.iter().all(|x| x.is_finite()).then_some(())
+}
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// Projects `q` onto `g = 0` for the contacts in `normal`, then `q̇` onto `ġ = 0` for them and
+    /// `ẋ = 0` for the contacts in `tangent` (mass-weighted, minimum-norm corrections).
+    pub(super) fn project(
+        &self,
+        q: &mut SVector<f64, N>,
+        v: &mut SVector<f64, N>,
+        normal: &[usize],
+        tangent: &[usize],
+    ) {
+        if normal.is_empty() && tangent.is_empty() {
+            return;
+        }
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return };
+        // Mass-weighted minimum-norm correction d = M⁻¹Rᵀ(R M⁻¹ Rᵀ)⁻¹ err (pseudo-inverse when the
+        // rows are redundant).
+        let correct = |rows: &[SVector<f64, N>], err: &[f64]| -> SVector<f64, N> {
+            let k = rows.len();
+            let mut b = [SVector::<f64, N>::zeros(); MAXK];
+            for j in 0..k {
+                b[j] = chol.solve(&rows[j]);
+            }
+            let mut a = [0.0; MAXK * MAXK];
+            let mut lam = [0.0; MAXK];
+            for i in 0..k {
+                for j in 0..k {
+                    a[i * k + j] = rows[i].dot(&b[j]);
+                }
+                lam[i] = err[i];
+            }
+            if !gauss(&mut a, &mut lam, k) {
+                let am = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
+                let scale = am.amax().max(1e-300);
+                let e = DVector::from_column_slice(err);
+                let x = am.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
+                lam[..k].copy_from_slice(x.as_slice());
+            }
+            let mut d = SVector::<f64, N>::zeros();
+            for j in 0..k {
+                d += b[j] * lam[j];
+            }
+            d
+        };
+        let ls = self.length();
+        let mut rows = [SVector::<f64, N>::zeros(); MAXK];
+        let mut err = [0.0; MAXK];
+        let nn = normal.len().min(MAX_CONTACTS);
+        for _ in 0..4 {
+            let mut done = true;
+            for (k, &i) in normal[..nn].iter().enumerate() {
+                rows[k] = self.system.normal_jacobian(i, q);
+                err[k] = self.system.gap(i, q);
+                done &= err[k].abs() <= 1e-15 * ls;
+            }
+            if done {
+                break;
+            }
+            *q -= correct(&rows[..nn], &err[..nn]);
+        }
+        let mut k = 0;
+        for &i in &normal[..nn] {
+            rows[k] = self.system.normal_jacobian(i, q);
+            k += 1;
+        }
+        for &i in tangent.iter().take(MAX_CONTACTS) {
+            rows[k] = self.system.tangent_jacobian(i, q);
+            k += 1;
+        }
+        let mut any = false;
+        for j in 0..k {
+            err[j] = rows[j].dot(v);
+            any |= err[j] != 0.0;
+        }
+        if any {
+            *v -= correct(&rows[..k], &err[..k]);
+        }
+    }
+
+    /// Puts the contacts in `contacts` exactly on their supports with zero normal velocity
+    /// (mass-weighted minimum-norm corrections of `q`, then of `q̇`).
+    pub fn project_onto(&self, x: &mut State<N>, contacts: &[usize]) {
+        let (mut q, mut v) = split(x);
+        self.project(&mut q, &mut v, contacts, &[]);
+        *x = join(&q, &v);
+    }
+}

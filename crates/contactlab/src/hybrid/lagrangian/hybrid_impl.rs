@@ -1,0 +1,292 @@
+//! [`Lagrangian`] as a [`Hybrid`] system: the start, the flow of a mode, the guards and step
+//! limits, the transitions at events and the completion after a Zeno point (module docs of
+//! [`super`]).
+
+use nalgebra::SVector;
+
+use super::modes::{Class, ContactMode, Modes};
+use super::{join, split, Lagrangian, State, MAX_CONTACTS};
+use crate::hybrid::{EventInfo, EventKind, FailureKind, Hybrid, ModeFailure, Transition};
+use crate::mechanics::ContactSystem;
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// Half the time to `B̂ᵢ = 0` of every slipping contact whose `B̂ᵢ` decreases (its rate by a
+    /// difference along `q̇` over `1e-7` of the time scale): the steps approach the pole of `λ_n`
+    /// geometrically, so the integrator's own points resolve the approach (P2's dynamic
+    /// jamming is read from them) and no step jumps across the pole.
+    fn jam_step_limit(&self, mode: &Modes, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
+        let dt = 1e-7 * self.time();
+        let mut lim = f64::INFINITY;
+        for i in 0..self.nc() {
+            let ContactMode::Slip(s) = mode.get(i) else { continue };
+            if s == 0 || self.system.law(i).mu == 0.0 {
+                continue;
+            }
+            let b0 = self.slip_b(i, s, q).1;
+            let rate = (self.slip_b(i, s, &(q + v * dt)).1 - b0) / dt;
+            if b0 > 0.0 && rate < 0.0 {
+                lim = lim.min(0.5 * b0 / -rate);
+            }
+        }
+        lim
+    }
+}
+
+impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
+    type State = State<N>;
+    type Mode = Modes;
+
+    fn time_scale(&self) -> f64 {
+        self.time()
+    }
+
+    fn state_scale(&self) -> State<N> {
+        let c = self.system.coordinate_scale() * (self.length() / self.system.length_scale());
+        join(&c, &(c / self.time()))
+    }
+
+    fn initial_mode(&self, t: f64, x: &mut State<N>) -> Result<Modes, ModeFailure> {
+        let (mut q, mut v) = split(x);
+        let nc = self.nc();
+        let gtol = 1e-9 * self.length();
+        let vtol = 1e-9 * self.vel_scale();
+        for i in 0..nc {
+            if self.system.gap(i, &q) < -gtol && self.system.armed(i, &q) {
+                return Err(ModeFailure {
+                    kind: FailureKind::Singular,
+                    candidates: vec![(format!("initial state penetrates contact {i}"), self.system.gap(i, &q))],
+                });
+            }
+        }
+        // A contact touching its support and moving into it takes its impact first (the driver
+        // asks `initial_transition`, which logs it; this keeps `initial_mode` total).
+        if let Some(tr) = self.initial_transition(t, x) {
+            return match tr {
+                Transition::Jump { state, mode, .. } => {
+                    *x = state;
+                    Ok(mode)
+                }
+                Transition::Failed(f) => Err(f),
+            };
+        }
+        let classes = self.classes_from_state(&q, &v, vtol);
+        let mode = self.settle(t, &mut q, &mut v, &classes, &vec![None; nc])?;
+        *x = join(&q, &v);
+        Ok(mode)
+    }
+
+    fn initial_transition(&self, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        let gtol = 1e-9 * self.length();
+        let vtol = 1e-9 * self.vel_scale();
+        let approaching: Vec<usize> = (0..nc)
+            .filter(|&i| {
+                let g = self.system.gap(i, &q);
+                g.abs() <= gtol && self.system.armed(i, &q) && self.system.normal_jacobian(i, &q).dot(&v) < -vtol
+            })
+            .collect();
+        (!approaching.is_empty()).then(|| self.impact(&Modes::free(nc), t, &q, &v, &approaching))
+    }
+
+    fn flow(&self, mode: &Modes, t: f64, x: &State<N>) -> State<N> {
+        let (q, v) = split(x);
+        match self.solve_mode(mode, t, &q, &v) {
+            Some(sol) => join(&v, &sol.acc),
+            None => State::<N>::repeat(f64::NAN),
+        }
+    }
+
+    fn guard_count(&self, _mode: &Modes) -> usize {
+        3 * self.nc()
+    }
+
+    fn guards(&self, mode: &Modes, t: f64, x: &State<N>, out: &mut [f64]) {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        let any_closed = (0..nc).any(|i| mode.get(i).closed());
+        let sol = if any_closed { self.solve_mode(mode, t, &q, &v) } else { None };
+        for i in 0..nc {
+            let mu = self.system.law(i).mu;
+            let (g0, g1) = match mode.get(i) {
+                // An unarmed contact cannot fire: a large finite value (not +∞) keeps the guard
+                // usable by the bracketing root finder when it arms within a step.
+                ContactMode::Free if !self.system.armed(i, &q) => {
+                    (self.system.gap(i, &q).abs() + self.length(), f64::INFINITY)
+                }
+                ContactMode::Free => (self.system.gap(i, &q), f64::INFINITY),
+                cm => {
+                    let (ln, lt) = sol.as_ref().map_or((f64::NAN, f64::NAN), |s| (s.lambda_n[i], s.lambda_t[i]));
+                    let second = match cm {
+                        ContactMode::Stick => mu * ln - lt.abs(),
+                        ContactMode::Slip(s) if s != 0 => s as f64 * self.system.tangent_jacobian(i, &q).dot(&v),
+                        _ => f64::INFINITY,
+                    };
+                    (ln, second)
+                }
+            };
+            out[3 * i] = g0;
+            out[3 * i + 1] = g1;
+            out[3 * i + 2] = match mode.get(i) {
+                ContactMode::Slip(s) if s != 0 => self.slip_b(i, s, &q).1,
+                _ => f64::INFINITY,
+            };
+        }
+    }
+
+    fn step_limit(&self, mode: &Modes, t: f64, x: &State<N>) -> f64 {
+        let (q, v) = split(x);
+        let nc = self.nc();
+        let jam = self.jam_step_limit(mode, &q, &v);
+        // Only armed free contacts can strike; without one there is no further limit (and no
+        // solve).
+        if (0..nc).all(|i| mode.get(i).closed() || !self.system.armed(i, &q)) {
+            return jam;
+        }
+        let Some(sol) = self.solve_mode(mode, t, &q, &v) else { return f64::INFINITY };
+        let mut lim = f64::INFINITY;
+        for i in 0..nc {
+            if mode.get(i).closed() || !self.system.armed(i, &q) {
+                continue;
+            }
+            let wn = self.system.normal_jacobian(i, &q);
+            let g = self.system.gap(i, &q);
+            let gd = wn.dot(&v);
+            let gdd = wn.dot(&sol.acc) + self.system.jacobian_dot_v(i, &q, &v).0;
+            // Excursion to the next extremum of the quadratic model: a rise to an apex matters
+            // while the gap is in the lower half of it (a hop that may end within the step), a
+            // dip to a valley while it may reach zero.
+            let excursion = 0.5 * gd * gd / gdd.abs();
+            if gd > 0.0 && gdd < 0.0 && g < excursion {
+                lim = lim.min(1.5 * gd / -gdd);
+            } else if gd < 0.0 && gdd > 0.0 && g < 2.0 * excursion {
+                lim = lim.min(-gd / gdd);
+            }
+        }
+        lim.min(jam)
+    }
+
+    fn transition(&self, mode: &Modes, fired: &[usize], t: f64, x: &State<N>) -> Transition<State<N>, Modes> {
+        let (mut q, mut v) = split(x);
+        let nc = self.nc();
+        let mut impacting = Vec::new();
+        let mut forced: Vec<Option<ContactMode>> = vec![None; nc];
+        let mut classes: Vec<Class> = (0..nc)
+            .map(|i| match mode.get(i) {
+                ContactMode::Free => Class::Separated,
+                ContactMode::Stick => Class::Rest,
+                ContactMode::Slip(s) => Class::Slipping(s),
+            })
+            .collect();
+        let mut info = EventInfo::new(EventKind::Reset, None);
+        let sol = self.solve_mode(mode, t, &q, &v);
+        // Dynamic jamming ends the run (the normal force has no finite continuation).
+        if let Some(&k) = fired.iter().find(|&&k| k % 3 == 2) {
+            let i = k / 3;
+            let s = match mode.get(i) {
+                ContactMode::Slip(s) => s,
+                _ => 0,
+            };
+            let (b, bhat) = self.slip_b(i, s, &q);
+            let a = b * sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i]);
+            return Transition::Failed(ModeFailure {
+                kind: FailureKind::Jam,
+                candidates: vec![
+                    (format!("contact {i}: A"), a),
+                    (format!("contact {i}: B"), b),
+                    (format!("contact {i}: B / (w_n' M^-1 w_n)"), bhat),
+                    (format!("contact {i}: normal force"), sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i])),
+                ],
+            });
+        }
+        for &k in fired {
+            let i = k / 3;
+            let kind = match (k % 3, mode.get(i)) {
+                (0, ContactMode::Free) => {
+                    impacting.push(i);
+                    EventKind::Impact
+                }
+                (0, _) => {
+                    forced[i] = Some(ContactMode::Free);
+                    classes[i] = Class::Separated;
+                    EventKind::LiftOff
+                }
+                (_, ContactMode::Stick) => {
+                    let lt = sol.as_ref().map_or(0.0, |s| s.lambda_t[i]);
+                    forced[i] = Some(ContactMode::Slip(if lt > 0.0 { -1 } else { 1 }));
+                    classes[i] = Class::Rest;
+                    EventKind::SlipOnset
+                }
+                _ => {
+                    classes[i] = Class::Rest;
+                    EventKind::SlipStop
+                }
+            };
+            if info.kind == EventKind::Reset {
+                info = EventInfo::new(kind, Some(i));
+            }
+        }
+        if !impacting.is_empty() {
+            return self.impact(mode, t, &q, &v, &impacting);
+        }
+        match self.settle(t, &mut q, &mut v, &classes, &forced) {
+            Ok(m) => Transition::Jump { state: join(&q, &v), mode: m, info },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    fn at_rest(&self, mode: &Modes, _x: &State<N>) -> bool {
+        mode.is_rest()
+    }
+
+    fn closed(&self, mode: &Modes, contact: usize) -> bool {
+        contact < mode.len() && mode.get(contact).closed()
+    }
+
+    fn zeno_limit(
+        &self,
+        mode: &Modes,
+        contact: usize,
+        t: f64,
+        x: &State<N>,
+        last: &State<N>,
+    ) -> Option<Transition<State<N>, Modes>> {
+        let (mut q, mut v) = split(x);
+        let (ql, vl) = split(last);
+        let nc = self.nc();
+        if contact >= nc {
+            return None;
+        }
+        // Scales of the series at its last impact: a contact whose gap and normal velocity have
+        // shrunk far below them converges with it (a cascade over several contacts).
+        let vref = (0..nc).fold(0.0f64, |a, i| {
+            a.max(self.system.normal_jacobian(i, &ql).dot(&vl).abs())
+                .max(self.system.tangent_jacobian(i, &ql).dot(&vl).abs())
+        });
+        let gref = (0..nc).fold(0.0f64, |a, i| a.max(self.system.gap(i, &ql).abs()));
+        let gtol = 1e-9 * self.length();
+        let vtol = (1e-7 * self.vel_scale()).max(1e-6 * vref);
+        let mut classes = [Class::Separated; MAX_CONTACTS];
+        for i in 0..nc {
+            let g = self.system.gap(i, &q);
+            let un = self.system.normal_jacobian(i, &q).dot(&v);
+            let joins = i == contact || mode.get(i).closed() || (g.abs() <= gtol.max(1e-6 * gref) && un.abs() <= vtol);
+            if !joins {
+                continue;
+            }
+            classes[i] = self.tangential_class(i, &q, &v, vtol);
+        }
+        let forced = [None; MAX_CONTACTS];
+        Some(match self.settle(t, &mut q, &mut v, &classes[..nc], &forced[..nc]) {
+            Ok(m) => {
+                Transition::Jump { state: join(&q, &v), mode: m, info: EventInfo::new(EventKind::Zeno, Some(contact)) }
+            }
+            Err(f) => Transition::Failed(f),
+        })
+    }
+
+    fn energy(&self, _t: f64, x: &State<N>) -> Option<f64> {
+        let (q, v) = split(x);
+        self.system.potential(&q).map(|p| p + self.system.kinetic_energy(&q, &v))
+    }
+}

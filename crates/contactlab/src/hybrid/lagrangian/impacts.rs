@@ -1,0 +1,237 @@
+//! Impacts (module docs of [`super`], "Impacts"): Newton's law for frictionless contacts, in
+//! closed form for one contact and as an LCP for several, and the frictional impact law by
+//! enumeration of the impulse-level modes.
+
+use nalgebra::{DMatrix, DVector, SVector};
+
+use super::constraints::{solve_parts, Part};
+use super::modes::{ContactMode, ModeSolution, Modes};
+use super::{join, Lagrangian, State, MAX_CONTACTS};
+use crate::hybrid::{EventInfo, EventKind, FailureKind, ModeFailure, Transition};
+use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
+use crate::mechanics::ContactSystem;
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// The impact of the contacts in `impacting` at `(t, q, q̇⁻)` (module docs).
+    pub(super) fn impact(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        impacting: &[usize],
+    ) -> Transition<State<N>, Modes> {
+        let nc = self.nc();
+        let ls = self.length();
+        let gtol = 1e-9 * ls;
+        let fail = |kind, candidates| Transition::Failed(ModeFailure { kind, candidates });
+        let mut q = *q;
+        // Contacts on their supports that are not separating take part (a resting contact can
+        // take an impulse); "not separating" is judged against the impacting speed.
+        let vin = impacting.iter().fold(0.0f64, |a, &i| a.max(-self.system.normal_jacobian(i, &q).dot(v)));
+        let mut touching = [0usize; MAX_CONTACTS];
+        let mut k = 0;
+        for i in 0..nc {
+            if self.system.released_by(i, impacting) && !impacting.contains(&i) {
+                continue;
+            }
+            if mode.get(i).closed()
+                || impacting.contains(&i)
+                || (self.system.armed(i, &q)
+                    && self.system.gap(i, &q) <= gtol
+                    && self.system.normal_jacobian(i, &q).dot(v) <= 1e-9 * vin)
+            {
+                touching[k] = i;
+                k += 1;
+            }
+        }
+        let touching = &touching[..k];
+        // Put the touching contacts exactly on their supports.
+        let mut vv = *v;
+        self.project(&mut q, &mut vv, touching, &[]);
+        let m = self.system.mass_matrix(&q);
+        let Some(chol) = m.cholesky() else { return fail(FailureKind::Singular, vec![]) };
+        let z = SVector::<f64, N>::zeros();
+        let (mut wn, mut wt, mut bn, mut bt) =
+            ([z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS]);
+        let (mut un, mut ut) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
+        let (mut mu, mut target) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
+        let mut speed = 0.0f64;
+        for (j, &i) in touching.iter().enumerate() {
+            wn[j] = self.system.normal_jacobian(i, &q);
+            wt[j] = self.system.tangent_jacobian(i, &q);
+            bn[j] = chol.solve(&wn[j]);
+            bt[j] = chol.solve(&wt[j]);
+            un[j] = wn[j].dot(v);
+            ut[j] = wt[j].dot(v);
+            let law = self.system.law(i);
+            mu[j] = law.mu;
+            target[j] = -law.restitution * un[j].min(0.0);
+            if impacting.contains(&i) {
+                speed = speed.max(-un[j]);
+            }
+        }
+        let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(1e-300);
+        let mut vplus = *v;
+        if mu[..k].iter().all(|&m| m == 0.0) {
+            // Newton: 0 ≤ Λ ⟂ A Λ + ġ⁻ − target ≥ 0.
+            if k == 1 {
+                let a = wn[0].dot(&bn[0]);
+                let lam = if a > 0.0 { (-(un[0] - target[0]) / a).max(0.0) } else { f64::NAN };
+                vplus += bn[0] * lam;
+            } else {
+                let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
+                let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
+                let lcp = match Lcp::new(a, qv) {
+                    Ok(l) => l,
+                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                };
+                match lcp::lemke::solve(&lcp, &LcpSettings::default()) {
+                    Ok(s) if s.status == LcpStatus::Solved => {
+                        for j in 0..k {
+                            vplus += bn[j] * s.z[j];
+                        }
+                    }
+                    Ok(s) => {
+                        return fail(
+                            FailureKind::Impact,
+                            vec![(format!("Newton impact LCP: {}", s.status.as_str()), f64::NAN)],
+                        )
+                    }
+                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                }
+            }
+        } else {
+            match self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &target[..k], &mu[..k], vref, v) {
+                Ok(vp) => vplus = vp,
+                Err(c) => return fail(FailureKind::Impact, c),
+            }
+        }
+        if !vplus.iter().all(|x| x.is_finite()) {
+            return fail(FailureKind::Singular, vec![]);
+        }
+        let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
+        let contact = impacting.first().copied();
+        let (mut q2, mut v2) = (q, vplus);
+        if let Some((qr, vr)) = contact.and_then(|c| self.system.relabel(c, &q2, &v2)) {
+            q2 = qr;
+            v2 = vr;
+        }
+        let classes = self.classes_from_state(&q2, &v2, 1e-9 * vref);
+        let forced = [None; MAX_CONTACTS];
+        match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
+            Ok(mode) => Transition::Jump {
+                state: join(&q2, &v2),
+                mode,
+                info: EventInfo {
+                    kind: EventKind::Impact,
+                    contact,
+                    impact_speed: Some(speed),
+                    energy_loss: Some(energy_loss),
+                },
+            },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    /// The frictional impact law by enumeration of the impulse-level modes with P1's order of
+    /// preference; `Err` with every candidate's margin when none is consistent.
+    #[allow(clippy::too_many_arguments)]
+    fn frictional_impact(
+        &self,
+        wn: &[SVector<f64, N>],
+        wt: &[SVector<f64, N>],
+        bn: &[SVector<f64, N>],
+        bt: &[SVector<f64, N>],
+        target: &[f64],
+        mu: &[f64],
+        vref: f64,
+        v: &SVector<f64, N>,
+    ) -> Result<SVector<f64, N>, Vec<(String, f64)>> {
+        // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
+        let k = wn.len();
+        let imp_scale = vref / bn.iter().zip(wn).fold(0.0f64, |a, (b, w)| a.max(w.dot(b))).max(1e-300);
+        let tol = self.margin_tol;
+        let mut best: Option<((usize, usize), f64, SVector<f64, N>)> = None;
+        let mut tested = Vec::new();
+        let total = 4usize.pow(k as u32);
+        for code in 0..total {
+            let modes: Vec<usize> = (0..k).map(|j| (code / 4usize.pow(j as u32)) % 4).collect();
+            // Frictionless contacts: active = code 1 with no tangential row.
+            if (0..k).any(|j| mu[j] == 0.0 && modes[j] > 1) {
+                continue;
+            }
+            // Active contacts as parts of the shared constrained solve (velocity level).
+            let mut parts = Vec::with_capacity(k);
+            for j in 0..k {
+                let mode = match modes[j] {
+                    0 => continue,
+                    1 if mu[j] > 0.0 => ContactMode::Stick,
+                    1 => ContactMode::Slip(0),
+                    2 => ContactMode::Slip(1),
+                    _ => ContactMode::Slip(-1),
+                };
+                let coef = match mode {
+                    ContactMode::Slip(s) => -(s as f64) * mu[j],
+                    _ => 0.0,
+                };
+                parts.push(Part {
+                    slot: j,
+                    mode,
+                    coef,
+                    wn: wn[j],
+                    wt: wt[j],
+                    col_n: if coef != 0.0 { bn[j] + bt[j] * coef } else { bn[j] },
+                    col_t: bt[j],
+                    goal_n: target[j],
+                    goal_t: 0.0,
+                });
+            }
+            let mut solved = ModeSolution {
+                acc: *v,
+                lambda_n: [0.0; MAX_CONTACTS],
+                lambda_t: [0.0; MAX_CONTACTS],
+                redundant: false,
+            };
+            let count = parts.len();
+            if solve_parts(parts, count, v, &mut solved).is_none() || solved.redundant {
+                tested.push((format!("{modes:?}"), f64::NEG_INFINITY));
+                continue;
+            }
+            let (vp, lam_n, lam_t) = (solved.acc, solved.lambda_n, solved.lambda_t);
+            let mut margin = f64::INFINITY;
+            for j in 0..k {
+                let unp = wn[j].dot(&vp);
+                let utp = wt[j].dot(&vp);
+                match modes[j] {
+                    0 => margin = margin.min((unp - target[j]) / vref),
+                    1 => {
+                        margin = margin.min(lam_n[j] / imp_scale);
+                        if mu[j] > 0.0 {
+                            margin = margin.min((mu[j] * lam_n[j] - lam_t[j].abs()) / imp_scale);
+                        }
+                    }
+                    c => {
+                        let s = if c == 2 { 1.0 } else { -1.0 };
+                        margin = margin.min(lam_n[j] / imp_scale).min(s * utp / vref);
+                    }
+                }
+            }
+            tested.push((format!("{modes:?}"), margin));
+            if margin < -tol {
+                continue;
+            }
+            let active = modes.iter().filter(|&&m| m != 0).count();
+            let sticking = (0..k).filter(|&j| modes[j] == 1 && mu[j] > 0.0).count();
+            let rank = (active, sticking);
+            let better = match &best {
+                None => true,
+                Some((r, m, _)) => rank > *r || (rank == *r && margin > *m),
+            };
+            if better {
+                best = Some((rank, margin, vp));
+            }
+        }
+        best.map(|b| b.2).ok_or(tested)
+    }
+}

@@ -1,0 +1,476 @@
+//! Contact modes and the mode solve: the forces and accelerations of a mode, its consistency
+//! margins, and the choice of the next mode with the evidence of a Painlevé inconsistency or an
+//! indeterminacy (module docs of [`super`]: "Flow in a mode", "Choosing the mode", "Rest").
+
+use std::fmt;
+
+use nalgebra::{DMatrix, SVector};
+use serde::Serialize;
+
+use super::constraints::{solve_parts, Part};
+use super::{Lagrangian, MAX_CONTACTS};
+use crate::hybrid::{FailureKind, ModeFailure};
+use crate::lp::{LpBuilder, LpSettings, LpStatus};
+use crate::mechanics::ContactSystem;
+
+/// The mode of one contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ContactMode {
+    /// Open.
+    Free,
+    /// Closed and sticking.
+    Stick,
+    /// Closed and slipping in the direction of the sign (`0`: frictionless).
+    Slip(i8),
+}
+
+impl ContactMode {
+    /// Whether the contact is closed.
+    pub fn closed(&self) -> bool {
+        !matches!(self, ContactMode::Free)
+    }
+
+    fn letter(&self) -> char {
+        match self {
+            ContactMode::Free => 'F',
+            ContactMode::Stick => 'S',
+            ContactMode::Slip(s) if *s > 0 => 'P',
+            ContactMode::Slip(s) if *s < 0 => 'N',
+            ContactMode::Slip(_) => 'C',
+        }
+    }
+}
+
+/// The modes of all contacts (`F` free, `S` stick, `P`/`N` slip in `±x`, `C` closed
+/// frictionless), e.g. `FS`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Modes {
+    n: u8,
+    m: [ContactMode; MAX_CONTACTS],
+    rest: bool,
+}
+
+impl Modes {
+    /// All `n` contacts free.
+    pub fn free(n: usize) -> Self {
+        Self { n: n as u8, m: [ContactMode::Free; MAX_CONTACTS], rest: false }
+    }
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether there are no contacts.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The mode of contact `i`.
+    pub fn get(&self, i: usize) -> ContactMode {
+        self.m[i]
+    }
+    /// Sets the mode of contact `i`.
+    pub fn set(&mut self, i: usize, m: ContactMode) {
+        self.m[i] = m;
+    }
+    /// Whether the mode is an equilibrium (module docs).
+    pub fn is_rest(&self) -> bool {
+        self.rest
+    }
+}
+
+impl fmt::Display for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..self.len() {
+            write!(f, "{}", self.m[i].letter())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Modes({self})")
+    }
+}
+
+impl Serialize for Modes {
+    fn serialize<Se: serde::Serializer>(&self, s: Se) -> Result<Se::Ok, Se::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// The state of one contact, from which its candidate modes follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Class {
+    Separated,
+    Rest,
+    Slipping(i8),
+}
+
+/// Contact forces and accelerations of one mode at one state.
+#[derive(Debug, Clone, Copy)]
+pub struct ModeSolution<const N: usize> {
+    /// `q̈`.
+    pub acc: SVector<f64, N>,
+    /// Normal forces (0 for free contacts).
+    pub lambda_n: [f64; MAX_CONTACTS],
+    /// Tangential forces.
+    pub lambda_t: [f64; MAX_CONTACTS],
+    /// Whether the constraint system was singular (redundant constraints; minimum-norm forces).
+    pub redundant: bool,
+}
+
+fn labelled(tested: Vec<(Modes, f64)>) -> Vec<(String, f64)> {
+    tested.into_iter().map(|(m, x)| (m.to_string(), x)).collect()
+}
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
+    /// positive definite or the data are not finite.
+    pub fn solve_mode(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<ModeSolution<N>> {
+        let m = self.system.mass_matrix(q);
+        let chol = m.cholesky()?;
+        let a0 = chol.solve(&self.system.bias(t, q, v));
+        let nc = self.nc();
+        if (0..nc).all(|i| !mode.get(i).closed()) {
+            // Free flight (the common case): no constraint forces.
+            return a0.iter().all(|x| x.is_finite()).then_some(ModeSolution {
+                acc: a0,
+                lambda_n: [0.0; MAX_CONTACTS],
+                lambda_t: [0.0; MAX_CONTACTS],
+                redundant: false,
+            });
+        }
+        let z = SVector::<f64, N>::zeros();
+        let parts = (0..nc).filter_map(|i| {
+            let cm = mode.get(i);
+            if !cm.closed() {
+                return None;
+            }
+            let wn = self.system.normal_jacobian(i, q);
+            let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
+            let mu = self.system.law(i).mu;
+            Some(match cm {
+                ContactMode::Stick => {
+                    let wt = self.system.tangent_jacobian(i, q);
+                    let (col_n, col_t) = (chol.solve(&wn), chol.solve(&wt));
+                    Part { slot: i, mode: cm, coef: 0.0, wn, wt, col_n, col_t, goal_n: -cn, goal_t: -ct }
+                }
+                _ => {
+                    let coef = if let ContactMode::Slip(s) = cm { -(s as f64) * mu } else { 0.0 };
+                    // One solve for the combined column w_n + coef·w_t.
+                    let col = if coef != 0.0 { wn + self.system.tangent_jacobian(i, q) * coef } else { wn };
+                    Part {
+                        slot: i,
+                        mode: cm,
+                        coef,
+                        wn,
+                        wt: z,
+                        col_n: chol.solve(&col),
+                        col_t: z,
+                        goal_n: -cn,
+                        goal_t: 0.0,
+                    }
+                }
+            })
+        });
+        let mut sol =
+            ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
+        let count = (0..nc).filter(|&i| mode.get(i).closed()).count();
+        solve_parts(parts, count, &a0, &mut sol)?;
+        Some(sol)
+    }
+
+    /// Acceleration and force scales at `(t, q, q̇)` for the touching contacts: the largest
+    /// force-free contact acceleration and that acceleration times the smallest effective mass.
+    fn scales(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, touching: &[bool]) -> (f64, f64) {
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (1.0, 1.0) };
+        let a0 = chol.solve(&self.system.bias(t, q, v));
+        let (mut acc, mut inv_m) = (0.0f64, 0.0f64);
+        for i in 0..self.nc() {
+            if !touching[i] {
+                continue;
+            }
+            let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
+            let wn = self.system.normal_jacobian(i, q);
+            let wt = self.system.tangent_jacobian(i, q);
+            acc = acc.max((wn.dot(&a0) + cn).abs()).max((wt.dot(&a0) + ct).abs());
+            inv_m = inv_m.max(wn.dot(&chol.solve(&wn))).max(wt.dot(&chol.solve(&wt)));
+        }
+        let acc = if acc > 0.0 { acc } else { self.length() / self.time().powi(2) };
+        let inv_m = if inv_m > 0.0 { inv_m } else { 1.0 };
+        (acc, acc / inv_m)
+    }
+
+    /// Normalised consistency margin of `mode` (module docs); contacts in `exempt` are skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn margin(
+        &self,
+        mode: &Modes,
+        sol: &ModeSolution<N>,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        classes: &[Class],
+        exempt: &[bool],
+        (acc_s, frc_s): (f64, f64),
+    ) -> f64 {
+        let mut m = f64::INFINITY;
+        for i in 0..self.nc() {
+            if exempt[i] {
+                continue;
+            }
+            let mu = self.system.law(i).mu;
+            match mode.get(i) {
+                ContactMode::Free => {
+                    if classes[i] != Class::Separated {
+                        let wn = self.system.normal_jacobian(i, q);
+                        let gdd = wn.dot(&sol.acc) + self.system.jacobian_dot_v(i, q, v).0;
+                        m = m.min(gdd / acc_s);
+                    }
+                }
+                ContactMode::Stick => {
+                    m = m.min(sol.lambda_n[i] / frc_s).min((mu * sol.lambda_n[i] - sol.lambda_t[i].abs()) / frc_s);
+                }
+                ContactMode::Slip(s) => {
+                    m = m.min(sol.lambda_n[i] / frc_s);
+                    if s != 0 && classes[i] == Class::Rest {
+                        let wt = self.system.tangent_jacobian(i, q);
+                        let xdd = wt.dot(&sol.acc) + self.system.jacobian_dot_v(i, q, v).1;
+                        m = m.min(s as f64 * xdd / acc_s);
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// Decides the mode at `(t, q, q̇)` from the contacts' classes; `forced[i]` fixes contact `i`
+    /// (its margin is not checked).
+    fn decide(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        classes: &[Class],
+        forced: &[Option<ContactMode>],
+    ) -> Result<Modes, ModeFailure> {
+        let nc = self.nc();
+        use ContactMode::{Free, Slip, Stick};
+        let mut cands: [&[ContactMode]; MAX_CONTACTS] = [&[Free]; MAX_CONTACTS];
+        let mut forced_one = [[Free]; MAX_CONTACTS];
+        let mut exempt = [false; MAX_CONTACTS];
+        let mut touching = [false; MAX_CONTACTS];
+        for i in 0..nc {
+            touching[i] = classes[i] != Class::Separated;
+            if let Some(f) = forced[i] {
+                forced_one[i] = [f];
+                exempt[i] = true;
+                continue;
+            }
+            let mu = self.system.law(i).mu;
+            cands[i] = match classes[i] {
+                Class::Separated => &[Free],
+                _ if mu == 0.0 => &[Free, Slip(0)],
+                Class::Rest => &[Free, Stick, Slip(1), Slip(-1)],
+                Class::Slipping(1) => &[Free, Slip(1)],
+                Class::Slipping(_) => &[Free, Slip(-1)],
+            };
+        }
+        for i in 0..nc {
+            if exempt[i] {
+                cands[i] = &forced_one[i];
+            }
+        }
+        let scales = self.scales(t, q, v, &touching[..nc]);
+        let tol = self.margin_tol;
+        let mut idx = [0usize; MAX_CONTACTS];
+        let mut tested: Vec<(Modes, f64)> = Vec::with_capacity(8);
+        let mut consistent: Vec<(Modes, f64)> = Vec::with_capacity(2);
+        let mut marginal = 0usize;
+        loop {
+            let mut mode = Modes::free(nc);
+            for i in 0..nc {
+                mode.set(i, cands[i][idx[i]]);
+            }
+            let margin = match self.solve_mode(&mode, t, q, v) {
+                Some(sol) if !sol.redundant => self.margin(&mode, &sol, q, v, classes, &exempt, scales),
+                Some(sol) => {
+                    // Redundant constraints: decide over the whole force family when at rest.
+                    if self.rest_rank(&mode, q) {
+                        self.stick_family_margin(&mode, t, q, v, scales.1)
+                    } else {
+                        self.margin(&mode, &sol, q, v, classes, &exempt, scales)
+                    }
+                }
+                None => f64::NEG_INFINITY,
+            };
+            tested.push((mode, margin));
+            if margin > tol {
+                consistent.push((mode, margin));
+            } else if margin >= -tol {
+                marginal += 1;
+            }
+            // Next combination.
+            let mut c = 0;
+            loop {
+                if c == nc {
+                    break;
+                }
+                idx[c] += 1;
+                if idx[c] < cands[c].len() {
+                    break;
+                }
+                idx[c] = 0;
+                c += 1;
+            }
+            if c == nc {
+                break;
+            }
+        }
+        match (consistent.len(), marginal) {
+            (1, _) => {
+                let mut mode = consistent[0].0;
+                mode.rest = self.rest_rank(&mode, q);
+                Ok(mode)
+            }
+            (0, 0) => Err(ModeFailure { kind: FailureKind::Painleve, candidates: labelled(tested) }),
+            _ => Err(ModeFailure { kind: FailureKind::Indeterminate, candidates: labelled(tested) }),
+        }
+    }
+
+    /// Projects onto the touching contacts and decides the mode.
+    pub(super) fn settle(
+        &self,
+        t: f64,
+        q: &mut SVector<f64, N>,
+        v: &mut SVector<f64, N>,
+        classes: &[Class],
+        forced: &[Option<ContactMode>],
+    ) -> Result<Modes, ModeFailure> {
+        let (mut normal, mut tangent) = ([0usize; MAX_CONTACTS], [0usize; MAX_CONTACTS]);
+        let (mut nn, mut nt) = (0, 0);
+        for i in 0..self.nc() {
+            if classes[i] == Class::Separated || forced[i] == Some(ContactMode::Free) {
+                continue;
+            }
+            normal[nn] = i;
+            nn += 1;
+            if classes[i] == Class::Rest && self.system.law(i).mu > 0.0 {
+                tangent[nt] = i;
+                nt += 1;
+            }
+        }
+        self.project(q, v, &normal[..nn], &tangent[..nt]);
+        self.decide(t, q, v, classes, forced)
+    }
+
+    /// Classes of all contacts from the state: touching when the gap and the normal velocity
+    /// are within `gtol` and `vtol`, then at rest or slipping by the tangential velocity.
+    pub(super) fn classes_from_state(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Vec<Class> {
+        let gtol = 1e-9 * self.length();
+        (0..self.nc())
+            .map(|i| {
+                let g = self.system.gap(i, q);
+                let un = self.system.normal_jacobian(i, q).dot(v);
+                if g.abs() > gtol || un > vtol || !self.system.armed(i, q) {
+                    return Class::Separated;
+                }
+                self.tangential_class(i, q, v, vtol)
+            })
+            .collect()
+    }
+
+    /// The class of a touching contact by its tangential velocity: frictionless, at rest (within
+    /// `vtol`) or slipping in the direction of its sign.
+    pub(super) fn tangential_class(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Class {
+        if self.system.law(i).mu == 0.0 {
+            return Class::Slipping(0);
+        }
+        let ut = self.system.tangent_jacobian(i, q).dot(v);
+        if ut.abs() <= vtol {
+            Class::Rest
+        } else {
+            Class::Slipping(if ut > 0.0 { 1 } else { -1 })
+        }
+    }
+
+    /// Whether every closed contact of `mode` sticks (or is frictionless) and the constraint
+    /// rows have rank `N`.
+    fn rest_rank(&self, mode: &Modes, q: &SVector<f64, N>) -> bool {
+        if !self.system.autonomous() {
+            return false;
+        }
+        let mut rows: Vec<SVector<f64, N>> = Vec::new();
+        for i in 0..self.nc() {
+            match mode.get(i) {
+                ContactMode::Free => {}
+                ContactMode::Stick => {
+                    rows.push(self.system.normal_jacobian(i, q));
+                    rows.push(self.system.tangent_jacobian(i, q));
+                }
+                ContactMode::Slip(0) => rows.push(self.system.normal_jacobian(i, q)),
+                ContactMode::Slip(_) => return false,
+            }
+        }
+        if rows.len() < N {
+            return false;
+        }
+        let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
+        let scale = m.amax().max(1e-300);
+        m.svd(false, false).rank(1e-10 * scale) == N
+    }
+
+    /// Largest normalised margin over the force family of a redundant all-stick mode (an LP;
+    /// `−∞` if the equilibrium equations have no solution).
+    fn stick_family_margin(&self, mode: &Modes, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, frc_s: f64) -> f64 {
+        let h = self.system.bias(t, q, v);
+        let closed: Vec<usize> = (0..self.nc()).filter(|&i| mode.get(i).closed()).collect();
+        // Variables: per contact λ_n = a − b, λ_t = c − d; margin τ = e − f.
+        let nv = 4 * closed.len() + 2;
+        let (tp, tn) = (nv - 2, nv - 1);
+        let mut lp = LpBuilder::new(nv);
+        for r in 0..N {
+            let mut row = Vec::new();
+            for (k, &i) in closed.iter().enumerate() {
+                let wn = self.system.normal_jacobian(i, q);
+                let wt = self.system.tangent_jacobian(i, q);
+                row.extend([(4 * k, wn[r]), (4 * k + 1, -wn[r]), (4 * k + 2, wt[r]), (4 * k + 3, -wt[r])]);
+            }
+            lp.eq(row, -h[r]);
+        }
+        for (k, &i) in closed.iter().enumerate() {
+            let mu = self.system.law(i).mu;
+            let (a, b, c, d) = (4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3);
+            lp.ge(vec![(a, 1.0), (b, -1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+            if mode.get(i) == ContactMode::Stick {
+                lp.ge(vec![(a, mu), (b, -mu), (c, -1.0), (d, 1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+                lp.ge(vec![(a, mu), (b, -mu), (c, 1.0), (d, -1.0), (tp, -frc_s), (tn, frc_s)], 0.0);
+            } else {
+                lp.eq(vec![(c, 1.0), (d, -1.0)], 0.0);
+            }
+        }
+        lp.le(vec![(tp, 1.0)], 1.0);
+        lp.minimize(vec![(tp, -1.0), (tn, 1.0)]);
+        match lp.build().solve_robust(&LpSettings::default()) {
+            Ok(s) if s.status == LpStatus::Optimal => s.x[tp] - s.x[tn],
+            _ => f64::NEG_INFINITY,
+        }
+    }
+
+    /// `B = w_nᵀM⁻¹(w_n − sμ w_t)` of a contact slipping in direction `s` (P2, eq. 21) and its
+    /// dimensionless form `B / (w_nᵀM⁻¹w_n)`.
+    pub(super) fn slip_b(&self, i: usize, s: i8, q: &SVector<f64, N>) -> (f64, f64) {
+        let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
+        let wn = self.system.normal_jacobian(i, q);
+        let wt = self.system.tangent_jacobian(i, q);
+        let mwn = chol.solve(&wn);
+        let d = mwn.dot(&wn);
+        let b = mwn.dot(&(wn - wt * (s as f64 * self.system.law(i).mu)));
+        (b, b / d)
+    }
+}
