@@ -503,3 +503,26 @@ fn relabelling_after_an_impact_is_applied() {
     let (_, v) = split(&log.last().unwrap().after);
     assert!((v[0] - vp).abs() < 1e-3 * vp, "{} vs {vp}", v[0]);
 }
+
+#[test]
+fn invalid_driver_settings_end_the_run_before_it_starts() {
+    assert!(DriverSettings::default().validate().is_ok());
+    let sys = Lagrangian::new(Oscillator::bouncing_ball(0.5, 9.81, 0.5, 1.0));
+    let x0 = join(&Vector1::new(1.0), &Vector1::new(0.0));
+    for (bad, name) in [
+        (DriverSettings { max_events: 0, ..Default::default() }, "max_events"),
+        (DriverSettings { event_tol: 0.0, ..Default::default() }, "event_tol"),
+        (DriverSettings { tol: Tolerances { rtol: 2.0, atol: 1e-9 }, ..Default::default() }, "rtol"),
+        (DriverSettings { diverge: Some(0.5), ..Default::default() }, "diverge"),
+    ] {
+        let e = bad.validate().unwrap_err();
+        assert!(matches!(&e, contactlab::Error::Argument { name: n, .. } if n == name), "{e}");
+        let run = EventDriver::new(bad).run(&sys, 0.0, x0, &[], &mut Log::<1>::default());
+        assert!(
+            matches!(&run.termination, Termination::IntegrationFailure { detail } if detail.contains(name)),
+            "{:?}",
+            run.termination
+        );
+        assert_eq!((run.steps, run.events), (0, 0));
+    }
+}

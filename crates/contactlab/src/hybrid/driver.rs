@@ -93,6 +93,30 @@ impl Default for DriverSettings {
     }
 }
 
+impl DriverSettings {
+    /// Checks every setting (an [`crate::Error::Argument`] names the first that is out of range);
+    /// `t_max` may be `+∞`.
+    pub fn validate(&self) -> Result<(), crate::Error> {
+        use crate::util::{at_least_one, fraction};
+        fraction("rtol", self.tol.rtol)?;
+        if self.tol.atol.is_nan() || self.tol.atol <= 0.0 {
+            return Err(crate::Error::argument("atol", format!("must be > 0 (got {})", self.tol.atol)));
+        }
+        fraction("event_tol", self.event_tol)?;
+        if self.t_max.is_nan() || self.t_max <= 0.0 {
+            return Err(crate::Error::argument("t_max", format!("must be > 0 (got {})", self.t_max)));
+        }
+        at_least_one("max_events", self.max_events)?;
+        at_least_one("max_steps", self.max_steps)?;
+        if let Some(d) = self.diverge {
+            if d.is_nan() || d <= 1.0 {
+                return Err(crate::Error::argument("diverge", format!("must be > 1 (got {d})")));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "reason")]
@@ -398,6 +422,18 @@ impl EventDriver {
         sections: &[Section<'_, H::State>],
         obs: &mut O,
     ) -> Run<H::State, H::Mode> {
+        // A bad setting ends the run before it starts, with the setting named.
+        if let Err(e) = self.settings.validate() {
+            return Run {
+                t: t0,
+                state: x0,
+                mode: None,
+                termination: Termination::IntegrationFailure { detail: format!("invalid settings: {e}") },
+                steps: 0,
+                events: 0,
+                evaluations: 0,
+            };
+        }
         let (x, mode, initial_event) = match start(sys, t0, x0) {
             Ok(start) => start,
             Err((x, f)) => {

@@ -421,7 +421,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             return false;
         }
         let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
-        let scale = m.amax().max(1e-300);
+        let scale = m.amax().max(crate::util::SCALE_FLOOR);
         m.svd(false, false).rank(1e-10 * scale) == N
     }
 
