@@ -15,6 +15,12 @@ fn sim(p: &TwoContact) -> Simulator {
     Simulator::new(Zod::new(p).unwrap()).unwrap()
 }
 
+/// The body of the impact properties: unit mass, gravity 9.81 at 0.3 rad, no torque.
+#[allow(clippy::too_many_arguments)]
+fn body(rho: f64, h: f64, l1: f64, dl: f64, phi1: f64, phi2: f64, mu1: f64, mu2: f64) -> TwoContact {
+    TwoContact { mass: 1.0, rho, h, l1, l2: l1 + dl, phi1, phi2, mu1, mu2, force: 9.81, alpha: 0.3, torque: 0.0 }
+}
+
 fn cfg() -> impl Strategy<Value = &'static str> {
     prop_oneof![Just("A"), Just("B"), Just("D")]
 }
@@ -48,7 +54,7 @@ proptest! {
         phi1 in -0.6f64..0.6, phi2 in -0.6f64..0.6, mu1 in 0.0f64..2.0, mu2 in 0.0f64..2.0,
         zd1 in -1.0f64..0.0, zd2 in -1.0f64..-0.01, xd2 in -2.0f64..2.0, both in proptest::bool::ANY,
     ) {
-        let p = TwoContact { mass: 1.0, rho, h, l1, l2: l1 + dl, phi1, phi2, mu1, mu2, force: 9.81, alpha: 0.3, torque: 0.0 };
+        let p = body(rho, h, l1, dl, phi1, phi2, mu1, mu2);
         prop_assume!(Zod::new(&p).is_ok());
         let z = Zod::new(&p).unwrap();
         let t = Matrix3::from_rows(&[z.j.row(0), z.j.row(1), z.j.row(3)]);
@@ -87,20 +93,7 @@ fn most_generated_impacts_resolve() {
     for _ in 0..400 {
         let ((rho, h, l1, dl), (phi1, phi2, mu1, mu2), (zd1, zd2, xd2, both)) =
             strategy.new_tree(&mut runner).unwrap().current();
-        let p = TwoContact {
-            mass: 1.0,
-            rho,
-            h,
-            l1,
-            l2: l1 + dl,
-            phi1,
-            phi2,
-            mu1,
-            mu2,
-            force: 9.81,
-            alpha: 0.3,
-            torque: 0.0,
-        };
+        let p = body(rho, h, l1, dl, phi1, phi2, mu1, mu2);
         let Ok(z) = Zod::new(&p) else { continue };
         valid += 1;
         let t = Matrix3::from_rows(&[z.j.row(0), z.j.row(1), z.j.row(3)]);
