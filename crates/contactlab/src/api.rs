@@ -204,8 +204,7 @@ impl P1Modes {
                 s.mode, s.consistent, s.margin, f[0], f[1], f[2], f[3], ac[0], ac[1], ac[2], ac[3]
             ));
         }
-        let path = dir.join("modes.csv");
-        std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))
+        crate::util::write_file(dir, "modes.csv", &csv)
     }
 }
 
@@ -262,8 +261,7 @@ impl P1Maps {
             let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
             csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
         }
-        let path = dir.join("maps.csv");
-        std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+        crate::util::write_file(dir, "maps.csv", &csv)?;
         crate::twocontact::plots::maps_plots(self, title, dir)
     }
 }
@@ -367,10 +365,7 @@ impl P1Simulation {
     pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), Error> {
         use crate::twocontact::plots::{displacement_plot, Displacement};
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-        let write = |name: &str, text: String| {
-            let p = dir.join(name);
-            std::fs::write(&p, text).map_err(|e| Error::write(&p, e))
-        };
+        let write = |name: &str, text: String| crate::util::write_file(dir, name, &text);
         let table = |rows: &[[f64; 5]]| {
             let mut csv = String::from("t,z1,z2,x1,x2\n");
             for s in rows {
@@ -642,10 +637,7 @@ impl Painleve {
         use crate::walker::plots;
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
         let (mu, sigma, s) = (self.mu, self.sigma as f64, WalkerSettings::default());
-        let write = |name: &str, text: String| {
-            let p = dir.join(name);
-            std::fs::write(&p, text).map_err(|e| Error::write(&p, e))
-        };
+        let write = |name: &str, text: String| crate::util::write_file(dir, name, &text);
         match (m.with_mu(mu)?, &self.grid) {
             (WalkerModel::Rimless(w), _) => {
                 write("cases.csv", crate::walker::painleve::rimless_cases_csv(&w, sigma, 161))?;
@@ -1371,12 +1363,10 @@ fn portrait_of<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>
                 let e = e.map_or(String::new(), |k| (k + 1).to_string());
                 csv.push_str(&format!("{},{},{e},{i}\n", s.0, s.1));
             }
-            let path = dir.join("basin.csv");
-            std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+            crate::util::write_file(dir, "basin.csv", &csv)?;
         }
-        let path = dir.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Output(e.to_string()))?;
-        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
+        crate::util::write_file(dir, "summary.json", &text)?;
     }
     Ok(summary)
 }
@@ -1447,8 +1437,7 @@ impl EqsetRun {
         for k in 0..traj.t.len() {
             csv.push_str(&format!("{},{},{},{}\n", traj.t[k], traj.q[k][0], traj.v[k][0], self.energy[k]));
         }
-        let p = dir.join("trajectory.csv");
-        std::fs::write(&p, csv).map_err(|e| Error::write(&p, e))?;
+        crate::util::write_file(dir, "trajectory.csv", &csv)?;
         let pts: Vec<(f64, f64)> = traj.t.iter().zip(&traj.q).map(|(t, q)| (*t, q[0])).collect();
         XyPlot::new("Time-stepping", "t (s)", format!("{name} ({unit})"))
             .add(name, pts, Mark::Line)

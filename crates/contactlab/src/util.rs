@@ -63,17 +63,22 @@ pub fn at_least_one(name: &str, v: usize) -> Result<usize, crate::Error> {
     }
 }
 
+/// Writes `text` into the file `dir/name` (creating `dir`); an error names the file.
+pub fn write_file(dir: &std::path::Path, name: &str, text: &str) -> Result<(), crate::Error> {
+    std::fs::create_dir_all(dir).map_err(|e| crate::Error::write(dir, e))?;
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| crate::Error::write(&path, e))
+}
+
 /// Writes a CSV file `dir/name` (created with `dir`) from a header and rows of cells.
 pub fn write_csv(dir: &std::path::Path, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), crate::Error> {
-    std::fs::create_dir_all(dir).map_err(|e| crate::Error::write(dir, e))?;
     let mut text = header.join(",");
     text.push('\n');
     for r in rows {
         text.push_str(&r.join(","));
         text.push('\n');
     }
-    let path = dir.join(name);
-    std::fs::write(&path, text).map_err(|e| crate::Error::write(&path, e))
+    write_file(dir, name, &text)
 }
 
 /// The serde (kebab-case) name of a unit enum variant, for messages: `numerical-error`, not

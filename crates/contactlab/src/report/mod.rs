@@ -95,6 +95,19 @@ pub fn yes_no(b: bool) -> &'static str {
 }
 
 impl Row {
+    /// A row whose comparison came out `ok` (match) or not (mismatch), with no note.
+    fn compared(
+        quantity: String,
+        published: String,
+        computed: String,
+        tolerance: String,
+        ok: bool,
+        source: String,
+    ) -> Self {
+        let status = if ok { RowStatus::Match } else { RowStatus::Mismatch };
+        Row { quantity, published, computed, tolerance, status, source, note: String::new() }
+    }
+
     /// Compares two numbers: `match` when `|computed − published| ≤ tol`.
     pub fn number(
         quantity: impl Into<String>,
@@ -104,28 +117,20 @@ impl Row {
         source: impl Into<String>,
     ) -> Self {
         let ok = (computed - published).abs() <= tol;
-        Row {
-            quantity: quantity.into(),
-            published: fmt_num(published),
-            computed: fmt_num(computed),
-            tolerance: fmt_num(tol),
-            status: if ok { RowStatus::Match } else { RowStatus::Mismatch },
-            source: source.into(),
-            note: String::new(),
-        }
+        Self::compared(quantity.into(), fmt_num(published), fmt_num(computed), fmt_num(tol), ok, source.into())
     }
 
     /// Checks an upper bound: `match` when `computed ≤ bound`.
     pub fn at_most(quantity: impl Into<String>, bound: f64, computed: f64, source: impl Into<String>) -> Self {
-        Row {
-            quantity: quantity.into(),
-            published: format!("≤ {}", fmt_num(bound)),
-            computed: fmt_num(computed),
-            tolerance: "bound".into(),
-            status: if computed <= bound { RowStatus::Match } else { RowStatus::Mismatch },
-            source: source.into(),
-            note: String::new(),
-        }
+        let ok = computed <= bound;
+        Self::compared(
+            quantity.into(),
+            format!("≤ {}", fmt_num(bound)),
+            fmt_num(computed),
+            "bound".into(),
+            ok,
+            source.into(),
+        )
     }
 
     /// Checks a lower bound: `match` when `computed ≥ bound − tol` (a published value that is
@@ -138,15 +143,15 @@ impl Row {
         tol: f64,
         source: impl Into<String>,
     ) -> Self {
-        Row {
-            quantity: quantity.into(),
-            published: format!("≥ {}", fmt_num(bound)),
-            computed: fmt_num(computed),
-            tolerance: fmt_num(tol),
-            status: if computed >= bound - tol { RowStatus::Match } else { RowStatus::Mismatch },
-            source: source.into(),
-            note: String::new(),
-        }
+        let ok = computed >= bound - tol;
+        Self::compared(
+            quantity.into(),
+            format!("≥ {}", fmt_num(bound)),
+            fmt_num(computed),
+            fmt_num(tol),
+            ok,
+            source.into(),
+        )
     }
 
     /// Compares discrete values (verdicts, counts, labels): `match` when equal.
@@ -157,15 +162,8 @@ impl Row {
         source: impl Into<String>,
     ) -> Self {
         let (p, c) = (published.into(), computed.into());
-        Row {
-            quantity: quantity.into(),
-            status: if p == c { RowStatus::Match } else { RowStatus::Mismatch },
-            published: p,
-            computed: c,
-            tolerance: "exact".into(),
-            source: source.into(),
-            note: String::new(),
-        }
+        let ok = p == c;
+        Self::compared(quantity.into(), p, c, "exact".into(), ok, source.into())
     }
 
     /// Turns a row into an erratum; `evidence` must be a nonempty sentence.

@@ -348,8 +348,7 @@ pub fn write_files(title: &str, axes: &[Axis], cells: &[Cell], dir: &std::path::
             c.g_star.map_or(String::new(), |g| g.to_string())
         ));
     }
-    let path = dir.join("atlas.csv");
-    std::fs::write(&path, csv).map_err(|e| Error::write(&path, e))?;
+    crate::util::write_file(dir, "atlas.csv", &csv)?;
     if axes.len() == 2 {
         CategoryMap {
             title: format!("{title}: stability atlas"),

@@ -111,10 +111,6 @@ fn num(x: f64) -> String {
     }
 }
 
-fn write(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|e| Error::write(path, e))
-}
-
 /// Writes a completed execution into `dir`: `trajectory.csv` (t, the coordinates `names`, their
 /// rates, whether constrained, λ), `events.csv` and `time.png` titled `title`.
 pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Error> {
@@ -138,7 +134,7 @@ pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, tit
         }
         csv.push_str(&format!(",{},{}\n", s.constrained, s.lambda.map_or(String::new(), num)));
     }
-    write(&dir.join("trajectory.csv"), &csv)?;
+    crate::util::write_file(dir, "trajectory.csv", &csv)?;
     let mut csv = String::from("t,kind,impact_speed,constrained_after\n");
     for e in &sim.events {
         csv.push_str(&format!(
@@ -149,7 +145,7 @@ pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, tit
             e.constrained_after
         ));
     }
-    write(&dir.join("events.csv"), &csv)?;
+    crate::util::write_file(dir, "events.csv", &csv)?;
     time_plot(sim, title, names, &dir.join("time.png"))
 }
 
@@ -172,7 +168,7 @@ pub fn write_branch(c: &Continuation, dir: &Path) -> Result<(), Error> {
             num(o.section_point[1])
         ));
     }
-    write(&dir.join("branch.csv"), &csv)?;
+    crate::util::write_file(dir, "branch.csv", &csv)?;
     branch_plots(c, dir, "branch")?;
     Ok(())
 }
