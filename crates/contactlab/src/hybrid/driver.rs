@@ -137,11 +137,56 @@ pub enum Termination {
     NoFurtherEvent,
     /// No consistent mode, several, or no consistent impact: the evidence.
     Failed(ModeFailure),
-    /// The integrator could not continue (step size underflow or a non-finite vector field).
+    /// The integrator could not continue, or could not start.
     IntegrationFailure {
         /// What failed.
-        detail: String,
+        cause: IntegrationCause,
+        /// When (s).
+        t: f64,
     },
+}
+
+/// Why the integration of a run stopped ([`Termination::IntegrationFailure`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum IntegrationCause {
+    /// A [`DriverSettings`] value is out of range (the run did not start).
+    InvalidSetting {
+        /// The setting.
+        name: String,
+        /// What is wrong with it, with the allowed range.
+        message: String,
+    },
+    /// The mode has more guards than the driver holds ([`MAX_GUARDS`]).
+    TooManyGuards {
+        /// The mode's number of guards.
+        guards: usize,
+    },
+    /// The step size fell below its lower bound with no guard's zero just ahead (a singularity
+    /// of the vector field, or tolerances below round-off).
+    StepTooSmall,
+    /// The vector field returned a non-finite value.
+    NonFinite,
+}
+
+impl From<StepFailure> for IntegrationCause {
+    fn from(e: StepFailure) -> Self {
+        match e {
+            StepFailure::StepTooSmall => IntegrationCause::StepTooSmall,
+            StepFailure::NonFinite => IntegrationCause::NonFinite,
+        }
+    }
+}
+
+impl std::fmt::Display for IntegrationCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IntegrationCause::InvalidSetting { name, message } => write!(f, "invalid setting {name}: {message}"),
+            IntegrationCause::TooManyGuards { guards } => write!(f, "{guards} guards (at most {MAX_GUARDS})"),
+            IntegrationCause::StepTooSmall => f.write_str("step size underflow"),
+            IntegrationCause::NonFinite => f.write_str("non-finite vector field"),
+        }
+    }
 }
 
 /// One logged event.
@@ -428,7 +473,7 @@ impl EventDriver {
                 t: t0,
                 state: x0,
                 mode: None,
-                termination: Termination::IntegrationFailure { detail: format!("invalid settings: {e}") },
+                termination: Termination::IntegrationFailure { cause: invalid_setting(e), t: t0 },
                 steps: 0,
                 events: 0,
                 evaluations: 0,
@@ -476,6 +521,14 @@ impl EventDriver {
         let mut log = EventLog::default();
         let run = self.run(sys, t0, x0, sections, &mut log);
         (run, log.events)
+    }
+}
+
+/// The cause for a [`DriverSettings::validate`] error: the setting it names and the message.
+fn invalid_setting(e: crate::Error) -> IntegrationCause {
+    match e {
+        crate::Error::Argument { name, message } => IntegrationCause::InvalidSetting { name, message },
+        other => IntegrationCause::InvalidSetting { name: String::new(), message: other.to_string() },
     }
 }
 
@@ -553,6 +606,7 @@ struct Runner<'r, 's, H: Hybrid> {
 }
 
 impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
+    #[inline]
     fn new(
         settings: &'r DriverSettings,
         sys: &'r H,
@@ -619,6 +673,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
 
     /// Rest, the time, event and step limits, and divergence (the system's test and the bound of
     /// [`DriverSettings::diverge`]).
+    #[inline]
     fn check_limits(&self) -> Phase<()> {
         let (sys, st) = (self.sys, self.settings);
         if sys.at_rest(&self.mode, &self.x) {
@@ -647,10 +702,14 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 
     /// The mode's number of guards (at most [`MAX_GUARDS`]).
+    #[inline]
     fn count_guards(&mut self) -> Phase<()> {
         let ng = self.sys.guard_count(&self.mode);
         if ng > MAX_GUARDS {
-            return Err(Termination::IntegrationFailure { detail: format!("{ng} guards (at most {MAX_GUARDS})") });
+            return Err(Termination::IntegrationFailure {
+                cause: IntegrationCause::TooManyGuards { guards: ng },
+                t: self.t,
+            });
         }
         self.ng = ng;
         Ok(())
@@ -710,7 +769,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     fn restart_integrator(&mut self, f: &mut impl FnMut(f64, &H::State) -> H::State) -> Phase<()> {
         let (t, ng) = (self.t, self.ng);
         if let Err(e) = self.ode.restart(f, t, &self.x) {
-            return Err(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") });
+            return Err(Termination::IntegrationFailure { cause: e.into(), t });
         }
         self.restart = false;
         self.sys.guards(&self.mode, t, &self.x, &mut self.gprev[..ng]);
@@ -750,11 +809,11 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                     &mut self.fired,
                 );
                 if self.fired.is_empty() {
-                    return Err(Termination::IntegrationFailure { detail: format!("step size underflow at t = {t}") });
+                    return Err(Termination::IntegrationFailure { cause: IntegrationCause::StepTooSmall, t });
                 }
                 Ok(None)
             }
-            Err(e) => Err(Termination::IntegrationFailure { detail: format!("{e} at t = {t}") }),
+            Err(e) => Err(Termination::IntegrationFailure { cause: e.into(), t }),
         }
     }
 
@@ -879,7 +938,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             return Err(Termination::Stopped);
         }
         if !self.x.as_slice().iter().all(|v| v.is_finite()) {
-            return Err(Termination::Failed(ModeFailure { kind: FailureKind::Singular, candidates: vec![] }));
+            return Err(Termination::Failed(ModeFailure::bare(FailureKind::Singular)));
         }
         Ok(())
     }
@@ -889,6 +948,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     /// [`ZenoRule::Extrapolate`] an impact joins its contact's history and, when the history
     /// decays geometrically, the completion from the Zeno point is returned as a second event.
     /// Any other event of a contact clears its history.
+    #[inline]
     fn watch_zeno(
         &mut self,
         te: f64,

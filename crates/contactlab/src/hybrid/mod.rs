@@ -107,8 +107,70 @@ pub struct ModeFailure {
     /// impact outcome), `singular` or `jam`.
     pub kind: FailureKind,
     /// Every candidate that was tested, with its normalised consistency margin (`> 0`:
-    /// consistent).
-    pub candidates: Vec<(String, f64)>,
+    /// consistent); empty when the failure is not a choice among modes.
+    pub candidates: Vec<Candidate>,
+    /// What was measured where the failure is not a choice among modes (a start inside a
+    /// support, a jam, an impact LCP without solution).
+    pub evidence: Option<FailureEvidence>,
+}
+
+impl ModeFailure {
+    /// A failure of `kind` without candidates or evidence (e.g. a singular mass matrix).
+    pub fn bare(kind: FailureKind) -> Self {
+        Self { kind, candidates: Vec::new(), evidence: None }
+    }
+
+    /// A failure to choose among `candidates`.
+    pub fn among(kind: FailureKind, candidates: Vec<Candidate>) -> Self {
+        Self { kind, candidates, evidence: None }
+    }
+
+    /// A failure backed by a measurement.
+    pub fn measured(kind: FailureKind, evidence: FailureEvidence) -> Self {
+        Self { kind, candidates: Vec::new(), evidence: Some(evidence) }
+    }
+}
+
+/// One candidate mode (or impact outcome) of a [`ModeFailure`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// The mode as the system prints it (`FS`, `[Stick, Slip(1)]`, ...: the mode type is the
+    /// system's own).
+    pub mode: String,
+    /// Normalised consistency margin (`> 0`: consistent; `−∞`: the outcome does not exist).
+    pub margin: f64,
+}
+
+/// The measurement behind a [`ModeFailure`] that is not a choice among modes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "what")]
+pub enum FailureEvidence {
+    /// The initial state lies inside a support: contact `contact` has the gap `gap < 0` (m).
+    Penetration {
+        /// The contact.
+        contact: usize,
+        /// Its gap (m, negative).
+        gap: f64,
+    },
+    /// A slipping contact reached `B = 0` ([`FailureKind::Jam`]): `A`, `B` (P2, eq. 21), `B`
+    /// made dimensionless by `w_nᵀM⁻¹w_n`, and the normal force `A/B` of the last evaluation.
+    Jam {
+        /// The contact.
+        contact: usize,
+        /// `A` (m/s²).
+        a: f64,
+        /// `B` (1/kg).
+        b: f64,
+        /// `B / (w_nᵀM⁻¹w_n)` (dimensionless).
+        b_hat: f64,
+        /// The normal force (N).
+        normal_force: f64,
+    },
+    /// Newton's impact law as an LCP ended without a solution.
+    ImpactLcp {
+        /// The solver's status.
+        status: crate::lcp::LcpStatus,
+    },
 }
 
 /// The kind of a [`ModeFailure`].

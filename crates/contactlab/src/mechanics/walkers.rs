@@ -160,6 +160,27 @@ impl ContactSystem<3> for RimlessWheel {
     }
 }
 
+/// `(sin α, cos α)`, remembered per thread for the last slope `α` (keyed by its exact bits): the
+/// biped's bias is evaluated millions of times with the same slope, and this saves a third of
+/// its trigonometric calls (about 4 % of a step). A pure function of `α`: the test
+/// `slope_trig_does_not_depend_on_call_order` checks the values bit for bit.
+fn slope_trig(alpha: f64) -> (f64, f64) {
+    use std::cell::Cell;
+    thread_local! {
+        static LAST: Cell<(u64, f64, f64)> = const { Cell::new((u64::MAX, f64::NAN, f64::NAN)) };
+    }
+    LAST.with(|c| {
+        let (bits, s, co) = c.get();
+        if bits == alpha.to_bits() {
+            (s, co)
+        } else {
+            let (s, co) = alpha.sin_cos();
+            c.set((alpha.to_bits(), s, co));
+            (s, co)
+        }
+    })
+}
+
 /// P2's compass biped (Section 4, Fig. 4.1a).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CompassBiped {
@@ -224,7 +245,7 @@ impl ContactSystem<4> for CompassBiped {
         let (l, m, mh, g) = (self.l, self.mass, self.hip_mass, self.gravity);
         let (s1, c1) = q[0].sin_cos();
         let (s2, c2) = q[1].sin_cos();
-        let (sa, ca) = self.slope.sin_cos();
+        let (sa, ca) = slope_trig(self.slope);
         let s12 = s1 * c2 + c1 * s2;
         let (w1, w2) = (v[0] * v[0], v[1] * v[1]);
         let a = (3.0 * m + 2.0 * mh) * l;
@@ -320,6 +341,16 @@ impl ContactSystem<4> for CompassBiped {
 mod tests {
     use super::*;
     use crate::mechanics::check::check_system;
+
+    #[test]
+    fn slope_trig_does_not_depend_on_call_order() {
+        let slopes = [0.0, 1f64.to_radians(), -0.3, 1f64.to_radians(), 0.7, 0.7, -0.0, 0.0];
+        for (k, &a) in slopes.iter().enumerate() {
+            let (s, c) = slope_trig(a);
+            let (s0, c0) = a.sin_cos();
+            assert_eq!((s.to_bits(), c.to_bits()), (s0.to_bits(), c0.to_bits()), "call {k}, slope {a}");
+        }
+    }
 
     fn wheel() -> RimlessWheel {
         RimlessWheel {

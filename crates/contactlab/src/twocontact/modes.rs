@@ -296,6 +296,7 @@ fn stick_family_unit(zod: &Zod, g: &nalgebra::Vector3<f64>) -> Result<(Vector4<f
 /// solution of `Jᵀx = −g` and `n` spanning the null space of `Jᵀ`; every constraint is affine in
 /// `s`, so the best margin is attained where two of them cross (or is capped at 1 when they
 /// all rise in the same direction). Used on the fast path of impacts; agrees with the LP.
+#[inline]
 pub(crate) fn stick_family_exact(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f64) -> (Vector4<f64>, f64) {
     let x0 = zod.jt_pinv * (-g);
     let n = zod.null;

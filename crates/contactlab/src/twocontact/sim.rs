@@ -33,8 +33,8 @@ use super::zod::{Zod, X1, Z1};
 use crate::hybrid::driver::{EventRecord, Observer};
 use crate::hybrid::EventKind as CoreKind;
 use crate::hybrid::{
-    DriverSettings, EventDriver, EventInfo, ExactEvent, FailureKind, Hybrid, ModeFailure, Run, Step, Termination,
-    Transition,
+    Candidate, DriverSettings, EventDriver, EventInfo, ExactEvent, FailureKind, Hybrid, ModeFailure, Run, Step,
+    Termination, Transition,
 };
 use crate::Error;
 
@@ -356,10 +356,10 @@ impl ZodRun<'_> {
         }
         let sols = &sim.table[4 * class_index(ps[0]) + class_index(ps[1])];
         if sols.len() != 1 {
-            return Err(ModeFailure {
-                kind: if sols.is_empty() { FailureKind::Painleve } else { FailureKind::Indeterminate },
-                candidates: sols.iter().map(|s| (s.mode.to_string(), s.margin)).collect(),
-            });
+            return Err(ModeFailure::among(
+                if sols.is_empty() { FailureKind::Painleve } else { FailureKind::Indeterminate },
+                sols.iter().map(|s| Candidate { mode: s.mode.to_string(), margin: s.margin }).collect(),
+            ));
         }
         let sol = &sols[0];
         let mode = sol.mode;
@@ -392,9 +392,7 @@ impl ZodRun<'_> {
             let speed = -st.qd[i];
             let imp = match impact_with(&sim.zod, &sim.gains, &sim.body_velocity(&st.qd), touching) {
                 Ok(x) => x,
-                Err(_) => {
-                    return Some(Transition::Failed(ModeFailure { kind: FailureKind::Impact, candidates: vec![] }))
-                }
+                Err(_) => return Some(Transition::Failed(ModeFailure::bare(FailureKind::Impact))),
             };
             st.qd = (sim.t * Vector3::from_row_slice(&imp.v_plus)).into();
             for (k, pm) in [imp.mode.0, imp.mode.1].into_iter().enumerate() {

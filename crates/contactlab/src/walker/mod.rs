@@ -238,8 +238,8 @@ pub fn step_map<'a, W: WalkerChart<N>, const N: usize>(
     ReturnMap {
         system: lag,
         section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(1) },
-        chart: Chart(lag.system),
-        driver: settings.driver(settings.max_step_time * lag.system.time_scale()),
+        chart: Chart(*lag.system()),
+        driver: settings.driver(settings.max_step_time * lag.system().time_scale()),
     }
 }
 

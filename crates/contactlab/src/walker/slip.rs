@@ -89,10 +89,13 @@ pub struct SlipEnd {
     pub b_end: f64,
     /// How the end was read when the slip ended at `B = 0` or at `f_n = 0` (module docs).
     pub approach: Option<Approach>,
-    /// Samples `(t, q, q̇, f_n)` along the slip (for plots).
+    /// Samples `(t, q, q̇, f_n)` along the slip (for plots; empty from [`slip_outcome`]).
     #[serde(skip)]
-    pub trace: Vec<(f64, Vec<f64>, Vec<f64>, f64)>,
+    pub trace: Vec<TracePoint>,
 }
+
+/// One sample of a slip: `(t, q, q̇, f_n)`.
+pub type TracePoint = (f64, Vec<f64>, Vec<f64>, f64);
 
 /// `A` or `B` is resolved from zero when it exceeds `RESOLVED` times the integrator's relative
 /// tolerance of the magnitude of its terms: the state, and so `A` and `B`, carry errors of a
@@ -170,7 +173,10 @@ pub struct Approach {
 
 struct SlipWatch<'a, S, const N: usize> {
     lag: &'a Lagrangian<S, N>,
-    trace: Vec<(f64, Vec<f64>, Vec<f64>, f64)>,
+    /// `(t, f_n)` of every sample.
+    forces: Vec<(f64, f64)>,
+    /// The samples with their states, when the caller keeps them (see [`slip`]).
+    trace: Option<Vec<TracePoint>>,
     fn_max: f64,
     end: Option<(SlipOutcome, f64, State<N>)>,
     started: bool,
@@ -188,7 +194,10 @@ impl<S: ContactSystem<N>, const N: usize> SlipWatch<'_, S, N> {
                 let (q, v) = split(x);
                 if let Some(sol) = self.lag.solve_mode(mode, t, &q, &v) {
                     self.fn_max = self.fn_max.max(sol.lambda_n[0]);
-                    self.trace.push((t, q.iter().copied().collect(), v.iter().copied().collect(), sol.lambda_n[0]));
+                    self.forces.push((t, sol.lambda_n[0]));
+                    if let Some(trace) = &mut self.trace {
+                        trace.push((t, q.iter().copied().collect(), v.iter().copied().collect(), sol.lambda_n[0]));
+                    }
                 }
             }
         }
@@ -243,10 +252,32 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     v: &SVector<f64, N>,
     settings: &WalkerSettings,
 ) -> SlipEnd {
+    run_slip(sys, q, v, settings, true)
+}
+
+/// [`slip`] without the sampled states ([`SlipEnd::trace`] empty): for the searches that need
+/// only the outcome (thresholds, grids), which would otherwise allocate two vectors per sample.
+pub fn slip_outcome<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    settings: &WalkerSettings,
+) -> SlipEnd {
+    run_slip(sys, q, v, settings, false)
+}
+
+fn run_slip<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    settings: &WalkerSettings,
+    keep_trace: bool,
+) -> SlipEnd {
     let lag = Lagrangian::new(sys);
     let mut watch = SlipWatch {
         lag: &lag,
-        trace: Vec::new(),
+        forces: Vec::new(),
+        trace: keep_trace.then(Vec::new),
         fn_max: 0.0,
         end: None,
         started: false,
@@ -256,7 +287,7 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     };
     let driver = settings.driver(settings.max_step_time * sys.time_scale());
     let run = driver.run(&lag, 0.0, join(q, v), &[], &mut watch);
-    let mut trace = watch.trace;
+    let mut trace = watch.trace.unwrap_or_default();
     let mut fn_max = watch.fn_max;
     let resolution = RESOLVED * settings.rtol;
     let mut approach = None;
@@ -273,7 +304,7 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
             // The core stops where B reaches 0 with A ≥ 0. The sample at the event itself is
             // dropped (f_n = A/B is meaningless there); the approach decides.
             trace.retain(|p| p.0 < run.t);
-            fn_max = trace.iter().map(|p| p.3).fold(0.0, f64::max);
+            fn_max = watch.forces.iter().filter(|p| p.0 < run.t).map(|p| p.1).fold(0.0, f64::max);
             let a = read_approach(sys, &watch.nodes, &run.state, watch.sigma, resolution, Vanished::B);
             let o = a.outcome();
             approach = Some(a);
@@ -455,7 +486,7 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
     tol: f64,
     settings: &WalkerSettings,
 ) -> Option<f64> {
-    let jams = |s: f64| slip(sys, q, &(v + e_x * s), settings).outcome == SlipOutcome::Jam;
+    let jams = |s: f64| slip_outcome(sys, q, &(v + e_x * s), settings).outcome == SlipOutcome::Jam;
     if !jams(v_max) {
         return None;
     }
@@ -491,7 +522,7 @@ pub fn jams_on_grid<S: ContactSystem<N>, const N: usize>(
             let th0 = theta1 - width * (i as f64 + 0.5) / n as f64;
             let rate = rate_max * (j as f64 + 0.5) / n as f64;
             let (q, v) = start(th0, rate);
-            if slip(sys, &q, &v, settings).outcome == SlipOutcome::Jam {
+            if slip_outcome(sys, &q, &v, settings).outcome == SlipOutcome::Jam {
                 count += 1;
             }
         }

@@ -136,11 +136,11 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
             return Err(Error::argument(k, format!("must be a finite number > 0 (got {v})")));
         }
     }
-    if plastic.system.law(0).restitution != 0.0 {
+    if plastic.system().law(0).restitution != 0.0 {
         return Err(Error::model("e", "Theorem 1 starts from the simple orbit of the system with e = 0"));
     }
     let m = N - 1;
-    let sys = &plastic.system;
+    let sys = plastic.system();
     let map = return_map(plastic, settings);
     let chart = ConstraintChart::<N>::new(sys);
     // v*: the approach speed of the orbit's plastic impact (the last impact of the cycle).

@@ -329,7 +329,7 @@ pub fn return_map<'a, S: ContactSystem<N>, const N: usize>(
     ReturnMap {
         system: lag,
         section: Section::Closing { contact: 0 },
-        chart: ConstraintChart::new(&lag.system),
+        chart: ConstraintChart::new(lag.system()),
         driver: settings.driver(settings.max_return_time * lag.time_scale()),
     }
 }

@@ -6,7 +6,7 @@ use nalgebra::SVector;
 
 use super::modes::{Class, ContactMode, Modes};
 use super::{join, split, Lagrangian, State, MAX_CONTACTS};
-use crate::hybrid::{EventInfo, EventKind, FailureKind, Hybrid, ModeFailure, Transition};
+use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
 use crate::mechanics::ContactSystem;
 
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
@@ -52,10 +52,10 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         let vtol = 1e-9 * self.vel_scale();
         for i in 0..nc {
             if self.system.gap(i, &q) < -gtol && self.system.armed(i, &q) {
-                return Err(ModeFailure {
-                    kind: FailureKind::Singular,
-                    candidates: vec![(format!("initial state penetrates contact {i}"), self.system.gap(i, &q))],
-                });
+                return Err(ModeFailure::measured(
+                    FailureKind::Singular,
+                    FailureEvidence::Penetration { contact: i, gap: self.system.gap(i, &q) },
+                ));
             }
         }
         // A contact touching its support and moving into it takes its impact first (the driver
@@ -91,10 +91,14 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
 
     fn flow(&self, mode: &Modes, t: f64, x: &State<N>) -> State<N> {
         let (q, v) = split(x);
-        match self.solve_mode(mode, t, &q, &v) {
-            Some(sol) => join(&v, &sol.acc),
-            None => State::<N>::repeat(f64::NAN),
-        }
+        // Free flight (the common case) needs no forces: the acceleration alone, without building
+        // (and copying) a mode solution.
+        let acc = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
+            self.free_acceleration(t, &q, &v)
+        } else {
+            self.solve_mode(mode, t, &q, &v).map(|sol| sol.acc)
+        };
+        acc.map_or_else(|| State::<N>::repeat(f64::NAN), |a| join(&v, &a))
     }
 
     fn guard_count(&self, _mode: &Modes) -> usize {
@@ -189,15 +193,11 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
             };
             let (b, bhat) = self.slip_b(i, s, &q);
             let a = b * sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i]);
-            return Transition::Failed(ModeFailure {
-                kind: FailureKind::Jam,
-                candidates: vec![
-                    (format!("contact {i}: A"), a),
-                    (format!("contact {i}: B"), b),
-                    (format!("contact {i}: B / (w_n' M^-1 w_n)"), bhat),
-                    (format!("contact {i}: normal force"), sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i])),
-                ],
-            });
+            let normal_force = sol.as_ref().map_or(f64::NAN, |x| x.lambda_n[i]);
+            return Transition::Failed(ModeFailure::measured(
+                FailureKind::Jam,
+                FailureEvidence::Jam { contact: i, a, b, b_hat: bhat, normal_force },
+            ));
         }
         for &k in fired {
             let i = k / 3;

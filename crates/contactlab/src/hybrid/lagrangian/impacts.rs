@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector, SVector};
 use super::constraints::{solve_parts, Part};
 use super::modes::{ContactMode, ModeSolution, Modes};
 use super::{join, Lagrangian, State, MAX_CONTACTS};
-use crate::hybrid::{EventInfo, EventKind, FailureKind, ModeFailure, Transition};
+use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKind, ModeFailure, Transition};
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
 
@@ -24,7 +24,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let nc = self.nc();
         let ls = self.length();
         let gtol = 1e-9 * ls;
-        let fail = |kind, candidates| Transition::Failed(ModeFailure { kind, candidates });
+        let fail = |f: ModeFailure| Transition::Failed(f);
         let mut q = *q;
         // Contacts on their supports that are not separating take part (a resting contact can
         // take an impulse); "not separating" is judged against the impacting speed.
@@ -50,7 +50,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let mut vv = *v;
         self.project(&mut q, &mut vv, touching, &[]);
         let m = self.system.mass_matrix(&q);
-        let Some(chol) = m.cholesky() else { return fail(FailureKind::Singular, vec![]) };
+        let Some(chol) = m.cholesky() else { return fail(ModeFailure::bare(FailureKind::Singular)) };
         let z = SVector::<f64, N>::zeros();
         let (mut wn, mut wt, mut bn, mut bt) =
             ([z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS]);
@@ -84,7 +84,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
                 let lcp = match Lcp::new(a, qv) {
                     Ok(l) => l,
-                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                    Err(_) => return fail(ModeFailure::bare(FailureKind::Singular)),
                 };
                 match lcp::lemke::solve(&lcp, &LcpSettings::default()) {
                     Ok(s) if s.status == LcpStatus::Solved => {
@@ -93,22 +93,22 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                         }
                     }
                     Ok(s) => {
-                        return fail(
+                        return fail(ModeFailure::measured(
                             FailureKind::Impact,
-                            vec![(format!("Newton impact LCP: {}", s.status.as_str()), f64::NAN)],
-                        )
+                            FailureEvidence::ImpactLcp { status: s.status },
+                        ))
                     }
-                    Err(_) => return fail(FailureKind::Singular, vec![]),
+                    Err(_) => return fail(ModeFailure::bare(FailureKind::Singular)),
                 }
             }
         } else {
             match self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &target[..k], &mu[..k], vref, v) {
                 Ok(vp) => vplus = vp,
-                Err(c) => return fail(FailureKind::Impact, c),
+                Err(c) => return fail(ModeFailure::among(FailureKind::Impact, c)),
             }
         }
         if !vplus.iter().all(|x| x.is_finite()) {
-            return fail(FailureKind::Singular, vec![]);
+            return fail(ModeFailure::bare(FailureKind::Singular));
         }
         let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
         let contact = impacting.first().copied();
@@ -147,7 +147,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         mu: &[f64],
         vref: f64,
         v: &SVector<f64, N>,
-    ) -> Result<SVector<f64, N>, Vec<(String, f64)>> {
+    ) -> Result<SVector<f64, N>, Vec<Candidate>> {
         // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
         let k = wn.len();
         let imp_scale =
@@ -196,7 +196,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             };
             let count = parts.len();
             if solve_parts(parts, count, v, &mut solved).is_none() || solved.redundant {
-                tested.push((format!("{modes:?}"), f64::NEG_INFINITY));
+                tested.push(Candidate { mode: format!("{modes:?}"), margin: f64::NEG_INFINITY });
                 continue;
             }
             let (vp, lam_n, lam_t) = (solved.acc, solved.lambda_n, solved.lambda_t);
@@ -218,7 +218,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                     }
                 }
             }
-            tested.push((format!("{modes:?}"), margin));
+            tested.push(Candidate { mode: format!("{modes:?}"), margin });
             if margin < -tol {
                 continue;
             }

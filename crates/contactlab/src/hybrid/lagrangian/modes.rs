@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::constraints::{solve_parts, Part};
 use super::{Lagrangian, MAX_CONTACTS};
-use crate::hybrid::{FailureKind, ModeFailure};
+use crate::hybrid::{Candidate, FailureKind, ModeFailure};
 use crate::lp::{LpBuilder, LpSettings, LpStatus};
 use crate::mechanics::ContactSystem;
 
@@ -119,14 +119,51 @@ pub struct ModeSolution<const N: usize> {
     pub redundant: bool,
 }
 
-fn labelled(tested: Vec<(Modes, f64)>) -> Vec<(String, f64)> {
-    tested.into_iter().map(|(m, x)| (m.to_string(), x)).collect()
+/// Equality of every entry's bits: the exact key of the remembered mode solution.
+fn same_bits<'a, const N: usize>(a: impl IntoIterator<Item = &'a f64>, b: &SVector<f64, N>) -> bool {
+    a.into_iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+fn labelled(tested: Vec<(Modes, f64)>) -> Vec<Candidate> {
+    tested.into_iter().map(|(m, margin)| Candidate { mode: m.to_string(), margin }).collect()
 }
 
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
     /// positive definite or the data are not finite.
     pub fn solve_mode(
+        &self,
+        mode: &Modes,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<ModeSolution<N>> {
+        // Free flight is cheaper to recompute than to look up.
+        if (0..self.nc()).all(|i| !mode.get(i).closed()) {
+            return self.solve_mode_uncached(mode, t, q, v);
+        }
+        if let Some((m, tc, xc, sol)) = self.last.borrow().as_ref() {
+            if tc.to_bits() == t.to_bits() && same_bits(xc.column(0), q) && same_bits(xc.column(1), v) && m == mode {
+                return *sol;
+            }
+        }
+        let sol = self.solve_mode_uncached(mode, t, q, v);
+        *self.last.borrow_mut() = Some((*mode, t, super::join(q, v), sol));
+        sol
+    }
+
+    /// `M⁻¹h` with every contact free; `None` as for [`Lagrangian::solve_mode`].
+    pub(super) fn free_acceleration(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<SVector<f64, N>> {
+        let a0 = self.system.mass_matrix(q).cholesky()?.solve(&self.system.bias(t, q, v));
+        a0.iter().all(|x| x.is_finite()).then_some(a0)
+    }
+
+    fn solve_mode_uncached(
         &self,
         mode: &Modes,
         t: f64,
@@ -338,8 +375,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 mode.rest = self.rest_rank(&mode, q);
                 Ok(mode)
             }
-            (0, 0) => Err(ModeFailure { kind: FailureKind::Painleve, candidates: labelled(tested) }),
-            _ => Err(ModeFailure { kind: FailureKind::Indeterminate, candidates: labelled(tested) }),
+            (0, 0) => Err(ModeFailure::among(FailureKind::Painleve, labelled(tested))),
+            _ => Err(ModeFailure::among(FailureKind::Indeterminate, labelled(tested))),
         }
     }
 
