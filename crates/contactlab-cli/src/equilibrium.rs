@@ -332,7 +332,7 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         println!(
             "{}: zero-order dynamics: {} at t = {} s after {} events ({} impacts)",
             a.model.display(),
-            contactlab::util::kebab(&tr.outcome),
+            contactlab::output::kebab(&tr.outcome),
             tr.t_end,
             tr.events.len(),
             summary.impacts
@@ -343,7 +343,7 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         let n = &summary.nonlinear;
         println!(
             "  nonlinear model: {} at t = {} s after {} events ({} impacts{})",
-            contactlab::util::kebab(&nl.outcome),
+            contactlab::output::kebab(&nl.outcome),
             run.nonlinear_t_end(),
             nl.events.len(),
             n.impacts,

@@ -390,11 +390,11 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     } else {
         println!("{}: n = {n}", a.file.display());
         println!("  status   {}", s.status.as_str());
-        println!("  method   {}", contactlab::util::kebab(&s.method));
+        println!("  method   {}", contactlab::output::kebab(&s.method));
         if let Some(r) = s.reason {
             println!(
                 "  reason   {} ({})",
-                contactlab::util::kebab(&r),
+                contactlab::output::kebab(&r),
                 if s.certified { "certified" } else { "not certified" }
             );
         }

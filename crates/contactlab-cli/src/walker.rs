@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::walker::model;
+use contactlab::walking::model;
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -147,7 +147,7 @@ fn run_painleve(a: PainleveArgs) -> Result<(), Failure> {
 
 fn run_slip(a: SlipArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    contactlab::util::positive("max_speed", a.max_speed)?;
+    contactlab::error::positive("max_speed", a.max_speed)?;
     if a.jam_threshold {
         let r = contactlab::api::walker_jam_threshold(&m, &a.state, a.max_speed)?;
         finish_slip(&a, &r)

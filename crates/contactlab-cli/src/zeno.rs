@@ -135,7 +135,7 @@ fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             println!("  first Zeno point at t = {t}");
         }
         println!("  constrained for {:.6} s of {:.6} s", sim.constrained_time, sim.samples.last().map_or(0.0, |s| s.t));
-        println!("  ended: {}", contactlab::util::kebab(&sim.termination));
+        println!("  ended: {}", contactlab::output::kebab(&sim.termination));
     }
     Ok(())
 }

@@ -240,8 +240,8 @@ fn lcp_solve(
         w: read_only(r.w.as_slice().to_vec().into_pyarray(py)).unbind(),
         residual: r.residual,
         pivots: r.pivots,
-        method: contactlab::util::kebab(&r.method),
-        reason: r.reason.map(|x| contactlab::util::kebab(&x)),
+        method: contactlab::output::kebab(&r.method),
+        reason: r.reason.map(|x| contactlab::output::kebab(&x)),
         certified: r.certified,
         n: r.n,
     })
@@ -522,8 +522,8 @@ fn fixture_mu_sweep(
     object(py, &py.detach(|| contactlab::api::fixture_mu_sweep(&f, max_scale, steps)).map_err(to_py)?)
 }
 
-fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::walker::model::WalkerModel> {
-    model(name, text, is_json, contactlab::walker::model::from_model)
+fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::walking::model::WalkerModel> {
+    model(name, text, is_json, contactlab::walking::model::from_model)
 }
 
 /// P2: the periodic gait, as the CLI's `walker gait --json`.
@@ -579,7 +579,7 @@ fn walker_slip(
     max_speed: f64,
 ) -> PyResult<Py<PyAny>> {
     let m = walker_model(name, text, is_json)?;
-    contactlab::util::positive("max_speed", max_speed).map_err(to_py)?;
+    contactlab::error::positive("max_speed", max_speed).map_err(to_py)?;
     if jam_threshold {
         object(py, &py.detach(|| contactlab::api::walker_jam_threshold(&m, &state, max_speed)).map_err(to_py)?)
     } else {
@@ -623,7 +623,7 @@ fn zeno_simulate<'py>(
     d.set_item("lambda", col(py, sim.samples.iter().map(|s| s.lambda.unwrap_or(f64::NAN)).collect()))?;
     d.set_item("coordinates", names.to_vec())?;
     d.set_item("event_times", col(py, sim.events.iter().map(|e| e.t).collect()))?;
-    d.set_item("event_kinds", sim.events.iter().map(|e| contactlab::util::kebab(&e.kind)).collect::<Vec<String>>())?;
+    d.set_item("event_kinds", sim.events.iter().map(|e| contactlab::output::kebab(&e.kind)).collect::<Vec<String>>())?;
     Ok((object(py, &v)?, d))
 }
 

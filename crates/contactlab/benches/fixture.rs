@@ -5,7 +5,7 @@
 
 use contactlab::fixture::stability::{classify, strong_stability, strong_stability_by_pieces, weak_stability};
 use contactlab::fixture::theorem4::theorem4;
-use contactlab::papers::p4::{disk, sphere_loads};
+use contactlab::paper_configs::p4::{disk, sphere_loads};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
 

@@ -2,7 +2,7 @@
 //! ≤ 2 µs; `classify` (2001 samples of φ plus refinement of fixed points) ≤ 20 ms; a 200 × 200
 //! atlas ≤ 3 min on two cores (timed by `contactlab equilibrium atlas`, not here).
 
-use contactlab::papers::p1::config;
+use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::classify::classify;
 use contactlab::twocontact::poincare::return_map;
 use contactlab::twocontact::sim::Simulator;

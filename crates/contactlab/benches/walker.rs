@@ -3,8 +3,8 @@
 
 use contactlab::hybrid::lagrangian::Lagrangian;
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
-use contactlab::walker::slip::jam_threshold;
-use contactlab::walker::{gait, step_map, WalkerSettings};
+use contactlab::walking::slip::jam_threshold;
+use contactlab::walking::{gait, step_map, WalkerSettings};
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{DVector, Vector3};
 

@@ -23,10 +23,10 @@ use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
 use crate::twocontact::poincare::{self, FixedPoint, MapPoint};
 use crate::twocontact::sim::{EventKind, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::{zod::Zod, TwoContact};
-use crate::walker::model::WalkerModel;
-use crate::walker::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
-use crate::walker::slip::{jam_threshold, slip};
-use crate::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
+use crate::walking::model::WalkerModel;
+use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
+use crate::walking::slip::{jam_threshold, slip};
+use crate::walking::{gait, rimless_closed_form, Gait, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
 use crate::zeno::{self as p3, Continuation, Orbit, Simulation, ZenoSettings};
@@ -65,7 +65,7 @@ pub fn flag_range(range: RangeInclusive<usize>) -> RangeInclusive<i64> {
     *range.start() as i64..=*range.end() as i64
 }
 
-use crate::util::positive;
+use crate::error::positive;
 
 // ---------------------------------------------------------------------------------------------
 // The LCP core
@@ -76,10 +76,10 @@ pub struct LcpReport {
     /// What the solver concluded.
     pub status: crate::lcp::LcpStatus,
     /// The point `z` (non-finite entries as `null`).
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub z: DVector<f64>,
     /// `w = M z + q`.
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub w: DVector<f64>,
     /// The scale-free residual (`None` when there is no point).
     pub residual: Option<f64>,
@@ -115,7 +115,7 @@ impl LcpReport {
     pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
         let rows: Vec<Vec<String>> =
             (0..self.n).map(|i| vec![i.to_string(), self.z[i].to_string(), self.w[i].to_string()]).collect();
-        crate::util::write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)
+        crate::output::write_csv(dir, "solution.csv", &["i", "z", "w"], &rows)
     }
 }
 
@@ -126,7 +126,7 @@ impl From<crate::lcp::LcpSolution> for LcpReport {
             n: s.z.len(),
             z: s.z,
             w: s.w,
-            residual: crate::util::finite_or_none(s.residual),
+            residual: crate::output::finite_or_none(s.residual),
             pivots: s.pivots,
             method: s.method,
             reason: s.reason,
@@ -204,7 +204,7 @@ impl P1Modes {
                 s.mode, s.consistent, s.margin, f[0], f[1], f[2], f[3], ac[0], ac[1], ac[2], ac[3]
             ));
         }
-        crate::util::write_file(dir, "modes.csv", &csv)
+        crate::output::write_file(dir, "modes.csv", &csv)
     }
 }
 
@@ -261,7 +261,7 @@ impl P1Maps {
             let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
             csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
         }
-        crate::util::write_file(dir, "maps.csv", &csv)?;
+        crate::output::write_file(dir, "maps.csv", &csv)?;
         crate::twocontact::plots::maps_plots(self, title, dir)
     }
 }
@@ -365,7 +365,7 @@ impl P1Simulation {
     pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), Error> {
         use crate::twocontact::plots::{displacement_plot, Displacement};
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-        let write = |name: &str, text: String| crate::util::write_file(dir, name, &text);
+        let write = |name: &str, text: String| crate::output::write_file(dir, name, &text);
         let table = |rows: &[[f64; 5]]| {
             let mut csv = String::from("t,z1,z2,x1,x2\n");
             for s in rows {
@@ -634,13 +634,13 @@ impl Painleve {
     /// Fig. 4.2a), the region for several μ and ρ (`b_negative_mu.png`, `b_negative_rho.png`,
     /// Fig. 4.2e, f) and `μ_min` against ρ (`mu_min_rho.png`).
     pub fn write_files(&self, m: &WalkerModel, dir: &std::path::Path) -> Result<(), Error> {
-        use crate::walker::plots;
+        use crate::walking::plots;
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
         let (mu, sigma, s) = (self.mu, self.sigma as f64, WalkerSettings::default());
-        let write = |name: &str, text: String| crate::util::write_file(dir, name, &text);
+        let write = |name: &str, text: String| crate::output::write_file(dir, name, &text);
         match (m.with_mu(mu)?, &self.grid) {
             (WalkerModel::Rimless(w), _) => {
-                write("cases.csv", crate::walker::painleve::rimless_cases_csv(&w, sigma, 161))?;
+                write("cases.csv", crate::walking::painleve::rimless_cases_csv(&w, sigma, 161))?;
                 let g = gait(&w, &DVector::from_element(1, rimless_closed_form(&w).1), &s);
                 let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
                 plots::rimless_regions(&w, sigma, gy, &[], &s, &dir.join("regions.png"))?;
@@ -725,7 +725,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
 #[derive(Debug, Clone, Serialize)]
 pub struct SlipReport {
     /// How the slip episode ended.
-    pub outcome: crate::walker::slip::SlipOutcome,
+    pub outcome: crate::walking::slip::SlipOutcome,
     /// When.
     pub t_end: f64,
     /// The largest normal force at the stance foot during the slip.
@@ -739,7 +739,7 @@ pub struct SlipReport {
     #[serde(rename = "B")]
     pub b: f64,
     /// How an end at P2's corner p₁ was read (the evidence of jam, separation or corner).
-    pub approach: Option<crate::walker::slip::Approach>,
+    pub approach: Option<crate::walking::slip::Approach>,
 }
 
 /// What `walker slip --jam-threshold --json` prints.
@@ -793,7 +793,7 @@ fn slip_start(m: &WalkerModel, state: &[f64]) -> Result<SlipStart, Error> {
 /// `1/τ_c` and `l/τ_c`; compass biped `θ₁, θ₂, θ̇₁, θ̇₂, ẋ` in SI) until it ends (`walker slip`).
 pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> {
     let s = WalkerSettings::default();
-    let report = |e: crate::walker::slip::SlipEnd, tc: f64| SlipReport {
+    let report = |e: crate::walking::slip::SlipEnd, tc: f64| SlipReport {
         outcome: e.outcome,
         t_end: e.t_end / tc,
         fn_max: e.fn_max,
@@ -1363,10 +1363,10 @@ fn portrait_of<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>
                 let e = e.map_or(String::new(), |k| (k + 1).to_string());
                 csv.push_str(&format!("{},{},{e},{i}\n", s.0, s.1));
             }
-            crate::util::write_file(dir, "basin.csv", &csv)?;
+            crate::output::write_file(dir, "basin.csv", &csv)?;
         }
         let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Output(e.to_string()))?;
-        crate::util::write_file(dir, "summary.json", &text)?;
+        crate::output::write_file(dir, "summary.json", &text)?;
     }
     Ok(summary)
 }
@@ -1437,7 +1437,7 @@ impl EqsetRun {
         for k in 0..traj.t.len() {
             csv.push_str(&format!("{},{},{},{}\n", traj.t[k], traj.q[k][0], traj.v[k][0], self.energy[k]));
         }
-        crate::util::write_file(dir, "trajectory.csv", &csv)?;
+        crate::output::write_file(dir, "trajectory.csv", &csv)?;
         let pts: Vec<(f64, f64)> = traj.t.iter().zip(&traj.q).map(|(t, q)| (*t, q[0])).collect();
         XyPlot::new("Time-stepping", "t (s)", format!("{name} ({unit})"))
             .add(name, pts, Mark::Line)

@@ -119,6 +119,35 @@ impl Error {
     }
 }
 
+/// `v` if it is a finite number `> 0`, else an [`Error::Argument`] naming `name` (a setting
+/// or an option).
+pub fn positive(name: &str, v: f64) -> Result<f64, Error> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::argument(name, format!("must be a finite number > 0 (got {v})")))
+    }
+}
+
+/// `v` if it lies in the open interval `(0, 1)` (a relative tolerance), else an
+/// [`Error::Argument`] naming `name`.
+pub fn fraction(name: &str, v: f64) -> Result<f64, Error> {
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(Error::argument(name, format!("must be a number in (0, 1) (got {v})")))
+    }
+}
+
+/// `v` if it is at least 1 (a count or a bound on work), else an [`Error::Argument`].
+pub fn at_least_one(name: &str, v: usize) -> Result<usize, Error> {
+    if v >= 1 {
+        Ok(v)
+    } else {
+        Err(Error::argument(name, "must be at least 1 (got 0)"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

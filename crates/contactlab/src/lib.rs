@@ -16,10 +16,10 @@
 //!   [`hybrid::EventDriver`], with return maps and Floquet multipliers in [`hybrid::section`].
 //! * **Solving a complementarity or conic problem**: [`lcp`] (Lemke, enumeration, matrix classes,
 //!   an independent check of returned points in [`lcp::verify`]), [`lp`], [`conic`].
-//! * **A paper's method**: [`twocontact`] (P1), [`walker`] (P2), [`zeno`] (P3), [`fixture`] (P4),
+//! * **A paper's method**: [`twocontact`] (P1), [`walking`] (P2), [`zeno`] (P3), [`fixture`] (P4),
 //!   [`eqset`] (P5).
 //! * **The reproduction report**: [`reproduce`] builds one section per paper from the reference
-//!   configurations in [`papers`]; [`report`] holds rows (published vs computed, with a status that
+//!   configurations in [`paper_configs`]; [`report`] holds rows (published vs computed, with a status that
 //!   follows from the computation) and renders `REPORT.md` and `results.json`.
 //!
 //! ## Modules
@@ -35,14 +35,15 @@
 //! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections, Newton on return maps |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes, maps R and G, verdicts, atlas |
-//! | [`walker`] | P2: the Painlevé quantities A and B, gaits, slip outcomes and dynamic jamming (the walkers themselves are in [`mechanics::walkers`]) |
+//! | [`walking`] | P2: the Painlevé quantities A and B, gaits, slip outcomes and dynamic jamming (the walkers themselves are in [`mechanics::walkers`]) |
 //! | [`zeno`] | P3: completed executions, simple and Zeno periodic orbits, Theorem 1, continuation in e |
 //! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4, load cones, sweeps |
 //! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
-//! | [`papers`] | the papers' reference configurations, shared by tests, benchmarks and the report |
+//! | [`paper_configs`] | the papers' reference configurations, shared by tests, benchmarks and the report |
 //! | [`reproduce`], [`report`] | the reproduction report: its sections, and its rows, tables and figures |
 //! | [`plot`] | PNG/SVG plots with an embedded font |
-//! | [`util`] | small shared pieces: serde helpers, option checks, bisection and box maximisation |
+//! | [`numeric`] | small numerical routines: the scale floor, small dense solves, bisection, box maximisation |
+//! | [`output`] | what the library writes: JSON of nalgebra types, enum names in messages, files |
 //!
 //! ## Conventions
 //! Angles are radians everywhere in the API and in files, unless a key ends in `_deg`. Solvers
@@ -64,21 +65,22 @@
 pub mod api;
 pub mod conic;
 pub mod eqset;
-mod error;
+pub mod error;
 pub mod fixture;
 pub mod hybrid;
 pub mod lcp;
 pub mod lp;
 pub mod mechanics;
 pub mod model;
-pub mod papers;
+pub mod numeric;
+pub mod output;
+pub mod paper_configs;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
 pub mod timestep;
 pub mod twocontact;
-pub mod util;
-pub mod walker;
+pub mod walking;
 pub mod zeno;
 
 pub use error::Error;

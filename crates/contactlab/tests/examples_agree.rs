@@ -1,4 +1,4 @@
-//! The model files in `examples/` and the reference configurations in `contactlab::papers` (and
+//! The model files in `examples/` and the reference configurations in `contactlab::paper_configs` (and
 //! the papers' constructors on the system types) are the same numbers: the report, the tests
 //! and a user's `contactlab ... examples/...` all run the paper's configuration.
 
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use contactlab::mechanics::double_pendulum::DoublePendulumStop;
 use contactlab::mechanics::sliders::RodTwoSliders;
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
-use contactlab::papers;
+use contactlab::paper_configs;
 
 fn example(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(rel)
@@ -21,7 +21,7 @@ fn close(a: f64, b: f64) -> bool {
 fn p1_configurations() {
     for name in ["A", "B", "D"] {
         let file = contactlab::twocontact::model::read(&example(&format!("two-contact/config-{name}.toml"))).unwrap();
-        let reference = papers::p1::config(name).unwrap();
+        let reference = paper_configs::p1::config(name).unwrap();
         let pairs = [
             (file.mass, reference.mass),
             (file.rho, reference.rho),
@@ -45,7 +45,7 @@ fn p4_disk() {
     for (file, mu) in [("fixture/disk-mu0.2-0.5.toml", (0.2, 0.5)), ("fixture/disk-mu1.8-0.5.toml", (1.8, 0.5))] {
         let f = contactlab::fixture::model::read(&example(file)).unwrap();
         let load = [f.load[0], f.load[1], f.load[2]];
-        let r = papers::p4::disk(mu.0, mu.1, load);
+        let r = paper_configs::p4::disk(mu.0, mu.1, load);
         for (a, b) in [(&f.mass_matrix, &r.mass_matrix), (&f.wn, &r.wn), (&f.wt, &r.wt)] {
             assert!((a - b).amax() < 1e-12, "{file}: {a} vs {b}");
         }
@@ -55,8 +55,8 @@ fn p4_disk() {
 
 #[test]
 fn p2_p3_p5_systems() {
-    use contactlab::walker::model::WalkerModel;
-    match contactlab::walker::model::read(&example("walker/rimless-wheel.toml")).unwrap() {
+    use contactlab::walking::model::WalkerModel;
+    match contactlab::walking::model::read(&example("walker/rimless-wheel.toml")).unwrap() {
         WalkerModel::Rimless(w) => {
             let r = RimlessWheel::paper(w.mu);
             assert_eq!(w.spokes, r.spokes);
@@ -72,7 +72,7 @@ fn p2_p3_p5_systems() {
         }
         other => panic!("{other:?}"),
     }
-    match contactlab::walker::model::read(&example("walker/compass-biped.toml")).unwrap() {
+    match contactlab::walking::model::read(&example("walker/compass-biped.toml")).unwrap() {
         WalkerModel::Compass(w) => {
             let r = CompassBiped::paper(w.mu);
             assert!([

@@ -6,7 +6,7 @@ use contactlab::hybrid::section::{FirstCrossing, ReturnMap, SectionChart};
 use contactlab::hybrid::{
     DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
 };
-use contactlab::mechanics::elementary::{Oscillator, Particle, Pendulum, Side};
+use contactlab::mechanics::closed_form::{Oscillator, Particle, Pendulum, Side};
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::{ContactLaw, ContactSystem};
 use nalgebra::{DVector, SMatrix, SVector, Vector1, Vector2, Vector3};
@@ -286,7 +286,7 @@ fn elastic_frictionless_bounces_conserve_energy() {
     // impacts and free flight.
     let mut p = Particle::block_on_incline(1.0, 9.81, 0.0, 0.0);
     p.walls[0].law.restitution = 1.0;
-    p.walls.push(contactlab::mechanics::elementary::HalfPlane {
+    p.walls.push(contactlab::mechanics::closed_form::HalfPlane {
         normal: Vector2::new(-1.0, 0.0),
         offset: -1.0,
         law: ContactLaw { mu: 0.0, restitution: 1.0 },
@@ -441,7 +441,7 @@ fn painleve_rod_is_reported_not_guessed() {
 fn a_touching_contact_without_load_is_reported_not_guessed() {
     // Touching a vertical wall with no force into it: free and closed are both marginal.
     let mut p = Particle::block_on_incline(1.0, 9.81, 0.0, 0.0);
-    p.walls[0] = contactlab::mechanics::elementary::HalfPlane {
+    p.walls[0] = contactlab::mechanics::closed_form::HalfPlane {
         normal: Vector2::new(1.0, 0.0),
         offset: 0.0,
         law: ContactLaw { mu: 0.0, restitution: 0.0 },
@@ -460,7 +460,7 @@ fn simultaneous_impacts_are_resolved_together() {
     for e in [1.0, 0.5] {
         let mut p = Particle::block_on_incline(1.0, g, 0.0, 0.0);
         p.walls[0].law.restitution = e;
-        p.walls.push(contactlab::mechanics::elementary::HalfPlane {
+        p.walls.push(contactlab::mechanics::closed_form::HalfPlane {
             normal: Vector2::new(-1.0, 0.0),
             offset: -1.0,
             law: ContactLaw { mu: 0.0, restitution: e },

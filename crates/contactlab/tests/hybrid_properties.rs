@@ -2,7 +2,7 @@
 
 use contactlab::hybrid::lagrangian::{join, Lagrangian, Modes};
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, EventLog, Hybrid, Transition};
-use contactlab::mechanics::elementary::Particle;
+use contactlab::mechanics::closed_form::Particle;
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::ContactLaw;
 use nalgebra::{SMatrix, Vector2, Vector3};

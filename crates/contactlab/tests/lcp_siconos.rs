@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use contactlab::lcp::enumerate::{enumerate, EnumSettings};
 use contactlab::lcp::{io, lemke, solve, LcpSettings, LcpStatus};
-use contactlab::papers::lcp::murty;
+use contactlab::paper_configs::lcp::murty;
 
 fn data_dir() -> PathBuf {
     let d = contactlab::reproduce::default_data_dir().join("siconos-lcp");

@@ -3,7 +3,7 @@
 //! perturbations never meet an inconsistent or ambiguous mode (the configurations are
 //! non-Painlevé).
 
-use contactlab::papers::p1::config;
+use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::impact::impact;
 use contactlab::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State};
 use contactlab::twocontact::zod::Zod;

@@ -3,7 +3,7 @@
 //! agrees with P4's weak stability of the same body, and exactly ten modes are admissible.
 
 use contactlab::fixture::{stability::weak_stability, Fixture, FrictionLaw};
-use contactlab::papers::p1::config;
+use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::modes::{admissible, all_modes, analyze, ss_solution, MARGIN_TOL};
 use contactlab::twocontact::{model, zod::Zod, TwoContact};
 use nalgebra::{DMatrix, DVector};

@@ -6,7 +6,7 @@ use contactlab::hybrid::lagrangian::{split, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventKind, EventLog, Hybrid};
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::mechanics::ContactSystem;
-use contactlab::walker::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
+use contactlab::walking::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
 use nalgebra::{DVector, Vector3};
 
 fn wheel(mu: f64) -> RimlessWheel {
@@ -148,7 +148,7 @@ fn compass_biped_gait_matches_p2() {
 
 #[test]
 fn dynamic_jamming_and_its_threshold() {
-    use contactlab::walker::slip::{jam_threshold, slip, SlipOutcome};
+    use contactlab::walking::slip::{jam_threshold, slip, SlipOutcome};
     // P2 Section 3.3 in units of τ_c (gravity 1 + κ makes τ_c = 1).
     let w = RimlessWheel { gravity: 1.02, ..wheel(0.35) };
     let s = WalkerSettings::default();
@@ -175,7 +175,7 @@ fn dynamic_jamming_and_its_threshold() {
 
 #[test]
 fn compass_biped_mu_min_is_the_threshold_of_the_b_negative_region() {
-    use contactlab::walker::painleve::{b_negative_grid, mu_min};
+    use contactlab::walking::painleve::{b_negative_grid, mu_min};
     let cb = CompassBiped::paper(0.7);
     let m = mu_min(&cb, 1.0, -1.5, 1.5, 121).unwrap();
     assert!((m.mu_min - 0.5533).abs() < 5e-5, "{m:?}");
@@ -188,8 +188,8 @@ fn compass_biped_mu_min_is_the_threshold_of_the_b_negative_region() {
 fn jamming_needs_mu_above_mu_c() {
     // P2: μ_c = (2/√3) μ_min; below it a slip towards B < 0 reaches A = 0 first (the force
     // falls to zero), above it some slips jam (the force grows without bound).
-    use contactlab::walker::painleve::b_negative_intervals;
-    use contactlab::walker::slip::jams_on_grid;
+    use contactlab::walking::painleve::b_negative_intervals;
+    use contactlab::walking::slip::jams_on_grid;
     let s = WalkerSettings::default();
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
     let count = |mu: f64, shift: f64| {
@@ -213,7 +213,7 @@ fn a_slip_into_p1_below_mu_c_separates() {
     // with A ≈ −3e-9, B ≈ 2e-11 and f_n ≈ 3): the former rule, "the last force sample above the
     // one four before", called it a jam for this μ and a separation one ulp away. Read from the
     // approach, A/B falls along the last decades of B (d ln A / d ln B > 1): A vanishes first.
-    use contactlab::walker::slip::{slip, Reading, SlipOutcome};
+    use contactlab::walking::slip::{slip, Reading, SlipOutcome};
     let w = RimlessWheel { gravity: 1.02, ..wheel(0.32325148104842466) };
     let e = slip(
         &w,
@@ -231,7 +231,7 @@ fn a_slip_into_p1_below_mu_c_separates() {
 #[test]
 fn mass_units_do_not_change_a_verdict() {
     // Every mass scaled by 10^±8: the same gait, the same slip outcome, the same jam threshold.
-    use contactlab::walker::slip::{jam_threshold, slip, SlipOutcome};
+    use contactlab::walking::slip::{jam_threshold, slip, SlipOutcome};
     let s = WalkerSettings::default();
     for k in [1e-8, 1e8] {
         let cb = CompassBiped { mass: 4.0 * k, hip_mass: 2.0 * k, ..CompassBiped::paper(0.7) };
@@ -257,8 +257,8 @@ fn jamming_follows_mu_c_over_a_grid_of_wheels() {
     // not depend on ẋ while the foot slips; ẋ₀ only decides whether the slip lasts until p₁).
     // No slip ends unresolved. A corner is accepted only as `balanced` (the start lies on the
     // separatrix D = 0 to within the exponent's margin), never below μ_c, where s ≥ λ > 1.
-    use contactlab::walker::painleve::b_negative_intervals;
-    use contactlab::walker::slip::{jam_threshold, slip, Reading, SlipOutcome};
+    use contactlab::walking::painleve::b_negative_intervals;
+    use contactlab::walking::slip::{jam_threshold, slip, Reading, SlipOutcome};
     let s = WalkerSettings::default();
     // (n, κ, α in degrees): spokes, mass distribution and slope other than P2's.
     let wheels = [(10u32, 0.02f64, 10.0f64), (6, 0.1, 5.0), (20, 0.3, 20.0), (4, 0.6, 2.0)];
@@ -335,7 +335,7 @@ fn jam_verdicts_do_not_depend_on_units() {
     // Masses by 10^±8, and the wheel 1000 times larger under 9.8 times the gravity: the same
     // outcome and the same evidence (the reading, and exponents, which are unit-free) from every
     // start, at 0.97 μ_c (all separate) and 1.05 μ_c (jams).
-    use contactlab::walker::slip::slip;
+    use contactlab::walking::slip::slip;
     let s = WalkerSettings::default();
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
     for ratio in [0.97, 1.05] {

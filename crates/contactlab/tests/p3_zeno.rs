@@ -3,8 +3,8 @@
 
 use contactlab::hybrid::lagrangian::Lagrangian;
 use contactlab::hybrid::EventKind;
+use contactlab::mechanics::closed_form::Oscillator;
 use contactlab::mechanics::double_pendulum::DoublePendulumStop;
-use contactlab::mechanics::elementary::Oscillator;
 use contactlab::mechanics::ContactSystem;
 use contactlab::zeno::{self, ZenoSettings};
 use nalgebra::{DVector, Vector1, Vector2};

@@ -8,7 +8,7 @@ use contactlab::fixture::stability::{
 };
 use contactlab::fixture::theorem4::{proposition5_load, theorem4};
 use contactlab::fixture::{Fixture, FrictionLaw};
-use contactlab::papers::p4::{disk, disk_flipped, incline, r_s, PUBLISHED_B, PUBLISHED_LOAD};
+use contactlab::paper_configs::p4::{disk, disk_flipped, incline, r_s, PUBLISHED_B, PUBLISHED_LOAD};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 

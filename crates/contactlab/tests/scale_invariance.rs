@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use contactlab::fixture::stability::classify as classify_fixture;
-use contactlab::papers::p1::config;
+use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::classify::classify;
 use proptest::prelude::*;
 

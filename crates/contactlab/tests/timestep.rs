@@ -2,7 +2,7 @@
 
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventDriver};
-use contactlab::mechanics::elementary::{FrictionOscillator, Oscillator};
+use contactlab::mechanics::closed_form::{FrictionOscillator, Oscillator};
 use contactlab::timestep::run;
 use nalgebra::{Vector1, Vector2};
 

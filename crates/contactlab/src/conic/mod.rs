@@ -226,8 +226,8 @@ impl ConicProgram {
                 let yv = out.y.clone();
                 let by = self.b.dot(&yv);
                 if by < 0.0 {
-                    let r = (self.a.transpose() * &yv).amax() / (a_norm * yv.amax().max(crate::util::SCALE_FLOOR));
-                    let k = self.cone_violation(&yv, true) / yv.amax().max(crate::util::SCALE_FLOOR);
+                    let r = (self.a.transpose() * &yv).amax() / (a_norm * yv.amax().max(crate::numeric::SCALE_FLOOR));
+                    let k = self.cone_violation(&yv, true) / yv.amax().max(crate::numeric::SCALE_FLOOR);
                     out.residual = r.max(k);
                     if out.residual <= VERIFY_TOL {
                         out.status = ConicStatus::Infeasible;
@@ -239,7 +239,8 @@ impl ConicProgram {
                 let d = out.x.clone();
                 if self.c.dot(&d) < 0.0 {
                     let ad = -(&self.a * &d);
-                    out.residual = self.cone_violation(&ad, false) / (a_norm * d.amax().max(crate::util::SCALE_FLOOR));
+                    out.residual =
+                        self.cone_violation(&ad, false) / (a_norm * d.amax().max(crate::numeric::SCALE_FLOOR));
                     if out.residual <= VERIFY_TOL {
                         out.status = ConicStatus::Unbounded;
                         out.ray = Some(d);

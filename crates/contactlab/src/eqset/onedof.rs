@@ -7,7 +7,7 @@ use nalgebra::SVector;
 
 use super::{v1, SetInterval};
 use crate::mechanics::sliders::SliderSystem;
-use crate::util::bisect;
+use crate::numeric::bisect;
 use crate::Error;
 
 /// One-degree-of-freedom helpers: `U`, `U'` and the frictionless equilibria in a set.
@@ -78,7 +78,7 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
     /// `max U` on `[a, b]`.
     pub(super) fn mountain(&self, a: f64, b: f64) -> f64 {
         let f = |x: &[f64]| self.u(x[0]);
-        crate::util::maximize_on_box(&f, &[a.min(b)], &[a.max(b)], 2001, 3).map_or(f64::NAN, |r| r.0)
+        crate::numeric::maximize_on_box(&f, &[a.min(b)], &[a.max(b)], 2001, 3).map_or(f64::NAN, |r| r.0)
     }
     /// The interval around `q_e` where `U − U(q_e) < c`, within `(lo, hi)`.
     pub(super) fn sublevel_span(&self, q_e: f64, c: f64, lo: f64, hi: f64) -> (f64, f64) {

@@ -42,7 +42,7 @@ pub fn is_equilibrium<S: SliderSystem<N, M>, const N: usize, const M: usize>(
                 return Err(Error::Numerical(format!(
                     "equilibrium LP at q = {:?} ended with status {}",
                     q.as_slice(),
-                    crate::util::kebab(&other)
+                    crate::output::kebab(&other)
                 )))
             }
         }

@@ -26,7 +26,7 @@ pub struct Condition {
 }
 
 fn cond(holds: bool, detail: impl Into<String>) -> Condition {
-    Condition { holds, detail: crate::util::tidy_zeros(&detail.into()) }
+    Condition { holds, detail: crate::output::tidy_zeros(&detail.into()) }
 }
 
 /// Theorem 1 for one set.

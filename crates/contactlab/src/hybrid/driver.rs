@@ -97,7 +97,7 @@ impl DriverSettings {
     /// Checks every setting (an [`crate::Error::Argument`] names the first that is out of range);
     /// `t_max` may be `+∞`.
     pub fn validate(&self) -> Result<(), crate::Error> {
-        use crate::util::{at_least_one, fraction};
+        use crate::error::{at_least_one, fraction};
         fraction("rtol", self.tol.rtol)?;
         if self.tol.atol.is_nan() || self.tol.atol <= 0.0 {
             return Err(crate::Error::argument("atol", format!("must be > 0 (got {})", self.tol.atol)));

@@ -161,7 +161,7 @@ impl From<NewtonStop> for crate::Error {
 
 impl std::fmt::Display for NewtonStop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::util::kebab;
+        use crate::output::kebab;
         match self {
             NewtonStop::NoReturn(t) => write!(f, "no return from the initial guess ({})", kebab(t)),
             NewtonStop::NoReturnWhileDifferencing(t) => write!(f, "no return while differencing ({})", kebab(t)),

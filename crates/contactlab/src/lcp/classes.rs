@@ -35,7 +35,7 @@ pub struct ClassTest {
     /// A violating index set (0-based), when it does not.
     pub witness_set: Option<Vec<usize>>,
     /// A violating vector, for tests that produce one (quasi-adequacy: `z` solving eq. 36).
-    #[serde(serialize_with = "crate::util::ser_opt_dvector")]
+    #[serde(serialize_with = "crate::output::ser_opt_dvector")]
     pub witness_vector: Option<DVector<f64>>,
     /// Whether some sub-test could not be decided numerically (then `holds` is not proved).
     pub undecided: bool,
@@ -81,7 +81,7 @@ const RANK_TOL: f64 = 1e-10;
 pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
     let m = &normalised(m);
-    let scale = m.amax().max(crate::util::SCALE_FLOOR);
+    let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
         let sub = principal(m, &a);
@@ -98,7 +98,7 @@ pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 pub fn is_column_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
     let m = &normalised(m);
-    let scale = m.amax().max(crate::util::SCALE_FLOOR);
+    let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
         let sub = principal(m, &a);
@@ -166,7 +166,7 @@ pub fn is_column_quasi_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
 pub fn is_positive_semidefinite(m: &DMatrix<f64>, tol: f64) -> bool {
     let m = &normalised(m);
     let s = (m + m.transpose()) * 0.5;
-    let scale = m.amax().max(crate::util::SCALE_FLOOR);
+    let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
     s.symmetric_eigenvalues().iter().all(|&l| l >= -tol * scale)
 }
 
@@ -202,7 +202,7 @@ impl Classes {
             ],
             vec!["positive_semidefinite".to_string(), self.positive_semidefinite.to_string(), String::new()],
         ];
-        crate::util::write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)
+        crate::output::write_csv(dir, "classes.csv", &["class", "holds", "witness_index_set"], &rows)
     }
 }
 

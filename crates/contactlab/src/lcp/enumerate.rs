@@ -52,10 +52,10 @@ pub struct Piece {
     /// Indices where `w` vanishes on the whole piece (includes every index in `α`).
     pub zero_w: Vec<usize>,
     /// A point in the relative interior of the piece.
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub z: DVector<f64>,
     /// `w = M z + q` at that point.
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub w: DVector<f64>,
     /// Natural-map residual of the point.
     pub residual: f64,
@@ -164,7 +164,7 @@ impl Enumeration {
                 })
             })
             .collect();
-        crate::util::write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)
+        crate::output::write_csv(dir, "pieces.csv", &["piece", "i", "z", "w", "in_alpha", "bounded"], &rows)
     }
 
     /// The result as `lcp solve --all --json` prints it, for an LCP of size `n`.

@@ -251,7 +251,7 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
         };
         // Minimum-ratio test over rows where the entering variable drives the basic one down.
         let col_max = (0..n).fold(0.0f64, |a, i| a.max(dict.at(i, s).abs()));
-        let thresh = settings.pivot_tol * col_max.max(crate::util::SCALE_FLOOR);
+        let thresh = settings.pivot_tol * col_max.max(crate::numeric::SCALE_FLOOR);
         let mut theta = f64::INFINITY;
         for i in 0..n {
             let a = -dict.at(i, s);
@@ -410,7 +410,7 @@ mod tests {
     fn time_limit_is_reported() {
         // Murty's path with n = 16 takes 2^16 pivots; a zero time limit stops it at once.
         let n = 16;
-        let p = crate::papers::lcp::murty(n);
+        let p = crate::paper_configs::lcp::murty(n);
         let settings =
             LcpSettings { time_limit: Some(0.0), covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };
         let s = solve(&p, &settings).unwrap();
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn iteration_limit_is_reported() {
         let n = 8;
-        let p = crate::papers::lcp::murty(n);
+        let p = crate::paper_configs::lcp::murty(n);
         // Murty's path (covering e = 1 on the data as given) needs 2^8 pivots.
         let settings =
             LcpSettings { max_pivots: 3, covering: Some(DVector::from_element(n, 1.0)), ..Default::default() };

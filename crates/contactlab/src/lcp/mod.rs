@@ -192,10 +192,10 @@ pub struct LcpSolution {
     /// Whether a `NoSolution` answer is proved (LP certificate or exhaustive enumeration).
     pub certified: bool,
     /// The point `z` (meaningful when solved; otherwise the last iterate or zeros).
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub z: DVector<f64>,
     /// `w = M z + q`, computed from the original data.
-    #[serde(serialize_with = "crate::util::ser_dvector")]
+    #[serde(serialize_with = "crate::output::ser_dvector")]
     pub w: DVector<f64>,
     /// The natural-map residual of `z` (module docs); `+∞` when no point is available.
     pub residual: f64,

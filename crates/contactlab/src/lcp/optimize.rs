@@ -49,10 +49,10 @@ pub struct Maximum {
     /// The best `cᵀz` found (`+∞` when unbounded, `−∞` when none above the floor was found).
     pub value: f64,
     /// A solution attaining `value`, when one was found.
-    #[serde(serialize_with = "crate::util::ser_opt_dvector")]
+    #[serde(serialize_with = "crate::output::ser_opt_dvector")]
     pub z: Option<DVector<f64>>,
     /// A direction `d` with `z + s d` a solution for every `s ≥ 0` and `cᵀd > 0` (unbounded).
-    #[serde(serialize_with = "crate::util::ser_opt_dvector")]
+    #[serde(serialize_with = "crate::output::ser_opt_dvector")]
     pub ray: Option<DVector<f64>>,
     /// Search nodes (one LP each).
     pub nodes: usize,

@@ -40,7 +40,7 @@ pub fn principal_pivot(lcp: &Lcp, alpha: &[usize]) -> Result<Lcp, Error> {
         DMatrix::zeros(0, 0)
     } else {
         let (_, s_min) = minmax_singular(&maa);
-        let scale = maa.amax().max(crate::util::SCALE_FLOOR);
+        let scale = maa.amax().max(crate::numeric::SCALE_FLOOR);
         if s_min <= 1e-13 * scale {
             return Err(Error::argument("alpha", format!("the principal submatrix M[{a:?}] is singular; no pivot")));
         }

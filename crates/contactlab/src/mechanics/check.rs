@@ -65,7 +65,7 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
             .abs()
             .max(dv.abs())
             .max(sys.kinetic_energy(q, v) / ts)
-            .max(crate::util::SCALE_FLOOR);
+            .max(crate::numeric::SCALE_FLOOR);
         if power.abs() > 1e-6 * scale {
             out.push(format!("energy not conserved by the bias: dE/dt = {power} (scale {scale})"));
         }
@@ -76,7 +76,7 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanics::elementary::{Particle, Pendulum};
+    use crate::mechanics::closed_form::{Particle, Pendulum};
 
     #[test]
     fn elementary_systems_pass() {

@@ -20,7 +20,7 @@
 //! contacts; [`crate::hybrid::lagrangian::Lagrangian`] turns any implementation into a hybrid
 //! system (modes, constraint forces, impacts, Zeno completion) for the event driver, and
 //! [`check::check_system`] checks an implementation against finite differences.
-//! [`planar_body::PlanarBody`] is the planar rigid body of P1 (Fig. 1); [`elementary`] holds the
+//! [`planar_body::PlanarBody`] is the planar rigid body of P1 (Fig. 1); [`closed_form`] holds the
 //! pendulum, the particle on half-planes and the one-degree-of-freedom oscillator with a stop
 //! whose motions are known in closed form; [`double_pendulum::DoublePendulumStop`] is P3's
 //! pendulum with a knee stop; the walkers of P2 implement the same trait.
@@ -33,9 +33,9 @@
 //! `xᵢ` grows, and in slip it opposes the slip velocity `ẋᵢ` (Coulomb, `|λ_t| ≤ μ λ_n`).
 
 pub mod check;
+pub mod closed_form;
 pub mod contact_space;
 pub mod double_pendulum;
-pub mod elementary;
 pub mod planar_body;
 pub mod sliders;
 pub mod walkers;

@@ -137,7 +137,7 @@ impl<const M: usize> FrictionMap<M> {
 
     /// The force scale of the data, `max(|n₀|∞, SCALE_FLOOR)`, for relative tolerances.
     pub fn scale(&self) -> f64 {
-        self.n0.amax().max(crate::util::SCALE_FLOOR)
+        self.n0.amax().max(crate::numeric::SCALE_FLOOR)
     }
 
     /// Whether `λ ∈ R` up to `tol` (absolute, in force units).
@@ -188,7 +188,7 @@ impl<const M: usize> FrictionMap<M> {
                 b[r] = c * self.mu[i] * self.n0[i];
                 r += 1;
             }
-            if let Some(x) = crate::util::solve_small(&a, &b) {
+            if let Some(x) = crate::numeric::solve_small(&a, &b) {
                 if x.iter().all(|v| v.is_finite()) && self.admissible(&x, tol) {
                     out.push(x);
                 }
@@ -264,7 +264,7 @@ impl<const M: usize> FrictionMap<M> {
                 other => {
                     return Err(Error::Numerical(format!(
                         "friction range LP ended with status {}",
-                        crate::util::kebab(&other)
+                        crate::output::kebab(&other)
                     )))
                 }
             }
@@ -289,7 +289,7 @@ impl<const M: usize> FrictionMap<M> {
                 }
                 b[i] = -c * self.n0[i];
             }
-            if let Some(x) = crate::util::solve_small(&a, &b) {
+            if let Some(x) = crate::numeric::solve_small(&a, &b) {
                 let n = self.normal(&x);
                 if x.iter().all(|v| v.is_finite()) && (0..M).all(|i| d[i] == 0.0 || s[i] * n[i] >= -tol) {
                     return Some(x);
@@ -421,7 +421,7 @@ impl SliderSystem<1, 2> for RodTwoSliders {
 /// `|λ_T| ≤ μ m g` (the normal force `m g` does not depend on the motion). The
 /// one-degree-of-freedom check of P5's machinery: its equilibrium set is the stick band
 /// `|x| ≤ μ m g / k` and each half cycle of slip shrinks the amplitude by twice the band
-/// (closed form in [`crate::mechanics::elementary::FrictionOscillator`], the same block on a
+/// (closed form in [`crate::mechanics::closed_form::FrictionOscillator`], the same block on a
 /// unilateral floor).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SlidingBlock {
@@ -441,8 +441,8 @@ impl SlidingBlock {
         self.mu * self.mass * self.gravity / self.stiffness
     }
     /// The same block on a unilateral floor (its closed forms).
-    pub fn on_floor(&self) -> crate::mechanics::elementary::FrictionOscillator {
-        crate::mechanics::elementary::FrictionOscillator {
+    pub fn on_floor(&self) -> crate::mechanics::closed_form::FrictionOscillator {
+        crate::mechanics::closed_form::FrictionOscillator {
             mass: self.mass,
             stiffness: self.stiffness,
             gravity: self.gravity,

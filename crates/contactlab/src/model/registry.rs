@@ -20,7 +20,7 @@ pub enum Model {
     /// `planar-two-contact` (P1).
     TwoContact(crate::twocontact::TwoContact),
     /// `rimless-wheel`, `compass-biped` (P2).
-    Walker(crate::walker::model::WalkerModel),
+    Walker(crate::walking::model::WalkerModel),
     /// `double-pendulum-stop`, `bouncing-ball` (P3).
     Zeno(crate::zeno::model::ZenoModel),
     /// `rod-two-sliders`, `friction-oscillator` (P5).
@@ -101,7 +101,7 @@ pub const REGISTRY: &[KindDef] = &[
         summary: "P2's rimless wheel on a slope (stick, slip, heel strike)",
         analyses: WALKER,
         sweep: None,
-        read: |d| crate::walker::model::from_model(d).map(Model::Walker),
+        read: |d| crate::walking::model::from_model(d).map(Model::Walker),
     },
     KindDef {
         kind: "compass-biped",
@@ -109,7 +109,7 @@ pub const REGISTRY: &[KindDef] = &[
         summary: "P2's compass biped on a slope (stick, slip, heel strike)",
         analyses: WALKER,
         sweep: None,
-        read: |d| crate::walker::model::from_model(d).map(Model::Walker),
+        read: |d| crate::walking::model::from_model(d).map(Model::Walker),
     },
     KindDef {
         kind: "rod-two-sliders",

@@ -267,7 +267,7 @@ pub struct Report {
 }
 
 fn md_escape(s: &str) -> String {
-    crate::util::tidy_zeros(&s.replace('|', "\\|").replace('\n', " "))
+    crate::output::tidy_zeros(&s.replace('|', "\\|").replace('\n', " "))
 }
 
 impl Report {

@@ -22,9 +22,9 @@ use nalgebra::DVector;
 use super::{Options, ProgressFn};
 use crate::lcp::enumerate::{enumerate, EnumSettings};
 use crate::lcp::{io, lemke, solve, verify, Lcp, LcpMethod, LcpSettings, LcpStatus, NoSolutionReason};
+use crate::output::kebab;
 use crate::plot::{Mark, XyPlot};
 use crate::report::{yes_no, Figure, Row, Section, Table};
-use crate::util::kebab;
 use crate::Error;
 
 /// Section title.
@@ -39,7 +39,7 @@ pub const VERIFY_TOL: f64 = 1e-9;
 /// Largest `n` for which enumeration serves as reference in this section.
 const ENUM_MAX: usize = 16;
 
-pub use crate::papers::lcp::murty;
+pub use crate::paper_configs::lcp::murty;
 
 /// One problem's outcome, as tabulated.
 #[derive(Debug, Clone)]

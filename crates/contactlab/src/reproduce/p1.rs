@@ -28,7 +28,7 @@ pub const TITLE: &str = "Or & Várkonyi: planar body on two frictional contacts"
 /// This section, for [`super::SECTIONS`].
 pub const SECTION: super::SectionDef = super::SectionDef { id: "P1", title: TITLE, build: section };
 
-pub use crate::papers::p1::{config, CONFIGS};
+pub use crate::paper_configs::p1::{config, CONFIGS};
 
 /// Whether, along one line of the atlas, every stable cell lies beyond every reverse-chatter cell.
 fn stable_beyond_unstable(line: impl Iterator<Item = Verdict>) -> bool {
@@ -442,7 +442,7 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         Row::exact(
             "config D after lifting point 2 by 0.1 mm: diverges by reverse chatter (Fig. 4c,f)",
             "diverged",
-            crate::util::kebab(&tr_d.outcome),
+            crate::output::kebab(&tr_d.outcome),
             src4,
         )
         .with_note(format!(
@@ -474,7 +474,7 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     let impacts: Vec<&crate::twocontact::sim::Event> =
         tr_d.events.iter().filter(|e| e.kind == EventKind::Impact && e.point.is_some()).collect();
     let speed = |e: &crate::twocontact::sim::Event| e.before.qd[e.point.unwrap_or(0)].abs();
-    let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(crate::util::SCALE_FLOOR);
+    let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(crate::numeric::SCALE_FLOOR);
     let mut growth = XyPlot::new(
         "P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)",
         "impact number",

@@ -6,10 +6,10 @@ use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
-use crate::walker::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
-use crate::walker::plots;
-use crate::walker::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
-use crate::walker::{gait, rimless_closed_form, Gait, WalkerSettings};
+use crate::walking::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
+use crate::walking::plots;
+use crate::walking::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
+use crate::walking::{gait, rimless_closed_form, Gait, WalkerSettings};
 use crate::Error;
 
 /// Section title.
@@ -130,7 +130,7 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
         Row::exact(
             "Rimless wheel from θ = −0.3, θ̇ = 0.643, ẋ = 0.5: dynamic jamming at p₁ (A = B = 0)",
             "jam",
-            crate::util::kebab(&jam.outcome),
+            crate::output::kebab(&jam.outcome),
             SRC3,
         )
         .with_note(format!(
@@ -239,7 +239,7 @@ fn rimless_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(),
              the slip ends in {} (P2: f_n grows without bound, dynamic jamming).",
             fmt_num(sh.lo),
             fmt_num(jam.fn_max),
-            crate::util::kebab(&jam.outcome)
+            crate::output::kebab(&jam.outcome)
         ),
     });
     Ok(())
@@ -263,8 +263,8 @@ fn compass_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
     ));
     sec.rows.push(Row::number("Compass biped: ρ where B < 0 vanishes at μ = 0.8", 0.4617, ra, 5e-5, SRC4));
     sec.rows.push(Row::exact("Compass biped, μ = 0.7: the gait starts inside B < 0", "yes", yes_no(in_b_neg), SRC4));
-    sec.rows.push(Row::exact("Compass biped S1 ends in", "separation", crate::util::kebab(&s1.outcome), SRC4));
-    sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::util::kebab(&s2.outcome), SRC4));
+    sec.rows.push(Row::exact("Compass biped S1 ends in", "separation", crate::output::kebab(&s1.outcome), SRC4));
+    sec.rows.push(Row::exact("Compass biped S2 ends in", "jam", crate::output::kebab(&s2.outcome), SRC4));
     Ok(())
 }
 
@@ -289,7 +289,7 @@ fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
                 .into(),
     });
     // Fig. 4.1(c): the gait in (θ₁, θ₂) with the scuffing region |θ₂| < |θ₁|; (d): R = f_t/f_n.
-    let cstep = crate::walker::step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
+    let cstep = crate::walking::step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
     let edge = y[0].abs() * 1.6;
     XyPlot::new("P2 Fig. 4.1(c): compass biped gait in (θ₁, θ₂)", "θ₁ (rad)", "θ₂ (rad)")
         .add("gait", cstep.iter().map(|p| (p.1[0], p.1[1])).collect(), Mark::Line)
@@ -300,12 +300,12 @@ fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
             Mark::Dashed,
         )
         .save(&opts.out.join("p2_fig4_1c.png"))?;
-    let ratio = crate::walker::stick_force_ratio(&cb, &cstep);
+    let ratio = crate::walking::stick_force_ratio(&cb, &cstep);
     let (ft, fn_) = {
         let pre = &gc.pre_impact_state;
         let q = Vector4::new(pre[0], pre[1], pre[2], pre[3]);
         let v = Vector4::new(pre[4], pre[5], pre[6], pre[7]);
-        crate::walker::sticking_impulse(&cb, &q, &v)
+        crate::walking::sticking_impulse(&cb, &q, &v)
     };
     XyPlot::new("P2 Fig. 4.1(d): force ratio along the gait", "time t (s)", "R = f_t / f_n")
         .add("R(t) (sticking forces, eq. 5)", ratio, Mark::Line)
@@ -351,8 +351,8 @@ fn compass_slip_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
         ),
     });
     // Fig. 4.2(b): the slip trajectories S1 and S2 towards the region B < 0.
-    let outcome = |e: &crate::walker::slip::SlipEnd| crate::util::kebab(&e.outcome);
-    let slip_path = |e: &crate::walker::slip::SlipEnd, name: &str| crate::plot::MapPath {
+    let outcome = |e: &crate::walking::slip::SlipEnd| crate::output::kebab(&e.outcome);
+    let slip_path = |e: &crate::walking::slip::SlipEnd, name: &str| crate::plot::MapPath {
         label: format!("{name}: {}", outcome(e)),
         points: e.trace.iter().map(|p| (p.1[0], p.1[1])).collect(),
     };
@@ -382,7 +382,7 @@ fn compass_slip_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
             fmt_num(s2.b_end),
         ),
     });
-    let fn_t = |e: &crate::walker::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
+    let fn_t = |e: &crate::walking::slip::SlipEnd| e.trace.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>();
     let mut fig = XyPlot::new("P2 Fig. 4.2(c): normal force along S1 and S2", "time t (s)", "f_n (N)");
     fig.log_y = true;
     fig.add(format!("S1 ({})", outcome(s1)), fn_t(s1), Mark::Line)

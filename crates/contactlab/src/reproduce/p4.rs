@@ -24,7 +24,7 @@ fn fmt_v(v: &DVector<f64>) -> String {
 /// This section, for [`super::SECTIONS`].
 pub const SECTION: super::SectionDef = super::SectionDef { id: "P4", title: TITLE, build: section };
 
-pub use crate::papers::p4::*;
+pub use crate::paper_configs::p4::*;
 
 const PI: f64 = std::f64::consts::PI;
 

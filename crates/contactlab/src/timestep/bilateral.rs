@@ -148,7 +148,7 @@ pub fn step_lcp<S: SliderSystem<N, M>, const N: usize, const M: usize>(
     Err(Error::Numerical(format!(
         "no sign pattern of the normal impulses is consistent at q = {:?}{}",
         qm.as_slice(),
-        last_status.map(|s| format!(" (last LCP status {})", crate::util::kebab(&s))).unwrap_or_default()
+        last_status.map(|s| format!(" (last LCP status {})", crate::output::kebab(&s))).unwrap_or_default()
     )))
 }
 

@@ -120,7 +120,7 @@ pub fn step<S: ContactSystem<N>, const N: usize>(
     if sol.status != LcpStatus::Solved {
         return Err(Error::Numerical(format!(
             "contact LCP at t = {t} ended with status {}",
-            crate::util::kebab(&sol.status)
+            crate::output::kebab(&sol.status)
         )));
     }
     let mut v1 = v_free;
@@ -248,7 +248,7 @@ pub fn observed_order(h: &[f64], e: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanics::elementary::FrictionOscillator;
+    use crate::mechanics::closed_form::FrictionOscillator;
     use nalgebra::Vector2;
 
     fn osc() -> FrictionOscillator {

@@ -348,7 +348,7 @@ pub fn write_files(title: &str, axes: &[Axis], cells: &[Cell], dir: &std::path::
             c.g_star.map_or(String::new(), |g| g.to_string())
         ));
     }
-    crate::util::write_file(dir, "atlas.csv", &csv)?;
+    crate::output::write_file(dir, "atlas.csv", &csv)?;
     if axes.len() == 2 {
         CategoryMap {
             title: format!("{title}: stability atlas"),
@@ -479,7 +479,7 @@ pub fn classify_cells(
 #[cfg(test)]
 mod request_tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
 
     #[test]
     fn bad_requests_are_refused_before_any_work() {
@@ -498,7 +498,7 @@ mod request_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
 
     #[test]
     fn parse_and_apply() {

@@ -353,7 +353,7 @@ impl std::fmt::Display for Verdict {
 ///
 /// # Example
 /// ```
-/// use contactlab::papers::p1::config;
+/// use contactlab::paper_configs::p1::config;
 /// use contactlab::twocontact::classify::{classify, Verdict};
 ///
 /// // P1's configuration D, then the same body with its centre of mass 12 mm further downhill.
@@ -499,7 +499,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
 
     #[test]
     fn fig3_verdicts() {

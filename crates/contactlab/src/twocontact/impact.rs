@@ -102,8 +102,8 @@ pub fn impact_with(
 ) -> Result<Impact, Error> {
     use PointMode::*;
     let u = zod.j * v_minus;
-    let vel = u.amax().max(crate::util::SCALE_FLOOR);
-    let imp = vel / zod.a.diagonal().amax().max(crate::util::SCALE_FLOOR);
+    let vel = u.amax().max(crate::numeric::SCALE_FLOOR);
+    let imp = vel / zod.a.diagonal().amax().max(crate::numeric::SCALE_FLOOR);
     let m = zod.mass;
     let allowed = |i: usize, pm: PointMode| touching[i] || pm == F;
     // Candidates in P1's order of preference: tiers (active points, sticking points), best first;
@@ -174,7 +174,7 @@ pub fn impact_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
 
     fn zod(name: &str) -> Zod {
         Zod::new(&config(name).unwrap()).unwrap()

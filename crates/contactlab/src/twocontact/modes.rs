@@ -131,8 +131,8 @@ pub const MARGIN_TOL: f64 = 1e-9;
 fn scales(zod: &Zod) -> (f64, f64) {
     // Acceleration scale: force-free accelerations; force scale: that acceleration times the
     // effective mass of the contacts.
-    let acc = zod.a0.amax().max(crate::util::SCALE_FLOOR);
-    let inv_mass = zod.a.diagonal().amax().max(crate::util::SCALE_FLOOR);
+    let acc = zod.a0.amax().max(crate::numeric::SCALE_FLOOR);
+    let inv_mass = zod.a.diagonal().amax().max(crate::numeric::SCALE_FLOOR);
     (acc, acc / inv_mass)
 }
 
@@ -203,7 +203,7 @@ pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
     }
     // Rows mix Delassus entries (1/kg) with dimensionless ones: judge singularity on the
     // row-normalised matrix, so that the verdict does not depend on the units of mass.
-    let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(crate::util::SCALE_FLOOR)).product();
+    let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(crate::numeric::SCALE_FLOOR)).product();
     let lu = sys.lu();
     if lu.determinant().abs() <= 1e-14 * row_scale {
         return None;
@@ -288,7 +288,7 @@ fn stick_family_unit(zod: &Zod, g: &nalgebra::Vector3<f64>) -> Result<(Vector4<f
         }
         // With t free below, the equalities always have solutions (J has full rank): any other
         // status is numerical trouble, reported rather than guessed.
-        other => Err(Error::Numerical(format!("double-stick LP ended with status {}", crate::util::kebab(&other)))),
+        other => Err(Error::Numerical(format!("double-stick LP ended with status {}", crate::output::kebab(&other)))),
     }
 }
 
@@ -446,7 +446,7 @@ mod tests {
 
     /// P1's biped on the 25° slope (configuration B's parameters) with other contact offsets.
     fn slope(l1: f64, l2: f64, rho: f64) -> TwoContact {
-        TwoContact { mass: 1.0, force: 9.81, l1, l2, rho, ..crate::papers::p1::config("B").expect("B") }
+        TwoContact { mass: 1.0, force: 9.81, l1, l2, rho, ..crate::paper_configs::p1::config("B").expect("B") }
     }
 
     #[test]

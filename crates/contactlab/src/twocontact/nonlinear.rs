@@ -56,9 +56,9 @@ impl NonlinearSettings {
     /// Checks every setting (an [`Error::Argument`] names the first that is out of range);
     /// `t_max` may be `+∞`.
     pub fn validate(&self) -> Result<(), Error> {
-        crate::util::fraction("tol", self.tol)?;
-        crate::util::at_least_one("max_events", self.max_events)?;
-        crate::util::at_least_one("max_steps", self.max_steps)?;
+        crate::error::fraction("tol", self.tol)?;
+        crate::error::at_least_one("max_events", self.max_events)?;
+        crate::error::at_least_one("max_steps", self.max_steps)?;
         if self.t_max.is_nan() || self.t_max <= 0.0 {
             return Err(Error::argument("t_max", format!("must be > 0 (got {})", self.t_max)));
         }
@@ -159,7 +159,7 @@ pub fn simulate(
     let body = p.body();
     // Scales of the perturbation.
     let z = Zod::at_state(p, &s0, &v0)?;
-    let a_free = z.a0.amax().max(crate::util::SCALE_FLOOR);
+    let a_free = z.a0.amax().max(crate::numeric::SCALE_FLOOR);
     let gap0 = (0..2).fold(0.0f64, |a, i| a.max(body.gap(i, &s0)));
     let speed = (z.j * v0).amax().max((2.0 * a_free * gap0).sqrt());
     if speed.is_nan() || speed <= 0.0 {
@@ -242,7 +242,7 @@ pub fn time_stepping_errors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
     use crate::twocontact::poincare;
     use crate::twocontact::sim::Simulator;
 

@@ -171,7 +171,7 @@ pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<FixedPoints
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
     use crate::twocontact::zod::Zod;
 
     fn sim(name: &str) -> Simulator {

@@ -64,7 +64,7 @@ impl SimSettings {
         if self.t_max.is_nan() || self.t_max <= 0.0 {
             return Err(Error::argument("t_max", format!("must be > 0 (got {})", self.t_max)));
         }
-        crate::util::at_least_one("max_events", self.max_events)?;
+        crate::error::at_least_one("max_events", self.max_events)?;
         if self.diverge_ratio.is_nan() || self.diverge_ratio <= 1.0 {
             return Err(Error::argument("diverge_ratio", format!("must be > 1 (got {})", self.diverge_ratio)));
         }
@@ -427,11 +427,11 @@ impl Hybrid for ZodRun<'_> {
     type Mode = ZodMode;
 
     fn time_scale(&self) -> f64 {
-        self.v0 / self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR)
+        self.v0 / self.sim.zod.a0.amax().max(crate::numeric::SCALE_FLOOR)
     }
 
     fn state_scale(&self) -> ZodState {
-        let a = self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR);
+        let a = self.sim.zod.a0.amax().max(crate::numeric::SCALE_FLOOR);
         let (l, v) = (self.v0 * self.v0 / a, self.v0);
         ZodState::from_columns(&[Vector3::repeat(l), Vector3::repeat(v)])
     }
@@ -574,7 +574,7 @@ impl Hybrid for ZodRun<'_> {
         // Scales of the series at its last impact: the other point joins the limit when its gap
         // and normal velocity vanish with the series.
         let vref = last.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let a = self.sim.zod.a0.amax().max(crate::util::SCALE_FLOOR);
+        let a = self.sim.zod.a0.amax().max(crate::numeric::SCALE_FLOOR);
         let mut sustained = mode.sustained();
         sustained[contact.min(1)] = true;
         for k in 0..2 {
@@ -772,7 +772,7 @@ impl Simulator {
             .iter()
             .fold(0.0f64, |a, v| a.max(v.abs()))
             .max((2.0 * self.zod.a0.amax() * gap).sqrt())
-            .max(crate::util::SCALE_FLOOR);
+            .max(crate::numeric::SCALE_FLOOR);
         let sys = ZodRun { sim: self, v0, diverge_ratio: settings.diverge_ratio, vmax: Cell::new(v0) };
         let driver = EventDriver::new(DriverSettings {
             t_max: settings.t_max,
@@ -845,7 +845,7 @@ impl Simulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::p1::config;
+    use crate::paper_configs::p1::config;
 
     fn sim(name: &str) -> Simulator {
         Simulator::new(Zod::new(&config(name).unwrap()).unwrap()).unwrap()

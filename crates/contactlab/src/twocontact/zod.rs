@@ -81,7 +81,7 @@ impl Zod {
         let (c2n, c2t) = body.jacobian_dot_v(1, s0, v0);
         let a0 = Vector4::from_column_slice(cs.b.as_slice()) + Vector4::new(c1n, c2n, c1t, c2t);
         let t = Matrix3::from_rows(&[wn1.transpose(), wn2.transpose(), wt2.transpose()]);
-        let scale = t.abs().max().max(crate::util::SCALE_FLOOR);
+        let scale = t.abs().max().max(crate::numeric::SCALE_FLOOR);
         let det = t.determinant();
         if det.abs() < 1e-9 * scale * scale * scale {
             return Err(Error::model(
@@ -102,7 +102,7 @@ impl Zod {
             Matrix3::from_fn(|r, c| jt[(r, cols[c])]).determinant()
         };
         let null = Vector4::new(minor(0), -minor(1), minor(2), -minor(3));
-        let null = null / null.norm().max(crate::util::SCALE_FLOOR);
+        let null = null / null.norm().max(crate::numeric::SCALE_FLOOR);
         Ok(Zod { a, a0, mu: p.mu(), j, minv, e, applied: body.applied(), mass: m, jt_pinv: j * jtj_inv, null })
     }
 

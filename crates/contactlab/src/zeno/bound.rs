@@ -37,7 +37,7 @@ use crate::hybrid::lagrangian::Lagrangian;
 use crate::hybrid::section::{FirstCrossing, SectionChart};
 use crate::hybrid::{EventKind, EventLog};
 use crate::mechanics::ContactSystem;
-use crate::util::maximize_on_box;
+use crate::numeric::maximize_on_box;
 use crate::Error;
 
 /// The sizes `ε₁, ε₂, ε₃` of the neighbourhoods.

@@ -87,7 +87,7 @@ impl Default for ZenoSettings {
 impl ZenoSettings {
     /// Checks every setting (an [`Error::Argument`] names the first that is out of range).
     pub fn validate(&self) -> Result<(), Error> {
-        use crate::util::{at_least_one, fraction, positive};
+        use crate::error::{at_least_one, fraction, positive};
         fraction("rtol", self.rtol)?;
         at_least_one("max_events", self.max_events)?;
         positive("max_return_time", self.max_return_time)?;
@@ -715,8 +715,8 @@ pub fn continuation_in_e<S: ContactSystem<N>, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mechanics::closed_form::{Particle, Pendulum};
     use crate::mechanics::double_pendulum::DoublePendulumStop;
-    use crate::mechanics::elementary::{Particle, Pendulum};
 
     #[test]
     fn settings_are_validated() {

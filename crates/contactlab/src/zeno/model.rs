@@ -5,8 +5,8 @@ use std::path::Path;
 
 use nalgebra::{Vector1, Vector2};
 
+use crate::mechanics::closed_form::Oscillator;
 use crate::mechanics::double_pendulum::{DoublePendulumStop, HipControl};
-use crate::mechanics::elementary::Oscillator;
 use crate::model::{ModelDoc, Range};
 use crate::Error;
 

@@ -134,18 +134,18 @@ pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, tit
         }
         csv.push_str(&format!(",{},{}\n", s.constrained, s.lambda.map_or(String::new(), num)));
     }
-    crate::util::write_file(dir, "trajectory.csv", &csv)?;
+    crate::output::write_file(dir, "trajectory.csv", &csv)?;
     let mut csv = String::from("t,kind,impact_speed,constrained_after\n");
     for e in &sim.events {
         csv.push_str(&format!(
             "{},{},{},{}\n",
             num(e.t),
-            crate::util::kebab(&e.kind),
+            crate::output::kebab(&e.kind),
             e.impact_speed.map_or(String::new(), num),
             e.constrained_after
         ));
     }
-    crate::util::write_file(dir, "events.csv", &csv)?;
+    crate::output::write_file(dir, "events.csv", &csv)?;
     time_plot(sim, title, names, &dir.join("time.png"))
 }
 
@@ -168,7 +168,7 @@ pub fn write_branch(c: &Continuation, dir: &Path) -> Result<(), Error> {
             num(o.section_point[1])
         ));
     }
-    crate::util::write_file(dir, "branch.csv", &csv)?;
+    crate::output::write_file(dir, "branch.csv", &csv)?;
     branch_plots(c, dir, "branch")?;
     Ok(())
 }

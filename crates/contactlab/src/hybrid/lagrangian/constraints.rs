@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector, SVector};
 use super::modes::{ContactMode, ModeSolution};
 use super::{join, split, Lagrangian, State, MAX_CONTACTS};
 use crate::mechanics::ContactSystem;
-use crate::util::gauss;
+use crate::numeric::gauss;
 
 const MAXK: usize = 2 * MAX_CONTACTS;
 
@@ -164,7 +164,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
             if !gauss(&mut a, &mut lam, k) {
                 let am = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
-                let scale = am.amax().max(crate::util::SCALE_FLOOR);
+                let scale = am.amax().max(crate::numeric::SCALE_FLOOR);
                 let e = DVector::from_column_slice(err);
                 let x = am.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
                 lam[..k].copy_from_slice(x.as_slice());

@@ -71,7 +71,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 speed = speed.max(-un[j]);
             }
         }
-        let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(crate::util::SCALE_FLOOR);
+        let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(crate::numeric::SCALE_FLOOR);
         let mut vplus = *v;
         if mu[..k].iter().all(|&m| m == 0.0) {
             // Newton: 0 ≤ Λ ⟂ A Λ + ġ⁻ − target ≥ 0.
@@ -151,7 +151,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
         let k = wn.len();
         let imp_scale =
-            vref / bn.iter().zip(wn).fold(0.0f64, |a, (b, w)| a.max(w.dot(b))).max(crate::util::SCALE_FLOOR);
+            vref / bn.iter().zip(wn).fold(0.0f64, |a, (b, w)| a.max(w.dot(b))).max(crate::numeric::SCALE_FLOOR);
         let tol = self.margin_tol;
         let mut best: Option<((usize, usize), f64, SVector<f64, N>)> = None;
         let mut tested = Vec::new();

@@ -458,7 +458,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             return false;
         }
         let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
-        let scale = m.amax().max(crate::util::SCALE_FLOOR);
+        let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
         m.svd(false, false).rank(1e-10 * scale) == N
     }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::WalkerChart;
 use crate::mechanics::walkers::CompassBiped;
-use crate::util::maximize_on_box;
+use crate::numeric::maximize_on_box;
 
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact.
 pub fn d_and_c<W: WalkerChart<N>, const N: usize>(w: &W, q: &SVector<f64, N>) -> (f64, f64) {
@@ -155,7 +155,7 @@ pub fn rimless_cases_csv(w: &crate::mechanics::walkers::RimlessWheel, sigma: f64
             let rate = rate_max * j as f64 / (n - 1) as f64;
             let (a, b) =
                 super::ab(w, &SVector::<f64, 3>::new(0.0, 0.0, th), &SVector::<f64, 3>::new(sigma, 0.0, rate), sigma);
-            csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), crate::util::kebab(&super::slip_case(a, b))));
+            csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), crate::output::kebab(&super::slip_case(a, b))));
         }
     }
     csv

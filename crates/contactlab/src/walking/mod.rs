@@ -211,10 +211,10 @@ impl Default for WalkerSettings {
 impl WalkerSettings {
     /// Checks every setting (an [`crate::Error::Argument`] names the first that is out of range).
     pub fn validate(&self) -> Result<(), crate::Error> {
-        crate::util::fraction("rtol", self.rtol)?;
-        crate::util::positive("max_step_time", self.max_step_time)?;
-        crate::util::fraction("newton_tol", self.newton_tol)?;
-        crate::util::at_least_one("max_newton", self.max_newton)?;
+        crate::error::fraction("rtol", self.rtol)?;
+        crate::error::positive("max_step_time", self.max_step_time)?;
+        crate::error::fraction("newton_tol", self.newton_tol)?;
+        crate::error::at_least_one("max_newton", self.max_newton)?;
         Ok(())
     }
 }

@@ -14,7 +14,7 @@
 //! grows above 1 before a separation.
 //!
 //! The integrator resolves `A` and `B` only down to [`RESOLVED`] times its relative tolerance
-//! of the magnitude of their terms ([`crate::walker::ab_terms`]); every threshold below is such
+//! of the magnitude of their terms ([`crate::walking::ab_terms`]); every threshold below is such
 //! a ratio, or an exponent, so units do not enter. The core approaches `B = 0` in geometric
 //! steps and stops there (its jam guard, or the collapse of the step size at the pole of `f_n`:
 //! [`crate::hybrid::driver`]); at `f_n = 0` it stops at the lift-off. The end is read:
