@@ -225,21 +225,9 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         let Some(dir) = &a.common.out else {
             return Err(Failure::Input(anyhow::anyhow!("--shard: needs --out DIR (the shard is written there)")));
         };
-        let cells = atlas::atlas_shard(&p, &axes, a.samples as usize, k, n, &progress)?;
+        let shard = contactlab::api::p1_atlas_shard(&p, &title, &axes, a.samples as usize, [k, n], &progress)?;
         bar.finish_and_clear();
-        let shard = atlas::Shard {
-            format: atlas::SHARD_FORMAT.into(),
-            title,
-            axes,
-            samples: a.samples as usize,
-            total,
-            shard: [k, n],
-            cells: cells.into_iter().map(|(index, cell)| atlas::IndexedCell { index, cell }).collect(),
-        };
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join("atlas-shard.json");
-        std::fs::write(&path, serde_json::to_string(&shard).context("serialising the shard")?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        shard.write(dir)?;
         if a.common.json {
             print_json(&ShardSummary { shard: [k, n], cells: shard.cells.len(), total })?;
         } else {
@@ -247,7 +235,7 @@ fn run_atlas(a: AtlasArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let cells = atlas::atlas(&p, &axes, a.samples as usize, &progress)?;
+    let cells = contactlab::api::p1_atlas(&p, &axes, a.samples as usize, &progress)?;
     bar.finish_and_clear();
     finish_atlas(&a.model.display().to_string(), &title, &axes, &cells, a.common.out.as_deref(), a.common.json)
 }
@@ -297,23 +285,12 @@ fn finish_atlas(
 
 /// `contactlab merge`: joins `atlas --shard` outputs into the unsharded atlas's outputs.
 pub fn merge(inputs: &[PathBuf], out: Option<&std::path::Path>, as_json: bool) -> Result<(), Failure> {
-    let bad = |m: String| Failure::Input(anyhow::anyhow!(m));
     if inputs.is_empty() {
-        return Err(bad("merge: give the shard directories (or atlas-shard.json files)".into()));
+        return Err(Failure::Input(anyhow::anyhow!("merge: give the shard directories (or atlas-shard.json files)")));
     }
-    let mut shards = Vec::new();
-    let mut names = Vec::new();
-    for input in inputs {
-        let path = if input.is_dir() { input.join("atlas-shard.json") } else { input.clone() };
-        let text = std::fs::read_to_string(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-        let s: atlas::Shard =
-            serde_json::from_str(&text).map_err(|e| bad(format!("{}: not a shard file: {e}", path.display())))?;
-        shards.push(s);
-        names.push(path.display().to_string());
-    }
-    let cells = atlas::merge(&shards, &names)?;
-    let (title, axes, n) = (shards[0].title.clone(), shards[0].axes.clone(), shards[0].shard[1]);
-    finish_atlas(&format!("{title} (merged from {n} shards)"), &title, &axes, &cells, out, as_json)
+    let (first, cells) = contactlab::api::p1_atlas_merge(inputs)?;
+    let (title, n) = (&first.title, first.shard[1]);
+    finish_atlas(&format!("{title} (merged from {n} shards)"), title, &first.axes, &cells, out, as_json)
 }
 
 fn simulate(a: SimulateArgs) -> Result<(), Failure> {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use contactlab::fixture::{cones, model};
+use contactlab::fixture::model;
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -47,7 +47,7 @@ pub struct ConesArgs {
     #[arg(help = contactlab::model::registry::model_help("fixture cones"))]
     model: PathBuf,
     /// Unit loads tested on the sphere.
-    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(10..=200_000))]
+    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::CONE_SAMPLES)))]
     samples: u32,
     #[command(flatten)]
     common: Common,
@@ -155,7 +155,7 @@ fn run_cones(a: ConesArgs) -> Result<(), Failure> {
         )));
     };
     let f = model::read(&a.model)?;
-    let files = cones::write(&f, &dir, a.samples as usize, "")?;
+    let files = contactlab::api::fixture_cones(&f, &dir, a.samples as usize)?;
     let names: Vec<String> = files.iter().map(|p| crate::staging::shown(p)).collect();
     // (Text mode: the list of files written is printed for every command.)
     if a.common.json {

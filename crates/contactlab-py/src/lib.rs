@@ -455,15 +455,13 @@ fn _time_p1_maps_at(
     phi: &Bound<'_, PyAny>,
     reps: i64,
 ) -> PyResult<f64> {
-    use contactlab::twocontact::poincare::maps_at;
-    use contactlab::twocontact::{sim::Simulator, zod::Zod};
     let p = p1_model(name, text, is_json)?;
     let phi = vector_arg(phi, "phi")?;
     let t = py
         .detach(|| -> Result<f64, contactlab::Error> {
             let start = std::time::Instant::now();
             for _ in 0..reps.max(1) {
-                std::hint::black_box(maps_at(&Simulator::new(Zod::new(&p)?)?, phi.as_slice())?);
+                std::hint::black_box(contactlab::api::p1_maps_at(&p, phi.as_slice())?);
             }
             Ok(start.elapsed().as_secs_f64())
         })

@@ -22,7 +22,7 @@ use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, Mo
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
 use crate::twocontact::poincare::{self, FixedPoint, MapPoint};
 use crate::twocontact::sim::{EventKind, SimSettings, Simulator, State, Trajectory};
-use crate::twocontact::{zod::Zod, TwoContact};
+use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::slip::{jam_threshold, slip};
@@ -217,6 +217,69 @@ pub fn p1_classify(p: &TwoContact, samples: usize) -> Result<crate::twocontact::
 /// P1's maps `R`, `G` at the impact angles `phi` (each in `(−π/2, π/2)`), in parallel.
 pub fn p1_maps_at(p: &TwoContact, phi: &[f64]) -> Result<Vec<MapPoint>, Error> {
     poincare::maps_at(&Simulator::new(Zod::new(p)?)?, phi)
+}
+
+/// Unit loads tested on the sphere by [`fixture_cones`].
+pub const CONE_SAMPLES: RangeInclusive<usize> = 10..=200_000;
+
+/// P1's atlas: the verdict of every cell of the grid spanned by `axes` (one or two), with
+/// `samples` values of `φ` per cell (`equilibrium atlas`). `progress(done, total)` is called
+/// from worker threads.
+pub fn p1_atlas(
+    p: &TwoContact,
+    axes: &[atlas::Axis],
+    samples: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<atlas::Cell>, Error> {
+    within("samples", samples, ATLAS_SAMPLES)?;
+    atlas::atlas(p, axes, samples, progress)
+}
+
+/// Shard `k` of `n` of [`p1_atlas`] (`equilibrium atlas --shard K/N`), as the file
+/// [`atlas::Shard::write`] stores and [`p1_atlas_merge`] joins.
+pub fn p1_atlas_shard(
+    p: &TwoContact,
+    title: &str,
+    axes: &[atlas::Axis],
+    samples: usize,
+    [k, n]: [usize; 2],
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<atlas::Shard, Error> {
+    within("samples", samples, ATLAS_SAMPLES)?;
+    let cells = atlas::atlas_shard(p, axes, samples, k, n, progress)?;
+    Ok(atlas::Shard {
+        format: atlas::SHARD_FORMAT.into(),
+        title: title.into(),
+        axes: axes.to_vec(),
+        samples,
+        total: axes.iter().map(|x| x.n).product(),
+        shard: [k, n],
+        cells: cells.into_iter().map(|(index, cell)| atlas::IndexedCell { index, cell }).collect(),
+    })
+}
+
+/// Joins the shard files at `inputs` (directories holding `atlas-shard.json`, or the files)
+/// into the unsharded atlas (`contactlab merge`): the first shard (for its title and axes) and
+/// the cells in grid order.
+pub fn p1_atlas_merge(inputs: &[std::path::PathBuf]) -> Result<(atlas::Shard, Vec<atlas::Cell>), Error> {
+    let mut shards = Vec::new();
+    let mut names = Vec::new();
+    for input in inputs {
+        let path = if input.is_dir() { input.join(atlas::SHARD_FILE) } else { input.clone() };
+        shards.push(atlas::Shard::read(&path)?);
+        names.push(path.display().to_string());
+    }
+    let cells = atlas::merge(&shards, &names)?;
+    let mut first = shards.swap_remove(0);
+    first.cells.clear();
+    Ok((first, cells))
+}
+
+/// P4's load cones of a fixture, written as CSV and PNG files into `dir` (`fixture cones`):
+/// the paths of the files.
+pub fn fixture_cones(f: &Fixture, dir: &std::path::Path, samples: usize) -> Result<Vec<std::path::PathBuf>, Error> {
+    within("samples", samples, CONE_SAMPLES)?;
+    fixture::cones::write(f, dir, samples, "")
 }
 
 /// P4's weak, strong and frictionless stability of a fixture (`fixture classify`).

@@ -135,6 +135,20 @@ pub enum StepFailure {
     NonFinite,
 }
 
+/// The smallest step, relative to the larger of the time scale and 1 % of `|t|` (below it the
+/// step is [`StepFailure::StepTooSmall`]).
+pub const H_MIN_REL: f64 = 1e-14;
+/// The initial step when the state or its derivative is negligible (`< NEGLIGIBLE_NORM` in the
+/// error norm), relative to the time scale (Hairer's rule, `hinit`).
+pub const H_FALLBACK_REL: f64 = 1e-6;
+/// Error-norm level below which the state or its rate counts as negligible in the initial-step
+/// rule.
+const NEGLIGIBLE_NORM: f64 = 1e-10;
+/// Curvature level below which the second trial of the initial-step rule is ignored.
+const NEGLIGIBLE_CURVATURE: f64 = 1e-15;
+/// Floor of the previous step's error in the step-size controller (Hairer's `facold`).
+const FAC_OLD_MIN: f64 = 1e-4;
+
 const C2: f64 = 1.0 / 5.0;
 const C3: f64 = 3.0 / 10.0;
 const C4: f64 = 4.0 / 5.0;
@@ -191,7 +205,7 @@ impl<S: OdeState> Dopri5<S> {
     /// An integrator with tolerances `tol`, component scales `scale` (all `> 0`) and the
     /// system's time scale (for the initial step and the smallest step).
     pub fn new(tol: Tolerances, scale: S, time_scale: f64) -> Self {
-        Self { tol, scale, time_scale, h: 0.0, f0: S::zeros(), fac_old: 1e-4, evaluations: 0, rejections: 0 }
+        Self { tol, scale, time_scale, h: 0.0, f0: S::zeros(), fac_old: FAC_OLD_MIN, evaluations: 0, rejections: 0 }
     }
 
     fn sk(&self, i: usize, a: f64, b: f64) -> f64 {
@@ -218,20 +232,28 @@ impl<S: OdeState> Dopri5<S> {
             return Err(StepFailure::NonFinite);
         }
         self.f0 = f0;
-        self.fac_old = 1e-4;
+        self.fac_old = FAC_OLD_MIN;
         let d0 = self.norm(y, y);
         let d1 = self.norm(&f0, y);
-        let h0 = if d0 < 1e-10 || d1 < 1e-10 { 1e-6 * self.time_scale } else { 0.01 * d0 / d1 };
+        let h0 = if d0 < NEGLIGIBLE_NORM || d1 < NEGLIGIBLE_NORM {
+            H_FALLBACK_REL * self.time_scale
+        } else {
+            0.01 * d0 / d1
+        };
         let h0 = h0.min(self.time_scale);
         let y1 = *y + f0 * h0;
         let f1 = f(t + h0, &y1);
         self.evaluations += 1;
         let d2 = self.norm(&(f1 - f0), y) / h0;
         let dm = d1.max(d2);
-        let h1 = if dm <= 1e-15 { (h0 * 1e-3).max(1e-6 * self.time_scale) } else { (0.01 / dm).powf(0.2) };
+        let h1 = if dm <= NEGLIGIBLE_CURVATURE {
+            (h0 * 1e-3).max(H_FALLBACK_REL * self.time_scale)
+        } else {
+            (0.01 / dm).powf(0.2)
+        };
         self.h = (100.0 * h0).min(h1);
         if !self.h.is_finite() || self.h <= 0.0 {
-            self.h = 1e-6 * self.time_scale;
+            self.h = H_FALLBACK_REL * self.time_scale;
         }
         Ok(())
     }
@@ -250,7 +272,7 @@ impl<S: OdeState> Dopri5<S> {
         y: &S,
         h_max: f64,
     ) -> Result<Step<S>, StepFailure> {
-        let h_min = 1e-14 * self.time_scale.max(t.abs() * 1e-2);
+        let h_min = H_MIN_REL * self.time_scale.max(t.abs() * 1e-2);
         let mut h = self.h.min(h_max);
         let k1 = self.f0;
         loop {
@@ -291,7 +313,7 @@ impl<S: OdeState> Dopri5<S> {
             let fac11 = err.powf(0.2 - 0.04 * 0.75);
             if err <= 1.0 {
                 let fac = (fac11 / self.fac_old.powf(0.04) / 0.9).clamp(0.1, 5.0);
-                self.fac_old = err.max(1e-4);
+                self.fac_old = err.max(FAC_OLD_MIN);
                 self.h = h / fac;
                 let ydiff = ynew - *y;
                 let bspl = k1 * h - ydiff;

@@ -65,6 +65,14 @@ pub struct FirstCrossing<S> {
     pub events: usize,
 }
 
+/// The relative tolerance the difference steps of [`ReturnMap::jacobian`] assume at least
+/// (round-off of the integrated map).
+pub const JACOBIAN_RTOL_FLOOR: f64 = 1e-15;
+
+/// Two successive difference Jacobians of [`ReturnMap::jacobian`] agree when their largest
+/// difference is within this of `1 + ‖J‖_max`.
+pub const JACOBIAN_AGREEMENT: f64 = 1e-4;
+
 impl<S> Default for FirstCrossing<S> {
     fn default() -> Self {
         Self { hit: None, events: 0 }
@@ -210,11 +218,13 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         }
     }
 
-    /// `DP(y)` by central differences (module docs).
+    /// `DP(y)` by central differences (module docs): steps from `rtol^(1/3)` down to
+    /// `rtol^(3/4)` (with `rtol` at least [`JACOBIAN_RTOL_FLOOR`]), until two successive
+    /// Jacobians agree to [`JACOBIAN_AGREEMENT`] (relative to `1 + ‖J‖_max`).
     pub fn jacobian(&self, y: &DVector<f64>) -> Result<DMatrix<f64>, Termination> {
         let m = self.chart.dim();
         let sc = self.chart.scale();
-        let rtol = self.driver.settings.tol.rtol.max(1e-15);
+        let rtol = self.driver.settings.tol.rtol.max(JACOBIAN_RTOL_FLOOR);
         let at = |step: f64| -> Result<DMatrix<f64>, Termination> {
             let mut j = DMatrix::zeros(m, m);
             for k in 0..m {
@@ -245,7 +255,7 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
             }
             j = jn;
             step /= 8.0;
-            if diff <= 1e-4 {
+            if diff <= JACOBIAN_AGREEMENT {
                 break;
             }
         }

@@ -241,6 +241,9 @@ pub fn atlas_shard(
 /// The format tag of shard files.
 pub const SHARD_FORMAT: &str = "contactlab-atlas-shard-1";
 
+/// The name of a shard's file in its directory.
+pub const SHARD_FILE: &str = "atlas-shard.json";
+
 /// One shard of an atlas, as `equilibrium atlas --shard K/N` writes it (`atlas-shard.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Shard {
@@ -267,6 +270,21 @@ pub struct IndexedCell {
     pub index: usize,
     /// The cell.
     pub cell: Cell,
+}
+
+impl Shard {
+    /// Writes the shard into `dir` as [`SHARD_FILE`] (creating `dir`).
+    pub fn write(&self, dir: &std::path::Path) -> Result<(), Error> {
+        let text = serde_json::to_string(self).map_err(|e| Error::input("shard", "", e.to_string()))?;
+        crate::output::write_file(dir, SHARD_FILE, &text)
+    }
+
+    /// Reads a shard file; an error names the file.
+    pub fn read(path: &std::path::Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::input(path.display().to_string(), "", format!("not a shard file: {e}")))
+    }
 }
 
 /// Joins the shards of one atlas (any order) into the unsharded grid's cells: every shard of

@@ -46,6 +46,13 @@ pub enum ReturnStatus {
     Failed,
 }
 
+/// A bisected sign change of `R(φ) − φ` is a fixed point when `|R(φ) − φ|` is below
+/// `FIXED_POINT_TOL` (rad) at its midpoint.
+pub const FIXED_POINT_TOL: f64 = 1e-6;
+
+/// The step (rad) of the central difference giving `R'(φ*)` at a fixed point.
+pub const SLOPE_STEP: f64 = 1e-6;
+
 /// Settings of a single return.
 pub fn return_settings() -> SimSettings {
     // No time limit: the return time scales with the perturbation and the force (v/a); the
@@ -152,8 +159,8 @@ pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<FixedPoints
         let phi = 0.5 * (lo + hi);
         let p = return_map(sim, phi)?;
         match (p.r, p.g) {
-            (Some(r), Some(g)) if (r - phi).abs() < 1e-6 => {
-                let h = 1e-6;
+            (Some(r), Some(g)) if (r - phi).abs() < FIXED_POINT_TOL => {
+                let h = SLOPE_STEP;
                 let (a, b) = (return_map(sim, phi - h)?, return_map(sim, phi + h)?);
                 let slope = match (a.r, b.r) {
                     (Some(ra), Some(rb)) => (rb - ra) / (2.0 * h),

@@ -72,6 +72,18 @@ impl SimSettings {
     }
 }
 
+/// A velocity within `VEL_TOL` of the largest speed of the run is zero (rest, grazing).
+pub const VEL_TOL: f64 = 1e-12;
+
+/// A landing point whose normal velocity is within `GRAZE_TOL` of the largest speed of the run
+/// is sustained (a grazing landing), not an impact.
+pub const GRAZE_TOL: f64 = 1e-9;
+
+/// At a Zeno point, the other point joins the limit when its gap and normal velocity are within
+/// `ZENO_JOIN` of the series' scales at its last impact (`v²/a` and `v`); the slip velocity is
+/// rest when it is within `ZENO_JOIN` of `v`.
+pub const ZENO_JOIN: f64 = 1e-6;
+
 /// A state `(q, q̇)` with `q = (z₁, z₂, x₂)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct State {
@@ -319,12 +331,12 @@ struct ZodRun<'a> {
 }
 
 impl ZodRun<'_> {
-    /// The velocity tolerance at `st`, `1e-12` of the largest speed of the run (after raising it
-    /// to the speed at `st`).
+    /// The velocity tolerance at `st`, [`VEL_TOL`] of the largest speed of the run (after raising
+    /// it to the speed at `st`).
     fn vtol(&self, st: &State) -> f64 {
         let speed = st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         self.vmax.set(self.vmax.get().max(speed));
-        1e-12 * self.vmax.get()
+        VEL_TOL * self.vmax.get()
     }
 
     /// The mode that follows at `st` with the given sustained contacts: grazing landings become
@@ -400,7 +412,7 @@ impl ZodRun<'_> {
                     st.q[k] = 0.0;
                     // The impact law accepts passive points with ż⁺ down to −1e-9 of the velocity
                     // scale: treat those as closed, not as a new approach.
-                    sustained[k] = pm != PointMode::F || st.qd[k] <= 1e-9 * self.vmax.get();
+                    sustained[k] = pm != PointMode::F || st.qd[k] <= GRAZE_TOL * self.vmax.get();
                     if sustained[k] {
                         st.qd[k] = 0.0;
                     }
@@ -578,13 +590,13 @@ impl Hybrid for ZodRun<'_> {
         let mut sustained = mode.sustained();
         sustained[contact.min(1)] = true;
         for k in 0..2 {
-            if st.q[k].abs() <= 1e-6 * vref * vref / a && st.qd[k].abs() <= 1e-6 * vref {
+            if st.q[k].abs() <= ZENO_JOIN * vref * vref / a && st.qd[k].abs() <= ZENO_JOIN * vref {
                 sustained[k] = true;
             }
         }
         // The slip velocity converges to a limit; when it vanishes with the series the limit is
         // rest (convergence to an interior fixed point).
-        if st.qd[2].abs() <= 1e-6 * vref {
+        if st.qd[2].abs() <= ZENO_JOIN * vref {
             st.qd[2] = 0.0;
         }
         Some(match self.settle(&mut st, sustained, None) {

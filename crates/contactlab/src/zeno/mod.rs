@@ -48,6 +48,24 @@ use crate::Error;
 /// The state `[q | q̇]`.
 pub type State<const N: usize> = SMatrix<f64, N, 2>;
 
+/// The coordinate chart P3 needs (the last coordinate is the contact's gap, `∂g/∂q` its unit
+/// row) is checked to this relative accuracy at three probe points.
+pub const CHART_CHECK_TOL: f64 = 1e-12;
+
+/// The rate check of a Zeno orbit starts `RATE_PROBE` (of the chart's scale) off the fixed point
+/// and follows the iterates while their scaled distance lies in
+/// `[RATE_NOISE, RATE_NEIGHBOURHOOD]`: above it they leave the linear neighbourhood, below it
+/// integration noise dominates.
+pub const RATE_PROBE: f64 = 1e-5;
+/// See [`RATE_PROBE`].
+pub const RATE_NOISE: f64 = 1e-10;
+/// See [`RATE_PROBE`].
+pub const RATE_NEIGHBOURHOOD: f64 = 1e-2;
+
+/// A converged fixed point is an orbit only when its residual is below `RESOLVED_FIXED_POINT`
+/// of the orbit's amplitude (else the iterates shrink onto a rest point).
+pub const RESOLVED_FIXED_POINT: f64 = 1e-6;
+
 /// Settings of the P3 analyses.
 #[derive(Debug, Clone, Copy)]
 pub struct ZenoSettings {
@@ -128,8 +146,8 @@ pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result
         let q = SVector::<f64, N>::from_fn(|i, _| cs[i] * 0.1 * ((i + k) as f64 - 1.0));
         let dh = sys.normal_jacobian(0, &q);
         let last = N - 1;
-        let ok = (sys.gap(0, &q) - q[last]).abs() <= 1e-12 * cs[last].max(q[last].abs())
-            && (0..N).all(|i| (dh[i] - if i == last { 1.0 } else { 0.0 }).abs() <= 1e-12);
+        let ok = (sys.gap(0, &q) - q[last]).abs() <= CHART_CHECK_TOL * cs[last].max(q[last].abs())
+            && (0..N).all(|i| (dh[i] - if i == last { 1.0 } else { 0.0 }).abs() <= CHART_CHECK_TOL);
         if !ok {
             return Err(Error::model(
                 "coordinates",
@@ -490,13 +508,13 @@ fn contraction_rate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usi
     let sc = map.chart.scale();
     let dist = |y: &DVector<f64>| scaled_distance(y, ystar, &sc);
     let mut y = ystar.clone();
-    y[0] += 1e-5 * sc[0];
+    y[0] += RATE_PROBE * sc[0];
     let mut d = vec![dist(&y)];
     for _ in 0..80 {
         y = map.apply(&y).ok()?.y;
         let dk = dist(&y);
         d.push(dk);
-        if !(1e-10..=1e-2).contains(&dk) {
+        if !(RATE_NOISE..=RATE_NEIGHBOURHOOD).contains(&dk) {
             break; // leaving the neighbourhood, or down to the noise
         }
     }
@@ -594,7 +612,7 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     // A fixed point must be resolved relative to the size of its motion: a damped system whose
     // iterates shrink onto a rest point has P(y) − y → 0 without any periodic orbit.
     let amplitude = cyc.as_ref().map_or(f64::NAN, |c| c.amplitude);
-    let resolved = fp.residual <= 1e-6 * amplitude;
+    let resolved = fp.residual <= RESOLVED_FIXED_POINT * amplitude;
     if fp.converged && !resolved {
         fp.converged = false;
         fp.reason = Some(NewtonStop::RestPoint { amplitude, residual: fp.residual });

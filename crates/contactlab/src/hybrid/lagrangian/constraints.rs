@@ -113,7 +113,7 @@ fn solve_parts_cap<const N: usize, const CAP: usize>(
         let am = DMatrix::from_fn(k, k, |r, c| rows[r].0.dot(&cols[c]));
         let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
         let scale = am.amax();
-        let x = am.svd(true, true).solve(&bm, 1e-12 * scale).ok()?;
+        let x = am.svd(true, true).solve(&bm, super::RANK_TOL * scale).ok()?;
         rhs[..k].copy_from_slice(x.as_slice());
         out.redundant = true;
     }
@@ -166,7 +166,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 let am = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
                 let scale = am.amax().max(crate::numeric::SCALE_FLOOR);
                 let e = DVector::from_column_slice(err);
-                let x = am.svd(true, true).solve(&e, 1e-12 * scale).unwrap_or_else(|_| DVector::zeros(k));
+                let x = am.svd(true, true).solve(&e, super::RANK_TOL * scale).unwrap_or_else(|_| DVector::zeros(k));
                 lam[..k].copy_from_slice(x.as_slice());
             }
             let mut d = SVector::<f64, N>::zeros();
@@ -184,7 +184,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             for (k, &i) in normal[..nn].iter().enumerate() {
                 rows[k] = self.system.normal_jacobian(i, q);
                 err[k] = self.system.gap(i, q);
-                done &= err[k].abs() <= 1e-15 * ls;
+                done &= err[k].abs() <= super::PROJECTION_TOL * ls;
             }
             if done {
                 break;

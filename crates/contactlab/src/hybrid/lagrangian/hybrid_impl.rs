@@ -5,17 +5,19 @@
 use nalgebra::SVector;
 
 use super::modes::{Class, ContactMode, Modes};
-use super::{join, split, Lagrangian, State, MAX_CONTACTS};
+use super::{
+    join, split, Lagrangian, State, CONTACT_TOL, JAM_RATE_STEP, MAX_CONTACTS, ZENO_JOIN_SERIES, ZENO_JOIN_VEL,
+};
 use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
 use crate::mechanics::ContactSystem;
 
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Half the time to `B̂ᵢ = 0` of every slipping contact whose `B̂ᵢ` decreases (its rate by a
-    /// difference along `q̇` over `1e-7` of the time scale): the steps approach the pole of `λ_n`
+    /// difference along `q̇` over [`JAM_RATE_STEP`] of the time scale): the steps approach the pole of `λ_n`
     /// geometrically, so the integrator's own points resolve the approach (P2's dynamic
     /// jamming is read from them) and no step jumps across the pole.
     fn jam_step_limit(&self, mode: &Modes, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
-        let dt = 1e-7 * self.time();
+        let dt = JAM_RATE_STEP * self.time();
         let mut lim = f64::INFINITY;
         for i in 0..self.nc() {
             let ContactMode::Slip(s) = mode.get(i) else { continue };
@@ -48,8 +50,8 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn initial_mode(&self, t: f64, x: &mut State<N>) -> Result<Modes, ModeFailure> {
         let (mut q, mut v) = split(x);
         let nc = self.nc();
-        let gtol = 1e-9 * self.length();
-        let vtol = 1e-9 * self.vel_scale();
+        let gtol = CONTACT_TOL * self.length();
+        let vtol = CONTACT_TOL * self.vel_scale();
         for i in 0..nc {
             if self.system.gap(i, &q) < -gtol && self.system.armed(i, &q) {
                 return Err(ModeFailure::measured(
@@ -78,8 +80,8 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn initial_transition(&self, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
         let (q, v) = split(x);
         let nc = self.nc();
-        let gtol = 1e-9 * self.length();
-        let vtol = 1e-9 * self.vel_scale();
+        let gtol = CONTACT_TOL * self.length();
+        let vtol = CONTACT_TOL * self.vel_scale();
         let approaching: Vec<usize> = (0..nc)
             .filter(|&i| {
                 let g = self.system.gap(i, &q);
@@ -264,13 +266,15 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
                 .max(self.system.tangent_jacobian(i, &ql).dot(&vl).abs())
         });
         let gref = (0..nc).fold(0.0f64, |a, i| a.max(self.system.gap(i, &ql).abs()));
-        let gtol = 1e-9 * self.length();
-        let vtol = (1e-7 * self.vel_scale()).max(1e-6 * vref);
+        let gtol = CONTACT_TOL * self.length();
+        let vtol = (ZENO_JOIN_VEL * self.vel_scale()).max(ZENO_JOIN_SERIES * vref);
         let mut classes = [Class::Separated; MAX_CONTACTS];
         for i in 0..nc {
             let g = self.system.gap(i, &q);
             let un = self.system.normal_jacobian(i, &q).dot(&v);
-            let joins = i == contact || mode.get(i).closed() || (g.abs() <= gtol.max(1e-6 * gref) && un.abs() <= vtol);
+            let joins = i == contact
+                || mode.get(i).closed()
+                || (g.abs() <= gtol.max(ZENO_JOIN_SERIES * gref) && un.abs() <= vtol);
             if !joins {
                 continue;
             }

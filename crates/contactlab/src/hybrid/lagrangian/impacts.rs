@@ -6,7 +6,7 @@ use nalgebra::{DMatrix, DVector, SVector};
 
 use super::constraints::{solve_parts, Part};
 use super::modes::{ContactMode, ModeSolution, Modes};
-use super::{join, Lagrangian, State, MAX_CONTACTS};
+use super::{join, Lagrangian, State, CONTACT_TOL, MAX_CONTACTS};
 use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKind, ModeFailure, Transition};
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
@@ -23,7 +23,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     ) -> Transition<State<N>, Modes> {
         let nc = self.nc();
         let ls = self.length();
-        let gtol = 1e-9 * ls;
+        let gtol = CONTACT_TOL * ls;
         let fail = |f: ModeFailure| Transition::Failed(f);
         let mut q = *q;
         // Contacts on their supports that are not separating take part (a resting contact can
@@ -39,7 +39,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 || impacting.contains(&i)
                 || (self.system.armed(i, &q)
                     && self.system.gap(i, &q) <= gtol
-                    && self.system.normal_jacobian(i, &q).dot(v) <= 1e-9 * vin)
+                    && self.system.normal_jacobian(i, &q).dot(v) <= CONTACT_TOL * vin)
             {
                 touching[k] = i;
                 k += 1;
@@ -117,7 +117,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             q2 = qr;
             v2 = vr;
         }
-        let classes = self.classes_from_state(&q2, &v2, 1e-9 * vref);
+        let classes = self.classes_from_state(&q2, &v2, CONTACT_TOL * vref);
         let forced = [None; MAX_CONTACTS];
         match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
             Ok(mode) => Transition::Jump {

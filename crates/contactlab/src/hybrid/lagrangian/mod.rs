@@ -93,6 +93,40 @@ pub use modes::{ContactMode, ModeSolution, Modes};
 /// Largest number of contacts of a [`Lagrangian`] system.
 pub const MAX_CONTACTS: usize = 16;
 
+/// Relative tolerance of contact detection: a gap within `CONTACT_TOL` of the length scale is
+/// touching, a contact velocity within `CONTACT_TOL` of the velocity scale is at rest (at the
+/// start, after an impact, at a Zeno point). Far above the integrator's round-off on the
+/// states it produces, far below any physical gap or speed of the motion.
+pub const CONTACT_TOL: f64 = 1e-9;
+
+/// Default [`Lagrangian::margin_tol`]: a consistency margin (normalised, dimensionless) within
+/// this of zero is marginal.
+pub const MARGIN_TOL: f64 = 1e-9;
+
+/// Relative size below which a singular value of a constraint matrix counts as zero (of its
+/// largest entry): redundant constraints and the minimum-norm multipliers.
+pub const RANK_TOL: f64 = 1e-12;
+
+/// Relative size below which a singular value counts as zero in the rest test (of the largest
+/// entry of the constraint rows): looser than [`RANK_TOL`], so that a nearly redundant set of
+/// constraints does not pass for a rigid one.
+pub const REST_RANK_TOL: f64 = 1e-10;
+
+/// The projection onto constraints stops when every gap is within `PROJECTION_TOL` of the
+/// length scale (round-off).
+pub const PROJECTION_TOL: f64 = 1e-15;
+
+/// The difference step of the jam step limit, relative to the time scale.
+pub const JAM_RATE_STEP: f64 = 1e-7;
+
+/// At a Zeno point, a contact joins the limit when its normal velocity is within
+/// `ZENO_JOIN_VEL` of the velocity scale, or within [`ZENO_JOIN_SERIES`] of the series' own
+/// speeds and gaps at its last impact (a cascade over several contacts).
+pub const ZENO_JOIN_VEL: f64 = 1e-7;
+
+/// See [`ZENO_JOIN_VEL`].
+pub const ZENO_JOIN_SERIES: f64 = 1e-6;
+
 /// A [`ContactSystem`] run as a hybrid system (module docs).
 #[derive(Debug, Clone)]
 pub struct Lagrangian<S, const N: usize> {
@@ -131,7 +165,7 @@ pub fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>)
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
     pub fn new(system: S) -> Self {
-        Self { system, margin_tol: 1e-9, scales: None, last: RefCell::new(None) }
+        Self { system, margin_tol: MARGIN_TOL, scales: None, last: RefCell::new(None) }
     }
 
     /// The wrapped mechanical system.

@@ -409,7 +409,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Classes of all contacts from the state: touching when the gap and the normal velocity
     /// are within `gtol` and `vtol`, then at rest or slipping by the tangential velocity.
     pub(super) fn classes_from_state(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Vec<Class> {
-        let gtol = 1e-9 * self.length();
+        let gtol = super::CONTACT_TOL * self.length();
         (0..self.nc())
             .map(|i| {
                 let g = self.system.gap(i, q);
@@ -459,7 +459,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         }
         let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
         let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
-        m.svd(false, false).rank(1e-10 * scale) == N
+        m.svd(false, false).rank(super::REST_RANK_TOL * scale) == N
     }
 
     /// Largest normalised margin over the force family of a redundant all-stick mode (an LP;
