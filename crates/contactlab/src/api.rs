@@ -26,7 +26,7 @@ use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::slip::{jam_threshold, slip};
-use crate::walking::{gait, rimless_closed_form, Gait, WalkerSettings};
+use crate::walking::{gait, rimless_closed_form, Gait, WalkerChart, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
 use crate::zeno::{self as p3, Continuation, Orbit, Simulation, ZenoSettings};
@@ -34,6 +34,17 @@ use crate::Error;
 
 fn arg(name: &str, message: impl Into<String>) -> Error {
     Error::Argument { name: name.into(), message: message.into() }
+}
+
+/// Runs `$body` with `$w` bound to the walker inside the [`WalkerModel`] `$m`, whatever its kind:
+/// the one list of walker kinds in this module (each kind implements [`WalkerChart`]).
+macro_rules! with_walker {
+    ($m:expr, $w:ident => $body:expr) => {
+        match $m {
+            WalkerModel::Rimless($w) => $body,
+            WalkerModel::Compass($w) => $body,
+        }
+    };
 }
 
 /// Samples of `φ` allowed for the maps and the verdict (`equilibrium maps | classify`).
@@ -569,36 +580,41 @@ impl From<&Gait> for GaitReport {
     }
 }
 
-/// The compass biped's initial guess of P2's gait `(θ₁, θ̇₁, θ̇₂)` after heel strike.
-pub const COMPASS_GAIT_GUESS: [f64; 3] = [-0.148, 0.733, -0.501];
-
-/// P2's periodic gait from `guess` (rimless wheel: `θ̇` after impact; compass biped:
-/// `θ₁, θ̇₁, θ̇₂`); by default the closed form (27) or P2's gait.
+/// P2's periodic gait from `guess` (rimless wheel: `θ̇` after impact in units of `1/τ_c`;
+/// compass biped: `θ₁, θ̇₁, θ̇₂`: the walker's [`WalkerChart::section_names`]); by default the
+/// closed form (27) or P2's gait.
 pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport, Error> {
     let s = WalkerSettings::default();
     if guess.is_some_and(|g| g.iter().any(|x| !x.is_finite())) {
         return Err(arg("guess", "every value must be a finite number"));
     }
-    Ok(match m {
-        WalkerModel::Rimless(w) => {
-            let y = match guess {
-                Some([v]) => v / w.tau_c(),
-                Some(v) => {
-                    return Err(arg("guess", format!("the rimless wheel takes 1 value (theta_dot), got {}", v.len())))
-                }
-                None => rimless_closed_form(w).1,
-            };
-            GaitReport::from(&gait(w, &DVector::from_element(1, y), &s))
-        }
-        WalkerModel::Compass(c) => {
-            let y = match guess {
-                Some(v) if v.len() == 3 => v.to_vec(),
-                Some(v) => return Err(arg("guess", format!("the compass biped takes 3 values, got {}", v.len()))),
-                None => COMPASS_GAIT_GUESS.to_vec(),
-            };
-            GaitReport::from(&gait(c, &DVector::from_vec(y), &s))
-        }
+    with_walker!(m, w => {
+        let y = match guess {
+            Some(g) => {
+                values_for(w.kind_name(), "guess", w.section_names(), g)?;
+                w.section_from_user(g)
+            }
+            None => w.default_gait_guess(),
+        };
+        Ok(GaitReport::from(&gait(w, &y, &s)))
     })
+}
+
+/// `values` has one entry per name (an [`Error::Argument`] for `option` lists them otherwise).
+fn values_for(kind: &str, option: &str, names: &[&str], values: &[f64]) -> Result<(), Error> {
+    if values.len() == names.len() {
+        return Ok(());
+    }
+    let n = names.len();
+    Err(arg(
+        option,
+        format!(
+            "the {kind} takes {n} value{} ({}), got {}",
+            if n == 1 { "" } else { "s" },
+            names.join(","),
+            values.len()
+        ),
+    ))
 }
 
 /// The compass biped's grid of `(θ₁, θ₂)` on which the sign of `B` is evaluated.
@@ -718,7 +734,7 @@ impl Painleve {
                     }
                     write("b_negative.csv", csv)?;
                 }
-                let g = gait(&c, &DVector::from_row_slice(&COMPASS_GAIT_GUESS), &s);
+                let g = gait(&c, &c.default_gait_guess(), &s);
                 let gy = g.converged.then_some(g.section_point.as_slice());
                 plots::compass_b_map(&c, sigma, gy, &s, &dir.join("b_negative.png"))?;
                 plots::compass_mu_min_curve(&c, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;
@@ -812,86 +828,54 @@ pub struct JamThresholdReport {
     pub jam_threshold: Option<f64>,
 }
 
-/// A walker's start from `state` as `(q, q̇)`, and the unit of time and speed of its state.
-enum SlipStart {
-    Rimless(SVector<f64, 3>, SVector<f64, 3>, f64),
-    Compass(SVector<f64, 4>, SVector<f64, 4>),
-}
-
-fn slip_start(m: &WalkerModel, state: &[f64]) -> Result<SlipStart, Error> {
+/// A walker's slip start `(q, q̇)` (SI) from `state` in the front ends' units.
+fn slip_start<W: WalkerChart<N>, const N: usize>(
+    w: &W,
+    state: &[f64],
+) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
     if state.iter().any(|x| !x.is_finite()) {
         return Err(arg("state", "every value must be a finite number"));
     }
-    match m {
-        WalkerModel::Rimless(w) => {
-            if state.len() != 3 {
-                return Err(arg(
-                    "state",
-                    format!("the rimless wheel takes theta,theta_dot,x_dot (got {} values)", state.len()),
-                ));
-            }
-            let tc = w.tau_c();
-            let q = SVector::<f64, 3>::new(0.0, 0.0, state[0]);
-            let v = SVector::<f64, 3>::new(state[2] / tc, 0.0, state[1] / tc);
-            Ok(SlipStart::Rimless(q, v, tc))
-        }
-        WalkerModel::Compass(_) => {
-            if state.len() != 5 {
-                return Err(arg(
-                    "state",
-                    format!(
-                        "the compass biped takes theta1,theta2,theta1_dot,theta2_dot,x_dot (got {} values)",
-                        state.len()
-                    ),
-                ));
-            }
-            let q = SVector::<f64, 4>::new(state[0], state[1], 0.0, 0.0);
-            let v = SVector::<f64, 4>::new(state[2], state[3], state[4], 0.0);
-            Ok(SlipStart::Compass(q, v))
-        }
-    }
+    values_for(w.kind_name(), "state", w.slip_state_names(), state)?;
+    Ok(w.slip_state_from_user(state))
 }
 
 /// A slip of the stance foot from `state` (rimless wheel `θ, θ̇, ẋ` with rates in units of
-/// `1/τ_c` and `l/τ_c`; compass biped `θ₁, θ₂, θ̇₁, θ̇₂, ẋ` in SI) until it ends (`walker slip`).
+/// `1/τ_c` and `l/τ_c`; compass biped `θ₁, θ₂, θ̇₁, θ̇₂, ẋ` in SI: the walker's
+/// [`WalkerChart::slip_state_names`]) until it ends (`walker slip`).
 pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> {
     let s = WalkerSettings::default();
-    let report = |e: crate::walking::slip::SlipEnd, tc: f64| SlipReport {
-        outcome: e.outcome,
-        t_end: e.t_end / tc,
-        fn_max: e.fn_max,
-        state: e.state,
-        a: e.a_end,
-        b: e.b_end,
-        approach: e.approach,
-    };
-    Ok(match (m, slip_start(m, state)?) {
-        (WalkerModel::Rimless(w), SlipStart::Rimless(q, v, tc)) => report(slip(w, &q, &v, &s), tc),
-        (WalkerModel::Compass(c), SlipStart::Compass(q, v)) => report(slip(c, &q, &v, &s), 1.0),
-        _ => unreachable!("slip_start follows the model"),
+    with_walker!(m, w => {
+        let (q, v) = slip_start(w, state)?;
+        let e = slip(w, &q, &v, &s);
+        Ok(SlipReport {
+            outcome: e.outcome,
+            t_end: e.t_end / w.time_unit(),
+            fn_max: e.fn_max,
+            state: e.state,
+            a: e.a_end,
+            b: e.b_end,
+            approach: e.approach,
+        })
     })
 }
 
-/// The smallest initial slip speed up to `max_speed` that jams from `state` (the state's own
-/// slip speed replaced; `walker slip --jam-threshold`).
+/// The smallest initial slip speed up to `max_speed` (in the walker's units of speed) that jams
+/// from `state` (the state's own slip speed replaced; `walker slip --jam-threshold`).
 pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> Result<JamThresholdReport, Error> {
     let s = WalkerSettings::default();
     positive("max_speed", max_speed)?;
-    let jam_threshold = match (m, slip_start(m, state)?) {
-        (WalkerModel::Rimless(w), SlipStart::Rimless(q, v, tc)) => {
-            let vr = SVector::<f64, 3>::new(0.0, 0.0, v[2]);
-            let e_x = SVector::<f64, 3>::new(1.0, 0.0, 0.0);
-            jam_threshold(w, &q, &vr, &e_x, max_speed / tc, 1e-5, &s).map(|x| x * tc)
-        }
-        (WalkerModel::Compass(c), SlipStart::Compass(q, v)) => {
-            let vr = SVector::<f64, 4>::new(v[0], v[1], 0.0, 0.0);
-            let e_x = SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0);
-            jam_threshold(c, &q, &vr, &e_x, max_speed, 1e-5, &s)
-        }
-        _ => unreachable!("slip_start follows the model"),
-    };
+    let jam_threshold = with_walker!(m, w => {
+        let (q, v) = slip_start(w, state)?;
+        let (e_x, tc) = (w.slip_direction(), w.time_unit());
+        let rest = v - e_x * e_x.dot(&v);
+        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, JAM_THRESHOLD_TOL, &s).map(|x| x * tc)
+    });
     Ok(JamThresholdReport { jam_threshold })
 }
+
+/// Relative width of the bracket [`walker_jam_threshold`] bisects down to.
+pub const JAM_THRESHOLD_TOL: f64 = 1e-5;
 
 /// Names of the model's coordinates.
 pub fn zeno_coordinates(m: &ZenoModel) -> &'static [&'static str] {
@@ -1579,6 +1563,15 @@ mod tests {
         assert!(matches!(&e, Error::Argument { name, .. } if name == "max_newton"), "{e}");
         let e = WalkerSettings { rtol: f64::NAN, ..Default::default() }.validate().unwrap_err();
         assert!(matches!(&e, Error::Argument { name, .. } if name == "rtol"), "{e}");
+        // The gait search stops before any work, with the setting named and no numbers.
+        let w = crate::mechanics::walkers::RimlessWheel::paper(0.6);
+        let g = gait(&w, &DVector::from_vec(vec![0.3]), &WalkerSettings { max_newton: 0, ..Default::default() });
+        assert!(!g.converged && !g.sticking && g.period.is_nan() && g.pre_impact_state.is_empty());
+        assert!(
+            matches!(&g.reason, Some(crate::hybrid::section::NewtonStop::InvalidSetting { name, .. }) if name == "max_newton"),
+            "{:?}",
+            g.reason
+        );
     }
 
     #[test]

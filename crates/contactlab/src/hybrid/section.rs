@@ -127,6 +127,24 @@ pub struct FixedPoint {
     pub reason: Option<NewtonStop>,
 }
 
+impl FixedPoint {
+    /// A search that stopped at `y` for `reason` after `iterations` Newton steps: no numbers
+    /// beyond the last iterate (NaN, empty).
+    pub fn failed(y: &DVector<f64>, reason: NewtonStop, iterations: usize) -> Self {
+        FixedPoint {
+            converged: false,
+            y: y.iter().copied().collect(),
+            residual: f64::NAN,
+            iterations,
+            period: f64::NAN,
+            jacobian: vec![],
+            multipliers: vec![],
+            spectral_radius: f64::NAN,
+            reason: Some(reason),
+        }
+    }
+}
+
 /// Why the search for a periodic orbit (Newton's method on a return map, and the checks after
 /// it) stopped without one. Serialised as its sentence (`Display`).
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +176,23 @@ pub enum NewtonStop {
     NeverConstrained(Termination),
     /// Newton's method did not converge (no more specific reason recorded).
     NotConverged,
+    /// A setting is out of range: the search did not start.
+    InvalidSetting {
+        /// The setting.
+        name: String,
+        /// What is wrong with it, with the allowed range.
+        message: String,
+    },
+}
+
+impl NewtonStop {
+    /// The stop for a settings check that failed (an [`crate::Error::Argument`] keeps its name).
+    pub fn invalid_setting(e: crate::Error) -> Self {
+        match e {
+            crate::Error::Argument { name, message } => NewtonStop::InvalidSetting { name, message },
+            other => NewtonStop::InvalidSetting { name: String::new(), message: other.to_string() },
+        }
+    }
 }
 
 /// For callers that need the orbit to go on (the report, benchmarks).
@@ -184,6 +219,7 @@ impl std::fmt::Display for NewtonStop {
             NewtonStop::NoConstrainedPhase => write!(f, "the orbit has no constrained phase"),
             NewtonStop::NotZeno => write!(f, "the orbit does not return through a Zeno point"),
             NewtonStop::NotConverged => write!(f, "Newton did not converge"),
+            NewtonStop::InvalidSetting { name, message } => write!(f, "invalid setting {name}: {message}"),
             NewtonStop::NeverConstrained(t) => write!(
                 f,
                 "the motion from the initial state never enters a constrained phase (its run ended: {})",
@@ -274,17 +310,10 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         let mut y = y0.clone();
         let mut reason = None;
         let mut iterations = 0;
-        let fail = |y: &DVector<f64>, reason: NewtonStop, iterations| FixedPoint {
-            converged: false,
-            y: y.iter().copied().collect(),
-            residual: f64::NAN,
-            iterations,
-            period: f64::NAN,
-            jacobian: vec![],
-            multipliers: vec![],
-            spectral_radius: f64::NAN,
-            reason: Some(reason),
-        };
+        let fail = FixedPoint::failed;
+        if let Err(e) = crate::error::positive("newton_tol", tol) {
+            return fail(&y, NewtonStop::invalid_setting(e), 0);
+        }
         let mut ret = match self.apply(&y) {
             Ok(r) => r,
             Err(t) => return fail(&y, NewtonStop::NoReturn(t), 0),

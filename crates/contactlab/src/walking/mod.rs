@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{FixedPoint, ReturnMap, SectionChart};
+use crate::hybrid::section::{FixedPoint, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
@@ -127,7 +127,33 @@ pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
     fn angle_count(&self) -> usize;
     /// The configuration with the stance foot at the origin and these angles.
     fn configuration(&self, angles: &[f64]) -> SVector<f64, N>;
+
+    // What the front ends exchange with a walker of this kind: the one place (with the model
+    // file's reader) that a new kind of walker fills in.
+
+    /// The kind's name in messages (`rimless wheel`).
+    fn kind_name(&self) -> &'static str;
+    /// The unit of time of the states and times the front ends exchange (s): the rimless wheel
+    /// works in units of `τ_c` (P2), the compass biped in seconds.
+    fn time_unit(&self) -> f64;
+    /// Names of the section coordinates as the front ends give them (a gait guess).
+    fn section_names(&self) -> &'static [&'static str];
+    /// Section coordinates (SI) from values in the front ends' units, one per
+    /// [`WalkerChart::section_names`].
+    fn section_from_user(&self, values: &[f64]) -> DVector<f64>;
+    /// The default initial guess of the gait (section coordinates, SI): P2's gait.
+    fn default_gait_guess(&self) -> DVector<f64>;
+    /// Names of a slip's initial state as the front ends give it.
+    fn slip_state_names(&self) -> &'static [&'static str];
+    /// The state `(q, q̇)` (SI, stance foot at the origin) from a slip's initial state in the
+    /// front ends' units, one value per [`WalkerChart::slip_state_names`].
+    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, N>, SVector<f64, N>);
+    /// The unit vector of `q̇` along which the stance foot slips (its speed `ẋ`).
+    fn slip_direction(&self) -> SVector<f64, N>;
 }
+
+/// P2's compass-biped gait `(θ₁, θ̇₁, θ̇₂)` after heel strike: the default initial guess.
+pub const COMPASS_GAIT_GUESS: [f64; 3] = [-0.148, 0.733, -0.501];
 
 impl WalkerChart<3> for RimlessWheel {
     fn section_dim(&self) -> usize {
@@ -147,6 +173,31 @@ impl WalkerChart<3> for RimlessWheel {
     }
     fn configuration(&self, angles: &[f64]) -> SVector<f64, 3> {
         SVector::<f64, 3>::new(0.0, 0.0, angles[0])
+    }
+    fn kind_name(&self) -> &'static str {
+        "rimless wheel"
+    }
+    fn time_unit(&self) -> f64 {
+        self.tau_c()
+    }
+    fn section_names(&self) -> &'static [&'static str] {
+        &["theta_dot"]
+    }
+    fn section_from_user(&self, values: &[f64]) -> DVector<f64> {
+        DVector::from_element(1, values[0] / self.tau_c())
+    }
+    fn default_gait_guess(&self) -> DVector<f64> {
+        DVector::from_element(1, rimless_closed_form(self).1)
+    }
+    fn slip_state_names(&self) -> &'static [&'static str] {
+        &["theta", "theta_dot", "x_dot"]
+    }
+    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, 3>, SVector<f64, 3>) {
+        let tc = self.tau_c();
+        (SVector::<f64, 3>::new(0.0, 0.0, values[0]), SVector::<f64, 3>::new(values[2] / tc, 0.0, values[1] / tc))
+    }
+    fn slip_direction(&self) -> SVector<f64, 3> {
+        SVector::<f64, 3>::new(1.0, 0.0, 0.0)
     }
 }
 
@@ -169,6 +220,33 @@ impl WalkerChart<4> for CompassBiped {
     }
     fn configuration(&self, angles: &[f64]) -> SVector<f64, 4> {
         SVector::<f64, 4>::new(angles[0], angles[1], 0.0, 0.0)
+    }
+    fn kind_name(&self) -> &'static str {
+        "compass biped"
+    }
+    fn time_unit(&self) -> f64 {
+        1.0
+    }
+    fn section_names(&self) -> &'static [&'static str] {
+        &["theta1", "theta1_dot", "theta2_dot"]
+    }
+    fn section_from_user(&self, values: &[f64]) -> DVector<f64> {
+        DVector::from_column_slice(values)
+    }
+    fn default_gait_guess(&self) -> DVector<f64> {
+        DVector::from_column_slice(&COMPASS_GAIT_GUESS)
+    }
+    fn slip_state_names(&self) -> &'static [&'static str] {
+        &["theta1", "theta2", "theta1_dot", "theta2_dot", "x_dot"]
+    }
+    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, 4>, SVector<f64, 4>) {
+        (
+            SVector::<f64, 4>::new(values[0], values[1], 0.0, 0.0),
+            SVector::<f64, 4>::new(values[2], values[3], values[4], 0.0),
+        )
+    }
+    fn slip_direction(&self) -> SVector<f64, 4> {
+        SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0)
     }
 }
 
@@ -346,17 +424,23 @@ pub fn sticking_impulse<S: ContactSystem<N>, const N: usize>(
 pub fn gait<W: WalkerChart<N>, const N: usize>(walker: &W, guess: &DVector<f64>, settings: &WalkerSettings) -> Gait {
     let lag = Lagrangian::new(walker);
     let map = step_map(&lag, settings);
-    let fp: FixedPoint = map.fixed_point(guess, settings.newton_tol, settings.max_newton);
+    let invalid = settings.validate().err().map(NewtonStop::invalid_setting);
+    let fp: FixedPoint = match &invalid {
+        Some(reason) => FixedPoint::failed(guess, reason.clone(), 0),
+        None => map.fixed_point(guess, settings.newton_tol, settings.max_newton),
+    };
     let y = DVector::from_vec(fp.y.clone());
     let x0 = walker.lift(&y);
     let mut obs = StepObserver { lag: &lag, ratio_max: 0.0, always_stick: true, pre_impact: None, events: vec![] };
-    map.driver.run(&lag, 0.0, x0, &[], &mut obs);
+    if invalid.is_none() {
+        map.driver.run(&lag, 0.0, x0, &[], &mut obs);
+    }
     let ratio = obs.pre_impact.map_or(f64::NAN, |x| {
         let (q, v) = split(&x);
         let (ft, fn_) = sticking_impulse(walker, &q, &v);
         (ft / fn_).abs()
     });
-    let sticking = obs.always_stick && obs.events.iter().all(|k| *k == EventKind::Impact);
+    let sticking = invalid.is_none() && obs.always_stick && obs.events.iter().all(|k| *k == EventKind::Impact);
     Gait {
         converged: fp.converged,
         period: fp.period,

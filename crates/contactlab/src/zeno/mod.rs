@@ -596,8 +596,12 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     settings: &ZenoSettings,
 ) -> Orbit {
     let map = return_map(lag, settings);
-    let mut fp: FixedPoint = map.fixed_point(guess, settings.newton_tol, settings.max_newton);
-    if !fp.converged {
+    let invalid = settings.validate().err().map(NewtonStop::invalid_setting);
+    let mut fp: FixedPoint = match &invalid {
+        Some(reason) => FixedPoint::failed(guess, reason.clone(), 0),
+        None => map.fixed_point(guess, settings.newton_tol, settings.max_newton),
+    };
+    if !fp.converged && invalid.is_none() {
         // A stable orbit is also the limit of the map's iterates: iterate, then polish.
         if let (y, true) = iterate(&map, guess, settings.newton_tol, settings.max_iterates) {
             let polished = map.fixed_point(&y, settings.newton_tol, settings.max_newton);
@@ -608,13 +612,14 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
     }
     let y = DVector::from_vec(fp.y.clone());
     let x = map.chart.lift(&y);
-    let cyc = cycle(lag, &y, settings);
+    let cyc = if invalid.is_none() { cycle(lag, &y, settings) } else { None };
     // A fixed point must be resolved relative to the size of its motion: a damped system whose
     // iterates shrink onto a rest point has P(y) − y → 0 without any periodic orbit.
     let amplitude = cyc.as_ref().map_or(f64::NAN, |c| c.amplitude);
     let resolved = fp.residual <= RESOLVED_FIXED_POINT * amplitude;
     if fp.converged && !resolved {
         fp.converged = false;
+        // (Only a converged search gets here, so its settings were valid.)
         fp.reason = Some(NewtonStop::RestPoint { amplitude, residual: fp.residual });
     }
     let gamma = fp.spectral_radius;
@@ -751,6 +756,19 @@ mod tests {
         let bad = ZenoSettings { rtol: -1.0, ..Default::default() };
         let p = DoublePendulumStop::paper(0.3);
         assert!(simulate(&p, &SVector::<f64, 2>::zeros(), &SVector::<f64, 2>::zeros(), 1.0, 4, &bad).is_err());
+        // The orbit search stops before any work, with the setting named and no numbers.
+        let lag = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
+        let o = orbit(
+            &lag,
+            &DVector::from_vec(vec![0.0, 0.0, 0.1]),
+            &ZenoSettings { newton_tol: 0.0, ..Default::default() },
+        );
+        assert!(!o.converged && o.period.is_nan() && o.iterations == 0);
+        assert!(
+            matches!(&o.reason, Some(NewtonStop::InvalidSetting { name, .. }) if name == "newton_tol"),
+            "{:?}",
+            o.reason
+        );
     }
 
     #[test]
