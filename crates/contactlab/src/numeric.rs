@@ -8,6 +8,19 @@
 /// units (the scale-invariance tests multiply data by `10^±8`).
 pub const SCALE_FLOOR: f64 = 1e-300;
 
+/// Relative asymmetry `max|A − Aᵀ| / max|A|` below which a matrix counts as symmetric (a mass
+/// matrix or inertia typed with round-off in its last digits).
+pub const SYMMETRY_TOL: f64 = 1e-12;
+
+/// Whether `m` is symmetric (to [`SYMMETRY_TOL`], relative to its largest entry: the verdict
+/// does not depend on units) and positive definite (its Cholesky factorisation exists), with
+/// finite entries.
+pub fn is_symmetric_positive_definite(m: &nalgebra::DMatrix<f64>) -> bool {
+    m.iter().all(|x| x.is_finite())
+        && (m - m.transpose()).amax() <= SYMMETRY_TOL * m.amax()
+        && m.clone().cholesky().is_some()
+}
+
 /// The largest value of `f` on the box `[lo, hi]` (one interval per coordinate) and where it is
 /// attained: a grid of `n ≥ 2` points per coordinate (corners included), then a pattern search
 /// from the `starts` best grid points, halving its step until it is `10⁻¹²` of the box (or after

@@ -28,6 +28,10 @@
 //! The one-degree-of-freedom analyses take the coordinate periodic when
 //! [`SliderSystem::period`] says so (the rod's `θ`).
 
+/// A force, energy or power counts as zero when it is within `RELATIVE_ZERO` of its scale (the
+/// model's force scale, or its energy scale: force scale × coordinate scale).
+pub const RELATIVE_ZERO: f64 = 1e-12;
+
 pub mod analysis;
 pub mod basin;
 pub mod model;

@@ -126,13 +126,13 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
         let (mut worst, mut at_q, mut at_v) = (f64::INFINITY, f64::NAN, f64::NAN);
         for &q in qs {
             let qv = v1(q);
-            if self.sys.nonconservative(&qv, &v1(0.0))[0].abs() > 1e-12 * fs {
+            if self.sys.nonconservative(&qv, &v1(0.0))[0].abs() > super::RELATIVE_ZERO * fs {
                 nc_ok = false;
             }
             for v in self.velocities() {
                 let vv = v1(v);
                 let dnc = -v * self.sys.nonconservative(&qv, &vv)[0];
-                if dnc < -1e-12 * fs * v.abs() {
+                if dnc < -super::RELATIVE_ZERO * fs * v.abs() {
                     nc_ok = false;
                 }
                 let map = self

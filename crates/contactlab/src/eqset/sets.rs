@@ -25,7 +25,7 @@ pub fn is_equilibrium<S: SliderSystem<N, M>, const N: usize, const M: usize>(
     let fs = sys.force_scale();
     if N == 1 {
         let wr: SVector<f64, M> = w.row(0).transpose();
-        return Ok(in_image(&map.image(&wr)?, -h[0], 1e-12 * fs));
+        return Ok(in_image(&map.image(&wr)?, -h[0], super::RELATIVE_ZERO * fs));
     }
     let scale = map.scale().max(fs);
     for bits in 0..1usize << M {

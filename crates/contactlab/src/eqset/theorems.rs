@@ -166,7 +166,7 @@ pub fn theorem1<S: SliderSystem<1, M>, const M: usize>(
     c.insert(
         "5".to_string(),
         cond(
-            v_set < c_star - 1e-12 * es,
+            v_set < c_star - super::RELATIVE_ZERO * es,
             format!("max of V on the set = {v_set:.6} < c* = {c_star:.6} (c* limited by {by})"),
         ),
     );
@@ -204,7 +204,10 @@ pub fn theorem2<S: SliderSystem<1, M>, const M: usize>(
     let gap = [left.map(|l| set.lo - l), right.map(|r| r - set.hi)].into_iter().flatten().fold(f64::INFINITY, f64::min);
     let r = if gap.is_finite() { 0.5 * gap } else { sys.coordinate_scale() };
     let mut hyp = BTreeMap::new();
-    hyp.insert("V_E > 0".to_string(), cond(v_e > 1e-12 * es, format!("V_E = {v_e:.6} at q = {q_max:.6}")));
+    hyp.insert(
+        "V_E > 0".to_string(),
+        cond(v_e > super::RELATIVE_ZERO * es, format!("V_E = {v_e:.6} at q = {q_max:.6}")),
+    );
     // Points arbitrarily close to the set with V > V_E: just outside the end where V = V_E.
     let eps = 1e-6 * sys.coordinate_scale();
     let outward = if (q_max - set.lo).abs() <= (q_max - set.hi).abs() { set.lo - eps } else { set.hi + eps };
@@ -245,7 +248,7 @@ pub fn theorem2<S: SliderSystem<1, M>, const M: usize>(
     st.insert(
         "2".to_string(),
         cond(
-            vdot_ok && v_min_on_set > 1e-12 * es,
+            vdot_ok && v_min_on_set > super::RELATIVE_ZERO * es,
             format!("E ⊂ int(W) needs V > 0 on E; its smallest value there is {v_min_on_set:.3e} (at q_e, V = 0)"),
         ),
     );

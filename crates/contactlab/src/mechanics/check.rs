@@ -6,6 +6,23 @@ use nalgebra::SVector;
 
 use super::ContactSystem;
 
+/// Central-difference step of the Jacobian check, relative to each coordinate's scale.
+pub const JACOBIAN_STEP: f64 = 1e-6;
+/// Relative disagreement allowed between a Jacobian entry and its difference quotient (the
+/// quotient's truncation error is about `JACOBIAN_STEP²`, its round-off `ε / JACOBIAN_STEP`).
+pub const JACOBIAN_TOL: f64 = 1e-6;
+/// Step of the second difference along `q + q̇τ` (velocity-product terms), relative to the time
+/// scale.
+pub const CURVATURE_STEP: f64 = 1e-4;
+/// Relative disagreement allowed between `ẇᵀq̇` and its second difference (relative to the
+/// system's acceleration scale `L/T²`).
+pub const CURVATURE_TOL: f64 = 1e-4;
+/// Step of the energy-balance check along `q ± q̇τ`, relative to the time scale.
+pub const ENERGY_STEP: f64 = 1e-5;
+/// Power `dE/dt` allowed in the energy balance of a conservative system, relative to the
+/// largest of its terms and the kinetic energy per time scale.
+pub const POWER_TOL: f64 = 1e-6;
+
 /// Checks `sys` at `(t, q, v)`; returns one line per disagreement (empty: all agree). Steps and
 /// tolerances are relative to the system's coordinate scales.
 pub fn check_system<const N: usize, S: ContactSystem<N>>(
@@ -22,7 +39,7 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
     for i in 0..sys.contact_count() {
         let (wn, wt) = (sys.normal_jacobian(i, q), sys.tangent_jacobian(i, q));
         for k in 0..N {
-            let h = 1e-6 * cs[k];
+            let h = JACOBIAN_STEP * cs[k];
             let mut qp = *q;
             let mut qm = *q;
             qp[k] += h;
@@ -30,31 +47,31 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
             let dg = (sys.gap(i, &qp) - sys.gap(i, &qm)) / (2.0 * h);
             let dx = (sys.tangential(i, &qp) - sys.tangential(i, &qm)) / (2.0 * h);
             let s = ls / cs[k];
-            if rel(dg, wn[k], s) > 1e-6 {
+            if rel(dg, wn[k], s) > JACOBIAN_TOL {
                 out.push(format!("contact {i}: dg/dq[{k}] = {dg} by differences, w_n = {}", wn[k]));
             }
-            if rel(dx, wt[k], s) > 1e-6 {
+            if rel(dx, wt[k], s) > JACOBIAN_TOL {
                 out.push(format!("contact {i}: dx/dq[{k}] = {dx} by differences, w_t = {}", wt[k]));
             }
         }
         // g(q + v τ): second derivative at τ = 0 is ẇᵀv (q̈ = 0 along the path).
-        let tau = 1e-4 * ts;
+        let tau = CURVATURE_STEP * ts;
         let g = |s: f64| sys.gap(i, &(q + v * s));
         let x = |s: f64| sys.tangential(i, &(q + v * s));
         let gdd = (g(tau) - 2.0 * g(0.0) + g(-tau)) / (tau * tau);
         let xdd = (x(tau) - 2.0 * x(0.0) + x(-tau)) / (tau * tau);
         let (cn, ct) = sys.jacobian_dot_v(i, q, v);
         let acc = ls / (ts * ts);
-        if rel(gdd, cn, acc) > 1e-4 {
+        if rel(gdd, cn, acc) > CURVATURE_TOL {
             out.push(format!("contact {i}: g'' along q + v t = {gdd} by differences, dot(w_n)·v = {cn}"));
         }
-        if rel(xdd, ct, acc) > 1e-4 {
+        if rel(xdd, ct, acc) > CURVATURE_TOL {
             out.push(format!("contact {i}: x'' along q + v t = {xdd} by differences, dot(w_t)·v = {ct}"));
         }
     }
     // Energy balance of a conservative system: dE/dt = vᵀh + ½ vᵀ Ṁ v + ∇V·v = 0.
     if let Some(_v0) = sys.potential(q) {
-        let tau = 1e-5 * ts;
+        let tau = ENERGY_STEP * ts;
         let vp = sys.potential(&(q + v * tau)).unwrap_or(f64::NAN);
         let vm = sys.potential(&(q - v * tau)).unwrap_or(f64::NAN);
         let dv = (vp - vm) / (2.0 * tau);
@@ -66,7 +83,7 @@ pub fn check_system<const N: usize, S: ContactSystem<N>>(
             .max(dv.abs())
             .max(sys.kinetic_energy(q, v) / ts)
             .max(crate::numeric::SCALE_FLOOR);
-        if power.abs() > 1e-6 * scale {
+        if power.abs() > POWER_TOL * scale {
             out.push(format!("energy not conserved by the bias: dE/dt = {power} (scale {scale})"));
         }
     }
