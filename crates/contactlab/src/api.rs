@@ -952,7 +952,7 @@ fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
 /// The orbit reached from the model's initial state; a motion that never enters a constrained
 /// phase is a result ("no orbit at this e"), not an error.
 fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
-    match p3::settle(lag, &p.1, &p.2, 300, 1e-7, settings) {
+    match p3::settle(lag, &p.1, &p.2, p3::SETTLE_CYCLES, p3::SETTLE_TOL, settings) {
         Ok(y) => p3::orbit(lag, &y, settings),
         Err(never) => Orbit::not_found(never),
     }
@@ -1088,7 +1088,7 @@ pub fn zeno_continuation(
     }
     let settings = ZenoSettings::default();
     let lag = Lagrangian::new(sys.with_e(0.0));
-    let y = match p3::settle(&lag, &q0, &v0, 300, 1e-7, &settings) {
+    let y = match p3::settle(&lag, &q0, &v0, p3::SETTLE_CYCLES, p3::SETTLE_TOL, &settings) {
         Ok(y) => y,
         // No orbit to start from: an empty branch, saying why (a result, not an error).
         Err(never) => {

@@ -8,6 +8,14 @@
 /// units (the scale-invariance tests multiply data by `10^±8`).
 pub const SCALE_FLOOR: f64 = 1e-300;
 
+/// [`maximize_on_box`] stops when its pattern step is below `BOX_STEP_TOL` of the box in every
+/// coordinate.
+pub const BOX_STEP_TOL: f64 = 1e-12;
+
+/// [`gauss`] calls a matrix singular when its largest remaining pivot is below `PIVOT_TOL` of
+/// the largest entry.
+pub const PIVOT_TOL: f64 = 1e-13;
+
 /// Relative asymmetry `max|A − Aᵀ| / max|A|` below which a matrix counts as symmetric (a mass
 /// matrix or inertia typed with round-off in its last digits).
 pub const SYMMETRY_TOL: f64 = 1e-12;
@@ -68,7 +76,7 @@ pub fn maximize_on_box(
             }
             if !improved {
                 step.iter_mut().for_each(|s| *s *= 0.5);
-                if (0..d).all(|i| step[i] <= 1e-12 * (hi[i] - lo[i])) {
+                if (0..d).all(|i| step[i] <= BOX_STEP_TOL * (hi[i] - lo[i])) {
                     break;
                 }
             }
@@ -114,7 +122,7 @@ pub(crate) fn gauss(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
                 p = r;
             }
         }
-        if a[p * k + c].abs() <= 1e-13 * scale {
+        if a[p * k + c].abs() <= PIVOT_TOL * scale {
             return false;
         }
         if p != c {

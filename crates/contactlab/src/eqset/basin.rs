@@ -10,6 +10,9 @@ use crate::mechanics::sliders::SliderSystem;
 use crate::timestep::bilateral;
 use crate::Error;
 
+/// A state within `SET_DISTANCE_TOL` of the coordinate scale of an equilibrium set is on it.
+pub const SET_DISTANCE_TOL: f64 = 1e-9;
+
 /// Settings of a basin computation.
 #[derive(Debug, Clone, Copy)]
 pub struct BasinSettings {
@@ -78,7 +81,7 @@ pub fn basin<S: SliderSystem<1, M>, const M: usize>(
             q > t1.level_set_span.0 && q < t1.level_set_span.1 && sys.energy(&v1(q), &v1(v)) - ue < t1.c_star
         })
         .collect();
-    let tol = 1e-9 * sys.coordinate_scale();
+    let tol = SET_DISTANCE_TOL * sys.coordinate_scale();
     let ends_in: Vec<Option<usize>> = starts
         .par_iter()
         .map(|&(q, v)| -> Result<Option<usize>, Error> {

@@ -10,6 +10,12 @@ use crate::mechanics::sliders::SliderSystem;
 use crate::numeric::bisect;
 use crate::Error;
 
+/// The potential rises away from an equilibrium end when `U − U_e` and `±U'` exceed `RISE_TOL`
+/// of the energy and force scales.
+const RISE_TOL: f64 = 1e-13;
+/// The search for the rise starts `START_OFFSET` of the coordinate scale off the equilibrium end.
+const START_OFFSET: f64 = 1e-9;
+
 /// One-degree-of-freedom helpers: `U`, `U'` and the frictionless equilibria in a set.
 pub(super) struct OneDof<'a, S, const M: usize> {
     pub(super) sys: &'a S,
@@ -38,7 +44,8 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
                 let (a, b) = bisect(q_at(k - 1), q_at(k), |m| self.du(m).signum() == sa);
                 let kind = if prev < 0.0 { 1 } else { -1 };
                 let q = if self.du(b) == 0.0 { b } else { 0.5 * (a + b) };
-                if out.last().is_none_or(|&(p, _): &(f64, i32)| (q - p).abs() > 1e-12 * (1.0 + q.abs())) {
+                if out.last().is_none_or(|&(p, _): &(f64, i32)| (q - p).abs() > super::RELATIVE_ZERO * (1.0 + q.abs()))
+                {
                     out.push((q, kind));
                 }
             }
@@ -53,13 +60,13 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
         let ue = self.u(q_e);
         let fs = self.sys.force_scale();
         let es = fs * self.sys.coordinate_scale();
-        let ok = |q: f64, dir: f64| self.u(q) - ue > 1e-13 * es && self.du(q) * dir > 1e-13 * fs;
+        let ok = |q: f64, dir: f64| self.u(q) - ue > RISE_TOL * es && self.du(q) * dir > RISE_TOL * fs;
         let steps = 4000;
         let mut ends = [0.0; 2];
         let mut open = [false; 2];
         for (e, dir) in [-1.0, 1.0].into_iter().enumerate() {
             let dq = reach / steps as f64;
-            let mut last_ok = q_e + dir * 1e-9 * self.sys.coordinate_scale();
+            let mut last_ok = q_e + dir * START_OFFSET * self.sys.coordinate_scale();
             let mut end = None;
             for k in 1..=steps {
                 let q = q_e + dir * dq * k as f64;

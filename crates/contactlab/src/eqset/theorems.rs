@@ -16,6 +16,13 @@ use super::{v1, SetInterval, Settings};
 use crate::mechanics::sliders::SliderSystem;
 use crate::Error;
 
+/// The smallest normalised dissipation `(D_nc + D_λT)/(F|q̇|)` over the samples is strictly
+/// positive when it exceeds `STRICT_DISSIPATION`.
+pub const STRICT_DISSIPATION: f64 = 1e-9;
+/// Theorem 2's points "arbitrarily close" to the set are taken `OUTSIDE_STEP` of the coordinate
+/// scale outside its end.
+pub const OUTSIDE_STEP: f64 = 1e-6;
+
 /// One checked hypothesis: whether it holds and what was checked.
 #[derive(Debug, Clone, Serialize)]
 pub struct Condition {
@@ -132,7 +139,7 @@ pub fn theorem1<S: SliderSystem<1, M>, const M: usize>(
     c.insert(
         "4".to_string(),
         cond(
-            worst > 1e-9,
+            worst > STRICT_DISSIPATION,
             format!(
                 "D_nc + D_λT > 0 for q̇ ≠ 0 on the same samples: smallest (D_nc + D_λT)/(F |q̇|) = {worst:.6} at q = {wq:.4}, q̇ = {wv:.4}"
             ),
@@ -209,7 +216,7 @@ pub fn theorem2<S: SliderSystem<1, M>, const M: usize>(
         cond(v_e > super::RELATIVE_ZERO * es, format!("V_E = {v_e:.6} at q = {q_max:.6}")),
     );
     // Points arbitrarily close to the set with V > V_E: just outside the end where V = V_E.
-    let eps = 1e-6 * sys.coordinate_scale();
+    let eps = OUTSIDE_STEP * sys.coordinate_scale();
     let outward = if (q_max - set.lo).abs() <= (q_max - set.hi).abs() { set.lo - eps } else { set.hi + eps };
     hyp.insert(
         "V(x0) > V_E arbitrarily close".to_string(),
@@ -217,7 +224,7 @@ pub fn theorem2<S: SliderSystem<1, M>, const M: usize>(
     );
     let qs: Vec<f64> = samples(set.lo - r, set.hi + r, 64);
     let (nc_ok, worst, wq, wv) = one.dissipation(&qs)?;
-    let vdot_ok = nc_ok && worst >= -1e-12;
+    let vdot_ok = nc_ok && worst >= -super::RELATIVE_ZERO;
     hyp.insert(
         "V̇ ≥ 0 in W \\ E".to_string(),
         cond(
@@ -228,7 +235,7 @@ pub fn theorem2<S: SliderSystem<1, M>, const M: usize>(
             ),
         ),
     );
-    let s_is_rest = worst > 1e-9;
+    let s_is_rest = worst > STRICT_DISSIPATION;
     // Points of W \ E at rest: q in D_r \ E with V(q, 0) ≥ 0.
     let outside: Vec<f64> =
         samples(set.lo - r, set.lo, 50).into_iter().chain(samples(set.hi, set.hi + r, 50)).collect();

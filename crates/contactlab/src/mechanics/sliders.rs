@@ -30,6 +30,9 @@ use nalgebra::{SMatrix, SVector};
 use crate::lp::{LpBuilder, LpSettings, LpStatus};
 use crate::Error;
 
+/// Forces within `FRICTION_ZERO` of the friction map's scale are zero (round-off).
+pub const FRICTION_ZERO: f64 = 1e-12;
+
 /// An `N`-degree-of-freedom Lagrangian system with `M` bilateral frictional sliders (module docs).
 pub trait SliderSystem<const N: usize, const M: usize>: Send + Sync {
     /// Friction coefficients `μᵢ ≥ 0`.
@@ -201,7 +204,7 @@ impl<const M: usize> FrictionMap<M> {
     /// infinite): from the vertices when [`certified_bounded`](Self::certified_bounded), else by
     /// two LPs per sign pattern of `λ_N` (the pattern's polytope is convex).
     pub fn image(&self, w: &SVector<f64, M>) -> Result<Vec<(f64, f64)>, Error> {
-        let tol = 1e-12 * self.scale();
+        let tol = FRICTION_ZERO * self.scale();
         let mut pieces: Vec<(f64, f64)> = Vec::new();
         if self.certified_bounded() {
             let mut per = vec![(f64::INFINITY, f64::NEG_INFINITY); 1 << M];
@@ -277,7 +280,7 @@ impl<const M: usize> FrictionMap<M> {
     /// patterns of `λ_N` (the expected one, that of `n₀`, first). `None` when no pattern is
     /// consistent.
     pub fn slip(&self, d: &SVector<f64, M>) -> Option<SVector<f64, M>> {
-        let tol = 1e-12 * self.scale();
+        let tol = FRICTION_ZERO * self.scale();
         for s in self.patterns() {
             // λ_i + d_i μ_i s_i (n0 + Kλ)_i = 0
             let mut a = SMatrix::<f64, M, M>::identity();

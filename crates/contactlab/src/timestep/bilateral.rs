@@ -38,6 +38,14 @@ use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::sliders::{in_image, SliderSystem};
 use crate::Error;
 
+/// A force (or a velocity) is zero when within `FORCE_ZERO` of its scale (round-off).
+pub const FORCE_ZERO: f64 = 1e-12;
+/// Tolerance of the impulse balance of a step, relative to `h` times the force scale.
+pub const IMPULSE_TOL: f64 = 1e-9;
+/// The sliders pin every coordinate when the Cholesky factor of `W Wᵀ` has no diagonal entry
+/// below `PINNED_TOL` of `W`'s largest entry.
+pub const PINNED_TOL: f64 = 1e-8;
+
 fn not_definite(q: f64) -> Error {
     Error::Numerical(format!("mass matrix not positive definite at q = {q}"))
 }
@@ -61,7 +69,7 @@ pub fn step<S: SliderSystem<N, M>, const N: usize, const M: usize>(
     let v_free = v[0] + h * sys.forces(&qm, v)[0] / m;
     let w: SVector<f64, M> = sys.slip_jacobian(&qm).row(0).transpose();
     let f_star = -m * v_free / h;
-    let tol = 1e-12 * (sys.force_scale() + f_star.abs());
+    let tol = FORCE_ZERO * (sys.force_scale() + f_star.abs());
     let v1 = if f_star.abs() <= tol || in_image(&map.image(&w)?, f_star, tol) {
         0.0
     } else {
@@ -103,7 +111,7 @@ pub fn step_lcp<S: SliderSystem<N, M>, const N: usize, const M: usize>(
     let b: SMatrix<f64, N, M> = chol.solve(&w);
     let g = w.transpose() * b;
     let gamma = w.transpose() * v_free;
-    let tol = 1e-9 * h * sys.force_scale();
+    let tol = IMPULSE_TOL * h * sys.force_scale();
     let mut last_status = None;
     for s in map.patterns() {
         let mut a = DMatrix::zeros(3 * M, 3 * M);
@@ -137,9 +145,11 @@ pub fn step_lcp<S: SliderSystem<N, M>, const N: usize, const M: usize>(
             let mut v1 = v_free + b * p;
             // Every slider sticks (to round-off) and the sliders pin every coordinate: the
             // velocity is exactly zero, so that rest is rest (no creep of round-off size).
-            let vtol = 1e-12 * (v_free.amax() + v.amax());
+            let vtol = FORCE_ZERO * (v_free.amax() + v.amax());
             let all_stick = (w.transpose() * v1).iter().all(|g| g.abs() <= vtol);
-            if all_stick && (w * w.transpose()).cholesky().is_some_and(|c| c.l().diagonal().min() > 1e-8 * w.amax()) {
+            if all_stick
+                && (w * w.transpose()).cholesky().is_some_and(|c| c.l().diagonal().min() > PINNED_TOL * w.amax())
+            {
                 v1 = SVector::zeros();
             }
             return Ok((qm + v1 * (0.5 * h), v1));

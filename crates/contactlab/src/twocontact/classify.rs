@@ -33,6 +33,12 @@ use super::TwoContact;
 use crate::report::fmt_num;
 use crate::Error;
 
+/// `G = 1` at a fixed point (neither theorem applies) when `|G − 1|` is within this.
+pub const UNIT_GAIN_TOL: f64 = 1e-6;
+/// `R` counts as non-decreasing on the samples when no step decreases it by more than this
+/// (rad): the return angles carry integration errors of that order.
+pub const MONOTONE_TOL: f64 = 1e-9;
+
 /// The verdict and its evidence (the JSON of `contactlab equilibrium classify`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Classification {
@@ -375,14 +381,14 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     let failed_samples = pts.iter().filter(|q| q.status == ReturnStatus::Failed).count();
     // Stability theorems need the maps known everywhere they matter.
     let maps_complete = failed_samples == 0 && found.unresolved == 0;
-    let not_one = |g: Option<f64>| g.is_none_or(|g| (g - 1.0).abs() > 1e-6);
+    let not_one = |g: Option<f64>| g.is_none_or(|g| (g - 1.0).abs() > UNIT_GAIN_TOL);
     let (r_minus, g_end_minus, dr_minus) = endpoint(&pts, false);
     let (r_plus, g_end_plus, dr_plus) = endpoint(&pts, true);
     let near = |r: Option<f64>, target: f64| r.is_some_and(|r| (r - target).abs() < 0.05);
     let g_minus = if near(r_minus, -FRAC_PI_2) { g_end_minus } else { None };
     let g_plus = if near(r_plus, FRAC_PI_2) { g_end_plus } else { None };
     let defined: Vec<&MapPoint> = pts.iter().filter(|q| q.r.is_some()).collect();
-    let r_monotone = defined.windows(2).all(|w| w[1].r.unwrap_or(0.0) >= w[0].r.unwrap_or(0.0) - 1e-9);
+    let r_monotone = defined.windows(2).all(|w| w[1].r.unwrap_or(0.0) >= w[0].r.unwrap_or(0.0) - MONOTONE_TOL);
     let max_g = defined.iter().filter_map(|q| q.g).fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
     let double_slip = pts.iter().fold(0u8, |a, q| a | q.double_slip);
     // Definition 2, per direction (plus: φ → +π/2, ẋ₂ > 0).

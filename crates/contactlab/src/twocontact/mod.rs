@@ -36,6 +36,9 @@ use crate::mechanics::planar_body::{BodyPoint, PlanarBody};
 use crate::mechanics::ContactLaw;
 use crate::Error;
 
+/// A support angle `φ` is degenerate when `|cos φ|` is below this (the support is vertical).
+pub const DEGENERATE_COS: f64 = 1e-9;
+
 /// P1's parameters of a body on two contacts (SI units, radians).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TwoContact {
@@ -127,7 +130,7 @@ impl TwoContact {
         }
         for (k, p) in [("phi1", self.phi1), ("phi2", self.phi2)] {
             // The model files' range (−π/2, π/2); near its ends the support degenerates.
-            if p.is_nan() || p.abs() >= std::f64::consts::FRAC_PI_2 || p.cos().abs() < 1e-9 {
+            if p.is_nan() || p.abs() >= std::f64::consts::FRAC_PI_2 || p.cos().abs() < DEGENERATE_COS {
                 return bad(k, "must lie in (-pi/2, pi/2) with cos(phi) not vanishing (degenerate support)");
             }
         }

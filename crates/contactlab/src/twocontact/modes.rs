@@ -27,6 +27,10 @@ use super::zod::{Zod, X1, Z1};
 use crate::lp::{LpBuilder, LpSettings, LpStatus};
 use crate::Error;
 
+/// A mode's constraint system is singular when its determinant is below `SINGULAR_MODE` times
+/// the product of its rows' largest entries (row-normalised: independent of the units of mass).
+pub const SINGULAR_MODE: f64 = 1e-14;
+
 /// The mode of one contact point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum PointMode {
@@ -205,7 +209,7 @@ pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
     // row-normalised matrix, so that the verdict does not depend on the units of mass.
     let row_scale: f64 = (0..4).map(|r| sys.row(r).amax().max(crate::numeric::SCALE_FLOOR)).product();
     let lu = sys.lu();
-    if lu.determinant().abs() <= 1e-14 * row_scale {
+    if lu.determinant().abs() <= SINGULAR_MODE * row_scale {
         return None;
     }
     lu.try_inverse().map(|inv| inv * sel)

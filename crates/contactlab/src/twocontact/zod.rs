@@ -19,6 +19,10 @@ use crate::mechanics::contact_space::contact_space;
 use super::TwoContact;
 use crate::Error;
 
+/// The contact geometry is singular when `|det T|` is below `SINGULAR_GEOMETRY` times the cube
+/// of `T`'s largest entry (`T`: the normal rows of both points and the tangent row of the second).
+pub const SINGULAR_GEOMETRY: f64 = 1e-9;
+
 /// Index of `z₁` (and `f₁ᶻ`) in contact-space vectors.
 pub const Z1: usize = 0;
 /// Index of `z₂` (and `f₂ᶻ`).
@@ -83,7 +87,7 @@ impl Zod {
         let t = Matrix3::from_rows(&[wn1.transpose(), wn2.transpose(), wt2.transpose()]);
         let scale = t.abs().max().max(crate::numeric::SCALE_FLOOR);
         let det = t.determinant();
-        if det.abs() < 1e-9 * scale * scale * scale {
+        if det.abs() < SINGULAR_GEOMETRY * scale * scale * scale {
             return Err(Error::model(
                 "geometry",
                 "singular: z1, z2 and x2 are not independent (e.g. l1 = l2 with parallel supports)",

@@ -13,6 +13,10 @@ use super::WalkerChart;
 use crate::mechanics::walkers::CompassBiped;
 use crate::numeric::maximize_on_box;
 
+/// The bisection of a sign change of `B` stops when the bracket is below `BRACKET_TOL` of
+/// `1 + |a|` (round-off).
+pub const BRACKET_TOL: f64 = 1e-15;
+
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact.
 pub fn d_and_c<W: WalkerChart<N>, const N: usize>(w: &W, q: &SVector<f64, N>) -> (f64, f64) {
     let Some(chol) = w.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
@@ -73,7 +77,7 @@ pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
             } else {
                 c = m;
             }
-            if c - a <= 1e-15 * (1.0 + a.abs()) {
+            if c - a <= BRACKET_TOL * (1.0 + a.abs()) {
                 break;
             }
         }

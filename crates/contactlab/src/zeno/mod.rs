@@ -66,6 +66,13 @@ pub const RATE_NEIGHBOURHOOD: f64 = 1e-2;
 /// of the orbit's amplitude (else the iterates shrink onto a rest point).
 pub const RESOLVED_FIXED_POINT: f64 = 1e-6;
 
+/// The front ends settle onto an orbit from the model's initial state by iterating the return
+/// map at most `SETTLE_CYCLES` times, until successive iterates agree to [`SETTLE_TOL`] (scaled),
+/// before Newton's method ([`settle`]).
+pub const SETTLE_CYCLES: usize = 300;
+/// See [`SETTLE_CYCLES`].
+pub const SETTLE_TOL: f64 = 1e-7;
+
 /// Settings of the P3 analyses.
 #[derive(Debug, Clone, Copy)]
 pub struct ZenoSettings {
