@@ -24,6 +24,10 @@ use super::pivot::minmax_singular;
 use crate::lp::{DenseLp, LpSettings, LpStatus};
 use crate::Error;
 
+/// `M` is positive semidefinite when the smallest eigenvalue of `(M + Mᵀ)/2` is at least
+/// `−PSD_TOL` times its scale.
+pub const PSD_TOL: f64 = 1e-12;
+
 /// Largest `n` accepted by the subset-enumerating tests.
 pub const MAX_N: usize = 16;
 
@@ -212,7 +216,7 @@ pub fn all(m: &DMatrix<f64>) -> Result<Classes, Error> {
         p_matrix: is_p_matrix(m)?,
         column_adequate: is_column_adequate(m)?,
         column_quasi_adequate: is_column_quasi_adequate(m)?,
-        positive_semidefinite: is_positive_semidefinite(m, 1e-12),
+        positive_semidefinite: is_positive_semidefinite(m, PSD_TOL),
     })
 }
 

@@ -32,6 +32,12 @@ use nalgebra::{DMatrix, DVector};
 use super::{Lcp, LcpMethod, LcpSettings, LcpSolution, LcpStatus, NoSolutionReason};
 use crate::Error;
 
+/// Two entries of the lexicographic ratio test are equal within `LEX_TIE` of `1 + |entry|`.
+const LEX_TIE: f64 = 1e-12;
+/// Ratios within `RATIO_TIE · |θ|` of the minimum ratio `θ` tie (relative: absolute windows
+/// misjudge small-scale data).
+const RATIO_TIE: f64 = 1e-9;
+
 /// Variable indices: `0..n` are `w`, `n..2n` are `z`, `2n` is `z₀`.
 struct Dictionary {
     n: usize,
@@ -67,7 +73,7 @@ impl Dictionary {
 
     /// Lexicographic comparison of rows `a` and `b` divided by `da > 0`, `db > 0`.
     fn lex_cmp(&self, a: usize, da: f64, b: usize, db: f64) -> Ordering {
-        let tol = 1e-12;
+        let tol = LEX_TIE;
         let cmp = |x: f64, y: f64| {
             if (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs())) {
                 Ordering::Equal
@@ -267,7 +273,7 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
             return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
         }
         // Relative tie window (absolute windows misjudge small-scale data).
-        let tie = 1e-9 * theta.abs();
+        let tie = RATIO_TIE * theta.abs();
         let mut chosen: Option<usize> = None;
         for i in 0..n {
             let a = -dict.at(i, s);

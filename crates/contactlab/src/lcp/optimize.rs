@@ -25,6 +25,10 @@ use super::Lcp;
 use crate::lp::{LpSettings, LpStatus};
 use crate::Error;
 
+/// A branch is pruned when its bound does not beat the best value by more than `BOUND_TOL` of
+/// `1 + |bound|`.
+const BOUND_TOL: f64 = 1e-9;
+
 /// How [`maximize`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -104,7 +108,8 @@ impl Search<'_> {
             LpStatus::Optimal => {
                 let bound = self.c.dot(&z);
                 // Prune what cannot beat the incumbent (or the floor) by a relative margin.
-                if bound <= self.best || (self.best_z.is_some() && bound <= self.best + 1e-9 * (1.0 + bound.abs())) {
+                if bound <= self.best || (self.best_z.is_some() && bound <= self.best + BOUND_TOL * (1.0 + bound.abs()))
+                {
                     return;
                 }
                 let worst = (0..n).filter(|&i| assign[i].is_none()).map(|i| (i, z[i].min(w[i]))).fold(

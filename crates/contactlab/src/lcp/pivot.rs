@@ -17,6 +17,10 @@ use nalgebra::{DMatrix, DVector};
 use super::Lcp;
 use crate::Error;
 
+/// A principal pivot block is singular when its smallest singular value is below
+/// `SINGULAR_PIVOT` of the scale.
+pub const SINGULAR_PIVOT: f64 = 1e-13;
+
 fn split(n: usize, alpha: &[usize]) -> Result<(Vec<usize>, Vec<usize>), Error> {
     let mut seen = vec![false; n];
     for &i in alpha {
@@ -41,7 +45,7 @@ pub fn principal_pivot(lcp: &Lcp, alpha: &[usize]) -> Result<Lcp, Error> {
     } else {
         let (_, s_min) = minmax_singular(&maa);
         let scale = maa.amax().max(crate::numeric::SCALE_FLOOR);
-        if s_min <= 1e-13 * scale {
+        if s_min <= SINGULAR_PIVOT * scale {
             return Err(Error::argument("alpha", format!("the principal submatrix M[{a:?}] is singular; no pivot")));
         }
         maa.clone()

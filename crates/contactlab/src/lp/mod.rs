@@ -28,6 +28,12 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::Error;
 
+/// The conic fallback's optimum is accepted when its relative residual is at most this.
+pub const ACCEPT_RESIDUAL: f64 = 1e-7;
+/// The conic fallback's infeasibility certificate is accepted when it passes the Farkas check
+/// to this relative tolerance.
+pub const CONIC_FARKAS_TOL: f64 = 1e-6;
+
 /// Outcome of a dense LP solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -182,7 +188,7 @@ impl DenseLp {
         match sol.status {
             ConicStatus::Solved => {
                 out.residual = self.residual(&out.x);
-                if out.residual <= 1e-7 {
+                if out.residual <= ACCEPT_RESIDUAL {
                     out.status = LpStatus::Optimal;
                 }
             }
@@ -190,7 +196,7 @@ impl DenseLp {
                 let z = sol.certificate.unwrap_or_else(|| DVector::zeros(me + mu + n));
                 let y_eq = -z.rows(0, me).into_owned();
                 let y_ub = -z.rows(me, mu).into_owned();
-                if self.check_farkas(&y_eq, &y_ub, 1e-6).is_some() {
+                if self.check_farkas(&y_eq, &y_ub, CONIC_FARKAS_TOL).is_some() {
                     out.status = LpStatus::Infeasible;
                     out.certificate = Some((y_eq, y_ub));
                     out.residual = 0.0;

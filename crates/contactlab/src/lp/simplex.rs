@@ -9,6 +9,16 @@ use nalgebra::DVector;
 
 use super::{DenseLp, LpSettings, LpSolution, LpStatus};
 
+/// Two ratios of the ratio test tie (Bland's rule decides) within `RATIO_TIE` of `1 + |ratio|`.
+const RATIO_TIE: f64 = 1e-13;
+/// Entries below `DROP_TOL` of the constraint matrix's largest entry are zero.
+const DROP_TOL: f64 = 1e-13;
+/// An infeasibility certificate is accepted when it passes the Farkas check to this relative
+/// tolerance.
+const FARKAS_TOL: f64 = 1e-7;
+/// An artificial variable leaves the basis on a pivot entry above this.
+const ARTIFICIAL_PIVOT: f64 = 1e-9;
+
 struct Tableau {
     m: usize,
     /// Columns: `n` structural, `n_ub` slacks, `m` artificials, then the right-hand side.
@@ -80,8 +90,8 @@ impl Tableau {
                     best = match best {
                         None => Some((i, ratio)),
                         Some((bi, br)) => {
-                            if ratio < br - 1e-13 * (1.0 + br.abs())
-                                || (ratio <= br + 1e-13 * (1.0 + br.abs()) && self.basis[i] < self.basis[bi])
+                            if ratio < br - RATIO_TIE * (1.0 + br.abs())
+                                || (ratio <= br + RATIO_TIE * (1.0 + br.abs()) && self.basis[i] < self.basis[bi])
                             {
                                 Some((i, ratio))
                             } else {
@@ -122,7 +132,7 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
     // Entries this far below the largest coefficient are round-off (e.g. a moment arm computed
     // as p × n for a normal through the reference point); row equilibration would otherwise
     // inflate them into spurious constraints.
-    let drop = 1e-13 * lp.a_eq.amax().max(lp.a_ub.amax());
+    let drop = DROP_TOL * lp.a_eq.amax().max(lp.a_ub.amax());
     let clean = |v: f64| if v.abs() < drop { 0.0 } else { v };
     // Build the equilibrated, sign-normalised tableau.
     let mut t = vec![0.0; m * ncol];
@@ -198,7 +208,7 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         let y: Vec<f64> = (0..m).map(|i| (1.0 - tab.d[n_struct + i]) / row_factor[i]).collect();
         let y_eq = DVector::from_iterator(m_eq, y[..m_eq].iter().copied());
         let y_ub = DVector::from_iterator(m_ub, y[m_eq..].iter().copied());
-        let certified = lp.check_farkas(&y_eq, &y_ub, 1e-7).is_some();
+        let certified = lp.check_farkas(&y_eq, &y_ub, FARKAS_TOL).is_some();
         let mut sol = fail(if certified { LpStatus::Infeasible } else { LpStatus::NumericalError }, pivots);
         sol.certificate = Some((y_eq, y_ub));
         return sol;
@@ -209,7 +219,7 @@ pub(super) fn solve(lp: &DenseLp, settings: &LpSettings) -> LpSolution {
         if tab.basis[i] >= n_struct {
             let col = (0..n_struct).max_by(|&a, &b| tab.at(i, a).abs().total_cmp(&tab.at(i, b).abs()));
             match col {
-                Some(j) if tab.at(i, j).abs() > 1e-9 => {
+                Some(j) if tab.at(i, j).abs() > ARTIFICIAL_PIVOT => {
                     // The artificial sits at (at most) the feasibility tolerance: make it exactly
                     // zero so that a pivot of either sign keeps the basis feasible.
                     tab.t[i * ncol + rhs] = 0.0;
