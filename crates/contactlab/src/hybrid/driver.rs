@@ -606,7 +606,7 @@ struct Runner<'r, 's, H: Hybrid> {
 }
 
 impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
-    #[inline]
+    #[inline(always)]
     fn new(
         settings: &'r DriverSettings,
         sys: &'r H,
@@ -673,7 +673,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
 
     /// Rest, the time, event and step limits, and divergence (the system's test and the bound of
     /// [`DriverSettings::diverge`]).
-    #[inline]
+    #[inline(always)]
     fn check_limits(&self) -> Phase<()> {
         let (sys, st) = (self.sys, self.settings);
         if sys.at_rest(&self.mode, &self.x) {
@@ -702,7 +702,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 
     /// The mode's number of guards (at most [`MAX_GUARDS`]).
-    #[inline]
+    #[inline(always)]
     fn count_guards(&mut self) -> Phase<()> {
         let ng = self.sys.guard_count(&self.mode);
         if ng > MAX_GUARDS {
@@ -948,7 +948,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     /// [`ZenoRule::Extrapolate`] an impact joins its contact's history and, when the history
     /// decays geometrically, the completion from the Zeno point is returned as a second event.
     /// Any other event of a contact clears its history.
-    #[inline]
+    #[inline(always)]
     fn watch_zeno(
         &mut self,
         te: f64,
@@ -1003,6 +1003,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
 
     /// Reports an event to the observer and the after-event sections it hits; whether either
     /// asked to stop.
+    #[inline(always)]
     fn report_event<O: Observer<H::State, H::Mode>>(&self, rec: &EventRecord<H::State, H::Mode>, obs: &mut O) -> bool {
         let stop = obs.on_event(rec).is_break();
         stop | self.after_event_sections(rec, obs)
