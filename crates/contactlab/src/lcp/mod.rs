@@ -111,7 +111,15 @@ impl Lcp {
     pub(crate) fn raw_residual(&self, z: &DVector<f64>) -> f64 {
         let w = self.w(z);
         let raw = z.iter().zip(w.iter()).fold(0.0f64, |acc, (&a, &b)| acc.max(a.min(b).abs()));
-        let m_inf = self.m.row_iter().map(|r| r.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+        // Row sums of |M| accumulated down the columns (the storage order), each in column order.
+        let n = self.n();
+        let mut sums = vec![0.0f64; n];
+        for col in self.m.as_slice().chunks_exact(n.max(1)) {
+            for (s, v) in sums.iter_mut().zip(col) {
+                *s += v.abs();
+            }
+        }
+        let m_inf = sums.into_iter().fold(0.0, f64::max);
         raw / (1.0 + self.q.amax() + m_inf * z.amax())
     }
 

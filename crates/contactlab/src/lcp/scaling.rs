@@ -15,12 +15,35 @@ use nalgebra::{DMatrix, DVector};
 use super::Lcp;
 
 /// A power of two near `x > 0` (`1` for zero or non-finite `x`).
+///
+/// This is `2^round(log2 x)` (clamped to the normal range), read from the bits of `x`: with
+/// `x = 2^e·m`, `m ∈ [1, 2)`, the power is `2^e` below `m = √2` and `2^(e+1)` above it. Within
+/// `10⁻¹²` of `√2`, and for subnormal `x`, it defers to `log2` itself, so that the result is the
+/// one `log2` and `round` give bit for bit (`log2` is off by at most an ulp, far less than
+/// that margin): every equilibration, and so every solver path, stays as it was.
 pub(crate) fn pow2(x: f64) -> f64 {
-    if x > 0.0 && x.is_finite() {
-        2f64.powi(x.log2().round().clamp(-1022.0, 1023.0) as i32)
-    } else {
-        1.0
+    if !(x > 0.0 && x.is_finite()) {
+        return 1.0;
     }
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    if biased == 0 || (m - std::f64::consts::SQRT_2).abs() <= 1e-12 {
+        return pow2_by_log2(x);
+    }
+    let k = biased - 1023 + i32::from(m > std::f64::consts::SQRT_2);
+    exp2i(k.clamp(-1022, 1023))
+}
+
+/// [`pow2`] by `log2` and `round` (its definition).
+fn pow2_by_log2(x: f64) -> f64 {
+    exp2i(x.log2().round().clamp(-1022.0, 1023.0) as i32)
+}
+
+/// `2^k` for `k` in `[−1022, 1023]`, built from its exponent bits (the value `2f64.powi(k)`
+/// gives, without the multiplications).
+fn exp2i(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
 }
 
 /// An LCP with its equilibration (module docs).
@@ -43,16 +66,35 @@ impl Scaled {
         let mut m: DMatrix<f64> = lcp.m.clone();
         let mut d = DVector::from_element(n, 1.0);
         let mut e = DVector::from_element(n, 1.0);
+        // Row and column maxima in one pass down the columns (the storage order).
+        let (mut row_max, mut r, mut c) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
         for _ in 0..8 {
-            let r: Vec<f64> = (0..n).map(|i| pow2(1.0 / m.row(i).amax().sqrt())).collect();
-            let c: Vec<f64> = (0..n).map(|j| pow2(1.0 / m.column(j).amax().sqrt())).collect();
+            row_max.fill(0.0);
+            for (j, col) in m.as_slice().chunks_exact(n.max(1)).enumerate() {
+                let mut col_max = 0.0f64;
+                for (i, &x) in col.iter().enumerate() {
+                    let a = x.abs();
+                    if a > col_max {
+                        col_max = a;
+                    }
+                    if a > row_max[i] {
+                        row_max[i] = a;
+                    }
+                }
+                c[j] = pow2(1.0 / col_max.sqrt());
+            }
+            for i in 0..n {
+                r[i] = pow2(1.0 / row_max[i].sqrt());
+            }
             if r.iter().chain(&c).all(|&f| f == 1.0) {
                 break;
             }
-            for i in 0..n {
-                for j in 0..n {
-                    m[(i, j)] *= r[i] * c[j];
+            for (j, col) in m.as_mut_slice().chunks_exact_mut(n.max(1)).enumerate() {
+                for (i, x) in col.iter_mut().enumerate() {
+                    *x *= r[i] * c[j];
                 }
+            }
+            for i in 0..n {
                 d[i] *= r[i];
                 e[i] *= c[i];
             }
@@ -94,6 +136,39 @@ impl Scaled {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pow2_from_bits_equals_its_definition() {
+        let mut xs: Vec<f64> = Vec::new();
+        for e in -1074..=1023 {
+            let p = 2f64.powi(e);
+            xs.extend([p, p * std::f64::consts::SQRT_2, p * 1.5, p * 1.999_999_999_999, p * 1.000_000_000_001]);
+        }
+        for k in -40..=40 {
+            // Mantissas around √2, an ulp at a time.
+            let s = f64::from_bits((std::f64::consts::SQRT_2.to_bits() as i64 + k) as u64);
+            xs.extend([s, s * 1024.0, s / 1024.0, s * 2f64.powi(600), s * 2f64.powi(-600)]);
+        }
+        for k in 0..200_000 {
+            // Exponents spread evenly over [−300, 300) (golden-ratio sequence).
+            let u = (k as f64 * 0.618_033_988_749_895).fract();
+            let x = 10f64.powf(-300.0 + 600.0 * u);
+            xs.push(x);
+            xs.push(1.0 / x.sqrt());
+        }
+        xs.extend([0.0, -1.0, f64::INFINITY, f64::NAN, f64::MIN_POSITIVE, 5e-324, f64::MAX]);
+        for &x in &xs {
+            let (a, b) = (pow2(x), if x > 0.0 && x.is_finite() { pow2_by_log2(x) } else { 1.0 });
+            assert_eq!(a.to_bits(), b.to_bits(), "x = {x:e}");
+        }
+    }
+
+    #[test]
+    fn powers_of_two_from_bits_equal_powi() {
+        for k in -1022..=1023 {
+            assert_eq!(exp2i(k).to_bits(), 2f64.powi(k).to_bits(), "k = {k}");
+        }
+    }
 
     #[test]
     fn scaling_is_exact_and_equilibrates() {
