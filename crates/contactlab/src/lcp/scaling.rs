@@ -67,7 +67,9 @@ impl Scaled {
         let mut d = DVector::from_element(n, 1.0);
         let mut e = DVector::from_element(n, 1.0);
         // Row and column maxima in one pass down the columns (the storage order).
-        let (mut row_max, mut r, mut c) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
+        let mut scratch = vec![0.0f64; 3 * n];
+        let (row_max, rest) = scratch.split_at_mut(n);
+        let (r, c) = rest.split_at_mut(n);
         for _ in 0..8 {
             row_max.fill(0.0);
             for (j, col) in m.as_slice().chunks_exact(n.max(1)).enumerate() {
@@ -86,7 +88,7 @@ impl Scaled {
             for i in 0..n {
                 r[i] = pow2(1.0 / row_max[i].sqrt());
             }
-            if r.iter().chain(&c).all(|&f| f == 1.0) {
+            if r.iter().chain(c.iter()).all(|&f| f == 1.0) {
                 break;
             }
             for (j, col) in m.as_mut_slice().chunks_exact_mut(n.max(1)).enumerate() {
@@ -99,9 +101,10 @@ impl Scaled {
                 e[i] *= c[i];
             }
         }
-        let dq = lcp.q.component_mul(&d);
-        let tau = pow2(dq.amax());
-        Scaled { lcp: Lcp { m, q: dq / tau }, d, e, tau }
+        let mut q = lcp.q.component_mul(&d);
+        let tau = pow2(q.amax());
+        q /= tau;
+        Scaled { lcp: Lcp { m, q }, d, e, tau }
     }
 
     /// `z = τ E z''`.
