@@ -90,7 +90,7 @@ impl Lcp {
         if n == 0 {
             return Err(Error::Dimension("LCP: empty problem (n = 0)".into()));
         }
-        if !self.m.iter().chain(self.q.iter()).all(|v| v.is_finite()) {
+        if !self.m.as_slice().iter().chain(self.q.as_slice()).all(|v| v.is_finite()) {
             return Err(Error::NonFinite("LCP data (M, q)".into()));
         }
         Ok(())
