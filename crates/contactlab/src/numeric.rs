@@ -178,3 +178,22 @@ mod box_tests {
         assert!(maximize_on_box(&|_| f64::NAN, &[0.0], &[1.0], 5, 1).is_none());
     }
 }
+
+#[cfg(test)]
+mod spd_tests {
+    use super::is_symmetric_positive_definite;
+    use nalgebra::DMatrix;
+
+    #[test]
+    fn symmetry_and_definiteness_do_not_depend_on_units() {
+        let good = DMatrix::from_row_slice(2, 2, &[2.0, 0.3, 0.3, 1.0]);
+        let skew = DMatrix::from_row_slice(2, 2, &[2.0, 0.3, 0.3 * (1.0 + 1e-6), 1.0]);
+        let indefinite = DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 2.0, 1.0]);
+        for k in [1e-8, 1.0, 1e8] {
+            assert!(is_symmetric_positive_definite(&(&good * k)), "k = {k}");
+            assert!(!is_symmetric_positive_definite(&(&skew * k)), "k = {k}");
+            assert!(!is_symmetric_positive_definite(&(&indefinite * k)), "k = {k}");
+        }
+        assert!(!is_symmetric_positive_definite(&DMatrix::from_row_slice(1, 1, &[f64::NAN])));
+    }
+}
