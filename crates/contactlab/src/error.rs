@@ -107,6 +107,16 @@ impl Error {
         Error::Output(format!("{}: {source}", path.as_ref().display()))
     }
 
+    /// The setting an error names and what is wrong with it: an [`Error::Argument`] keeps both;
+    /// any other error has no name and its text as the message (for the stop reasons that
+    /// report an invalid setting).
+    pub fn into_setting(self) -> (String, String) {
+        match self {
+            Error::Argument { name, message } => (name, message),
+            other => (String::new(), other.to_string()),
+        }
+    }
+
     /// Whether the error is the caller's fault (bad input or usage) rather than an output or
     /// numerical failure.
     pub fn is_input_error(&self) -> bool {

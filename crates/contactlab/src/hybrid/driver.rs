@@ -526,10 +526,8 @@ impl EventDriver {
 
 /// The cause for a [`DriverSettings::validate`] error: the setting it names and the message.
 fn invalid_setting(e: crate::Error) -> IntegrationCause {
-    match e {
-        crate::Error::Argument { name, message } => IntegrationCause::InvalidSetting { name, message },
-        other => IntegrationCause::InvalidSetting { name: String::new(), message: other.to_string() },
-    }
+    let (name, message) = e.into_setting();
+    IntegrationCause::InvalidSetting { name, message }
 }
 
 /// The start of a run: the state and mode after the system's initial event (with its record),

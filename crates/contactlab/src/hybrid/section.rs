@@ -188,10 +188,8 @@ pub enum NewtonStop {
 impl NewtonStop {
     /// The stop for a settings check that failed (an [`crate::Error::Argument`] keeps its name).
     pub fn invalid_setting(e: crate::Error) -> Self {
-        match e {
-            crate::Error::Argument { name, message } => NewtonStop::InvalidSetting { name, message },
-            other => NewtonStop::InvalidSetting { name: String::new(), message: other.to_string() },
-        }
+        let (name, message) = e.into_setting();
+        NewtonStop::InvalidSetting { name, message }
     }
 }
 

@@ -170,19 +170,19 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> Option<ModeSolution<N>> {
-        let m = self.system.mass_matrix(q);
-        let chol = m.cholesky()?;
-        let a0 = chol.solve(&self.system.bias(t, q, v));
         let nc = self.nc();
         if (0..nc).all(|i| !mode.get(i).closed()) {
             // Free flight (the common case): no constraint forces.
-            return a0.iter().all(|x| x.is_finite()).then_some(ModeSolution {
-                acc: a0,
+            return self.free_acceleration(t, q, v).map(|acc| ModeSolution {
+                acc,
                 lambda_n: [0.0; MAX_CONTACTS],
                 lambda_t: [0.0; MAX_CONTACTS],
                 redundant: false,
             });
         }
+        let m = self.system.mass_matrix(q);
+        let chol = m.cholesky()?;
+        let a0 = chol.solve(&self.system.bias(t, q, v));
         let z = SVector::<f64, N>::zeros();
         let parts = (0..nc).filter_map(|i| {
             let cm = mode.get(i);
