@@ -306,7 +306,19 @@ fn report_exit(result: Result<(), Failure>) -> ExitCode {
 }
 
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    // The chain joined by ": " (as `{:#}` prints it), leaving out a cause whose text the message
+    // already holds (an I/O error names its path and its cause in one line).
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&text);
+        }
+    }
+    out.replace('\n', " ")
 }
 
 pub fn print_json(v: &impl serde::Serialize) -> Result<(), Failure> {

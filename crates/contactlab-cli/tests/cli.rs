@@ -101,6 +101,16 @@ fn malformed_inputs_exit_2_with_one_line() {
     }
     let o = run(&["lcp", "solve", dir.join("absent.toml").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
+    // The file and the system's reason, once.
+    let err = stderr(&o);
+    assert!(err.contains("absent.toml") && err.matches("No such file").count() == 1, "{err}");
+    // A file that is not an atlas shard: named, with the key, exit 2.
+    let p = dir.join("notashard.json");
+    std::fs::write(&p, "{}").unwrap();
+    let o = run(&["merge", p.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("notashard.json: shard: not an atlas shard file"), "{err}");
     let o = run(&["lcp", "frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(dir).ok();

@@ -283,7 +283,7 @@ impl Shard {
     pub fn read(path: &std::path::Path) -> Result<Self, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         serde_json::from_str(&text)
-            .map_err(|e| Error::input(path.display().to_string(), "", format!("not a shard file: {e}")))
+            .map_err(|e| Error::input(path.display().to_string(), "shard", format!("not an atlas shard file ({e})")))
     }
 }
 
