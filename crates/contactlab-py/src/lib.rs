@@ -76,6 +76,16 @@ fn value_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'p
 fn matrix(m: &PyReadonlyArray2<'_, f64>) -> PyResult<DMatrix<f64>> {
     let shape = m.shape();
     let a = m.as_array();
+    // Contiguous arrays (numpy's usual C order, or Fortran order) are copied in one piece;
+    // other strides entry by entry.
+    if let Some(s) = a.as_slice() {
+        // Row-major data read as the transpose's columns (nalgebra's `from_row_slice` divides
+        // per entry).
+        return Ok(DMatrix::from_column_slice(shape[1], shape[0], s).transpose());
+    }
+    if let Some(s) = a.t().as_slice() {
+        return Ok(DMatrix::from_column_slice(shape[0], shape[1], s));
+    }
     Ok(DMatrix::from_fn(shape[0], shape[1], |i, j| a[(i, j)]))
 }
 
@@ -265,6 +275,32 @@ fn _time_lcp_solve(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, r
         start.elapsed().as_secs_f64()
     });
     Ok(t / reps.max(1) as f64)
+}
+
+/// The Rust side of `scripts/drake_lcp.py`: seconds per `lcp::solve`, averaged over `rounds`
+/// passes through `problems` (a list of `(M, q)`, built into `Lcp`s beforehand, as Drake's
+/// programs are), each solve on a different problem than the one before (as the comparison
+/// times Drake: no problem is solved twice in a row).
+#[pyfunction]
+fn _time_lcp_solve_each(py: Python<'_>, problems: &Bound<'_, PyAny>, rounds: i64) -> PyResult<f64> {
+    let mut data = Vec::new();
+    for item in problems.try_iter()? {
+        let item = item?;
+        let (m, q) = (matrix_arg(&item.get_item(0)?, "M")?, vector_arg(&item.get_item(1)?, "q")?);
+        data.push(Lcp::new(m, q).map_err(to_py)?);
+    }
+    let settings = LcpSettings::default();
+    let rounds = rounds.max(1);
+    let t = py.detach(|| {
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            for p in &data {
+                std::hint::black_box(lcp::solve(p, &settings).ok());
+            }
+        }
+        start.elapsed().as_secs_f64()
+    });
+    Ok(t / (rounds as f64 * data.len().max(1) as f64))
 }
 
 /// Every solution of the LCP as polyhedral pieces (n ≤ 20), as the CLI's `lcp solve --all`
@@ -714,6 +750,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LcpSolution>()?;
     m.add_function(wrap_pyfunction!(lcp_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_time_lcp_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_lcp_solve_each, m)?)?;
     m.add_function(wrap_pyfunction!(_time_p1_maps_at, m)?)?;
     m.add_function(wrap_pyfunction!(lcp_classes, m)?)?;
     m.add_function(wrap_pyfunction!(lcp_solve_all, m)?)?;

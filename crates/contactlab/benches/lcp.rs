@@ -2,7 +2,7 @@
 //! and equilibration's share of a solve on well- and badly scaled problems.
 //! Targets on the 2-core reference machine (issue #2): n = 10 ≤ 8 µs, n = 50 ≤ 60 µs, n = 200 ≤ 2 ms.
 
-use contactlab::lcp::scaling::Scaled;
+use contactlab::lcp::scaling::{Equilibration, Scaled};
 use contactlab::lcp::{lemke, Lcp, LcpSettings, LcpStatus};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use nalgebra::{DMatrix, DVector};
@@ -54,7 +54,7 @@ fn bench_equilibration(c: &mut Criterion) {
             q: DVector::from_fn(n, |i, _| raw.q[i] * k(i)),
         };
         for (name, lcp) in [("well", &well), ("bad", &bad)] {
-            group.bench_function(format!("equilibrate_{name}/{n}"), |b| b.iter(|| Scaled::new(lcp)));
+            group.bench_function(format!("equilibrate_{name}/{n}"), |b| b.iter(|| Equilibration::of(lcp)));
             group.bench_function(format!("solve_{name}/{n}"), |b| b.iter(|| lemke::solve(lcp, &settings).unwrap()));
         }
     }

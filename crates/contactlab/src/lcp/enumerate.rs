@@ -104,15 +104,15 @@ impl Piece {
     pub fn minimize(&self, lcp: &Lcp, c: &DVector<f64>) -> Result<LpSolution, Error> {
         let s = super::scaling::Scaled::new(lcp);
         // cᵀz = cᵀ(τ E z''): the objective in z'' is τ E c, normalised (argmin unchanged).
-        let mut cs = c.component_mul(&s.e) * s.tau;
+        let mut cs = c.component_mul(&s.eq.e) * s.eq.tau;
         let cn = cs.amax();
         if cn > 0.0 && cn.is_finite() {
             cs /= cn;
         }
         let mut sol = self.lp(&s.lcp, &cs).solve_robust(&LpSettings::default())?;
-        sol.x = s.z_original(&sol.x);
+        sol.x = s.eq.z_original(&sol.x);
         if let Some(r) = sol.ray.as_mut() {
-            *r = r.component_mul(&s.e);
+            *r = r.component_mul(&s.eq.e);
         }
         sol.objective = c.dot(&sol.x);
         Ok(sol)
@@ -416,8 +416,8 @@ pub fn enumerate(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Erro
     let mut e =
         if comps.len() == 1 { enumerate_unit(&s.lcp, settings)? } else { enumerate_blocks(&s.lcp, &comps, settings)? };
     for p in &mut e.pieces {
-        p.z = s.z_original(&p.z);
-        p.w = s.w_original(&p.w);
+        p.z = s.eq.z_original(&p.z);
+        p.w = s.eq.w_original(&p.w);
     }
     Ok(e)
 }

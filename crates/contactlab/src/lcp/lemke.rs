@@ -29,6 +29,7 @@ use std::cmp::Ordering;
 
 use nalgebra::{DMatrix, DVector};
 
+use super::scaling::Equilibration;
 use super::{Lcp, LcpMethod, LcpSettings, LcpSolution, LcpStatus, NoSolutionReason};
 use crate::Error;
 
@@ -178,48 +179,56 @@ unsafe fn axpy_avx2(y: &mut [f64], a: f64, x: &[f64]) {
 pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
     lcp.validate()?;
     settings.validate(lcp.n())?;
-    let s = super::scaling::Scaled::new(lcp);
+    let eq = Equilibration::of(lcp);
     // The default covering vector is all ones on the equilibrated problem (well scaled); a
     // covering vector given by the caller is transformed so the path is the one it asked for.
     let covering = match &settings.covering {
-        Some(d) => s.covering(Some(d)),
+        Some(d) => eq.covering(Some(d)),
         None => DVector::from_element(lcp.n(), 1.0),
     };
-    if !covering.iter().all(|&v| v > 0.0 && v.is_finite()) {
+    if !covering.as_slice().iter().all(|&v| v > 0.0 && v.is_finite()) {
         return Err(Error::argument("covering", "out of the range of f64 after equilibration"));
     }
-    let scaled_settings = LcpSettings { covering: Some(covering), ..settings.clone() };
-    let mut sol = solve_equilibrated(&s.lcp, &scaled_settings)?;
-    sol.z = s.z_original(&sol.z);
-    sol.w = s.w_original(&sol.w);
-    Ok(sol)
+    solve_equilibrated(lcp, &eq, &covering, settings)
 }
 
-/// Lemke's method on an already equilibrated problem.
-fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
+/// Lemke's method on the equilibrated problem `(M'', q'')` of `lcp` under `eq`, with covering
+/// vector `covering`. `M''` is not formed: the dictionary is built from `M` and the factors
+/// (each entry `m_ij (d_i e_j)` exact), and every point `z''` is mapped back to `z = τ E z''`
+/// and checked by [`Equilibration::residual`] on the original data.
+fn solve_equilibrated(
+    lcp: &Lcp,
+    eq: &Equilibration,
+    covering: &DVector<f64>,
+    settings: &LcpSettings,
+) -> Result<LcpSolution, Error> {
     let n = lcp.n();
     let max_pivots = if settings.max_pivots == 0 { super::default_max_pivots(n) } else { settings.max_pivots };
     let started = std::time::Instant::now();
 
-    let done = |status, z: DVector<f64>, pivots, reason| {
+    let done = |status, z_scaled: DVector<f64>, pivots, reason| {
+        let z = eq.z_original(&z_scaled);
         let w = lcp.w(&z);
-        let residual = lcp.raw_residual(&z);
+        let residual = eq.residual(lcp, &z, &w);
         LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots }
     };
 
-    if lcp.q.iter().all(|&v| v >= 0.0) {
+    // q'' = D q / τ.
+    let (d, e, tau) = (eq.d.as_slice(), eq.e.as_slice(), eq.tau);
+    let qbar: Vec<f64> = lcp.q.as_slice().iter().zip(d).map(|(&q, &di)| q * di / tau).collect();
+    if qbar.iter().all(|&v| v >= 0.0) {
         let mut s = done(LcpStatus::Solved, DVector::zeros(n), 0, None);
         s.method = LcpMethod::Trivial;
         return Ok(s);
     }
 
+    // The row-major dictionary [M'' d], written row by row (no zero fill first).
     let st = n + 1;
-    let mut t = vec![0.0; n * st];
-    for i in 0..n {
-        for j in 0..n {
-            t[i * st + j] = lcp.m[(i, j)];
-        }
-        t[i * st + n] = settings.covering.as_ref().map_or(1.0, |d| d[i]);
+    let mut t = Vec::with_capacity(n * st);
+    let m = lcp.m.as_slice();
+    for (i, (&di, &c)) in d.iter().zip(covering.as_slice()).enumerate() {
+        t.extend(m[i..].iter().step_by(n).zip(e).map(|(&x, &ej)| x * (di * ej)));
+        t.push(c);
     }
     let z0 = 2 * n;
     let mut pos = vec![(false, 0); 2 * n + 1];
@@ -231,7 +240,7 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
     let mut dict = Dictionary {
         n,
         t,
-        qbar: lcp.q.iter().copied().collect(),
+        qbar,
         basic: (0..n).collect(),
         nonbasic: (n..=2 * n).collect(),
         pos,
@@ -250,21 +259,26 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
     dict.pivot(r, n);
     let mut pivots = 1usize;
 
+    let (mut col, mut ratios) = (vec![0.0; n], vec![0.0; n]);
     loop {
         let entering = if leaving < n { leaving + n } else { leaving - n };
         let (false, s) = dict.pos[entering] else {
             return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
         };
-        // Minimum-ratio test over rows where the entering variable drives the basic one down.
-        let col_max = (0..n).fold(0.0f64, |a, i| a.max(dict.at(i, s).abs()));
-        let thresh = settings.pivot_tol * col_max.max(crate::numeric::SCALE_FLOOR);
-        let mut theta = f64::INFINITY;
-        for i in 0..n {
-            let a = -dict.at(i, s);
-            if a > thresh {
-                theta = theta.min(dict.qbar[i].max(0.0) / a);
-            }
+        // Minimum-ratio test over rows where the entering variable drives the basic one down:
+        // the column (negated) gathered once, the ratios kept for the tie test.
+        for (c, row) in col.iter_mut().zip(dict.t.chunks_exact(st)) {
+            *c = -row[s];
         }
+        let col_max = col.iter().fold(0.0f64, |m, &x| if x.abs() > m { x.abs() } else { m });
+        let thresh = settings.pivot_tol * col_max.max(crate::numeric::SCALE_FLOOR);
+        // (Without branches: every quotient is formed and the blocking ones kept, so the loop
+        // is vector instructions; the rows that do not block get +∞.)
+        for ((ratio, &a), &qb) in ratios.iter_mut().zip(&col).zip(&dict.qbar) {
+            let r = qb.max(0.0) / a;
+            *ratio = if a > thresh { r } else { f64::INFINITY };
+        }
+        let theta = ratios.iter().fold(f64::INFINITY, |t, &r| if r < t { r } else { t });
         if !theta.is_finite() {
             if col_max.is_finite() && dict.qbar.iter().all(|v| v.is_finite()) {
                 let z = current_z(&dict);
@@ -276,15 +290,15 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
         let tie = RATIO_TIE * theta.abs();
         let mut chosen: Option<usize> = None;
         for i in 0..n {
-            let a = -dict.at(i, s);
-            if a > thresh && dict.qbar[i].max(0.0) / a <= theta + tie {
+            // (A row that does not block has ratio +∞ > θ + tie, θ being finite here.)
+            if ratios[i] <= theta + tie {
                 if dict.basic[i] == z0 {
                     chosen = Some(i);
                     break;
                 }
                 chosen = match chosen {
                     None => Some(i),
-                    Some(c) if dict.lex_cmp(i, a, c, -dict.at(c, s)) == Ordering::Less => Some(i),
+                    Some(c) if dict.lex_cmp(i, col[i], c, col[c]) == Ordering::Less => Some(i),
                     keep => keep,
                 };
             }
@@ -313,10 +327,10 @@ fn solve_equilibrated(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, 
     let z = current_z(&dict);
     let mut sol = done(LcpStatus::Solved, z, pivots, None);
     if sol.residual.is_nan() || sol.residual > settings.tolerance {
-        if let Some(z) = refine(lcp, &dict.basic) {
-            let r = lcp.raw_residual(&z);
-            if r < sol.residual {
-                sol = done(LcpStatus::Solved, z, pivots, None);
+        if let Some(z) = refine(&eq.scale(lcp), &dict.basic) {
+            let refined = done(LcpStatus::Solved, z, pivots, None);
+            if refined.residual < sol.residual {
+                sol = refined;
             }
         }
         if sol.residual.is_nan() || sol.residual > settings.tolerance {
@@ -337,7 +351,7 @@ fn current_z(dict: &Dictionary) -> DVector<f64> {
     z
 }
 
-/// Re-solves the basic system `[I, −M]_B x_B = q` from the original data.
+/// Re-solves the basic system `[I, −M]_B x_B = q` of the (scaled) problem `lcp` by an LU factorisation.
 fn refine(lcp: &Lcp, basic: &[usize]) -> Option<DVector<f64>> {
     let n = lcp.n();
     let b = DMatrix::from_fn(n, n, |i, k| {

@@ -103,24 +103,10 @@ impl Lcp {
 
     /// The scale-free natural-map residual `r(z)` of the module docs.
     pub fn residual(&self, z: &DVector<f64>) -> f64 {
-        let s = scaling::Scaled::new(self);
-        s.lcp.raw_residual(&s.z_scaled(z))
-    }
-
-    /// The natural-map residual on the data as given (for already equilibrated problems).
-    pub(crate) fn raw_residual(&self, z: &DVector<f64>) -> f64 {
-        let w = self.w(z);
-        let raw = z.iter().zip(w.iter()).fold(0.0f64, |acc, (&a, &b)| acc.max(a.min(b).abs()));
-        // Row sums of |M| accumulated down the columns (the storage order), each in column order.
-        let n = self.n();
-        let mut sums = vec![0.0f64; n];
-        for col in self.m.as_slice().chunks_exact(n.max(1)) {
-            for (s, v) in sums.iter_mut().zip(col) {
-                *s += v.abs();
-            }
+        if z.len() != self.n() {
+            return f64::INFINITY;
         }
-        let m_inf = sums.into_iter().fold(0.0, f64::max);
-        raw / (1.0 + self.q.amax() + m_inf * z.amax())
+        scaling::Equilibration::of(self).residual(self, z, &self.w(z))
     }
 
     /// Whether the feasible set `{z ≥ 0 : M z + q ≥ 0}` is nonempty, decided by the dense simplex.

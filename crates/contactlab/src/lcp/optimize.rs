@@ -185,7 +185,7 @@ pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings
     }
     let s = super::scaling::Scaled::new(lcp);
     // cᵀz = cᵀ(τ E z'') = κ ĉᵀz'' with ĉ = τ E c / κ, κ = ‖τ E c‖∞ (a power of two).
-    let raw = c.component_mul(&s.e) * s.tau;
+    let raw = c.component_mul(&s.eq.e) * s.eq.tau;
     let kappa = super::scaling::pow2(raw.amax());
     let chat = raw / kappa;
     let mut search = Search {
@@ -201,7 +201,7 @@ pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings
         trouble: false,
     };
     search.visit(&mut vec![None; n]);
-    let z = search.best_z.as_ref().map(|z| s.z_original(z));
+    let z = search.best_z.as_ref().map(|z| s.eq.z_original(z));
     let value = if search.unbounded { f64::INFINITY } else { z.as_ref().map_or(f64::NEG_INFINITY, |z| c.dot(z)) };
     let status = if search.unbounded {
         MaxStatus::Unbounded
@@ -214,7 +214,7 @@ pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings
     } else {
         MaxStatus::NoneAbove
     };
-    Ok(Maximum { status, value, z, ray: search.ray.map(|d| d.component_mul(&s.e)), nodes: search.nodes })
+    Ok(Maximum { status, value, z, ray: search.ray.map(|d| d.component_mul(&s.eq.e)), nodes: search.nodes })
 }
 
 #[cfg(test)]
