@@ -210,7 +210,7 @@ fn solve_equilibrated(
         let z = eq.z_original(&z_scaled);
         let w = lcp.w(&z);
         let residual = eq.residual(lcp, &z, &w);
-        LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots }
+        LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots, basis: None }
     };
 
     // q'' = D q / τ.
@@ -336,6 +336,13 @@ fn solve_equilibrated(
         if sol.residual.is_nan() || sol.residual > settings.tolerance {
             sol.status = LcpStatus::NumericalError;
         }
+    }
+    if sol.status == LcpStatus::Solved {
+        let mut basis = vec![false; n];
+        for &v in dict.basic.iter().filter(|v| (n..2 * n).contains(*v)) {
+            basis[v - n] = true;
+        }
+        sol.basis = Some(basis);
     }
     Ok(sol)
 }

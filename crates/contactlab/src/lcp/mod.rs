@@ -17,6 +17,8 @@
 //! * [`classes`]: matrix-class tests (P-matrix, column adequate, column quasi-adequate).
 //! * [`io`]: the Siconos test-file format and our own TOML/JSON format.
 //! * [`verify`]: an independent componentwise check of a returned point on the raw data.
+//! * [`warm`]: warm starts for sequences of nearby problems (the last active set, re-solved by
+//!   one factorisation, with the same check).
 //!
 //! [`solve`] combines them: Lemke first; when Lemke stops on a secondary ray, a feasibility LP or
 //! (for `n ≤` [`enumerate::MAX_N`]) exhaustive enumeration decides whether a solution exists, so
@@ -47,6 +49,7 @@ pub mod optimize;
 pub mod pivot;
 pub mod scaling;
 pub mod verify;
+pub mod warm;
 
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
@@ -172,6 +175,9 @@ pub enum LcpMethod {
     Lemke,
     /// Exhaustive enumeration ([`enumerate`]).
     Enumeration,
+    /// The active set of the previous problem of a sequence, re-solved by one factorisation
+    /// ([`warm`]).
+    WarmStart,
 }
 
 /// Result of an LCP solve.
@@ -195,6 +201,11 @@ pub struct LcpSolution {
     pub residual: f64,
     /// Lemke pivots performed.
     pub pivots: usize,
+    /// Which `z_i` are basic in the final complementary basis, when the point came from one
+    /// (Lemke's method, or a warm start that kept it): a nonsingular `M_αα` even where some
+    /// `z_i` of the basis are zero (degenerate), which [`warm`] re-solves next. Not printed.
+    #[serde(skip)]
+    pub basis: Option<Vec<bool>>,
 }
 
 /// A progress callback: called with `(pivots so far, pivot cap)` every 256 pivots.
@@ -315,6 +326,7 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
                     w: piece.w.clone(),
                     residual: piece.residual,
                     pivots: sol.pivots,
+                    basis: None,
                 });
             } else {
                 sol.reason = Some(NoSolutionReason::Enumeration);

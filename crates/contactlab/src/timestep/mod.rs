@@ -27,7 +27,8 @@
 //! ```
 //!
 //! (`G = W M⁻¹ Wᵀ` the Delassus blocks), solved by the LCP core ([`crate::lcp::solve`]: Lemke's
-//! method with its certified fallback). A sticking contact gets `u_t⁺ = 0` exactly: stick phases
+//! method with its certified fallback), warm-started along a run from the previous step's active
+//! set ([`crate::lcp::warm`]). A sticking contact gets `u_t⁺ = 0` exactly: stick phases
 //! do not creep.
 //!
 //! Accuracy: second order within a smooth phase (the midpoint rule), first order through
@@ -45,7 +46,8 @@ use serde::Serialize;
 use crate::hybrid::driver::Observer;
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::hybrid::{DriverSettings, EventDriver, Step, Termination, Tolerances};
-use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
+use crate::lcp::warm::{solve_warm, WarmStart};
+use crate::lcp::{Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
 use crate::Error;
 
@@ -67,6 +69,19 @@ pub fn step<S: ContactSystem<N>, const N: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     h: f64,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+    step_warm(sys, t, q, v, h, &mut WarmStart::new())
+}
+
+/// [`step`] with the contact LCP solved through `warm`: the active set of the previous step's
+/// LCP is tried first ([`crate::lcp::warm`]; same check, same status).
+pub fn step_warm<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    h: f64,
+    warm: &mut WarmStart,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
     let qm = q + v * (0.5 * h);
     let chol = sys
@@ -116,7 +131,7 @@ pub fn step<S: ContactSystem<N>, const N: usize>(
         m[(3 * k + r, k + r)] = -1.0;
         m[(3 * k + r, 2 * k + r)] = -1.0;
     }
-    let sol = lcp::solve(&Lcp::new(m, qv)?, &LcpSettings::default())?;
+    let sol = solve_warm(&Lcp::new(m, qv)?, &LcpSettings::default(), warm)?;
     if sol.status != LcpStatus::Solved {
         return Err(Error::Numerical(format!(
             "contact LCP at t = {t} ended with status {}",
@@ -130,7 +145,8 @@ pub fn step<S: ContactSystem<N>, const N: usize>(
     Ok((qm + v1 * (0.5 * h), v1))
 }
 
-/// Runs `steps` steps of size `h` from `(q₀, v₀)` at `t₀`, keeping every `every`-th state.
+/// Runs `steps` steps of size `h` from `(q₀, v₀)` at `t₀`, keeping every `every`-th state; each
+/// step's contact LCP is warm-started from the one before ([`run_warm`]).
 pub fn run<S: ContactSystem<N>, const N: usize>(
     sys: &S,
     t0: f64,
@@ -140,7 +156,23 @@ pub fn run<S: ContactSystem<N>, const N: usize>(
     steps: usize,
     every: usize,
 ) -> Result<Trajectory, Error> {
-    march(|t, q, v| step(sys, t, q, v, h), t0, q0, v0, h, steps, every)
+    run_warm(sys, t0, q0, v0, h, steps, every, &mut WarmStart::new())
+}
+
+/// [`run`] through the warm start `warm` (pass [`WarmStart::cold`] for cold solves); its
+/// counters tell how many LCPs kept their active set and how many pivots the others took.
+#[allow(clippy::too_many_arguments)]
+pub fn run_warm<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    t0: f64,
+    q0: &SVector<f64, N>,
+    v0: &SVector<f64, N>,
+    h: f64,
+    steps: usize,
+    every: usize,
+    warm: &mut WarmStart,
+) -> Result<Trajectory, Error> {
+    march(|t, q, v| step_warm(sys, t, q, v, h, warm), t0, q0, v0, h, steps, every)
 }
 
 /// The loop behind every `run`: `steps` applications of `one_step(t, q, v)`, keeping every
