@@ -1,9 +1,10 @@
 //! P4 fixture analyses on the planar two-contact disk (Example 1). Targets (issue #3):
 //! `classify` of one load including strong stability ≤ 1 ms; the Theorem 4 test ≤ 50 ms;
 //! a batch of 1000 loads spread over both cores. And the shipped 3-D box on four pyramid contacts
-//! (LCP (25) with n = 20, a million Theorem 4 systems).
+//! (LCP (25) with n = 20, a million Theorem 4 systems), and its μ sweep warm against cold.
 
 use contactlab::fixture::stability::{classify, strong_stability, strong_stability_by_pieces, weak_stability};
+use contactlab::fixture::sweep::mu_sweep_with;
 use contactlab::fixture::theorem4::theorem4;
 use contactlab::paper_configs::p4::{disk, sphere_loads};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -37,6 +38,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("strong_stability", |b| b.iter(|| strong_stability(&b3).unwrap()));
     g.bench_function("classify", |b| b.iter(|| classify(&b3).unwrap()));
     g.bench_function("theorem4", |b| b.iter(|| theorem4(&b3, &|_, _| {}).unwrap()));
+    // μ sweeps warm-started along the grid and the bisection (issue #20) against cold searches:
+    // 21 scales in [0, 2] and the bisection of the one transition; LPs printed once.
+    let scales: Vec<f64> = (0..21).map(|i| 0.1 * i as f64).collect();
+    for (name, f) in [("box3d", &b3), ("disk", &f)] {
+        let (w, k) = (mu_sweep_with(f, &scales, true).unwrap(), mu_sweep_with(f, &scales, false).unwrap());
+        eprintln!("mu_sweep {name}: {} LPs warm, {} cold ({:.2}x fewer)", w.lps, k.lps, k.lps as f64 / w.lps as f64);
+    }
+    g.bench_function("mu_sweep_21_warm", |b| b.iter(|| mu_sweep_with(&b3, &scales, true).unwrap()));
+    g.bench_function("mu_sweep_21_cold", |b| b.iter(|| mu_sweep_with(&b3, &scales, false).unwrap()));
     g.finish();
 }
 

@@ -196,3 +196,27 @@ fn box_on_four_pyramid_contacts() {
     let t = theorem4(&f, &|_, _| {}).unwrap();
     assert_eq!((t.systems, t.consistent.len(), t.ss_equals_ws), (256 * 4095, 0, Some(true)));
 }
+
+#[test]
+fn warm_started_mu_sweeps_give_the_cold_verdicts_with_fewer_lps() {
+    use contactlab::fixture::sweep::mu_sweep_with;
+    let scales: Vec<f64> = (0..21).map(|i| 0.1 * i as f64).collect();
+    for name in ["disk-mu1.8-0.5.toml", "incline-example2.toml"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fixture").join(name);
+        let f = contactlab::fixture::model::read(&path).unwrap();
+        let (warm, cold) = (mu_sweep_with(&f, &scales, true).unwrap(), mu_sweep_with(&f, &scales, false).unwrap());
+        for (a, b) in warm.points.iter().zip(&cold.points) {
+            assert_eq!(
+                (a.classification, a.weakly_stable, a.strongly_stable),
+                (b.classification, b.weakly_stable, b.strongly_stable),
+                "{name} at scale {}",
+                a.scale
+            );
+        }
+        assert_eq!(warm.transitions.len(), 1, "{name}");
+        for (a, b) in warm.transitions.iter().zip(&cold.transitions) {
+            assert_eq!((a.from, a.to, a.scale), (b.from, b.to, b.scale), "{name}");
+        }
+        assert!(warm.lps < cold.lps, "{name}: {} LPs warm, {} cold", warm.lps, cold.lps);
+    }
+}

@@ -24,7 +24,7 @@ def theorem4(model: Model) -> Result:
 
 def mu_sweep(model: Model, max_scale: float = 4.0, steps: int = 81) -> Result:
     """The classification as every friction coefficient is scaled by ``steps`` factors evenly
-    spaced in [0, max_scale]: ``points`` and the
-    ``transitions`` between classes located by bisection: the keys of
+    spaced in [0, max_scale]: ``points``, the ``transitions`` between classes located by
+    bisection and ``lps`` (LPs the strong-stability searches solved): the keys of
     ``contactlab fixture mu-sweep --json``."""
     return Result("MuSweep", _core.fixture_mu_sweep(*model_text(model), float(max_scale), int(steps)))

@@ -62,6 +62,14 @@ pub struct Maximum {
     pub nodes: usize,
 }
 
+impl Maximum {
+    /// The active set `z_i > 0` of the maximiser, to warm-start the same search on a nearby
+    /// problem ([`maximize_from`]).
+    pub fn active_set(&self) -> Option<Vec<bool>> {
+        self.z.as_ref().map(|z| z.iter().map(|&v| v > 0.0).collect())
+    }
+}
+
 struct Search<'a> {
     lcp: &'a Lcp,
     c: DVector<f64>,
@@ -178,6 +186,22 @@ impl Search<'_> {
 /// Maximises `cᵀz` over the solutions of `lcp` with `cᵀz > floor` (module docs); `floor = −∞`
 /// asks for the plain maximum. `settings.max_nodes` bounds the work.
 pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings) -> Result<Maximum, Error> {
+    maximize_from(lcp, c, floor, settings, None)
+}
+
+/// [`maximize`] warm-started by an active set `start` (e.g. the maximiser's of a nearby problem,
+/// [`Maximum::active_set`]): when that set gives a solution of `lcp`
+/// ([`crate::lcp::warm::solve_on_active_set`], the usual residual check) above the floor, the
+/// search starts with it as its incumbent, so that every node whose bound does not beat it is
+/// pruned from the start. The answer is the one the cold search gives (a maximum, to the same
+/// relative margin); only the work differs.
+pub fn maximize_from(
+    lcp: &Lcp,
+    c: &DVector<f64>,
+    floor: f64,
+    settings: &EnumSettings,
+    start: Option<&[bool]>,
+) -> Result<Maximum, Error> {
     lcp.validate()?;
     let n = lcp.n();
     if c.len() != n || c.iter().any(|v| !v.is_finite()) || floor.is_nan() {
@@ -200,6 +224,17 @@ pub fn maximize(lcp: &Lcp, c: &DVector<f64>, floor: f64, settings: &EnumSettings
         limit: false,
         trouble: false,
     };
+    if let Some(sol) = start
+        .filter(|a| a.len() == n)
+        .and_then(|a| crate::lcp::warm::solve_on_active_set(lcp, a, &crate::lcp::LcpSettings::default()))
+    {
+        let z = s.eq.z_scaled(&sol.z);
+        let value = search.c.dot(&z);
+        if value > search.best {
+            search.best = value;
+            search.best_z = Some(z);
+        }
+    }
     search.visit(&mut vec![None; n]);
     let z = search.best_z.as_ref().map(|z| s.eq.z_original(z));
     let value = if search.unbounded { f64::INFINITY } else { z.as_ref().map_or(f64::NEG_INFINITY, |z| c.dot(z)) };
