@@ -24,6 +24,9 @@
 //! pendulum, the particle on half-planes and the one-degree-of-freedom oscillator with a stop
 //! whose motions are known in closed form; [`double_pendulum::DoublePendulumStop`] is P3's
 //! pendulum with a knee stop; the walkers of P2 implement the same trait.
+//! [`multibody::Multibody`] computes `M(q)`, `h(q, q̇)`, point Jacobians and their `J̇q̇` for any
+//! planar tree of rigid bodies (revolute, prismatic, fixed and floating joints), the core of
+//! user-defined mechanisms.
 //!
 //! # Sign conventions (once for all systems)
 //! `M(q) q̈ = h(t, q, q̇) + Σᵢ (w_{n,i} λ_{n,i} + w_{t,i} λ_{t,i})`: `h` collects everything but the
@@ -36,6 +39,7 @@ pub mod check;
 pub mod closed_form;
 pub mod contact_space;
 pub mod double_pendulum;
+pub mod multibody;
 pub mod planar_body;
 pub mod sliders;
 pub mod walkers;

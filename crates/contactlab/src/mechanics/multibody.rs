@@ -1,0 +1,651 @@
+//! Planar multibody trees: the dynamics of any planar mechanism of rigid bodies joined by
+//! revolute, prismatic, fixed and planar (floating-base) joints, computed rather than derived by
+//! hand (issue #21's core).
+//!
+//! # Conventions
+//! The world frame has `x` to the right and `y` up; angles are counter-clockwise positive
+//! (radians). Body `b` has a parent (an earlier body, or the world) and a joint whose frame sits
+//! at `origin` in the parent's frame, turned by `origin_angle`. The body's frame is the joint
+//! frame moved by the joint:
+//!
+//! | joint | coordinates | body frame from the joint frame |
+//! |---|---|---|
+//! | revolute, axis `s = ±1` | `θ` | turned by `s θ` |
+//! | prismatic, unit axis `a` (joint frame) | `d` | moved by `d a` |
+//! | fixed | none | the joint frame |
+//! | planar | `x, y, θ` | moved by `(x, y)` (joint frame), then turned by `θ` |
+//!
+//! The generalised coordinates are the joints' coordinates in body order (a body's parent comes
+//! before it). Body `b` has mass `m_b`, central inertia `I_b` and its centre of mass at `c_b` in
+//! its frame. Gravity of magnitude `g` acts along `g (sin α, −cos α)` for a slope angle `α` (the
+//! world `x` axis down the slope when `α > 0`, as in P1 and P2).
+//!
+//! # Dynamics
+//! One forward pass gives every body frame's pose, velocity, the Jacobians of its origin and of
+//! its angle (`J_p`, `J_φ`: `ṗ = J_p q̇`, `φ̇ = J_φ q̇`) and its *bias acceleration* (the
+//! acceleration when `q̈ = 0`: `p̈ = J_p q̈ + a_b`, `φ̈ = J_φ q̈ + α_b`). With the centre of mass
+//! `r_b = p_b + R(φ_b) c_b`, Kane's equations (d'Alembert's principle in generalised coordinates)
+//! give
+//!
+//! ```text
+//!   M(q) = Σ_b m_b J_cᵀ J_c + I_b J_φᵀ J_φ,
+//!   h(q, q̇) = Σ_b J_cᵀ m_b (g⃗ − a_c) − J_φᵀ I_b α_b,       M q̈ = h + Σ Jᵀ λ,
+//! ```
+//!
+//! with `J_c`, `a_c` the Jacobian and bias acceleration of the centre of mass. Every term is
+//! exact to round-off: no finite differences. For a point `x` fixed in body `b`, with
+//! `ρ = R(φ_b) x` and `ρ^⊥ = (−ρ_y, ρ_x)`: position `p_b + ρ`, Jacobian `J_p + ρ^⊥ J_φ`, bias
+//! acceleration `a_b + α_b ρ^⊥ − ω_b² ρ`.
+
+use nalgebra::{DMatrix, DVector, Vector2};
+
+use crate::Error;
+
+/// The joint between a body and its parent (module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Joint {
+    /// One angle; the body turns by `axis · θ` (`axis` is `+1` or `−1`).
+    Revolute {
+        /// `+1` (counter-clockwise) or `−1`.
+        axis: f64,
+    },
+    /// One displacement `d` along the unit vector `axis` of the joint frame.
+    Prismatic {
+        /// Unit axis in the joint frame.
+        axis: Vector2<f64>,
+    },
+    /// No coordinate.
+    Fixed,
+    /// Three coordinates `(x, y, θ)`: a floating base in the plane.
+    Planar,
+}
+
+impl Joint {
+    /// Number of coordinates.
+    pub fn dof(&self) -> usize {
+        match self {
+            Joint::Revolute { .. } | Joint::Prismatic { .. } => 1,
+            Joint::Fixed => 0,
+            Joint::Planar => 3,
+        }
+    }
+}
+
+/// A rigid body of a [`Multibody`] tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    /// Name (for errors and output).
+    pub name: String,
+    /// The parent body (an index below this body's), or `None` for the world.
+    pub parent: Option<usize>,
+    /// The joint to the parent.
+    pub joint: Joint,
+    /// The joint frame's origin in the parent's frame (m).
+    pub origin: Vector2<f64>,
+    /// The joint frame's angle in the parent's frame (rad).
+    pub origin_angle: f64,
+    /// Mass `m` (kg), `≥ 0` (every coordinate must move some mass or inertia).
+    pub mass: f64,
+    /// Central moment of inertia `I` (kg·m²), `≥ 0`.
+    pub inertia: f64,
+    /// Centre of mass in the body frame (m).
+    pub com: Vector2<f64>,
+}
+
+/// A planar tree of rigid bodies (module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Multibody {
+    bodies: Vec<Body>,
+    /// Gravity `g` (m/s²), `≥ 0`.
+    gravity: f64,
+    /// Slope angle `α` (rad).
+    slope: f64,
+    /// The first coordinate of each body's joint.
+    first: Vec<usize>,
+    dof: usize,
+}
+
+/// The per-body kinematics at one state ([`Multibody::frames`]).
+#[derive(Debug, Clone)]
+pub struct Frames {
+    n: usize,
+    /// Origin of each body frame (world).
+    pub position: Vec<Vector2<f64>>,
+    /// Angle of each body frame.
+    pub angle: Vec<f64>,
+    /// `(sin, cos)` of each angle.
+    sin_cos: Vec<(f64, f64)>,
+    /// Velocity of each body frame's origin.
+    pub velocity: Vec<Vector2<f64>>,
+    /// Angular velocity of each body.
+    pub omega: Vec<f64>,
+    /// Bias acceleration of each origin (`q̈ = 0`).
+    pub accel_bias: Vec<Vector2<f64>>,
+    /// Bias angular acceleration of each body.
+    pub alpha_bias: Vec<f64>,
+    /// Rows `x, y, φ` of each body's Jacobians, `3 n` entries per body.
+    jac: Vec<f64>,
+}
+
+/// Position, velocity, Jacobian and bias acceleration of a point of a body.
+#[derive(Debug, Clone)]
+pub struct PointKinematics {
+    /// Position (world).
+    pub position: Vector2<f64>,
+    /// Velocity.
+    pub velocity: Vector2<f64>,
+    /// `2 × n` Jacobian: velocity `= J q̇`.
+    pub jacobian: DMatrix<f64>,
+    /// Acceleration when `q̈ = 0`.
+    pub accel_bias: Vector2<f64>,
+}
+
+/// A prismatic axis is a unit vector within `UNIT_AXIS_TOL` (dimensionless).
+pub const UNIT_AXIS_TOL: f64 = 1e-9;
+
+fn rot(a: f64, v: Vector2<f64>) -> Vector2<f64> {
+    rot_sc(a.sin_cos(), v)
+}
+
+/// `R v` for the rotation with `(sin, cos)` = `sc`.
+fn rot_sc((s, c): (f64, f64), v: Vector2<f64>) -> Vector2<f64> {
+    Vector2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+}
+
+fn perp(v: Vector2<f64>) -> Vector2<f64> {
+    Vector2::new(-v.y, v.x)
+}
+
+impl Frames {
+    /// Row `r` (`0, 1`: origin `x, y`; `2`: angle) of body `b`'s Jacobian.
+    pub fn jacobian_row(&self, b: usize, r: usize) -> &[f64] {
+        let n = self.n;
+        &self.jac[(3 * b + r) * n..(3 * b + r + 1) * n]
+    }
+
+    /// The kinematics of the point `x` (body frame) of body `b`.
+    pub fn point(&self, b: usize, x: &Vector2<f64>) -> PointKinematics {
+        let n = self.n;
+        let rho = rot_sc(self.sin_cos[b], *x);
+        let rp = perp(rho);
+        let (jx, jy, jphi) = (self.jacobian_row(b, 0), self.jacobian_row(b, 1), self.jacobian_row(b, 2));
+        let jacobian =
+            DMatrix::from_fn(2, n, |r, k| if r == 0 { jx[k] + rp.x * jphi[k] } else { jy[k] + rp.y * jphi[k] });
+        let w = self.omega[b];
+        PointKinematics {
+            position: self.position[b] + rho,
+            velocity: self.velocity[b] + rp * w,
+            jacobian,
+            accel_bias: self.accel_bias[b] + rp * self.alpha_bias[b] - rho * (w * w),
+        }
+    }
+}
+
+impl Multibody {
+    /// A tree from its bodies (each parent listed before its children), gravity `g` and slope
+    /// `α`. Errors name the body and the value: a parent that is not an earlier body, a mass
+    /// or inertia that is negative or not finite, a zero mass on a body that moves, an axis
+    /// that is not `±1` or not a unit vector.
+    pub fn new(bodies: Vec<Body>, gravity: f64, slope: f64) -> Result<Self, Error> {
+        let bad = |b: &Body, key: &str, msg: String| Error::model(format!("body '{}': {key}", b.name), msg);
+        if !(gravity >= 0.0 && gravity.is_finite()) {
+            return Err(Error::model("gravity", format!("must be finite and >= 0, got {gravity}")));
+        }
+        if !slope.is_finite() {
+            return Err(Error::model("slope", format!("must be finite, got {slope}")));
+        }
+        let mut first = Vec::with_capacity(bodies.len());
+        let mut dof = 0;
+        for (i, b) in bodies.iter().enumerate() {
+            if let Some(p) = b.parent {
+                if p >= i {
+                    return Err(bad(b, "parent", format!("must be a body listed before it (index < {i}), got {p}")));
+                }
+            }
+            let scalars = [b.origin_angle, b.mass, b.inertia];
+            if !b.origin.iter().chain(b.com.iter()).chain(scalars.iter()).all(|v| v.is_finite()) {
+                return Err(bad(b, "origin, com, mass or inertia", "must be finite numbers".into()));
+            }
+            if b.mass < 0.0 || b.inertia < 0.0 {
+                return Err(bad(b, "mass, inertia", format!("must be >= 0, got {} and {}", b.mass, b.inertia)));
+            }
+            match b.joint {
+                Joint::Revolute { axis } if axis != 1.0 && axis != -1.0 => {
+                    return Err(bad(b, "axis", format!("a revolute axis must be +1 or -1, got {axis}")));
+                }
+                Joint::Prismatic { axis } if axis.norm().is_nan() || (axis.norm() - 1.0).abs() > UNIT_AXIS_TOL => {
+                    return Err(bad(b, "axis", format!("a prismatic axis must be a unit vector, got {axis:?}")));
+                }
+                _ => {}
+            }
+            first.push(dof);
+            dof += b.joint.dof();
+        }
+        let mb = Multibody { bodies, gravity, slope, first, dof };
+        // Every coordinate must move some mass, or M is singular.
+        let m = mb.mass_matrix(&vec![0.0; dof]);
+        for k in 0..dof {
+            if m[(k, k)].is_nan() || m[(k, k)] <= 0.0 {
+                let owner =
+                    mb.bodies.iter().zip(&mb.first).rposition(|(b, &f)| b.joint.dof() > 0 && f <= k).unwrap_or(0);
+                return Err(bad(&mb.bodies[owner], "mass", format!("coordinate {k} moves no mass or inertia")));
+            }
+        }
+        Ok(mb)
+    }
+
+    /// Number of generalised coordinates.
+    pub fn dof(&self) -> usize {
+        self.dof
+    }
+
+    /// The bodies.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// The first coordinate of body `b`'s joint.
+    pub fn first_coordinate(&self, b: usize) -> usize {
+        self.first[b]
+    }
+
+    /// The gravity vector `g (sin α, −cos α)`.
+    pub fn gravity_vector(&self) -> Vector2<f64> {
+        Vector2::new(self.slope.sin(), -self.slope.cos()) * self.gravity
+    }
+
+    /// The kinematics of every body at `(q, q̇)` (module docs): one pass down the tree.
+    pub fn frames(&self, q: &[f64], v: &[f64]) -> Frames {
+        let (n, nb) = (self.dof, self.bodies.len());
+        let mut f = Frames {
+            n,
+            position: Vec::with_capacity(nb),
+            angle: Vec::with_capacity(nb),
+            sin_cos: Vec::with_capacity(nb),
+            velocity: Vec::with_capacity(nb),
+            omega: Vec::with_capacity(nb),
+            accel_bias: Vec::with_capacity(nb),
+            alpha_bias: Vec::with_capacity(nb),
+            jac: vec![0.0; 3 * n * nb],
+        };
+        for (b, body) in self.bodies.iter().enumerate() {
+            // The joint frame: its origin o = p_parent + R(φ_parent) origin, its angle.
+            let (mut p, mut phi, mut vel, mut w, mut acc, alpha) = match body.parent {
+                None => (body.origin, body.origin_angle, Vector2::zeros(), 0.0, Vector2::zeros(), 0.0),
+                Some(pa) => {
+                    let r = rot_sc(f.sin_cos[pa], body.origin);
+                    let wp = f.omega[pa];
+                    let (src, dst) = f.jac.split_at_mut(3 * n * b);
+                    let parent = &src[3 * n * pa..3 * n * (pa + 1)];
+                    let rp = perp(r);
+                    for k in 0..n {
+                        dst[k] = parent[k] + rp.x * parent[2 * n + k];
+                        dst[n + k] = parent[n + k] + rp.y * parent[2 * n + k];
+                        dst[2 * n + k] = parent[2 * n + k];
+                    }
+                    (
+                        f.position[pa] + r,
+                        f.angle[pa] + body.origin_angle,
+                        f.velocity[pa] + rp * wp,
+                        wp,
+                        f.accel_bias[pa] + rp * f.alpha_bias[pa] - r * (wp * wp),
+                        f.alpha_bias[pa],
+                    )
+                }
+            };
+            let k0 = self.first[b];
+            let row = |r: usize, k: usize| (3 * b + r) * n + k;
+            match body.joint {
+                Joint::Fixed => {}
+                Joint::Revolute { axis } => {
+                    phi += axis * q[k0];
+                    w += axis * v[k0];
+                    f.jac[row(2, k0)] += axis;
+                }
+                Joint::Prismatic { axis } => {
+                    let u = rot(phi, axis);
+                    let (d, dd) = (q[k0], v[k0]);
+                    let up = perp(u);
+                    // The offset d u turns with the joint frame (ω, Jφ of the parent).
+                    for k in 0..n {
+                        let jphi = f.jac[row(2, k)];
+                        f.jac[row(0, k)] += d * up.x * jphi;
+                        f.jac[row(1, k)] += d * up.y * jphi;
+                    }
+                    f.jac[row(0, k0)] += u.x;
+                    f.jac[row(1, k0)] += u.y;
+                    p += u * d;
+                    vel += up * (w * d) + u * dd;
+                    acc += up * (alpha * d) - u * (w * w * d) + up * (2.0 * w * dd);
+                }
+                Joint::Planar => {
+                    let (ex, ey) = (rot(phi, Vector2::x()), rot(phi, Vector2::y()));
+                    let r = ex * q[k0] + ey * q[k0 + 1];
+                    let rdot = ex * v[k0] + ey * v[k0 + 1];
+                    let rp = perp(r);
+                    for k in 0..n {
+                        let jphi = f.jac[row(2, k)];
+                        f.jac[row(0, k)] += rp.x * jphi;
+                        f.jac[row(1, k)] += rp.y * jphi;
+                    }
+                    f.jac[row(0, k0)] += ex.x;
+                    f.jac[row(1, k0)] += ex.y;
+                    f.jac[row(0, k0 + 1)] += ey.x;
+                    f.jac[row(1, k0 + 1)] += ey.y;
+                    f.jac[row(2, k0 + 2)] += 1.0;
+                    p += r;
+                    vel += rp * w + rdot;
+                    acc += rp * alpha - r * (w * w) + perp(rdot) * (2.0 * w);
+                    phi += q[k0 + 2];
+                    w += v[k0 + 2];
+                }
+            }
+            f.position.push(p);
+            f.angle.push(phi);
+            f.sin_cos.push(phi.sin_cos());
+            f.velocity.push(vel);
+            f.omega.push(w);
+            f.accel_bias.push(acc);
+            f.alpha_bias.push(alpha);
+        }
+        f
+    }
+
+    /// The mass matrix `M(q)` (module docs).
+    pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
+        let zeros = vec![0.0; self.dof];
+        self.mass_and_bias(&self.frames(q, &zeros)).0
+    }
+
+    /// `M(q)` and `h(q, q̇)` (gravity and velocity products; no joint forces) from `frames`.
+    pub fn mass_and_bias(&self, f: &Frames) -> (DMatrix<f64>, DVector<f64>) {
+        let n = self.dof;
+        let mut m = DMatrix::zeros(n, n);
+        let mut h = DVector::zeros(n);
+        let g = self.gravity_vector();
+        // The centre of mass's Jacobian rows (x, y, φ) and the coordinates that move it.
+        let mut jc = vec![0.0; 3 * n];
+        let mut moving = Vec::with_capacity(n);
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.mass == 0.0 && body.inertia == 0.0 {
+                continue;
+            }
+            let rho = rot_sc(f.sin_cos[b], body.com);
+            let rp = perp(rho);
+            let (jx, jy, jphi) = (f.jacobian_row(b, 0), f.jacobian_row(b, 1), f.jacobian_row(b, 2));
+            moving.clear();
+            for k in 0..n {
+                jc[k] = jx[k] + rp.x * jphi[k];
+                jc[n + k] = jy[k] + rp.y * jphi[k];
+                jc[2 * n + k] = jphi[k];
+                if jc[k] != 0.0 || jc[n + k] != 0.0 || jphi[k] != 0.0 {
+                    moving.push(k);
+                }
+            }
+            let w = f.omega[b];
+            let accel = f.accel_bias[b] + rp * f.alpha_bias[b] - rho * (w * w);
+            let force = (g - accel) * body.mass;
+            let torque = -body.inertia * f.alpha_bias[b];
+            for &i in &moving {
+                h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
+            }
+            // The upper triangle, a column at a time (contiguous); mirrored below.
+            let ms = m.as_mut_slice();
+            for &j in &moving {
+                let (xj, yj, pj) = (body.mass * jc[j], body.mass * jc[n + j], body.inertia * jc[2 * n + j]);
+                let col = &mut ms[j * n..j * n + j + 1];
+                for (i, v) in col.iter_mut().enumerate() {
+                    *v += jc[i] * xj + jc[n + i] * yj + jc[2 * n + i] * pj;
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..i {
+                m[(i, j)] = m[(j, i)];
+            }
+        }
+        (m, h)
+    }
+
+    /// Kinetic energy `½ q̇ᵀ M q̇`.
+    pub fn kinetic_energy(&self, f: &Frames) -> f64 {
+        self.bodies
+            .iter()
+            .enumerate()
+            .map(|(b, body)| {
+                let v = f.point(b, &body.com).velocity;
+                0.5 * body.mass * v.norm_squared() + 0.5 * body.inertia * f.omega[b] * f.omega[b]
+            })
+            .sum()
+    }
+
+    /// Potential energy of gravity, `−Σ m_b g⃗·r_b`.
+    pub fn potential_energy(&self, f: &Frames) -> f64 {
+        let g = self.gravity_vector();
+        self.bodies.iter().enumerate().map(|(b, body)| -body.mass * g.dot(&f.point(b, &body.com).position)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::double_pendulum::DoublePendulumStop;
+    use crate::mechanics::ContactSystem;
+    use nalgebra::Vector2 as V2;
+
+    fn link(name: &str, parent: Option<usize>, origin: V2<f64>, m: f64, l: f64) -> Body {
+        Body {
+            name: name.into(),
+            parent,
+            joint: Joint::Revolute { axis: 1.0 },
+            origin,
+            origin_angle: 0.0,
+            mass: m,
+            inertia: m * l * l / 12.0,
+            com: V2::new(0.0, -0.5 * l),
+        }
+    }
+
+    /// P3's double pendulum (links hanging down from the hip at θ = 0) as a tree.
+    fn double_pendulum(p: &DoublePendulumStop) -> Multibody {
+        let bodies =
+            vec![link("thigh", None, V2::zeros(), p.m1, p.l1), link("shank", Some(0), V2::new(0.0, -p.l1), p.m2, p.l2)];
+        Multibody::new(bodies, p.gravity, 0.0).unwrap()
+    }
+
+    #[test]
+    fn the_double_pendulum_tree_has_p3s_mass_matrix_and_bias() {
+        let p = DoublePendulumStop { m1: 1.3, m2: 0.7, l1: 0.9, l2: 1.1, gravity: 9.81, e: 0.0, control: None };
+        let mb = double_pendulum(&p);
+        for (q, v) in [([0.3, -0.7], [1.1, -2.0]), ([-1.2, 0.4], [0.0, 3.0]), ([2.9, 1.5], [-0.4, 0.2])] {
+            let (m, h) = mb.mass_and_bias(&mb.frames(&q, &v));
+            let (qs, vs) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+            let (m0, h0) = (p.mass_matrix(&qs), p.bias(0.0, &qs, &vs));
+            for i in 0..2 {
+                assert!((h[i] - h0[i]).abs() <= 1e-13 * (1.0 + h0.amax()), "h {h} vs {h0}");
+                for j in 0..2 {
+                    assert!((m[(i, j)] - m0[(i, j)]).abs() <= 1e-14 * m0.amax(), "M {m} vs {m0}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_floating_body_has_p1s_kinematics_at_its_contact_points() {
+        // P1's planar body: coordinates (x, z, θ) of the centre of mass, contacts at body points
+        // r_i on lines through their rest positions. A planar joint at the world origin with the
+        // centre of mass at the body origin is the same system, with gravity as its force.
+        let mut paper = crate::paper_configs::p1::config("A").unwrap().body();
+        paper.points[1].phi = 0.3; // a support line that is not the floor
+        paper.torque = 0.0;
+        let body = Body {
+            name: "body".into(),
+            parent: None,
+            joint: Joint::Planar,
+            origin: V2::zeros(),
+            origin_angle: 0.0,
+            mass: paper.mass,
+            inertia: paper.mass * paper.rho * paper.rho,
+            com: V2::zeros(),
+        };
+        let g = paper.force.norm() / paper.mass;
+        let slope = paper.force.x.atan2(-paper.force.y);
+        let mb = Multibody::new(vec![body], g, slope).unwrap();
+        for (q, v) in [([0.01, -0.02, 0.3], [0.5, -1.0, 2.0]), ([-0.3, 0.1, -1.1], [0.0, 0.2, -0.7])] {
+            let f = mb.frames(&q, &v);
+            let (m, h) = mb.mass_and_bias(&f);
+            let (qs, vs) = (nalgebra::Vector3::from(q), nalgebra::Vector3::from(v));
+            assert!((m - DMatrix::from_iterator(3, 3, paper.mass_matrix().iter().copied())).amax() <= 1e-14);
+            let h0 = paper.bias(0.0, &qs, &vs);
+            assert!((0..3).all(|k| (h[k] - h0[k]).abs() <= 1e-13 * (1.0 + h0.amax())), "{h} vs {h0}");
+            for (i, pt) in paper.points.iter().enumerate() {
+                let k = f.point(0, &pt.r);
+                let (n, t) = (pt.normal(), pt.tangent());
+                let gap = n.dot(&(k.position - pt.r));
+                assert!((gap - paper.gap(i, &qs)).abs() <= 1e-15, "gap");
+                let (wn, wt) = (paper.normal_jacobian(i, &qs), paper.tangent_jacobian(i, &qs));
+                for c in 0..3 {
+                    let (jn, jt) = (
+                        n.x * k.jacobian[(0, c)] + n.y * k.jacobian[(1, c)],
+                        t.x * k.jacobian[(0, c)] + t.y * k.jacobian[(1, c)],
+                    );
+                    assert!((jn - wn[c]).abs() <= 1e-15 && (jt - wt[c]).abs() <= 1e-15, "Jacobians");
+                }
+                let (an, at) = paper.jacobian_dot_v(i, &qs, &vs);
+                assert!((n.dot(&k.accel_bias) - an).abs() <= 1e-14 && (t.dot(&k.accel_bias) - at).abs() <= 1e-14);
+            }
+        }
+    }
+
+    /// A tree with every joint kind: a floating base, a revolute arm, a prismatic slider on it, a
+    /// fixed tip, revolute joints, and a floating body on the turning arm, on a slope.
+    fn mixed_chain() -> Multibody {
+        let b = |name: &str, parent, joint, origin: [f64; 2], angle, mass, inertia, com: [f64; 2]| Body {
+            name: String::from(name),
+            parent,
+            joint,
+            origin: V2::from(origin),
+            origin_angle: angle,
+            mass,
+            inertia,
+            com: V2::from(com),
+        };
+        let bodies = vec![
+            b("base", None, Joint::Planar, [0.1, 0.2], 0.3, 3.0, 0.2, [0.05, -0.02]),
+            b("arm", Some(0), Joint::Revolute { axis: -1.0 }, [0.3, 0.1], -0.4, 1.2, 0.05, [0.2, 0.01]),
+            b(
+                "slider",
+                Some(1),
+                Joint::Prismatic { axis: V2::new(0.6, 0.8) },
+                [0.4, 0.0],
+                0.2,
+                0.7,
+                0.02,
+                [0.03, 0.04],
+            ),
+            b("tip", Some(2), Joint::Fixed, [0.1, 0.05], 0.5, 0.3, 0.001, [0.02, 0.0]),
+            b("finger", Some(3), Joint::Revolute { axis: 1.0 }, [0.05, 0.0], 0.0, 0.2, 0.004, [0.06, -0.01]),
+            b("leg", Some(0), Joint::Revolute { axis: 1.0 }, [-0.2, -0.1], 0.0, 0.9, 0.03, [0.0, -0.25]),
+            // A floating body on a turning parent (the relative motion's Coriolis terms).
+            b("puck", Some(1), Joint::Planar, [0.1, 0.2], 0.7, 0.4, 0.01, [0.01, 0.02]),
+        ];
+        Multibody::new(bodies, 9.81, 0.15).unwrap()
+    }
+
+    #[test]
+    fn point_velocities_and_bias_accelerations_are_the_derivatives_of_positions() {
+        // Along q(t) = q + q̇ t + ½ q̈ t²: the point's velocity is J q̇ and its acceleration
+        // J q̈ + a_bias; both against central differences of the position (test only).
+        let mb = mixed_chain();
+        let n = mb.dof();
+        assert_eq!(n, 10);
+        let q0: Vec<f64> = (0..n).map(|k| 0.3 * (k as f64 * 1.7).sin()).collect();
+        let v0: Vec<f64> = (0..n).map(|k| 0.8 * (k as f64 * 0.9 + 0.4).cos()).collect();
+        let a0: Vec<f64> = (0..n).map(|k| (k as f64 * 2.3 + 1.0).sin()).collect();
+        let at = |t: f64| -> Vec<f64> { (0..n).map(|k| q0[k] + v0[k] * t + 0.5 * a0[k] * t * t).collect() };
+        let f = mb.frames(&q0, &v0);
+        let dt = 1e-4;
+        for b in 0..mb.bodies().len() {
+            let x = V2::new(0.07, -0.03);
+            let k = f.point(b, &x);
+            let pos = |t: f64| mb.frames(&at(t), &v0).point(b, &x).position;
+            let vel_fd = (pos(dt) - pos(-dt)) / (2.0 * dt);
+            let acc_fd = (pos(dt) - pos(0.0) * 2.0 + pos(-dt)) / (dt * dt);
+            let jv = &k.jacobian * DVector::from_column_slice(&v0);
+            let ja = &k.jacobian * DVector::from_column_slice(&a0);
+            let acc = V2::new(ja[0], ja[1]) + k.accel_bias;
+            assert!((V2::new(jv[0], jv[1]) - vel_fd).norm() <= 1e-7, "body {b}: J q̇");
+            assert!((k.velocity - vel_fd).norm() <= 1e-7, "body {b}: velocity");
+            assert!((acc - acc_fd).norm() <= 1e-5, "body {b}: acceleration {acc} vs {acc_fd}");
+        }
+    }
+
+    #[test]
+    fn energy_is_conserved_without_contacts() {
+        // M q̈ = h with RK4: kinetic plus potential energy stays constant, which checks h (every
+        // velocity-product term) against M.
+        let mb = mixed_chain();
+        let n = mb.dof();
+        let accel = |q: &[f64], v: &[f64]| -> Vec<f64> {
+            let (m, h) = mb.mass_and_bias(&mb.frames(q, v));
+            m.cholesky().expect("M is positive definite").solve(&h).iter().copied().collect()
+        };
+        let mut q: Vec<f64> = (0..n).map(|k| 0.2 * (k as f64).cos()).collect();
+        let mut v: Vec<f64> = (0..n).map(|k| 1.5 * (k as f64 * 1.3).sin()).collect();
+        let energy = |q: &[f64], v: &[f64]| {
+            let f = mb.frames(q, v);
+            mb.kinetic_energy(&f) + mb.potential_energy(&f)
+        };
+        let e0 = energy(&q, &v);
+        let h = 1e-3;
+        let add = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> { x.iter().zip(d).map(|(a, b)| a + s * b).collect() };
+        for _ in 0..1000 {
+            let k1v = accel(&q, &v);
+            let k1q = v.clone();
+            let (q2, v2) = (add(&q, &k1q, h / 2.0), add(&v, &k1v, h / 2.0));
+            let (k2q, k2v) = (v2.clone(), accel(&q2, &v2));
+            let (q3, v3) = (add(&q, &k2q, h / 2.0), add(&v, &k2v, h / 2.0));
+            let (k3q, k3v) = (v3.clone(), accel(&q3, &v3));
+            let (q4, v4) = (add(&q, &k3q, h), add(&v, &k3v, h));
+            let (k4q, k4v) = (v4.clone(), accel(&q4, &v4));
+            for i in 0..n {
+                q[i] += h / 6.0 * (k1q[i] + 2.0 * k2q[i] + 2.0 * k3q[i] + k4q[i]);
+                v[i] += h / 6.0 * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i] + k4v[i]);
+            }
+        }
+        let e1 = energy(&q, &v);
+        let scale = mb.kinetic_energy(&mb.frames(&q, &v)).abs() + 1.0;
+        assert!((e1 - e0).abs() <= 1e-8 * scale, "energy {e0} -> {e1}");
+        // And M = Σ JᵀJ is symmetric positive definite, ½ q̇ᵀMq̇ the kinetic energy.
+        let f = mb.frames(&q, &v);
+        let (m, _) = mb.mass_and_bias(&f);
+        assert!((&m - m.transpose()).amax() <= 1e-15 * m.amax());
+        let vv = DVector::from_column_slice(&v);
+        assert!((0.5 * vv.dot(&(&m * &vv)) - mb.kinetic_energy(&f)).abs() <= 1e-12 * scale);
+    }
+
+    #[test]
+    fn bad_trees_are_refused_naming_the_body() {
+        let ok = || mixed_chain().bodies().to_vec();
+        let err = |bodies: Vec<Body>| Multibody::new(bodies, 9.81, 0.0).unwrap_err().to_string();
+        let mut b = ok();
+        b[2].parent = Some(4);
+        assert!(err(b).contains("body 'slider': parent"));
+        let mut b = ok();
+        b[1].mass = -1.0;
+        assert!(err(b).contains("body 'arm'"));
+        let mut b = ok();
+        b[1].joint = Joint::Revolute { axis: 0.5 };
+        assert!(err(b).contains("axis"));
+        let mut b = ok();
+        b[2].joint = Joint::Prismatic { axis: V2::new(1.0, 1.0) };
+        assert!(err(b).contains("unit vector"));
+        let mut b = ok();
+        b[4].com = V2::zeros();
+        b[4].inertia = 0.0;
+        assert!(err(b).contains("body 'finger': mass"));
+        let mut b = ok();
+        b[0].com.x = f64::NAN;
+        assert!(err(b).contains("finite"));
+    }
+}
