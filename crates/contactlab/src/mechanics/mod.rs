@@ -26,7 +26,8 @@
 //! pendulum with a knee stop; the walkers of P2 implement the same trait.
 //! [`multibody::Multibody`] computes `M(q)`, `h(q, q̇)`, point Jacobians and their `J̇q̇` for any
 //! planar tree of rigid bodies (revolute, prismatic, fixed and floating joints), the core of
-//! user-defined mechanisms.
+//! user-defined mechanisms; [`multibody_system::MultibodySystem`] adds points on lines, joint
+//! limits and joint springs and dampers, and is a [`ContactSystem`] like the others.
 //!
 //! # Sign conventions (once for all systems)
 //! `M(q) q̈ = h(t, q, q̇) + Σᵢ (w_{n,i} λ_{n,i} + w_{t,i} λ_{t,i})`: `h` collects everything but the
@@ -40,6 +41,7 @@ pub mod closed_form;
 pub mod contact_space;
 pub mod double_pendulum;
 pub mod multibody;
+pub mod multibody_system;
 pub mod planar_body;
 pub mod sliders;
 pub mod walkers;
