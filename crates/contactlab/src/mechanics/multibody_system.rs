@@ -18,7 +18,7 @@
 
 use nalgebra::{SMatrix, SVector, Vector2};
 
-use super::multibody::Multibody;
+use super::multibody::{Joint, Multibody};
 use super::{ContactLaw, ContactSystem};
 use crate::Error;
 
@@ -120,11 +120,18 @@ impl<const N: usize> MultibodySystem<N> {
                 ));
             }
         }
-        // The length scale: the largest offset in the tree (joint origins, centres of mass).
+        // The length scale: the largest offset in the tree (joint origins, centres of mass, radii
+        // of gyration, contact points).
+        let gyration = |b: &super::multibody::Body| if b.mass > 0.0 { (b.inertia / b.mass).sqrt() } else { 0.0 };
+        let points = contacts.iter().map(|c| match c.constraint {
+            Constraint::PointOnLine { point, .. } => point.norm(),
+            Constraint::JointLimit { .. } => 0.0,
+        });
         let length = mb
             .bodies()
             .iter()
-            .flat_map(|b| [b.origin.norm(), b.com.norm()])
+            .flat_map(|b| [b.origin.norm(), b.com.norm(), gyration(b)])
+            .chain(points)
             .fold(0.0f64, f64::max)
             .max(crate::numeric::SCALE_FLOOR);
         Ok(MultibodySystem { mb, contacts, springs, length })
@@ -237,6 +244,23 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         Some(self.mb.potential_energy(&f) + springs)
     }
 
+    fn coordinate_scale(&self) -> SVector<f64, N> {
+        // Angles in radians; displacements (prismatic, a floating body's x and y) in lengths.
+        let mut s = SVector::<f64, N>::repeat(1.0);
+        for (b, body) in self.mb.bodies().iter().enumerate() {
+            let k = self.mb.first_coordinate(b);
+            match body.joint {
+                Joint::Prismatic { .. } => s[k] = self.length,
+                Joint::Planar => {
+                    s[k] = self.length;
+                    s[k + 1] = self.length;
+                }
+                Joint::Revolute { .. } | Joint::Fixed => {}
+            }
+        }
+        s
+    }
+
     fn length_scale(&self) -> f64 {
         self.length
     }
@@ -253,7 +277,7 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::multibody::{Body, Joint};
+    use super::super::multibody::Body;
     use super::*;
     use crate::hybrid::lagrangian::Lagrangian;
     use crate::mechanics::check::check_system;
