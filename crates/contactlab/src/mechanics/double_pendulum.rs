@@ -80,6 +80,43 @@ impl DoublePendulumStop {
         -(0.5 * self.m1 + self.m2) * self.l1 * g * q[0].cos() - 0.5 * self.m2 * self.l2 * g * (q[0] + q[1]).cos()
     }
 
+    /// The same system as a planar multibody tree: the thigh and the shank hanging from the hip
+    /// (uniform links, centres of mass at mid-length), the knee stop a joint limit `θ₂ ≥ 0`, the
+    /// hip's PD law a joint spring and damper. Its dynamics are computed
+    /// ([`super::multibody`]), not derived by hand: the check that both agree.
+    pub fn as_multibody(&self) -> Result<super::multibody_system::MultibodySystem<2>, crate::Error> {
+        use super::multibody::{Body, Joint, Multibody};
+        use super::multibody_system::{Constraint, Contact, JointSpring, MultibodySystem};
+        let link = |name: &str, parent, origin: Vector2<f64>, m: f64, l: f64| Body {
+            name: name.into(),
+            parent,
+            joint: Joint::Revolute { axis: 1.0 },
+            origin,
+            origin_angle: 0.0,
+            mass: m,
+            inertia: m * l * l / 12.0,
+            com: Vector2::new(0.0, -0.5 * l),
+        };
+        let tree = Multibody::new(
+            vec![
+                link("thigh", None, Vector2::zeros(), self.m1, self.l1),
+                link("shank", Some(0), Vector2::new(0.0, -self.l1), self.m2, self.l2),
+            ],
+            self.gravity,
+            0.0,
+        )?;
+        let stop = Contact {
+            constraint: Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 },
+            law: ContactLaw { mu: 0.0, restitution: self.e },
+        };
+        let springs = self
+            .control
+            .map(|c| JointSpring { coordinate: 0, stiffness: c.k1, rest: c.theta1e, damping: c.c1 })
+            .into_iter()
+            .collect();
+        MultibodySystem::new(tree, vec![stop], springs)
+    }
+
     /// The hip torque `u₁` at `(θ₁, θ̇₁)`.
     pub fn torque(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> f64 {
         self.control.map_or(0.0, |c| -c.k1 * (q[0] - c.theta1e) - c.c1 * v[0])

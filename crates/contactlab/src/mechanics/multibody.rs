@@ -433,30 +433,10 @@ mod tests {
     use crate::mechanics::ContactSystem;
     use nalgebra::Vector2 as V2;
 
-    fn link(name: &str, parent: Option<usize>, origin: V2<f64>, m: f64, l: f64) -> Body {
-        Body {
-            name: name.into(),
-            parent,
-            joint: Joint::Revolute { axis: 1.0 },
-            origin,
-            origin_angle: 0.0,
-            mass: m,
-            inertia: m * l * l / 12.0,
-            com: V2::new(0.0, -0.5 * l),
-        }
-    }
-
-    /// P3's double pendulum (links hanging down from the hip at θ = 0) as a tree.
-    fn double_pendulum(p: &DoublePendulumStop) -> Multibody {
-        let bodies =
-            vec![link("thigh", None, V2::zeros(), p.m1, p.l1), link("shank", Some(0), V2::new(0.0, -p.l1), p.m2, p.l2)];
-        Multibody::new(bodies, p.gravity, 0.0).unwrap()
-    }
-
     #[test]
     fn the_double_pendulum_tree_has_p3s_mass_matrix_and_bias() {
         let p = DoublePendulumStop { m1: 1.3, m2: 0.7, l1: 0.9, l2: 1.1, gravity: 9.81, e: 0.0, control: None };
-        let mb = double_pendulum(&p);
+        let mb = p.as_multibody().unwrap().multibody().clone();
         for (q, v) in [([0.3, -0.7], [1.1, -2.0]), ([-1.2, 0.4], [0.0, 3.0]), ([2.9, 1.5], [-0.4, 0.2])] {
             let (m, h) = mb.mass_and_bias(&mb.frames(&q, &v));
             let (qs, vs) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));

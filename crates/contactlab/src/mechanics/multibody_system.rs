@@ -277,7 +277,6 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::multibody::Body;
     use super::*;
     use crate::hybrid::lagrangian::Lagrangian;
     use crate::mechanics::check::check_system;
@@ -285,42 +284,12 @@ mod tests {
     use crate::zeno::{self, ZenoSettings};
     use nalgebra::{DVector, Vector2 as V2};
 
-    /// P3's controlled double pendulum with its knee stop, as a multibody file would state it.
-    fn p3_as_multibody(p: &DoublePendulumStop) -> MultibodySystem<2> {
-        let link = |name: &str, parent, origin: V2<f64>, m: f64, l: f64| Body {
-            name: name.into(),
-            parent,
-            joint: Joint::Revolute { axis: 1.0 },
-            origin,
-            origin_angle: 0.0,
-            mass: m,
-            inertia: m * l * l / 12.0,
-            com: V2::new(0.0, -0.5 * l),
-        };
-        let mb = Multibody::new(
-            vec![link("thigh", None, V2::zeros(), p.m1, p.l1), link("shank", Some(0), V2::new(0.0, -p.l1), p.m2, p.l2)],
-            p.gravity,
-            0.0,
-        )
-        .unwrap();
-        let stop = Contact {
-            constraint: Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 },
-            law: ContactLaw { mu: 0.0, restitution: p.e },
-        };
-        let springs = p
-            .control
-            .map(|c| JointSpring { coordinate: 0, stiffness: c.k1, rest: c.theta1e, damping: c.c1 })
-            .into_iter()
-            .collect();
-        MultibodySystem::new(mb, vec![stop], springs).unwrap()
-    }
-
     #[test]
     fn p3s_zeno_periodic_orbit_from_the_multibody_model() {
         // The built-in model and the same system written as a tree: the same Zeno periodic
         // orbit (its section point to 1e-8) and multiplier γ.
         let p = DoublePendulumStop::paper_controlled(0.5);
-        let m = p3_as_multibody(&p);
+        let m = p.as_multibody().unwrap();
         let (q, v) = (nalgebra::Vector2::new(0.4, 0.3), nalgebra::Vector2::new(-0.5, 1.2));
         assert!(check_system(&m, 0.0, &q, &v).is_empty(), "{:?}", check_system(&m, 0.0, &q, &v));
         let s = ZenoSettings::default();
@@ -343,7 +312,7 @@ mod tests {
         // The shank's tip against a tilted line and the thigh's middle against a wall: gaps,
         // tangential coordinates, Jacobians and J̇q̇ against differences (check_system).
         let p = DoublePendulumStop::paper_controlled(0.5);
-        let mb = p3_as_multibody(&p).multibody().clone();
+        let mb = p.as_multibody().unwrap().multibody().clone();
         let law = ContactLaw { mu: 0.6, restitution: 0.2 };
         let (a, b) = (0.2f64, 1.1f64);
         let contacts = vec![
@@ -377,7 +346,7 @@ mod tests {
     #[test]
     fn bad_pieces_are_refused() {
         let p = DoublePendulumStop::paper(0.5);
-        let mb = p3_as_multibody(&p).multibody().clone();
+        let mb = p.as_multibody().unwrap().multibody().clone();
         let line = |normal: V2<f64>| Contact {
             constraint: Constraint::PointOnLine { body: 1, point: V2::zeros(), line_point: V2::zeros(), normal },
             law: ContactLaw { mu: 0.5, restitution: 0.0 },
