@@ -89,18 +89,23 @@ struct Tokens<'a> {
 }
 
 impl<'a> Tokens<'a> {
-    /// The next number; `what` names it in errors.
-    fn number(&mut self, what: &str) -> Result<f64, Error> {
-        let tok = self.tokens.next().ok_or_else(|| {
-            Error::input(self.file, format!("token {}", self.consumed + 1), format!("file ended while reading {what}"))
-        })?;
+    /// The next number, or `None` at the end of the file; `what` names it in errors.
+    fn next(&mut self, what: &str) -> Result<Option<f64>, Error> {
+        let Some(tok) = self.tokens.next() else { return Ok(None) };
         self.consumed += 1;
-        tok.parse::<f64>().map_err(|_| {
+        tok.parse::<f64>().map(Some).map_err(|_| {
             Error::input(
                 self.file,
                 format!("token {}", self.consumed),
                 format!("expected a number for {what}, got `{tok}`"),
             )
+        })
+    }
+
+    /// The next number; `what` names it in errors.
+    fn number(&mut self, what: &str) -> Result<f64, Error> {
+        self.next(what)?.ok_or_else(|| {
+            Error::input(self.file, format!("token {}", self.consumed + 1), format!("file ended while reading {what}"))
         })
     }
 
@@ -123,17 +128,8 @@ impl<'a> Tokens<'a> {
     fn numbers(&mut self, count: usize, what: &str) -> Result<Vec<f64>, Error> {
         let mut values = Vec::new();
         while values.len() < count {
-            match self.tokens.next() {
-                Some(tok) => {
-                    self.consumed += 1;
-                    values.push(tok.parse::<f64>().map_err(|_| {
-                        Error::input(
-                            self.file,
-                            format!("token {}", self.consumed),
-                            format!("expected a number for {what}, got `{tok}`"),
-                        )
-                    })?);
-                }
+            match self.next(what)? {
+                Some(v) => values.push(v),
                 None => {
                     return Err(Error::input(
                         self.file,
