@@ -6,6 +6,7 @@
 mod eqset;
 mod equilibrium;
 mod fixture;
+mod mechanism;
 mod staging;
 mod walker;
 mod zeno;
@@ -50,6 +51,13 @@ enum Command {
     /// Equilibrium sets under set-valued friction (P5): analyze, portrait, simulate.
     #[command(subcommand)]
     Eqset(eqset::EqsetCommand),
+    /// Simulate any mechanism (kind = "multibody") with the event-driven hybrid core: contact
+    /// modes, impacts, Zeno completion, walking rules. --out writes trajectory.csv, events.csv
+    /// and time.png.
+    Simulate(mechanism::SimulateArgs),
+    /// Inspect a model (kind = "multibody") at a state.
+    #[command(subcommand)]
+    Model(mechanism::ModelCommand),
     /// Join `equilibrium atlas --shard K/N` outputs into the unsharded atlas's outputs (atlas.csv,
     /// the plot, the --json summary).
     Merge(MergeArgs),
@@ -176,6 +184,8 @@ impl Command {
             Command::Walker(c) => c.out_dir(),
             Command::Eqset(c) => c.out_dir(),
             Command::Merge(a) => a.common.out.as_mut(),
+            Command::Simulate(a) => a.out_dir(),
+            Command::Model(c) => c.out_dir(),
         }
     }
 }
@@ -278,6 +288,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Walker(c) => walker::run(c),
         Command::Eqset(c) => eqset::run(c),
         Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
+        Command::Simulate(a) => mechanism::simulate(a),
+        Command::Model(c) => mechanism::run(c),
     }
 }
 

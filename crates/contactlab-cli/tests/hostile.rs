@@ -155,6 +155,11 @@ fn hostile_inputs_end_cleanly() {
             ],
         ),
         (r.join("examples/eqset/friction-oscillator.toml"), vec![vec!["eqset", "simulate", "--t-max", "1"]]),
+        (
+            r.join("examples/multibody/compass-biped.toml"),
+            vec![vec!["simulate", "--t-max", "1"], vec!["model", "inspect"]],
+        ),
+        (r.join("examples/multibody/p3-double-pendulum-pd-e0.5.toml"), vec![vec!["simulate", "--t-max", "5"]]),
     ];
     let dir = std::env::temp_dir().join(format!("contactlab-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

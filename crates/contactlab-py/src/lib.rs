@@ -621,6 +621,61 @@ fn walker_slip(
     }
 }
 
+fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::mechanism::Mechanism> {
+    model(name, text, is_json, contactlab::mechanism::model::from_model)
+}
+
+/// Any mechanism (`kind = "multibody"`): its dynamics at a state, as the CLI's
+/// `model inspect --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, state=None, t=0.0))]
+fn model_inspect(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    state: Option<Vec<f64>>,
+    t: f64,
+) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    object(py, &py.detach(|| contactlab::api::model_inspect(&m, state.as_deref(), t)).map_err(to_py)?)
+}
+
+/// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
+/// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, state=None, t_max=5.0, max_events=10_000, rtol=1e-10, per_step=4))]
+#[allow(clippy::too_many_arguments)]
+fn mechanism_simulate<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    state: Option<Vec<f64>>,
+    t_max: f64,
+    max_events: i64,
+    rtol: f64,
+    per_step: i64,
+) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
+    use contactlab::mechanism::simulate::{SimulateSettings, MAX_PER_STEP};
+    let max_events = count("max_events", max_events, 1..=usize::MAX)?;
+    let per_step = count("per_step", per_step, 0..=MAX_PER_STEP)?;
+    let m = mechanism_model(name, text, is_json)?;
+    let settings = SimulateSettings { t_max, max_events, rtol, per_step };
+    let sim = py.detach(|| contactlab::api::simulate(&m, state.as_deref(), &settings)).map_err(to_py)?;
+    let (n, k) = (sim.samples.len(), m.dof());
+    let d = PyDict::new(py);
+    d.set_item("t", col(py, sim.samples.iter().map(|s| s.t).collect()))?;
+    d.set_item("q", table(py, n, k, sim.samples.iter().flat_map(|s| s.q.iter().copied()).collect())?)?;
+    d.set_item("v", table(py, n, k, sim.samples.iter().flat_map(|s| s.v.iter().copied()).collect())?)?;
+    d.set_item("modes", sim.samples.iter().map(|s| s.modes.clone()).collect::<Vec<String>>())?;
+    d.set_item("kinetic", col(py, sim.samples.iter().map(|s| s.kinetic).collect()))?;
+    d.set_item("potential", col(py, sim.samples.iter().map(|s| s.potential.unwrap_or(f64::NAN)).collect()))?;
+    d.set_item("coordinates", m.coordinates.clone())?;
+    d.set_item("contacts", m.contact_names.clone())?;
+    Ok((object(py, &sim)?, d))
+}
+
 fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult<contactlab::zeno::model::ZenoModel> {
     let m = model(name, text, is_json, contactlab::zeno::model::from_model)?;
     match e {
@@ -776,5 +831,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_orbit, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_bound, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
+    m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     Ok(())
 }

@@ -215,3 +215,28 @@ def test_eqset_simulate_matches_the_cli_json_and_trajectory_file(tmp_path):
     assert r.V.max() <= r.V[0] and r.V[-1] < 0.1 * r.V[0] and r.at_rest
     with pytest.raises(ValueError, match="h: must be"):
         contactlab.eqset.simulate(model, h=-1.0)
+
+
+# --- Your own mechanism (kind = "multibody") --------------------------------------------------
+
+
+def test_mechanism_inspect_and_simulate_match_the_cli(tmp_path):
+    model = EXAMPLES / "multibody" / "compass-biped.toml"
+    i = contactlab.model.inspect(model, state=[0.1, 1.5, 0.2, -0.3])
+    assert i.to_dict() == cli("model", "inspect", model, "--state", "0.1,1.5,0.2,-0.3")
+    assert i.check == [] and i.mass_matrix_eigenvalues[0] > 0
+    r = contactlab.model.simulate(model, t_max=2)
+    c = cli("simulate", model, "--t-max", 2, "--out", tmp_path)
+    arrays = ("t", "q", "v", "modes", "kinetic", "potential", "coordinates", "contacts")
+    assert without(r.to_dict(), *arrays) == c
+    assert r.impacts == 2 and r.q.shape == (len(r.t), 4)
+    with open(tmp_path / "trajectory.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert np.array_equal(r.q[:, 3], [float(x["swing"]) for x in rows])
+    # The same model as a dict: the same answer.
+    d = tomllib.loads(model.read_text())
+    assert contactlab.model.simulate(d, t_max=2).to_dict()["events"] == r.events
+    with pytest.raises(ValueError, match="state: needs 4 numbers"):
+        contactlab.model.inspect(model, state=[0.1])
+    with pytest.raises(ValueError, match=r"<dict>: body\[0\].mass"):
+        contactlab.model.inspect({**d, "body": [{**d["body"][0], "mass": -1}] + d["body"][1:]})

@@ -1535,6 +1535,55 @@ pub fn eqset_simulate(m: &crate::eqset::model::EqsetModel, t_max: f64, h: Option
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// A user's mechanism (kind = "multibody")
+
+/// A state `(q, q̇)` from `2n` numbers (`q` then `q̇`) or `n` numbers (`q̇ = 0`); the model's
+/// initial state when `None`.
+pub fn mechanism_state(m: &crate::mechanism::Mechanism, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let n = m.dof();
+    let (q, v) = match state {
+        None => (m.q0.clone(), m.v0.clone()),
+        Some(s) if s.len() == 2 * n => (s[..n].to_vec(), s[n..].to_vec()),
+        Some(s) if s.len() == n => (s.to_vec(), vec![0.0; n]),
+        Some(s) => {
+            return Err(arg(
+                "state",
+                format!(
+                    "needs {n} numbers (q) or {} (q then q'); the coordinates are {}; got {}",
+                    2 * n,
+                    m.coordinates.join(", "),
+                    s.len()
+                ),
+            ))
+        }
+    };
+    m.check_state("state", &q)?;
+    m.check_state("state", &v)?;
+    Ok((q, v))
+}
+
+/// A mechanism's dynamics at a state (`model inspect`): `M`, `h`, gaps, Jacobians, energies
+/// and the finite-difference check.
+pub fn model_inspect(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    t: f64,
+) -> Result<crate::mechanism::inspect::Inspection, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::inspect::inspect(m, t, &q, &v)
+}
+
+/// The event-driven simulation of a mechanism from a state (`simulate`).
+pub fn simulate(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::simulate::SimulateSettings,
+) -> Result<crate::mechanism::simulate::Simulation, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::simulate::simulate(m, &q, &v, settings)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,7 @@ pub mod hybrid;
 pub mod lcp;
 pub mod lp;
 pub mod mechanics;
+pub mod mechanism;
 pub mod model;
 pub mod numeric;
 pub mod output;

@@ -32,9 +32,11 @@ fn p1s_body_as_a_floating_tree_moves_as_the_built_in_model() {
         let contacts = body
             .points
             .iter()
-            .map(|p| Contact {
-                constraint: Constraint::PointOnLine { body: 0, point: p.r, line_point: p.r, normal: p.normal() },
-                law: p.law,
+            .map(|p| {
+                Contact::new(
+                    Constraint::PointOnLine { body: 0, point: p.r, line_point: p.r, normal: p.normal(), radius: 0.0 },
+                    p.law,
+                )
             })
             .collect();
         let mb = MultibodySystem::<3>::new(tree, contacts, vec![]).unwrap();

@@ -15,6 +15,7 @@ Modules:
     fixture  P4, Pang & Trinkle, fixtured bodies: ``classify``, ``theorem4``, ``mu_sweep``
     eqset    P5, van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``,
              ``simulate``
+    model    your own mechanism (kind = "multibody"): ``inspect``, ``simulate``
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
@@ -22,8 +23,8 @@ Errors: ``ValueError`` for bad input (naming the file or dict, the key and the a
 """
 
 from ._core import NumericalError, __version__
-from . import lcp, p1, walker, zeno, fixture, eqset
+from . import lcp, p1, walker, zeno, fixture, eqset, model
 from ._results import Result
 from .sweep import sweep
 
-__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "sweep"]
+__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "model", "sweep"]

@@ -76,3 +76,14 @@ def zeno_continuation(
 def eqset_simulate(
     name: str, text: str, is_json: bool, t_max: float = 10.0, h: Optional[float] = None
 ) -> Tuple[dict[str, Any], Dict[str, Any]]: ...
+def model_inspect(name: str, text: str, is_json: bool, state: Optional[list[float]] = None, t: float = 0.0) -> Any: ...
+def mechanism_simulate(
+    name: str,
+    text: str,
+    is_json: bool,
+    state: Optional[list[float]] = None,
+    t_max: float = 5.0,
+    max_events: int = 10000,
+    rtol: float = 1e-10,
+    per_step: int = 4,
+) -> Tuple[dict[str, Any], Dict[str, Any]]: ...

@@ -105,15 +105,11 @@ impl DoublePendulumStop {
             self.gravity,
             0.0,
         )?;
-        let stop = Contact {
-            constraint: Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 },
-            law: ContactLaw { mu: 0.0, restitution: self.e },
-        };
-        let springs = self
-            .control
-            .map(|c| JointSpring { coordinate: 0, stiffness: c.k1, rest: c.theta1e, damping: c.c1 })
-            .into_iter()
-            .collect();
+        let stop = Contact::new(
+            Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 },
+            ContactLaw { mu: 0.0, restitution: self.e },
+        );
+        let springs = self.control.map(|c| JointSpring::constant(0, c.k1, c.theta1e, c.c1)).into_iter().collect();
         MultibodySystem::new(tree, vec![stop], springs)
     }
 

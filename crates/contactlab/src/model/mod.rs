@@ -219,6 +219,24 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// An optional array of strings (empty when absent).
+    pub fn strings(&self, key: &str) -> Result<Vec<&'a str>, Error> {
+        match self.get(key) {
+            None => Ok(vec![]),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    toml::Value::String(s) => Ok(s.as_str()),
+                    other => {
+                        Err(self.err(&format!("{key}[{i}]"), format!("expected a string, got {}", other.type_str())))
+                    }
+                })
+                .collect(),
+            Some(v) => Err(self.err(key, format!("expected an array of strings, got {}", v.type_str()))),
+        }
+    }
+
     /// A required array of numbers, of length `len` when given.
     pub fn vector(&self, key: &str, len: Option<usize>, range: Range) -> Result<DVector<f64>, Error> {
         let v = self.get(key).ok_or_else(|| self.err(key, "missing; expected an array of numbers"))?;

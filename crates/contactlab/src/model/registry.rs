@@ -25,6 +25,8 @@ pub enum Model {
     Zeno(crate::zeno::model::ZenoModel),
     /// `rod-two-sliders`, `friction-oscillator` (P5).
     Eqset(crate::eqset::model::EqsetModel),
+    /// `multibody` (a user's mechanism).
+    Mechanism(Box<crate::mechanism::Mechanism>),
 }
 
 /// One model kind.
@@ -126,6 +128,14 @@ pub const REGISTRY: &[KindDef] = &[
         analyses: EQSET,
         sweep: None,
         read: |d| crate::eqset::model::from_model(d).map(Model::Eqset),
+    },
+    KindDef {
+        kind: "multibody",
+        paper: "any",
+        summary: "your own planar mechanism: a tree of bodies with joints, contacts on lines, joint limits, springs and PD laws",
+        analyses: &["simulate", "model inspect"],
+        sweep: None,
+        read: |d| crate::mechanism::model::from_model(d).map(|m| Model::Mechanism(Box::new(m))),
     },
 ];
 

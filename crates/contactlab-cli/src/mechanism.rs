@@ -1,0 +1,166 @@
+//! `contactlab simulate` and `contactlab model inspect`: any mechanism (`kind = "multibody"`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use contactlab::mechanism::model;
+use contactlab::mechanism::simulate::SimulateSettings;
+
+use crate::{print_json, write_json, Common, Failure};
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[arg(help = contactlab::model::registry::model_help("simulate"))]
+    model: PathBuf,
+    /// Initial state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated, in
+    /// the order of the model's coordinates (default: the model's [initial] table).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_negative_numbers = true)]
+    state: Option<Vec<f64>>,
+    /// End time (s).
+    #[arg(long, default_value_t = 5.0)]
+    t_max: f64,
+    /// Largest number of events.
+    #[arg(long, default_value_t = 10_000)]
+    max_events: usize,
+    /// Relative integration tolerance.
+    #[arg(long, default_value_t = 1e-10)]
+    rtol: f64,
+    /// Samples inside each integration step (for the CSV and the plot).
+    #[arg(long, default_value_t = 4)]
+    per_step: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// A model's dynamics at one state: M(q), h(q, q'), gravity and joint forces, every contact's
+    /// gap, Jacobians and J'q', energies, and the finite-difference check of all of them. --out
+    /// writes inspect.json.
+    Inspect(InspectArgs),
+}
+
+impl ModelCommand {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            ModelCommand::Inspect(a) => a.common.out.as_mut(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    #[arg(help = contactlab::model::registry::model_help("model inspect"))]
+    model: PathBuf,
+    /// The state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated
+    /// (default: the model's [initial] table).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_negative_numbers = true)]
+    state: Option<Vec<f64>>,
+    /// Time (s), for time-periodic references.
+    #[arg(long, default_value_t = 0.0)]
+    t: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl SimulateArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let settings = SimulateSettings { t_max: a.t_max, max_events: a.max_events, rtol: a.rtol, per_step: a.per_step };
+    let sim = contactlab::api::simulate(&m, a.state.as_deref(), &settings)?;
+    if let Some(dir) = &a.common.out {
+        sim.write_files(dir)?;
+    }
+    if a.common.json {
+        print_json(&sim)?;
+    } else {
+        println!(
+            "{}: {} degrees of freedom ({}), {} contacts",
+            a.model.display(),
+            m.dof(),
+            m.coordinates.join(", "),
+            m.contact_names.len()
+        );
+        println!(
+            "  {} events: {} impacts, {} Zeno points, {} stick/slip transitions, {} lift-offs",
+            sim.events.len(),
+            sim.impacts,
+            sim.zeno_points,
+            sim.slip_events,
+            sim.lift_offs
+        );
+        if let Some([a0, a1]) = sim.energy {
+            println!("  energy {a0:.6} J at the start, {a1:.6} J at the end");
+        }
+        println!("  ended at t = {:.6} s: {}", sim.t_end, contactlab::output::kebab(&sim.termination));
+    }
+    Ok(())
+}
+
+pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
+    match cmd {
+        ModelCommand::Inspect(a) => inspect(a),
+    }
+}
+
+fn inspect(a: InspectArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "inspect.json", &r)?;
+    }
+    if a.common.json {
+        print_json(&r)?;
+        return Ok(());
+    }
+    let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
+    println!("{}: {} degrees of freedom", a.model.display(), m.dof());
+    println!("  coordinates  {}", m.coordinates.join(", "));
+    println!("  q            [{}]", fmt(&r.q));
+    println!("  q'           [{}]", fmt(&r.v));
+    println!("  M(q)");
+    for row in &r.mass_matrix {
+        println!("    [{}]", fmt(row));
+    }
+    println!(
+        "  eig(M)       [{:.6e}, {:.6e}], asymmetry {:.1e}",
+        r.mass_matrix_eigenvalues[0], r.mass_matrix_eigenvalues[1], r.mass_matrix_asymmetry
+    );
+    println!("  h(q, q')     [{}]", fmt(&r.bias));
+    println!("  gravity      [{}]", fmt(&r.gravity_force));
+    println!("  joint forces [{}]", fmt(&r.joint_forces));
+    println!("  M^-1 h       [{}]", fmt(&r.free_acceleration));
+    for c in &r.contacts {
+        println!(
+            "  {:<12} gap {:.6e}, g' {:.6e}, slip {:.6e}, mu {}, e {}{}",
+            c.name,
+            c.gap,
+            c.normal_velocity,
+            c.slip_velocity,
+            c.mu,
+            c.e,
+            if c.armed { "" } else { " (not armed: scuffing ignored)" }
+        );
+    }
+    println!(
+        "  energy       kinetic {:.6}, potential {}",
+        r.energy.kinetic,
+        r.energy.potential.map_or("- (non-conservative forces)".into(), |p| format!("{p:.6}"))
+    );
+    if r.check.is_empty() {
+        println!("  check        Jacobians, J'q' and the energy balance agree with finite differences");
+    } else {
+        println!("  check        {} disagreement(s) with finite differences:", r.check.len());
+        for c in &r.check {
+            println!("    {c}");
+        }
+    }
+    Ok(())
+}

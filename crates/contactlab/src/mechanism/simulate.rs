@@ -1,0 +1,285 @@
+//! `contactlab simulate`: the event-driven hybrid core on any mechanism — contact modes
+//! (free, stick, slip), impacts, Zeno completion, walking rules — with the trajectory, the
+//! event log, energies and plots.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use nalgebra::{SMatrix, SVector};
+use serde::Serialize;
+
+use super::{Mechanism, MechanismSummary, Visit};
+use crate::hybrid::driver::EventRecord;
+use crate::hybrid::lagrangian::{join, split, Lagrangian, Modes};
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Termination, Tolerances, ZenoRule};
+use crate::mechanics::multibody_system::MultibodySystem;
+use crate::mechanics::ContactSystem;
+use crate::plot::{Mark, XyPlot};
+use crate::Error;
+
+/// Settings of a simulation.
+#[derive(Debug, Clone, Copy)]
+pub struct SimulateSettings {
+    /// End time (s).
+    pub t_max: f64,
+    /// Largest number of events.
+    pub max_events: usize,
+    /// Relative integration tolerance (absolute tolerances follow the model's scales).
+    pub rtol: f64,
+    /// Samples inside each integration step (besides its end).
+    pub per_step: usize,
+}
+
+impl Default for SimulateSettings {
+    fn default() -> Self {
+        Self { t_max: 1.0, max_events: 10_000, rtol: 1e-10, per_step: 4 }
+    }
+}
+
+/// Most samples a trajectory keeps per integration step.
+pub const MAX_PER_STEP: usize = 1000;
+
+impl SimulateSettings {
+    /// Checks every setting (an [`Error::Argument`] names the first out of range).
+    pub fn validate(&self) -> Result<(), Error> {
+        use crate::error::{at_least_one, fraction, positive};
+        positive("t_max", self.t_max)?;
+        at_least_one("max_events", self.max_events)?;
+        fraction("rtol", self.rtol)?;
+        if self.per_step > MAX_PER_STEP {
+            return Err(Error::argument("per_step", format!("must be at most {MAX_PER_STEP} (got {})", self.per_step)));
+        }
+        Ok(())
+    }
+}
+
+/// One sample of the trajectory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    /// Time (s).
+    pub t: f64,
+    /// `q`.
+    pub q: Vec<f64>,
+    /// `q̇`.
+    pub v: Vec<f64>,
+    /// Contact modes (`F` free, `S` stick, `P`/`N` slip in `±x`, `C` closed frictionless).
+    pub modes: String,
+    /// Kinetic energy (J).
+    pub kinetic: f64,
+    /// Potential energy (J), for conservative forces.
+    pub potential: Option<f64>,
+}
+
+/// One event.
+#[derive(Debug, Clone, Serialize)]
+pub struct Event {
+    /// Time (s).
+    pub t: f64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The contact involved (its name).
+    pub contact: Option<String>,
+    /// Modes before.
+    pub modes_before: String,
+    /// Modes after.
+    pub modes_after: String,
+    /// Approach speed of an impact.
+    pub impact_speed: Option<f64>,
+    /// Kinetic energy lost in an impact (J).
+    pub energy_loss: Option<f64>,
+    /// `q` after the event.
+    pub q: Vec<f64>,
+    /// `q̇` after the event.
+    pub v: Vec<f64>,
+}
+
+/// A simulation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Simulation {
+    /// The model's names.
+    pub model: MechanismSummary,
+    /// How the run ended.
+    pub termination: Termination,
+    /// End time (s).
+    pub t_end: f64,
+    /// Number of events by kind.
+    pub impacts: usize,
+    /// Zeno points.
+    pub zeno_points: usize,
+    /// Stick/slip transitions (onsets and stops).
+    pub slip_events: usize,
+    /// Lift-offs.
+    pub lift_offs: usize,
+    /// Energy at the start and at the end (J), for conservative forces.
+    pub energy: Option<[f64; 2]>,
+    /// The events.
+    pub events: Vec<Event>,
+    /// The trajectory (not in the JSON summary: the CSV has it).
+    #[serde(skip)]
+    pub samples: Vec<Sample>,
+}
+
+/// Simulates `m` from `(q₀, q̇₀)`.
+pub fn simulate(m: &Mechanism, q0: &[f64], v0: &[f64], settings: &SimulateSettings) -> Result<Simulation, Error> {
+    settings.validate()?;
+    m.check_state("q", q0)?;
+    m.check_state("v", v0)?;
+    m.visit(Run { m, q0, v0, settings })
+}
+
+struct Run<'a> {
+    m: &'a Mechanism,
+    q0: &'a [f64],
+    v0: &'a [f64],
+    settings: &'a SimulateSettings,
+}
+
+struct Rec<'a, const N: usize> {
+    sys: &'a MultibodySystem<N>,
+    names: &'a [String],
+    per_step: usize,
+    samples: Vec<Sample>,
+    events: Vec<Event>,
+}
+
+impl<const N: usize> Rec<'_, N> {
+    fn push(&mut self, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) {
+        let (q, v) = split(x);
+        self.samples.push(Sample {
+            t,
+            q: q.iter().copied().collect(),
+            v: v.iter().copied().collect(),
+            modes: mode.to_string(),
+            kinetic: self.sys.kinetic_energy(&q, &v),
+            potential: self.sys.potential(&q),
+        });
+    }
+}
+
+impl<const N: usize> Observer<SMatrix<f64, N, 2>, Modes> for Rec<'_, N> {
+    fn on_start(&mut self, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) {
+        self.push(t, x, mode);
+    }
+    fn on_step(&mut self, step: &Step<SMatrix<f64, N, 2>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+        for (t, x) in step.samples(t_end, self.per_step + 1) {
+            self.push(t, &x, mode);
+        }
+        ControlFlow::Continue(())
+    }
+    fn on_event(&mut self, ev: &EventRecord<SMatrix<f64, N, 2>, Modes>) -> ControlFlow<()> {
+        if ev.info.kind == EventKind::Section {
+            return ControlFlow::Continue(());
+        }
+        let (q, v) = split(&ev.after);
+        self.events.push(Event {
+            t: ev.t,
+            kind: ev.info.kind,
+            contact: ev.info.contact.and_then(|c| self.names.get(c).cloned()),
+            modes_before: ev.mode_before.to_string(),
+            modes_after: ev.mode_after.to_string(),
+            impact_speed: ev.info.impact_speed,
+            energy_loss: ev.info.energy_loss,
+            q: q.iter().copied().collect(),
+            v: v.iter().copied().collect(),
+        });
+        self.push(ev.t, &ev.after, &ev.mode_after);
+        ControlFlow::Continue(())
+    }
+}
+
+impl Visit for Run<'_> {
+    type Output = Simulation;
+    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Simulation {
+        let s = self.settings;
+        let q0 = SVector::<f64, N>::from_column_slice(self.q0);
+        let v0 = SVector::<f64, N>::from_column_slice(self.v0);
+        let driver = EventDriver::new(DriverSettings {
+            tol: Tolerances { rtol: s.rtol, atol: s.rtol },
+            t_max: s.t_max,
+            max_events: s.max_events,
+            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            ..Default::default()
+        });
+        let lag = Lagrangian::new(&sys);
+        let mut rec =
+            Rec { sys: &sys, names: &self.m.contact_names, per_step: s.per_step, samples: vec![], events: vec![] };
+        let run = driver.run(&lag, 0.0, join(&q0, &v0), &[], &mut rec);
+        let count = |k: &[EventKind]| rec.events.iter().filter(|e| k.contains(&e.kind)).count();
+        let energy = |x: &Sample| x.potential.map(|p| p + x.kinetic);
+        let e = match (rec.samples.first().and_then(energy), rec.samples.last().and_then(energy)) {
+            (Some(a), Some(b)) => Some([a, b]),
+            _ => None,
+        };
+        Simulation {
+            model: self.m.summary(),
+            termination: run.termination,
+            t_end: rec.samples.last().map_or(0.0, |x| x.t),
+            impacts: count(&[EventKind::Impact]),
+            zeno_points: count(&[EventKind::Zeno]),
+            slip_events: count(&[EventKind::SlipOnset, EventKind::SlipStop]),
+            lift_offs: count(&[EventKind::LiftOff]),
+            energy: e,
+            events: rec.events,
+            samples: rec.samples,
+        }
+    }
+}
+
+impl Simulation {
+    /// Writes `trajectory.csv` (t, q, q̇, modes, energies), `events.csv` and `time.png`
+    /// (coordinates against time, impacts marked) into `dir`.
+    pub fn write_files(&self, dir: &Path) -> Result<(), Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let names = &self.model.coordinates;
+        let mut header: Vec<String> = vec!["t".into()];
+        header.extend(names.iter().cloned());
+        header.extend(names.iter().map(|c| format!("{c}_dot")));
+        header.extend(["modes", "kinetic", "potential"].map(String::from));
+        let rows: Vec<Vec<String>> = self
+            .samples
+            .iter()
+            .map(|s| {
+                let mut r = vec![s.t.to_string()];
+                r.extend(s.q.iter().chain(&s.v).map(f64::to_string));
+                r.push(s.modes.clone());
+                r.push(s.kinetic.to_string());
+                r.push(s.potential.map_or_else(String::new, |p| p.to_string()));
+                r
+            })
+            .collect();
+        let h: Vec<&str> = header.iter().map(String::as_str).collect();
+        crate::output::write_csv(dir, "trajectory.csv", &h, &rows)?;
+        let rows: Vec<Vec<String>> = self
+            .events
+            .iter()
+            .map(|e| {
+                vec![
+                    e.t.to_string(),
+                    crate::output::kebab(&e.kind),
+                    e.contact.clone().unwrap_or_default(),
+                    e.modes_before.clone(),
+                    e.modes_after.clone(),
+                    e.impact_speed.map_or_else(String::new, |x| x.to_string()),
+                    e.energy_loss.map_or_else(String::new, |x| x.to_string()),
+                ]
+            })
+            .collect();
+        crate::output::write_csv(
+            dir,
+            "events.csv",
+            &["t", "kind", "contact", "modes_before", "modes_after", "impact_speed", "energy_loss"],
+            &rows,
+        )?;
+        let title = self.model.name.clone().unwrap_or_else(|| "simulation".into());
+        let mut p = XyPlot::new(title, "time t (s)", "coordinates (rad or m)");
+        for (k, name) in names.iter().enumerate() {
+            p = p.add_colored(name.clone(), self.samples.iter().map(|s| (s.t, s.q[k])).collect(), Mark::Line, k);
+        }
+        let impacts: Vec<(f64, f64)> =
+            self.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| (e.t, e.q[0])).collect();
+        if !impacts.is_empty() {
+            p = p.add("impacts", impacts, Mark::Squares);
+        }
+        p.save(&dir.join("time.png"))
+    }
+}
