@@ -549,3 +549,16 @@ fn negative_values_and_a_file_as_out_dir_are_refused_clearly() {
     assert!(stderr(&o).contains("not a directory"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "keep me");
 }
+
+#[test]
+fn an_oversized_model_file_is_refused_before_it_is_read() {
+    // A 1 GiB (sparse) file: one line naming the file, exit 2, without reading it.
+    let dir = tmpdir("oversized");
+    let f = dir.join("huge.toml");
+    std::fs::File::create(&f).unwrap().set_len(1 << 30).unwrap();
+    let o = run(&["model", "inspect", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("huge.toml: file: larger than 64 MiB") && e.trim().lines().count() == 1, "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -31,6 +31,32 @@ pub const KINDS: [&str; registry::REGISTRY.len()] = {
     out
 };
 
+/// Largest model file read (bytes): a larger file is refused before it is read.
+pub const MAX_MODEL_BYTES: u64 = 64 << 20;
+
+/// The text of a file of at most [`MAX_MODEL_BYTES`], refused (naming the file) beyond that.
+pub fn read_bounded(path: &Path) -> Result<String, Error> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let too_big = || {
+        Error::input(
+            path.display().to_string(),
+            "file",
+            format!("larger than {} MiB; model files are small text files", MAX_MODEL_BYTES >> 20),
+        )
+    };
+    if file.metadata().is_ok_and(|m| m.len() > MAX_MODEL_BYTES) {
+        return Err(too_big());
+    }
+    let mut text = String::new();
+    // Read one byte more than allowed: a file that grows meanwhile is caught too.
+    let n = file.take(MAX_MODEL_BYTES + 1).read_to_string(&mut text).map_err(|e| Error::io(path, e))?;
+    if n as u64 > MAX_MODEL_BYTES {
+        return Err(too_big());
+    }
+    Ok(text)
+}
+
 /// Allowed range of a number.
 #[derive(Debug, Clone, Copy)]
 pub enum Range {
@@ -81,9 +107,9 @@ pub struct ModelDoc {
 }
 
 impl ModelDoc {
-    /// Reads a `.toml` or `.json` file.
+    /// Reads a `.toml` or `.json` file (at most [`MAX_MODEL_BYTES`]).
     pub fn read(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = read_bounded(path)?;
         let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
         Self::parse(&path.display().to_string(), &text, is_json)
     }
