@@ -160,6 +160,10 @@ fn hostile_inputs_end_cleanly() {
             vec![vec!["simulate", "--t-max", "1"], vec!["model", "inspect"]],
         ),
         (r.join("examples/multibody/p3-double-pendulum-pd-e0.5.toml"), vec![vec!["simulate", "--t-max", "5"]]),
+        (
+            r.join("examples/multibody/drake/CompassGait.urdf"),
+            vec![vec!["model", "inspect"], vec!["simulate", "--t-max", "0.5"]],
+        ),
     ];
     let dir = std::env::temp_dir().join(format!("contactlab-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -58,6 +58,16 @@ pub enum Joint {
     Fixed,
     /// Three coordinates `(x, y, θ)`: a floating base in the plane.
     Planar,
+    /// Three coordinates `(x, y, θ)` along other axes: the body is moved by `x u + y s u^⊥`
+    /// (joint frame) and turned by `s θ`, `u` a unit vector and `s = ±1` (a planar joint whose
+    /// axis points away from the viewer, as a URDF joint may; [`Joint::Planar`] is `u = (1, 0)`,
+    /// `s = 1`).
+    PlanarAxes {
+        /// The unit direction `u` of the `x` coordinate in the joint frame.
+        x_axis: Vector2<f64>,
+        /// `s = ±1`.
+        sign: f64,
+    },
 }
 
 impl Joint {
@@ -66,7 +76,16 @@ impl Joint {
         match self {
             Joint::Revolute { .. } | Joint::Prismatic { .. } => 1,
             Joint::Fixed => 0,
-            Joint::Planar => 3,
+            Joint::Planar | Joint::PlanarAxes { .. } => 3,
+        }
+    }
+
+    /// `(u, s)` of a planar joint ([`Joint::PlanarAxes`]).
+    pub fn planar_axes(&self) -> Option<(Vector2<f64>, f64)> {
+        match *self {
+            Joint::Planar => Some((Vector2::x(), 1.0)),
+            Joint::PlanarAxes { x_axis, sign } => Some((x_axis, sign)),
+            _ => None,
         }
     }
 }
@@ -216,22 +235,75 @@ impl Multibody {
                 Joint::Prismatic { axis } if axis.norm().is_nan() || (axis.norm() - 1.0).abs() > UNIT_AXIS_TOL => {
                     return Err(bad(b, "axis", format!("a prismatic axis must be a unit vector, got {axis:?}")));
                 }
+                Joint::PlanarAxes { x_axis, sign }
+                    if x_axis.norm().is_nan()
+                        || (x_axis.norm() - 1.0).abs() > UNIT_AXIS_TOL
+                        || (sign != 1.0 && sign != -1.0) =>
+                {
+                    return Err(bad(
+                        b,
+                        "axis",
+                        format!("a planar joint needs a unit x axis and a sign of +1 or -1, got {x_axis:?}, {sign}"),
+                    ));
+                }
                 _ => {}
             }
             first.push(dof);
             dof += b.joint.dof();
         }
         let mb = Multibody { bodies, gravity, slope, first, dof };
-        // Every coordinate must move some mass, or M is singular.
-        let m = mb.mass_matrix(&vec![0.0; dof]);
-        for k in 0..dof {
-            if m[(k, k)].is_nan() || m[(k, k)] <= 0.0 {
-                let owner =
-                    mb.bodies.iter().zip(&mb.first).rposition(|(b, &f)| b.joint.dof() > 0 && f <= k).unwrap_or(0);
-                return Err(bad(&mb.bodies[owner], "mass", format!("coordinate {k} moves no mass or inertia")));
+        mb.check_mass()?;
+        Ok(mb)
+    }
+
+    /// The same tree with its coordinates in another order: `first[b]` is the first
+    /// coordinate of body `b`'s joint (a joint's coordinates stay together and in their order).
+    /// A URDF's coordinates follow its joints' order in the file, which need not be the order
+    /// of the tree.
+    pub fn with_coordinates(mut self, first: Vec<usize>) -> Result<Self, Error> {
+        if first.len() != self.bodies.len() {
+            return Err(Error::model(
+                "coordinates",
+                format!("{} first coordinates for {} bodies", first.len(), self.bodies.len()),
+            ));
+        }
+        let mut owner = vec![None; self.dof];
+        for (b, body) in self.bodies.iter().enumerate() {
+            for k in first[b]..first[b] + body.joint.dof() {
+                match owner.get_mut(k) {
+                    Some(slot @ None) => *slot = Some(b),
+                    _ => {
+                        return Err(Error::model(
+                            "coordinates",
+                            format!("body '{}': coordinate {k} is out of range or taken twice", body.name),
+                        ))
+                    }
+                }
             }
         }
-        Ok(mb)
+        self.first = first;
+        Ok(self)
+    }
+
+    /// Every coordinate must move some mass, or `M` is singular.
+    fn check_mass(&self) -> Result<(), Error> {
+        let m = self.mass_matrix(&vec![0.0; self.dof]);
+        for k in 0..self.dof {
+            if m[(k, k)].is_nan() || m[(k, k)] <= 0.0 {
+                let owner = self
+                    .bodies
+                    .iter()
+                    .zip(&self.first)
+                    .position(|(b, &f)| f <= k && k < f + b.joint.dof())
+                    .unwrap_or(0);
+                let b = &self.bodies[owner];
+                return Err(Error::model(
+                    format!("body '{}': mass", b.name),
+                    format!("coordinate {k} moves no mass or inertia"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Number of generalised coordinates.
@@ -318,8 +390,9 @@ impl Multibody {
                     vel += up * (w * d) + u * dd;
                     acc += up * (alpha * d) - u * (w * w * d) + up * (2.0 * w * dd);
                 }
-                Joint::Planar => {
-                    let (ex, ey) = (rot(phi, Vector2::x()), rot(phi, Vector2::y()));
+                Joint::Planar | Joint::PlanarAxes { .. } => {
+                    let (u, sign) = body.joint.planar_axes().unwrap_or((Vector2::x(), 1.0));
+                    let (ex, ey) = (rot(phi, u), rot(phi, perp(u) * sign));
                     let r = ex * q[k0] + ey * q[k0 + 1];
                     let rdot = ex * v[k0] + ey * v[k0 + 1];
                     let rp = perp(r);
@@ -332,12 +405,12 @@ impl Multibody {
                     f.jac[row(1, k0)] += ex.y;
                     f.jac[row(0, k0 + 1)] += ey.x;
                     f.jac[row(1, k0 + 1)] += ey.y;
-                    f.jac[row(2, k0 + 2)] += 1.0;
+                    f.jac[row(2, k0 + 2)] += sign;
                     p += r;
                     vel += rp * w + rdot;
                     acc += rp * alpha - r * (w * w) + perp(rdot) * (2.0 * w);
-                    phi += q[k0 + 2];
-                    w += v[k0 + 2];
+                    phi += sign * q[k0 + 2];
+                    w += sign * v[k0 + 2];
                 }
             }
             f.position.push(p);

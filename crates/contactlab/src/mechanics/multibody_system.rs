@@ -392,7 +392,7 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
             let k = self.mb.first_coordinate(b);
             match body.joint {
                 Joint::Prismatic { .. } => s[k] = self.length,
-                Joint::Planar => {
+                Joint::Planar | Joint::PlanarAxes { .. } => {
                     s[k] = self.length;
                     s[k + 1] = self.length;
                 }

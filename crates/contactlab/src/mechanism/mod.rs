@@ -12,6 +12,7 @@
 pub mod inspect;
 pub mod model;
 pub mod simulate;
+pub mod urdf;
 
 use serde::Serialize;
 

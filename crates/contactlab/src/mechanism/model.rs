@@ -5,10 +5,11 @@
 //! file and the key (`contact[1].body: no body named "shin"; bodies: thigh, shank`).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use nalgebra::Vector2;
 
-use super::{Mechanism, MAX_BODIES, MAX_CONSTRAINTS, MAX_DOF};
+use super::{urdf, Mechanism, MAX_BODIES, MAX_CONSTRAINTS, MAX_DOF};
 use crate::mechanics::multibody::{Body, Joint, Multibody};
 use crate::mechanics::multibody_system::{Arm, Constraint, Contact, JointSpring, Relabel};
 use crate::mechanics::ContactLaw;
@@ -18,8 +19,17 @@ use crate::Error;
 /// The joints a body may have (`joint` key).
 pub const JOINTS: [&str; 4] = ["revolute", "prismatic", "fixed", "planar"];
 
-/// Reads a model file with `kind = "multibody"`.
+/// Reads a model file with `kind = "multibody"`, or a bare URDF file (`.urdf`: the scene's
+/// defaults, `gravity = 9.81`, plane `xz`, no contacts).
 pub fn read(path: &std::path::Path) -> Result<Mechanism, Error> {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf")) {
+        let file = path.display().to_string();
+        let name = path.file_name().map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+        let text = format!("kind = \"multibody\"\ngravity = 9.81\nurdf = {}\n", toml::Value::String(name));
+        let mut doc = ModelDoc::parse(&file, &text, false)?;
+        doc.file = file;
+        return from_model(&doc);
+    }
     from_model(&ModelDoc::read(path)?)
 }
 
@@ -36,8 +46,23 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     let gravity = f.f64("gravity", Range::NonNegative)?;
     let slope = if f.has("slope") || f.has("slope_deg") { f.angle("slope", Range::Open(-1.6, 1.6))? } else { 0.0 };
 
-    let (bodies, coordinates) = read_bodies(&f)?;
-    let tree = Multibody::new(bodies, gravity, slope).map_err(|e| e.in_file(file))?;
+    let (tree, coordinates, spheres) = if f.has("urdf") {
+        let rel = f.str_opt("urdf")?.ok_or_else(|| f.error("urdf", "expected the path of a URDF file"))?;
+        let plane = f.choice("plane", &urdf::PLANES, "xz")?;
+        if f.has("body") {
+            return Err(f.error("body", "give either [[body]] tables or a `urdf` file, not both"));
+        }
+        // A path relative to the model file's directory.
+        let base = Path::new(file).parent().unwrap_or(Path::new(""));
+        let t = urdf::read(&base.join(rel), plane)?;
+        let tree = Multibody::new(t.bodies, gravity, slope)
+            .and_then(|m| m.with_coordinates(t.first))
+            .map_err(|e| e.in_file(&base.join(rel).display().to_string()))?;
+        (tree, t.coordinates, Some(t.spheres))
+    } else {
+        let (bodies, coordinates) = read_bodies(&f)?;
+        (Multibody::new(bodies, gravity, slope).map_err(|e| e.in_file(file))?, coordinates, None)
+    };
     let n = tree.dof();
     if n > MAX_DOF {
         return Err(f.error("body", format!("{n} degrees of freedom; at most {MAX_DOF} are supported")));
@@ -52,8 +77,10 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         for (i, c) in f.tables("contact")?.into_iter().enumerate() {
             let cname = c.str_opt("name")?.map_or_else(|| format!("contact{i}"), str::to_string);
             let body = names.body(&c, "body")?;
-            let point = vec2_or(&c, "point", Vector2::zeros())?;
-            let radius = c.f64_or("radius", 0.0, Range::NonNegative)?;
+            let (point, radius) = match &spheres {
+                Some(s) if !c.has("point") => sphere_of(&c, names.bodies[body], s)?,
+                _ => (vec2_or(&c, "point", Vector2::zeros())?, c.f64_or("radius", 0.0, Range::NonNegative)?),
+            };
             let (line_point, normal) = match c.str_opt("line")? {
                 Some(l) => lines.iter().find(|(n, ..)| n == l).map(|(_, p, nv)| (*p, *nv)).ok_or_else(|| {
                     let known: Vec<&str> = lines.iter().map(|(n, ..)| n.as_str()).collect();
@@ -181,6 +208,28 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
     m.visit(Check).map_err(|e| e.in_file(file))?;
     Ok(m)
+}
+
+/// A URDF contact's point and radius: the link's collision sphere (`sphere = k` among several).
+fn sphere_of(
+    c: &Fields,
+    link: &str,
+    spheres: &HashMap<String, Vec<urdf::Sphere>>,
+) -> Result<(Vector2<f64>, f64), Error> {
+    let found = spheres.get(link).map_or(&[][..], Vec::as_slice);
+    let k = if c.has("sphere") { c.integer("sphere", 0, found.len() as i64 - 1)? as usize } else { 0 };
+    match found.len() {
+        0 => Err(c.error(
+            "point",
+            format!("link \"{link}\" has no collision sphere; give the contact's `point` (and `radius`)"),
+        )),
+        1 => Ok((found[0].center, found[0].radius)),
+        _ if c.has("sphere") => Ok((found[k].center, found[k].radius)),
+        n => Err(c.error(
+            "sphere",
+            format!("link \"{link}\" has {n} collision spheres; choose one with `sphere` (0 to {})", n - 1),
+        )),
+    }
 }
 
 struct Check;
@@ -327,7 +376,7 @@ fn read_bodies(f: &Fields) -> Result<(Vec<Body>, Vec<String>), Error> {
         };
         match joint {
             Joint::Revolute { .. } | Joint::Prismatic { .. } => coordinates.push(name.to_string()),
-            Joint::Planar => {
+            Joint::Planar | Joint::PlanarAxes { .. } => {
                 for c in ["x", "y", "theta"] {
                     coordinates.push(format!("{name}.{c}"));
                 }
