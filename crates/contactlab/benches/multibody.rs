@@ -1,9 +1,14 @@
 //! Planar multibody dynamics (issue #21): `M(q)` and `h(q, q̇)` of a 12-degree-of-freedom planar
-//! chain (a floating base and nine revolute links). Target: ≤ 2 µs.
+//! chain (a floating base and nine revolute links), target ≤ 2 µs; one compass-biped step (heel
+//! strike to heel strike at rtol 1e-10) as the hand-written model and as the `multibody` model
+//! file, target: the file within 2× of the hand-written model.
 
+use contactlab::hybrid::lagrangian::{join, Lagrangian};
+use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
 use contactlab::mechanics::multibody::{Body, Joint, Multibody};
+use contactlab::mechanics::walkers::CompassBiped;
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::Vector2;
+use nalgebra::{Vector2, Vector4};
 
 fn chain() -> Multibody {
     let mut bodies = vec![Body {
@@ -37,6 +42,32 @@ fn bench(c: &mut Criterion) {
     let q: Vec<f64> = (0..12).map(|k| 0.2 * (k as f64).sin()).collect();
     let v: Vec<f64> = (0..12).map(|k| (k as f64 * 0.7).cos()).collect();
     c.bench_function("multibody_chain12_mass_and_bias", |b| b.iter(|| mb.mass_and_bias(&mb.frames(&q, &v))));
+
+    // One step of P2's sticking gait: from just after a heel strike to the next strike.
+    let settings = DriverSettings {
+        tol: Tolerances { rtol: 1e-10, atol: 1e-10 },
+        max_events: 1,
+        t_max: 5.0,
+        ..Default::default()
+    };
+    let built_in = CompassBiped::paper(0.7);
+    let (q0, v0) = (
+        Vector4::new(-0.14783689025242455, -0.14783689025242455, 0.0, 0.0),
+        Vector4::new(0.732796791052304, -0.5006678825400154, 0.0, 0.0),
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/compass-biped.toml");
+    let file = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let sys = file.system::<4>().expect("four coordinates");
+    let (hq, hv) = (Vector4::from_column_slice(&file.q0), Vector4::from_column_slice(&file.v0));
+    let (la, lb) = (Lagrangian::new(built_in), Lagrangian::new(&sys));
+    let driver = EventDriver::new(settings);
+    let (ra, rb) =
+        (driver.run(&la, 0.0, join(&q0, &v0), &[], &mut ()), driver.run(&lb, 0.0, join(&hq, &hv), &[], &mut ()));
+    assert!((ra.t - rb.t).abs() < 1e-9, "one step: {} vs {}", ra.t, rb.t);
+    let mut g = c.benchmark_group("compass_one_step_rtol1e-10");
+    g.bench_function("hand_written", |b| b.iter(|| driver.run(&la, 0.0, join(&q0, &v0), &[], &mut ())));
+    g.bench_function("multibody_file", |b| b.iter(|| driver.run(&lb, 0.0, join(&hq, &hv), &[], &mut ())));
+    g.finish();
 }
 
 criterion_group!(benches, bench);

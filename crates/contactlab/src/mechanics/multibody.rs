@@ -122,10 +122,25 @@ pub struct Multibody {
     /// The first coordinate of each body's joint.
     first: Vec<usize>,
     dof: usize,
+    /// `g (sin α, −cos α)`.
+    gravity_vec: Vector2<f64>,
+}
+
+/// Working storage of [`Multibody::mass_and_bias_into`]; after [`Multibody::mass_into`] it
+/// also holds every body's centre-of-mass Jacobian, which [`Multibody::bias_after_mass_into`]
+/// reuses.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    jc: Vec<f64>,
+    moving: Vec<usize>,
+    /// `3 n` rows per body (zero for bodies without mass and inertia).
+    all_jc: Vec<f64>,
+    /// `R(φ_b) c_b` per body.
+    all_rho: Vec<Vector2<f64>>,
 }
 
 /// The per-body kinematics at one state ([`Multibody::frames`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Frames {
     n: usize,
     /// Origin of each body frame (world).
@@ -144,6 +159,11 @@ pub struct Frames {
     pub alpha_bias: Vec<f64>,
     /// Rows `x, y, φ` of each body's Jacobians, `3 n` entries per body.
     jac: Vec<f64>,
+    /// `(sin, cos)` of each joint frame's angle.
+    joint_sc: Vec<(f64, f64)>,
+    /// Each joint's own displacement of the body's origin (`d u`, `x e_x + y e_y`; zero for
+    /// revolute and fixed joints).
+    joint_offset: Vec<Vector2<f64>>,
 }
 
 /// Position, velocity, Jacobian and bias acceleration of a point of a body.
@@ -162,10 +182,6 @@ pub struct PointKinematics {
 /// A prismatic axis is a unit vector within `UNIT_AXIS_TOL` (dimensionless).
 pub const UNIT_AXIS_TOL: f64 = 1e-9;
 
-fn rot(a: f64, v: Vector2<f64>) -> Vector2<f64> {
-    rot_sc(a.sin_cos(), v)
-}
-
 /// `R v` for the rotation with `(sin, cos)` = `sc`.
 fn rot_sc((s, c): (f64, f64), v: Vector2<f64>) -> Vector2<f64> {
     Vector2::new(c * v.x - s * v.y, s * v.x + c * v.y)
@@ -180,6 +196,12 @@ impl Frames {
     pub fn jacobian_row(&self, b: usize, r: usize) -> &[f64] {
         let n = self.n;
         &self.jac[(3 * b + r) * n..(3 * b + r + 1) * n]
+    }
+
+    /// `R(φ_b) x`: the point `x` of body `b`'s frame, relative to the frame's origin, in world
+    /// axes.
+    pub fn offset(&self, b: usize, x: &Vector2<f64>) -> Vector2<f64> {
+        rot_sc(self.sin_cos[b], *x)
     }
 
     /// The kinematics of the point `x` (body frame) of body `b`.
@@ -251,7 +273,8 @@ impl Multibody {
             first.push(dof);
             dof += b.joint.dof();
         }
-        let mb = Multibody { bodies, gravity, slope, first, dof };
+        let gravity_vec = Vector2::new(slope.sin(), -slope.cos()) * gravity;
+        let mb = Multibody { bodies, gravity, slope, first, dof, gravity_vec };
         mb.check_mass()?;
         Ok(mb)
     }
@@ -323,14 +346,15 @@ impl Multibody {
 
     /// The gravity vector `g (sin α, −cos α)`.
     pub fn gravity_vector(&self) -> Vector2<f64> {
-        Vector2::new(self.slope.sin(), -self.slope.cos()) * self.gravity
+        self.gravity_vec
     }
 
     /// The kinematics of every body at `(q, q̇)` (module docs): one pass down the tree.
     pub fn frames(&self, q: &[f64], v: &[f64]) -> Frames {
-        let (n, nb) = (self.dof, self.bodies.len());
+        let nb = self.bodies.len();
         let mut f = Frames {
-            n,
+            joint_sc: Vec::with_capacity(nb),
+            joint_offset: Vec::with_capacity(nb),
             position: Vec::with_capacity(nb),
             angle: Vec::with_capacity(nb),
             sin_cos: Vec::with_capacity(nb),
@@ -338,15 +362,39 @@ impl Multibody {
             omega: Vec::with_capacity(nb),
             accel_bias: Vec::with_capacity(nb),
             alpha_bias: Vec::with_capacity(nb),
-            jac: vec![0.0; 3 * n * nb],
+            ..Frames::default()
         };
+        self.frames_into(q, v, &mut f);
+        f
+    }
+
+    /// [`Multibody::frames`] into `f`, reusing its storage.
+    pub fn frames_into(&self, q: &[f64], v: &[f64], f: &mut Frames) {
+        self.positions_into(q, f);
+        self.velocities_into(v, f);
+    }
+
+    /// The position-level part of [`Multibody::frames_into`]: origins, angles and Jacobians
+    /// (everything that does not depend on `q̇`).
+    pub fn positions_into(&self, q: &[f64], f: &mut Frames) {
+        let (n, nb) = (self.dof, self.bodies.len());
+        f.n = n;
+        f.position.clear();
+        f.angle.clear();
+        f.sin_cos.clear();
+        f.joint_sc.clear();
+        f.joint_offset.clear();
+        f.jac.clear();
+        f.jac.resize(3 * n * nb, 0.0);
         for (b, body) in self.bodies.iter().enumerate() {
-            // The joint frame: its origin o = p_parent + R(φ_parent) origin, its angle.
-            let (mut p, mut phi, mut vel, mut w, mut acc, alpha) = match body.parent {
-                None => (body.origin, body.origin_angle, Vector2::zeros(), 0.0, Vector2::zeros(), 0.0),
+            // The joint frame: its origin o = p_parent + R(φ_parent) origin, its angle and the
+            // angle's (sin, cos) (the parent's when the origin is not turned: one sin_cos per
+            // body that turns).
+            let turned = |phi: f64, parent: (f64, f64)| if body.origin_angle == 0.0 { parent } else { phi.sin_cos() };
+            let (mut p, mut phi, sc) = match body.parent {
+                None => (body.origin, body.origin_angle, turned(body.origin_angle, (0.0, 1.0))),
                 Some(pa) => {
                     let r = rot_sc(f.sin_cos[pa], body.origin);
-                    let wp = f.omega[pa];
                     let (src, dst) = f.jac.split_at_mut(3 * n * b);
                     let parent = &src[3 * n * pa..3 * n * (pa + 1)];
                     let rp = perp(r);
@@ -355,9 +403,77 @@ impl Multibody {
                         dst[n + k] = parent[n + k] + rp.y * parent[2 * n + k];
                         dst[2 * n + k] = parent[2 * n + k];
                     }
+                    let phi = f.angle[pa] + body.origin_angle;
+                    (f.position[pa] + r, phi, turned(phi, f.sin_cos[pa]))
+                }
+            };
+            let mut body_sc = sc;
+            let mut offset = Vector2::zeros();
+            let k0 = self.first[b];
+            let row = |r: usize, k: usize| (3 * b + r) * n + k;
+            match body.joint {
+                Joint::Fixed => {}
+                Joint::Revolute { axis } => {
+                    phi += axis * q[k0];
+                    f.jac[row(2, k0)] += axis;
+                    body_sc = phi.sin_cos();
+                }
+                Joint::Prismatic { axis } => {
+                    let u = rot_sc(sc, axis);
+                    offset = u * q[k0];
+                    let op = perp(offset);
+                    // The offset d u turns with the joint frame (Jφ of the parent).
+                    for k in 0..n {
+                        let jphi = f.jac[row(2, k)];
+                        f.jac[row(0, k)] += op.x * jphi;
+                        f.jac[row(1, k)] += op.y * jphi;
+                    }
+                    f.jac[row(0, k0)] += u.x;
+                    f.jac[row(1, k0)] += u.y;
+                    p += offset;
+                }
+                Joint::Planar | Joint::PlanarAxes { .. } => {
+                    let (u, sign) = body.joint.planar_axes().unwrap_or((Vector2::x(), 1.0));
+                    let (ex, ey) = (rot_sc(sc, u), rot_sc(sc, perp(u) * sign));
+                    offset = ex * q[k0] + ey * q[k0 + 1];
+                    let op = perp(offset);
+                    for k in 0..n {
+                        let jphi = f.jac[row(2, k)];
+                        f.jac[row(0, k)] += op.x * jphi;
+                        f.jac[row(1, k)] += op.y * jphi;
+                    }
+                    f.jac[row(0, k0)] += ex.x;
+                    f.jac[row(1, k0)] += ex.y;
+                    f.jac[row(0, k0 + 1)] += ey.x;
+                    f.jac[row(1, k0 + 1)] += ey.y;
+                    f.jac[row(2, k0 + 2)] += sign;
+                    p += offset;
+                    phi += sign * q[k0 + 2];
+                    body_sc = phi.sin_cos();
+                }
+            }
+            f.position.push(p);
+            f.angle.push(phi);
+            f.sin_cos.push(body_sc);
+            f.joint_sc.push(sc);
+            f.joint_offset.push(offset);
+        }
+    }
+
+    /// The velocity-level part of [`Multibody::frames_into`], after
+    /// [`Multibody::positions_into`] on the same `f`: velocities and bias accelerations.
+    pub fn velocities_into(&self, v: &[f64], f: &mut Frames) {
+        f.velocity.clear();
+        f.omega.clear();
+        f.accel_bias.clear();
+        f.alpha_bias.clear();
+        for (b, body) in self.bodies.iter().enumerate() {
+            let (mut vel, mut w, mut acc, alpha) = match body.parent {
+                None => (Vector2::zeros(), 0.0, Vector2::zeros(), 0.0),
+                Some(pa) => {
+                    let r = rot_sc(f.sin_cos[pa], body.origin);
+                    let (rp, wp) = (perp(r), f.omega[pa]);
                     (
-                        f.position[pa] + r,
-                        f.angle[pa] + body.origin_angle,
                         f.velocity[pa] + rp * wp,
                         wp,
                         f.accel_bias[pa] + rp * f.alpha_bias[pa] - r * (wp * wp),
@@ -366,62 +482,28 @@ impl Multibody {
                 }
             };
             let k0 = self.first[b];
-            let row = |r: usize, k: usize| (3 * b + r) * n + k;
+            let (sc, offset) = (f.joint_sc[b], f.joint_offset[b]);
             match body.joint {
                 Joint::Fixed => {}
-                Joint::Revolute { axis } => {
-                    phi += axis * q[k0];
-                    w += axis * v[k0];
-                    f.jac[row(2, k0)] += axis;
-                }
+                Joint::Revolute { axis } => w += axis * v[k0],
                 Joint::Prismatic { axis } => {
-                    let u = rot(phi, axis);
-                    let (d, dd) = (q[k0], v[k0]);
-                    let up = perp(u);
-                    // The offset d u turns with the joint frame (ω, Jφ of the parent).
-                    for k in 0..n {
-                        let jphi = f.jac[row(2, k)];
-                        f.jac[row(0, k)] += d * up.x * jphi;
-                        f.jac[row(1, k)] += d * up.y * jphi;
-                    }
-                    f.jac[row(0, k0)] += u.x;
-                    f.jac[row(1, k0)] += u.y;
-                    p += u * d;
-                    vel += up * (w * d) + u * dd;
-                    acc += up * (alpha * d) - u * (w * w * d) + up * (2.0 * w * dd);
+                    let rdot = rot_sc(sc, axis) * v[k0];
+                    vel += perp(offset) * w + rdot;
+                    acc += perp(offset) * alpha - offset * (w * w) + perp(rdot) * (2.0 * w);
                 }
                 Joint::Planar | Joint::PlanarAxes { .. } => {
                     let (u, sign) = body.joint.planar_axes().unwrap_or((Vector2::x(), 1.0));
-                    let (ex, ey) = (rot(phi, u), rot(phi, perp(u) * sign));
-                    let r = ex * q[k0] + ey * q[k0 + 1];
-                    let rdot = ex * v[k0] + ey * v[k0 + 1];
-                    let rp = perp(r);
-                    for k in 0..n {
-                        let jphi = f.jac[row(2, k)];
-                        f.jac[row(0, k)] += rp.x * jphi;
-                        f.jac[row(1, k)] += rp.y * jphi;
-                    }
-                    f.jac[row(0, k0)] += ex.x;
-                    f.jac[row(1, k0)] += ex.y;
-                    f.jac[row(0, k0 + 1)] += ey.x;
-                    f.jac[row(1, k0 + 1)] += ey.y;
-                    f.jac[row(2, k0 + 2)] += sign;
-                    p += r;
-                    vel += rp * w + rdot;
-                    acc += rp * alpha - r * (w * w) + perp(rdot) * (2.0 * w);
-                    phi += sign * q[k0 + 2];
+                    let rdot = rot_sc(sc, u) * v[k0] + rot_sc(sc, perp(u) * sign) * v[k0 + 1];
+                    vel += perp(offset) * w + rdot;
+                    acc += perp(offset) * alpha - offset * (w * w) + perp(rdot) * (2.0 * w);
                     w += sign * v[k0 + 2];
                 }
             }
-            f.position.push(p);
-            f.angle.push(phi);
-            f.sin_cos.push(phi.sin_cos());
             f.velocity.push(vel);
             f.omega.push(w);
             f.accel_bias.push(acc);
             f.alpha_bias.push(alpha);
         }
-        f
     }
 
     /// The mass matrix `M(q)` (module docs).
@@ -435,49 +517,184 @@ impl Multibody {
         let n = self.dof;
         let mut m = DMatrix::zeros(n, n);
         let mut h = DVector::zeros(n);
-        let g = self.gravity_vector();
-        // The centre of mass's Jacobian rows (x, y, φ) and the coordinates that move it.
-        let mut jc = vec![0.0; 3 * n];
-        let mut moving = Vec::with_capacity(n);
+        self.mass_and_bias_into(f, &mut m, &mut h, &mut Scratch::default());
+        (m, h)
+    }
+
+    /// [`Multibody::mass_and_bias`] into `m` (`n × n`) and `h` (`n`), with `scratch` for the
+    /// centre-of-mass Jacobians: no allocation once the buffers have their sizes.
+    pub fn mass_and_bias_into(&self, f: &Frames, m: &mut DMatrix<f64>, h: &mut DVector<f64>, scratch: &mut Scratch) {
+        // One pass over the bodies for both (the centre-of-mass Jacobians computed once).
+        let n = self.dof;
+        if m.shape() != (n, n) {
+            *m = DMatrix::zeros(n, n);
+        }
+        if h.len() != n {
+            *h = DVector::zeros(n);
+        }
+        m.fill(0.0);
+        h.fill(0.0);
+        let Scratch { jc, moving, .. } = scratch;
+        jc.clear();
+        jc.resize(3 * n, 0.0);
         for (b, body) in self.bodies.iter().enumerate() {
             if body.mass == 0.0 && body.inertia == 0.0 {
                 continue;
             }
-            let rho = rot_sc(f.sin_cos[b], body.com);
-            let rp = perp(rho);
-            let (jx, jy, jphi) = (f.jacobian_row(b, 0), f.jacobian_row(b, 1), f.jacobian_row(b, 2));
-            moving.clear();
-            for k in 0..n {
-                jc[k] = jx[k] + rp.x * jphi[k];
-                jc[n + k] = jy[k] + rp.y * jphi[k];
-                jc[2 * n + k] = jphi[k];
-                if jc[k] != 0.0 || jc[n + k] != 0.0 || jphi[k] != 0.0 {
-                    moving.push(k);
-                }
-            }
-            let w = f.omega[b];
-            let accel = f.accel_bias[b] + rp * f.alpha_bias[b] - rho * (w * w);
-            let force = (g - accel) * body.mass;
-            let torque = -body.inertia * f.alpha_bias[b];
-            for &i in &moving {
-                h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
-            }
-            // The upper triangle, a column at a time (contiguous); mirrored below.
-            let ms = m.as_mut_slice();
-            for &j in &moving {
-                let (xj, yj, pj) = (body.mass * jc[j], body.mass * jc[n + j], body.inertia * jc[2 * n + j]);
-                let col = &mut ms[j * n..j * n + j + 1];
-                for (i, v) in col.iter_mut().enumerate() {
-                    *v += jc[i] * xj + jc[n + i] * yj + jc[2 * n + i] * pj;
-                }
+            let rho = self.com_jacobian(f, b, jc, moving);
+            self.add_body_bias(f, b, rho, jc, moving, h);
+            Self::add_body_mass(body, n, jc, moving, m);
+        }
+        Self::mirror(m);
+    }
+
+    /// Body `b`'s term of `M` (upper triangle, a column at a time: contiguous).
+    fn add_body_mass(body: &Body, n: usize, jc: &[f64], moving: &[usize], m: &mut DMatrix<f64>) {
+        let ms = m.as_mut_slice();
+        for &j in moving {
+            let (xj, yj, pj) = (body.mass * jc[j], body.mass * jc[n + j], body.inertia * jc[2 * n + j]);
+            let col = &mut ms[j * n..j * n + j + 1];
+            for (i, v) in col.iter_mut().enumerate() {
+                *v += jc[i] * xj + jc[n + i] * yj + jc[2 * n + i] * pj;
             }
         }
+    }
+
+    /// Body `b`'s term of `h`.
+    fn add_body_bias(
+        &self,
+        f: &Frames,
+        b: usize,
+        rho: Vector2<f64>,
+        jc: &[f64],
+        moving: &[usize],
+        h: &mut DVector<f64>,
+    ) {
+        let (n, body) = (self.dof, &self.bodies[b]);
+        let w = f.omega[b];
+        let accel = f.accel_bias[b] + perp(rho) * f.alpha_bias[b] - rho * (w * w);
+        let force = (self.gravity_vec - accel) * body.mass;
+        let torque = -body.inertia * f.alpha_bias[b];
+        for &i in moving {
+            h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
+        }
+    }
+
+    /// The lower triangle from the upper.
+    fn mirror(m: &mut DMatrix<f64>) {
+        let n = m.nrows();
         for i in 0..n {
             for j in 0..i {
                 m[(i, j)] = m[(j, i)];
             }
         }
-        (m, h)
+    }
+
+    /// The Jacobian rows `(x, y, φ)` of body `b`'s centre of mass into `jc`, the coordinates
+    /// that move it into `moving`; returns `R(φ_b) c_b`.
+    fn com_jacobian(&self, f: &Frames, b: usize, jc: &mut [f64], moving: &mut Vec<usize>) -> Vector2<f64> {
+        let n = self.dof;
+        let rho = rot_sc(f.sin_cos[b], self.bodies[b].com);
+        let rp = perp(rho);
+        let (jx, jy, jphi) = (f.jacobian_row(b, 0), f.jacobian_row(b, 1), f.jacobian_row(b, 2));
+        moving.clear();
+        for k in 0..n {
+            jc[k] = jx[k] + rp.x * jphi[k];
+            jc[n + k] = jy[k] + rp.y * jphi[k];
+            jc[2 * n + k] = jphi[k];
+            if jc[k] != 0.0 || jc[n + k] != 0.0 || jphi[k] != 0.0 {
+                moving.push(k);
+            }
+        }
+        rho
+    }
+
+    /// `M(q)` (module docs) into `m`, from the positions of `f`.
+    pub fn mass_into(&self, f: &Frames, m: &mut DMatrix<f64>, scratch: &mut Scratch) {
+        let n = self.dof;
+        if m.shape() != (n, n) {
+            *m = DMatrix::zeros(n, n);
+        }
+        m.fill(0.0);
+        let Scratch { jc, moving, .. } = scratch;
+        jc.clear();
+        jc.resize(3 * n, 0.0);
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.mass == 0.0 && body.inertia == 0.0 {
+                continue;
+            }
+            self.com_jacobian(f, b, jc, moving);
+            Self::add_body_mass(body, n, jc, moving, m);
+        }
+        Self::mirror(m);
+    }
+
+    /// [`Multibody::mass_into`], keeping every body's centre-of-mass Jacobian in `scratch` for
+    /// [`Multibody::bias_after_mass_into`].
+    pub fn mass_keeping_into(&self, f: &Frames, m: &mut DMatrix<f64>, scratch: &mut Scratch) {
+        let (n, nb) = (self.dof, self.bodies.len());
+        if m.shape() != (n, n) {
+            *m = DMatrix::zeros(n, n);
+        }
+        m.fill(0.0);
+        let Scratch { jc, moving, all_jc, all_rho } = scratch;
+        jc.clear();
+        jc.resize(3 * n, 0.0);
+        all_jc.clear();
+        all_jc.resize(3 * n * nb, 0.0);
+        all_rho.clear();
+        all_rho.resize(nb, Vector2::zeros());
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.mass == 0.0 && body.inertia == 0.0 {
+                continue;
+            }
+            all_rho[b] = self.com_jacobian(f, b, jc, moving);
+            all_jc[3 * n * b..3 * n * (b + 1)].copy_from_slice(jc);
+            Self::add_body_mass(body, n, jc, moving, m);
+        }
+        Self::mirror(m);
+    }
+
+    /// `h(q, q̇)` into `h` from the velocities of `f`, after [`Multibody::mass_keeping_into`]
+    /// on the same positions with the same `scratch` (the centre-of-mass Jacobians it kept).
+    pub fn bias_after_mass_into(&self, f: &Frames, h: &mut DVector<f64>, scratch: &Scratch) {
+        let n = self.dof;
+        if h.len() != n {
+            *h = DVector::zeros(n);
+        }
+        h.fill(0.0);
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.mass == 0.0 && body.inertia == 0.0 {
+                continue;
+            }
+            let (jc, rho) = (&scratch.all_jc[3 * n * b..3 * n * (b + 1)], scratch.all_rho[b]);
+            let w = f.omega[b];
+            let accel = f.accel_bias[b] + perp(rho) * f.alpha_bias[b] - rho * (w * w);
+            let force = (self.gravity_vec - accel) * body.mass;
+            let torque = -body.inertia * f.alpha_bias[b];
+            for i in 0..n {
+                h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
+            }
+        }
+    }
+
+    /// `h(q, q̇)` (gravity and velocity products; module docs) into `h`, from `f`.
+    pub fn bias_into(&self, f: &Frames, h: &mut DVector<f64>, scratch: &mut Scratch) {
+        let n = self.dof;
+        if h.len() != n {
+            *h = DVector::zeros(n);
+        }
+        h.fill(0.0);
+        let Scratch { jc, moving, .. } = scratch;
+        jc.clear();
+        jc.resize(3 * n, 0.0);
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.mass == 0.0 && body.inertia == 0.0 {
+                continue;
+            }
+            let rho = self.com_jacobian(f, b, jc, moving);
+            self.add_body_bias(f, b, rho, jc, moving, h);
+        }
     }
 
     /// Kinetic energy `½ q̇ᵀ M q̇`.

@@ -170,6 +170,56 @@ pub struct MultibodySystem<const N: usize> {
     springs: Vec<JointSpring>,
     relabel: Option<Relabel>,
     length: f64,
+    /// Identifies this system's data in the per-thread cache of the last evaluation.
+    id: CacheId,
+}
+
+/// A process-unique number given to each system when it is built (clones share it: the same
+/// data); ignored by comparisons.
+#[derive(Debug, Clone, Copy)]
+struct CacheId(u64);
+
+impl PartialEq for CacheId {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl CacheId {
+    fn fresh() -> Self {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        CacheId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The last evaluation on this thread: the frames, `M` and the tree's `h` at `(q, q̇)`, keyed by
+/// the system and the exact bits of `q` and `q̇`.
+///
+/// The hybrid core asks one state for `M`, `h`, every contact's gap, Jacobians and `J̇q̇`; each
+/// needs the same forward pass, which this keeps. Every answer is a pure function of the key
+/// (positions and Jacobians do not depend on `q̇`), so the cache cannot change a result: the
+/// test `answers_do_not_depend_on_the_cache` checks that bit for bit.
+#[derive(Default)]
+struct Evaluation {
+    /// The system, `0` when nothing is valid.
+    id: u64,
+    q: Vec<u64>,
+    v: Vec<u64>,
+    /// Whether the velocity-level part is computed (for `v`).
+    v_ok: bool,
+    frames: super::multibody::Frames,
+    mass: nalgebra::DMatrix<f64>,
+    bias: nalgebra::DVector<f64>,
+    scratch: super::multibody::Scratch,
+}
+
+thread_local! {
+    static LAST: std::cell::RefCell<Evaluation> = std::cell::RefCell::new(Evaluation::default());
+}
+
+fn bits(x: &[f64]) -> impl Iterator<Item = u64> + '_ {
+    x.iter().map(|v| v.to_bits())
 }
 
 impl<const N: usize> MultibodySystem<N> {
@@ -245,7 +295,7 @@ impl<const N: usize> MultibodySystem<N> {
             .chain(points)
             .fold(0.0f64, f64::max)
             .max(crate::numeric::SCALE_FLOOR);
-        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length })
+        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length, id: CacheId::fresh() })
     }
 
     /// Adds the relabelling `q⁺ = P q + c`, `q̇⁺ = P q̇` after the strike of its contact
@@ -279,28 +329,68 @@ impl<const N: usize> MultibodySystem<N> {
         &self.mb
     }
 
-    /// The point-on-line kinematics of contact `i` at `(q, q̇)`: gap, tangential coordinate,
-    /// normal and tangent Jacobians, and `(ẇ_nᵀq̇, ẇ_tᵀq̇)`.
-    fn kinematics(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> ContactKinematics<N> {
+    /// Runs `f` on the evaluation at `(q, q̇)`, computing what this thread's last evaluation
+    /// lacks ([`Evaluation`]): the position level when `q` differs, the velocity level when `q̇`
+    /// differs. With `v = None` only the position level (origins, angles, Jacobians, `M`) is
+    /// valid in what `f` sees.
+    fn evaluated<R>(&self, q: &[f64], v: Option<&[f64]>, f: impl FnOnce(&Evaluation) -> R) -> R {
+        LAST.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let e = &mut *guard;
+            if !(e.id == self.id.0 && e.q.iter().copied().eq(bits(q))) {
+                // Marked invalid until filled (a panic below must not leave a stale key).
+                e.id = 0;
+                e.v_ok = false;
+                self.mb.positions_into(q, &mut e.frames);
+                self.mb.mass_keeping_into(&e.frames, &mut e.mass, &mut e.scratch);
+                e.q.clear();
+                e.q.extend(bits(q));
+                e.id = self.id.0;
+            }
+            if let Some(v) = v {
+                if !(e.v_ok && e.v.iter().copied().eq(bits(v))) {
+                    e.v_ok = false;
+                    self.mb.velocities_into(v, &mut e.frames);
+                    self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
+                    e.v.clear();
+                    e.v.extend(bits(v));
+                    e.v_ok = true;
+                }
+            }
+            f(e)
+        })
+    }
+
+    /// The point-on-line kinematics of contact `i` at `q` (and `q̇`, for `J̇q̇`): gap, tangential
+    /// coordinate, normal and tangent Jacobians, and `(ẇ_nᵀq̇, ẇ_tᵀq̇)` (zero without `q̇`).
+    fn kinematics(&self, i: usize, q: &SVector<f64, N>, v: Option<&SVector<f64, N>>) -> ContactKinematics<N> {
         match self.contacts[i].constraint {
             Constraint::PointOnLine { body, point, line_point, normal, radius } => {
                 let t = Vector2::new(normal.y, -normal.x);
-                let f = self.mb.frames(q.as_slice(), v.as_slice());
-                let k = f.point(body, &point);
-                let d = k.position - line_point;
-                let wn =
-                    SVector::<f64, N>::from_fn(|c, _| normal.x * k.jacobian[(0, c)] + normal.y * k.jacobian[(1, c)]);
-                let jphi = f.jacobian_row(body, 2);
-                let wt = SVector::<f64, N>::from_fn(|c, _| {
-                    t.x * k.jacobian[(0, c)] + t.y * k.jacobian[(1, c)] + radius * jphi[c]
-                });
-                ContactKinematics {
-                    gap: normal.dot(&d) - radius,
-                    tangential: t.dot(&d) + radius * f.angle[body],
-                    wn,
-                    wt,
-                    dot: (normal.dot(&k.accel_bias), t.dot(&k.accel_bias) + radius * f.alpha_bias[body]),
-                }
+                self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
+                    let f = &e.frames;
+                    let rho = f.offset(body, &point);
+                    let rp = Vector2::new(-rho.y, rho.x);
+                    let d = f.position[body] + rho - line_point;
+                    let (jx, jy, jphi) = (f.jacobian_row(body, 0), f.jacobian_row(body, 1), f.jacobian_row(body, 2));
+                    let (np, tp) = (normal.dot(&rp), t.dot(&rp) + radius);
+                    let wn = SVector::<f64, N>::from_fn(|c, _| normal.x * jx[c] + normal.y * jy[c] + np * jphi[c]);
+                    let wt = SVector::<f64, N>::from_fn(|c, _| t.x * jx[c] + t.y * jy[c] + tp * jphi[c]);
+                    let dot = if v.is_some() {
+                        let w = f.omega[body];
+                        let acc = f.accel_bias[body] + rp * f.alpha_bias[body] - rho * (w * w);
+                        (normal.dot(&acc), t.dot(&acc) + radius * f.alpha_bias[body])
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    ContactKinematics {
+                        gap: normal.dot(&d) - radius,
+                        tangential: t.dot(&d) + radius * f.angle[body],
+                        wn,
+                        wt,
+                        dot,
+                    }
+                })
             }
             Constraint::JointLimit { coordinate, lower, bound } => {
                 let s = if lower { 1.0 } else { -1.0 };
@@ -347,33 +437,33 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
     }
 
     fn mass_matrix(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N> {
-        let m = self.mb.mass_matrix(q.as_slice());
-        SMatrix::<f64, N, N>::from_fn(|i, j| m[(i, j)])
+        self.evaluated(q.as_slice(), None, |e| SMatrix::<f64, N, N>::from_column_slice(e.mass.as_slice()))
     }
 
     fn bias(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
-        let (_, h) = self.mb.mass_and_bias(&self.mb.frames(q.as_slice(), v.as_slice()));
-        SVector::<f64, N>::from_fn(|i, _| h[i]) + self.spring_force(t, q, v)
+        let h = self
+            .evaluated(q.as_slice(), Some(v.as_slice()), |e| SVector::<f64, N>::from_column_slice(e.bias.as_slice()));
+        h + self.spring_force(t, q, v)
     }
 
     fn gap(&self, i: usize, q: &SVector<f64, N>) -> f64 {
-        self.kinematics(i, q, &SVector::zeros()).gap
+        self.kinematics(i, q, None).gap
     }
 
     fn tangential(&self, i: usize, q: &SVector<f64, N>) -> f64 {
-        self.kinematics(i, q, &SVector::zeros()).tangential
+        self.kinematics(i, q, None).tangential
     }
 
     fn normal_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
-        self.kinematics(i, q, &SVector::zeros()).wn
+        self.kinematics(i, q, None).wn
     }
 
     fn tangent_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
-        self.kinematics(i, q, &SVector::zeros()).wt
+        self.kinematics(i, q, None).wt
     }
 
     fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64) {
-        self.kinematics(i, q, v).dot
+        self.kinematics(i, q, Some(v)).dot
     }
 
     fn potential(&self, q: &SVector<f64, N>) -> Option<f64> {
@@ -507,6 +597,72 @@ mod tests {
             let problems = check_system(&m, 0.0, &q, &v);
             assert!(problems.is_empty(), "{problems:?}");
         }
+    }
+
+    #[test]
+    fn answers_do_not_depend_on_the_cache() {
+        // Every answer at a state, asked in different orders, interleaved with another system
+        // and with other states (so that the per-thread cache hits, misses and is replaced):
+        // bit for bit the same.
+        let p = DoublePendulumStop::paper_controlled(0.5);
+        let mb = p.as_multibody().unwrap().multibody().clone();
+        let law = ContactLaw { mu: 0.6, restitution: 0.2 };
+        let line = |body, radius| {
+            Contact::new(
+                Constraint::PointOnLine {
+                    body,
+                    point: V2::new(0.1, -1.0),
+                    line_point: V2::new(0.3, -2.1),
+                    normal: V2::new(0.2f64.sin(), 0.2f64.cos()),
+                    radius,
+                },
+                law,
+            )
+        };
+        let a = MultibodySystem::<2>::new(mb.clone(), vec![line(1, 0.1), line(0, 0.0)], vec![]).unwrap();
+        let b = MultibodySystem::<2>::new(mb, vec![line(0, 0.3)], vec![]).unwrap();
+        type Answers = (Vec<u64>, Vec<u64>);
+        let ask = |s: &MultibodySystem<2>, q: [f64; 2], v: [f64; 2], order: usize| -> Answers {
+            let (q, v) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+            let mut pos = vec![];
+            let mut vel = vec![];
+            let mut positional = |s: &MultibodySystem<2>| {
+                pos.extend(s.mass_matrix(&q).iter().map(|x| x.to_bits()));
+                for i in 0..s.contact_count() {
+                    pos.push(s.gap(i, &q).to_bits());
+                    pos.push(s.tangential(i, &q).to_bits());
+                    pos.extend(
+                        s.normal_jacobian(i, &q).iter().chain(s.tangent_jacobian(i, &q).iter()).map(|x| x.to_bits()),
+                    );
+                }
+            };
+            if order == 0 {
+                positional(s);
+            }
+            vel.extend(s.bias(0.0, &q, &v).iter().map(|x| x.to_bits()));
+            for i in 0..s.contact_count() {
+                let (dn, dt) = s.jacobian_dot_v(i, &q, &v);
+                vel.extend([dn.to_bits(), dt.to_bits()]);
+            }
+            if order == 1 {
+                positional(s);
+            }
+            (pos, vel)
+        };
+        let states = [([0.4, 0.3], [-0.5, 1.2]), ([0.4, 0.3], [0.7, -0.1]), ([-1.0, 2.0], [2.0, -0.3])];
+        let first: Vec<Answers> = states.iter().map(|&(q, v)| ask(&a, q, v, 0)).collect();
+        for (k, &(q, v)) in states.iter().enumerate().rev() {
+            let _ = ask(&b, q, v, 1);
+            assert_eq!(ask(&a, q, v, 1), first[k], "state {k}");
+            let _ = ask(&a, states[(k + 1) % 3].0, states[(k + 1) % 3].1, 0);
+            assert_eq!(ask(&a, q, v, 0), first[k], "state {k} again");
+        }
+        // And equal to the tree's own computation, without the cache.
+        let (q, v) = states[2];
+        let (m, h) = a.multibody().mass_and_bias(&a.multibody().frames(&q, &v));
+        let qv = nalgebra::Vector2::from(q);
+        assert_eq!(a.mass_matrix(&qv).as_slice(), m.as_slice());
+        assert_eq!(a.bias(0.0, &qv, &nalgebra::Vector2::from(v)).as_slice(), h.as_slice());
     }
 
     #[test]
