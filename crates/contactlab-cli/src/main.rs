@@ -55,6 +55,10 @@ enum Command {
     /// modes, impacts, Zeno completion, walking rules. --out writes trajectory.csv, events.csv
     /// and time.png.
     Simulate(mechanism::SimulateArgs),
+    /// Every gait of a mechanism (kind = "multibody" with a [gait] table), found without a
+    /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes
+    /// gaits.json.
+    Gait(mechanism::GaitArgs),
     /// Inspect a model (kind = "multibody") at a state.
     #[command(subcommand)]
     Model(mechanism::ModelCommand),
@@ -185,6 +189,7 @@ impl Command {
             Command::Eqset(c) => c.out_dir(),
             Command::Merge(a) => a.common.out.as_mut(),
             Command::Simulate(a) => a.out_dir(),
+            Command::Gait(a) => a.out_dir(),
             Command::Model(c) => c.out_dir(),
         }
     }
@@ -289,6 +294,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Eqset(c) => eqset::run(c),
         Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
         Command::Simulate(a) => mechanism::simulate(a),
+        Command::Gait(a) => mechanism::gait(a),
         Command::Model(c) => mechanism::run(c),
     }
 }

@@ -32,6 +32,58 @@ pub struct SimulateArgs {
     common: Common,
 }
 
+#[derive(Args, Debug)]
+pub struct GaitArgs {
+    #[arg(help = contactlab::model::registry::model_help("gait"))]
+    model: PathBuf,
+    /// Relative integration tolerance.
+    #[arg(long, default_value_t = 1e-10)]
+    rtol: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl GaitArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn gait(a: GaitArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let settings = contactlab::mechanism::gait::GaitSettings { rtol: a.rtol, ..Default::default() };
+    let r = contactlab::api::mechanism_gait(&m, &settings)?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "gaits.json", &r)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    println!("{}: {} gait(s) from {} starts ({} settled)", a.model.display(), r.gaits.len(), r.starts, r.settled);
+    for (k, g) in r.gaits.iter().enumerate() {
+        let mods: Vec<String> = g.multipliers.iter().map(|z| format!("{:.6}", z[0].hypot(z[1]))).collect();
+        println!(
+            "  gait {k}: period {:.9} s, {}, |multipliers| [{}]",
+            g.period,
+            if g.stable { "stable" } else { "unstable" },
+            mods.join(", ")
+        );
+        println!("    q  = {:?}", g.q);
+        println!("    q' = {:?}", g.v);
+        if let Some(mu) = g.mu_stick {
+            println!("    mu_stick {mu:.6}");
+        }
+        if let Some(r) = g.impulse_ratio {
+            println!("    impulse ratio |Lt|/Ln at the strike {r:.6}");
+        }
+    }
+    if let Some(reason) = &r.reason {
+        println!("  {reason}");
+    }
+    Ok(())
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ModelCommand {
     /// A model's dynamics at one state: M(q), h(q, q'), gravity and joint forces, every contact's

@@ -641,6 +641,15 @@ fn model_inspect(
     object(py, &py.detach(|| contactlab::api::model_inspect(&m, state.as_deref(), t)).map_err(to_py)?)
 }
 
+/// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, rtol=1e-10))]
+fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f64) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    let settings = contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() };
+    object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
+}
+
 /// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
 /// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
 #[pyfunction]
@@ -833,5 +842,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     Ok(())
 }

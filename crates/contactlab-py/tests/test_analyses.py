@@ -240,3 +240,17 @@ def test_mechanism_inspect_and_simulate_match_the_cli(tmp_path):
         contactlab.model.inspect(model, state=[0.1])
     with pytest.raises(ValueError, match=r"<dict>: body\[0\].mass"):
         contactlab.model.inspect({**d, "body": [{**d["body"][0], "mass": -1}] + d["body"][1:]})
+
+
+def test_mechanism_gait_matches_the_cli():
+    model = EXAMPLES / "multibody" / "compass-biped.toml"
+    g = contactlab.model.gait(model)
+    assert g.to_dict() == cli("gait", model)
+    assert len(g.gaits) == 1 and abs(g.gaits[0]["period"] - 0.744620868) < 1e-8
+
+
+def test_a_urdf_path_is_a_model():
+    urdf = EXAMPLES / "multibody" / "drake" / "CompassGait.urdf"
+    i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3])
+    assert i.model["coordinates"] == ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]
+    assert i.to_dict() == cli("model", "inspect", urdf, "--state", "0.1,-0.9,0.2,0.3")

@@ -1574,6 +1574,15 @@ pub fn model_inspect(
     crate::mechanism::inspect::inspect(m, t, &q, &v)
 }
 
+/// Every gait of a mechanism found from nothing (`gait`): periodic orbits of its strike-to-strike
+/// map modulo its symmetry, with multipliers, `μ_stick` and the impulse ratio.
+pub fn mechanism_gait(
+    m: &crate::mechanism::Mechanism,
+    settings: &crate::mechanism::gait::GaitSettings,
+) -> Result<crate::mechanism::gait::GaitSearch, Error> {
+    crate::mechanism::gait::find_gaits(m, settings)
+}
+
 /// The event-driven simulation of a mechanism from a state (`simulate`).
 pub fn simulate(
     m: &crate::mechanism::Mechanism,

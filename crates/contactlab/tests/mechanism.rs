@@ -267,3 +267,37 @@ fn the_documented_multibody_example_reads_and_runs() {
         assert!((loss - expected).abs() <= 1e-9 * expected, "loss {loss} vs {expected}");
     }
 }
+
+#[test]
+fn the_compass_biped_file_has_p2s_gait() {
+    // Found by the gait search (no guess beyond the file), the same as the built-in model's
+    // gait: period, multipliers, mu_stick = 0.175 and impulse ratio 0.145 (P2's numbers).
+    use contactlab::mechanism::gait::GaitSettings;
+    let m = read("compass-biped.toml");
+    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    assert_eq!(search.gaits.len(), 1, "{search:?}");
+    let g = &search.gaits[0];
+    let guess = nalgebra::DVector::from_vec(vec![-0.15, 0.7, -0.5]);
+    let b =
+        contactlab::walking::gait(&CompassBiped::paper(0.7), &guess, &contactlab::walking::WalkerSettings::default());
+    assert!((g.period - b.period).abs() <= 1e-9 * b.period, "{} vs {}", g.period, b.period);
+    let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
+    for (a, c) in g.multipliers.iter().zip(&b.multipliers) {
+        assert!((modulus(a) - modulus(c)).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT);
+    }
+    assert!((g.mu_stick.unwrap() - b.mu_stick).abs() <= 1e-4 * b.mu_stick);
+    assert!((g.impulse_ratio.unwrap() - b.impact_impulse_ratio).abs() <= 1e-6 * b.impact_impulse_ratio);
+    // The step length: the hip moves by the distance between the feet, 2 (2l) sin(theta1*).
+    let step = 2.0 * 1.6 * (-0.14783689025242455f64).sin().abs();
+    assert!((g.step_length[0] - step).abs() <= 1e-8, "{:?} vs {step}", g.step_length);
+    // Too little friction: no gait, and the friction the sticking gait would need.
+    let mut slippery = m.clone();
+    for c in &mut slippery.contacts {
+        c.law.mu = 0.1;
+    }
+    let none = contactlab::api::mechanism_gait(&slippery, &GaitSettings::default()).unwrap();
+    assert!(none.gaits.is_empty(), "{none:?}");
+    let need = none.needs_mu.expect("the sticking gait's friction");
+    assert!((need - b.mu_stick).abs() <= 1e-4 * b.mu_stick, "needs {need}");
+    assert!(none.reason.unwrap().contains("needs mu >= 0.1749"));
+}

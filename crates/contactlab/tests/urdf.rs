@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use contactlab::hybrid::EventKind;
 use contactlab::mechanics::ContactSystem;
+use contactlab::mechanism::gait::GaitSettings;
 use contactlab::mechanism::model;
 use contactlab::mechanism::simulate::SimulateSettings;
 use contactlab::mechanism::urdf;
@@ -17,15 +18,17 @@ fn example(name: &str) -> PathBuf {
 }
 
 #[test]
-fn drakes_compass_gait_urdf_walks_with_drakes_period() {
-    // Drake's own URDF (an <inertial> without <inertia>, anonymous materials), Drake's slope:
-    // four heel strikes a period apart. The period is Drake's (docs/validation.md: 0.734460621 s)
-    // and that of P2's compass biped with Drake's parameters (the built-in model's gait).
+fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
+    // Drake's own URDF (an <inertial> without <inertia>, anonymous materials), Drake's slope, and
+    // only a posture at rest: the gait search finds Drake's gait (docs/validation.md: period
+    // 0.734460621 s), the same as P2's compass biped with Drake's parameters (the built-in
+    // model's gait: period, multipliers, mu_stick, impulse ratio), and it walks.
     let m = model::read(&example("drake-compass-gait.toml")).unwrap();
     assert_eq!(m.coordinates, ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]);
-    let sim = contactlab::api::simulate(&m, None, &SimulateSettings { t_max: 3.0, ..Default::default() }).unwrap();
-    let strikes: Vec<f64> = sim.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| e.t).collect();
-    assert_eq!(strikes.len(), 4, "{:?}", sim.events);
+    assert!(m.v0.iter().all(|v| *v == 0.0), "the example gives a posture only");
+    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    assert_eq!(search.gaits.len(), 1, "{search:?}");
+    let g = &search.gaits[0];
     let built_in = contactlab::mechanics::walkers::CompassBiped {
         l: 0.5,
         mass: 5.0,
@@ -36,13 +39,38 @@ fn drakes_compass_gait_urdf_walks_with_drakes_period() {
         mu: 1.0,
     };
     let guess = nalgebra::DVector::from_vec(vec![-0.3, 1.3, -0.2]);
-    let g = contactlab::walking::gait(&built_in, &guess, &contactlab::walking::WalkerSettings::default());
-    assert!(g.converged);
-    assert!((g.period - 0.734460621).abs() < 1e-9, "built-in period {}", g.period);
+    let b = contactlab::walking::gait(&built_in, &guess, &contactlab::walking::WalkerSettings::default());
+    assert!(b.converged);
+    assert!((b.period - 0.734460621).abs() < 1e-9, "built-in period {}", b.period);
+    assert!((g.period - b.period).abs() < 1e-9, "period {} vs {}", g.period, b.period);
+    assert!(g.stable && b.stable);
+    compare_gaits(g, &b);
+    // From the gait's state: strikes a period apart.
+    let state: Vec<f64> = g.q.iter().chain(&g.v).copied().collect();
+    let sim =
+        contactlab::api::simulate(&m, Some(&state), &SimulateSettings { t_max: 3.0, ..Default::default() }).unwrap();
+    let strikes: Vec<f64> = sim.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| e.t).collect();
+    assert_eq!(strikes.len(), 4, "{:?}", sim.events);
     for (k, t) in strikes.iter().enumerate() {
-        let expected = g.period * (k + 1) as f64;
-        assert!((t - expected).abs() <= 1e-8, "strike {k} at {t}, expected {expected}");
+        assert!((t - b.period * (k + 1) as f64).abs() <= 1e-8, "strike {k} at {t}");
     }
+}
+
+/// A gait of a multibody model against the built-in walker's: the multipliers' moduli (both
+/// from difference Jacobians: to their agreement), mu_stick (sampled maxima) and the impulse
+/// ratio.
+pub fn compare_gaits(g: &contactlab::mechanism::gait::Gait, b: &contactlab::walking::Gait) {
+    let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
+    let (ours, theirs): (Vec<f64>, Vec<f64>) =
+        (g.multipliers.iter().map(modulus).collect(), b.multipliers.iter().map(modulus).collect());
+    assert_eq!(ours.len(), theirs.len(), "{ours:?} vs {theirs:?}");
+    for (a, c) in ours.iter().zip(&theirs) {
+        assert!((a - c).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT, "{ours:?} vs {theirs:?}");
+    }
+    let (mu, mu_b) = (g.mu_stick.unwrap(), b.mu_stick);
+    assert!((mu - mu_b).abs() <= 1e-4 * mu_b, "mu_stick {mu} vs {mu_b}");
+    let (r, r_b) = (g.impulse_ratio.unwrap(), b.impact_impulse_ratio);
+    assert!((r - r_b).abs() <= 1e-6 * r_b, "impulse ratio {r} vs {r_b}");
 }
 
 #[test]
@@ -235,4 +263,30 @@ fn a_bare_urdf_path_is_a_model() {
     assert!(r.check.is_empty(), "{:?}", r.check);
     // Total mass 20 kg on the hip's translations.
     assert!((r.mass_matrix[0][0] - 20.0).abs() < 1e-12 && (r.mass_matrix[1][1] - 20.0).abs() < 1e-12);
+}
+
+#[test]
+fn the_shipped_urdf_models_pass_their_own_check() {
+    // The URDFs of examples/multibody/urdf (checked against Drake by scripts/drake_multibody.py):
+    // M symmetric positive definite, Jacobians and the energy balance against differences.
+    let dir = example("urdf");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        // A URDF with a scene beside it is read through the scene.
+        if ext == "urdf" && path.with_extension("toml").exists() || !matches!(ext, "urdf" | "toml") {
+            continue;
+        }
+        let m = model::read(&path).unwrap();
+        let n = m.dof();
+        for k in 0..5 {
+            let state: Vec<f64> = (0..2 * n).map(|j| 0.7 * ((j * 7 + k * 3) as f64 * 0.9).sin()).collect();
+            let r = contactlab::api::model_inspect(&m, Some(&state), 0.0).unwrap();
+            assert!(r.check.is_empty(), "{}: {:?}", path.display(), r.check);
+            assert!(r.mass_matrix_eigenvalues[0] > 0.0 && r.mass_matrix_asymmetry == 0.0, "{}", path.display());
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
 }

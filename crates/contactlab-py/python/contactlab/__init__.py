@@ -15,7 +15,7 @@ Modules:
     fixture  P4, Pang & Trinkle, fixtured bodies: ``classify``, ``theorem4``, ``mu_sweep``
     eqset    P5, van de Wouw & Leine, equilibrium sets under set-valued friction: ``analyze``,
              ``simulate``
-    model    your own mechanism (kind = "multibody"): ``inspect``, ``simulate``
+    model    your own mechanism (kind = "multibody", or a URDF): ``inspect``, ``simulate``, ``gait``
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),

@@ -1,10 +1,22 @@
-"""Your own mechanism (``kind = "multibody"`` files or dicts with the same keys; see
-docs/models.md): its dynamics at a state, and the event-driven simulation."""
+"""Your own mechanism (``kind = "multibody"`` files or dicts with the same keys, or a URDF path;
+see docs/models.md): its dynamics at a state, the event-driven simulation and its gaits."""
 
+import os
 from typing import Optional, Sequence
 
 from . import _core
-from ._results import Model, Result, model_text
+from ._results import Model, Result
+from ._results import model_text as _model_text
+
+
+def model_text(model: Model):
+    """As ``_results.model_text``; a bare ``.urdf`` path is the model with the scene's defaults
+    (gravity 9.81, the plane xz, no contacts), as the command line reads it."""
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if path.lower().endswith(".urdf"):
+            return _model_text({"kind": "multibody", "gravity": 9.81, "urdf": os.path.abspath(path)})
+    return _model_text(model)
 
 
 def _state(state: Optional[Sequence[float]]):
@@ -39,3 +51,12 @@ def simulate(
     d = dict(summary)
     d.update(arrays)
     return Result("Simulation", d)
+
+
+def gait(model: Model, rtol: float = 1e-10) -> Result:
+    """Every gait of the model (a ``[gait]`` table names the striking contact), found without a
+    guess, as ``contactlab gait --json``: ``gaits`` (each with ``period``, ``q``, ``v``,
+    ``multipliers``, ``stable``, ``mu_stick``, ``impulse_ratio``, ``step_length``), ``starts``,
+    ``settled``, ``reason`` and ``needs_mu`` (the friction a sticking gait needs, when none
+    exists at the model's)."""
+    return Result("GaitSearch", _core.mechanism_gait(*model_text(model), float(rtol)))

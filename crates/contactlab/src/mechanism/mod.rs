@@ -9,6 +9,7 @@
 //! instantiation per dimension up to [`MAX_DOF`]) and hands it to a [`Visit`], so every analysis
 //! written for a `ContactSystem<N>` runs on a mechanism unchanged.
 
+pub mod gait;
 pub mod inspect;
 pub mod model;
 pub mod simulate;
@@ -53,6 +54,8 @@ pub struct Mechanism {
     pub q0: Vec<f64>,
     /// Initial velocity.
     pub v0: Vec<f64>,
+    /// The `[gait]` table: the striking contact and the translation symmetry.
+    pub gait: Option<gait::GaitSpec>,
 }
 
 /// An analysis written for any dimension: [`Mechanism::visit`] calls it with the system.

@@ -182,6 +182,28 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         None
     };
 
+    let gait = if f.has("gait") {
+        let g = f.table("gait")?;
+        let strike =
+            g.str_opt("strike")?.ok_or_else(|| g.error("strike", "missing; the contact whose strike ends a step"))?;
+        let strike = contact_index(&g, "strike", strike)?;
+        let translation = g
+            .strings("translation")?
+            .into_iter()
+            .map(|name| {
+                coordinates.iter().position(|c| c == name).ok_or_else(|| {
+                    g.error(
+                        "translation",
+                        format!("no coordinate named \"{name}\"; coordinates: {}", coordinates.join(", ")),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        g.finish()?;
+        Some(super::gait::GaitSpec { strike, translation })
+    } else {
+        None
+    };
     let (q0, v0) = if f.has("initial") {
         let t = f.table("initial")?;
         let q = if t.has("q") { t.vector("q", Some(n), Range::Any)?.iter().copied().collect() } else { vec![0.0; n] };
@@ -204,6 +226,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         contact_names,
         q0,
         v0,
+        gait,
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
     m.visit(Check).map_err(|e| e.in_file(file))?;

@@ -22,7 +22,9 @@
 //! * `floating`, `spherical`, or an axis out of the plane: refused, naming the joint.
 //!
 //! The coordinates are the moving joints' in the order of the file (a planar joint's named
-//! `NAME.x`, `NAME.y`, `NAME.theta`), whatever the order of the tree.
+//! `NAME.x`, `NAME.y`, `NAME.theta`), whatever the order of the tree. (Drake numbers them in
+//! the tree's depth-first order: the same when the file lists parents' joints first, a
+//! permutation by joint name otherwise.)
 //!
 //! # Links
 //! A link's `<inertial>` gives its mass, its centre of mass (the origin, projected on the plane)

@@ -1,0 +1,667 @@
+//! Gaits of any mechanism: periodic orbits of the map from one strike of a contact to the next,
+//! modulo the symmetry the model states (a relabelling after the strike, translation along the
+//! slope), found without a guess.
+//!
+//! # The section and its chart
+//! The section is the set of states right after a strike of the `[gait]`'s `strike` contact
+//! (after the relabelling). On it some contacts are closed (their gaps vanish: the stance foot,
+//! the foot that just struck, a locked knee) and some are at rest (their normal, and for
+//! sticking contacts tangential, velocities vanish). [`StrikeChart`] takes these constraints from
+//! a state on the section and keeps as coordinates the positions and velocities they leave free,
+//! less the positions of the translation coordinates: it lifts coordinates to a state by solving
+//! the gap equations for the dependent positions (Newton) and the velocity constraints for the
+//! dependent velocities (linear), choosing the dependent coordinates by Gaussian elimination with
+//! column pivoting. For P2's compass biped this gives P2's three coordinates (the stance angle
+//! and two angular rates).
+//!
+//! # Finding gaits from nothing
+//! Starts: the model's initial state, and its initial posture set in rigid rotation about the
+//! lowest closed contact at rates `±{¼, ½, ¾, 1, 1½} √(g/L)`. From each, the passive dynamics
+//! runs for up to [`SETTLE_STRIKES`] strikes; where the strike-to-strike map settles (successive
+//! post-strike states agree to [`SETTLE_TOL`]), and from the first post-strike state too (an
+//! unstable gait is not approached by iterating), Newton's method on the return map
+//! ([`crate::hybrid::section::ReturnMap::fixed_point`]) looks for a fixed point. Distinct gaits
+//! are reported with their period, state, Floquet multipliers (of the chart: the nontrivial
+//! ones), the friction a sticking stance needs (`μ_stick`, the largest `|λ_t|/λ_n` of sticking
+//! contacts along the step) and the impulse ratio `|Λ_t|/Λ_n` of the strike.
+
+use std::ops::ControlFlow;
+
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use serde::Serialize;
+
+use super::{Mechanism, Visit};
+use crate::hybrid::driver::{EventRecord, Section};
+use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
+use crate::hybrid::section::{ReturnMap, SectionChart};
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances, ZenoRule};
+use crate::mechanics::multibody_system::MultibodySystem;
+use crate::mechanics::ContactSystem;
+use crate::Error;
+
+/// Strikes simulated from a start while waiting for the step map to settle.
+pub const SETTLE_STRIKES: usize = 60;
+/// Successive post-strike states settle when they agree to this, relative to the coordinates'
+/// scales.
+pub const SETTLE_TOL: f64 = 1e-6;
+/// A constraint holds at a section state when its gap (velocity) is within this of the length
+/// (velocity) scale.
+pub const SECTION_TOL: f64 = 1e-8;
+/// Integration steps allowed per strike (a step of a gait takes some tens): a start that falls
+/// and slides, or a perturbed point that does not step, fails fast.
+pub const MAX_STEPS_PER_STRIKE: usize = 5_000;
+/// A run passes near a gait when two successive post-strike states agree to this (relative to
+/// the coordinates' scales): its closer pair is a Newton start.
+pub const NEAR_RETURN: f64 = 0.05;
+/// Two gaits are the same when their section coordinates agree to this (relative to scales).
+pub const SAME_GAIT_TOL: f64 = 1e-5;
+
+/// The `[gait]` table: which strike ends a step, which coordinates translate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GaitSpec {
+    /// The contact whose strike ends a step.
+    pub strike: usize,
+    /// Coordinates whose positions the symmetry shifts (translation along the slope).
+    pub translation: Vec<usize>,
+}
+
+type State<const N: usize> = SMatrix<f64, N, 2>;
+
+/// Coordinates on the post-strike section (module docs).
+pub struct StrikeChart<'a, const N: usize> {
+    sys: &'a MultibodySystem<N>,
+    reference: State<N>,
+    /// Contacts whose gaps vanish on the section.
+    gaps: Vec<usize>,
+    /// Velocity constraints: `(contact, tangential)`.
+    rests: Vec<(usize, bool)>,
+    q_free: Vec<usize>,
+    q_dep: Vec<usize>,
+    v_free: Vec<usize>,
+    v_dep: Vec<usize>,
+    q_scale: SVector<f64, N>,
+    v_scale: SVector<f64, N>,
+}
+
+/// Columns chosen by Gaussian elimination with column pivoting among `candidates` for the rows
+/// of `a` (dependent rows dropped); returns `(kept rows, pivot columns)`.
+fn pivots(a: &DMatrix<f64>, candidates: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let mut m = a.clone();
+    let (rows, _) = m.shape();
+    let scale = m.amax().max(f64::MIN_POSITIVE);
+    let mut used_cols: Vec<usize> = vec![];
+    let mut kept: Vec<usize> = vec![];
+    for r in 0..rows {
+        let best = candidates
+            .iter()
+            .copied()
+            .filter(|c| !used_cols.contains(c))
+            .max_by(|&x, &y| m[(r, x)].abs().total_cmp(&m[(r, y)].abs()));
+        let Some(c) = best else { continue };
+        if m[(r, c)].abs() <= 1e-10 * scale {
+            continue; // a dependent row
+        }
+        for r2 in r + 1..rows {
+            let f = m[(r2, c)] / m[(r, c)];
+            for k in 0..m.ncols() {
+                m[(r2, k)] -= f * m[(r, k)];
+            }
+        }
+        used_cols.push(c);
+        kept.push(r);
+    }
+    (kept, used_cols)
+}
+
+impl<'a, const N: usize> StrikeChart<'a, N> {
+    /// The chart at the section state `x` (module docs); `translation` lists the coordinates
+    /// whose positions are not coordinates of the chart.
+    pub fn new(sys: &'a MultibodySystem<N>, x: &State<N>, translation: &[usize]) -> Self {
+        let (q, v) = split(x);
+        let (ls, ts) = (sys.length_scale(), sys.time_scale());
+        let vs = ls / ts;
+        let gaps: Vec<usize> = (0..sys.contact_count()).filter(|&i| sys.gap(i, &q).abs() <= SECTION_TOL * ls).collect();
+        let mut rests = vec![];
+        for &i in &gaps {
+            if sys.normal_jacobian(i, &q).dot(&v).abs() <= SECTION_TOL * vs {
+                rests.push((i, false));
+                if sys.law(i).mu > 0.0 && sys.tangent_jacobian(i, &q).dot(&v).abs() <= SECTION_TOL * vs {
+                    rests.push((i, true));
+                }
+            }
+        }
+        Self::with_constraints(sys, x, translation, gaps, rests)
+    }
+
+    /// The chart with the given closed contacts (`gaps`) and velocity constraints (`rests`:
+    /// `(contact, tangential)`).
+    pub fn with_constraints(
+        sys: &'a MultibodySystem<N>,
+        x: &State<N>,
+        translation: &[usize],
+        gaps: Vec<usize>,
+        rests: Vec<(usize, bool)>,
+    ) -> Self {
+        let (q, _) = split(x);
+        let ts = sys.time_scale();
+        let cand_q: Vec<usize> = (0..N).filter(|k| !translation.contains(k)).collect();
+        let gq = DMatrix::from_fn(gaps.len(), N, |r, c| sys.normal_jacobian(gaps[r], &q)[c]);
+        let (kept, q_dep) = pivots(&gq, &cand_q);
+        let gaps: Vec<usize> = kept.iter().map(|&r| gaps[r]).collect();
+        let row = |&(i, t): &(usize, bool)| if t { sys.tangent_jacobian(i, &q) } else { sys.normal_jacobian(i, &q) };
+        let cv = DMatrix::from_fn(rests.len(), N, |r, c| row(&rests[r])[c]);
+        let all: Vec<usize> = (0..N).collect();
+        let (kept, v_dep) = pivots(&cv, &all);
+        let rests: Vec<(usize, bool)> = kept.iter().map(|&r| rests[r]).collect();
+        let q_free = cand_q.iter().copied().filter(|k| !q_dep.contains(k)).collect();
+        let v_free = all.iter().copied().filter(|k| !v_dep.contains(k)).collect();
+        let q_scale = sys.coordinate_scale();
+        StrikeChart { sys, reference: *x, gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale: q_scale / ts }
+    }
+
+    /// Names of the chart's coordinates, from the coordinate names.
+    pub fn names(&self, coordinates: &[String]) -> Vec<String> {
+        self.q_free
+            .iter()
+            .map(|&k| coordinates[k].clone())
+            .chain(self.v_free.iter().map(|&k| format!("{}_dot", coordinates[k])))
+            .collect()
+    }
+}
+
+impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
+    fn dim(&self) -> usize {
+        self.q_free.len() + self.v_free.len()
+    }
+
+    fn lift(&self, y: &DVector<f64>) -> State<N> {
+        let (mut q, mut v) = split(&self.reference);
+        for (j, &k) in self.q_free.iter().enumerate() {
+            q[k] = y[j];
+        }
+        // The gaps: Newton on the dependent positions.
+        let k = self.gaps.len();
+        let ls = self.sys.length_scale();
+        for _ in 0..30 {
+            let g = DVector::from_fn(k, |r, _| self.sys.gap(self.gaps[r], &q));
+            if g.amax() <= 1e-15 * ls {
+                break;
+            }
+            let a = DMatrix::from_fn(k, k, |r, c| self.sys.normal_jacobian(self.gaps[r], &q)[self.q_dep[c]]);
+            let Some(d) = a.lu().solve(&g) else { break };
+            for (c, &j) in self.q_dep.iter().enumerate() {
+                q[j] -= d[c];
+            }
+        }
+        let off = self.q_free.len();
+        for (j, &kk) in self.v_free.iter().enumerate() {
+            v[kk] = y[off + j];
+        }
+        // The velocity constraints: C_dep v_dep = −C_free v_free.
+        let r = self.rests.len();
+        if r > 0 {
+            let rows: Vec<SVector<f64, N>> = self
+                .rests
+                .iter()
+                .map(|&(i, t)| if t { self.sys.tangent_jacobian(i, &q) } else { self.sys.normal_jacobian(i, &q) })
+                .collect();
+            for &j in &self.v_dep {
+                v[j] = 0.0;
+            }
+            let a = DMatrix::from_fn(r, r, |a, c| rows[a][self.v_dep[c]]);
+            let b = DVector::from_fn(r, |a, _| -rows[a].dot(&v));
+            if let Some(d) = a.lu().solve(&b) {
+                for (c, &j) in self.v_dep.iter().enumerate() {
+                    v[j] = d[c];
+                }
+            }
+        }
+        join(&q, &v)
+    }
+
+    fn chart(&self, x: &State<N>) -> DVector<f64> {
+        let (q, v) = split(x);
+        DVector::from_iterator(self.dim(), self.q_free.iter().map(|&k| q[k]).chain(self.v_free.iter().map(|&k| v[k])))
+    }
+
+    fn scale(&self) -> DVector<f64> {
+        DVector::from_iterator(
+            self.dim(),
+            self.q_free.iter().map(|&k| self.q_scale[k]).chain(self.v_free.iter().map(|&k| self.v_scale[k])),
+        )
+    }
+}
+
+/// Settings of [`find_gaits`].
+#[derive(Debug, Clone, Copy)]
+pub struct GaitSettings {
+    /// Relative integration tolerance.
+    pub rtol: f64,
+    /// Newton tolerance (relative to the chart's scales).
+    pub newton_tol: f64,
+    /// Newton iterations.
+    pub max_newton: usize,
+    /// Longest step, in units of the model's time scale.
+    pub max_step_time: f64,
+}
+
+impl Default for GaitSettings {
+    fn default() -> Self {
+        Self { rtol: 1e-10, newton_tol: 1e-9, max_newton: 20, max_step_time: 10.0 }
+    }
+}
+
+/// One gait.
+#[derive(Debug, Clone, Serialize)]
+pub struct Gait {
+    /// Step period (s).
+    pub period: f64,
+    /// The state right after the strike (and relabelling): `q`.
+    pub q: Vec<f64>,
+    /// `q̇` there.
+    pub v: Vec<f64>,
+    /// Names of the section coordinates (the chart's).
+    pub section_coordinates: Vec<String>,
+    /// The fixed point in those coordinates.
+    pub section_point: Vec<f64>,
+    /// Floquet multipliers `(re, im)`, largest modulus first.
+    pub multipliers: Vec<[f64; 2]>,
+    /// Largest multiplier modulus.
+    pub spectral_radius: f64,
+    /// Whether every multiplier lies inside the unit circle.
+    pub stable: bool,
+    /// Largest `|λ_t| / λ_n` of sticking contacts along the step (`None`: no sticking contact).
+    pub mu_stick: Option<f64>,
+    /// `|Λ_t| / Λ_n` of the strike's impulse (`None` for a frictionless strike).
+    pub impulse_ratio: Option<f64>,
+    /// Displacement of the translation coordinates over a step.
+    pub step_length: Vec<f64>,
+    /// Newton's residual.
+    pub residual: f64,
+    /// Events per step.
+    pub events_per_step: usize,
+}
+
+/// What `contactlab gait` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct GaitSearch {
+    /// Every distinct gait found, stable first.
+    pub gaits: Vec<Gait>,
+    /// Starts tried.
+    pub starts: usize,
+    /// Starts whose step map settled.
+    pub settled: usize,
+    /// Why none was found, when none was.
+    pub reason: Option<String>,
+    /// When no gait was found at the model's friction: the `μ_stick` of a gait found with
+    /// sticking contacts (friction raised to [`HIGH_MU`]), i.e. the friction that gait needs.
+    pub needs_mu: Option<f64>,
+}
+
+/// The friction used to ask which μ a sticking gait would need.
+pub const HIGH_MU: f64 = 1e3;
+
+/// Finds the gaits of `m` (module docs); the model needs a `[gait]` table.
+pub fn find_gaits(m: &Mechanism, settings: &GaitSettings) -> Result<GaitSearch, Error> {
+    let spec = m.gait.clone().ok_or_else(|| {
+        Error::input(&m.source, "gait", "missing; a [gait] table names the striking contact (strike = \"...\")")
+    })?;
+    crate::error::fraction("rtol", settings.rtol)?;
+    crate::error::fraction("newton_tol", settings.newton_tol)?;
+    let mut search = m.visit(Search { m, spec: &spec, settings })?;
+    if search.gaits.is_empty() && m.contacts.iter().any(|c| c.law.mu > 0.0 && c.law.mu < HIGH_MU) {
+        let mut sticky = m.clone();
+        for c in &mut sticky.contacts {
+            if c.law.mu > 0.0 {
+                c.law.mu = HIGH_MU;
+            }
+        }
+        let found = sticky.visit(Search { m: &sticky, spec: &spec, settings })?;
+        search.needs_mu = found.gaits.iter().filter_map(|g| g.mu_stick).reduce(f64::min);
+        if let Some(mu) = search.needs_mu {
+            search.reason =
+                Some(format!("no gait at the model's friction; with sticking feet the gait needs mu >= {mu:.4}"));
+        }
+    }
+    Ok(search)
+}
+
+struct Search<'a> {
+    m: &'a Mechanism,
+    spec: &'a GaitSpec,
+    settings: &'a GaitSettings,
+}
+
+/// Records the post-strike states of a run.
+struct Strikes<const N: usize> {
+    contact: usize,
+    states: Vec<(f64, State<N>)>,
+    limit: usize,
+    /// A run ends when no strike comes for this long (s): the mechanism fell or stopped.
+    patience: f64,
+}
+
+impl<const N: usize> Observer<State<N>, Modes> for Strikes<N> {
+    fn on_step(&mut self, _step: &Step<State<N>>, t_end: f64, _mode: &Modes) -> ControlFlow<()> {
+        let last = self.states.last().map_or(0.0, |s| s.0);
+        if t_end - last > self.patience {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+        if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.contact) {
+            self.states.push((ev.t, ev.after));
+            if self.states.len() >= self.limit {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Visit for Search<'_> {
+    type Output = GaitSearch;
+    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> GaitSearch {
+        let (m, spec, s) = (self.m, self.spec, self.settings);
+        let lag = Lagrangian::new(&sys);
+        let ts = sys.time_scale();
+        let driver = |t_max: f64, events: usize, steps: usize| {
+            EventDriver::new(DriverSettings {
+                tol: Tolerances { rtol: s.rtol, atol: s.rtol },
+                t_max,
+                max_events: events,
+                max_steps: steps,
+                zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+                ..Default::default()
+            })
+        };
+        let starts = starting_states(&sys, m, &spec.translation);
+        let scale = sys.coordinate_scale();
+        let distance = |a: &State<N>, b: &State<N>| {
+            (0..N)
+                .filter(|k| !spec.translation.contains(k))
+                .map(|k| ((a[(k, 0)] - b[(k, 0)]) / scale[k]).abs())
+                .chain((0..N).map(|k| ((a[(k, 1)] - b[(k, 1)]) * ts / scale[k]).abs()))
+                .fold(0.0, f64::max)
+        };
+        // Each start's strikes (in parallel: the system is shared, each thread has its own
+        // Lagrangian and evaluation cache).
+        use rayon::prelude::*;
+        let runs: Vec<Vec<State<N>>> = starts
+            .par_iter()
+            .map(|x0| {
+                let lag = Lagrangian::new(&sys);
+                let patience = s.max_step_time * ts;
+                let mut rec = Strikes { contact: spec.strike, states: vec![], limit: SETTLE_STRIKES, patience };
+                let t_max = s.max_step_time * ts * SETTLE_STRIKES as f64;
+                driver(t_max, 50 * SETTLE_STRIKES, MAX_STEPS_PER_STRIKE * SETTLE_STRIKES).run(
+                    &lag,
+                    0.0,
+                    *x0,
+                    &[],
+                    &mut rec,
+                );
+                rec.states.into_iter().map(|(_, x)| x).collect()
+            })
+            .collect();
+        // Newton starts: where a run settled (a stable gait), and where two successive strikes
+        // came closest (an unstable gait is passed near, not approached).
+        let mut settled_at: Vec<State<N>> = vec![];
+        let mut passed_near: Vec<(f64, State<N>)> = vec![];
+        for st in &runs {
+            if st.len() >= 3 && distance(&st[st.len() - 1], &st[st.len() - 2]) <= SETTLE_TOL {
+                settled_at.push(st[st.len() - 1]);
+                continue;
+            }
+            let closest = st.windows(2).map(|w| (distance(&w[0], &w[1]), w[1])).min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((d, x)) = closest {
+                if d <= NEAR_RETURN {
+                    passed_near.push((d, x));
+                }
+            }
+        }
+        let settled = settled_at.len();
+        passed_near.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let candidates: Vec<State<N>> = settled_at.into_iter().chain(passed_near.into_iter().map(|p| p.1)).collect();
+        let mut gaits: Vec<Gait> = vec![];
+        let mut seen: Vec<State<N>> = vec![];
+        for x in candidates {
+            if seen.iter().any(|y| distance(&x, y) <= 1e-3) {
+                continue;
+            }
+            seen.push(x);
+            let chart = StrikeChart::new(&sys, &x, &spec.translation);
+            let map = ReturnMap {
+                system: &lag,
+                section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+                chart,
+                driver: driver(s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
+            };
+            let y0 = map.chart.chart(&x);
+            let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
+            if !fp.converged {
+                continue;
+            }
+            let y = DVector::from_vec(fp.y.clone());
+            let xs = map.chart.lift(&y);
+            if gaits.iter().any(|g| {
+                let gx = join(&SVector::from_column_slice(&g.q), &SVector::from_column_slice(&g.v));
+                distance(&gx, &xs) <= SAME_GAIT_TOL
+            }) {
+                continue;
+            }
+            let details = orbit_details(&lag, &sys, &xs, spec, driver(s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE));
+            let (q, v) = split(&xs);
+            gaits.push(Gait {
+                period: fp.period,
+                q: q.iter().copied().collect(),
+                v: v.iter().copied().collect(),
+                section_coordinates: map.chart.names(&m.coordinates),
+                section_point: fp.y.clone(),
+                stable: fp.spectral_radius < 1.0,
+                spectral_radius: fp.spectral_radius,
+                multipliers: fp.multipliers.clone(),
+                mu_stick: details.mu_stick,
+                impulse_ratio: details.impulse_ratio,
+                step_length: details.step_length,
+                residual: fp.residual,
+                events_per_step: details.events,
+            });
+        }
+        gaits.sort_by(|a, b| b.stable.cmp(&a.stable).then(a.spectral_radius.total_cmp(&b.spectral_radius)));
+        let reason = gaits
+            .is_empty()
+            .then(|| format!("no gait found from {} starts ({} settled onto a repeating step)", starts.len(), settled));
+        GaitSearch { gaits, starts: starts.len(), settled, reason, needs_mu: None }
+    }
+}
+
+/// The model's initial state, and its posture in rigid rotation about the lowest closed
+/// contact (module docs).
+fn starting_states<const N: usize>(sys: &MultibodySystem<N>, m: &Mechanism, translation: &[usize]) -> Vec<State<N>> {
+    let q0 = SVector::<f64, N>::from_column_slice(&m.q0);
+    let v0 = SVector::<f64, N>::from_column_slice(&m.v0);
+    let mut out = vec![join(&q0, &v0)];
+    let ls = sys.length_scale();
+    let pivot =
+        (0..sys.contact_count()).filter(|&i| sys.gap(i, &q0).abs() <= 1e-6 * ls && sys.armed(i, &q0)).find_map(|i| {
+            match sys.contacts()[i].constraint {
+                crate::mechanics::multibody_system::Constraint::PointOnLine { body, point, .. } => {
+                    let f = sys.multibody().frames(q0.as_slice(), &[0.0; N]);
+                    Some(f.position[body] + f.offset(body, &point))
+                }
+                _ => None,
+            }
+        });
+    let Some(c) = pivot else { return out };
+    // Rigid rotation at unit rate about c: each body's origin moves with perp(p − c), turns at 1.
+    let tree = sys.multibody();
+    let f = tree.frames(q0.as_slice(), &[0.0; N]);
+    let nb = tree.bodies().len();
+    let mut a = DMatrix::zeros(3 * nb, N);
+    let mut b = DVector::zeros(3 * nb);
+    for k in 0..nb {
+        let d = f.position[k] - c;
+        for (r, target) in [(0, -d.y), (1, d.x), (2, 1.0)] {
+            let row = f.jacobian_row(k, r);
+            for j in 0..N {
+                a[(3 * k + r, j)] = row[j] * if r == 2 { ls } else { 1.0 };
+            }
+            b[3 * k + r] = target * if r == 2 { ls } else { 1.0 };
+        }
+    }
+    let Ok(unit) = a.svd(true, true).solve(&b, 1e-12) else { return out };
+    let rate = 1.0 / sys.time_scale();
+    for w in [0.25, 0.5, 0.75, 1.0, 1.5] {
+        for sign in [-1.0, 1.0] {
+            let v = SVector::<f64, N>::from_iterator(unit.iter().map(|u| u * w * sign * rate));
+            out.push(join(&q0, &v));
+        }
+    }
+    // A grid over the velocities the stance contact leaves free (it sticks: its normal and
+    // tangential velocities vanish), for up to three such velocities.
+    let ls = sys.length_scale();
+    let gaps: Vec<usize> = (0..sys.contact_count()).filter(|&i| sys.gap(i, &q0).abs() <= 1e-6 * ls).collect();
+    let Some(&stance) = gaps.iter().find(|&&i| sys.armed(i, &q0)) else { return out };
+    let mut rests = vec![(stance, false)];
+    if sys.law(stance).mu > 0.0 {
+        rests.push((stance, true));
+    }
+    let x0 = join(&q0, &SVector::zeros());
+    let chart = StrikeChart::with_constraints(sys, &x0, translation, gaps, rests);
+    let (nq, nv) = (chart.q_free.len(), chart.v_free.len());
+    let per_axis: usize = match nv {
+        1 => 17,
+        2 => 9,
+        3 => 5,
+        _ => 0,
+    };
+    if per_axis == 0 {
+        return out;
+    }
+    let y0 = chart.chart(&x0);
+    let sc = chart.scale();
+    let mut idx = vec![0usize; nv];
+    'grid: loop {
+        let mut y = y0.clone();
+        for (a, &i) in idx.iter().enumerate() {
+            let frac = -1.0 + 2.0 * i as f64 / (per_axis - 1) as f64;
+            y[nq + a] = frac * sc[nq + a];
+        }
+        if (0..nv).any(|a| y[nq + a] != 0.0) {
+            out.push(chart.lift(&y));
+        }
+        for a in 0..nv {
+            idx[a] += 1;
+            if idx[a] < per_axis {
+                continue 'grid;
+            }
+            idx[a] = 0;
+        }
+        break;
+    }
+    out
+}
+
+struct Details {
+    mu_stick: Option<f64>,
+    impulse_ratio: Option<f64>,
+    step_length: Vec<f64>,
+    events: usize,
+}
+
+/// Friction use along one step from the post-strike state `x`, the strike's impulse ratio and
+/// the translation over the step.
+fn orbit_details<const N: usize>(
+    lag: &Lagrangian<&MultibodySystem<N>, N>,
+    sys: &MultibodySystem<N>,
+    x: &State<N>,
+    spec: &GaitSpec,
+    driver: EventDriver,
+) -> Details {
+    struct Friction<'a, const N: usize> {
+        lag: &'a Lagrangian<&'a MultibodySystem<N>, N>,
+        strike: usize,
+        ratio: Option<f64>,
+        strike_event: Option<(State<N>, State<N>)>,
+        events: usize,
+    }
+    impl<const N: usize> Friction<'_, N> {
+        fn look(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+            let (q, v) = split(x);
+            let Some(sol) = self.lag.solve_mode(mode, t, &q, &v) else { return };
+            for i in 0..mode.len() {
+                if mode.get(i) == ContactMode::Stick && sol.lambda_n[i] > 0.0 {
+                    let r = sol.lambda_t[i].abs() / sol.lambda_n[i];
+                    self.ratio = Some(self.ratio.map_or(r, |m: f64| m.max(r)));
+                }
+            }
+        }
+    }
+    impl<const N: usize> Observer<State<N>, Modes> for Friction<'_, N> {
+        fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+            self.look(t, x, mode);
+        }
+        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+            for (t, x) in step.samples(t_end, 8) {
+                self.look(t, &x, mode);
+            }
+            ControlFlow::Continue(())
+        }
+        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+            self.events += 1;
+            if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.strike) {
+                self.strike_event = Some((ev.before, ev.after));
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut obs = Friction { lag, strike: spec.strike, ratio: None, strike_event: None, events: 0 };
+    driver.run(lag, 0.0, *x, &[], &mut obs);
+    let mut impulse_ratio = None;
+    let mut step_length = vec![];
+    if let Some((before, after)) = obs.strike_event {
+        let (q, vm) = split(&before);
+        // The post-impact velocity before the relabelling: v⁺ = P⁻¹ v' (the relabelling is linear
+        // in the velocities).
+        let (_, va) = split(&after);
+        let vp = relabel_inverse(sys, spec.strike, &q, &va);
+        if let Some(vp) = vp {
+            let p = sys.mass_matrix(&q) * (vp - vm);
+            let (wn, wt) = (sys.normal_jacobian(spec.strike, &q), sys.tangent_jacobian(spec.strike, &q));
+            let a = DMatrix::from_fn(N, 2, |r, c| if c == 0 { wn[r] } else { wt[r] });
+            let pd = DVector::from_column_slice(p.as_slice());
+            if let Ok(lam) = a.clone().svd(true, true).solve(&pd, 1e-12) {
+                if lam[0] > 0.0 && sys.law(spec.strike).mu > 0.0 {
+                    impulse_ratio = Some(lam[1].abs() / lam[0]);
+                }
+            }
+        }
+        let (qa, _) = split(&after);
+        let (q0, _) = split(x);
+        step_length = spec.translation.iter().map(|&k| qa[k] - q0[k]).collect();
+    }
+    Details { mu_stick: obs.ratio, impulse_ratio, step_length, events: obs.events }
+}
+
+/// `P⁻¹ v'` for the relabelling after `contact` (the identity without one).
+fn relabel_inverse<const N: usize>(
+    sys: &MultibodySystem<N>,
+    contact: usize,
+    q: &SVector<f64, N>,
+    v_after: &SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    // The relabelling's velocity part is linear: its matrix column by column.
+    let mut p = DMatrix::zeros(N, N);
+    for j in 0..N {
+        let mut e = SVector::<f64, N>::zeros();
+        e[j] = 1.0;
+        match sys.relabel(contact, q, &e) {
+            Some((_, col)) => p.set_column(j, &DVector::from_column_slice(col.as_slice())),
+            None => return Some(*v_after),
+        }
+    }
+    p.lu().solve(&DVector::from_column_slice(v_after.as_slice())).map(|s| SVector::from_column_slice(s.as_slice()))
+}
