@@ -353,3 +353,88 @@ fn the_rocking_block_follows_housner() {
     assert!(sim.zeno_points >= 1, "{:?}", sim.termination);
     assert!(matches!(sim.termination, contactlab::hybrid::Termination::Rest), "{:?}", sim.termination);
 }
+
+/// xorshift64*: deterministic random numbers for the property test below.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.next()
+    }
+}
+
+#[test]
+fn frictional_impacts_with_restitution_never_gain_energy() {
+    // Random mechanisms (a floating body with 0 to 3 links, random masses, inertias, centres of
+    // mass and contact points), random laws (e in [0, 1], mu in [0, 1.5]) and random states with
+    // contact 0 about to strike the ground: the kinetic energy lost in the impact is never
+    // negative (to round-off of the energy).
+    use contactlab::mechanism::simulate::SimulateSettings;
+    let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+    let mut impacts = 0;
+    for case in 0..600 {
+        let links = (rng.next() * 4.0) as usize;
+        let mut text = String::from("kind = \"multibody\"\ngravity = 9.81\n");
+        text += &format!(
+            "[[body]]\nname = \"b0\"\njoint = \"planar\"\nmass = {}\ninertia = {}\ncom = [{}, {}]\n",
+            rng.range(0.5, 3.0),
+            rng.range(0.01, 0.3),
+            rng.range(-0.1, 0.1),
+            rng.range(-0.1, 0.1)
+        );
+        for k in 1..=links {
+            text += &format!(
+                "[[body]]\nname = \"b{k}\"\nparent = \"b{}\"\norigin = [{}, {}]\nmass = {}\ninertia = {}\ncom = [{}, {}]\n",
+                k - 1,
+                rng.range(-0.4, 0.4),
+                rng.range(-0.4, 0.0),
+                rng.range(0.1, 2.0),
+                rng.range(0.001, 0.1),
+                rng.range(-0.2, 0.2),
+                rng.range(-0.3, 0.0)
+            );
+        }
+        text += "[[line]]\nnormal = [0, 1]\n";
+        let contacts = 1 + (rng.next() * 2.0) as usize;
+        for c in 0..contacts {
+            let body = (rng.next() * (links + 1) as f64) as usize;
+            text += &format!(
+                "[[contact]]\nname = \"c{c}\"\nbody = \"b{body}\"\npoint = [{}, {}]\nmu = {}\ne = {}\n",
+                rng.range(-0.3, 0.3),
+                rng.range(-0.5, 0.0),
+                rng.range(0.0, 1.5),
+                rng.range(0.0, 1.0)
+            );
+        }
+        let m = model::from_model(&ModelDoc::parse("random.toml", &text, false).unwrap()).unwrap();
+        let n = m.dof();
+        // A random configuration lifted so that contact 0 is 1e-6 above the ground and every
+        // other contact higher; a random velocity with contact 0 approaching.
+        let mut q: Vec<f64> = (0..n).map(|k| if k < 2 { 0.0 } else { rng.range(-1.0, 1.0) }).collect();
+        let mut v: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let r = contactlab::api::model_inspect(&m, Some(&[q.clone(), v.clone()].concat()), 0.0).unwrap();
+        let c0 = &r.contacts[0];
+        if r.contacts.iter().skip(1).any(|c| c.gap < c0.gap + 1e-3) {
+            continue; // another contact would strike first or with it
+        }
+        // The base's height is q[1] (the planar joint's y), whose gap Jacobian entry is 1.
+        q[1] += 1e-6 - c0.gap;
+        if c0.normal_velocity > -0.1 {
+            v[1] -= c0.normal_velocity + 0.5;
+        }
+        let settings = SimulateSettings { t_max: 0.01, max_events: 1, ..Default::default() };
+        let sim = contactlab::api::simulate(&m, Some(&[q, v].concat()), &settings).unwrap();
+        let Some(ev) = sim.events.first().filter(|e| e.kind == EventKind::Impact) else { continue };
+        let before = sim.samples.iter().rev().find(|s| s.t < ev.t).map_or(0.0, |s| s.kinetic);
+        let loss = ev.energy_loss.unwrap();
+        assert!(loss >= -1e-12 * before.max(1e-12), "case {case}: the impact gains {} J of {before} J\n{text}", -loss);
+        impacts += 1;
+    }
+    assert!(impacts >= 150, "only {impacts} impacts exercised");
+}

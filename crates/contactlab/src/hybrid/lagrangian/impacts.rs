@@ -11,6 +11,10 @@ use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKin
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
 
+/// An impact gains energy when the kinetic energy after it exceeds that before by more than this
+/// fraction (round-off of the energies).
+pub const IMPACT_ENERGY_TOL: f64 = 1e-12;
+
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// The impact of the contacts in `impacting` at `(t, q, q̇⁻)` (module docs).
     pub(super) fn impact(
@@ -102,9 +106,38 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 }
             }
         } else {
-            match self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &target[..k], &mu[..k], vref, v) {
+            let law = |scale: f64| {
+                let scaled: Vec<f64> = target[..k].iter().map(|x| x * scale).collect();
+                self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &scaled, &mu[..k], vref, v)
+            };
+            match law(1.0) {
                 Ok(vp) => vplus = vp,
                 Err(c) => return fail(ModeFailure::among(FailureKind::Impact, c)),
+            }
+            // Newton's law with friction can gain energy (a slip that reverses during the
+            // impact, eccentric contacts): then the restitution of this impact is lowered to the
+            // largest fraction of e (bisection) whose outcome does not gain energy; the plastic
+            // outcome (e = 0) never does.
+            let kinetic = 0.5 * v.dot(&(m * v));
+            let gains = |vp: &SVector<f64, N>| 0.5 * vp.dot(&(m * vp)) - kinetic > IMPACT_ENERGY_TOL * kinetic;
+            if gains(&vplus) && target[..k].iter().any(|&x| x > 0.0) {
+                match law(0.0) {
+                    Ok(plastic) if !gains(&plastic) => {
+                        let (mut lo, mut hi, mut best) = (0.0, 1.0, plastic);
+                        for _ in 0..60 {
+                            let mid = 0.5 * (lo + hi);
+                            match law(mid) {
+                                Ok(vp) if !gains(&vp) => {
+                                    lo = mid;
+                                    best = vp;
+                                }
+                                _ => hi = mid,
+                            }
+                        }
+                        vplus = best;
+                    }
+                    _ => return fail(ModeFailure::bare(FailureKind::Impact)),
+                }
             }
         }
         if !vplus.iter().all(|x| x.is_finite()) {

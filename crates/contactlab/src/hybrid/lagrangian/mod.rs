@@ -55,7 +55,12 @@
 //! among the consistent outcomes the one with the most active contacts, then the most sticking
 //! ones, then the largest margin is taken (P1's order of preference). For one contact with `e = 0`
 //! this is the sticking impact when the sticking impulse lies in the friction cone and otherwise
-//! Chatterjee and Ruina's slipping impact with `e = e_t = 0` (P2, eqs. 11–18). The system's
+//! Chatterjee and Ruina's slipping impact with `e = e_t = 0` (P2, eqs. 11–18). Newton's law with
+//! friction and `e > 0` can gain energy (a slip that reverses during the impact, eccentric
+//! contacts: Stronge's examples); when its outcome would, the restitution of that impact is
+//! lowered to the largest fraction of `e` (by bisection) whose outcome does not, so that no
+//! impact gains energy (the plastic outcome never does; the property test
+//! `frictional_impacts_with_restitution_never_gain_energy` runs random mechanisms). The system's
 //! [`ContactSystem::relabel`] runs after the impact.
 //!
 //! # Zeno completion
