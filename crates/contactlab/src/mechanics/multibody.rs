@@ -126,8 +126,8 @@ pub struct Multibody {
     gravity_vec: Vector2<f64>,
 }
 
-/// Working storage of [`Multibody::mass_and_bias_into`]; after [`Multibody::mass_into`] it
-/// also holds every body's centre-of-mass Jacobian, which [`Multibody::bias_after_mass_into`]
+/// Working storage of [`Multibody::mass_and_bias_into`]; after [`Multibody::mass_keeping_into`]
+/// it also holds every body's centre-of-mass Jacobian, which [`Multibody::bias_after_mass_into`]
 /// reuses.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
@@ -137,6 +137,8 @@ pub struct Scratch {
     all_jc: Vec<f64>,
     /// `R(φ_b) c_b` per body.
     all_rho: Vec<Vector2<f64>>,
+    /// `0, 1, …, n − 1`.
+    every: Vec<usize>,
 }
 
 /// The per-body kinematics at one state ([`Multibody::frames`]).
@@ -609,35 +611,17 @@ impl Multibody {
         rho
     }
 
-    /// `M(q)` (module docs) into `m`, from the positions of `f`.
-    pub fn mass_into(&self, f: &Frames, m: &mut DMatrix<f64>, scratch: &mut Scratch) {
-        let n = self.dof;
-        if m.shape() != (n, n) {
-            *m = DMatrix::zeros(n, n);
-        }
-        m.fill(0.0);
-        let Scratch { jc, moving, .. } = scratch;
-        jc.clear();
-        jc.resize(3 * n, 0.0);
-        for (b, body) in self.bodies.iter().enumerate() {
-            if body.mass == 0.0 && body.inertia == 0.0 {
-                continue;
-            }
-            self.com_jacobian(f, b, jc, moving);
-            Self::add_body_mass(body, n, jc, moving, m);
-        }
-        Self::mirror(m);
-    }
-
-    /// [`Multibody::mass_into`], keeping every body's centre-of-mass Jacobian in `scratch` for
-    /// [`Multibody::bias_after_mass_into`].
+    /// `M(q)` (module docs) into `m` from the positions of `f`, keeping every body's
+    /// centre-of-mass Jacobian in `scratch` for [`Multibody::bias_after_mass_into`].
     pub fn mass_keeping_into(&self, f: &Frames, m: &mut DMatrix<f64>, scratch: &mut Scratch) {
         let (n, nb) = (self.dof, self.bodies.len());
         if m.shape() != (n, n) {
             *m = DMatrix::zeros(n, n);
         }
         m.fill(0.0);
-        let Scratch { jc, moving, all_jc, all_rho } = scratch;
+        let Scratch { jc, moving, all_jc, all_rho, every } = scratch;
+        every.clear();
+        every.extend(0..n);
         jc.clear();
         jc.resize(3 * n, 0.0);
         all_jc.clear();
@@ -667,33 +651,8 @@ impl Multibody {
             if body.mass == 0.0 && body.inertia == 0.0 {
                 continue;
             }
-            let (jc, rho) = (&scratch.all_jc[3 * n * b..3 * n * (b + 1)], scratch.all_rho[b]);
-            let w = f.omega[b];
-            let accel = f.accel_bias[b] + perp(rho) * f.alpha_bias[b] - rho * (w * w);
-            let force = (self.gravity_vec - accel) * body.mass;
-            let torque = -body.inertia * f.alpha_bias[b];
-            for i in 0..n {
-                h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
-            }
-        }
-    }
-
-    /// `h(q, q̇)` (gravity and velocity products; module docs) into `h`, from `f`.
-    pub fn bias_into(&self, f: &Frames, h: &mut DVector<f64>, scratch: &mut Scratch) {
-        let n = self.dof;
-        if h.len() != n {
-            *h = DVector::zeros(n);
-        }
-        h.fill(0.0);
-        let Scratch { jc, moving, .. } = scratch;
-        jc.clear();
-        jc.resize(3 * n, 0.0);
-        for (b, body) in self.bodies.iter().enumerate() {
-            if body.mass == 0.0 && body.inertia == 0.0 {
-                continue;
-            }
-            let rho = self.com_jacobian(f, b, jc, moving);
-            self.add_body_bias(f, b, rho, jc, moving, h);
+            let jc = &scratch.all_jc[3 * n * b..3 * n * (b + 1)];
+            self.add_body_bias(f, b, scratch.all_rho[b], jc, &scratch.every, h);
         }
     }
 
