@@ -193,6 +193,31 @@ fn perp(v: Vector2<f64>) -> Vector2<f64> {
     Vector2::new(-v.y, v.x)
 }
 
+/// A joint's own offset `r` of the body's origin turns with the joint frame: adds `r^⊥ J_φ` to
+/// the origin's Jacobian rows (`jac`: one body's `3 n` entries).
+fn offset_turns(jac: &mut [f64], n: usize, r: Vector2<f64>) {
+    let rp = perp(r);
+    let (pos, phi) = jac.split_at_mut(2 * n);
+    for k in 0..n {
+        pos[k] += rp.x * phi[k];
+        pos[n + k] += rp.y * phi[k];
+    }
+}
+
+/// The velocity and bias acceleration of an origin moved by a joint's offset `r` at the rate
+/// `ṙ` in a joint frame turning at `ω` with bias `α`: `ω r^⊥ + ṙ`, `α r^⊥ − ω² r + 2 ω ṙ^⊥`.
+fn offset_moves(
+    vel: &mut Vector2<f64>,
+    acc: &mut Vector2<f64>,
+    r: Vector2<f64>,
+    rdot: Vector2<f64>,
+    w: f64,
+    alpha: f64,
+) {
+    *vel += perp(r) * w + rdot;
+    *acc += perp(r) * alpha - r * (w * w) + perp(rdot) * (2.0 * w);
+}
+
 impl Frames {
     /// Row `r` (`0, 1`: origin `x, y`; `2`: angle) of body `b`'s Jacobian.
     pub fn jacobian_row(&self, b: usize, r: usize) -> &[f64] {
@@ -423,13 +448,7 @@ impl Multibody {
                 Joint::Prismatic { axis } => {
                     let u = rot_sc(sc, axis);
                     offset = u * q[k0];
-                    let op = perp(offset);
-                    // The offset d u turns with the joint frame (Jφ of the parent).
-                    for k in 0..n {
-                        let jphi = f.jac[row(2, k)];
-                        f.jac[row(0, k)] += op.x * jphi;
-                        f.jac[row(1, k)] += op.y * jphi;
-                    }
+                    offset_turns(&mut f.jac[3 * n * b..3 * n * (b + 1)], n, offset);
                     f.jac[row(0, k0)] += u.x;
                     f.jac[row(1, k0)] += u.y;
                     p += offset;
@@ -438,12 +457,7 @@ impl Multibody {
                     let (u, sign) = body.joint.planar_axes().unwrap_or((Vector2::x(), 1.0));
                     let (ex, ey) = (rot_sc(sc, u), rot_sc(sc, perp(u) * sign));
                     offset = ex * q[k0] + ey * q[k0 + 1];
-                    let op = perp(offset);
-                    for k in 0..n {
-                        let jphi = f.jac[row(2, k)];
-                        f.jac[row(0, k)] += op.x * jphi;
-                        f.jac[row(1, k)] += op.y * jphi;
-                    }
+                    offset_turns(&mut f.jac[3 * n * b..3 * n * (b + 1)], n, offset);
                     f.jac[row(0, k0)] += ex.x;
                     f.jac[row(1, k0)] += ex.y;
                     f.jac[row(0, k0 + 1)] += ey.x;
@@ -490,14 +504,12 @@ impl Multibody {
                 Joint::Revolute { axis } => w += axis * v[k0],
                 Joint::Prismatic { axis } => {
                     let rdot = rot_sc(sc, axis) * v[k0];
-                    vel += perp(offset) * w + rdot;
-                    acc += perp(offset) * alpha - offset * (w * w) + perp(rdot) * (2.0 * w);
+                    offset_moves(&mut vel, &mut acc, offset, rdot, w, alpha);
                 }
                 Joint::Planar | Joint::PlanarAxes { .. } => {
                     let (u, sign) = body.joint.planar_axes().unwrap_or((Vector2::x(), 1.0));
                     let rdot = rot_sc(sc, u) * v[k0] + rot_sc(sc, perp(u) * sign) * v[k0 + 1];
-                    vel += perp(offset) * w + rdot;
-                    acc += perp(offset) * alpha - offset * (w * w) + perp(rdot) * (2.0 * w);
+                    offset_moves(&mut vel, &mut acc, offset, rdot, w, alpha);
                     w += sign * v[k0 + 2];
                 }
             }
