@@ -59,6 +59,14 @@ enum Command {
     /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes
     /// gaits.json.
     Gait(mechanism::GaitArgs),
+    /// Painlevé's paradox at a contact of any mechanism (kind = "multibody"): A, B and the case
+    /// of P2's Table 2.1 at a state, mu_min and the region B < 0 over a slice of one or two
+    /// coordinates, the LCP of several slipping contacts. --out writes painleve.json, b.csv and
+    /// b.png.
+    Painleve(mechanism::PainleveArgs),
+    /// How a slip of a contact of any mechanism (kind = "multibody") ends from a state: stick,
+    /// reversal, separation, dynamic jam, corner, impact. --out writes slip.json.
+    Slip(mechanism::SlipArgs),
     /// Inspect a model (kind = "multibody") at a state.
     #[command(subcommand)]
     Model(mechanism::ModelCommand),
@@ -190,6 +198,8 @@ impl Command {
             Command::Merge(a) => a.common.out.as_mut(),
             Command::Simulate(a) => a.out_dir(),
             Command::Gait(a) => a.out_dir(),
+            Command::Painleve(a) => a.out_dir(),
+            Command::Slip(a) => a.out_dir(),
             Command::Model(c) => c.out_dir(),
         }
     }
@@ -295,6 +305,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
         Command::Simulate(a) => mechanism::simulate(a),
         Command::Gait(a) => mechanism::gait(a),
+        Command::Painleve(a) => mechanism::painleve(a),
+        Command::Slip(a) => mechanism::slip(a),
         Command::Model(c) => mechanism::run(c),
     }
 }

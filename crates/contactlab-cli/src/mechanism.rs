@@ -14,7 +14,7 @@ pub struct SimulateArgs {
     model: PathBuf,
     /// Initial state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated, in
     /// the order of the model's coordinates (default: the model's [initial] table).
-    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// End time (s).
     #[arg(long, default_value_t = 5.0)]
@@ -107,7 +107,7 @@ pub struct InspectArgs {
     model: PathBuf,
     /// The state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated
     /// (default: the model's [initial] table).
-    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// Time (s), for time-periodic references.
     #[arg(long, default_value_t = 0.0)]
@@ -214,5 +214,159 @@ fn inspect(a: InspectArgs) -> Result<(), Failure> {
             println!("    {c}");
         }
     }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct PainleveArgs {
+    #[arg(help = contactlab::model::registry::model_help("painleve"))]
+    model: PathBuf,
+    /// The slipping contact (its name in the model).
+    #[arg(long)]
+    contact: String,
+    /// The state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated
+    /// (default: the model's [initial] table).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
+    /// Friction coefficient of the contact (default: the model's).
+    #[arg(long)]
+    mu: Option<f64>,
+    /// Slip direction, 1 or -1 (default: the sign of the contact's slip velocity, 1 if none).
+    #[arg(long, allow_negative_numbers = true)]
+    sigma: Option<i8>,
+    /// A coordinate to vary for mu_min and the region B < 0, as NAME=LO:HI (radians or metres);
+    /// give it once or twice. The other coordinates stay at the state.
+    #[arg(long, value_name = "NAME=LO:HI", allow_hyphen_values = true)]
+    slice: Vec<String>,
+    /// Grid points per slice coordinate.
+    #[arg(long, default_value_t = 121)]
+    points: usize,
+    /// Contacts slipping together, comma-separated, for the LCP check of several slipping
+    /// contacts (default: every closed contact that slips at the state).
+    #[arg(long, value_delimiter = ',')]
+    slipping: Option<Vec<String>>,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl PainleveArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+/// `NAME=LO:HI`.
+fn slice_axis(text: &str) -> Result<contactlab::mechanism::painleve::SliceAxis, Failure> {
+    let bad = || {
+        Failure::from(contactlab::Error::argument(
+            "slice",
+            format!("'{text}': expected NAME=LO:HI, e.g. stance.theta=-1:1"),
+        ))
+    };
+    let (name, range) = text.split_once('=').ok_or_else(bad)?;
+    let (lo, hi) = range.split_once(':').ok_or_else(bad)?;
+    let lo: f64 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: f64 = hi.trim().parse().map_err(|_| bad())?;
+    Ok(contactlab::mechanism::painleve::SliceAxis { coordinate: name.trim().to_string(), lo, hi })
+}
+
+pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let slice = a.slice.iter().map(|t| slice_axis(t)).collect::<Result<Vec<_>, _>>()?;
+    let settings = contactlab::mechanism::painleve::PainleveSettings {
+        contact: a.contact.clone(),
+        sigma: a.sigma,
+        mu: a.mu,
+        slice,
+        points: a.points,
+        slipping: a.slipping.clone(),
+    };
+    let r = contactlab::api::mechanism_painleve(&m, a.state.as_deref(), &settings)?;
+    if let Some(dir) = &a.common.out {
+        r.write_files(&m, dir)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    let s = &r.at_state;
+    println!("{}: contact '{}', mu = {}, sigma = {:+}", a.model.display(), r.contact, r.mu, r.sigma);
+    println!("  at the state: A = {:.6e}, B = {:.6e}: {}", s.a, s.b, contactlab::output::kebab(&s.case));
+    let names: Vec<&str> = r.slice.iter().map(|x| x.coordinate.as_str()).collect();
+    match &r.mu_min {
+        Some(mm) if mm.at.is_empty() => println!("  B < 0 at this configuration for mu > {:.9}", mm.mu_min),
+        Some(mm) => println!("  mu_min {:.9} over the slice, at {} = {:?}", mm.mu_min, names.join(", "), mm.at),
+        None => println!("  no mu makes B negative here (sigma c <= 0)"),
+    }
+    if let Some(iv) = &r.b_negative_intervals {
+        println!("  B < 0 for {} in {:?}", names[0], iv);
+    }
+    if let Some(g) = &r.b_negative_grid {
+        match g.ranges {
+            Some(rg) => println!(
+                "  B < 0 at {} of {} grid points: {} in {:?}, {} in {:?}",
+                g.cells,
+                g.points_per_axis * g.points_per_axis,
+                names[0],
+                rg[0],
+                names[1],
+                rg[1]
+            ),
+            None => println!("  B > 0 at every grid point"),
+        }
+    }
+    if let Some(sv) = &r.several {
+        println!(
+            "  {} slipping contacts ({}): {} ({} solutions of the LCP); B is {}a P-matrix",
+            sv.contacts.len(),
+            sv.contacts.join(", "),
+            sv.verdict,
+            sv.solutions.len(),
+            if sv.p_matrix == Some(true) { "" } else { "not " }
+        );
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct SlipArgs {
+    #[arg(help = contactlab::model::registry::model_help("slip"))]
+    model: PathBuf,
+    /// The slipping contact (its name in the model).
+    #[arg(long)]
+    contact: String,
+    /// The state: 2n numbers (q then q'), comma-separated (default: the model's [initial]).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl SlipArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn slip(a: SlipArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let r = contactlab::api::mechanism_slip(&m, a.state.as_deref(), &a.contact)?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "slip.json", &r)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    println!(
+        "{}: the slip of '{}' ends by {} at t = {:.9} s (largest normal force {:.6e}; A = {:.3e}, B = {:.3e})",
+        a.model.display(),
+        a.contact,
+        contactlab::output::kebab(&r.outcome),
+        r.t_end,
+        r.fn_max,
+        r.a,
+        r.b
+    );
     Ok(())
 }

@@ -161,6 +161,13 @@ fn hostile_inputs_end_cleanly() {
         ),
         (r.join("examples/multibody/p3-double-pendulum-pd-e0.5.toml"), vec![vec!["simulate", "--t-max", "5"]]),
         (
+            r.join("examples/multibody/rimless-wheel.toml"),
+            vec![
+                vec!["painleve", "--contact", "stance tip", "--slice=wheel.theta=-0.3:0.3", "--points", "41"],
+                vec!["slip", "--contact", "stance tip"],
+            ],
+        ),
+        (
             r.join("examples/multibody/drake/CompassGait.urdf"),
             vec![vec!["model", "inspect"], vec!["simulate", "--t-max", "0.5"]],
         ),

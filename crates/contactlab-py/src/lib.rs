@@ -650,6 +650,46 @@ fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f
     object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
 }
 
+/// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
+/// list of `(coordinate, lo, hi)`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=121, slipping=None))]
+#[allow(clippy::too_many_arguments)]
+fn mechanism_painleve(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    contact: String,
+    state: Option<Vec<f64>>,
+    mu: Option<f64>,
+    sigma: Option<i8>,
+    slice: Vec<(String, f64, f64)>,
+    points: usize,
+    slipping: Option<Vec<String>>,
+) -> PyResult<Py<PyAny>> {
+    use contactlab::mechanism::painleve::{PainleveSettings, SliceAxis};
+    let m = mechanism_model(name, text, is_json)?;
+    let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
+    let settings = PainleveSettings { contact, sigma, mu, slice, points, slipping };
+    object(py, &py.detach(|| contactlab::api::mechanism_painleve(&m, state.as_deref(), &settings)).map_err(to_py)?)
+}
+
+/// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, contact, state=None))]
+fn mechanism_slip(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    contact: String,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    object(py, &py.detach(|| contactlab::api::mechanism_slip(&m, state.as_deref(), &contact)).map_err(to_py)?)
+}
+
 /// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
 /// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
 #[pyfunction]
@@ -843,5 +883,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
     Ok(())
 }

@@ -249,6 +249,24 @@ def test_mechanism_gait_matches_the_cli():
     assert len(g.gaits) == 1 and abs(g.gaits[0]["period"] - 0.744620868) < 1e-8
 
 
+def test_mechanism_painleve_and_slip_match_the_cli(tmp_path):
+    model = EXAMPLES / "multibody" / "rimless-wheel.toml"
+    p = contactlab.model.painleve(model, "stance tip", slice=[("wheel.theta", -0.31, 0.31)], points=101)
+    c = cli("painleve", model, "--contact", "stance tip", "--slice=wheel.theta=-0.31:0.31", "--points", 101)
+    assert p.to_dict() == c
+    assert abs(p.mu_min["mu_min"] - 2 * math.sqrt(0.02 + 0.02**2)) < 1e-8  # P2 eq. 33
+    (lo, hi), = p.b_negative_intervals
+    assert abs(lo - 0.0723063) < 1e-6 and abs(hi - 0.2643685) < 1e-6
+    s = contactlab.model.slip(model, "stance tip", state=p.q + [p.v[0] + 0.5, p.v[1], p.v[2]])
+    assert s.to_dict() == cli("slip", model, "--contact", "stance tip", "--state", ",".join(map(str, s_state(p))))
+    with pytest.raises(ValueError, match="no contact 'hand'"):
+        contactlab.model.painleve(model, "hand")
+
+
+def s_state(p):
+    return p.q + [p.v[0] + 0.5, p.v[1], p.v[2]]
+
+
 def test_a_urdf_path_is_a_model():
     urdf = EXAMPLES / "multibody" / "drake" / "CompassGait.urdf"
     i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3])

@@ -1593,6 +1593,38 @@ pub fn simulate(
     crate::mechanism::simulate::simulate(m, &q, &v, settings)
 }
 
+/// Painlevé's paradox at a contact of a mechanism (`painleve`): `A`, `B` and the case of P2's
+/// Table 2.1 at the state, `μ_min` and the region `B < 0` over a slice of configurations, the
+/// LCP of several slipping contacts.
+pub fn mechanism_painleve(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::painleve::PainleveSettings,
+) -> Result<crate::mechanism::painleve::Painleve, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::painleve::painleve(m, &q, &v, settings)
+}
+
+/// How a slip of a mechanism's contact from a state ends (`slip`): stick, reversal,
+/// separation, jam, corner, impact (times in seconds).
+pub fn mechanism_slip(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    contact: &str,
+) -> Result<SlipReport, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    let e = crate::mechanism::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
+    Ok(SlipReport {
+        outcome: e.outcome,
+        t_end: e.t_end,
+        fn_max: e.fn_max,
+        state: e.state,
+        a: e.a_end,
+        b: e.b_end,
+        approach: e.approach,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 """Your own mechanism (``kind = "multibody"`` files or dicts with the same keys, or a URDF path;
-see docs/models.md): its dynamics at a state, the event-driven simulation and its gaits."""
+see docs/models.md): its dynamics at a state, the event-driven simulation, its gaits, Painlevé's
+paradox and slip outcomes at any contact."""
 
 import os
 from typing import Optional, Sequence
@@ -60,3 +61,35 @@ def gait(model: Model, rtol: float = 1e-10) -> Result:
     ``settled``, ``reason`` and ``needs_mu`` (the friction a sticking gait needs, when none
     exists at the model's)."""
     return Result("GaitSearch", _core.mechanism_gait(*model_text(model), float(rtol)))
+
+
+def painleve(
+    model: Model,
+    contact: str,
+    state: Optional[Sequence[float]] = None,
+    mu: Optional[float] = None,
+    sigma: Optional[int] = None,
+    slice: Sequence[tuple] = (),
+    points: int = 121,
+    slipping: Optional[Sequence[str]] = None,
+) -> Result:
+    """Painlevé's paradox at ``contact`` (P2, Section 2), as ``contactlab painleve --json``:
+    ``at_state`` (``A``, ``B`` and the ``case`` of Table 2.1), ``mu_min`` over ``slice`` (one or
+    two ``(coordinate, lo, hi)``; the other coordinates stay at the state), where ``B < 0``
+    (``b_negative_intervals`` or ``b_negative_grid``), and ``several``: the LCP of several
+    slipping contacts (``verdict``, ``p_matrix``, ``solutions``)."""
+    sl = [(str(c), float(lo), float(hi)) for c, lo, hi in slice]
+    sp = None if slipping is None else [str(s) for s in slipping]
+    sg = None if sigma is None else int(sigma)
+    m = None if mu is None else float(mu)
+    return Result(
+        "Painleve",
+        _core.mechanism_painleve(*model_text(model), str(contact), _state(state), m, sg, sl, int(points), sp),
+    )
+
+
+def slip(model: Model, contact: str, state: Optional[Sequence[float]] = None) -> Result:
+    """How a slip of ``contact`` that starts at ``state`` (q then q') ends, as ``contactlab slip
+    --json``: ``outcome`` (stick, reversal, separation, jam, corner, impact, ...), ``t_end`` (s),
+    ``fn_max``, ``state``, ``A``, ``B`` and the ``approach`` evidence at P2's corner."""
+    return Result("Slip", _core.mechanism_slip(*model_text(model), str(contact), _state(state)))

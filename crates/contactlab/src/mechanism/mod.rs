@@ -12,6 +12,7 @@
 pub mod gait;
 pub mod inspect;
 pub mod model;
+pub mod painleve;
 pub mod simulate;
 pub mod urdf;
 
@@ -111,6 +112,64 @@ impl Mechanism {
             return Err(Error::argument(what, format!("entry {i} ({}) is not finite", self.coordinates[i])));
         }
         Ok(())
+    }
+
+    /// The index of the contact or limit called `name`, or an error listing the names; `what`
+    /// names the argument in errors.
+    pub fn contact_index(&self, what: &str, name: &str) -> Result<usize, Error> {
+        self.contact_names.iter().position(|n| n == name).ok_or_else(|| {
+            Error::argument(what, format!("no contact '{name}'; the model has: {}", self.contact_names.join(", ")))
+        })
+    }
+
+    /// The index of the coordinate called `name`, or an error listing the names.
+    pub fn coordinate_index(&self, what: &str, name: &str) -> Result<usize, Error> {
+        self.coordinates.iter().position(|n| n == name).ok_or_else(|| {
+            Error::argument(what, format!("no coordinate '{name}'; the model has: {}", self.coordinates.join(", ")))
+        })
+    }
+
+    /// The same mechanism with contact `i` moved to the front (the others keep their order),
+    /// every index that names a contact (releases, relabelling, gait) renumbered: the analyses
+    /// of P2 study "the stance contact", contact 0 of a system.
+    pub fn with_contact_first(&self, i: usize) -> Mechanism {
+        let n = self.contacts.len();
+        // new index of old contact j
+        let new = |j: usize| {
+            if j == i {
+                0
+            } else if j < i {
+                j + 1
+            } else {
+                j
+            }
+        };
+        let order: Vec<usize> = std::iter::once(i).chain((0..n).filter(|&j| j != i)).collect();
+        let mut m = self.clone();
+        m.contacts = order.iter().map(|&j| self.contacts[j].clone()).collect();
+        for c in &mut m.contacts {
+            for r in &mut c.released_by {
+                *r = new(*r);
+            }
+        }
+        m.contact_names = order.iter().map(|&j| self.contact_names[j].clone()).collect();
+        if let Some(r) = &mut m.relabel {
+            r.contact = new(r.contact);
+        }
+        if let Some(g) = &mut m.gait {
+            g.strike = new(g.strike);
+        }
+        m
+    }
+
+    /// The same mechanism with contact `i`'s friction coefficient replaced by `mu`.
+    pub fn with_mu(&self, i: usize, mu: f64) -> Result<Mechanism, Error> {
+        if !(mu.is_finite() && mu >= 0.0) {
+            return Err(Error::argument("mu", format!("must be a finite number >= 0 (got {mu})")));
+        }
+        let mut m = self.clone();
+        m.contacts[i].law.mu = mu;
+        Ok(m)
     }
 
     /// A summary of the model for output.

@@ -133,7 +133,7 @@ pub const REGISTRY: &[KindDef] = &[
         kind: "multibody",
         paper: "any",
         summary: "your own planar mechanism: a tree of bodies with joints, contacts on lines, joint limits, springs and PD laws",
-        analyses: &["simulate", "gait", "model inspect"],
+        analyses: &["simulate", "gait", "painleve", "slip", "model inspect"],
         sweep: None,
         read: |d| crate::mechanism::model::from_model(d).map(|m| Model::Mechanism(Box::new(m))),
     },

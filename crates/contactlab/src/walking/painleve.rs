@@ -11,14 +11,16 @@ use serde::Serialize;
 
 use super::WalkerChart;
 use crate::mechanics::walkers::CompassBiped;
+use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
 
 /// The bisection of a sign change of `B` stops when the bracket is below `BRACKET_TOL` of
 /// `1 + |a|` (round-off).
 pub const BRACKET_TOL: f64 = 1e-15;
 
-/// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact.
-pub fn d_and_c<W: WalkerChart<N>, const N: usize>(w: &W, q: &SVector<f64, N>) -> (f64, f64) {
+/// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact (contact 0), for any
+/// system.
+pub fn d_and_c<S: ContactSystem<N>, const N: usize>(w: &S, q: &SVector<f64, N>) -> (f64, f64) {
     let Some(chol) = w.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
     let mwn = chol.solve(&w.normal_jacobian(0, q));
     (mwn.dot(&w.normal_jacobian(0, q)), mwn.dot(&w.tangent_jacobian(0, q)))
@@ -67,7 +69,13 @@ pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
     hi: f64,
     n: usize,
 ) -> Vec<[f64; 2]> {
-    let b = |t: f64| b_at(w, &[t], mu, sigma);
+    negative_intervals(&|t| b_at(w, &[t], mu, sigma), lo, hi, n)
+}
+
+/// The intervals of `t` in `[lo, hi]` where `b(t) < 0`, from a scan of `n ≥ 2` points with each
+/// sign change refined by bisection to [`BRACKET_TOL`].
+pub fn negative_intervals(b: &dyn Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> Vec<[f64; 2]> {
+    let n = n.max(2);
     let edge = |mut a: f64, mut c: f64| {
         let neg_a = b(a) < 0.0;
         for _ in 0..200 {

@@ -1,0 +1,247 @@
+//! Painlevé's paradox and slip outcomes on user mechanisms (`kind = "multibody"`, issue #21),
+//! checked against the built-in walkers of P2 written as multibody files: the same `A`, `B`,
+//! cases, `μ_min`, intervals of `B < 0` and slip outcomes, in the files' coordinates.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::mechanics::ContactSystem;
+use contactlab::mechanism::painleve::{painleve, several_contacts, slip, PainleveSettings, SliceAxis};
+use contactlab::mechanism::{model, Mechanism};
+use contactlab::walking::painleve::{b_at, b_negative_intervals, mu_min};
+use contactlab::walking::slip::SlipOutcome;
+use contactlab::walking::{ab, slip_case, SlipCase, WalkerSettings};
+use nalgebra::{Vector3, Vector4};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
+}
+
+fn read(name: &str) -> Mechanism {
+    model::read(&example(name)).unwrap()
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// The rimless wheel's state `(x, y, θ)` of the stance tip (P2) in the file's hub coordinates
+/// `(x_h, y_h, φ)`, `φ = −θ` (the file's comment).
+fn wheel_to_hub(w: &RimlessWheel, q: &Vector3<f64>, v: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+    let (s, c) = q[2].sin_cos();
+    let l = w.length;
+    (Vector3::new(q[0] + l * s, q[1] + l * c, -q[2]), Vector3::new(v[0] + l * c * v[2], v[1] - l * s * v[2], -v[2]))
+}
+
+/// The compass biped's state in the file's hip coordinates (as in `tests/mechanism.rs`).
+fn to_hip(b: &CompassBiped, q: &Vector4<f64>, v: &Vector4<f64>) -> (Vector4<f64>, Vector4<f64>) {
+    let l2 = 2.0 * b.l;
+    let (s, c) = q[0].sin_cos();
+    (
+        Vector4::new(q[2] + l2 * s, q[3] + l2 * c, -q[0], q[0] + q[1]),
+        Vector4::new(v[2] + l2 * c * v[0], v[3] - l2 * s * v[0], -v[0], v[0] + v[1]),
+    )
+}
+
+fn settings(contact: &str, slice: &[(&str, f64, f64)]) -> PainleveSettings {
+    PainleveSettings {
+        contact: contact.into(),
+        slice: slice.iter().map(|&(c, lo, hi)| SliceAxis { coordinate: c.into(), lo, hi }).collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_rimless_wheel_file_has_p2s_painleve_region() {
+    let w = RimlessWheel::paper(0.35);
+    let m = read("rimless-wheel.toml");
+    let half = w.half_angle();
+    // μ_min over all angles (P2 eq. 33: 2√(κ + κ²)) and B < 0 over the stance range (eq. 34).
+    let p = painleve(&m, &m.q0, &m.v0, &settings("stance tip", &[("wheel.theta", -1.5, 1.5)])).unwrap();
+    let built = mu_min(&w, 1.0, -1.5, 1.5, 301).unwrap();
+    let closed = 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
+    let got = p.mu_min.as_ref().unwrap();
+    assert!(close(got.mu_min, built.mu_min, 1e-8), "{} vs {}", got.mu_min, built.mu_min);
+    assert!(close(got.mu_min, closed, 1e-8), "{} vs closed form {closed}", got.mu_min);
+    let p = painleve(&m, &m.q0, &m.v0, &settings("stance tip", &[("wheel.theta", -half, half)])).unwrap();
+    let iv = p.b_negative_intervals.unwrap();
+    let bi = b_negative_intervals(&w, 0.35, 1.0, -half, half, 401);
+    assert_eq!(iv.len(), 1);
+    assert_eq!(bi.len(), 1);
+    // φ = −θ: the interval reflects.
+    assert!(close(iv[0][0], -bi[0][1], 1e-8) && close(iv[0][1], -bi[0][0], 1e-8), "{iv:?} vs {bi:?}");
+    // A and B and the case at states, and the slip direction's sign.
+    let sys = m.system::<3>().unwrap();
+    for (th, rate, xd) in [(-0.3, 0.643, 0.5), (0.1, 0.2, -0.3), (-0.15, 1.2, 0.05), (0.25, -0.4, 0.7)] {
+        let (q, v) = (Vector3::new(0.0, 0.0, th), Vector3::new(xd, 0.0, rate));
+        let (hq, hv) = wheel_to_hub(&w, &q, &v);
+        let sigma = xd.signum();
+        let (a, b) = ab(&w, &q, &v, sigma);
+        let (a2, b2) = ab(&sys, &hq, &hv, sigma);
+        assert!(close(a, a2, 1e-10) && close(b, b2, 1e-10), "({a}, {b}) vs ({a2}, {b2})");
+        let p = painleve(&m, hq.as_slice(), hv.as_slice(), &settings("stance tip", &[])).unwrap();
+        assert_eq!(p.sigma as f64, sigma, "the slip direction is read from the state");
+        assert_eq!(p.at_state.case, slip_case(a, b));
+    }
+}
+
+#[test]
+fn the_compass_biped_file_has_p2s_painleve_region() {
+    let c = CompassBiped::paper(0.7);
+    let m = read("compass-biped.toml");
+    let sys = m.system::<4>().unwrap();
+    // B at configurations: the file's B at (φ₁, φ₂) = (−θ₁, θ₁ + θ₂) is P2's B(θ₁, θ₂).
+    for (t1, t2) in [(-0.25, 0.25), (0.1, -0.3), (-0.4, 0.6), (0.3, 0.9), (-0.05, -0.7)] {
+        let bb = b_at(&c, &[t1, t2], 0.7, 1.0);
+        let (hq, _) = to_hip(&c, &Vector4::new(t1, t2, 0.0, 0.0), &Vector4::zeros());
+        let (d, cc) = contactlab::walking::painleve::d_and_c(&sys, &hq);
+        assert!(close(d - 0.7 * cc, bb, 1e-10), "B({t1}, {t2}): {} vs {bb}", d - 0.7 * cc);
+    }
+    // μ_min: P2's 0.5533, attained with the legs symmetric about the normal (φ₂ = θ₁ + θ₂ = 0).
+    let built = mu_min(&c, 1.0, -1.5, 1.5, 121).unwrap();
+    let p = painleve(&m, &m.q0, &m.v0, &settings("stance foot", &[("stance.theta", -1.0, 1.0), ("swing", -2.0, 2.0)]))
+        .unwrap();
+    let got = p.mu_min.unwrap();
+    assert!(close(got.mu_min, built.mu_min, 1e-8), "{} vs {}", got.mu_min, built.mu_min);
+    assert!((got.at[0] + built.at[0]).abs() < 1e-4 && (got.at[1] - built.at[0] - built.at[1]).abs() < 1e-4);
+    // The grid: every point's sign is P2's at the mapped angles.
+    let g = p.b_negative_grid.unwrap();
+    assert!(g.cells > 0);
+    let n = g.points_per_axis;
+    for j in (0..n).step_by(7) {
+        for i in (0..n).step_by(5) {
+            let (f1, f2) = (-1.0 + 2.0 * i as f64 / (n - 1) as f64, -2.0 + 4.0 * j as f64 / (n - 1) as f64);
+            let bb = b_at(&c, &[-f1, f2 + f1], 0.7, 1.0);
+            assert!(close(g.b[j][i], bb, 1e-9), "({f1}, {f2}): {} vs {bb}", g.b[j][i]);
+        }
+    }
+}
+
+#[test]
+fn one_slipping_contact_lcp_is_table_2_1() {
+    // The LCP check of several slipping contacts, given one contact, must reproduce the four
+    // cases of P2's Table 2.1: consistent slip and separation one solution, indeterminate two,
+    // inconsistent none. Over a grid of compass-biped states with high friction (all cases).
+    let m = read("compass-biped.toml");
+    let m = m.with_mu(0, 1.5).unwrap();
+    let sys = m.system::<4>().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, t1) in [-0.6, -0.35, -0.2, 0.0, 0.2, 0.4].into_iter().enumerate() {
+        for (j, rate) in [-2.0, -0.5, 0.5, 2.0, 4.0].into_iter().enumerate() {
+            let q = Vector4::new(0.0, 1.5, t1, 0.3 - t1);
+            let v = Vector4::new(0.4 * (k as f64 - 2.5), 0.0, rate, 0.3 * (j as f64 - 2.0));
+            let sigma = sys.tangent_jacobian(0, &q).dot(&v).signum();
+            let (a, b) = ab(&sys, &q, &v, sigma);
+            let r = several_contacts(&sys, &q, &v, &[0], &[sigma], &m.contact_names).unwrap();
+            let case = slip_case(a, b);
+            seen.insert(format!("{case:?}"));
+            let expected = match case {
+                SlipCase::ConsistentSlip | SlipCase::Separation => "consistent",
+                SlipCase::Indeterminate => "indeterminate",
+                SlipCase::Inconsistent => "inconsistent",
+            };
+            assert_eq!(r.verdict, expected, "A = {a}, B = {b}: {r:?}");
+            assert_eq!(r.p_matrix, Some(b > 0.0));
+            for f in &r.solutions {
+                // complementarity of each solution: f = 0 or a_n = −A + B f = 0
+                let an = -a + b * f[0];
+                assert!(f[0] >= 0.0 && an >= -1e-9 * a.abs().max(1.0) && (f[0] * an).abs() <= 1e-9 * a.abs().max(1.0));
+            }
+        }
+    }
+    assert_eq!(seen.len(), 4, "the grid must meet all four cases: {seen:?}");
+}
+
+#[test]
+fn two_slipping_corners_have_one_force_pair_when_b_is_a_p_matrix() {
+    // The block on two corners sliding sideways: B is a P-matrix for low friction, so the LCP has
+    // exactly one solution; with very high friction it can lose the property, and then whatever
+    // the enumeration finds must still be complementary.
+    let m = read("rocking-block.toml");
+    let q = [0.0, 0.4, 0.0];
+    let v = [1.0, 0.0, 0.0];
+    let mut any_p = false;
+    for mu in [0.1, 0.5, 1.0, 3.0, 10.0] {
+        let mut mm = m.with_mu(0, mu).unwrap();
+        mm = mm.with_mu(1, mu).unwrap();
+        let s = PainleveSettings { contact: "left corner".into(), ..Default::default() };
+        let p = painleve(&mm, &q, &v, &s).unwrap();
+        let sv = p.several.expect("both corners are closed and slipping");
+        assert_eq!(sv.contacts, ["left corner", "right corner"]);
+        if sv.p_matrix == Some(true) {
+            any_p = true;
+            assert_eq!(sv.verdict, "consistent", "mu = {mu}: {sv:?}");
+        }
+        // Flat on the floor, sliding to the right: with both corners loaded the block neither
+        // lifts nor turns, so the forces carry the weight m g; friction's moment unloads the
+        // trailing (left) corner, N_L = m g (1 − 4μ)/2 (b = 0.1, h = 0.4), which lifts for
+        // μ > b/h = 1/4: then the leading corner alone carries the block.
+        if sv.verdict == "consistent" {
+            let f = &sv.solutions[0];
+            if mu < 0.25 {
+                assert!(close(f[0] + f[1], 2.0 * 9.81, 1e-9), "mu = {mu}: {f:?}");
+                assert!(close(f[0], 2.0 * 9.81 * (1.0 - 4.0 * mu) / 2.0, 1e-9), "mu = {mu}: {f:?}");
+            } else {
+                assert!(f[0].abs() <= 1e-9 * f[1] && f[1] > 0.0, "mu = {mu}: {f:?}");
+            }
+        }
+    }
+    assert!(any_p);
+}
+
+#[test]
+fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
+    // P2 Fig. 3.3: from θ = −0.3, θ' = 0.643 the slip with ẋ = 0.5 jams; slower slips stick.
+    let w = RimlessWheel::paper(0.35);
+    let m = read("rimless-wheel.toml");
+    let s = WalkerSettings::default();
+    let mut outcomes = Vec::new();
+    for xd in [0.05, 0.5] {
+        let (q, v) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(xd, 0.0, 0.643));
+        let a = contactlab::walking::slip::slip(&w, &q, &v, &s);
+        let (hq, hv) = wheel_to_hub(&w, &q, &v);
+        let b = slip(&m, hq.as_slice(), hv.as_slice(), "stance tip", &s).unwrap();
+        assert_eq!(a.outcome, b.outcome, "x' = {xd}");
+        assert!((a.t_end - b.t_end).abs() <= 1e-7 * a.t_end.max(1.0), "{} vs {}", a.t_end, b.t_end);
+        outcomes.push(b.outcome);
+    }
+    assert_eq!(outcomes[1], SlipOutcome::Jam, "{outcomes:?}");
+    assert_ne!(outcomes[0], SlipOutcome::Jam);
+}
+
+#[test]
+fn painleve_inputs_are_checked() {
+    let m = read("compass-biped.toml");
+    let run = |s: PainleveSettings| painleve(&m, &m.q0, &m.v0, &s).unwrap_err().to_string();
+    assert!(run(settings("hand", &[])).contains("stance foot"));
+    assert!(run(settings("stance foot", &[("knee", 0.0, 1.0)])).contains("stance.theta"));
+    assert!(run(settings("stance foot", &[("swing", 1.0, 0.0)])).contains("lo < hi"));
+    assert!(run(settings("stance foot", &[("swing", 0.0, 1.0), ("swing", 0.0, 2.0)])).contains("twice"));
+    assert!(run(PainleveSettings { sigma: Some(2), ..settings("stance foot", &[]) }).contains("sigma"));
+    assert!(run(PainleveSettings { mu: Some(-1.0), ..settings("stance foot", &[]) }).contains("mu"));
+    assert!(run(PainleveSettings { points: 1, ..settings("stance foot", &[]) }).contains("points"));
+    assert!(slip(&m, &m.q0, &m.v0, "knee", &WalkerSettings::default()).is_err());
+}
+
+#[test]
+fn the_rimless_wheel_file_has_p2s_gait() {
+    // Found by the gait search: P2's closed-form gait (eq. 27), the built-in wheel's multiplier,
+    // mu_stick and impulse ratio, one spoke further down the slope per step.
+    use contactlab::mechanism::gait::GaitSettings;
+    let w = RimlessWheel::paper(0.35);
+    let m = read("rimless-wheel.toml");
+    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    assert_eq!(search.gaits.len(), 1, "{search:?}");
+    let g = &search.gaits[0];
+    let (_, rate) = contactlab::walking::rimless_closed_form(&w);
+    let b = contactlab::walking::gait(&w, &nalgebra::DVector::from_element(1, rate), &WalkerSettings::default());
+    assert!(close(g.period, b.period, 1e-9), "{} vs {}", g.period, b.period);
+    assert!(close(-g.v[2], rate, 1e-8), "post-strike rate {} vs closed form {rate}", -g.v[2]);
+    let moduli: Vec<f64> = g.multipliers.iter().map(|z| z[0].hypot(z[1])).collect();
+    let largest = moduli.iter().cloned().fold(0.0, f64::max);
+    assert!((largest - b.multipliers[0][0].abs()).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT);
+    assert!(close(g.mu_stick.unwrap(), b.mu_stick, 1e-4));
+    assert!(close(g.impulse_ratio.unwrap(), b.impact_impulse_ratio, 1e-6));
+    let step = 2.0 * w.length * w.half_angle().sin();
+    assert!(close(g.step_length[0], step, 1e-8), "{:?} vs {step}", g.step_length);
+}
