@@ -241,10 +241,14 @@ pub struct PainleveArgs {
     /// Grid points per slice coordinate.
     #[arg(long, default_value_t = 121)]
     points: usize,
-    /// Contacts slipping together, comma-separated, for the LCP check of several slipping
-    /// contacts (default: every closed contact that slips at the state).
+    /// Other contacts slipping with it, comma-separated, for the LCP check of several contacts
+    /// (default: every other closed contact that slips at the state; held constraints join).
     #[arg(long, value_delimiter = ',')]
     slipping: Option<Vec<String>>,
+    /// Constraints held closed (a locked knee), comma-separated; an empty value holds none
+    /// (default: every joint limit closed and at rest at the state).
+    #[arg(long, value_delimiter = ',')]
+    held: Option<Vec<String>>,
     #[command(flatten)]
     common: Common,
 }
@@ -281,6 +285,7 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
         slice,
         points: a.points,
         slipping: a.slipping.clone(),
+        held: a.held.as_ref().map(|h| h.iter().filter(|n| !n.is_empty()).cloned().collect()),
     };
     let r = contactlab::api::mechanism_painleve(&m, a.state.as_deref(), &settings)?;
     if let Some(dir) = &a.common.out {
@@ -291,6 +296,9 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
     }
     let s = &r.at_state;
     println!("{}: contact '{}', mu = {}, sigma = {:+}", a.model.display(), r.contact, r.mu, r.sigma);
+    if !r.held.is_empty() {
+        println!("  held closed: {}", r.held.join(", "));
+    }
     println!("  at the state: A = {:.6e}, B = {:.6e}: {}", s.a, s.b, contactlab::output::kebab(&s.case));
     let names: Vec<&str> = r.slice.iter().map(|x| x.coordinate.as_str()).collect();
     match &r.mu_min {
@@ -317,7 +325,7 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
     }
     if let Some(sv) = &r.several {
         println!(
-            "  {} slipping contacts ({}): {} ({} solutions of the LCP); B is {}a P-matrix",
+            "  the LCP of {} contacts ({}): {} ({} solutions); its matrix is {}a P-matrix",
             sv.contacts.len(),
             sv.contacts.join(", "),
             sv.verdict,

@@ -653,7 +653,7 @@ fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f
 /// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
 /// list of `(coordinate, lo, hi)`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=121, slipping=None))]
+#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=121, slipping=None, held=None))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_painleve(
     py: Python<'_>,
@@ -667,11 +667,12 @@ fn mechanism_painleve(
     slice: Vec<(String, f64, f64)>,
     points: usize,
     slipping: Option<Vec<String>>,
+    held: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
     use contactlab::mechanism::painleve::{PainleveSettings, SliceAxis};
     let m = mechanism_model(name, text, is_json)?;
     let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
-    let settings = PainleveSettings { contact, sigma, mu, slice, points, slipping };
+    let settings = PainleveSettings { contact, sigma, mu, slice, points, slipping, held };
     object(py, &py.detach(|| contactlab::api::mechanism_painleve(&m, state.as_deref(), &settings)).map_err(to_py)?)
 }
 

@@ -68,6 +68,22 @@ fn bench(c: &mut Criterion) {
     g.bench_function("hand_written", |b| b.iter(|| driver.run(&la, 0.0, join(&q0, &v0), &[], &mut ())));
     g.bench_function("multibody_file", |b| b.iter(|| driver.run(&lb, 0.0, join(&hq, &hv), &[], &mut ())));
     g.finish();
+
+    // McGeer's kneed walker: its gait with multipliers by Newton on the strike-to-strike map
+    // from the gait's state (each step has a knee strike and a Zeno chatter of the knee stops).
+    use contactlab::mechanism::gait::{find_gaits, gait_from, GaitSettings};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/kneed-walker.toml");
+    let kneed = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let gs = GaitSettings::default();
+    let found = find_gaits(&kneed, &gs).expect("a gait table");
+    let gait = found.gaits.first().expect("the kneed walker's gait");
+    c.bench_function("kneed_walker_gait_with_multipliers", |b| {
+        b.iter(|| gait_from(&kneed, &gait.q, &gait.v, &gs).expect("valid").expect("converges"))
+    });
+    let mut slow = c.benchmark_group("kneed_walker_gait_search");
+    slow.sample_size(10);
+    slow.bench_function("from_nothing", |b| b.iter(|| find_gaits(&kneed, &gs).expect("a gait table")));
+    slow.finish();
 }
 
 criterion_group!(benches, bench);

@@ -72,19 +72,22 @@ def painleve(
     slice: Sequence[tuple] = (),
     points: int = 121,
     slipping: Optional[Sequence[str]] = None,
+    held: Optional[Sequence[str]] = None,
 ) -> Result:
     """Painlevé's paradox at ``contact`` (P2, Section 2), as ``contactlab painleve --json``:
     ``at_state`` (``A``, ``B`` and the ``case`` of Table 2.1), ``mu_min`` over ``slice`` (one or
     two ``(coordinate, lo, hi)``; the other coordinates stay at the state), where ``B < 0``
     (``b_negative_intervals`` or ``b_negative_grid``), and ``several``: the LCP of several
-    slipping contacts (``verdict``, ``p_matrix``, ``solutions``)."""
+    slipping contacts (``verdict``, ``p_matrix``, ``solutions``). ``held`` names constraints held
+    closed (default: every joint limit closed at the state, e.g. a locked knee)."""
     sl = [(str(c), float(lo), float(hi)) for c, lo, hi in slice]
     sp = None if slipping is None else [str(s) for s in slipping]
+    hd = None if held is None else [str(h) for h in held]
     sg = None if sigma is None else int(sigma)
     m = None if mu is None else float(mu)
     return Result(
         "Painleve",
-        _core.mechanism_painleve(*model_text(model), str(contact), _state(state), m, sg, sl, int(points), sp),
+        _core.mechanism_painleve(*model_text(model), str(contact), _state(state), m, sg, sl, int(points), sp, hd),
     )
 
 

@@ -366,16 +366,7 @@ impl Visit for Search<'_> {
         let (m, spec, s) = (self.m, self.spec, self.settings);
         let lag = Lagrangian::new(&sys);
         let ts = sys.time_scale();
-        let driver = |t_max: f64, events: usize, steps: usize| {
-            EventDriver::new(DriverSettings {
-                tol: Tolerances { rtol: s.rtol, atol: s.rtol },
-                t_max,
-                max_events: events,
-                max_steps: steps,
-                zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
-                ..Default::default()
-            })
-        };
+        let driver = |t_max: f64, events: usize, steps: usize| driver_for(s, t_max, events, steps);
         let starts = starting_states(&sys, m, &spec.translation);
         let scale = sys.coordinate_scale();
         let distance = |a: &State<N>, b: &State<N>| {
@@ -431,43 +422,15 @@ impl Visit for Search<'_> {
                 continue;
             }
             seen.push(x);
-            let chart = StrikeChart::new(&sys, &x, &spec.translation);
-            let map = ReturnMap {
-                system: &lag,
-                section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
-                chart,
-                driver: driver(s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
-            };
-            let y0 = map.chart.chart(&x);
-            let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
-            if !fp.converged {
-                continue;
-            }
-            let y = DVector::from_vec(fp.y.clone());
-            let xs = map.chart.lift(&y);
-            if gaits.iter().any(|g| {
+            let Some(g) = newton_gait(&sys, &lag, m, spec, s, &x) else { continue };
+            if gaits.iter().any(|h| {
+                let hx = join(&SVector::from_column_slice(&h.q), &SVector::from_column_slice(&h.v));
                 let gx = join(&SVector::from_column_slice(&g.q), &SVector::from_column_slice(&g.v));
-                distance(&gx, &xs) <= SAME_GAIT_TOL
+                distance(&hx, &gx) <= SAME_GAIT_TOL
             }) {
                 continue;
             }
-            let details = orbit_details(&lag, &sys, &xs, spec, driver(s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE));
-            let (q, v) = split(&xs);
-            gaits.push(Gait {
-                period: fp.period,
-                q: q.iter().copied().collect(),
-                v: v.iter().copied().collect(),
-                section_coordinates: map.chart.names(&m.coordinates),
-                section_point: fp.y.clone(),
-                stable: fp.spectral_radius < 1.0,
-                spectral_radius: fp.spectral_radius,
-                multipliers: fp.multipliers.clone(),
-                mu_stick: details.mu_stick,
-                impulse_ratio: details.impulse_ratio,
-                step_length: details.step_length,
-                residual: fp.residual,
-                events_per_step: details.events,
-            });
+            gaits.push(g);
         }
         gaits.sort_by(|a, b| b.stable.cmp(&a.stable).then(a.spectral_radius.total_cmp(&b.spectral_radius)));
         let reason = gaits
@@ -475,6 +438,88 @@ impl Visit for Search<'_> {
             .then(|| format!("no gait found from {} starts ({} settled onto a repeating step)", starts.len(), settled));
         GaitSearch { gaits, starts: starts.len(), settled, reason, needs_mu: None }
     }
+}
+
+fn driver_for(s: &GaitSettings, t_max: f64, events: usize, steps: usize) -> EventDriver {
+    EventDriver::new(DriverSettings {
+        tol: Tolerances { rtol: s.rtol, atol: s.rtol },
+        t_max,
+        max_events: events,
+        max_steps: steps,
+        zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+        ..Default::default()
+    })
+}
+
+/// Newton's method on the strike-to-strike map from the post-strike state `x`, and the gait's
+/// details; `None` if Newton does not converge. The translation coordinates of the reported
+/// state are the model's initial ones (a gait is defined modulo the translation).
+fn newton_gait<const N: usize>(
+    sys: &MultibodySystem<N>,
+    lag: &Lagrangian<&MultibodySystem<N>, N>,
+    m: &Mechanism,
+    spec: &GaitSpec,
+    s: &GaitSettings,
+    x: &State<N>,
+) -> Option<Gait> {
+    let ts = sys.time_scale();
+    let chart = StrikeChart::new(sys, x, &spec.translation);
+    let map = ReturnMap {
+        system: lag,
+        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+        chart,
+        driver: driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
+    };
+    let y0 = map.chart.chart(x);
+    let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
+    if !fp.converged {
+        return None;
+    }
+    let y = DVector::from_vec(fp.y.clone());
+    let mut xs = map.chart.lift(&y);
+    for &k in &spec.translation {
+        xs[(k, 0)] = m.q0[k];
+    }
+    let details = orbit_details(lag, sys, &xs, spec, driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE));
+    let (q, v) = split(&xs);
+    Some(Gait {
+        period: fp.period,
+        q: q.iter().copied().collect(),
+        v: v.iter().copied().collect(),
+        section_coordinates: map.chart.names(&m.coordinates),
+        section_point: fp.y.clone(),
+        stable: fp.spectral_radius < 1.0,
+        spectral_radius: fp.spectral_radius,
+        multipliers: fp.multipliers.clone(),
+        mu_stick: details.mu_stick,
+        impulse_ratio: details.impulse_ratio,
+        step_length: details.step_length,
+        residual: fp.residual,
+        events_per_step: details.events,
+    })
+}
+
+/// The gait through (near) the post-strike state `(q, q̇)`: Newton's method on the
+/// strike-to-strike map from there, with the multipliers and details of [`find_gaits`]; `None`
+/// if Newton does not converge (continuing a known gait, or refining one a user has).
+pub fn gait_from(m: &Mechanism, q: &[f64], v: &[f64], settings: &GaitSettings) -> Result<Option<Gait>, Error> {
+    let spec = m.gait.clone().ok_or_else(|| {
+        Error::input(&m.source, "gait", "missing; a [gait] table names the striking contact (strike = \"...\")")
+    })?;
+    m.check_state("state", q)?;
+    m.check_state("state", v)?;
+    crate::error::fraction("rtol", settings.rtol)?;
+    crate::error::fraction("newton_tol", settings.newton_tol)?;
+    struct From<'a>(&'a Mechanism, &'a GaitSpec, &'a GaitSettings, &'a [f64], &'a [f64]);
+    impl Visit for From<'_> {
+        type Output = Option<Gait>;
+        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Option<Gait> {
+            let lag = Lagrangian::new(&sys);
+            let x = join(&SVector::<f64, N>::from_column_slice(self.3), &SVector::<f64, N>::from_column_slice(self.4));
+            newton_gait(&sys, &lag, self.0, self.1, self.2, &x)
+        }
+    }
+    m.visit(From(m, &spec, settings, q, v))
 }
 
 /// The model's initial state, and its posture in rigid rotation about the lowest closed

@@ -11,7 +11,17 @@
 //! ([`crate::numeric::maximize_on_box`]). With no slice it is `d/(σc)` at the state's own
 //! configuration.
 //!
-//! **Several slipping contacts.** With contacts `1..k` slipping in directions `σⱼ`, the normal
+//! **Held constraints.** A locked knee is a joint limit closed with a positive force: the
+//! paradox concerns the mechanism with it held. `A`, `B`, `μ_min` and the region `B < 0` are
+//! computed with the held constraints bilateral (by default every joint limit closed at the
+//! state), `M⁻¹` replaced by the constrained inverse
+//! `P = M⁻¹ − M⁻¹J_Hᵀ(J_H M⁻¹J_Hᵀ)⁻¹J_H M⁻¹` and the free acceleration by the one that keeps
+//! them closed (a limit is held by default when it is closed and at rest at the state). In the
+//! LCP below they are unilateral, frictionless unknowns (a knee can unlock).
+//!
+//! **Several slipping contacts.** With contacts `1..k` slipping in directions `σⱼ` (the chosen
+//! contact, any other closed contact slipping at the state, and the held constraints with
+//! `μ = 0`), the normal
 //! accelerations are `a = −A + B f` with `Bᵢⱼ = w_{n,i}ᵀM⁻¹(w_{n,j} − σⱼμⱼ w_{t,j})`, and the
 //! normal forces solve the LCP `f ≥ 0, a ≥ 0, fᵀa = 0`. Its solutions at the state are
 //! enumerated ([`crate::lcp::enumerate`]): none is P2's inconsistency (case 4), several its
@@ -32,11 +42,11 @@ use super::{Mechanism, Visit};
 use crate::lcp::classes::is_p_matrix;
 use crate::lcp::enumerate::{enumerate, EnumSettings};
 use crate::lcp::Lcp;
-use crate::mechanics::multibody_system::MultibodySystem;
+use crate::mechanics::multibody_system::{Constraint, MultibodySystem};
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
 use crate::walking::painleve::{d_and_c, negative_intervals};
-use crate::walking::{ab_terms, slip_case, SlipCase};
+use crate::walking::{slip_case, AbTerms, SlipCase};
 use crate::Error;
 
 /// One axis of a slice of configurations: a coordinate and its range.
@@ -64,14 +74,16 @@ pub struct PainleveSettings {
     pub slice: Vec<SliceAxis>,
     /// Grid points per slice axis (≥ 2).
     pub points: usize,
-    /// Contacts slipping together for the LCP check (default: every armed contact closed at
-    /// the state and slipping, if there are two or more).
+    /// Contacts slipping with the chosen one, for the LCP check (default: every other armed
+    /// contact closed at the state and slipping); the held constraints join them.
     pub slipping: Option<Vec<String>>,
+    /// Constraints held closed (default: every joint limit closed and at rest at the state).
+    pub held: Option<Vec<String>>,
 }
 
 impl Default for PainleveSettings {
     fn default() -> Self {
-        Self { contact: String::new(), sigma: None, mu: None, slice: vec![], points: 121, slipping: None }
+        Self { contact: String::new(), sigma: None, mu: None, slice: vec![], points: 121, slipping: None, held: None }
     }
 }
 
@@ -155,6 +167,8 @@ pub struct Painleve {
     pub v: Vec<f64>,
     /// `A`, `B` and the case at the state.
     pub at_state: AtState,
+    /// The constraints held closed (module docs).
+    pub held: Vec<String>,
     /// The slice varied for `μ_min` and the region `B < 0`.
     pub slice: Vec<SliceAxis>,
     /// The smallest `μ` with `B < 0` in the slice (`None`: `σc ≤ 0` throughout, no `μ` makes
@@ -164,7 +178,7 @@ pub struct Painleve {
     pub b_negative_intervals: Option<Vec<[f64; 2]>>,
     /// Two-coordinate slice: the grid of `B < 0`.
     pub b_negative_grid: Option<BNegativeGrid>,
-    /// The LCP of several slipping contacts, when two or more slip.
+    /// The LCP of the slipping contacts and the held constraints, when there are two or more.
     pub several: Option<SeveralContacts>,
 }
 
@@ -202,6 +216,13 @@ pub fn painleve(m: &Mechanism, q: &[f64], v: &[f64], s: &PainleveSettings) -> Re
         Some(names) => Some(names.iter().map(|n| m.contact_index("slipping", n)).collect::<Result<Vec<_>, _>>()?),
         None => None,
     };
+    let held = match &s.held {
+        Some(names) => Some(names.iter().map(|n| m.contact_index("held", n)).collect::<Result<Vec<_>, _>>()?),
+        None => None,
+    };
+    if held.as_ref().is_some_and(|h| h.contains(&i)) {
+        return Err(Error::argument("held", format!("'{}' is the slipping contact; it cannot be held", s.contact)));
+    }
     let first = m.with_contact_first(i);
     let first = match s.mu {
         Some(mu) => first.with_mu(0, mu)?,
@@ -218,7 +239,8 @@ pub fn painleve(m: &Mechanism, q: &[f64], v: &[f64], s: &PainleveSettings) -> Re
         }
     };
     let several = several.map(|v| v.into_iter().map(renumber).collect());
-    first.visit(Run { m: &first, q, v, s, axes: &axes, several })?
+    let held = held.map(|v| v.into_iter().map(renumber).collect());
+    first.visit(Run { m: &first, q, v, s, axes: &axes, several, held })?
 }
 
 struct Run<'a> {
@@ -228,6 +250,7 @@ struct Run<'a> {
     s: &'a PainleveSettings,
     axes: &'a [(usize, f64, f64)],
     several: Option<Vec<usize>>,
+    held: Option<Vec<usize>>,
 }
 
 /// A contact slips when its slip speed exceeds this fraction of the state's speed scale
@@ -247,7 +270,18 @@ impl Visit for Run<'_> {
         let slip_of = |j: usize| sys.tangent_jacobian(j, &q).dot(&v);
         let sigma_of = |j: usize| if slip_of(j) < 0.0 { -1.0 } else { 1.0 };
         let sigma = self.s.sigma.map_or_else(|| sigma_of(0), f64::from);
-        let t = ab_terms(&sys, &q, &v, sigma);
+        let closed = |j: usize| sys.gap(j, &q).abs() <= CLOSED_TOL * sys.length_scale();
+        let held: Vec<usize> = match &self.held {
+            Some(h) => h.clone(),
+            None => (1..sys.contact_count())
+                .filter(|&j| {
+                    matches!(sys.contacts()[j].constraint, Constraint::JointLimit { .. })
+                        && closed(j)
+                        && sys.normal_jacobian(j, &q).dot(&v).abs() <= SLIP_TOL * speed
+                })
+                .collect(),
+        };
+        let t = held_ab(&sys, &q, &v, sigma, &held);
         let at_state = AtState { a: t.a, b: t.b, a_scale: t.a_scale, b_scale: t.b_scale, case: slip_case(t.a, t.b) };
 
         let with = |x: &[f64]| {
@@ -258,7 +292,7 @@ impl Visit for Run<'_> {
             qq
         };
         let ratio = |x: &[f64]| {
-            let (d, c) = d_and_c(&sys, &with(x));
+            let (d, c) = held_dc(&sys, &with(x), &held);
             if sigma * c > 0.0 {
                 d / (sigma * c)
             } else {
@@ -267,7 +301,7 @@ impl Visit for Run<'_> {
         };
         let mu = sys.law(0).mu;
         let b = |x: &[f64]| {
-            let (d, c) = d_and_c(&sys, &with(x));
+            let (d, c) = held_dc(&sys, &with(x), &held);
             d - sigma * mu * c
         };
         let lo: Vec<f64> = self.axes.iter().map(|a| a.1).collect();
@@ -302,17 +336,21 @@ impl Visit for Run<'_> {
             BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b: grid }
         });
 
-        let slipping: Vec<usize> = match &self.several {
+        let mut slipping: Vec<usize> = match &self.several {
             Some(v) => v.clone(),
-            None => (0..sys.contact_count())
-                .filter(|&j| {
-                    sys.armed(j, &q)
-                        && sys.gap(j, &q).abs() <= CLOSED_TOL * sys.length_scale()
-                        && slip_of(j).abs() > SLIP_TOL * speed
-                })
+            None => (1..sys.contact_count())
+                .filter(|&j| sys.armed(j, &q) && closed(j) && slip_of(j).abs() > SLIP_TOL * speed)
                 .collect(),
         };
-        let several = if slipping.len() >= 2 || (self.several.is_some() && !slipping.is_empty()) {
+        if !slipping.contains(&0) {
+            slipping.insert(0, 0);
+        }
+        for &j in &held {
+            if !slipping.contains(&j) {
+                slipping.push(j);
+            }
+        }
+        let several = if slipping.len() >= 2 || self.several.is_some() {
             let sigmas: Vec<f64> = slipping.iter().map(|&j| if j == 0 { sigma } else { sigma_of(j) }).collect();
             Some(several_contacts(&sys, &q, &v, &slipping, &sigmas, &self.m.contact_names)?)
         } else {
@@ -322,6 +360,7 @@ impl Visit for Run<'_> {
             contact: self.s.contact.clone(),
             mu,
             sigma: sigma as i8,
+            held: held.iter().map(|&j| self.m.contact_names[j].clone()).collect(),
             q: self.q.to_vec(),
             v: self.v.to_vec(),
             at_state,
@@ -332,6 +371,72 @@ impl Visit for Run<'_> {
             several,
         })
     }
+}
+
+/// With the constraints `held` bilateral, the constrained inverse
+/// `P = M⁻¹ − M⁻¹J_Hᵀ(J_H M⁻¹J_Hᵀ)⁻¹J_H M⁻¹` and `K = (J_H M⁻¹J_Hᵀ)⁻¹J_H M⁻¹` (the forces that
+/// hold them); `None` if `M` is not positive definite or the held constraints are dependent.
+fn held_inverse<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    held: &[usize],
+) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+    let m = DMatrix::from_column_slice(N, N, sys.mass_matrix(q).as_slice());
+    let minv = m.cholesky()?.inverse();
+    let jh = DMatrix::from_fn(held.len(), N, |r, c| sys.normal_jacobian(held[r], q)[c]);
+    let g = &jh * &minv * jh.transpose();
+    let k = g.lu().solve(&(&jh * &minv))?; // (J M⁻¹ Jᵀ)⁻¹ J M⁻¹
+    let p = &minv - &minv * jh.transpose() * &k;
+    Some((p, k))
+}
+
+/// `d = w_nᵀ P w_n` and `c = w_nᵀ P w_t` of contact 0 with the constraints `held` bilateral
+/// (`P = M⁻¹` when none is held).
+pub fn held_dc<S: ContactSystem<N>, const N: usize>(sys: &S, q: &SVector<f64, N>, held: &[usize]) -> (f64, f64) {
+    if held.is_empty() {
+        return d_and_c(sys, q);
+    }
+    let Some((p, _)) = held_inverse(sys, q, held) else { return (f64::NAN, f64::NAN) };
+    let wn = DVector::from_column_slice(sys.normal_jacobian(0, q).as_slice());
+    let wt = DVector::from_column_slice(sys.tangent_jacobian(0, q).as_slice());
+    let pwn = &p * &wn;
+    (pwn.dot(&wn), pwn.dot(&wt))
+}
+
+/// P2's `A` and `B` of contact 0 for slip direction `sigma` with the constraints `held`
+/// bilateral (module docs), with the magnitudes of their terms.
+pub fn held_ab<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    sigma: f64,
+    held: &[usize],
+) -> AbTerms {
+    if held.is_empty() {
+        return crate::walking::ab_terms(sys, q, v, sigma);
+    }
+    let nan = AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN };
+    let Some((p, k)) = held_inverse(sys, q, held) else { return nan };
+    let dv = |x: SVector<f64, N>| DVector::from_column_slice(x.as_slice());
+    let (wn, wt) = (dv(sys.normal_jacobian(0, q)), dv(sys.tangent_jacobian(0, q)));
+    // The acceleration with the held constraints closed and no force at contact 0:
+    // q̈ = M⁻¹(h + J_Hᵀλ) with J_H q̈ + J̇_H q̇ = 0, i.e. q̈ = P h − Kᵀ J̇_H q̇.
+    let jdot = DVector::from_iterator(held.len(), held.iter().map(|&j| sys.jacobian_dot_v(j, q, v).0));
+    let kt = k.transpose();
+    let accel = |h: &DVector<f64>, with_jdot: bool| {
+        let mut a = &p * h;
+        if with_jdot {
+            a -= &kt * &jdot;
+        }
+        a
+    };
+    let h0 = dv(sys.bias(0.0, q, &SVector::zeros()));
+    let h = dv(sys.bias(0.0, q, v));
+    let a0 = -wn.dot(&accel(&h0, false));
+    let av = -wn.dot(&(accel(&h, true) - accel(&h0, false))) - sys.jacobian_dot_v(0, q, v).0;
+    let pwn = &p * &wn;
+    let (d, c) = (pwn.dot(&wn), pwn.dot(&wt) * sys.law(0).mu);
+    AbTerms { a: a0 + av, b: d - sigma * c, a_scale: a0.abs() + av.abs(), b_scale: d + c.abs() }
 }
 
 /// `A` and `B` of the contacts `js` slipping in directions `sigmas` (module docs), and the
@@ -450,7 +555,7 @@ impl Painleve {
 
 /// `B` along a one-coordinate slice at `n` points (for the files).
 fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Error> {
-    struct Curve<'a>(&'a Painleve, usize, usize);
+    struct Curve<'a>(&'a Painleve, usize, usize, Vec<usize>);
     impl Visit for Curve<'_> {
         type Output = Vec<(f64, f64)>;
         fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
@@ -461,7 +566,7 @@ fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Err
                 .map(|i| {
                     let x = a.lo + (a.hi - a.lo) * i as f64 / (n - 1) as f64;
                     q[k] = x;
-                    let (d, c) = d_and_c(&sys, &q);
+                    let (d, c) = held_dc(&sys, &q, &self.3);
                     (x, d - f64::from(p.sigma) * p.mu * c)
                 })
                 .collect()
@@ -470,7 +575,8 @@ fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Err
     let i = m.contact_index("contact", &p.contact)?;
     let k = m.coordinate_index("slice", &p.slice[0].coordinate)?;
     let first = m.with_contact_first(i).with_mu(0, p.mu)?;
-    first.visit(Curve(p, k, n))
+    let held = p.held.iter().map(|h| first.contact_index("held", h)).collect::<Result<Vec<_>, _>>()?;
+    first.visit(Curve(p, k, n, held))
 }
 
 /// How a slip of contact `contact` (its name) that starts at `(q, q̇)` ends

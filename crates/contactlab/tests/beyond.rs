@@ -1,0 +1,111 @@
+//! Systems beyond the papers (issue #21): McGeer's kneed walker, whose knees lock as joint
+//! limits, found, checked and analysed with the same tools as the papers' systems.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::mechanism::gait::{gait_from, GaitSettings};
+use contactlab::mechanism::painleve::{painleve, PainleveSettings};
+use contactlab::mechanism::simulate::SimulateSettings;
+use contactlab::mechanism::{model, Mechanism};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
+}
+
+fn read(name: &str) -> Mechanism {
+    model::read(&example(name)).unwrap()
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs())
+}
+
+#[test]
+fn the_kneed_walker_has_a_gait_that_balances_its_energy() {
+    let m = read("kneed-walker.toml");
+    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    assert_eq!(search.gaits.len(), 1, "{search:?}");
+    let g = &search.gaits[0];
+    assert!(g.stable && g.residual < 1e-8, "{g:?}");
+    // Newton from the gait's own state stays there.
+    let again = gait_from(&m, &g.q, &g.v, &GaitSettings::default()).unwrap().expect("converges");
+    assert!(close(again.period, g.period, 1e-9), "{} vs {}", again.period, g.period);
+
+    // One step from the gait's state: the swing knee locks (a knee strike), then the heel strikes,
+    // and the state after it is the gait's state moved one step down the slope.
+    let settings = SimulateSettings { t_max: g.period * (1.0 + 1e-9), ..Default::default() };
+    let sim = contactlab::api::simulate(&m, Some(&[g.q.clone(), g.v.clone()].concat()), &settings).unwrap();
+    let impacts: Vec<_> =
+        sim.events.iter().filter(|e| e.energy_loss.is_some()).map(|e| e.contact.clone().unwrap()).collect();
+    assert_eq!(impacts.first().map(String::as_str), Some("swing knee"), "{impacts:?}");
+    assert_eq!(impacts.last().map(String::as_str), Some("swing foot"), "{impacts:?}");
+    let strike = sim.events.last().unwrap();
+    assert_eq!(strike.contact.as_deref(), Some("swing foot"));
+    assert!(close(strike.t, g.period, 1e-9));
+    for k in 0..6 {
+        let dq = if k == 0 { g.q[0] + g.step_length[0] } else { g.q[k] };
+        assert!((strike.q[k] - dq).abs() <= 1e-7, "q[{k}]: {} vs {dq}", strike.q[k]);
+        assert!((strike.v[k] - g.v[k]).abs() <= 1e-7, "v[{k}]: {} vs {}", strike.v[k], g.v[k]);
+    }
+    // The energy the impacts take is the potential energy of one step down the slope:
+    // M g sin(slope) times the step length (M = 1.6 kg).
+    let lost: f64 = sim.events.iter().filter_map(|e| e.energy_loss).sum();
+    let descent = 1.6 * 9.81 * 0.0504f64.sin() * g.step_length[0];
+    assert!(close(lost, descent, 1e-7), "impacts take {lost} J, the step descends {descent} J");
+    let [e0, e1] = sim.energy.unwrap();
+    assert!(close(e0 - e1, lost, 1e-7), "energy {e0} -> {e1}, impacts {lost}");
+    // The stance foot sticks: the friction it needs is below the model's.
+    assert!(g.mu_stick.unwrap() < 0.8);
+}
+
+#[test]
+fn a_held_knee_is_the_knee_made_rigid() {
+    // P2's A and B of the stance foot with the stance knee held (the constrained inverse) equal
+    // those of the same walker whose stance shank is welded to its thigh (a fixed joint: one
+    // coordinate fewer), at states with the knee straight.
+    let text = std::fs::read_to_string(example("kneed-walker.toml")).unwrap();
+    let start = text.find("name = \"stance shank\"").unwrap();
+    let mut welded = text.clone();
+    welded.replace_range(start..start + text[start..].find("\n\n").unwrap(), &{
+        let block = &text[start..start + text[start..].find("\n\n").unwrap()];
+        block.replace("joint = \"revolute\"", "joint = \"fixed\"")
+    });
+    let limit = welded.find("[[limit]]\nname = \"stance knee\"").unwrap();
+    welded.replace_range(limit..limit + welded[limit..].find("\n\n").unwrap() + 2, "");
+    let cut = welded.find("# q = (stance.x").unwrap();
+    welded.truncate(cut);
+    welded = welded.replace("released_by = [\"swing foot\"]", "");
+    let rigid = model::from_model(&contactlab::model::ModelDoc::parse("welded.toml", &welded, false).unwrap()).unwrap();
+    assert_eq!(rigid.dof(), 5);
+    let m = read("kneed-walker.toml");
+    let s = PainleveSettings { contact: "stance foot".into(), ..Default::default() };
+    let mut compared = 0;
+    for (th, sw, rates) in [
+        (0.2f64, -0.45, [0.3, -0.1, -1.1, 1.2, -0.5]),
+        (-0.1, 0.3, [1.0, 0.2, -0.9, 0.4, 0.7]),
+        (0.05, -0.2, [0.0, 0.0, 0.5, -2.0, 3.0]),
+    ] {
+        let hip = [-th.sin(), th.cos()];
+        let q6 = [hip[0], hip[1], th, 0.0, sw, -0.1];
+        let v6 = [rates[0], rates[1], rates[2], 0.0, rates[3], rates[4]];
+        let q5 = [q6[0], q6[1], q6[2], q6[4], q6[5]];
+        let v5 = [v6[0], v6[1], v6[2], v6[4], v6[5]];
+        let a = painleve(&m, &q6, &v6, &s).unwrap();
+        assert_eq!(a.held, ["stance knee"]);
+        let b = painleve(&rigid, &q5, &v5, &s).unwrap();
+        assert!(b.held.is_empty());
+        for (x, y) in [(a.at_state.a, b.at_state.a), (a.at_state.b, b.at_state.b)] {
+            assert!(close(x, y, 1e-10), "held {x} vs welded {y}");
+        }
+        assert_eq!(a.at_state.case, b.at_state.case);
+        match (a.mu_min, b.mu_min) {
+            (Some(x), Some(y)) => {
+                assert!(close(x.mu_min, y.mu_min, 1e-10), "{x:?} vs {y:?}");
+                compared += 1;
+            }
+            (None, None) => {}
+            (x, y) => panic!("held {x:?} vs welded {y:?}"),
+        }
+    }
+    assert!(compared >= 1);
+}
