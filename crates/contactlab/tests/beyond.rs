@@ -109,3 +109,22 @@ fn a_held_knee_is_the_knee_made_rigid() {
     }
     assert!(compared >= 1);
 }
+
+#[test]
+fn the_rocking_block_at_rest_has_housners_decay_as_p1s_growth_factor() {
+    // Housner's block at rest on both corners, read as P1's body on two contacts: stable, and
+    // the growth factor at the fixed point of P1's Poincaré map is Housner's rate ratio per
+    // impact squared, r² with r = 1 − (3/2) sin²α, tan α = b/h (one rocking cycle has two
+    // impacts). An independent route: P1's zero-order dynamics and impact law against the
+    // classic rocking solution.
+    let mut m = read("rocking-block.toml");
+    m.q0 = vec![0.0, 0.4, 0.0];
+    let p = contactlab::mechanism::two_contact::to_two_contact(&m).unwrap();
+    assert!((p.h - 0.4).abs() < 1e-15 && (p.l1 + 0.1).abs() < 1e-15 && (p.l2 - 0.1).abs() < 1e-15);
+    let c = contactlab::api::p1_classify(&p, 2001).unwrap();
+    assert_eq!(c.verdict.as_str(), "stable", "{c:?}");
+    let sin2 = 0.0625 / 1.0625;
+    let r = 1.0 - 1.5 * sin2;
+    let g = c.fixed_points.iter().find(|f| f.attracting).expect("an attracting fixed point").g;
+    assert!(close(g, r * r, 1e-9), "G* = {g} vs Housner's r² = {}", r * r);
+}

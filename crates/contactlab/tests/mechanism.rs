@@ -108,6 +108,43 @@ fn p1s_configuration_files_move_as_the_built_in_body() {
 }
 
 #[test]
+fn p1s_configuration_files_get_p1s_verdicts() {
+    // Read as P1's body on two contacts (the frame along the contact line, the load from
+    // gravity on the slope), each file gives the built-in configuration's parameters and the
+    // same verdict, theorem and max G as the planar-two-contact model.
+    use contactlab::mechanism::two_contact::to_two_contact;
+    for name in ["A", "B", "D"] {
+        let built = contactlab::paper_configs::p1::config(name).unwrap();
+        let p = to_two_contact(&read(&format!("p1-config-{name}.toml"))).unwrap();
+        for (a, b) in [
+            (p.mass, built.mass),
+            (p.rho, built.rho),
+            (p.h, built.h),
+            (p.l1, built.l1),
+            (p.l2, built.l2),
+            (p.mu1, built.mu1),
+            (p.mu2, built.mu2),
+            (p.force, built.force),
+            (p.alpha, built.alpha),
+        ] {
+            assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "config {name}: {p:?} vs {built:?}");
+        }
+        assert!(p.phi1.abs() < 1e-15 && p.phi2.abs() < 1e-15);
+        let (ca, cb) =
+            (contactlab::api::p1_classify(&p, 501).unwrap(), contactlab::api::p1_classify(&built, 501).unwrap());
+        assert_eq!(ca.verdict, cb.verdict, "config {name}");
+        assert_eq!(ca.theorem, cb.theorem, "config {name}");
+        let (ga, gb) = (ca.max_g.unwrap(), cb.max_g.unwrap());
+        assert!((ga - gb).abs() <= 1e-8 * gb, "config {name}: {ga} vs {gb}");
+    }
+    // Not one body on two contacts: a clear refusal.
+    let e = to_two_contact(&read("compass-biped.toml")).unwrap_err().to_string();
+    assert!(e.contains("one rigid body"), "{e}");
+    let e = to_two_contact(&read("rocking-block.toml")).unwrap_err().to_string();
+    assert!(e.contains("exactly two point contacts") && e.contains("found 1 (right corner)"), "{e}");
+}
+
+#[test]
 fn every_shipped_multibody_file_passes_its_own_check() {
     // `model inspect` at the file's initial state and at a moved state: M symmetric positive
     // definite, and Jacobians, J̇q̇ and the energy balance agree with finite differences.

@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod model;
 pub mod painleve;
 pub mod simulate;
+pub mod two_contact;
 pub mod urdf;
 
 use serde::Serialize;
