@@ -52,8 +52,8 @@ enum Command {
     #[command(subcommand)]
     Eqset(eqset::EqsetCommand),
     /// Simulate any mechanism (kind = "multibody") with the event-driven hybrid core: contact
-    /// modes, impacts, Zeno completion, walking rules. --out writes trajectory.csv, events.csv
-    /// and time.png.
+    /// modes, impacts, Zeno completion, walking rules. --out writes trajectory.csv, events.csv,
+    /// time.png and animation.gif.
     Simulate(mechanism::SimulateArgs),
     /// Every gait of a mechanism (kind = "multibody" with a [gait] table), found without a
     /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes

@@ -129,6 +129,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let sim = contactlab::api::simulate(&m, a.state.as_deref(), &settings)?;
     if let Some(dir) = &a.common.out {
         sim.write_files(dir)?;
+        sim.write_animation(&m, &dir.join("animation.gif"))?;
     }
     if a.common.json {
         print_json(&sim)?;

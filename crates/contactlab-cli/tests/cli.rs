@@ -562,3 +562,72 @@ fn an_oversized_model_file_is_refused_before_it_is_read() {
     assert!(e.contains("huge.toml: file: larger than 64 MiB") && e.trim().lines().count() == 1, "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn simulate_writes_an_animation_and_painleve_its_files() {
+    // The rocking block, drawn with its `shape`: a GIF with one frame per 40 ms of the run.
+    let out = tmpdir("anim");
+    let block = example("multibody/rocking-block.toml");
+    let o = run(&["simulate", &block, "--t-max", "1", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let gif = std::fs::read(out.join("animation.gif")).unwrap();
+    assert_eq!(&gif[..6], b"GIF89a");
+    // One frame per 40 ms of the run, 1 s: 26 frames (counted by walking the GIF's blocks).
+    assert_eq!(gif_frames(&gif), Some(26));
+    std::fs::remove_dir_all(&out).ok();
+    // painleve --out: the JSON, the CSV of B along the slice and its plot.
+    let wheel = example("multibody/rimless-wheel.toml");
+    let o = run(&[
+        "painleve",
+        &wheel,
+        "--contact",
+        "stance tip",
+        "--slice=wheel.theta=-0.3:0.3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in ["painleve.json", "b.csv", "b.png"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+    // A bad drawing shape is refused naming the key.
+    let bad = out.with_extension("toml");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&block).unwrap().replace("shape = [[-0.1, -0.4],", "shape = [[-0.1],"),
+    )
+    .unwrap();
+    let o = run(&["simulate", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("body[0].shape"), "{}", stderr(&o));
+    std::fs::remove_file(&bad).ok();
+}
+
+/// The number of images in a GIF, by walking its block structure; `None` if malformed.
+fn gif_frames(g: &[u8]) -> Option<usize> {
+    let skip_table = |flags: u8| if flags & 0x80 != 0 { 3usize << ((flags & 7) + 1) } else { 0 };
+    let sub_blocks = |mut i: usize| -> Option<usize> {
+        loop {
+            let n = *g.get(i)? as usize;
+            i += 1 + n;
+            if n == 0 {
+                return Some(i);
+            }
+        }
+    };
+    let mut i = 13 + skip_table(*g.get(10)?);
+    let mut frames = 0;
+    loop {
+        match *g.get(i)? {
+            0x21 => i = sub_blocks(i + 2)?,
+            0x2C => {
+                frames += 1;
+                i += 10 + skip_table(*g.get(i + 9)?);
+                i = sub_blocks(i + 1)?;
+            }
+            0x3B => return Some(frames),
+            _ => return None,
+        }
+    }
+}

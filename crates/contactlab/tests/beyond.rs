@@ -123,8 +123,8 @@ fn the_rocking_block_at_rest_has_housners_decay_as_p1s_growth_factor() {
     assert!((p.h - 0.4).abs() < 1e-15 && (p.l1 + 0.1).abs() < 1e-15 && (p.l2 - 0.1).abs() < 1e-15);
     let c = contactlab::api::p1_classify(&p, 2001).unwrap();
     assert_eq!(c.verdict.as_str(), "stable", "{c:?}");
-    let sin2 = 0.0625 / 1.0625;
-    let r = 1.0 - 1.5 * sin2;
+    let r = contactlab::mechanics::closed_form::RockingBlock { b: 0.1, h: 0.4, gravity: 9.81 }.rate_ratio();
+    assert!(close(r, 1.0 - 1.5 * 0.0625 / 1.0625, 1e-15));
     let g = c.fixed_points.iter().find(|f| f.attracting).expect("an attracting fixed point").g;
     assert!(close(g, r * r, 1e-9), "G* = {g} vs Housner's r² = {}", r * r);
 }

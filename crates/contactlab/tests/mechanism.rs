@@ -349,40 +349,13 @@ fn the_rocking_block_follows_housner() {
     // point, at rest on both corners.
     use contactlab::mechanism::simulate::SimulateSettings;
     let m = read("rocking-block.toml");
-    let (b, h, g) = (0.1f64, 0.4f64, 9.81);
-    let (alpha, r) = ((b / h).atan(), b.hypot(h));
-    let i_o = 4.0 / 3.0 * r * r; // per unit mass, about a corner
-    let phi0 = -m.q0[2];
-    let rate = |phi: f64| (2.0 * g * r * ((alpha - phi0).cos() - (alpha - phi).cos()) / i_o).sqrt();
-    // phi = phi0 - u^2 removes the start's square-root singularity; composite Simpson.
-    let (n, top) = (4000, phi0.sqrt());
-    let f = |u: f64| {
-        if u == 0.0 {
-            2.0 / (g * r * (alpha - phi0).sin() * 2.0 / i_o).sqrt()
-        } else {
-            2.0 * u / rate(phi0 - u * u)
-        }
-    };
-    let hstep = top / n as f64;
-    let t1: f64 = (0..=n)
-        .map(|k| {
-            let w = if k == 0 || k == n {
-                1.0
-            } else if k % 2 == 1 {
-                4.0
-            } else {
-                2.0
-            };
-            w * f(k as f64 * hstep)
-        })
-        .sum::<f64>()
-        * hstep
-        / 3.0;
+    let housner = contactlab::mechanics::closed_form::RockingBlock { b: 0.1, h: 0.4, gravity: 9.81 };
+    let t1 = housner.first_impact_time(-m.q0[2], 4000);
     let sim = contactlab::api::simulate(&m, None, &SimulateSettings { t_max: 10.0, ..Default::default() }).unwrap();
     let impacts: Vec<&contactlab::mechanism::simulate::Event> =
         sim.events.iter().filter(|e| e.kind == EventKind::Impact).collect();
     assert!((impacts[0].t - t1).abs() <= 1e-9, "first impact at {} vs {t1}", impacts[0].t);
-    let factor = 1.0 - 1.5 * alpha.sin().powi(2);
+    let factor = housner.rate_ratio();
     for w in impacts.windows(2).take(20) {
         let ratio = w[1].impact_speed.unwrap() / w[0].impact_speed.unwrap();
         assert!((ratio - factor).abs() <= 1e-8, "ratio {ratio} vs Housner's {factor}");

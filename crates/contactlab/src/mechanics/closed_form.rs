@@ -9,10 +9,67 @@
 //!   for `k = c = 0`; with `c < 0` a self-excited impact oscillator with a limit cycle).
 //! * [`FrictionOscillator`]: a block on a rough floor held by a spring: a stick band and a
 //!   known amplitude decay per half cycle.
+//! * [`RockingBlock`]: Housner's rectangular block rocking on its corners: the time to the
+//!   first impact from rest (quadrature of the energy integral) and the rate ratio per impact
+//!   `1 − (3/2) sin²α`.
 
 use nalgebra::{SMatrix, SVector, Vector2};
 
 use super::{ContactLaw, ContactSystem};
+
+/// Housner's rocking block (1963): a uniform rectangle of half-width `b` and half-height `h`
+/// rocking about its bottom corners without sliding, plastic impacts at the corners. Between
+/// impacts it is an inverted pendulum about a corner, `I_O φ̈ = −m g R sin(α − φ)` with
+/// `R = √(b² + h²)`, `tan α = b/h`, `I_O = (4/3) m R²` (`φ` the tilt from resting flat).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RockingBlock {
+    /// Half-width `b` (m).
+    pub b: f64,
+    /// Half-height `h` (m).
+    pub h: f64,
+    /// Gravity `g` (m/s²).
+    pub gravity: f64,
+}
+
+impl RockingBlock {
+    /// The slenderness angle `α = atan(b/h)`.
+    pub fn alpha(&self) -> f64 {
+        (self.b / self.h).atan()
+    }
+
+    /// Housner's ratio of the rotation rates after and before an impact, `1 − (3/2) sin²α`
+    /// (angular momentum about the new corner is conserved).
+    pub fn rate_ratio(&self) -> f64 {
+        1.0 - 1.5 * self.alpha().sin().powi(2)
+    }
+
+    /// The time from rest at tilt `φ₀ ∈ (0, α)` to the first impact (`φ = 0`), by composite
+    /// Simpson quadrature of `dt = dφ/φ̇` from the energy integral, in the variable `u` with
+    /// `φ = φ₀ − u²` (which removes the square-root singularity at the start), on `n` (even)
+    /// intervals.
+    pub fn first_impact_time(&self, phi0: f64, n: usize) -> f64 {
+        let (alpha, g) = (self.alpha(), self.gravity);
+        let r = self.b.hypot(self.h);
+        let i_o = 4.0 / 3.0 * r * r; // per unit mass
+        let rate = |phi: f64| (2.0 * g * r * ((alpha - phi0).cos() - (alpha - phi).cos()) / i_o).sqrt();
+        let f = |u: f64| {
+            if u == 0.0 {
+                2.0 / (2.0 * g * r * (alpha - phi0).sin() / i_o).sqrt()
+            } else {
+                2.0 * u / rate(phi0 - u * u)
+            }
+        };
+        let n = n.max(2) & !1;
+        let step = phi0.sqrt() / n as f64;
+        let weight = |k: usize| match k {
+            0 => 1.0,
+            k if k == n => 1.0,
+            k if k % 2 == 1 => 4.0,
+            _ => 2.0,
+        };
+        (0..=n).map(|k| weight(k) * f(k as f64 * step)).sum::<f64>() * step / 3.0
+    }
+}
 
 /// A simple pendulum: `m L² θ̈ = −m g L sin θ`.
 #[derive(Debug, Clone, Copy, PartialEq)]

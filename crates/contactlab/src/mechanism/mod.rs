@@ -58,6 +58,8 @@ pub struct Mechanism {
     pub v0: Vec<f64>,
     /// The `[gait]` table: the striking contact and the translation symmetry.
     pub gait: Option<gait::GaitSpec>,
+    /// Each body's drawing outline (polygon vertices in the body frame), if the file gives one.
+    pub shapes: Vec<Option<Vec<nalgebra::Vector2<f64>>>>,
 }
 
 /// An analysis written for any dimension: [`Mechanism::visit`] calls it with the system.

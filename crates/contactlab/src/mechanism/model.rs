@@ -46,7 +46,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     let gravity = f.f64("gravity", Range::NonNegative)?;
     let slope = if f.has("slope") || f.has("slope_deg") { f.angle("slope", Range::Open(-1.6, 1.6))? } else { 0.0 };
 
-    let (tree, coordinates, spheres) = if f.has("urdf") {
+    let (tree, coordinates, spheres, shapes) = if f.has("urdf") {
         let rel = f.str_opt("urdf")?.ok_or_else(|| f.error("urdf", "expected the path of a URDF file"))?;
         let plane = f.choice("plane", &urdf::PLANES, "xz")?;
         if f.has("body") {
@@ -58,10 +58,11 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         let tree = Multibody::new(t.bodies, gravity, slope)
             .and_then(|m| m.with_coordinates(t.first))
             .map_err(|e| e.in_file(&base.join(rel).display().to_string()))?;
-        (tree, t.coordinates, Some(t.spheres))
+        let shapes = vec![None; tree.bodies().len()];
+        (tree, t.coordinates, Some(t.spheres), shapes)
     } else {
-        let (bodies, coordinates) = read_bodies(&f)?;
-        (Multibody::new(bodies, gravity, slope).map_err(|e| e.in_file(file))?, coordinates, None)
+        let t = read_bodies(&f)?;
+        (Multibody::new(t.bodies, gravity, slope).map_err(|e| e.in_file(file))?, t.coordinates, None, t.shapes)
     };
     let n = tree.dof();
     if n > MAX_DOF {
@@ -227,6 +228,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         q0,
         v0,
         gait,
+        shapes,
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
     m.visit(Check).map_err(|e| e.in_file(file))?;
@@ -363,12 +365,41 @@ fn read_lines(f: &Fields) -> Result<Vec<Line>, Error> {
 }
 
 /// The bodies, in file order, and the coordinate names.
-fn read_bodies(f: &Fields) -> Result<(Vec<Body>, Vec<String>), Error> {
+/// Largest number of vertices of a body's drawing `shape`.
+pub const MAX_SHAPE_VERTICES: usize = 64;
+
+/// A body's drawing outline (polygon vertices in the body frame), if given.
+type Shape = Option<Vec<Vector2<f64>>>;
+
+/// A body's optional `shape` (polygon vertices in the body frame, for drawing).
+fn read_shape(b: &Fields) -> Result<Shape, Error> {
+    if !b.has("shape") {
+        return Ok(None);
+    }
+    let m = b.matrix("shape", None)?;
+    if m.ncols() != 2 || m.nrows() < 2 || m.nrows() > MAX_SHAPE_VERTICES {
+        return Err(b.error(
+            "shape",
+            format!("a list of 2 to {MAX_SHAPE_VERTICES} points [x, y] (got {} rows of {})", m.nrows(), m.ncols()),
+        ));
+    }
+    Ok(Some((0..m.nrows()).map(|r| Vector2::new(m[(r, 0)], m[(r, 1)])).collect()))
+}
+
+/// The `[[body]]` tables read: bodies, coordinate names, drawing outlines.
+struct BodyTables {
+    bodies: Vec<Body>,
+    coordinates: Vec<String>,
+    shapes: Vec<Shape>,
+}
+
+fn read_bodies(f: &Fields) -> Result<BodyTables, Error> {
     let tables = f.tables("body")?;
     if tables.len() > MAX_BODIES {
         return Err(f.error("body", format!("{} bodies; at most {MAX_BODIES} are supported", tables.len())));
     }
     let mut bodies: Vec<Body> = Vec::with_capacity(tables.len());
+    let mut shapes = Vec::with_capacity(tables.len());
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut coordinates = vec![];
     for (i, b) in tables.into_iter().enumerate() {
@@ -416,9 +447,10 @@ fn read_bodies(f: &Fields) -> Result<(Vec<Body>, Vec<String>), Error> {
             inertia: b.f64("inertia", Range::NonNegative)?,
             com: vec2_or(&b, "com", Vector2::zeros())?,
         };
+        shapes.push(read_shape(&b)?);
         b.finish()?;
         index.insert(name.to_string(), i);
         bodies.push(body);
     }
-    Ok((bodies, coordinates))
+    Ok(BodyTables { bodies, coordinates, shapes })
 }

@@ -225,7 +225,103 @@ impl Visit for Run<'_> {
     }
 }
 
+/// Frames per second of [`Simulation::write_animation`]'s GIF (real time up to
+/// [`GIF_MAX_FRAMES`] frames; a longer run plays faster).
+pub const GIF_FPS: f64 = 25.0;
+
+/// Largest number of frames of the animation.
+pub const GIF_MAX_FRAMES: usize = 250;
+
 impl Simulation {
+    /// Writes the animation of the run as a GIF at `path`: each body its `shape` if the model
+    /// gives one, else the convex hull of its joint, its children's joints, its contact points and
+    /// its centre of mass (a dot); the supports' lines; closed contacts highlighted.
+    pub fn write_animation(&self, m: &Mechanism, path: &Path) -> Result<(), Error> {
+        use crate::mechanics::multibody_system::Constraint;
+        use crate::plot::animation::{save_gif, Scene, Support};
+        use nalgebra::Vector2;
+        let (Some(first), Some(last)) = (self.samples.first(), self.samples.last()) else {
+            return Err(Error::Output(format!("{}: no samples to animate", path.display())));
+        };
+        let (t0, t1) = (first.t, last.t);
+        let frames = (((t1 - t0) * GIF_FPS).ceil() as usize + 1).clamp(1, GIF_MAX_FRAMES);
+        let dt = if frames > 1 { (t1 - t0) / (frames - 1) as f64 } else { 0.0 };
+        let delay_ms = ((1000.0 * dt).round() as u32).clamp(20, 1000 / GIF_FPS as u32);
+        let tree = &m.tree;
+        let bodies = tree.bodies();
+        let zeros = vec![0.0; m.dof()];
+        let name = m.name.clone().unwrap_or_default();
+        let mut scenes = Vec::with_capacity(frames);
+        let mut i = 0;
+        for k in 0..frames {
+            let t = t0 + dt * k as f64;
+            while i + 1 < self.samples.len() && self.samples[i + 1].t <= t {
+                i += 1;
+            }
+            let smp = &self.samples[i];
+            let f = tree.frames(&smp.q, &zeros);
+            let at = |b: usize, x: &Vector2<f64>| {
+                let p = f.position[b] + f.offset(b, x);
+                (p.x, p.y)
+            };
+            let mut points: Vec<Vec<(f64, f64)>> = (0..bodies.len()).map(|b| vec![at(b, &Vector2::zeros())]).collect();
+            for (b, body) in bodies.iter().enumerate() {
+                if let Some(p) = body.parent {
+                    let joint = at(b, &Vector2::zeros());
+                    points[p].push(joint);
+                }
+            }
+            let mut marks = vec![];
+            for (c, ct) in m.contacts.iter().enumerate() {
+                if let Constraint::PointOnLine { body, point, .. } = ct.constraint {
+                    let x = at(body, &point);
+                    points[body].push(x);
+                    if smp.modes.as_bytes().get(c).is_some_and(|&ch| ch != b'F') {
+                        marks.push(x);
+                    }
+                }
+            }
+            let mut dots = vec![];
+            for (b, body) in bodies.iter().enumerate() {
+                if body.mass > 0.0 {
+                    let c = at(b, &body.com);
+                    points[b].push(c);
+                    dots.push(c);
+                }
+            }
+            for (b, shape) in m.shapes.iter().enumerate() {
+                if let Some(shape) = shape {
+                    points[b] = shape.iter().map(|x| at(b, x)).collect();
+                }
+            }
+            scenes.push(Scene {
+                title: format!("{name}  t = {t:.3} s"),
+                polygons: points
+                    .into_iter()
+                    .enumerate()
+                    .map(|(b, p)| if m.shapes.get(b).is_some_and(Option::is_some) { p } else { hull(p) })
+                    .collect(),
+                dots,
+                marks,
+            });
+        }
+        let mut supports: Vec<Support> = vec![];
+        for ct in &m.contacts {
+            if let Constraint::PointOnLine { line_point, normal, .. } = ct.constraint {
+                let s = Support { point: (line_point.x, line_point.y), normal: (normal.x, normal.y) };
+                let same = |o: &Support| {
+                    (o.normal.0 - s.normal.0).abs() < 1e-12
+                        && (o.normal.1 - s.normal.1).abs() < 1e-12
+                        && ((s.point.0 - o.point.0) * s.normal.0 + (s.point.1 - o.point.1) * s.normal.1).abs() < 1e-12
+                };
+                if !supports.iter().any(same) {
+                    supports.push(s);
+                }
+            }
+        }
+        save_gif(&scenes, &supports, path, (480, 400), delay_ms)
+    }
+
     /// Writes `trajectory.csv` (t, q, q̇, modes, energies), `events.csv` and `time.png`
     /// (coordinates against time, impacts marked) into `dir`.
     pub fn write_files(&self, dir: &Path) -> Result<(), Error> {
@@ -281,5 +377,46 @@ impl Simulation {
             p = p.add("impacts", impacts, Mark::Squares);
         }
         p.save(&dir.join("time.png"))
+    }
+}
+
+/// The convex hull of `p` (monotone chain), counter-clockwise; fewer than three distinct points,
+/// or collinear ones, give the segment between the extreme points.
+fn hull(mut p: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0);
+    let mut h: Vec<(f64, f64)> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let start = h.len();
+        let pts: Box<dyn Iterator<Item = &(f64, f64)>> =
+            if pass == 0 { Box::new(p.iter()) } else { Box::new(p.iter().rev()) };
+        for &x in pts {
+            while h.len() >= start + 2 && cross(h[h.len() - 2], h[h.len() - 1], x) <= 0.0 {
+                h.pop();
+            }
+            h.push(x);
+        }
+        h.pop();
+    }
+    if h.len() < 3 {
+        return vec![p[0], p[p.len() - 1]];
+    }
+    h
+}
+
+#[cfg(test)]
+mod hull_tests {
+    use super::hull;
+
+    #[test]
+    fn hulls_of_squares_segments_and_points() {
+        let sq = hull(vec![(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.5, 0.5), (0.0, 1.0)]);
+        assert_eq!(sq, vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]);
+        assert_eq!(hull(vec![(0.0, 0.0), (2.0, 2.0), (1.0, 1.0)]), vec![(0.0, 0.0), (2.0, 2.0)]);
+        assert_eq!(hull(vec![(3.0, 1.0), (3.0, 1.0)]), vec![(3.0, 1.0)]);
     }
 }

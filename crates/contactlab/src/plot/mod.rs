@@ -5,6 +5,8 @@
 //! (non-finite values, e.g. where a Poincaré map is undefined) break its line instead of being
 //! drawn through.
 
+pub mod animation;
+
 use std::path::Path;
 use std::sync::Once;
 

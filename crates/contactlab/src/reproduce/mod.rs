@@ -4,6 +4,7 @@
 //! and writes `REPORT.md`, `results.json` and the figures into [`Options::out`]. Progress is
 //! reported through a callback so that the library stays free of terminal concerns.
 
+pub mod beyond;
 pub mod lcp;
 pub mod p1;
 pub mod p2;
@@ -36,7 +37,8 @@ pub struct SectionDef {
 
 /// Every section, in report order. A paper's section is one file that defines its `SECTION`,
 /// listed here.
-pub const SECTIONS: &[SectionDef] = &[lcp::SECTION, p1::SECTION, p2::SECTION, p3::SECTION, p4::SECTION, p5::SECTION];
+pub const SECTIONS: &[SectionDef] =
+    &[lcp::SECTION, p1::SECTION, p2::SECTION, p3::SECTION, p4::SECTION, p5::SECTION, beyond::SECTION];
 
 /// What to reproduce and where.
 #[derive(Debug, Clone)]
