@@ -186,9 +186,12 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let imp_scale =
             vref / bn.iter().zip(wn).fold(0.0f64, |a, (b, w)| a.max(w.dot(b))).max(crate::numeric::SCALE_FLOOR);
         let tol = self.margin_tol;
+        let total = 4usize.checked_pow(k as u32).unwrap_or(usize::MAX);
+        if total > self.enumeration_limit {
+            return self.impact_lcp(wn, wt, bn, bt, target, mu, v);
+        }
         let mut best: Option<((usize, usize), f64, SVector<f64, N>)> = None;
         let mut tested = Vec::new();
-        let total = 4usize.pow(k as u32);
         for code in 0..total {
             let modes: Vec<usize> = (0..k).map(|j| (code / 4usize.pow(j as u32)) % 4).collect();
             // Frictionless contacts: active = code 1 with no tangential row.
@@ -267,5 +270,58 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
         }
         best.map(|b| b.2).ok_or(tested)
+    }
+
+    /// The frictional impact from the velocity-level LCP of the contacts (module docs, "Many
+    /// contacts"): `Λ_n ⊥ ġ⁺ − target ≥ 0`, and with friction `Λ_t = B⁺ − B⁻`,
+    /// `ẋ⁺ + S ⊥ B⁺`, `−ẋ⁺ + S ⊥ B⁻`, `μΛ_n − B⁺ − B⁻ ⊥ S`.
+    #[allow(clippy::too_many_arguments)]
+    fn impact_lcp(
+        &self,
+        wn: &[SVector<f64, N>],
+        wt: &[SVector<f64, N>],
+        bn: &[SVector<f64, N>],
+        bt: &[SVector<f64, N>],
+        target: &[f64],
+        mu: &[f64],
+        v: &SVector<f64, N>,
+    ) -> Result<SVector<f64, N>, Vec<Candidate>> {
+        use nalgebra::{DMatrix, DVector};
+        let k = wn.len();
+        let fr: Vec<usize> = (0..k).filter(|&j| mu[j] > 0.0).collect();
+        let size = k + 3 * fr.len();
+        // Generalized-velocity change per unit of each variable, and each row's velocity map.
+        let mut cols: Vec<SVector<f64, N>> = bn.to_vec();
+        let mut rows: Vec<(SVector<f64, N>, f64)> = (0..k).map(|j| (wn[j], -target[j])).collect();
+        let mut m = DMatrix::zeros(size, size);
+        for (a, &j) in fr.iter().enumerate() {
+            let b = k + 3 * a;
+            cols.extend([bt[j], -bt[j], SVector::zeros()]);
+            rows.extend([(wt[j], 0.0), (-wt[j], 0.0), (SVector::zeros(), 0.0)]);
+            m[(b, b + 2)] = 1.0;
+            m[(b + 1, b + 2)] = 1.0;
+            m[(b + 2, j)] = mu[j];
+            m[(b + 2, b)] = -1.0;
+            m[(b + 2, b + 1)] = -1.0;
+        }
+        let mut qv = DVector::zeros(size);
+        for (r, (w, c)) in rows.iter().enumerate() {
+            qv[r] = w.dot(v) + c;
+            for (c2, col) in cols.iter().enumerate() {
+                m[(r, c2)] += w.dot(col);
+            }
+        }
+        let fail = |what: String| vec![Candidate { mode: what, margin: f64::NEG_INFINITY }];
+        let lcp = crate::lcp::Lcp::new(m, qv).map_err(|e| fail(format!("impact LCP: {e}")))?;
+        let sol = crate::lcp::solve(&lcp, &crate::lcp::LcpSettings::default())
+            .map_err(|e| fail(format!("impact LCP: {e}")))?;
+        if sol.status != crate::lcp::LcpStatus::Solved {
+            return Err(fail(format!("impact LCP of {k} contacts: {}", sol.status.as_str())));
+        }
+        let mut vp = *v;
+        for (c, col) in cols.iter().enumerate() {
+            vp += col * sol.z[c];
+        }
+        Ok(vp)
     }
 }

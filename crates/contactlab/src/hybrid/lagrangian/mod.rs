@@ -63,6 +63,21 @@
 //! `frictional_impacts_with_restitution_never_gain_energy` runs random mechanisms). The system's
 //! [`ContactSystem::relabel`] runs after the impact.
 //!
+//! # Many contacts
+//! Testing every combination costs `4^k` mode solves for `k` touching contacts at rest. Above
+//! [`ENUMERATION_LIMIT`] candidates (more than four such contacts) the mode comes from the
+//! contacts' linear complementarity problem instead, solved by Lemke's method with the LCP
+//! core's certified fallbacks ([`crate::lcp::solve`]): at the acceleration level, per touching
+//! contact the normal force `λ_n ⊥ g̈ ≥ 0`, and for one at tangential rest with friction the
+//! planar Stewart–Trinkle form `λ_t = β⁺ − β⁻`, `ẍ + s ⊥ β⁺`, `−ẍ + s ⊥ β⁻`, `μλ_n − β⁺ − β⁻ ⊥ s`
+//! (a slipping contact has `λ_t = −sμλ_n`). The mode read off its solution (free where `λ_n`
+//! vanishes and the gap opens, slip where `s > 0`, else stick) is then checked by the same
+//! consistency margins as an enumerated one. Impacts with more than four contacts use the
+//! velocity-level form of the same LCP with `ġ⁺ + e ġ⁻ ⊥ Λ_n`. An LCP without solution is a
+//! Painlevé inconsistency (impact: no outcome); the LCP does not tell whether other modes are
+//! consistent too, so above the limit an indeterminacy is not detected (the LCP's solution is
+//! taken), and an impact takes the LCP's outcome rather than P1's order of preference.
+//!
 //! # Zeno completion
 //! At a Zeno point (located by the driver) the state is projected onto the contact's constraint
 //! (`g = 0`, `ġ = 0`, mass-weighted) and the constrained mode is chosen as above; the contact then
@@ -132,6 +147,9 @@ pub const ZENO_JOIN_VEL: f64 = 1e-7;
 /// See [`ZENO_JOIN_VEL`].
 pub const ZENO_JOIN_SERIES: f64 = 1e-6;
 
+/// Default of [`Lagrangian::enumeration_limit`]: `4⁴` candidates.
+pub const ENUMERATION_LIMIT: usize = 256;
+
 /// A [`ContactSystem`] run as a hybrid system (module docs).
 #[derive(Debug, Clone)]
 pub struct Lagrangian<S, const N: usize> {
@@ -142,6 +160,10 @@ pub struct Lagrangian<S, const N: usize> {
     pub margin_tol: f64,
     /// Length and time scales of the motion, overriding the system's (see [`Lagrangian::with_scales`]).
     pub scales: Option<(f64, f64)>,
+    /// Above this many candidate modes (or impact outcomes) the choice is made from the
+    /// contacts' LCP instead of by testing every combination ("Many contacts" in the module
+    /// docs); [`ENUMERATION_LIMIT`] by default.
+    pub enumeration_limit: usize,
     /// The last constrained mode solution, keyed by the exact bits of its mode, time and state.
     ///
     /// The integrator's last stage, the guards and the step limit all evaluate the same point at
@@ -170,7 +192,13 @@ pub fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>)
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
     pub fn new(system: S) -> Self {
-        Self { system, margin_tol: MARGIN_TOL, scales: None, last: RefCell::new(None) }
+        Self {
+            system,
+            margin_tol: MARGIN_TOL,
+            scales: None,
+            enumeration_limit: ENUMERATION_LIMIT,
+            last: RefCell::new(None),
+        }
     }
 
     /// The wrapped mechanical system.

@@ -325,6 +325,10 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         }
         let scales = self.scales(t, q, v, &touching[..nc]);
         let tol = self.margin_tol;
+        let combinations = (0..nc).try_fold(1usize, |n, i| n.checked_mul(cands[i].len())).unwrap_or(usize::MAX);
+        if combinations > self.enumeration_limit && combinations > 1 {
+            return self.lcp_mode(t, q, v, classes, &exempt[..nc], &cands[..nc], scales);
+        }
         let mut idx = [0usize; MAX_CONTACTS];
         let mut tested: Vec<(Modes, f64)> = Vec::with_capacity(8);
         let mut consistent: Vec<(Modes, f64)> = Vec::with_capacity(2);
@@ -377,6 +381,161 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
             (0, 0) => Err(ModeFailure::among(FailureKind::Painleve, labelled(tested))),
             _ => Err(ModeFailure::among(FailureKind::Indeterminate, labelled(tested))),
+        }
+    }
+
+    /// The mode from the touching contacts' acceleration-level LCP (module docs, "Many
+    /// contacts"), checked by the consistency margins. `cands[i]` are contact `i`'s candidates
+    /// (a single one for a forced or separated contact).
+    #[allow(clippy::too_many_arguments)]
+    fn lcp_mode(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        classes: &[Class],
+        exempt: &[bool],
+        cands: &[&[ContactMode]],
+        scales: (f64, f64),
+    ) -> Result<Modes, ModeFailure> {
+        use nalgebra::DVector;
+        let nc = self.nc();
+        let singular = || ModeFailure::bare(FailureKind::Singular);
+        let chol = self.system.mass_matrix(q).cholesky().ok_or_else(singular)?;
+        let a0 = chol.solve(&self.system.bias(t, q, v));
+        // Variables: per contact in the LCP, λ_n; with friction at rest also β⁺, β⁻, s.
+        struct Var<const N: usize> {
+            contact: usize,
+            rest: bool,
+            // generalized-force column of λ_n (w_n, or w_n − sμ w_t when slipping)
+            col: SVector<f64, N>,
+        }
+        let mut vars: Vec<Var<N>> = vec![];
+        let mut fixed = Modes::free(nc);
+        for i in 0..nc {
+            let only = cands[i];
+            if only.len() == 1 {
+                fixed.set(i, only[0]);
+                if only[0] == ContactMode::Free {
+                    continue;
+                }
+            }
+            let wn = self.system.normal_jacobian(i, q);
+            let mu = self.system.law(i).mu;
+            let slip = only.iter().find_map(|m| match m {
+                ContactMode::Slip(s) if only.len() <= 2 => Some(*s),
+                _ => None,
+            });
+            let rest = mu > 0.0 && slip.is_none() && only.contains(&ContactMode::Stick);
+            let col = match slip {
+                Some(s) if s != 0 => wn - self.system.tangent_jacobian(i, q) * (s as f64 * mu),
+                _ => wn,
+            };
+            vars.push(Var { contact: i, rest, col });
+        }
+        let k = vars.len();
+        let size = k + 3 * vars.iter().filter(|x| x.rest).count();
+        // Index of each block: λ_n first (k entries), then (β⁺, β⁻, s) per rest contact.
+        let mut m = nalgebra::DMatrix::zeros(size, size);
+        let mut qv = DVector::zeros(size);
+        let mut cols: Vec<SVector<f64, N>> = vars.iter().map(|x| chol.solve(&x.col)).collect();
+        let mut rows: Vec<(SVector<f64, N>, f64)> = vec![];
+        let mut triple = vec![usize::MAX; k];
+        let mut next = k;
+        for (a, x) in vars.iter().enumerate() {
+            let (cn, _) = self.system.jacobian_dot_v(x.contact, q, v);
+            rows.push((self.system.normal_jacobian(x.contact, q), cn));
+            if x.rest {
+                triple[a] = next;
+                next += 3;
+            }
+        }
+        for (a, x) in vars.iter().enumerate() {
+            if x.rest {
+                let wt = self.system.tangent_jacobian(x.contact, q);
+                let ct = self.system.jacobian_dot_v(x.contact, q, v).1;
+                let mt = chol.solve(&wt);
+                let b = triple[a];
+                // Rows b, b+1: ±(ẍ) + s; row b+2: μλ_n − β⁺ − β⁻. Columns b, b+1: ±w_t.
+                cols.push(mt);
+                cols.push(-mt);
+                cols.push(SVector::zeros());
+                rows.push((wt, ct));
+                rows.push((-wt, -ct));
+                rows.push((SVector::zeros(), 0.0));
+                m[(b, b + 2)] = 1.0;
+                m[(b + 1, b + 2)] = 1.0;
+                m[(b + 2, a)] = self.system.law(x.contact).mu;
+                m[(b + 2, b)] = -1.0;
+                m[(b + 2, b + 1)] = -1.0;
+            }
+        }
+        for (r, (w, c)) in rows.iter().enumerate() {
+            qv[r] = w.dot(&a0) + c;
+            for (j, col) in cols.iter().enumerate() {
+                m[(r, j)] += w.dot(col);
+            }
+        }
+        let fail = |what: String| {
+            ModeFailure::among(
+                FailureKind::Painleve,
+                vec![crate::hybrid::Candidate { mode: what, margin: f64::NEG_INFINITY }],
+            )
+        };
+        let lcp = crate::lcp::Lcp::new(m, qv).map_err(|e| fail(format!("contact LCP: {e}")))?;
+        let sol = crate::lcp::solve(&lcp, &crate::lcp::LcpSettings::default())
+            .map_err(|e| fail(format!("contact LCP: {e}")))?;
+        if sol.status != crate::lcp::LcpStatus::Solved {
+            return Err(fail(format!("contact LCP of {k} contacts: {}", sol.status.as_str())));
+        }
+        // Read the mode off the solution: forces relative to the force scale, accelerations to
+        // the acceleration scale.
+        let (acc_s, frc_s) = scales;
+        let small = 1e3 * self.margin_tol;
+        let mut mode = fixed;
+        for (a, x) in vars.iter().enumerate() {
+            let i = x.contact;
+            if exempt[i] {
+                continue;
+            }
+            let (lam, gap_acc) = (sol.z[a], sol.w[a]);
+            if lam <= small * frc_s && gap_acc >= -small * acc_s && cands[i].contains(&ContactMode::Free) {
+                mode.set(i, ContactMode::Free);
+                continue;
+            }
+            mode.set(
+                i,
+                if x.rest {
+                    let b = triple[a];
+                    let slide = sol.z[b + 2];
+                    if slide > small * acc_s {
+                        // ẍ + s = 0 (β⁺ side) means ẍ < 0.
+                        if sol.w[b] <= sol.w[b + 1] {
+                            ContactMode::Slip(-1)
+                        } else {
+                            ContactMode::Slip(1)
+                        }
+                    } else {
+                        ContactMode::Stick
+                    }
+                } else {
+                    cands[i].iter().copied().find(|m| *m != ContactMode::Free).unwrap_or(ContactMode::Free)
+                },
+            );
+        }
+        let margin = match self.solve_mode(&mode, t, q, v) {
+            Some(s) if s.redundant && self.rest_rank(&mode, q) => self.stick_family_margin(&mode, t, q, v, frc_s),
+            Some(s) => self.margin(&mode, &s, q, v, classes, exempt, scales),
+            None => f64::NEG_INFINITY,
+        };
+        if margin >= -self.margin_tol {
+            mode.rest = self.rest_rank(&mode, q);
+            Ok(mode)
+        } else {
+            Err(ModeFailure::among(
+                FailureKind::Painleve,
+                vec![crate::hybrid::Candidate { mode: mode.to_string(), margin }],
+            ))
         }
     }
 
