@@ -245,3 +245,112 @@ fn the_rimless_wheel_file_has_p2s_gait() {
     let step = 2.0 * w.length * w.half_angle().sin();
     assert!(close(g.step_length[0], step, 1e-8), "{:?} vs {step}", g.step_length);
 }
+
+/// P2's compass biped as a multibody file in units scaled by `length`, `mass` and `time`.
+fn compass_in_units(length: f64, mass: f64, time: f64) -> Mechanism {
+    let (l, m, t) = (length, mass, time);
+    let text = format!(
+        r#"kind = "multibody"
+gravity = {g}
+slope_deg = 1.0
+[[body]]
+name = "stance"
+joint = "planar"
+mass = {m4}
+inertia = 0.0
+com = [0.0, {c}]
+[[body]]
+name = "hip"
+parent = "stance"
+joint = "fixed"
+mass = {m2}
+inertia = 0.0
+[[body]]
+name = "swing"
+parent = "stance"
+joint = "revolute"
+mass = {m4}
+inertia = 0.0
+com = [0.0, {c}]
+[[line]]
+name = "slope"
+normal = [0.0, 1.0]
+[[contact]]
+name = "stance foot"
+body = "stance"
+point = [0.0, {f}]
+mu = 0.7
+released_by = ["swing foot"]
+[[contact]]
+name = "swing foot"
+body = "swing"
+point = [0.0, {f}]
+mu = 0.7
+armed_if = {{ coordinate = "stance.theta", below = 0.0 }}
+[relabel]
+after = "swing foot"
+matrix = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, -1]]
+[initial]
+q = [{x}, {y}, 0.14783689025242455, -0.2956737805048491]
+v = [{vx}, {vy}, {w1}, {w2}]
+[gait]
+strike = "swing foot"
+translation = ["stance.x"]
+"#,
+        g = 9.8 * l / (t * t),
+        m4 = 4.0 * m,
+        m2 = 2.0 * m,
+        c = -0.8 * l,
+        f = -1.6 * l,
+        x = -0.23567834267374066 * l,
+        y = 1.5825472248228674 * l,
+        vx = 1.1596855280389262 * l / t,
+        vy = 0.17270433323184242 * l / t,
+        w1 = -0.732796791052304 / t,
+        w2 = 0.23212890851228862 / t,
+    );
+    model::from_model(&contactlab::model::ModelDoc::parse("scaled.toml", &text, false).unwrap()).unwrap()
+}
+
+#[test]
+fn units_do_not_change_the_gait_or_the_paradox() {
+    // Lengths, masses and time scaled by 10^±6 (and combinations): the same gait (period in the
+    // time unit, stability and multipliers, mu_stick, impulse ratio, step in the length unit),
+    // the same mu_min, region B < 0 and case of Table 2.1.
+    use contactlab::mechanism::gait::GaitSettings;
+    let reference = compass_in_units(1.0, 1.0, 1.0);
+    let g0 = contactlab::api::mechanism_gait(&reference, &GaitSettings::default()).unwrap().gaits.remove(0);
+    let slice = [("stance.theta", -1.0, 1.0), ("swing", -2.0, 2.0)];
+    let p0 = painleve(&reference, &reference.q0, &reference.v0, &settings("stance foot", &slice)).unwrap();
+    for (l, m, t) in [(1e6, 1.0, 1.0), (1e-6, 1.0, 1.0), (1.0, 1e6, 1.0), (1.0, 1.0, 1e-6), (1e6, 1e-6, 1e3)] {
+        let scaled = compass_in_units(l, m, t);
+        let search = contactlab::api::mechanism_gait(&scaled, &GaitSettings::default()).unwrap();
+        assert_eq!(search.gaits.len(), 1, "units ({l}, {m}, {t}): {search:?}");
+        let g = &search.gaits[0];
+        assert!(
+            close(g.period / t, g0.period, 1e-8),
+            "units ({l}, {m}, {t}): period {} vs {}",
+            g.period / t,
+            g0.period
+        );
+        // The multipliers are eigenvalues of a difference Jacobian. Noticed: with the time unit
+        // scaled by 1e-6 they move by 3e-4, beyond JACOBIAN_AGREEMENT (1e-4), so the difference
+        // steps or the integration error do not scale exactly with time; exact derivatives
+        // (issue #22) replace them. Here: the verdict, and the moduli to 1e-3.
+        assert_eq!(g.stable, g0.stable);
+        for (a, b) in g.multipliers.iter().zip(&g0.multipliers) {
+            let d = (a[0].hypot(a[1]) - b[0].hypot(b[1])).abs();
+            assert!(d <= 1e-3, "units ({l}, {m}, {t}): {:?} vs {:?}", g.multipliers, g0.multipliers);
+        }
+        assert!(close(g.mu_stick.unwrap(), g0.mu_stick.unwrap(), 1e-6));
+        assert!(close(g.impulse_ratio.unwrap(), g0.impulse_ratio.unwrap(), 1e-6));
+        assert!(close(g.step_length[0] / l, g0.step_length[0], 1e-8));
+        let q = scaled.q0.clone();
+        let v = scaled.v0.clone();
+        let p = painleve(&scaled, &q, &v, &settings("stance foot", &slice)).unwrap();
+        assert_eq!(p.at_state.case, p0.at_state.case);
+        let (a, b) = (p.mu_min.unwrap(), p0.mu_min.as_ref().unwrap().clone());
+        assert!(close(a.mu_min, b.mu_min, 1e-9), "units ({l}, {m}, {t}): mu_min {} vs {}", a.mu_min, b.mu_min);
+        assert_eq!(p.b_negative_grid.unwrap().cells, p0.b_negative_grid.as_ref().unwrap().cells);
+    }
+}
