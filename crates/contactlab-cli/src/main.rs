@@ -67,6 +67,10 @@ enum Command {
     /// How a slip of a contact of any mechanism (kind = "multibody") ends from a state: stick,
     /// reversal, separation, dynamic jam, corner, impact. --out writes slip.json.
     Slip(mechanism::SlipArgs),
+    /// P3's periodic orbit of any mechanism (kind = "multibody") through the constrained phases
+    /// of a joint limit or contact, simple (e = 0) or Zeno (e > 0): period, fixed point,
+    /// multipliers, gamma. --out writes orbit.json.
+    Orbit(mechanism::OrbitArgs),
     /// Inspect a model (kind = "multibody") at a state.
     #[command(subcommand)]
     Model(mechanism::ModelCommand),
@@ -200,6 +204,7 @@ impl Command {
             Command::Gait(a) => a.out_dir(),
             Command::Painleve(a) => a.out_dir(),
             Command::Slip(a) => a.out_dir(),
+            Command::Orbit(a) => a.out_dir(),
             Command::Model(c) => c.out_dir(),
         }
     }
@@ -307,6 +312,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Gait(a) => mechanism::gait(a),
         Command::Painleve(a) => mechanism::painleve(a),
         Command::Slip(a) => mechanism::slip(a),
+        Command::Orbit(a) => mechanism::orbit(a),
         Command::Model(c) => mechanism::run(c),
     }
 }

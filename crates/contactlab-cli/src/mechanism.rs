@@ -379,3 +379,61 @@ pub fn slip(a: SlipArgs) -> Result<(), Failure> {
     );
     Ok(())
 }
+
+#[derive(Args, Debug)]
+pub struct OrbitArgs {
+    #[arg(help = contactlab::model::registry::model_help("orbit"))]
+    model: PathBuf,
+    /// The joint limit or contact whose constrained phases the orbit passes (its name).
+    #[arg(long)]
+    constraint: String,
+    /// The start: n or 2n numbers, comma-separated (default: the model's [initial]).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl OrbitArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
+    let m = model::read(&a.model)?;
+    let r = contactlab::api::mechanism_orbit(&m, a.state.as_deref(), &a.constraint)?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "orbit.json", &r)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    let o = &r.orbit;
+    if !o.converged {
+        println!(
+            "{}: no periodic orbit through '{}' (e = {}): {}",
+            a.model.display(),
+            r.constraint,
+            r.e,
+            o.reason.as_ref().map_or_else(|| "not converged".to_string(), |x| x.to_string())
+        );
+        return Ok(());
+    }
+    println!(
+        "{}: a {} periodic orbit through '{}' (e = {}): period {:.9} s, gamma {:.6} ({})",
+        a.model.display(),
+        if o.zeno { "Zeno" } else { "simple" },
+        r.constraint,
+        r.e,
+        o.period,
+        o.gamma,
+        if o.stable { "stable" } else { "unstable" }
+    );
+    println!(
+        "  constrained phase {:.6} s, {} impacts per cycle, x* = {:?}",
+        o.constrained_duration, o.impacts_per_cycle, o.fixed_point
+    );
+    Ok(())
+}

@@ -464,6 +464,12 @@ fn the_readme_synopsis_lists_every_flag() {
         &["eqset", "analyze"],
         &["eqset", "portrait"],
         &["eqset", "simulate"],
+        &["simulate"],
+        &["gait"],
+        &["painleve"],
+        &["slip"],
+        &["orbit"],
+        &["model", "inspect"],
         &["reproduce"],
     ];
     for cmd in commands {

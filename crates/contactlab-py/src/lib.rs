@@ -691,6 +691,22 @@ fn mechanism_slip(
     object(py, &py.detach(|| contactlab::api::mechanism_slip(&m, state.as_deref(), &contact)).map_err(to_py)?)
 }
 
+/// Any mechanism: P3's periodic orbit through the constrained phases of a joint limit or
+/// contact, as the CLI's `orbit --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, constraint, state=None))]
+fn mechanism_orbit(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    constraint: String,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    object(py, &py.detach(|| contactlab::api::mechanism_orbit(&m, state.as_deref(), &constraint)).map_err(to_py)?)
+}
+
 /// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
 /// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
 #[pyfunction]
@@ -886,5 +902,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;
     Ok(())
 }

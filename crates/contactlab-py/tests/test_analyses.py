@@ -263,6 +263,13 @@ def test_mechanism_painleve_and_slip_match_the_cli(tmp_path):
         contactlab.model.painleve(model, "hand")
 
 
+def test_mechanism_orbit_matches_the_cli():
+    model = EXAMPLES / "multibody" / "p3-double-pendulum-pd-e0.5.toml"
+    o = contactlab.model.orbit(model, "knee stop")
+    assert o.to_dict() == cli("orbit", model, "--constraint", "knee stop")
+    assert o.converged and o.zeno and abs(o.period - 6.5226106) < 1e-6
+
+
 def s_state(p):
     return p.q + [p.v[0] + 0.5, p.v[1], p.v[2]]
 

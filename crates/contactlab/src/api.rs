@@ -1625,6 +1625,17 @@ pub fn mechanism_slip(
     })
 }
 
+/// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint
+/// limit or contact), reached from a state (`orbit`).
+pub fn mechanism_orbit(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    constraint: &str,
+) -> Result<crate::mechanism::zeno_orbit::ConstraintOrbit, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

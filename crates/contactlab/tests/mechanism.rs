@@ -86,6 +86,18 @@ fn p3s_pendulum_file_has_the_built_in_zeno_orbit() {
         assert!((a - b).abs() <= 1e-8 * (1.0 + a.abs()), "{:?} vs {:?}", ob.section_point, om.section_point);
     }
     assert!((ob.period - om.period).abs() <= 1e-8 * ob.period, "period {} vs {}", ob.period, om.period);
+    // The same from the file through the generic command (`orbit --constraint "knee stop"`):
+    // P3's Zeno orbit and its contraction rate gamma.
+    let r = contactlab::api::mechanism_orbit(&m, None, "knee stop").unwrap();
+    assert!(r.orbit.converged && r.orbit.zeno && r.e == 0.5);
+    assert!((r.orbit.period - ob.period).abs() <= 1e-8 * ob.period, "{} vs {}", r.orbit.period, ob.period);
+    assert!(
+        (r.orbit.gamma - ob.gamma).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT,
+        "{} vs {}",
+        r.orbit.gamma,
+        ob.gamma
+    );
+    assert!(contactlab::api::mechanism_orbit(&m, None, "elbow").unwrap_err().to_string().contains("knee stop"));
 }
 
 #[test]

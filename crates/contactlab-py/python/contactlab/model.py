@@ -96,3 +96,11 @@ def slip(model: Model, contact: str, state: Optional[Sequence[float]] = None) ->
     --json``: ``outcome`` (stick, reversal, separation, jam, corner, impact, ...), ``t_end`` (s),
     ``fn_max``, ``state``, ``A``, ``B`` and the ``approach`` evidence at P2's corner."""
     return Result("Slip", _core.mechanism_slip(*model_text(model), str(contact), _state(state)))
+
+
+def orbit(model: Model, constraint: str, state: Optional[Sequence[float]] = None) -> Result:
+    """P3's periodic orbit through the constrained phases of ``constraint`` (a joint limit or
+    contact), reached from ``state`` (default the model's ``[initial]``), as ``contactlab orbit
+    --json``: ``converged``, ``zeno``, ``period``, ``fixed_point``, ``multipliers``, ``gamma``,
+    ``stable``, ``constrained_duration``, ``impacts_per_cycle``."""
+    return Result("ConstraintOrbit", _core.mechanism_orbit(*model_text(model), str(constraint), _state(state)))

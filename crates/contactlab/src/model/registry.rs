@@ -138,6 +138,7 @@ pub const REGISTRY: &[KindDef] = &[
             "gait",
             "painleve",
             "slip",
+            "orbit",
             "model inspect",
             "equilibrium modes",
             "equilibrium maps",
