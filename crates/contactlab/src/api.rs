@@ -596,7 +596,18 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport,
             }
             None => w.default_gait_guess(),
         };
-        Ok(GaitReport::from(&gait(w, &y, &s)))
+        let found = gait(w, &y, &s);
+        if found.converged || guess.is_some() {
+            return Ok(GaitReport::from(&found));
+        }
+        // No guess and the default did not converge: search for the gait from nothing (the
+        // compass biped as a mechanism), then converge on the built-in model from there.
+        if let WalkerModel::Compass(c) = m {
+            if let Some(y) = crate::mechanism::walkers::compass_gait_guess(c)? {
+                return Ok(GaitReport::from(&gait(c, &y, &s)));
+            }
+        }
+        Ok(GaitReport::from(&found))
     })
 }
 

@@ -38,6 +38,17 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
         gravity: 9.81,
         mu: 1.0,
     };
+    // The built-in model finds the same gait without a guess (P2's default guess does not
+    // converge for these parameters; `walker gait` then searches from nothing).
+    let none = contactlab::walking::gait(
+        &built_in,
+        &contactlab::walking::WalkerChart::default_gait_guess(&built_in),
+        &contactlab::walking::WalkerSettings::default(),
+    );
+    assert!(!none.converged, "P2's guess converges here: the fallback below is untested");
+    let report =
+        contactlab::api::walker_gait(&contactlab::walking::model::WalkerModel::Compass(built_in), None).unwrap();
+    assert!(report.converged && (report.period.unwrap() - 0.734460621).abs() < 1e-9, "{report:?}");
     let guess = nalgebra::DVector::from_vec(vec![-0.3, 1.3, -0.2]);
     let b = contactlab::walking::gait(&built_in, &guess, &contactlab::walking::WalkerSettings::default());
     assert!(b.converged);

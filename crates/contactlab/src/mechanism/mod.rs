@@ -16,6 +16,7 @@ pub mod painleve;
 pub mod simulate;
 pub mod two_contact;
 pub mod urdf;
+pub mod walkers;
 pub mod zeno_orbit;
 
 use serde::Serialize;
