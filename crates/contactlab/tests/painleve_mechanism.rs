@@ -246,70 +246,24 @@ fn the_rimless_wheel_file_has_p2s_gait() {
     assert!(close(g.step_length[0], step, 1e-8), "{:?} vs {step}", g.step_length);
 }
 
-/// P2's compass biped as a multibody file in units scaled by `length`, `mass` and `time`.
+/// P2's compass biped as a multibody model in units scaled by `length`, `mass` and `time`,
+/// starting on P2's gait (`examples/multibody/compass-biped.toml`'s state, scaled).
 fn compass_in_units(length: f64, mass: f64, time: f64) -> Mechanism {
     let (l, m, t) = (length, mass, time);
-    let text = format!(
-        r#"kind = "multibody"
-gravity = {g}
-slope_deg = 1.0
-[[body]]
-name = "stance"
-joint = "planar"
-mass = {m4}
-inertia = 0.0
-com = [0.0, {c}]
-[[body]]
-name = "hip"
-parent = "stance"
-joint = "fixed"
-mass = {m2}
-inertia = 0.0
-[[body]]
-name = "swing"
-parent = "stance"
-joint = "revolute"
-mass = {m4}
-inertia = 0.0
-com = [0.0, {c}]
-[[line]]
-name = "slope"
-normal = [0.0, 1.0]
-[[contact]]
-name = "stance foot"
-body = "stance"
-point = [0.0, {f}]
-mu = 0.7
-released_by = ["swing foot"]
-[[contact]]
-name = "swing foot"
-body = "swing"
-point = [0.0, {f}]
-mu = 0.7
-armed_if = {{ coordinate = "stance.theta", below = 0.0 }}
-[relabel]
-after = "swing foot"
-matrix = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, -1]]
-[initial]
-q = [{x}, {y}, 0.14783689025242455, -0.2956737805048491]
-v = [{vx}, {vy}, {w1}, {w2}]
-[gait]
-strike = "swing foot"
-translation = ["stance.x"]
-"#,
-        g = 9.8 * l / (t * t),
-        m4 = 4.0 * m,
-        m2 = 2.0 * m,
-        c = -0.8 * l,
-        f = -1.6 * l,
-        x = -0.23567834267374066 * l,
-        y = 1.5825472248228674 * l,
-        vx = 1.1596855280389262 * l / t,
-        vy = 0.17270433323184242 * l / t,
-        w1 = -0.732796791052304 / t,
-        w2 = 0.23212890851228862 / t,
-    );
-    model::from_model(&contactlab::model::ModelDoc::parse("scaled.toml", &text, false).unwrap()).unwrap()
+    let c = CompassBiped {
+        l: 0.8 * l,
+        mass: 4.0 * m,
+        hip_mass: 2.0 * m,
+        inertia: 0.0,
+        slope: 1f64.to_radians(),
+        gravity: 9.8 * l / (t * t),
+        mu: 0.7,
+    };
+    let mut mech = contactlab::mechanism::walkers::compass_biped(&c).unwrap();
+    mech.q0 = vec![-0.23567834267374066 * l, 1.5825472248228674 * l, 0.14783689025242455, -0.2956737805048491];
+    mech.v0 =
+        vec![1.1596855280389262 * l / t, 0.17270433323184242 * l / t, -0.732796791052304 / t, 0.23212890851228862 / t];
+    mech
 }
 
 #[test]
