@@ -112,8 +112,7 @@ fn solve_parts_cap<const N: usize, const CAP: usize>(
         // Redundant constraints: minimum-norm multipliers (x is still unique).
         let am = DMatrix::from_fn(k, k, |r, c| rows[r].0.dot(&cols[c]));
         let bm = DVector::from_fn(k, |r, _| rhs_copy[r]);
-        let scale = am.amax();
-        let x = am.svd(true, true).solve(&bm, super::RANK_TOL * scale).ok()?;
+        let x = min_norm_solve(&am, &bm)?;
         rhs[..k].copy_from_slice(x.as_slice());
         out.redundant = true;
     }
@@ -164,9 +163,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
             if !gauss(&mut a, &mut lam, k) {
                 let am = DMatrix::from_fn(k, k, |i, j| rows[i].dot(&b[j]));
-                let scale = am.amax().max(crate::numeric::SCALE_FLOOR);
                 let e = DVector::from_column_slice(err);
-                let x = am.svd(true, true).solve(&e, super::RANK_TOL * scale).unwrap_or_else(|_| DVector::zeros(k));
+                let x = min_norm_solve(&am, &e).unwrap_or_else(|| DVector::zeros(k));
                 lam[..k].copy_from_slice(x.as_slice());
             }
             let mut d = SVector::<f64, N>::zeros();
@@ -216,5 +214,54 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let (mut q, mut v) = split(x);
         self.project(&mut q, &mut v, contacts, &[]);
         *x = join(&q, &v);
+    }
+}
+
+/// The minimum-norm solution `x = Aᵀ(AAᵀ)⁺b` of a consistent, rank-deficient square system,
+/// through the symmetric eigendecomposition of `AAᵀ` (eigenvalues below [`super::RANK_TOL`] of
+/// the largest count as zero). Not `A.svd().solve(b)`: nalgebra's SVD returned a wrong
+/// factorisation (a residual of 4e-2 of `b`) for the rank-2 slip matrix of eight collinear feet.
+fn min_norm_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    let aat = a * a.transpose();
+    let eig = aat.symmetric_eigen();
+    let top = eig.eigenvalues.amax();
+    if !(top.is_finite() && top > 0.0) {
+        return None;
+    }
+    let ub = eig.eigenvectors.transpose() * b;
+    let scaled = DVector::from_fn(ub.len(), |i, _| {
+        let l = eig.eigenvalues[i];
+        if l > super::RANK_TOL * top {
+            ub[i] / l
+        } else {
+            0.0
+        }
+    });
+    let y = &eig.eigenvectors * scaled;
+    let x = a.transpose() * y;
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+#[cfg(test)]
+mod min_norm_tests {
+    use super::*;
+
+    #[test]
+    fn the_slip_matrix_of_eight_collinear_feet_is_solved_exactly() {
+        // A = 1 + x xᵀ-like rank-2 matrix of a comb's eight feet slipping (the case nalgebra's
+        // SVD got wrong): the solution satisfies A x = b and is the minimum-norm one (in the
+        // row space of Aᵀ... here: orthogonal to A's null space).
+        let xs: Vec<f64> = (0..8).map(|i| -0.4 + 0.8 * i as f64 / 7.0).collect();
+        let a = DMatrix::from_fn(8, 8, |r, j| 1.0 + xs[r] * (xs[j] - 0.03) / 0.06);
+        let b = DVector::from_fn(8, |r, _| 9.81 + 2.0 * xs[r]);
+        let x = min_norm_solve(&a, &b).unwrap();
+        assert!((&a * &x - &b).amax() <= 1e-12 * b.amax(), "{}", (&a * &x - &b).amax());
+        // Any null vector of A is orthogonal to x.
+        let svd = (a.transpose() * &a).symmetric_eigen();
+        for i in 0..8 {
+            if svd.eigenvalues[i] < 1e-10 {
+                assert!(svd.eigenvectors.column(i).dot(&x).abs() <= 1e-10 * x.norm());
+            }
+        }
     }
 }
