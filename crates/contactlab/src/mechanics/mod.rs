@@ -40,7 +40,9 @@ pub mod check;
 pub mod closed_form;
 pub mod contact_space;
 pub mod double_pendulum;
+pub mod linearization;
 pub mod multibody;
+pub mod multibody_ad;
 pub mod multibody_system;
 pub mod planar_body;
 pub mod sliders;
@@ -133,6 +135,23 @@ pub trait ContactSystem<const N: usize>: Send + Sync {
     fn kinetic_energy(&self, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
         0.5 * v.dot(&(self.mass_matrix(q) * v))
     }
+    /// Exact first derivatives of `M`, `h` and the contact kinematics at `(t, q, q̇)`
+    /// ([`linearization`]); `None` (the default) when the system does not provide them, and
+    /// return maps then use differences.
+    fn linearization(
+        &self,
+        _t: f64,
+        _q: &SVector<f64, N>,
+        _v: &SVector<f64, N>,
+    ) -> Option<linearization::Linearization<N>> {
+        None
+    }
+    /// The Jacobian `P` of the [`ContactSystem::relabel`] after a strike of `contact`, for a
+    /// relabelling of the form `q⁺ = P q + c`, `q̇⁺ = P q̇` (the leg swap); `None` when the
+    /// contact has no relabelling or the system does not provide it.
+    fn relabel_matrix(&self, _contact: usize) -> Option<SMatrix<f64, N, N>> {
+        None
+    }
 }
 
 impl<const N: usize, T: ContactSystem<N>> ContactSystem<N> for &T {
@@ -191,5 +210,16 @@ impl<const N: usize, T: ContactSystem<N>> ContactSystem<N> for &T {
     }
     fn released_by(&self, i: usize, colliding: &[usize]) -> bool {
         (**self).released_by(i, colliding)
+    }
+    fn linearization(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<linearization::Linearization<N>> {
+        (**self).linearization(t, q, v)
+    }
+    fn relabel_matrix(&self, contact: usize) -> Option<SMatrix<f64, N, N>> {
+        (**self).relabel_matrix(contact)
     }
 }
