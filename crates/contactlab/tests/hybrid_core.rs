@@ -266,6 +266,7 @@ fn impact_oscillator_fixed_point_and_multiplier() {
             section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
             chart: PostImpact { d: exact.d },
             driver: EventDriver::new(settings),
+            derivatives: Default::default(),
         };
         // One application against the closed form.
         let p = map.apply(&DVector::from_element(1, -1.3)).unwrap();

@@ -33,6 +33,7 @@ pub mod lagrangian;
 pub mod ode;
 pub mod roots;
 pub mod section;
+pub mod variational;
 
 use std::fmt::Debug;
 
@@ -280,6 +281,28 @@ pub trait Hybrid {
     }
     /// Total energy, when the system has one (for energy checks and logs).
     fn energy(&self, _t: f64, _x: &Self::State) -> Option<f64> {
+        None
+    }
+    /// The exact Jacobian `Df` of the flow of `mode` at `(t, x)`, `n × n` over the state's
+    /// components in storage order, for the variational equations ([`variational`]); `None`
+    /// (the default) when the system does not provide it.
+    fn flow_jacobian(&self, _mode: &Self::Mode, _t: f64, _x: &Self::State) -> Option<nalgebra::DMatrix<f64>> {
+        None
+    }
+    /// The gradient of guard `guard` of `mode` at `(t, x)` (for an autonomous guard); `None`
+    /// when not provided.
+    fn guard_gradient(
+        &self,
+        _mode: &Self::Mode,
+        _guard: usize,
+        _t: f64,
+        _x: &Self::State,
+    ) -> Option<nalgebra::DVector<f64>> {
+        None
+    }
+    /// The jump matrix `DΔ = ∂x⁺/∂x⁻` of the transition `event` made (its reset with the
+    /// pattern of the outcome fixed); `None` when not provided.
+    fn jump_jacobian(&self, _event: &driver::EventRecord<Self::State, Self::Mode>) -> Option<nalgebra::DMatrix<f64>> {
         None
     }
 }

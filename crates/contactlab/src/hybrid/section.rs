@@ -22,10 +22,11 @@
 
 use std::ops::ControlFlow;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, RowDVector};
 use serde::Serialize;
 
 use super::driver::{EventDriver, EventRecord, Observer, Section, Termination};
+use super::variational::Sensitivity;
 use super::{EventKind, Hybrid};
 
 /// Coordinates on a Poincaré section.
@@ -40,6 +41,37 @@ pub trait SectionChart<S> {
     fn scale(&self) -> DVector<f64> {
         DVector::from_element(self.dim(), 1.0)
     }
+    /// `∂lift/∂y` (`n × m`, the state's components in storage order) for exact return-map
+    /// derivatives ([`crate::hybrid::variational`]); `None` (the default): differences.
+    fn lift_jacobian(&self, _y: &DVector<f64>) -> Option<DMatrix<f64>> {
+        None
+    }
+    /// `∂chart/∂x` (`m × n`) at a state on the section; `None` (the default): differences.
+    fn chart_jacobian(&self, _x: &S) -> Option<DMatrix<f64>> {
+        None
+    }
+}
+
+/// How [`ReturnMap`] differentiates the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Derivatives {
+    /// Variational equations with saltation matrices ([`crate::hybrid::variational`]) where the
+    /// system and the chart provide exact derivatives, central differences where they do not.
+    #[default]
+    Exact,
+    /// Central differences only (module docs; the cross-check).
+    Differences,
+}
+
+/// How a Jacobian of [`ReturnMap`] was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "route", content = "why")]
+pub enum JacobianRoute {
+    /// Variational equations and saltation matrices: exact up to the integration tolerance.
+    Variational,
+    /// Central differences, because of the reason given (or because they were asked for).
+    Differences(String),
 }
 
 /// One application of the return map.
@@ -102,6 +134,8 @@ pub struct ReturnMap<'a, H: Hybrid, C> {
     pub chart: C,
     /// The driver (its settings bound each run).
     pub driver: EventDriver,
+    /// How `DP` is computed.
+    pub derivatives: Derivatives,
 }
 
 /// The result of [`ReturnMap::fixed_point`].
@@ -125,6 +159,10 @@ pub struct FixedPoint {
     pub spectral_radius: f64,
     /// Why it stopped, when it did not converge.
     pub reason: Option<NewtonStop>,
+    /// How the Jacobian at `y*` was obtained.
+    pub derivatives: JacobianRoute,
+    /// `∂T/∂y` at `y*`: the return time's gradient (empty when differenced).
+    pub period_gradient: Vec<f64>,
 }
 
 impl FixedPoint {
@@ -141,6 +179,8 @@ impl FixedPoint {
             multipliers: vec![],
             spectral_radius: f64::NAN,
             reason: Some(reason),
+            derivatives: JacobianRoute::Differences("no fixed point".into()),
+            period_gradient: vec![],
         }
     }
 }
@@ -252,10 +292,75 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         }
     }
 
+    /// `P(y)` with its exact Jacobian `DP(y)` and the return time's gradient, from one run
+    /// with the variational equations ([`crate::hybrid::variational`]); the inner `Err` says why
+    /// exact derivatives are not available (the return itself is then still given).
+    #[allow(clippy::type_complexity)]
+    pub fn apply_exact(
+        &self,
+        y: &DVector<f64>,
+    ) -> Result<(Return<H::State>, Result<(DMatrix<f64>, RowDVector<f64>), String>), Termination> {
+        match self.exact_run(y)? {
+            (Some(ret), exact) => Ok((ret, exact)),
+            (None, exact) => self.apply(y).map(|r| (r, exact)),
+        }
+    }
+
+    /// The run behind [`ReturnMap::apply_exact`]: it stops as soon as the derivative cannot be
+    /// carried on (then without the return).
+    #[allow(clippy::type_complexity)]
+    fn exact_run(
+        &self,
+        y: &DVector<f64>,
+    ) -> Result<(Option<Return<H::State>>, Result<(DMatrix<f64>, RowDVector<f64>), String>), Termination> {
+        let Some(l) = self.chart.lift_jacobian(y) else {
+            return Ok((None, Err("the section's chart has no exact lift Jacobian".into())));
+        };
+        let x0 = self.chart.lift(y);
+        let mut c = FirstCrossing::default();
+        let mut sens = Sensitivity::new(self.system, l);
+        let run = self.driver.run(self.system, 0.0, x0, std::slice::from_ref(&self.section), &mut (&mut c, &mut sens));
+        let Some((t, x)) = c.hit else {
+            return match sens.failure {
+                Some(why) => Ok((None, Err(why))),
+                None => Err(run.termination),
+            };
+        };
+        let ret = Return { y: self.chart.chart(&x), t, state: x, events: c.events };
+        let exact = match (sens.failure, sens.at_section, self.chart.chart_jacobian(&x)) {
+            (Some(why), ..) => Err(why),
+            (None, None, _) => Err("no derivative at the section".into()),
+            (None, Some(_), None) => Err("the section's chart has no exact Jacobian".into()),
+            (None, Some((phi, tau)), Some(dc)) => Ok((dc * phi, tau)),
+        };
+        Ok((Some(ret), exact))
+    }
+
+    /// `DP(y)` as [`ReturnMap::derivatives`] asks (exact where available, else differences).
+    pub fn jacobian(&self, y: &DVector<f64>) -> Result<DMatrix<f64>, Termination> {
+        self.jacobian_with_route(y).map(|(j, ..)| j)
+    }
+
+    /// `DP(y)`, how it was obtained, and the return time's gradient when exact.
+    #[allow(clippy::type_complexity)]
+    pub fn jacobian_with_route(
+        &self,
+        y: &DVector<f64>,
+    ) -> Result<(DMatrix<f64>, JacobianRoute, Option<RowDVector<f64>>), Termination> {
+        let why = match self.derivatives {
+            Derivatives::Differences => "asked for".to_string(),
+            Derivatives::Exact => match self.exact_run(y)?.1 {
+                Ok((j, tau)) => return Ok((j, JacobianRoute::Variational, Some(tau))),
+                Err(why) => why,
+            },
+        };
+        Ok((self.difference_jacobian(y)?, JacobianRoute::Differences(why), None))
+    }
+
     /// `DP(y)` by central differences (module docs): steps from `rtol^(1/3)` down to
     /// `rtol^(3/4)` (with `rtol` at least [`JACOBIAN_RTOL_FLOOR`]), until two successive
     /// Jacobians agree to [`JACOBIAN_AGREEMENT`] (relative to `1 + ‖J‖_max`).
-    pub fn jacobian(&self, y: &DVector<f64>) -> Result<DMatrix<f64>, Termination> {
+    pub fn difference_jacobian(&self, y: &DVector<f64>) -> Result<DMatrix<f64>, Termination> {
         let m = self.chart.dim();
         let sc = self.chart.scale();
         let rtol = self.driver.settings.tol.rtol.max(JACOBIAN_RTOL_FLOOR);
@@ -358,7 +463,10 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
         if !converged && reason.is_none() {
             reason = Some(NewtonStop::IterationLimit(max_iter));
         }
-        let jac = self.jacobian(&y).ok();
+        let (jac, route, tau) = match self.jacobian_with_route(&y) {
+            Ok((j, r, t)) => (Some(j), r, t),
+            Err(t) => (None, JacobianRoute::Differences(format!("no return ({})", crate::output::kebab(&t))), None),
+        };
         let mult = jac.as_ref().map(multipliers).unwrap_or_default();
         FixedPoint {
             converged,
@@ -370,6 +478,8 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
             spectral_radius: mult.first().map_or(f64::NAN, |z| z[0].hypot(z[1])),
             multipliers: mult,
             reason,
+            derivatives: route,
+            period_gradient: tau.map(|t| t.iter().copied().collect()).unwrap_or_default(),
         }
     }
 }

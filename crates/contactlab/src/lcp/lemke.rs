@@ -306,8 +306,9 @@ fn solve_equilibrated(
         let Some(r) = chosen else {
             return Ok(done(LcpStatus::NumericalError, current_z(&dict), pivots, None));
         };
-        let out_of_time = pivots % 64 == 0 && settings.time_limit.is_some_and(|l| started.elapsed().as_secs_f64() > l);
-        if pivots % 256 == 0 {
+        let out_of_time =
+            pivots.is_multiple_of(64) && settings.time_limit.is_some_and(|l| started.elapsed().as_secs_f64() > l);
+        if pivots.is_multiple_of(256) {
             if let Some(p) = &settings.progress {
                 (p.0)(pivots, max_pivots);
             }

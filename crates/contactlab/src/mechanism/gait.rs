@@ -33,7 +33,7 @@ use serde::Serialize;
 use super::{Mechanism, Visit};
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{ReturnMap, SectionChart};
+use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances, ZenoRule};
 use crate::mechanics::multibody_system::MultibodySystem;
 use crate::mechanics::ContactSystem;
@@ -224,6 +224,87 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
         DVector::from_iterator(self.dim(), self.q_free.iter().map(|&k| q[k]).chain(self.v_free.iter().map(|&k| v[k])))
     }
 
+    /// The lift's Jacobian by the implicit function theorem on its constraints: with `G` the
+    /// gap rows and `C` the velocity rows (split into free and dependent columns),
+    /// `δq_dep = −G_dep⁻¹ G_free δq_free` and
+    /// `δq̇_dep = −C_dep⁻¹ (C_free δq̇_free + ∂(C q̇)/∂q δq)`, the last term from the model's
+    /// exact derivatives of its Jacobians.
+    fn lift_jacobian(&self, y: &DVector<f64>) -> Option<DMatrix<f64>> {
+        let x = self.lift(y);
+        let (q, v) = split(&x);
+        let (nq, nv) = (self.q_free.len(), self.v_free.len());
+        let m = nq + nv;
+        let mut dq = DMatrix::zeros(N, m);
+        for (j, &k) in self.q_free.iter().enumerate() {
+            dq[(k, j)] = 1.0;
+        }
+        let k = self.gaps.len();
+        if k > 0 {
+            let rows: Vec<SVector<f64, N>> = self.gaps.iter().map(|&i| self.sys.normal_jacobian(i, &q)).collect();
+            let a = DMatrix::from_fn(k, k, |r, c| rows[r][self.q_dep[c]]);
+            let b = DMatrix::from_fn(k, nq, |r, c| rows[r][self.q_free[c]]);
+            let d = a.lu().solve(&b)?;
+            for (r, &j) in self.q_dep.iter().enumerate() {
+                for c in 0..nq {
+                    dq[(j, c)] = -d[(r, c)];
+                }
+            }
+        }
+        let mut dv = DMatrix::zeros(N, m);
+        for (j, &kk) in self.v_free.iter().enumerate() {
+            dv[(kk, nq + j)] = 1.0;
+        }
+        let r = self.rests.len();
+        if r > 0 {
+            let lin = self.sys.linearization(0.0, &q, &v)?;
+            let row = |&(i, t): &(usize, bool)| {
+                if t {
+                    self.sys.tangent_jacobian(i, &q)
+                } else {
+                    self.sys.normal_jacobian(i, &q)
+                }
+            };
+            let rows: Vec<SVector<f64, N>> = self.rests.iter().map(row).collect();
+            // ∂(C q̇)/∂q: row a is (∂w_a/∂q)ᵀ q̇.
+            let dcv = DMatrix::from_fn(r, N, |a, kq| {
+                let (i, t) = self.rests[a];
+                let c = &lin.contacts[i];
+                if t {
+                    c.dwt_dq.column(kq).dot(&v)
+                } else {
+                    c.dwn_dq.column(kq).dot(&v)
+                }
+            });
+            let a = DMatrix::from_fn(r, r, |a, c| rows[a][self.v_dep[c]]);
+            // Everything the dependent velocities answer: C over all columns times δq̇ (the
+            // free part, dependent columns zero) plus ∂(Cq̇)/∂q δq.
+            let c_all = DMatrix::from_fn(r, N, |a, c| if self.v_dep.contains(&c) { 0.0 } else { rows[a][c] });
+            let rhs = &c_all * &dv + &dcv * &dq;
+            let d = a.lu().solve(&rhs)?;
+            for (ri, &j) in self.v_dep.iter().enumerate() {
+                for c in 0..m {
+                    dv[(j, c)] = -d[(ri, c)];
+                }
+            }
+        }
+        let mut out = DMatrix::zeros(2 * N, m);
+        out.view_mut((0, 0), (N, m)).copy_from(&dq);
+        out.view_mut((N, 0), (N, m)).copy_from(&dv);
+        Some(out)
+    }
+
+    fn chart_jacobian(&self, _x: &State<N>) -> Option<DMatrix<f64>> {
+        let mut out = DMatrix::zeros(self.dim(), 2 * N);
+        for (j, &k) in self.q_free.iter().enumerate() {
+            out[(j, k)] = 1.0;
+        }
+        let nq = self.q_free.len();
+        for (j, &k) in self.v_free.iter().enumerate() {
+            out[(nq + j, N + k)] = 1.0;
+        }
+        Some(out)
+    }
+
     fn scale(&self) -> DVector<f64> {
         DVector::from_iterator(
             self.dim(),
@@ -243,11 +324,13 @@ pub struct GaitSettings {
     pub max_newton: usize,
     /// Longest step, in units of the model's time scale.
     pub max_step_time: f64,
+    /// How the step map is differentiated (Newton and the multipliers): exact by default.
+    pub derivatives: Derivatives,
 }
 
 impl Default for GaitSettings {
     fn default() -> Self {
-        Self { rtol: 1e-10, newton_tol: 1e-9, max_newton: 20, max_step_time: 10.0 }
+        Self { rtol: 1e-10, newton_tol: 1e-9, max_newton: 20, max_step_time: 10.0, derivatives: Derivatives::Exact }
     }
 }
 
@@ -270,6 +353,8 @@ pub struct Gait {
     pub spectral_radius: f64,
     /// Whether every multiplier lies inside the unit circle.
     pub stable: bool,
+    /// How the multipliers were obtained (variational equations, or differences and why).
+    pub derivatives: JacobianRoute,
     /// Largest `|λ_t| / λ_n` of sticking contacts along the step (`None`: no sticking contact).
     pub mu_stick: Option<f64>,
     /// `|Λ_t| / Λ_n` of the strike's impulse (`None` for a frictionless strike).
@@ -469,6 +554,7 @@ fn newton_gait<const N: usize>(
         section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
         chart,
         driver: driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
+        derivatives: s.derivatives,
     };
     let y0 = map.chart.chart(x);
     let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
@@ -491,6 +577,7 @@ fn newton_gait<const N: usize>(
         stable: fp.spectral_radius < 1.0,
         spectral_radius: fp.spectral_radius,
         multipliers: fp.multipliers.clone(),
+        derivatives: fp.derivatives.clone(),
         mu_stick: details.mu_stick,
         impulse_ratio: details.impulse_ratio,
         step_length: details.step_length,

@@ -486,7 +486,7 @@ pub fn classify_cells(
                 }
             };
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if d % 32 == 0 || d == total as u64 {
+            if d.is_multiple_of(32) || d == total as u64 {
                 progress(d, total as u64);
             }
             Ok(cell)

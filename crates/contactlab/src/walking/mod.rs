@@ -318,6 +318,7 @@ pub fn step_map<'a, W: WalkerChart<N>, const N: usize>(
         section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(1) },
         chart: Chart(*lag.system()),
         driver: settings.driver(settings.max_step_time * lag.system().time_scale()),
+        derivatives: Default::default(),
     }
 }
 

@@ -356,6 +356,7 @@ pub fn return_map<'a, S: ContactSystem<N>, const N: usize>(
         section: Section::Closing { contact: 0 },
         chart: ConstraintChart::new(lag.system()),
         driver: settings.driver(settings.max_return_time * lag.time_scale()),
+        derivatives: Default::default(),
     }
 }
 

@@ -293,4 +293,19 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         let (q, v) = split(x);
         self.system.potential(&q).map(|p| p + self.system.kinetic_energy(&q, &v))
     }
+
+    fn flow_jacobian(&self, mode: &Modes, t: f64, x: &State<N>) -> Option<nalgebra::DMatrix<f64>> {
+        self.flow_jacobian_at(mode, t, x)
+    }
+
+    fn guard_gradient(&self, mode: &Modes, guard: usize, t: f64, x: &State<N>) -> Option<nalgebra::DVector<f64>> {
+        self.guard_gradient_at(mode, guard, t, x)
+    }
+
+    fn jump_jacobian(
+        &self,
+        event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,
+    ) -> Option<nalgebra::DMatrix<f64>> {
+        self.jump_jacobian_at(event)
+    }
 }

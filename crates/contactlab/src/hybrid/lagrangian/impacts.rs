@@ -11,6 +11,33 @@ use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKin
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
 
+/// How the active contacts of an impact take their impulses: `(index into the touching
+/// contacts, Stick | Slip(s))`, `Slip(0)` for a frictionless one.
+pub(super) type Pattern = Vec<(usize, ContactMode)>;
+
+/// The velocity jump of an impact before the relabelling ([`Lagrangian::impact_outcome`]).
+#[derive(Debug, Clone)]
+pub(super) struct ImpactOutcome<const N: usize> {
+    /// The configuration, touching contacts put exactly on their supports.
+    pub(super) q: SVector<f64, N>,
+    /// `q̇⁺`.
+    pub(super) vplus: SVector<f64, N>,
+    /// The contacts that took part (touching their supports).
+    pub(super) touching: Vec<usize>,
+    /// How each active one (an index into `touching`) took its impulse: `Stick`, `Slip(s)`
+    /// (`Slip(0)`: frictionless); `None` when the outcome is not a smooth function of the
+    /// state (a restitution lowered against an energy gain, the LCP route).
+    pub(super) pattern: Option<Pattern>,
+    /// Velocity scale of the impact.
+    pub(super) vref: f64,
+    /// Approach speed.
+    pub(super) speed: f64,
+    /// Kinetic energy lost.
+    pub(super) energy_loss: f64,
+    /// The first impacting contact.
+    pub(super) contact: Option<usize>,
+}
+
 /// An impact gains energy when the kinetic energy after it exceeds that before by more than this
 /// fraction (round-off of the energies).
 pub const IMPACT_ENERGY_TOL: f64 = 1e-12;
@@ -25,10 +52,46 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         v: &SVector<f64, N>,
         impacting: &[usize],
     ) -> Transition<State<N>, Modes> {
+        let o = match self.impact_outcome(mode, q, v, impacting) {
+            Ok(o) => o,
+            Err(f) => return Transition::Failed(f),
+        };
+        let nc = self.nc();
+        let (mut q2, mut v2) = (o.q, o.vplus);
+        if let Some((qr, vr)) = o.contact.and_then(|c| self.system.relabel(c, &q2, &v2)) {
+            q2 = qr;
+            v2 = vr;
+        }
+        let classes = self.classes_from_state(&q2, &v2, CONTACT_TOL * o.vref);
+        let forced = [None; MAX_CONTACTS];
+        match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
+            Ok(mode) => Transition::Jump {
+                state: join(&q2, &v2),
+                mode,
+                info: EventInfo {
+                    kind: EventKind::Impact,
+                    contact: o.contact,
+                    impact_speed: Some(o.speed),
+                    energy_loss: Some(o.energy_loss),
+                },
+            },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    /// The velocity jump of the impact of the contacts in `impacting` at `(q, q̇⁻)` (before the
+    /// relabelling and the choice of the next mode), with the impulse-level pattern behind it.
+    pub(super) fn impact_outcome(
+        &self,
+        mode: &Modes,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        impacting: &[usize],
+    ) -> Result<ImpactOutcome<N>, ModeFailure> {
         let nc = self.nc();
         let ls = self.length();
         let gtol = CONTACT_TOL * ls;
-        let fail = |f: ModeFailure| Transition::Failed(f);
+        let fail = |f: ModeFailure| Err(f);
         let mut q = *q;
         // Contacts on their supports that are not separating take part (a resting contact can
         // take an impulse); "not separating" is judged against the impacting speed.
@@ -77,12 +140,16 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         }
         let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(crate::numeric::SCALE_FLOOR);
         let mut vplus = *v;
+        // The impulse-level pattern (touching contact j and how it takes part), while the law
+        // is a smooth function of the state there: not after a lowered restitution.
+        let mut pattern: Option<Pattern>;
         if mu[..k].iter().all(|&m| m == 0.0) {
             // Newton: 0 ≤ Λ ⟂ A Λ + ġ⁻ − target ≥ 0.
             if k == 1 {
                 let a = wn[0].dot(&bn[0]);
                 let lam = if a > 0.0 { (-(un[0] - target[0]) / a).max(0.0) } else { f64::NAN };
                 vplus += bn[0] * lam;
+                pattern = Some(if lam > 0.0 { vec![(0, ContactMode::Slip(0))] } else { vec![] });
             } else {
                 let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
                 let qv = DVector::from_fn(k, |r, _| un[r] - target[r]);
@@ -95,6 +162,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                         for j in 0..k {
                             vplus += bn[j] * s.z[j];
                         }
+                        pattern = Some((0..k).filter(|&j| s.z[j] > 0.0).map(|j| (j, ContactMode::Slip(0))).collect());
                     }
                     Ok(s) => {
                         return fail(ModeFailure::measured(
@@ -111,7 +179,10 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 self.frictional_impact(&wn[..k], &wt[..k], &bn[..k], &bt[..k], &scaled, &mu[..k], vref, v)
             };
             match law(1.0) {
-                Ok(vp) => vplus = vp,
+                Ok((vp, pat)) => {
+                    vplus = vp;
+                    pattern = pat;
+                }
                 Err(c) => return fail(ModeFailure::among(FailureKind::Impact, c)),
             }
             // Newton's law with friction can gain energy (a slip that reverses during the
@@ -122,12 +193,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             let gains = |vp: &SVector<f64, N>| 0.5 * vp.dot(&(m * vp)) - kinetic > IMPACT_ENERGY_TOL * kinetic;
             if gains(&vplus) && target[..k].iter().any(|&x| x > 0.0) {
                 match law(0.0) {
-                    Ok(plastic) if !gains(&plastic) => {
+                    Ok((plastic, _)) if !gains(&plastic) => {
+                        pattern = None;
                         let (mut lo, mut hi, mut best) = (0.0, 1.0, plastic);
                         for _ in 0..60 {
                             let mid = 0.5 * (lo + hi);
                             match law(mid) {
-                                Ok(vp) if !gains(&vp) => {
+                                Ok((vp, _)) if !gains(&vp) => {
                                     lo = mid;
                                     best = vp;
                                 }
@@ -144,27 +216,16 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             return fail(ModeFailure::bare(FailureKind::Singular));
         }
         let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
-        let contact = impacting.first().copied();
-        let (mut q2, mut v2) = (q, vplus);
-        if let Some((qr, vr)) = contact.and_then(|c| self.system.relabel(c, &q2, &v2)) {
-            q2 = qr;
-            v2 = vr;
-        }
-        let classes = self.classes_from_state(&q2, &v2, CONTACT_TOL * vref);
-        let forced = [None; MAX_CONTACTS];
-        match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
-            Ok(mode) => Transition::Jump {
-                state: join(&q2, &v2),
-                mode,
-                info: EventInfo {
-                    kind: EventKind::Impact,
-                    contact,
-                    impact_speed: Some(speed),
-                    energy_loss: Some(energy_loss),
-                },
-            },
-            Err(f) => Transition::Failed(f),
-        }
+        Ok(ImpactOutcome {
+            q,
+            vplus,
+            touching: touching.to_vec(),
+            pattern,
+            vref,
+            speed,
+            energy_loss,
+            contact: impacting.first().copied(),
+        })
     }
 
     /// The frictional impact law by enumeration of the impulse-level modes with P1's order of
@@ -180,7 +241,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         mu: &[f64],
         vref: f64,
         v: &SVector<f64, N>,
-    ) -> Result<SVector<f64, N>, Vec<Candidate>> {
+    ) -> Result<(SVector<f64, N>, Option<Pattern>), Vec<Candidate>> {
         // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
         let k = wn.len();
         let imp_scale =
@@ -188,9 +249,11 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let tol = self.margin_tol;
         let total = 4usize.checked_pow(k as u32).unwrap_or(usize::MAX);
         if total > self.enumeration_limit {
-            return self.impact_lcp(wn, wt, bn, bt, target, mu, v);
+            return self.impact_lcp(wn, wt, bn, bt, target, mu, v).map(|vp| (vp, None));
         }
-        let mut best: Option<((usize, usize), f64, SVector<f64, N>)> = None;
+        // (rank: active and sticking contacts, margin, q̇⁺, pattern) of the best outcome so far.
+        type Best<const N: usize> = ((usize, usize), f64, SVector<f64, N>, Pattern);
+        let mut best: Option<Best<N>> = None;
         let mut tested = Vec::new();
         for code in 0..total {
             let modes: Vec<usize> = (0..k).map(|j| (code / 4usize.pow(j as u32)) % 4).collect();
@@ -200,6 +263,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
             // Active contacts as parts of the shared constrained solve (velocity level).
             let mut parts = Vec::with_capacity(k);
+            let mut pat = Vec::with_capacity(k);
             for j in 0..k {
                 let mode = match modes[j] {
                     0 => continue,
@@ -212,6 +276,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                     ContactMode::Slip(s) => -(s as f64) * mu[j],
                     _ => 0.0,
                 };
+                pat.push((j, mode));
                 parts.push(Part {
                     slot: j,
                     mode,
@@ -263,13 +328,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             let rank = (active, sticking);
             let better = match &best {
                 None => true,
-                Some((r, m, _)) => rank > *r || (rank == *r && margin > *m),
+                Some((r, m, ..)) => rank > *r || (rank == *r && margin > *m),
             };
             if better {
-                best = Some((rank, margin, vp));
+                best = Some((rank, margin, vp, pat));
             }
         }
-        best.map(|b| b.2).ok_or(tested)
+        best.map(|b| (b.2, Some(b.3))).ok_or(tested)
     }
 
     /// The frictional impact from the velocity-level LCP of the contacts (module docs, "Many

@@ -107,6 +107,7 @@ mod constraints;
 mod hybrid_impl;
 mod impacts;
 mod modes;
+mod variational;
 
 pub use modes::{ContactMode, ModeSolution, Modes};
 

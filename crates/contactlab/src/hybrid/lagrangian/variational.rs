@@ -1,0 +1,370 @@
+//! Exact derivatives of the flow, the guards and the impacts of a [`Lagrangian`] system, for the
+//! variational equations and saltation matrices of [`crate::hybrid::variational`].
+//!
+//! Everything here is the derivative of a constrained solve with its pattern fixed (the mode, or
+//! the impulse-level outcome of an impact). Both have the form
+//!
+//! ```text
+//!   M y = b + Σ_j c_j λ_j,      r_jᵀ y = γ_j,
+//! ```
+//!
+//! with `y = q̈`, `b = h`, `γ_j = −ẇ_jᵀq̇` for a mode (columns `c_j`: `w_n`, `w_t` when sticking,
+//! `w_n − sμ w_t` when slipping; rows `w_n`, and `w_t` when sticking), and `y = q̇⁺`, `b = M q̇⁻`,
+//! `γ_j = −e w_nᵀq̇⁻` (or `0` for a sticking row) for an impact. Along a direction `δ` of the
+//! state (`δq`, `δq̇`), with `δM`, `δb`, `δc_j`, `δr_j`, `δγ_j` from the system's
+//! [`Linearization`](crate::mechanics::linearization::Linearization):
+//!
+//! ```text
+//!   δy₀ = M⁻¹ (δb − δM y + Σ_j δc_j λ_j),
+//!   (R M⁻¹ C) δλ = δγ − δR y − R δy₀,         δy = δy₀ + M⁻¹ C δλ,
+//! ```
+//!
+//! the same small matrix `R M⁻¹ C` as the solve itself. The flow's Jacobian is then
+//! `Df = [[0, I], [∂q̈/∂q, ∂q̈/∂q̇]]`, the gradients of the force guards are `δλ`, and the impact's
+//! jump matrix `DΔ = [[I, 0], [∂q̇⁺/∂q, ∂q̇⁺/∂q̇⁻]]`, followed by the relabelling's `diag(P, P)`.
+//! Redundant constraints (a singular `R M⁻¹ C`), non-autonomous systems (the guards would need
+//! `∂/∂t` terms), impacts whose outcome is not smooth in the state (a restitution lowered against
+//! an energy gain, the LCP route above the enumeration limit) and Zeno points give `None`: the
+//! return map then uses differences.
+
+use nalgebra::{DMatrix, DVector, SVector};
+
+use super::modes::ContactMode;
+use super::{split, Lagrangian, State};
+use crate::hybrid::driver::EventRecord;
+use crate::hybrid::EventKind;
+use crate::mechanics::linearization::Linearization;
+use crate::mechanics::ContactSystem;
+
+use super::modes::Modes;
+
+/// One unknown multiplier of a constrained solve: its column and row, as which contact
+/// quantity (`tangential` row), and the slip coefficient of its column (`c = w_n + coef·w_t`).
+#[derive(Debug, Clone, Copy)]
+struct Unknown {
+    contact: usize,
+    tangential: bool,
+    coef: f64,
+}
+
+/// The unknowns of the closed contacts of `pattern` (`(contact, mode)`).
+fn unknowns(pattern: impl IntoIterator<Item = (usize, ContactMode)>, mu: impl Fn(usize) -> f64) -> Vec<Unknown> {
+    let mut out = vec![];
+    for (i, cm) in pattern {
+        match cm {
+            ContactMode::Free => {}
+            ContactMode::Stick => {
+                out.push(Unknown { contact: i, tangential: false, coef: 0.0 });
+                out.push(Unknown { contact: i, tangential: true, coef: 0.0 });
+            }
+            ContactMode::Slip(s) => out.push(Unknown { contact: i, tangential: false, coef: -(s as f64) * mu(i) }),
+        }
+    }
+    out
+}
+
+/// The derivatives of a constrained solve along the `2N` directions `(δq_k, δq̇_k)`.
+pub(crate) struct SolveTangent {
+    /// `∂y/∂(q, q̇)`, `N × 2N`.
+    pub(crate) dy: DMatrix<f64>,
+    /// `∂λ_j/∂(q, q̇)`, one row per unknown.
+    pub(crate) dlambda: DMatrix<f64>,
+}
+
+/// What the direction `d` (`< N`: `q_d`, else `q̇_{d−N}`) changes in a solve's data:
+/// `δb − δM y` and `δγ_j`.
+type DirectionData<'a, const N: usize> = &'a dyn Fn(usize) -> (SVector<f64, N>, Vec<f64>);
+
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// The linearized constrained solve (module docs) with unknowns `unk` at `q`, solution `y`
+    /// and multipliers `lambda`; `data(d)` gives `(δb − δM y, δγ)` along direction `d`.
+    fn solve_tangent(
+        &self,
+        q: &SVector<f64, N>,
+        lin: &Linearization<N>,
+        unk: &[Unknown],
+        y: &SVector<f64, N>,
+        lambda: &[f64],
+        data: DirectionData<'_, N>,
+    ) -> Option<SolveTangent> {
+        let chol = self.system.mass_matrix(q).cholesky()?;
+        let k = unk.len();
+        let col = |u: &Unknown| {
+            let wn = self.system.normal_jacobian(u.contact, q);
+            if u.tangential {
+                self.system.tangent_jacobian(u.contact, q)
+            } else if u.coef != 0.0 {
+                wn + self.system.tangent_jacobian(u.contact, q) * u.coef
+            } else {
+                wn
+            }
+        };
+        let row = |u: &Unknown| {
+            if u.tangential {
+                self.system.tangent_jacobian(u.contact, q)
+            } else {
+                self.system.normal_jacobian(u.contact, q)
+            }
+        };
+        // Derivatives of a column and a row along coordinate d.
+        let dcol = |u: &Unknown, d: usize| -> SVector<f64, N> {
+            let c = &lin.contacts[u.contact];
+            if u.tangential {
+                c.dwt_dq.column(d).into_owned()
+            } else if u.coef != 0.0 {
+                c.dwn_dq.column(d) + c.dwt_dq.column(d) * u.coef
+            } else {
+                c.dwn_dq.column(d).into_owned()
+            }
+        };
+        let drow = |u: &Unknown, d: usize| -> SVector<f64, N> {
+            let c = &lin.contacts[u.contact];
+            if u.tangential {
+                c.dwt_dq.column(d).into_owned()
+            } else {
+                c.dwn_dq.column(d).into_owned()
+            }
+        };
+        let minv_c: Vec<SVector<f64, N>> = unk.iter().map(|u| chol.solve(&col(u))).collect();
+        let rows: Vec<SVector<f64, N>> = unk.iter().map(row).collect();
+        let kmat = DMatrix::from_fn(k, k, |r, c| rows[r].dot(&minv_c[c]));
+        let lu = kmat.lu();
+        if k > 0 && !lu.is_invertible() {
+            return None;
+        }
+        let mut dy = DMatrix::zeros(N, 2 * N);
+        let mut dl = DMatrix::zeros(k, 2 * N);
+        for d in 0..2 * N {
+            let (mut r0, dgamma) = data(d);
+            if d < N {
+                for (u, &l) in unk.iter().zip(lambda) {
+                    r0 += dcol(u, d) * l;
+                }
+            }
+            let dy0 = chol.solve(&r0);
+            let mut dyd = dy0;
+            if k > 0 {
+                let rhs = DVector::from_fn(k, |j, _| {
+                    let drow_y = if d < N { drow(&unk[j], d).dot(y) } else { 0.0 };
+                    dgamma[j] - drow_y - rows[j].dot(&dy0)
+                });
+                let dlam = lu.solve(&rhs)?;
+                for j in 0..k {
+                    dyd += minv_c[j] * dlam[j];
+                    dl[(j, d)] = dlam[j];
+                }
+            }
+            dy.set_column(d, &dyd);
+        }
+        (dy.iter().chain(dl.iter()).all(|x| x.is_finite())).then_some(SolveTangent { dy, dlambda: dl })
+    }
+
+    /// The derivatives of `mode`'s accelerations and forces at `(t, q, q̇)`, with the unknowns
+    /// (module docs).
+    fn mode_tangent(&self, mode: &Modes, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<ModeTangent> {
+        if !self.system.autonomous() {
+            return None;
+        }
+        let lin = self.system.linearization(t, q, v)?;
+        let sol = self.solve_mode(mode, t, q, v)?;
+        if sol.redundant {
+            return None;
+        }
+        let unk = unknowns((0..self.nc()).map(|i| (i, mode.get(i))), |i| self.system.law(i).mu);
+        let lambda: Vec<f64> =
+            unk.iter().map(|u| if u.tangential { sol.lambda_t[u.contact] } else { sol.lambda_n[u.contact] }).collect();
+        let a = sol.acc;
+        let data = |d: usize| {
+            let (db, dgamma) = if d < N {
+                let dm = &lin.dm_dq[d];
+                let g: Vec<f64> = unk
+                    .iter()
+                    .map(|u| {
+                        let c = &lin.contacts[u.contact];
+                        -if u.tangential { c.dt_dq[d] } else { c.dn_dq[d] }
+                    })
+                    .collect();
+                (lin.dh_dq.column(d) - dm * a, g)
+            } else {
+                let k = d - N;
+                let g: Vec<f64> = unk
+                    .iter()
+                    .map(|u| {
+                        let c = &lin.contacts[u.contact];
+                        -if u.tangential { c.dt_dv[k] } else { c.dn_dv[k] }
+                    })
+                    .collect();
+                (lin.dh_dv.column(k).into_owned(), g)
+            };
+            (db, dgamma)
+        };
+        let tan = self.solve_tangent(q, &lin, &unk, &a, &lambda, &data)?;
+        Some(ModeTangent { tan, unk, lambda })
+    }
+
+    /// `Df` of `mode` at `x` (`2N × 2N`, state order `(q, q̇)`).
+    pub(crate) fn flow_jacobian_at(&self, mode: &Modes, t: f64, x: &State<N>) -> Option<DMatrix<f64>> {
+        let (q, v) = split(x);
+        let da = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
+            // Free flight: M q̈ = h.
+            if !self.system.autonomous() {
+                return None;
+            }
+            let lin = self.system.linearization(t, &q, &v)?;
+            let a = self.free_acceleration(t, &q, &v)?;
+            let data = |d: usize| {
+                if d < N {
+                    (lin.dh_dq.column(d) - lin.dm_dq[d] * a, vec![])
+                } else {
+                    (lin.dh_dv.column(d - N).into_owned(), vec![])
+                }
+            };
+            self.solve_tangent(&q, &lin, &[], &a, &[], &data)?.dy
+        } else {
+            self.mode_tangent(mode, t, &q, &v)?.tan.dy
+        };
+        let mut df = DMatrix::zeros(2 * N, 2 * N);
+        for k in 0..N {
+            df[(k, N + k)] = 1.0;
+        }
+        df.view_mut((N, 0), (N, 2 * N)).copy_from(&da);
+        Some(df)
+    }
+
+    /// The gradient of guard `guard` of `mode` at `x` (guard layout in the module docs of
+    /// [`super`]); `None` for the jam guard and where the derivatives are not available.
+    pub(crate) fn guard_gradient_at(&self, mode: &Modes, guard: usize, t: f64, x: &State<N>) -> Option<DVector<f64>> {
+        let (q, v) = split(x);
+        let (i, kind) = (guard / 3, guard % 3);
+        if i >= self.nc() || kind == 2 || !self.system.autonomous() {
+            return None;
+        }
+        let mut g = DVector::zeros(2 * N);
+        match (mode.get(i), kind) {
+            (ContactMode::Free, 0) => {
+                if !self.system.armed(i, &q) {
+                    return None;
+                }
+                g.rows_mut(0, N).copy_from(&self.system.normal_jacobian(i, &q));
+            }
+            (ContactMode::Slip(s), 1) if s != 0 => {
+                let lin = self.system.linearization(t, &q, &v)?;
+                let sf = s as f64;
+                g.rows_mut(0, N).copy_from(&(lin.contacts[i].dwt_dq.transpose() * v * sf));
+                g.rows_mut(N, N).copy_from(&(self.system.tangent_jacobian(i, &q) * sf));
+            }
+            (cm, _) if cm.closed() => {
+                let mt = self.mode_tangent(mode, t, &q, &v)?;
+                let row = |tangential: bool| {
+                    mt.unk
+                        .iter()
+                        .position(|u| u.contact == i && u.tangential == tangential)
+                        .map(|j| (mt.tan.dlambda.row(j).transpose(), mt.lambda[j]))
+                };
+                let (dn, _) = row(false)?;
+                if kind == 0 {
+                    g.copy_from(&dn);
+                } else {
+                    // Sticking: μλ_n − |λ_t|.
+                    let (dt, lt) = row(true)?;
+                    let mu = self.system.law(i).mu;
+                    g.copy_from(&(dn * mu - dt * lt.signum()));
+                }
+            }
+            _ => return None,
+        }
+        Some(g)
+    }
+
+    /// The jump matrix `DΔ` of an event (module docs): the identity for lift-off and the starts
+    /// and ends of slip (the state does not jump), the linearized impact law followed by the
+    /// relabelling for an impact; `None` for other events.
+    pub(crate) fn jump_jacobian_at(&self, ev: &EventRecord<State<N>, Modes>) -> Option<DMatrix<f64>> {
+        match ev.info.kind {
+            EventKind::LiftOff | EventKind::SlipOnset | EventKind::SlipStop => Some(DMatrix::identity(2 * N, 2 * N)),
+            EventKind::Impact => self.impact_jacobian(ev),
+            _ => None,
+        }
+    }
+
+    fn impact_jacobian(&self, ev: &EventRecord<State<N>, Modes>) -> Option<DMatrix<f64>> {
+        if !self.system.autonomous() {
+            return None;
+        }
+        let (q, v) = split(&ev.before);
+        let guard = ev.guard?;
+        let impacting = [guard / 3];
+        let o = self.impact_outcome(&ev.mode_before, &q, &v, &impacting).ok()?;
+        let pattern = o.pattern.as_ref()?;
+        let lin = self.system.linearization(ev.t, &o.q, &v)?;
+        let touching = &o.touching;
+        let unk = unknowns(pattern.iter().map(|&(j, cm)| (touching[j], cm)), |i| self.system.law(i).mu);
+        // Multipliers from the outcome: solve R M⁻¹ C Λ = γ − R q̇⁻ again (the same data).
+        let m = self.system.mass_matrix(&o.q);
+        let chol = m.cholesky()?;
+        let wn = |i: usize| self.system.normal_jacobian(i, &o.q);
+        let wt = |i: usize| self.system.tangent_jacobian(i, &o.q);
+        let un = |i: usize| wn(i).dot(&v);
+        let gamma = |u: &Unknown| {
+            if u.tangential {
+                0.0
+            } else {
+                -self.system.law(u.contact).restitution * un(u.contact).min(0.0)
+            }
+        };
+        let cols: Vec<SVector<f64, N>> = unk
+            .iter()
+            .map(|u| if u.tangential { wt(u.contact) } else { wn(u.contact) + wt(u.contact) * u.coef })
+            .collect();
+        let rows: Vec<SVector<f64, N>> =
+            unk.iter().map(|u| if u.tangential { wt(u.contact) } else { wn(u.contact) }).collect();
+        let k = unk.len();
+        let kmat = DMatrix::from_fn(k, k, |r, c| rows[r].dot(&chol.solve(&cols[c])));
+        let rhs = DVector::from_fn(k, |j, _| gamma(&unk[j]) - rows[j].dot(&v));
+        let lambda: Vec<f64> = if k > 0 { kmat.lu().solve(&rhs)?.iter().copied().collect() } else { vec![] };
+        let vplus = o.vplus;
+        let data = |d: usize| {
+            let dg: Vec<f64> = unk
+                .iter()
+                .map(|u| {
+                    let e = self.system.law(u.contact).restitution;
+                    if u.tangential || un(u.contact) >= 0.0 || e == 0.0 {
+                        return 0.0;
+                    }
+                    // γ = −e w_nᵀq̇⁻.
+                    if d < N {
+                        -e * lin.contacts[u.contact].dwn_dq.column(d).dot(&v)
+                    } else {
+                        -e * wn(u.contact)[d - N]
+                    }
+                })
+                .collect();
+            // b = M q̇⁻: δb − δM q̇⁺ = δM (q̇⁻ − q̇⁺) + M δq̇⁻.
+            let db = if d < N { lin.dm_dq[d] * (v - vplus) } else { m.column(d - N).into_owned() };
+            (db, dg)
+        };
+        let tan = self.solve_tangent(&o.q, &lin, &unk, &vplus, &lambda, &data)?;
+        let mut jump = DMatrix::zeros(2 * N, 2 * N);
+        for k in 0..N {
+            jump[(k, k)] = 1.0;
+        }
+        jump.view_mut((N, 0), (N, 2 * N)).copy_from(&tan.dy);
+        if let Some(c) = o.contact {
+            if self.system.relabel(c, &o.q, &vplus).is_some() {
+                let p = self.system.relabel_matrix(c)?;
+                let mut pp = DMatrix::zeros(2 * N, 2 * N);
+                pp.view_mut((0, 0), (N, N)).copy_from(&p);
+                pp.view_mut((N, N), (N, N)).copy_from(&p);
+                jump = pp * jump;
+            }
+        }
+        Some(jump)
+    }
+}
+
+/// A mode's linearized solve with its unknowns and their values.
+struct ModeTangent {
+    tan: SolveTangent,
+    unk: Vec<Unknown>,
+    lambda: Vec<f64>,
+}
