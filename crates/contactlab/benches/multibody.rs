@@ -80,6 +80,23 @@ fn bench(c: &mut Criterion) {
     c.bench_function("kneed_walker_gait_with_multipliers", |b| {
         b.iter(|| gait_from(&kneed, &gait.q, &gait.v, &gs).expect("valid").expect("converges"))
     });
+    // The compass gait's fixed point with its multipliers, Newton from a start 1% off in the
+    // velocities: exact derivatives (variational equations and saltation matrices) against
+    // central differences of the return map (issue #22's target: at least 2x faster).
+    use contactlab::hybrid::section::Derivatives;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/compass-biped.toml");
+    let compass = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let cg = find_gaits(&compass, &gs).expect("a gait table");
+    let cg = cg.gaits.first().expect("the compass gait");
+    let v_off: Vec<f64> = cg.v.iter().map(|x| x * 1.01).collect();
+    let mut fp = c.benchmark_group("compass_gait_fixed_point_with_multipliers");
+    for (name, d) in [("exact", Derivatives::Exact), ("differences", Derivatives::Differences)] {
+        let s = GaitSettings { derivatives: d, ..gs };
+        fp.bench_function(name, |b| {
+            b.iter(|| gait_from(&compass, &cg.q, &v_off, &s).expect("valid").expect("converges"))
+        });
+    }
+    fp.finish();
     let mut slow = c.benchmark_group("kneed_walker_gait_search");
     slow.sample_size(10);
     slow.bench_function("from_nothing", |b| b.iter(|| find_gaits(&kneed, &gs).expect("a gait table")));
