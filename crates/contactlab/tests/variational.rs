@@ -3,9 +3,14 @@
 
 use std::path::PathBuf;
 
-use contactlab::hybrid::section::{Derivatives, JacobianRoute};
+use contactlab::hybrid::driver::{EventLog, Section};
+use contactlab::hybrid::lagrangian::{join, Lagrangian};
+use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, ReturnMap, SectionChart};
+use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances, ZenoRule};
+use contactlab::mechanism::gait::StrikeChart;
 use contactlab::mechanism::gait::{find_gaits, GaitSettings};
 use contactlab::mechanism::model;
+use nalgebra::SVector;
 
 fn example(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
@@ -21,11 +26,14 @@ fn compass_gait_multipliers_converge_and_match_differences() {
         let g = find_gaits(&m, &GaitSettings { rtol, derivatives, ..Default::default() }).unwrap();
         g.gaits.into_iter().next().expect("P2's compass gait")
     };
-    let (e10, e12, e13) = (run(1e-10, Derivatives::Exact), run(1e-12, Derivatives::Exact), run(1e-13, Derivatives::Exact));
+    let (e10, e12, e13) =
+        (run(1e-10, Derivatives::Exact), run(1e-12, Derivatives::Exact), run(1e-13, Derivatives::Exact));
     let d10 = run(1e-10, Derivatives::Differences);
     assert_eq!(e10.derivatives, JacobianRoute::Variational);
     assert_eq!(d10.derivatives, JacobianRoute::Differences("asked for".into()));
-    let gap = |a: &[[f64; 2]], b: &[[f64; 2]]| a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x[0] - y[0]).hypot(x[1] - y[1])));
+    let gap = |a: &[[f64; 2]], b: &[[f64; 2]]| {
+        a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x[0] - y[0]).hypot(x[1] - y[1])))
+    };
     assert!(gap(&e12.multipliers, &e13.multipliers) < 1e-10, "{:?} vs {:?}", e12.multipliers, e13.multipliers);
     assert!(gap(&e10.multipliers, &e13.multipliers) < 1e-8, "{:?} vs {:?}", e10.multipliers, e13.multipliers);
     assert!(gap(&d10.multipliers, &e13.multipliers) < 1e-4, "{:?} vs {:?}", d10.multipliers, e13.multipliers);
@@ -52,5 +60,63 @@ fn rimless_wheel_multiplier_is_beta_squared() {
         let tol = if rtol < 1e-11 { 1e-12 } else { 1e-9 };
         assert!((lead[0] - beta * beta).abs() < tol && lead[1] == 0.0, "{lead:?} vs {}", beta * beta);
         assert!(g.multipliers[1][0].hypot(g.multipliers[1][1]) < tol, "{:?}", g.multipliers[1]);
+    }
+}
+
+/// `DP` at `y` of the strike-to-strike map of `m` (section at the gait state `x`), exact and
+/// by differences, with the kinds of the events of the step.
+fn both_jacobians(
+    m: &contactlab::mechanism::Mechanism,
+    q: &[f64],
+    v: &[f64],
+    rtol: f64,
+) -> (nalgebra::DMatrix<f64>, JacobianRoute, nalgebra::DMatrix<f64>, Vec<EventKind>) {
+    let sys = m.system::<4>().unwrap();
+    let lag = Lagrangian::new(&sys);
+    let spec = m.gait.clone().unwrap();
+    let x = join(&SVector::<f64, 4>::from_column_slice(q), &SVector::<f64, 4>::from_column_slice(v));
+    let driver = EventDriver::new(DriverSettings {
+        tol: Tolerances { rtol, atol: rtol },
+        t_max: 50.0,
+        zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+        ..Default::default()
+    });
+    let mut map = ReturnMap {
+        system: &lag,
+        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+        chart: StrikeChart::new(&sys, &x, &spec.translation),
+        driver,
+        derivatives: Derivatives::Exact,
+    };
+    let y = map.chart.chart(&x);
+    let (exact, route, _) = map.jacobian_with_route(&y).unwrap();
+    map.derivatives = Derivatives::Differences;
+    let diff = map.jacobian(&y).unwrap();
+    let mut log = EventLog::default();
+    let mut first = FirstCrossing::default();
+    driver.run(&lag, 0.0, map.chart.lift(&y), std::slice::from_ref(&map.section), &mut (&mut log, &mut first));
+    (exact, route, diff, log.events.iter().map(|e| e.info.kind).collect())
+}
+
+#[test]
+fn saltation_through_stick_slip_and_slipping_strikes_matches_differences() {
+    // The compass biped with less friction than its gait needs (μ_stick ≈ 0.175): from the
+    // gait's post-strike state the stance foot slips, sticks and slips again before the strike
+    // (μ = 0.15), and with μ = 0.13 the strike itself slips (its impulse ratio is 0.145). The
+    // exact DP changes by < 1e-8 from rtol 1e-10 to 1e-13; central differences converge to it
+    // (5-7 digits).
+    let m = model::read(&example("compass-biped.toml")).unwrap();
+    let g = find_gaits(&m, &GaitSettings::default()).unwrap();
+    let g = &g.gaits[0];
+    for (mu, want) in [(0.15, &[EventKind::SlipStop, EventKind::SlipOnset][..]), (0.13, &[][..])] {
+        let ms = m.with_mu(0, mu).unwrap().with_mu(1, mu).unwrap();
+        let (e10, route, _, kinds) = both_jacobians(&ms, &g.q, &g.v, 1e-10);
+        let (e13, _, d13, _) = both_jacobians(&ms, &g.q, &g.v, 1e-13);
+        eprintln!("mu {mu}: {kinds:?}\n{e13}{d13}");
+        assert_eq!(route, JacobianRoute::Variational, "mu {mu}");
+        assert!(want.iter().all(|k| kinds.contains(k)), "mu {mu}: {kinds:?}");
+        let scale = e13.amax();
+        assert!((&e10 - &e13).amax() < 1e-8 * scale, "mu {mu}: exact moves with rtol\n{e10}{e13}");
+        assert!((&d13 - &e13).amax() < 1e-5 * scale, "mu {mu}: differences\n{d13}{e13}");
     }
 }
