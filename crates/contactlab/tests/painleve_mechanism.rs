@@ -287,14 +287,18 @@ fn units_do_not_change_the_gait_or_the_paradox() {
             g.period / t,
             g0.period
         );
-        // The multipliers are eigenvalues of a difference Jacobian. Noticed: with the time unit
-        // scaled by 1e-6 they move by 3e-4, beyond JACOBIAN_AGREEMENT (1e-4), so the difference
-        // steps or the integration error do not scale exactly with time; exact derivatives
-        // (issue #22) replace them. Here: the verdict, and the moduli to 1e-3.
+        // The multipliers come from the exact derivative of the step map (variational
+        // equations and saltation matrices), which is unit-free to 1e-8 when lengths, masses or
+        // the time unit down to 1e-3 change. Noticed and not yet explained: with the time unit
+        // 1e-6 they move by ~2e-4 and do not converge as rtol shrinks — with differences as
+        // with the exact derivative, so the cause is in the run at that unit, not in the
+        // differencing. Here: the verdict, and the multipliers to 1e-3.
         assert_eq!(g.stable, g0.stable);
+        assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
         for (a, b) in g.multipliers.iter().zip(&g0.multipliers) {
-            let d = (a[0].hypot(a[1]) - b[0].hypot(b[1])).abs();
-            assert!(d <= 1e-3, "units ({l}, {m}, {t}): {:?} vs {:?}", g.multipliers, g0.multipliers);
+            let d = (a[0] - b[0]).hypot(a[1] - b[1]);
+            let tol = if t < 1e-4 { 1e-3 } else { 1e-7 };
+            assert!(d <= tol, "units ({l}, {m}, {t}): {:?} vs {:?}", g.multipliers, g0.multipliers);
         }
         assert!(close(g.mu_stick.unwrap(), g0.mu_stick.unwrap(), 1e-6));
         assert!(close(g.impulse_ratio.unwrap(), g0.impulse_ratio.unwrap(), 1e-6));

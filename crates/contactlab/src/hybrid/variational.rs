@@ -35,8 +35,8 @@
 //! gradient here (a closure), so it is not supported.
 //!
 //! Anything the system does not provide (no `Df`, a Zeno point, an impact whose outcome is not
-//! smooth, a grazing event with `∇gᵀ f⁻ = 0`) ends the propagation with a [`Sensitivity::failure`]
-//! saying why; callers then use differences.
+//! smooth, a grazing event with `∇gᵀ f⁻ = 0`) ends the propagation (not the run) with a
+//! [`Sensitivity::failure`] saying why; callers then use differences.
 
 use std::ops::ControlFlow;
 
@@ -74,11 +74,12 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
         Self { sys, phi: phi0, last: None, failure: None, at_section: None }
     }
 
+    /// Records why the derivative stops here; the run itself goes on (its return is wanted).
     fn fail(&mut self, why: impl Into<String>) -> ControlFlow<()> {
         if self.failure.is_none() {
             self.failure = Some(why.into());
         }
-        ControlFlow::Break(())
+        ControlFlow::Continue(())
     }
 
     /// `Φ̇ = Df Φ` over `[t0, t1]` by one step of the three-stage Gauss–Legendre collocation
@@ -103,7 +104,21 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
             jac.push(self.sys.flow_jacobian(mode, t, &x(t)).ok_or("the system gives no flow Jacobian here")?);
         }
         let (n, m) = self.phi.shape();
-        // K_i − h Σ_j a_ij A_i K_j = A_i Φ₀.
+        // In the state's own scales (x̃ = x / s): Ã = S⁻¹ A S, Φ̃ = S⁻¹ Φ. Positions and
+        // velocities differ by the time unit, and the collocation system of the unscaled
+        // equation is as ill-conditioned as that unit is far from 1 (its LU lost four digits
+        // with the time unit 1e-6).
+        let sc = self.sys.state_scale();
+        let s: Vec<f64> = sc.as_slice().iter().map(|&v| if v > 0.0 { v } else { 1.0 }).collect();
+        for a in jac.iter_mut() {
+            for r in 0..n {
+                for c in 0..n {
+                    a[(r, c)] *= s[c] / s[r];
+                }
+            }
+        }
+        let phi_s = DMatrix::from_fn(n, m, |r, c| self.phi[(r, c)] / s[r]);
+        // K_i − h Σ_j a_ij Ã_i K_j = Ã_i Φ̃₀.
         let mut big = DMatrix::<f64>::identity(3 * n, 3 * n);
         let mut rhs = DMatrix::<f64>::zeros(3 * n, m);
         for i in 0..3 {
@@ -112,11 +127,16 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
                 let mut view = big.view_mut((i * n, j * n), (n, n));
                 view += block;
             }
-            rhs.view_mut((i * n, 0), (n, m)).copy_from(&(&jac[i] * &self.phi));
+            rhs.view_mut((i * n, 0), (n, m)).copy_from(&(&jac[i] * &phi_s));
         }
         let k = big.lu().solve(&rhs).ok_or("a singular collocation system")?;
         for (i, bi) in b.iter().enumerate() {
-            self.phi += k.view((i * n, 0), (n, m)) * (h * bi);
+            let dk = k.view((i * n, 0), (n, m));
+            for r in 0..n {
+                for c in 0..m {
+                    self.phi[(r, c)] += dk[(r, c)] * (h * bi * s[r]);
+                }
+            }
         }
         if self.phi.iter().all(|v| v.is_finite()) {
             Ok(())
