@@ -121,7 +121,14 @@ impl<T: DualNum<Primitive = f64> + Copy> Evaluation<T> {
 
 /// `M`, `h` and every body's kinematics of `mb` at `(q, q̇)` (module docs; the equations are
 /// those of [`Multibody`]).
-pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(mb: &Multibody, q: &[T], v: &[T]) -> Evaluation<T> {
+/// `with_mass: false` skips `M` (left empty): it does not depend on `q̇`, so a pass seeded
+/// along the velocities has no use for it.
+pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(
+    mb: &Multibody,
+    q: &[T],
+    v: &[T],
+    with_mass: bool,
+) -> Evaluation<T> {
     let n = mb.dof();
     let zero = T::from(0.0);
     let mut bodies: Vec<BodyState<T>> = Vec::with_capacity(mb.bodies().len());
@@ -212,7 +219,8 @@ pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(mb: &Multibody, q: &[T], v: 
             alpha_bias: alpha,
         });
     }
-    let mut ev = Evaluation { n, bodies, mass: vec![zero; n * n], bias: vec![zero; n] };
+    let mass = if with_mass { vec![zero; n * n] } else { vec![] };
+    let mut ev = Evaluation { n, bodies, mass, bias: vec![zero; n] };
     let g = mb.gravity_vector();
     for (b, body) in mb.bodies().iter().enumerate() {
         if body.mass == 0.0 && body.inertia == 0.0 {
@@ -224,10 +232,17 @@ pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(mb: &Multibody, q: &[T], v: 
         let torque = s.alpha_bias * -body.inertia;
         for i in 0..n {
             ev.bias[i] += c.jac[0][i] * force.x + c.jac[1][i] * force.y + s.jac[2][i] * torque;
-            for j in 0..n {
+            if !with_mass {
+                continue;
+            }
+            // The upper triangle, mirrored.
+            for j in i..n {
                 let mij = (c.jac[0][i] * c.jac[0][j] + c.jac[1][i] * c.jac[1][j]) * body.mass
                     + s.jac[2][i] * s.jac[2][j] * body.inertia;
                 ev.mass[j * n + i] += mij;
+                if j != i {
+                    ev.mass[i * n + j] += mij;
+                }
             }
         }
     }
@@ -291,7 +306,7 @@ mod tests {
     #[test]
     fn in_f64_it_reproduces_the_fast_path() {
         let mb = tree();
-        let ev = evaluate::<f64>(&mb, &Q, &V);
+        let ev = evaluate::<f64>(&mb, &Q, &V, true);
         let f = mb.frames(&Q, &V);
         let (m, h) = mb.mass_and_bias(&f);
         for r in 0..8 {
@@ -318,7 +333,7 @@ mod tests {
         let mb = tree();
         let qd: Vec<DualSVec64<8>> = (0..8).map(|k| DualSVec64::from_re(Q[k]).derivative(k)).collect();
         let vd: Vec<DualSVec64<8>> = V.iter().map(|&x| DualSVec64::from_re(x)).collect();
-        let ev = evaluate(&mb, &qd, &vd);
+        let ev = evaluate(&mb, &qd, &vd, true);
         let step = 1e-6;
         for k in 0..8 {
             let (mut qp, mut qm) = (Q, Q);

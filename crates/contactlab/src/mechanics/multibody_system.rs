@@ -423,12 +423,15 @@ impl<const N: usize> MultibodySystem<N> {
         };
         let qd: Vec<DualSVec64<N>> = (0..N).map(|k| seed(q[k], k, !velocities)).collect();
         let vd: Vec<DualSVec64<N>> = (0..N).map(|k| seed(v[k], k, velocities)).collect();
-        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd);
+        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, !velocities);
         let grad = |x: &DualSVec64<N>| x.eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
         let mut dm = vec![SMatrix::<f64, N, N>::zeros(); N];
         let mut dh = SMatrix::<f64, N, N>::zeros();
         for r in 0..N {
             dh.set_row(r, &grad(&ev.bias[r]).transpose());
+            if velocities {
+                continue;
+            }
             for c in 0..N {
                 let g = grad(&ev.m(r, c));
                 for (k, m) in dm.iter_mut().enumerate() {
@@ -445,7 +448,8 @@ impl<const N: usize> MultibodySystem<N> {
                     let p = ev.point(body, (point.x, point.y));
                     let b = &ev.bodies[body];
                     let mut cl = ContactLinearization::<N>::constant();
-                    for k in 0..N {
+                    // The Jacobians do not depend on q̇: only the position pass needs them.
+                    for k in (0..N).filter(|_| !velocities) {
                         let wn = p.jac[0][k] * normal.x + p.jac[1][k] * normal.y;
                         let wt = p.jac[0][k] * t.0 + p.jac[1][k] * t.1 + b.jac[2][k] * radius;
                         cl.dwn_dq.set_row(k, &grad(&wn).transpose());
