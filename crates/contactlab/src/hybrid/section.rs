@@ -509,7 +509,13 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
                 Err(t) => (None, JacobianRoute::Differences(format!("no return ({})", crate::output::kebab(&t))), None),
             },
         };
-        let mult = jac.as_ref().map(multipliers).unwrap_or_default();
+        // Eigenvalues of the Jacobian in the chart's own scales (a similar matrix, so the same
+        // eigenvalues): in plain coordinates its entries differ by the ratio of the units (a
+        // time unit of 1e-6 puts 1e12 between them) and the eigensolver lost four digits.
+        let mult = jac
+            .as_ref()
+            .map(|j| multipliers(&DMatrix::from_fn(m, m, |r, c| j[(r, c)] * sc[c] / sc[r])))
+            .unwrap_or_default();
         FixedPoint {
             converged,
             y: y.iter().copied().collect(),
