@@ -2,14 +2,14 @@
 
 use contactlab::hybrid::driver::{Direction, EventRecord, IntegrationCause, Section};
 use contactlab::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use contactlab::hybrid::section::{FirstCrossing, ReturnMap, SectionChart};
+use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, ReturnMap, SectionChart};
 use contactlab::hybrid::{
     DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
 };
 use contactlab::mechanics::closed_form::{Oscillator, Particle, Pendulum, Side};
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::{ContactLaw, ContactSystem};
-use nalgebra::{DVector, SMatrix, SVector, Vector1, Vector2, Vector3};
+use nalgebra::{DMatrix, DVector, SMatrix, SVector, Vector1, Vector2, Vector3};
 
 type Log<const N: usize> = EventLog<SMatrix<f64, N, 2>, Modes>;
 
@@ -240,6 +240,12 @@ impl SectionChart<SMatrix<f64, 1, 2>> for PostImpact {
     fn chart(&self, x: &SMatrix<f64, 1, 2>) -> DVector<f64> {
         DVector::from_element(1, x[(0, 1)])
     }
+    fn lift_jacobian(&self, _y: &DVector<f64>) -> Option<DMatrix<f64>> {
+        Some(DMatrix::from_column_slice(2, 1, &[0.0, 1.0]))
+    }
+    fn chart_jacobian(&self, _x: &SMatrix<f64, 1, 2>) -> Option<DMatrix<f64>> {
+        Some(DMatrix::from_row_slice(1, 2, &[0.0, 1.0]))
+    }
 }
 
 #[test]
@@ -260,25 +266,66 @@ fn impact_oscillator_fixed_point_and_multiplier() {
     let sys = Lagrangian::new(osc);
     let mut found = Vec::new();
     for rtol in [1e-9, 1e-11] {
-        let settings = DriverSettings { tol: Tolerances { rtol, atol: rtol }, max_events: 10, ..Default::default() };
-        let map = ReturnMap {
-            system: &sys,
-            section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
-            chart: PostImpact { d: exact.d },
-            driver: EventDriver::new(settings),
-            derivatives: Default::default(),
-        };
-        // One application against the closed form.
-        let p = map.apply(&DVector::from_element(1, -1.3)).unwrap();
-        assert!((p.y[0] - exact.map(-1.3).0).abs() < 1e-7, "{} vs {}", p.y[0], exact.map(-1.3).0);
-        let fp = map.fixed_point(&DVector::from_element(1, -1.0), 1e-10, 20);
-        assert!(fp.converged, "{fp:?}");
-        assert!((fp.y[0] - u_star).abs() < 1e-7, "u* = {} vs {u_star}", fp.y[0]);
-        assert!((fp.multipliers[0][0] - mult).abs() < 1e-5, "multiplier {} vs {mult}", fp.multipliers[0][0]);
-        found.push(fp.multipliers[0][0]);
+        for derivatives in [Derivatives::Exact, Derivatives::Differences] {
+            let settings =
+                DriverSettings { tol: Tolerances { rtol, atol: rtol }, max_events: 10, ..Default::default() };
+            let map = ReturnMap {
+                system: &sys,
+                section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
+                chart: PostImpact { d: exact.d },
+                driver: EventDriver::new(settings),
+                derivatives,
+            };
+            // One application against the closed form.
+            let p = map.apply(&DVector::from_element(1, -1.3)).unwrap();
+            assert!((p.y[0] - exact.map(-1.3).0).abs() < 1e-7, "{} vs {}", p.y[0], exact.map(-1.3).0);
+            let fp = map.fixed_point(&DVector::from_element(1, -1.0), 1e-10, 20);
+            assert!(fp.converged, "{fp:?}");
+            assert!((fp.y[0] - u_star).abs() < 1e-7, "u* = {} vs {u_star}", fp.y[0]);
+            // The closed-form derivative of the map: to the integration's accuracy with the
+            // variational equations and the saltation of the impact, to 1e-5 by differences.
+            let tol = match derivatives {
+                Derivatives::Exact => {
+                    assert_eq!(fp.derivatives, JacobianRoute::Variational);
+                    10.0 * rtol
+                }
+                Derivatives::Differences => 1e-5,
+            };
+            assert!(
+                (fp.multipliers[0][0] - mult).abs() < tol,
+                "{derivatives:?}: multiplier {} vs {mult}",
+                fp.multipliers[0][0]
+            );
+            found.push(fp.multipliers[0][0]);
+        }
     }
     // Multipliers do not move with the tolerance.
-    assert!((found[0] - found[1]).abs() < 1e-6, "{found:?}");
+    assert!((found[0] - found[2]).abs() < 1e-6, "{found:?}");
+}
+
+#[test]
+fn bouncing_ball_map_has_derivative_e() {
+    // From the floor with upward speed v the ball returns with −v and leaves with e v: the
+    // post-impact map is v ↦ e v, DP = e, whatever v (the impact's saltation and the flight's
+    // variational equation cancel the time shift exactly).
+    let e = 0.7;
+    let sys = Lagrangian::new(Oscillator::bouncing_ball(2.0, 9.81, e, 1.0));
+    let settings = DriverSettings { tol: Tolerances { rtol: 1e-12, atol: 1e-12 }, max_events: 3, ..Default::default() };
+    let map = ReturnMap {
+        system: &sys,
+        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
+        chart: PostImpact { d: 0.0 },
+        driver: EventDriver::new(settings),
+        derivatives: Derivatives::Exact,
+    };
+    for v in [0.5, 3.0, 11.0] {
+        let (j, route, tau) = map.jacobian_with_route(&DVector::from_element(1, v)).unwrap();
+        assert_eq!(route, JacobianRoute::Variational);
+        assert!((j[(0, 0)] - e).abs() < 1e-11, "v {v}: DP = {} vs e = {e}", j[(0, 0)]);
+        // The return time 2v/g: its derivative 2/g.
+        let dt = tau.unwrap()[0];
+        assert!((dt - 2.0 / 9.81).abs() < 1e-11, "v {v}: dT/dv = {dt}");
+    }
 }
 
 #[test]

@@ -312,6 +312,20 @@ impl ContactSystem<1> for Oscillator {
     fn time_scale(&self) -> f64 {
         self.time
     }
+    /// In closed form: `∂h/∂q = −k`, `∂h/∂q̇ = −c`, everything else constant.
+    fn linearization(
+        &self,
+        _t: f64,
+        _q: &SVector<f64, 1>,
+        _v: &SVector<f64, 1>,
+    ) -> Option<super::linearization::Linearization<1>> {
+        Some(super::linearization::Linearization {
+            dm_dq: vec![SMatrix::zeros()],
+            dh_dq: SMatrix::<f64, 1, 1>::new(-self.stiffness),
+            dh_dv: SMatrix::<f64, 1, 1>::new(-self.damping),
+            contacts: vec![super::linearization::ContactLinearization::constant()],
+        })
+    }
 }
 
 /// A block of mass `m` on a rough floor `y ≥ 0`, held by a spring of stiffness `k` along the
