@@ -120,3 +120,28 @@ fn saltation_through_stick_slip_and_slipping_strikes_matches_differences() {
         assert!((&d13 - &e13).amax() < 1e-5 * scale, "mu {mu}: differences\n{d13}{e13}");
     }
 }
+
+#[test]
+fn p3_zeno_orbit_multiplier_through_the_zeno_completion() {
+    // P3's controlled double pendulum with its knee stop (e = 0.5) as a multibody file: the
+    // Zeno orbit's multipliers through the linearized Zeno completion. γ converges as rtol goes
+    // to 1e-13 and agrees with the difference Jacobian to that one's accuracy (1e-4).
+    use contactlab::zeno::{self, ZenoSettings};
+    let m = model::read(&example("p3-double-pendulum-pd-e0.5.toml")).unwrap();
+    let lag = Lagrangian::new(m.system::<2>().unwrap());
+    let (q0, v0) = (nalgebra::Vector2::from_column_slice(&m.q0), nalgebra::Vector2::from_column_slice(&m.v0));
+    let y = zeno::settle(&lag, &q0, &v0, 400, 1e-10, &ZenoSettings::default()).unwrap();
+    let orbit = |rtol: f64, derivatives| {
+        let o = zeno::orbit(&lag, &y, &ZenoSettings { rtol, derivatives, check_rate: false, ..Default::default() });
+        assert!(o.converged && o.zeno, "{o:?}");
+        o
+    };
+    let (e10, e12, e13) =
+        (orbit(1e-10, Derivatives::Exact), orbit(1e-12, Derivatives::Exact), orbit(1e-13, Derivatives::Exact));
+    let d10 = orbit(1e-10, Derivatives::Differences);
+    eprintln!("γ: {} {} {} (differences {})", e10.gamma, e12.gamma, e13.gamma, d10.gamma);
+    assert_eq!(e10.derivatives, JacobianRoute::Variational);
+    assert!((e12.gamma - e13.gamma).abs() < 1e-10, "{} vs {}", e12.gamma, e13.gamma);
+    assert!((e10.gamma - e13.gamma).abs() < 1e-8, "{} vs {}", e10.gamma, e13.gamma);
+    assert!((d10.gamma - e13.gamma).abs() < contactlab::hybrid::section::JACOBIAN_AGREEMENT);
+}

@@ -34,7 +34,16 @@
 //! the reset) and the return time has the derivative `τ`. A surface section `σ(t, x) = 0` has no
 //! gradient here (a closure), so it is not supported.
 //!
-//! Anything the system does not provide (no `Df`, a Zeno point, an impact whose outcome is not
+//! At a **Zeno point** the driver extrapolates the impact series of contact `c` from the state
+//! after its last simulated impact (at `t_k`, normal velocity `u` small) to the constrained state
+//! at `t_z = t_k + Δ`. To first order in `u` the completed motion is the constrained flow from
+//! the mass-weighted projection `Π` of that state onto the closing constraints (the impulses of
+//! the remaining series add up to the projection's and to the constraint force's over `Δ`), so
+//! `Φ ← DΠ Φ` ([`Hybrid::zeno_jacobian`]); the completion time moves with the last impact and
+//! with `Δ = 2u/((1 − e) a)` (`a` the free normal deceleration):
+//! `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)`, which a section at the Zeno point uses as above.
+//!
+//! Anything the system does not provide (no `Df`, a truncated Zeno series, an impact whose outcome is not
 //! smooth, a grazing event with `∇gᵀ f⁻ = 0`) ends the propagation (not the run) with a
 //! [`Sensitivity::failure`] saying why; callers then use differences.
 
@@ -146,6 +155,27 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
     }
 }
 
+impl<H: Hybrid> Sensitivity<'_, H> {
+    /// The Zeno completion (module docs): `Φ ← DΠ Φ`, and the completion time's derivative
+    /// `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)` from the last impact's.
+    fn zeno(&mut self, ev: &EventRecord<H::State, H::Mode>) -> ControlFlow<()> {
+        let Some((tk, fk, tau_k)) = self.last.clone() else {
+            return self.fail("a Zeno point without its last impact");
+        };
+        if tk > ev.t {
+            return self.fail("a Zeno point before its last impact");
+        }
+        let Some((dpi, grad)) = self.sys.zeno_jacobian(ev) else {
+            return self.fail("no linearized Zeno completion");
+        };
+        let tau_z = &tau_k + (grad.transpose() * (&self.phi + &fk * &tau_k));
+        self.phi = &dpi * &self.phi;
+        let fz = flat(&self.sys.flow(&ev.mode_after, ev.t, &ev.after));
+        self.last = Some((ev.t, fz, tau_z));
+        ControlFlow::Continue(())
+    }
+}
+
 impl<H: Hybrid> Observer<H::State, H::Mode> for Sensitivity<'_, H> {
     fn on_step(&mut self, step: &Step<H::State>, t_end: f64, mode: &H::Mode) -> ControlFlow<()> {
         if self.failure.is_some() || self.at_section.is_some() {
@@ -172,6 +202,9 @@ impl<H: Hybrid> Observer<H::State, H::Mode> for Sensitivity<'_, H> {
                 }
                 _ => self.fail("a surface section (its gradient is not known)"),
             };
+        }
+        if ev.info.kind == EventKind::Zeno && ev.guard.is_none() {
+            return self.zeno(ev);
         }
         let Some(guard) = ev.guard else {
             return self.fail(format!("a {:?} event without a guard", ev.info.kind));

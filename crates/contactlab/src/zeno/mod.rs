@@ -33,12 +33,12 @@ pub mod plots;
 
 use std::ops::ControlFlow;
 
-use nalgebra::{DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 use serde::Serialize;
 
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{FixedPoint, NewtonStop, ReturnMap, SectionChart};
+use crate::hybrid::section::{Derivatives, FixedPoint, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{
     DriverSettings, EventDriver, EventKind, Hybrid, Observer, Step, Termination, Tolerances, ZenoRule,
 };
@@ -93,6 +93,8 @@ pub struct ZenoSettings {
     /// Whether [`orbit`] also measures the contraction rate from the map's iterates
     /// ([`Orbit::gamma_iterates`], 80 more returns).
     pub check_rate: bool,
+    /// How the return map is differentiated (exact where the model provides derivatives).
+    pub derivatives: Derivatives,
 }
 
 impl Default for ZenoSettings {
@@ -105,6 +107,7 @@ impl Default for ZenoSettings {
             max_newton: 25,
             max_iterates: 3000,
             check_rate: true,
+            derivatives: Derivatives::Exact,
         }
     }
 }
@@ -198,6 +201,20 @@ impl<const N: usize> SectionChart<State<N>> for ConstraintChart<N> {
     }
     fn scale(&self) -> DVector<f64> {
         self.scale.clone()
+    }
+    fn lift_jacobian(&self, _y: &DVector<f64>) -> Option<DMatrix<f64>> {
+        let m = N - 1;
+        Some(DMatrix::from_fn(2 * N, 2 * m, |r, c| {
+            let (col, row) = (c % m + if c < m { 0 } else { N }, r);
+            if row == col {
+                1.0
+            } else {
+                0.0
+            }
+        }))
+    }
+    fn chart_jacobian(&self, _x: &State<N>) -> Option<DMatrix<f64>> {
+        self.lift_jacobian(&DVector::zeros(0)).map(|j| j.transpose())
     }
 }
 
@@ -356,7 +373,7 @@ pub fn return_map<'a, S: ContactSystem<N>, const N: usize>(
         section: Section::Closing { contact: 0 },
         chart: ConstraintChart::new(lag.system()),
         driver: settings.driver(settings.max_return_time * lag.time_scale()),
-        derivatives: Default::default(),
+        derivatives: settings.derivatives,
     }
 }
 
@@ -570,6 +587,8 @@ pub struct Orbit {
     pub iterations: usize,
     /// Why Newton stopped, when it did not converge.
     pub reason: Option<NewtonStop>,
+    /// How the multipliers were obtained (variational equations, or differences and why).
+    pub derivatives: JacobianRoute,
 }
 
 impl Orbit {
@@ -591,6 +610,7 @@ impl Orbit {
             residual: f64::NAN,
             iterations: 0,
             reason: Some(reason),
+            derivatives: JacobianRoute::Differences("no orbit".into()),
         }
     }
 }
@@ -648,6 +668,7 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
         residual: fp.residual,
         iterations: fp.iterations,
         reason: fp.reason,
+        derivatives: fp.derivatives,
     }
 }
 

@@ -302,6 +302,13 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         self.guard_gradient_at(mode, guard, t, x)
     }
 
+    fn zeno_jacobian(
+        &self,
+        event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,
+    ) -> Option<(nalgebra::DMatrix<f64>, nalgebra::DVector<f64>)> {
+        self.zeno_jacobian_at(event)
+    }
+
     fn jump_jacobian(
         &self,
         event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,

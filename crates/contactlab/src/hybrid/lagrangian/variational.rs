@@ -362,6 +362,63 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     }
 }
 
+impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+    /// The linearized Zeno completion (module docs of [`crate::hybrid::variational`]): at the
+    /// state `x` after the last simulated impact of contact `c`, the Jacobian `DΠ` of the
+    /// mass-weighted projection onto the constraints that close (rows `W`: the normals of the
+    /// contacts closed after, the tangents of those that stick),
+    /// `DΠ = [[P, 0], [−B ∂(Wᵀq̇)/∂q, P]]` with `B = M⁻¹W (WᵀM⁻¹W)⁻¹`, `P = I − B Wᵀ`, and the
+    /// gradient of the remaining duration of the impact series `Δ = 2u / ((1 − e) a)` (`u` the
+    /// contact's normal velocity, `a` its free normal deceleration), to first order in `u`.
+    pub(crate) fn zeno_jacobian_at(&self, ev: &EventRecord<State<N>, Modes>) -> Option<(DMatrix<f64>, DVector<f64>)> {
+        if !self.system.autonomous() || ev.guard.is_some() {
+            return None;
+        }
+        let c = ev.info.contact?;
+        let (q, v) = split(&ev.before);
+        let lin = self.system.linearization(ev.t, &q, &v)?;
+        let mut rows: Vec<(SVector<f64, N>, SVector<f64, N>)> = vec![];
+        for i in 0..self.nc() {
+            let cm = ev.mode_after.get(i);
+            if !cm.closed() {
+                continue;
+            }
+            let cl = &lin.contacts[i];
+            rows.push((self.system.normal_jacobian(i, &q), cl.dwn_dq.transpose() * v));
+            if cm == ContactMode::Stick && self.system.law(i).mu > 0.0 {
+                rows.push((self.system.tangent_jacobian(i, &q), cl.dwt_dq.transpose() * v));
+            }
+        }
+        let chol = self.system.mass_matrix(&q).cholesky()?;
+        let k = rows.len();
+        let minv_w: Vec<SVector<f64, N>> = rows.iter().map(|r| chol.solve(&r.0)).collect();
+        let g = DMatrix::from_fn(k, k, |a, b| rows[a].0.dot(&minv_w[b]));
+        let ginv = g.try_inverse()?;
+        // B = M⁻¹W G⁻¹ (N × k).
+        let b = DMatrix::from_fn(N, k, |r, j| (0..k).map(|l| minv_w[l][r] * ginv[(l, j)]).sum());
+        let wt = DMatrix::from_fn(k, N, |a, col| rows[a].0[col]);
+        let d = DMatrix::from_fn(k, N, |a, col| rows[a].1[col]);
+        let p = DMatrix::<f64>::identity(N, N) - &b * &wt;
+        let mut dpi = DMatrix::zeros(2 * N, 2 * N);
+        dpi.view_mut((0, 0), (N, N)).copy_from(&p);
+        dpi.view_mut((N, N), (N, N)).copy_from(&p);
+        dpi.view_mut((N, 0), (N, N)).copy_from(&(-(&b * &d)));
+        // Δ = 2u / ((1 − e) a): its gradient along u = w_cᵀq̇.
+        let e = self.system.law(c).restitution;
+        let wc = self.system.normal_jacobian(c, &q);
+        let free = self.free_acceleration(ev.t, &q, &v)?;
+        let a = -(wc.dot(&free) + self.system.jacobian_dot_v(c, &q, &v).0);
+        if !(a > 0.0 && e < 1.0) {
+            return None;
+        }
+        let k2 = 2.0 / ((1.0 - e) * a);
+        let mut grad = DVector::zeros(2 * N);
+        grad.rows_mut(0, N).copy_from(&(lin.contacts[c].dwn_dq.transpose() * v * k2));
+        grad.rows_mut(N, N).copy_from(&(wc * k2));
+        Some((dpi, grad))
+    }
+}
+
 /// A mode's linearized solve with its unknowns and their values.
 struct ModeTangent {
     tan: SolveTangent,
