@@ -145,3 +145,18 @@ fn p3_zeno_orbit_multiplier_through_the_zeno_completion() {
     assert!((e10.gamma - e13.gamma).abs() < 1e-8, "{} vs {}", e10.gamma, e13.gamma);
     assert!((d10.gamma - e13.gamma).abs() < contactlab::hybrid::section::JACOBIAN_AGREEMENT);
 }
+
+#[test]
+fn a_zeno_cascade_is_differenced_not_linearized() {
+    // McGeer's kneed walker ends its knee strike with a cascade: plastic impacts of the two
+    // knee stops taking turns. That is not one contact's geometric series, whose completion the
+    // variational route linearizes (linearizing it as one gave |λ| 0.83 against the difference
+    // Jacobian's 0.64): the gait's multipliers come from differences, and say why.
+    let m = model::read(&example("kneed-walker.toml")).unwrap();
+    let g = find_gaits(&m, &GaitSettings::default()).unwrap().gaits.remove(0);
+    match &g.derivatives {
+        JacobianRoute::Differences(why) => assert!(why.contains("Zeno"), "{why}"),
+        r => panic!("{r:?}"),
+    }
+    assert!(g.stable && (g.spectral_radius - 0.642).abs() < 1e-3, "{:?}", g.multipliers);
+}

@@ -41,7 +41,8 @@
 //! the remaining series add up to the projection's and to the constraint force's over `Δ`), so
 //! `Φ ← DΠ Φ` ([`Hybrid::zeno_jacobian`]); the completion time moves with the last impact and
 //! with `Δ = 2u/((1 − e) a)` (`a` the free normal deceleration):
-//! `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)`, which a section at the Zeno point uses as above.
+//! `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)`, which a section at the Zeno point uses as above. A cascade
+//! (plastic impacts of several contacts taking turns) is not such a series and is not linearized.
 //!
 //! Anything the system does not provide (no `Df`, a truncated Zeno series, an impact whose outcome is not
 //! smooth, a grazing event with `∇gᵀ f⁻ = 0`) ends the propagation (not the run) with a

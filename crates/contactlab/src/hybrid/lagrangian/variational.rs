@@ -369,7 +369,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// contacts closed after, the tangents of those that stick),
     /// `DΠ = [[P, 0], [−B ∂(Wᵀq̇)/∂q, P]]` with `B = M⁻¹W (WᵀM⁻¹W)⁻¹`, `P = I − B Wᵀ`, and the
     /// gradient of the remaining duration of the impact series `Δ = 2u / ((1 − e) a)` (`u` the
-    /// contact's normal velocity, `a` its free normal deceleration), to first order in `u`.
+    /// contact's normal velocity, `a` its normal deceleration in the mode of the series), to first
+    /// order in `u`.
     pub(crate) fn zeno_jacobian_at(&self, ev: &EventRecord<State<N>, Modes>) -> Option<(DMatrix<f64>, DVector<f64>)> {
         if !self.system.autonomous() || ev.guard.is_some() {
             return None;
@@ -406,9 +407,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         // Δ = 2u / ((1 − e) a): its gradient along u = w_cᵀq̇.
         let e = self.system.law(c).restitution;
         let wc = self.system.normal_jacobian(c, &q);
-        let free = self.free_acceleration(ev.t, &q, &v)?;
-        let a = -(wc.dot(&free) + self.system.jacobian_dot_v(c, &q, &v).0);
-        if !(a > 0.0 && e < 1.0) {
+        // The deceleration in the mode of the series (the contact free, the others as they were).
+        let acc = self.solve_mode(&ev.mode_before, ev.t, &q, &v)?.acc;
+        let a = -(wc.dot(&acc) + self.system.jacobian_dot_v(c, &q, &v).0);
+        // One contact's geometric series needs 0 < e < 1. With e = 0 a Zeno point is a cascade
+        // (plastic impacts of several contacts taking turns, each opening the other, as a kneed
+        // walker's knees): its series is not this one and is not linearized here.
+        if !(a > 0.0 && e > 0.0 && e < 1.0) {
             return None;
         }
         let k2 = 2.0 / ((1.0 - e) * a);
