@@ -698,6 +698,20 @@ mod tests {
         }
     }
 
+    /// A point (or disk of `radius`) of `body` against a line tilted by 0.2 rad.
+    fn slanted_line_contact(body: usize, radius: f64, law: ContactLaw) -> Contact {
+        Contact::new(
+            Constraint::PointOnLine {
+                body,
+                point: V2::new(0.1, -1.0),
+                line_point: V2::new(0.3, -2.1),
+                normal: V2::new(0.2f64.sin(), 0.2f64.cos()),
+                radius,
+            },
+            law,
+        )
+    }
+
     #[test]
     fn exact_derivatives_agree_with_differences() {
         // The AD linearization (M, h with springs and dampers, point-on-line Jacobians of a
@@ -707,18 +721,7 @@ mod tests {
         let p = DoublePendulumStop::paper_controlled(0.5);
         let mb = p.as_multibody().unwrap().multibody().clone();
         let law = ContactLaw { mu: 0.6, restitution: 0.2 };
-        let line = |body, radius| {
-            Contact::new(
-                Constraint::PointOnLine {
-                    body,
-                    point: V2::new(0.1, -1.0),
-                    line_point: V2::new(0.3, -2.1),
-                    normal: V2::new(0.2f64.sin(), 0.2f64.cos()),
-                    radius,
-                },
-                law,
-            )
-        };
+        let line = |body, radius| slanted_line_contact(body, radius, law);
         let limit = Contact::new(Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 }, law);
         let springs = vec![JointSpring::constant(1, 3.0, 0.2, 0.4)];
         let a = MultibodySystem::<2>::new(mb, vec![line(1, 0.1), line(0, 0.0), limit], springs).unwrap();
@@ -737,18 +740,7 @@ mod tests {
         let p = DoublePendulumStop::paper_controlled(0.5);
         let mb = p.as_multibody().unwrap().multibody().clone();
         let law = ContactLaw { mu: 0.6, restitution: 0.2 };
-        let line = |body, radius| {
-            Contact::new(
-                Constraint::PointOnLine {
-                    body,
-                    point: V2::new(0.1, -1.0),
-                    line_point: V2::new(0.3, -2.1),
-                    normal: V2::new(0.2f64.sin(), 0.2f64.cos()),
-                    radius,
-                },
-                law,
-            )
-        };
+        let line = |body, radius| slanted_line_contact(body, radius, law);
         let a = MultibodySystem::<2>::new(mb.clone(), vec![line(1, 0.1), line(0, 0.0)], vec![]).unwrap();
         let b = MultibodySystem::<2>::new(mb, vec![line(0, 0.3)], vec![]).unwrap();
         type Answers = (Vec<u64>, Vec<u64>);
