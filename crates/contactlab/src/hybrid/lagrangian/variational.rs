@@ -175,27 +175,16 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             unk.iter().map(|u| if u.tangential { sol.lambda_t[u.contact] } else { sol.lambda_n[u.contact] }).collect();
         let a = sol.acc;
         let data = |d: usize| {
-            let (db, dgamma) = if d < N {
-                let dm = &lin.dm_dq[d];
-                let g: Vec<f64> = unk
-                    .iter()
-                    .map(|u| {
-                        let c = &lin.contacts[u.contact];
-                        -if u.tangential { c.dt_dq[d] } else { c.dn_dq[d] }
-                    })
-                    .collect();
-                (lin.dh_dq.column(d) - dm * a, g)
-            } else {
-                let k = d - N;
-                let g: Vec<f64> = unk
-                    .iter()
-                    .map(|u| {
-                        let c = &lin.contacts[u.contact];
-                        -if u.tangential { c.dt_dv[k] } else { c.dn_dv[k] }
-                    })
-                    .collect();
-                (lin.dh_dv.column(k).into_owned(), g)
-            };
+            // γ_j = −ẇ_jᵀq̇: its derivative along q_d or q̇_{d−N}.
+            let dgamma: Vec<f64> = unk
+                .iter()
+                .map(|u| {
+                    let c = &lin.contacts[u.contact];
+                    let (dq, dv) = if u.tangential { (&c.dt_dq, &c.dt_dv) } else { (&c.dn_dq, &c.dn_dv) };
+                    -if d < N { dq[d] } else { dv[d - N] }
+                })
+                .collect();
+            let db = if d < N { lin.dh_dq.column(d) - lin.dm_dq[d] * a } else { lin.dh_dv.column(d - N).into_owned() };
             (db, dgamma)
         };
         let tan = self.solve_tangent(q, &lin, &unk, &a, &lambda, &data)?;
