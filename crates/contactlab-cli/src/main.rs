@@ -59,6 +59,12 @@ enum Command {
     /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes
     /// gaits.json.
     Gait(mechanism::GaitArgs),
+    /// Pseudo-arclength continuation of a mechanism's gait (kind = "multibody" with a [gait]
+    /// table) in any parameter of its file: period, multipliers, mu_stick, impulse ratio, least
+    /// Painlevé B along the branch; folds, period doublings (the doubled branches followed),
+    /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing and Zeno
+    /// onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
+    Continue(mechanism::ContinueArgs),
     /// Painlevé's paradox at a contact of any mechanism (kind = "multibody"): A, B and the case
     /// of P2's Table 2.1 at a state, mu_min and the region B < 0 over a slice of one or two
     /// coordinates, the LCP of several slipping contacts. --out writes painleve.json, b.csv and
@@ -202,6 +208,7 @@ impl Command {
             Command::Merge(a) => a.common.out.as_mut(),
             Command::Simulate(a) => a.out_dir(),
             Command::Gait(a) => a.out_dir(),
+            Command::Continue(a) => a.out_dir(),
             Command::Painleve(a) => a.out_dir(),
             Command::Slip(a) => a.out_dir(),
             Command::Orbit(a) => a.out_dir(),
@@ -310,6 +317,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
         Command::Simulate(a) => mechanism::simulate(a),
         Command::Gait(a) => mechanism::gait(a),
+        Command::Continue(a) => mechanism::continuation(a),
         Command::Painleve(a) => mechanism::painleve(a),
         Command::Slip(a) => mechanism::slip(a),
         Command::Orbit(a) => mechanism::orbit(a),

@@ -84,6 +84,110 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+#[derive(Args, Debug)]
+pub struct ContinueArgs {
+    #[arg(help = contactlab::model::registry::model_help("continue"))]
+    model: PathBuf,
+    /// The parameter: a key of the model file, e.g. slope_deg, contact[*].mu, body[hip].mass,
+    /// limit[knee stop].e (docs/models.md, "Parameter keys").
+    #[arg(long)]
+    param: String,
+    /// The parameter's start (default: the file's value).
+    #[arg(long, allow_hyphen_values = true)]
+    from: Option<f64>,
+    /// The parameter's end.
+    #[arg(long, allow_hyphen_values = true)]
+    to: f64,
+    /// The gait to follow: its post-strike state, 2n numbers (q then q'), comma-separated
+    /// (default: the first gait found from nothing at --from).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
+    /// First step, as a fraction of the parameter range (arclength in scaled units; at most
+    /// --max-step).
+    #[arg(long, default_value_t = 0.02)]
+    step: f64,
+    /// Largest step (same units).
+    #[arg(long, default_value_t = 0.05)]
+    max_step: f64,
+    /// Largest number of points per branch.
+    #[arg(long, default_value_t = 400)]
+    max_points: usize,
+    /// Period doublings to follow (1: the doubled branch; 3: up to period 8).
+    #[arg(long, default_value_t = 2)]
+    max_doublings: usize,
+    /// Relative integration tolerance.
+    #[arg(long, default_value_t = 1e-10)]
+    rtol: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl ContinueArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
+    let doc = model::read_doc(&a.model)?;
+    let defaults = contactlab::continuation::Settings::default();
+    let req = contactlab::api::ContinueRequest {
+        param: a.param.clone(),
+        from: a.from,
+        to: a.to,
+        state: a.state.clone(),
+        settings: contactlab::continuation::Settings {
+            step: a.step.min(a.max_step),
+            max_step: a.max_step,
+            min_step: defaults.min_step.min(a.step),
+            max_points: a.max_points,
+            max_doublings: a.max_doublings,
+            ..defaults
+        },
+        gait: contactlab::mechanism::gait::GaitSettings { rtol: a.rtol, ..Default::default() },
+    };
+    let bar = indicatif::ProgressBar::new(1000);
+    let lo = a.from.unwrap_or(f64::NAN);
+    let c = contactlab::api::continuation(&doc, &req, &|p| {
+        if lo.is_finite() {
+            bar.set_position((((p - lo) / (a.to - lo)).clamp(0.0, 1.0) * 1000.0) as u64);
+        } else {
+            bar.tick();
+        }
+    })?;
+    bar.finish_and_clear();
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "continuation.json", &c)?;
+        c.write_files(dir, &format!("{}: continuation in {}", a.model.display(), a.param))?;
+    }
+    if a.common.json {
+        return print_json(&c);
+    }
+    println!("{}: continuation in {} ({} returns computed)", a.model.display(), c.param, c.evaluations);
+    for (i, b) in c.branches.iter().enumerate() {
+        let (p0, p1) = (b.points.first().map_or(f64::NAN, |p| p.p), b.points.last().map_or(f64::NAN, |p| p.p));
+        println!(
+            "  branch {i} (period {}): {} points, {} from {p0:.6} to {p1:.6}; {}",
+            b.period_multiple,
+            b.points.len(),
+            c.param,
+            b.end
+        );
+        for s in &b.special {
+            println!(
+                "    {} at {} = {:.8} (bracket {:.1e}) {}",
+                contactlab::output::kebab(&s.kind),
+                c.param,
+                s.p,
+                s.bracket,
+                s.detail
+            );
+        }
+    }
+    Ok(())
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ModelCommand {
     /// A model's dynamics at one state: M(q), h(q, q'), gravity and joint forces, every contact's

@@ -1594,6 +1594,65 @@ pub fn mechanism_gait(
     crate::mechanism::gait::find_gaits(m, settings)
 }
 
+/// What `continue` takes besides the model.
+#[derive(Debug, Clone)]
+pub struct ContinueRequest {
+    /// The parameter's key ([`crate::model::param`]).
+    pub param: String,
+    /// Its start (`None`: the model file's value).
+    pub from: Option<f64>,
+    /// Its end.
+    pub to: f64,
+    /// The post-strike state of the gait to follow (`2n` numbers), or `None` to find it.
+    pub state: Option<Vec<f64>>,
+    /// Step control, tolerances, doublings followed (`from`, `to` are set from the fields above).
+    pub settings: crate::continuation::Settings,
+    /// The gait's integration settings.
+    pub gait: crate::mechanism::gait::GaitSettings,
+}
+
+/// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file
+/// (`continue`): the branch with its period, multipliers, `μ_stick`, impulse ratio, least
+/// Painlevé `B` and events, the special points located on it (fold, period doubling,
+/// Neimark–Sacker, sticking lost, slipping strike, Painlevé onset, grazing, Zeno onset or end),
+/// and the doubled branches. `progress(p)` after each point.
+pub fn continuation(
+    doc: &crate::model::ModelDoc,
+    req: &ContinueRequest,
+    progress: &dyn Fn(f64),
+) -> Result<crate::continuation::Continuation, Error> {
+    let kind = doc.kind()?;
+    if kind != "multibody" {
+        return Err(Error::model(
+            "kind",
+            format!(
+                "continuation takes {} models (a gait: a [gait] table), not \"{kind}\"",
+                crate::model::registry::kinds_for("continue").join(", ")
+            ),
+        ));
+    }
+    let key = crate::model::param::ParamKey::parse(&req.param)?;
+    let from = match req.from {
+        Some(f) => f,
+        None => doc.param(&key)?,
+    };
+    let settings = crate::continuation::Settings { from, to: req.to, ..req.settings };
+    let state = match &req.state {
+        None => None,
+        Some(x) => {
+            let m = crate::mechanism::model::from_model(doc)?;
+            if x.len() != 2 * m.dof() {
+                return Err(Error::argument(
+                    "state",
+                    format!("needs {} numbers (q then q'), got {}", 2 * m.dof(), x.len()),
+                ));
+            }
+            Some(x.split_at(m.dof()))
+        }
+    };
+    crate::mechanism::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
+}
+
 /// The event-driven simulation of a mechanism from a state (`simulate`).
 pub fn simulate(
     m: &crate::mechanism::Mechanism,

@@ -64,6 +64,7 @@
 
 pub mod api;
 pub mod conic;
+pub mod continuation;
 pub mod eqset;
 pub mod error;
 pub mod fixture;

@@ -159,6 +159,29 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
         StrikeChart { sys, reference: *x, gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale: q_scale / ts }
     }
 
+    /// The same chart (constraints and coordinates) on another system of the same mechanism
+    /// (a parameter changed: continuation), with the reference state `x`.
+    pub fn rebind<'b>(&self, sys: &'b MultibodySystem<N>, x: &State<N>) -> StrikeChart<'b, N> {
+        StrikeChart {
+            sys,
+            reference: *x,
+            gaps: self.gaps.clone(),
+            rests: self.rests.clone(),
+            q_free: self.q_free.clone(),
+            q_dep: self.q_dep.clone(),
+            v_free: self.v_free.clone(),
+            v_dep: self.v_dep.clone(),
+            q_scale: sys.coordinate_scale(),
+            v_scale: sys.coordinate_scale() / sys.time_scale(),
+        }
+    }
+
+    /// The state the chart was made at (its dependent positions start Newton from it; its
+    /// translation coordinates are the lifted states').
+    pub fn reference_state(&self) -> State<N> {
+        self.reference
+    }
+
     /// Names of the chart's coordinates, from the coordinate names.
     pub fn names(&self, coordinates: &[String]) -> Vec<String> {
         self.q_free
@@ -525,7 +548,7 @@ impl Visit for Search<'_> {
     }
 }
 
-fn driver_for(s: &GaitSettings, t_max: f64, events: usize, steps: usize) -> EventDriver {
+pub(crate) fn driver_for(s: &GaitSettings, t_max: f64, events: usize, steps: usize) -> EventDriver {
     EventDriver::new(DriverSettings {
         tol: Tolerances { rtol: s.rtol, atol: s.rtol },
         t_max,
@@ -566,7 +589,14 @@ fn newton_gait<const N: usize>(
     for &k in &spec.translation {
         xs[(k, 0)] = m.q0[k];
     }
-    let details = orbit_details(lag, sys, &xs, spec, driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE));
+    let details = orbit_details(
+        lag,
+        sys,
+        &xs,
+        spec,
+        &m.contact_names,
+        driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
+    );
     let (q, v) = split(&xs);
     Some(Gait {
         period: fp.period,
@@ -696,32 +726,56 @@ fn starting_states<const N: usize>(sys: &MultibodySystem<N>, m: &Mechanism, tran
     out
 }
 
-struct Details {
-    mu_stick: Option<f64>,
-    impulse_ratio: Option<f64>,
-    step_length: Vec<f64>,
-    events: usize,
+pub(crate) struct Details {
+    pub(crate) mu_stick: Option<f64>,
+    pub(crate) impulse_ratio: Option<f64>,
+    pub(crate) step_length: Vec<f64>,
+    pub(crate) events: usize,
+    /// The events of the step: `kind(contact)`, an impact of a frictional contact with its
+    /// outcome (`stick` or `slip`, from its impulse ratio).
+    pub(crate) labels: Vec<String>,
+    /// The least `(d − μ|c|)/(d + μ|c|)` along the step over the closed frictional contacts
+    /// (P2's `B` for the worse slip direction, the other closed contacts held, normalised):
+    /// negative where Painlevé's paradox is possible.
+    pub(crate) min_b: Option<f64>,
 }
 
 /// Friction use along one step from the post-strike state `x`, the strike's impulse ratio and
 /// the translation over the step.
-fn orbit_details<const N: usize>(
+pub(crate) fn orbit_details<const N: usize>(
     lag: &Lagrangian<&MultibodySystem<N>, N>,
     sys: &MultibodySystem<N>,
     x: &State<N>,
     spec: &GaitSpec,
+    names: &[String],
     driver: EventDriver,
 ) -> Details {
     struct Friction<'a, const N: usize> {
         lag: &'a Lagrangian<&'a MultibodySystem<N>, N>,
+        sys: &'a MultibodySystem<N>,
         strike: usize,
         ratio: Option<f64>,
         strike_event: Option<(State<N>, State<N>)>,
         events: usize,
+        labels: Vec<(EventKind, Option<usize>)>,
+        min_b: Option<f64>,
     }
     impl<const N: usize> Friction<'_, N> {
         fn look(&mut self, t: f64, x: &State<N>, mode: &Modes) {
             let (q, v) = split(x);
+            let closed: Vec<usize> =
+                (0..mode.len()).filter(|&i| matches!(mode.get(i), ContactMode::Stick | ContactMode::Slip(_))).collect();
+            for &i in &closed {
+                let mu = self.sys.law(i).mu;
+                if mu > 0.0 {
+                    let held: Vec<usize> = closed.iter().copied().filter(|&j| j != i).collect();
+                    let (d, c) = crate::mechanism::painleve::contact_dc(self.sys, &q, i, &held);
+                    let b = (d - mu * c.abs()) / (d + mu * c.abs());
+                    if b.is_finite() {
+                        self.min_b = Some(self.min_b.map_or(b, |m: f64| m.min(b)));
+                    }
+                }
+            }
             let Some(sol) = self.lag.solve_mode(mode, t, &q, &v) else { return };
             for i in 0..mode.len() {
                 if mode.get(i) == ContactMode::Stick && sol.lambda_n[i] > 0.0 {
@@ -743,6 +797,7 @@ fn orbit_details<const N: usize>(
         }
         fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
             self.events += 1;
+            self.labels.push((ev.info.kind, ev.info.contact));
             if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.strike) {
                 self.strike_event = Some((ev.before, ev.after));
                 return ControlFlow::Break(());
@@ -750,7 +805,16 @@ fn orbit_details<const N: usize>(
             ControlFlow::Continue(())
         }
     }
-    let mut obs = Friction { lag, strike: spec.strike, ratio: None, strike_event: None, events: 0 };
+    let mut obs = Friction {
+        lag,
+        sys,
+        strike: spec.strike,
+        ratio: None,
+        strike_event: None,
+        events: 0,
+        labels: vec![],
+        min_b: None,
+    };
     driver.run(lag, 0.0, *x, &[], &mut obs);
     let mut impulse_ratio = None;
     let mut step_length = vec![];
@@ -775,7 +839,26 @@ fn orbit_details<const N: usize>(
         let (q0, _) = split(x);
         step_length = spec.translation.iter().map(|&k| qa[k] - q0[k]).collect();
     }
-    Details { mu_stick: obs.ratio, impulse_ratio, step_length, events: obs.events }
+    // The strike sticks when its impulse is inside the cone (to round-off), else it slips.
+    let labels = obs
+        .labels
+        .iter()
+        .map(|&(kind, contact)| {
+            let name = contact.map_or(String::new(), |i| names.get(i).cloned().unwrap_or_else(|| i.to_string()));
+            let outcome = match (kind, contact, impulse_ratio) {
+                (EventKind::Impact, Some(i), Some(r)) if i == spec.strike => {
+                    if r < sys.law(i).mu * (1.0 - 1e-9) {
+                        ", stick"
+                    } else {
+                        ", slip"
+                    }
+                }
+                _ => "",
+            };
+            format!("{}({name}{outcome})", crate::output::kebab(&kind))
+        })
+        .collect();
+    Details { mu_stick: obs.ratio, impulse_ratio, step_length, events: obs.events, labels, min_b: obs.min_b }
 }
 
 /// `P⁻¹ v'` for the relabelling after `contact` (the identity without one).

@@ -22,15 +22,21 @@ pub const JOINTS: [&str; 4] = ["revolute", "prismatic", "fixed", "planar"];
 /// Reads a model file with `kind = "multibody"`, or a bare URDF file (`.urdf`: the scene's
 /// defaults, `gravity = 9.81`, plane `xz`, no contacts).
 pub fn read(path: &std::path::Path) -> Result<Mechanism, Error> {
+    from_model(&read_doc(path)?)
+}
+
+/// The document [`read`] reads: the file's, or for a bare URDF file the scene's defaults
+/// naming it.
+pub fn read_doc(path: &std::path::Path) -> Result<ModelDoc, Error> {
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf")) {
         let file = path.display().to_string();
         let name = path.file_name().map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
         let text = format!("kind = \"multibody\"\ngravity = 9.81\nurdf = {}\n", toml::Value::String(name));
         let mut doc = ModelDoc::parse(&file, &text, false)?;
         doc.file = file;
-        return from_model(&doc);
+        return Ok(doc);
     }
-    from_model(&ModelDoc::read(path)?)
+    ModelDoc::read(path)
 }
 
 /// Reads a `kind = "multibody"` document.

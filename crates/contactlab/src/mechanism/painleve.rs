@@ -45,7 +45,7 @@ use crate::lcp::Lcp;
 use crate::mechanics::multibody_system::{Constraint, MultibodySystem};
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
-use crate::walking::painleve::{d_and_c, negative_intervals};
+use crate::walking::painleve::negative_intervals;
 use crate::walking::{slip_case, AbTerms, SlipCase};
 use crate::Error;
 
@@ -393,12 +393,24 @@ fn held_inverse<S: ContactSystem<N>, const N: usize>(
 /// `d = w_nᵀ P w_n` and `c = w_nᵀ P w_t` of contact 0 with the constraints `held` bilateral
 /// (`P = M⁻¹` when none is held).
 pub fn held_dc<S: ContactSystem<N>, const N: usize>(sys: &S, q: &SVector<f64, N>, held: &[usize]) -> (f64, f64) {
+    contact_dc(sys, q, 0, held)
+}
+
+/// [`held_dc`] of contact `i`.
+pub fn contact_dc<S: ContactSystem<N>, const N: usize>(
+    sys: &S,
+    q: &SVector<f64, N>,
+    i: usize,
+    held: &[usize],
+) -> (f64, f64) {
     if held.is_empty() {
-        return d_and_c(sys, q);
+        let Some(chol) = sys.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
+        let mwn = chol.solve(&sys.normal_jacobian(i, q));
+        return (mwn.dot(&sys.normal_jacobian(i, q)), mwn.dot(&sys.tangent_jacobian(i, q)));
     }
+    let dv = |x: SVector<f64, N>| DVector::from_column_slice(x.as_slice());
+    let (wn, wt) = (dv(sys.normal_jacobian(i, q)), dv(sys.tangent_jacobian(i, q)));
     let Some((p, _)) = held_inverse(sys, q, held) else { return (f64::NAN, f64::NAN) };
-    let wn = DVector::from_column_slice(sys.normal_jacobian(0, q).as_slice());
-    let wt = DVector::from_column_slice(sys.tangent_jacobian(0, q).as_slice());
     let pwn = &p * &wn;
     (pwn.dot(&wn), pwn.dot(&wt))
 }

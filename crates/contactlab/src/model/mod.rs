@@ -17,6 +17,7 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::Error;
 
+pub mod param;
 pub mod registry;
 
 /// The model kinds contactlab understands (the value of the `kind` key), in the order of

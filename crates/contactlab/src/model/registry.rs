@@ -136,6 +136,7 @@ pub const REGISTRY: &[KindDef] = &[
         analyses: &[
             "simulate",
             "gait",
+            "continue",
             "painleve",
             "slip",
             "orbit",
