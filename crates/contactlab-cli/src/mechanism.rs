@@ -102,6 +102,11 @@ pub struct ContinueArgs {
     /// (default: the first gait found from nothing at --from).
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
+    /// Follow P3's periodic orbit through the constrained phases of this joint limit or contact
+    /// (a multibody model's name) instead of a gait; P3's pendulum (kind =
+    /// "double-pendulum-stop") always follows its knee-stop orbit.
+    #[arg(long, value_name = "CONSTRAINT")]
+    orbit: Option<String>,
     /// First step, as a fraction of the parameter range (arclength in scaled units; at most
     /// --max-step).
     #[arg(long, default_value_t = 0.02)]
@@ -137,6 +142,7 @@ pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
         from: a.from,
         to: a.to,
         state: a.state.clone(),
+        orbit: a.orbit.clone(),
         settings: contactlab::continuation::Settings {
             step: a.step.min(a.max_step),
             max_step: a.max_step,

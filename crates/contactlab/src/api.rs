@@ -1605,6 +1605,9 @@ pub struct ContinueRequest {
     pub to: f64,
     /// The post-strike state of the gait to follow (`2n` numbers), or `None` to find it.
     pub state: Option<Vec<f64>>,
+    /// Follow P3's periodic orbit through this constraint's constrained phases instead of a
+    /// gait (a `multibody` model's joint limit or contact; implied for P3's pendulum).
+    pub orbit: Option<String>,
     /// Step control, tolerances, doublings followed (`from`, `to` are set from the fields above).
     pub settings: crate::continuation::Settings,
     /// The gait's integration settings.
@@ -1622,11 +1625,11 @@ pub fn continuation(
     progress: &dyn Fn(f64),
 ) -> Result<crate::continuation::Continuation, Error> {
     let kind = doc.kind()?;
-    if kind != "multibody" {
+    if !crate::model::registry::kinds_for("continue").contains(&kind) {
         return Err(Error::model(
             "kind",
             format!(
-                "continuation takes {} models (a gait: a [gait] table), not \"{kind}\"",
+                "continuation takes {} models, not \"{kind}\"",
                 crate::model::registry::kinds_for("continue").join(", ")
             ),
         ));
@@ -1637,6 +1640,25 @@ pub fn continuation(
         None => doc.param(&key)?,
     };
     let settings = crate::continuation::Settings { from, to: req.to, ..req.settings };
+    if kind == "double-pendulum-stop" {
+        // P3's pendulum: its Zeno (or simple) periodic orbit through the knee stop.
+        settings.validate()?;
+        let m = crate::zeno::model::from_model(&doc.with_param(&key, from)?)?;
+        let ZenoModel::DoublePendulum { q0, v0, .. } = m else {
+            return Err(Error::model("kind", "continuation needs a pendulum with periodic motion"));
+        };
+        let system = |p: f64| -> Result<DoublePendulumStop, String> {
+            let d = doc.with_param(&key, p).map_err(|e| e.to_string())?;
+            match crate::zeno::model::from_model(&d).map_err(|e| e.to_string())? {
+                ZenoModel::DoublePendulum { system, .. } => Ok(system),
+                ZenoModel::BouncingBall { .. } => Err("not a pendulum".into()),
+            }
+        };
+        return p3::orbit_continuation(system, q0.as_slice(), v0.as_slice(), &key, &settings, progress);
+    }
+    if let Some(c) = &req.orbit {
+        return crate::mechanism::continuation::continue_orbit(doc, &key, c, &settings, progress);
+    }
     let state = match &req.state {
         None => None,
         Some(x) => {

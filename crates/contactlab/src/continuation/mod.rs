@@ -240,7 +240,8 @@ pub enum SpecialKind {
     NeimarkSacker,
     /// A sticking contact starts to slip somewhere along the orbit (`μ_stick` reached `μ`).
     StickingLost,
-    /// A slipping contact sticks somewhere along the orbit.
+    /// Slip vanishes from the orbit (or a slip phase ends): the reverse of
+    /// [`SpecialKind::StickingLost`].
     SlipStopped,
     /// The strike's impulse leaves the friction cone's interior (the strike starts to slip),
     /// or returns into it.
@@ -384,8 +385,14 @@ impl<F: MapFamily + ?Sized> Engine<'_, F> {
         let (y, p) = (self.y_of(z), self.p_of(z));
         let h = PARAM_STEP * self.ps;
         self.count.set(self.count.get() + 2);
-        let (a, b) = (self.f.image(p + h, &y)?, self.f.image(p - h, &y)?);
-        Ok(DVector::from_fn(self.m(), |r, _| (a[r] - b[r]) / (2.0 * h) * self.ps / self.sc[r]))
+        // Central; one-sided at the end of the parameter's range (e = 0: no e < 0).
+        let (a, b, width) = match (self.f.image(p + h, &y), self.f.image(p - h, &y)) {
+            (Ok(a), Ok(b)) => (a, b, 2.0 * h),
+            (Ok(a), Err(_)) => (a, self.f.image(p, &y)?, h),
+            (Err(_), Ok(b)) => (self.f.image(p, &y)?, b, h),
+            (Err(why), Err(_)) => return Err(why),
+        };
+        Ok(DVector::from_fn(self.m(), |r, _| (a[r] - b[r]) / width * self.ps / self.sc[r]))
     }
     /// The unit tangent at `z` oriented along `prev`.
     fn tangent(&self, a: &DMatrix<f64>, prev: &DVector<f64>) -> Option<DVector<f64>> {
@@ -519,10 +526,12 @@ fn classify_events(before: &[String], after: &[String]) -> SpecialKind {
     if changed("impact") {
         return SpecialKind::Grazing;
     }
-    if changed("slip-onset") {
-        return if more("slip-onset") { SpecialKind::StickingLost } else { SpecialKind::SlipStopped };
+    // Slip appears somewhere in a period that had none (or more slip onsets), or vanishes.
+    let slips = |v: &[String]| v.iter().filter(|e| e.starts_with("slip-")).count();
+    if slips(before) == 0 && slips(after) > 0 || more("slip-onset") {
+        return SpecialKind::StickingLost;
     }
-    if changed("slip-stop") {
+    if slips(before) > 0 && slips(after) == 0 || changed("slip-onset") || changed("slip-stop") {
         return SpecialKind::SlipStopped;
     }
     if changed("lift-off") {
@@ -718,6 +727,12 @@ fn locate<F: MapFamily + ?Sized>(
             });
             z.map_or(String::new(), |z| format!("multiplier {:.6} {:+.6}i", z[0], z[1]))
         }
+        SpecialKind::PainleveOnset => {
+            // B < 0 on the earlier point's side when the test was negative there.
+            let earlier_smaller = p0.p < best.0.p;
+            let side = if (fa < 0.0) == earlier_smaller { "smaller" } else { "larger" };
+            format!("B < 0 somewhere on the orbit for {side} values of the parameter")
+        }
         _ => String::new(),
     };
     SpecialPoint { kind, p: best.0.p, bracket, point: best.0, detail }
@@ -740,9 +755,12 @@ fn locate_events<F: MapFamily + ?Sized>(
         if (p1.p - p0.p).abs() * (b - a) / h <= e.s.locate_tol * e.ps {
             break;
         }
-        let x = 0.5 * (a + b);
-        let pred = &cur.z + &cur.tangent * x;
-        let Ok(c) = e.correct(&pred, &cur.tangent) else { break };
+        // The midpoint, or (where no orbit is corrected there) a point nearer either end.
+        let tried = [0.5, 0.25, 0.75, 0.125, 0.875].iter().find_map(|&f| {
+            let x = a + f * (b - a);
+            e.correct(&(&cur.z + &cur.tangent * x), &cur.tangent).ok().map(|c| (x, c))
+        });
+        let Some((x, c)) = tried else { break };
         let pt = e.point(&c, &e.observe(&c));
         if pt.observation.events == ev_a {
             a = x;

@@ -200,3 +200,42 @@ pub fn continue_gait(
     }
     m.visit(Run { doc, key, m: &m, spec: &spec, gait, settings, q: &g.q, v: &g.v, progress })
 }
+
+/// Continues P3's periodic orbit through the constrained phases of the constraint named
+/// `constraint` (a joint limit or contact of the mechanism in `doc`) in the parameter `key`:
+/// the orbit at `settings.from` is reached from the model's initial state (the return map
+/// iterated until it settles), then followed ([`crate::zeno::OrbitFamily`]).
+pub fn continue_orbit(
+    doc: &ModelDoc,
+    key: &ParamKey,
+    constraint: &str,
+    settings: &Settings,
+    progress: &dyn Fn(f64),
+) -> Result<Continuation, Error> {
+    settings.validate()?;
+    doc.param(key)?;
+    let m = super::model::from_model(&doc.with_param(key, settings.from)?)?;
+    let i = m.contact_index("orbit", constraint)?;
+    struct Run<'a> {
+        doc: &'a ModelDoc,
+        key: &'a ParamKey,
+        m: &'a Mechanism,
+        i: usize,
+        settings: &'a Settings,
+        progress: &'a dyn Fn(f64),
+    }
+    impl Visit for Run<'_> {
+        type Output = Result<Continuation, Error>;
+        fn visit<const N: usize>(self, _sys: MultibodySystem<N>) -> Result<Continuation, Error> {
+            let (doc, key, i) = (self.doc, self.key, self.i);
+            let system = move |p: f64| -> Result<MultibodySystem<N>, String> {
+                let d = doc.with_param(key, p).map_err(|e| e.to_string())?;
+                let m = super::model::from_model(&d).map_err(|e| e.to_string())?;
+                m.with_contact_first(i).system::<N>().map_err(|e| e.to_string())
+            };
+            crate::zeno::orbit_continuation(system, &self.m.q0, &self.m.v0, key, self.settings, self.progress)
+        }
+    }
+    let first = m.with_contact_first(i);
+    first.visit(Run { doc, key, m: &first, i, settings, progress })?
+}

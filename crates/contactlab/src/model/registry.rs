@@ -85,7 +85,7 @@ pub const REGISTRY: &[KindDef] = &[
         kind: "double-pendulum-stop",
         paper: "P3",
         summary: "P3's double pendulum with a stop on the knee (optionally PD-controlled)",
-        analyses: &["zeno simulate", "zeno orbit", "zeno bound", "zeno continue"],
+        analyses: &["zeno simulate", "zeno orbit", "zeno bound", "zeno continue", "continue"],
         sweep: None,
         read: |d| crate::zeno::model::from_model(d).map(Model::Zeno),
     },

@@ -764,6 +764,113 @@ pub fn continuation_in_e<S: ContactSystem<N>, const N: usize>(
     }
 }
 
+/// P3's return map on the constraint surface (of contact 0) as a one-parameter family, for
+/// [`crate::continuation`]: `system(p)` is the system at parameter `p`. Reported along the
+/// branch: the constrained phase's duration, the impacts simulated per cycle, the multiplier
+/// `λ` at the start of the constrained phase (normalised by its scale; its sign change is where
+/// the constrained phase, and with it the Zeno orbit of P3, ends) and the return's events
+/// (`zeno(limit)` or one `impact(limit)` per simulated impact).
+pub struct OrbitFamily<S, F, const N: usize> {
+    /// The system at each parameter value.
+    pub system: F,
+    /// Integration and Newton settings.
+    pub settings: ZenoSettings,
+    scale: DVector<f64>,
+    _s: std::marker::PhantomData<S>,
+}
+
+impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> OrbitFamily<S, F, N> {
+    /// The family, its chart's scales taken at `p0`.
+    pub fn new(system: F, p0: f64, settings: ZenoSettings) -> Result<Self, String> {
+        let s = system(p0)?;
+        let scale = ConstraintChart::<N>::new(&s).scale();
+        Ok(Self { system, settings: ZenoSettings { check_rate: false, ..settings }, scale, _s: std::marker::PhantomData })
+    }
+}
+
+impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate::continuation::MapFamily
+    for OrbitFamily<S, F, N>
+{
+    fn dim(&self) -> usize {
+        self.scale.len()
+    }
+    fn scale(&self) -> DVector<f64> {
+        self.scale.clone()
+    }
+    fn evaluate(&self, p: f64, y: &DVector<f64>) -> Result<crate::continuation::Evaluation, String> {
+        let lag = Lagrangian::new((self.system)(p)?);
+        let map = return_map(&lag, &self.settings);
+        let no_return = |t| format!("no return ({})", crate::output::kebab(&t));
+        let (ret, exact) = map.apply_exact(y).map_err(no_return)?;
+        let (jacobian, differenced) = match exact {
+            Ok((j, _)) => (j, None),
+            Err(why) => (map.difference_jacobian(y).map_err(no_return)?, Some(why)),
+        };
+        Ok(crate::continuation::Evaluation { image: ret.y, jacobian, period: ret.t, returns: vec![ret.t], differenced })
+    }
+    fn image(&self, p: f64, y: &DVector<f64>) -> Result<DVector<f64>, String> {
+        let lag = Lagrangian::new((self.system)(p)?);
+        let r = return_map(&lag, &self.settings).apply(y);
+        r.map(|r| r.y).map_err(|t| format!("no return ({})", crate::output::kebab(&t)))
+    }
+    fn observe(&self, p: f64, y: &DVector<f64>) -> crate::continuation::Observation {
+        let Ok(s) = (self.system)(p) else { return Default::default() };
+        let lag = Lagrangian::new(s);
+        let x = ConstraintChart::<N>::new(lag.system()).lift(y);
+        let Some(c) = cycle(&lag, y, &self.settings) else { return Default::default() };
+        let (q, v) = split(&x);
+        // λ in units of the system's force scale: its mass times gravity's scale of acceleration.
+        let lambda_scale = lag.system().mass_matrix(&q).norm() * lag.system().length_scale()
+            / lag.system().time_scale().powi(2);
+        let lambda = c.lambda_start / lambda_scale;
+        let events = if c.zeno {
+            vec!["zeno(limit)".to_string()]
+        } else {
+            vec!["impact(limit)".to_string(); c.impacts.max(1)]
+        };
+        crate::continuation::Observation {
+            state: q.iter().chain(v.iter()).copied().collect(),
+            quantities: vec![
+                ("constrained_duration".into(), c.constrained_duration),
+                ("impacts".into(), c.impacts as f64),
+                ("lambda_start".into(), c.lambda_start),
+            ],
+            tests: vec![(crate::continuation::SpecialKind::ZenoEnd, lambda)],
+            events,
+        }
+    }
+}
+
+/// Continues P3's periodic orbit of the family `system(p)` in `p` from `settings.from`, the
+/// orbit there reached from `(q0, q̇0)` by iterating the return map until it settles
+/// ([`settle`]).
+pub fn orbit_continuation<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize>(
+    system: F,
+    q0: &[f64],
+    v0: &[f64],
+    key: &crate::model::param::ParamKey,
+    settings: &crate::continuation::Settings,
+    progress: &dyn Fn(f64),
+) -> Result<crate::continuation::Continuation, Error> {
+    let zs = ZenoSettings::default();
+    let fam = OrbitFamily::new(system, settings.from, zs).map_err(|e| Error::model(key.as_str(), e))?;
+    let lag = Lagrangian::new((fam.system)(settings.from).map_err(|e| Error::model(key.as_str(), e))?);
+    let y = settle(
+        &lag,
+        &SVector::<f64, N>::from_column_slice(q0),
+        &SVector::<f64, N>::from_column_slice(v0),
+        SETTLE_CYCLES,
+        SETTLE_TOL,
+        &zs,
+    )
+    .map_err(|why| {
+        Error::model(key.as_str(), format!("no periodic orbit reached from the initial state at {key} = {}: {why}", settings.from))
+    })?;
+    let mut c = crate::continuation::continue_branches(&fam, &y, settings, progress);
+    c.param = key.to_string();
+    Ok(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,145 @@
+//! Continuation of gaits in a model parameter (issue #22, part 2), checked against independent
+//! routes: iterating the step map by plain simulation (the attractor's period on either side
+//! of each located period doubling), the difference Jacobian instead of the variational one,
+//! another unit of time, and the gait's own friction use (where sticking is lost).
+
+use std::path::Path;
+
+use contactlab::api::{continuation, ContinueRequest};
+use contactlab::continuation::{Continuation, Settings, SpecialKind};
+use contactlab::hybrid::section::Derivatives;
+use contactlab::mechanism::gait::GaitSettings;
+use contactlab::mechanism::simulate::{simulate, SimulateSettings};
+use contactlab::model::param::ParamKey;
+use contactlab::model::ModelDoc;
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody")
+}
+
+fn doc(name: &str) -> ModelDoc {
+    ModelDoc::read(&examples().join(name)).unwrap()
+}
+
+fn request(param: &str, to: f64, max_doublings: usize, derivatives: Derivatives) -> ContinueRequest {
+    ContinueRequest {
+        param: param.into(),
+        from: None,
+        to,
+        state: None,
+        orbit: None,
+        settings: Settings { max_doublings, max_step: 0.02, ..Default::default() },
+        gait: GaitSettings { derivatives, ..Default::default() },
+    }
+}
+
+fn doublings(c: &Continuation) -> Vec<f64> {
+    c.branches
+        .iter()
+        .flat_map(|b| b.special.iter().filter(|s| s.kind == SpecialKind::PeriodDoubling).map(|s| s.p))
+        .collect()
+}
+
+/// The number of distinct step times among the last 32 steps of a long simulation at the given
+/// slope from the post-strike state `x` (q then q̇): the attractor's period.
+fn attractor_period(d: &ModelDoc, slope: f64, x: &[f64]) -> usize {
+    let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), slope).unwrap())
+        .unwrap();
+    let n = m.dof();
+    let s = SimulateSettings { t_max: 400.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
+    let sim = simulate(&m, &x[..n], &x[n..], &s).unwrap();
+    let strikes: Vec<f64> =
+        sim.events.iter().filter(|e| e.contact.as_deref() == Some("right foot")).map(|e| e.t).collect();
+    assert!(strikes.len() > 300, "the walker fell at slope {slope}");
+    let steps: Vec<f64> = strikes.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut distinct: Vec<f64> = vec![];
+    for &t in &steps[steps.len() - 32..] {
+        if !distinct.iter().any(|&u| (u - t).abs() < 1e-6) {
+            distinct.push(t);
+        }
+    }
+    distinct.len()
+}
+
+#[test]
+fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
+    let d = doc("drake-compass-gait.toml");
+    let c = continuation(&d, &request("slope", 0.0875, 1, Derivatives::Exact), &|_| {}).unwrap();
+    assert_eq!(c.branches.len(), 2, "the period-1 branch and the doubled one");
+    let pd = doublings(&c);
+    assert_eq!(pd.len(), 2, "{pd:?}");
+    // At each located doubling a multiplier is −1.
+    for b in &c.branches {
+        for s in b.special.iter().filter(|s| s.kind == SpecialKind::PeriodDoubling) {
+            let z = s.point.multipliers.iter().min_by(|a, b| (a[0] + 1.0).abs().total_cmp(&(b[0] + 1.0).abs())).unwrap();
+            assert!((z[0] + 1.0).abs() < 1e-5 && z[1] == 0.0, "{z:?}");
+        }
+    }
+    // The doubled branch starts at the first doubling with twice the period.
+    let b1 = &c.branches[1];
+    assert_eq!((b1.period_multiple, b1.parent), (2, Some(0)));
+    let at_pd = &b1.points[0];
+    assert!((at_pd.p - pd[0]).abs() < 1e-12);
+    assert!((at_pd.returns[0] - at_pd.returns[1]).abs() < 1e-6);
+    // Plain simulation from the gait: one step time below the first doubling, two between the
+    // doublings, four past the second.
+    // Each run starts on the period-1 branch at its slope (unstable past the first doubling:
+    // the simulation leaves it for the attractor).
+    let near = |slope: f64| {
+        let pts = &c.branches[0].points;
+        &pts.iter().min_by(|a, b| (a.p - slope).abs().total_cmp(&(b.p - slope).abs())).unwrap().observation.state
+    };
+    for (slope, period) in [(pd[0] - 0.003, 1), (pd[0] + 0.003, 2), (pd[1] + 0.0008, 4)] {
+        assert_eq!(attractor_period(&d, slope, near(slope)), period, "slope {slope}");
+    }
+    // The same doublings with the difference Jacobian (an independent route to DP), and with
+    // time in other units (gravity × 10⁴: every period × 10⁻²).
+    let cd = continuation(&d, &request("slope", 0.0875, 1, Derivatives::Differences), &|_| {}).unwrap();
+    let pdd = doublings(&cd);
+    assert_eq!(pdd.len(), 2);
+    for (a, b) in pd.iter().zip(&pdd) {
+        assert!((a - b).abs() < 1e-6, "{pd:?} {pdd:?}");
+    }
+    let fast = d.with_param(&ParamKey::parse("gravity").unwrap(), 9.81e4).unwrap();
+    let cf = continuation(&fast, &request("slope", 0.0875, 1, Derivatives::Exact), &|_| {}).unwrap();
+    let pdf = doublings(&cf);
+    assert_eq!(pdf.len(), 2);
+    for (a, b) in pd.iter().zip(&pdf) {
+        assert!((a - b).abs() < 1e-7, "{pd:?} {pdf:?}");
+    }
+    let ratio = cf.branches[0].points[0].period / c.branches[0].points[0].period;
+    assert!((ratio - 0.01).abs() < 1e-9, "{ratio}");
+}
+
+#[test]
+fn sticking_is_lost_where_the_sticking_gait_needs_mu() {
+    // P2's compass biped: while the stance foot sticks the gait does not depend on μ, so the
+    // sticking branch must end where μ reaches the gait's μ_stick.
+    let d = doc("compass-biped.toml");
+    let m = contactlab::mechanism::model::from_model(&d).unwrap();
+    let g = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let mu_stick = g.gaits[0].mu_stick.unwrap();
+    let c = continuation(&d, &request("contact[*].mu", 0.15, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let b = &c.branches[0];
+    assert!(b.end.starts_with("reached"), "{}", b.end);
+    let lost = b.special.iter().find(|s| s.kind == SpecialKind::StickingLost).expect("sticking lost");
+    assert!((lost.p - mu_stick).abs() <= lost.bracket + 1e-6, "{} vs {mu_stick} (bracket {})", lost.p, lost.bracket);
+    // Above it the period's only event is the strike (sticking); below, slip appears.
+    let above = b.points.iter().filter(|p| p.p > mu_stick + 0.01);
+    assert!(above.clone().count() > 3);
+    assert!(above.into_iter().all(|p| p.observation.events == ["impact(swing foot, stick)"]));
+    assert!(b.points.iter().filter(|p| p.p < mu_stick - 0.01).all(|p| p.observation.events.len() > 1));
+}
+
+#[test]
+fn bad_requests_are_named() {
+    let d = doc("compass-biped.toml");
+    let e = continuation(&d, &request("contact[nope].mu", 0.2, 0, Derivatives::Exact), &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("stance foot, swing foot"), "{e}");
+    let mut r = request("slope_deg", 1.0, 0, Derivatives::Exact);
+    r.from = Some(1.0);
+    assert!(continuation(&d, &r, &|_| {}).unwrap_err().to_string().contains("differ"));
+    let lcp = ModelDoc::parse("x.toml", "kind = \"lcp\"\nM = [[1]]\nq = [1]\n", false).unwrap();
+    let e = continuation(&lcp, &request("q[0]", 2.0, 0, Derivatives::Exact), &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("multibody"), "{e}");
+}
