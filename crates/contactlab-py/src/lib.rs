@@ -650,6 +650,48 @@ fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f
     object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
 }
 
+/// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file, as
+/// the CLI's `continue --json`.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, param, to, frm=None, state=None, orbit=None, max_doublings=2, step=0.02, max_step=0.05, max_points=400, rtol=1e-10))]
+#[allow(clippy::too_many_arguments)]
+fn continuation(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    param: String,
+    to: f64,
+    frm: Option<f64>,
+    state: Option<Vec<f64>>,
+    orbit: Option<String>,
+    max_doublings: i64,
+    step: f64,
+    max_step: f64,
+    max_points: i64,
+    rtol: f64,
+) -> PyResult<Py<PyAny>> {
+    let doc = model_doc(name, text, is_json)?;
+    let defaults = contactlab::continuation::Settings::default();
+    let req = contactlab::api::ContinueRequest {
+        param,
+        from: frm,
+        to,
+        state,
+        orbit,
+        settings: contactlab::continuation::Settings {
+            step: step.min(max_step),
+            max_step,
+            min_step: defaults.min_step.min(step),
+            max_points: count("max_points", max_points, 1..=1_000_000)?,
+            max_doublings: count("max_doublings", max_doublings, 0..=6)?,
+            ..defaults
+        },
+        gait: contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() },
+    };
+    object(py, &py.detach(|| contactlab::api::continuation(&doc, &req, &|_| {})).map_err(to_py)?)
+}
+
 /// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
 /// list of `(coordinate, lo, hi)`.
 #[pyfunction]
@@ -878,6 +920,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p1_classify, m)?)?;
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(continuation, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_columns, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;

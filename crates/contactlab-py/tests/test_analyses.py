@@ -279,3 +279,16 @@ def test_a_urdf_path_is_a_model():
     i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3])
     assert i.model["coordinates"] == ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]
     assert i.to_dict() == cli("model", "inspect", urdf, "--state", "0.1,-0.9,0.2,0.3")
+
+
+def test_continuation_matches_the_cli():
+    model = EXAMPLES / "multibody" / "compass-biped.toml"
+    c = contactlab.continuation(model, "contact[*].mu", 0.5, max_doublings=0)
+    assert c.to_dict() == cli("continue", model, "--param", "contact[*].mu", "--to", 0.5, "--max-doublings", 0)
+    (b,) = c.branches
+    assert b["end"] == "reached 0.5" and b["points"][-1]["p"] == 0.5
+    # The sticking gait does not depend on mu; B < 0 on it for mu above the located point.
+    (s,) = b["special"]
+    assert s["kind"] == "painleve-onset" and 0.6 < s["p"] < 0.65
+    with pytest.raises(ValueError, match="no element named 'hand'"):
+        contactlab.continuation(model, "contact[hand].mu", 0.5)

@@ -71,7 +71,8 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
     // At each located doubling a multiplier is −1.
     for b in &c.branches {
         for s in b.special.iter().filter(|s| s.kind == SpecialKind::PeriodDoubling) {
-            let z = s.point.multipliers.iter().min_by(|a, b| (a[0] + 1.0).abs().total_cmp(&(b[0] + 1.0).abs())).unwrap();
+            let z =
+                s.point.multipliers.iter().min_by(|a, b| (a[0] + 1.0).abs().total_cmp(&(b[0] + 1.0).abs())).unwrap();
             assert!((z[0] + 1.0).abs() < 1e-5 && z[1] == 0.0, "{z:?}");
         }
     }
@@ -142,4 +143,18 @@ fn bad_requests_are_named() {
     let lcp = ModelDoc::parse("x.toml", "kind = \"lcp\"\nM = [[1]]\nq = [1]\n", false).unwrap();
     let e = continuation(&lcp, &request("q[0]", 2.0, 0, Derivatives::Exact), &|_| {}).unwrap_err();
     assert!(e.to_string().contains("multibody"), "{e}");
+}
+
+#[test]
+fn goswamis_compass_gait_file_is_drakes_urdf() {
+    // The report follows the cascade on the [[body]] file; it is Drake's URDF model.
+    let gait = |name: &str| {
+        let m = contactlab::mechanism::model::read(&examples().join(name)).unwrap();
+        contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap().gaits[0].clone()
+    };
+    let (a, b) = (gait("goswami-compass-gait.toml"), gait("drake-compass-gait.toml"));
+    assert!((a.period - b.period).abs() < 1e-9 * a.period, "{} {}", a.period, b.period);
+    for (x, y) in a.multipliers.iter().zip(&b.multipliers) {
+        assert!((x[0].hypot(x[1]) - y[0].hypot(y[1])).abs() < 1e-7);
+    }
 }

@@ -17,6 +17,8 @@ Modules:
              ``simulate``
     model    your own mechanism (kind = "multibody", or a URDF): ``inspect``, ``simulate``, ``gait``
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
+    continuation(model, param, to, ...)  a periodic orbit followed in any model parameter, with
+             its folds, period doublings and nonsmooth points (``contactlab continue``)
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
 ``contactlab.NumericalError`` when a solver could not conclude, ``OSError`` for files.
@@ -26,5 +28,6 @@ from ._core import NumericalError, __version__
 from . import lcp, p1, walker, zeno, fixture, eqset, model
 from ._results import Result
 from .sweep import sweep
+from ._continuation import continuation
 
-__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "model", "sweep"]
+__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "model", "sweep", "continuation"]

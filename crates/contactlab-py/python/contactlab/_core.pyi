@@ -1,4 +1,4 @@
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -88,3 +88,18 @@ def mechanism_simulate(
     per_step: int = 4,
 ) -> Tuple[dict[str, Any], Dict[str, Any]]: ...
 def mechanism_gait(name: str, text: str, is_json: bool, rtol: float = 1e-10) -> Any: ...
+def continuation(
+    name: str,
+    text: str,
+    is_json: bool,
+    param: str,
+    to: float,
+    frm: Optional[float] = None,
+    state: Optional[Sequence[float]] = None,
+    orbit: Optional[str] = None,
+    max_doublings: int = 2,
+    step: float = 0.02,
+    max_step: float = 0.05,
+    max_points: int = 400,
+    rtol: float = 1e-10,
+) -> Any: ...

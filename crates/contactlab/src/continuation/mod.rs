@@ -644,14 +644,29 @@ fn run<F: MapFamily + ?Sized>(
         }
         let p_new = pt.p;
         let passed = (p_new - s.to) * dir >= 0.0;
+        if passed {
+            // Land on `to`: the fixed point there, from the chord between the last two points.
+            let w = (s.to - last.p) / (p_new - last.p);
+            let z = &cur.z + (&next.z - &cur.z) * w;
+            let landed = e.start(s.to, &e.y_of(&z), dir).map(|c| {
+                let o = e.observe(&c);
+                e.point(&c, &o)
+            });
+            points.push(pt);
+            if let Ok(at_to) = landed {
+                if (at_to.p - s.to).abs() <= f64::EPSILON * e.ps.max(s.to.abs()) {
+                    points.pop();
+                    points.push(at_to);
+                }
+            }
+            progress(s.to);
+            end = format!("reached {}", s.to);
+            break;
+        }
         let iterations = next.iterations;
         cur = next;
         points.push(pt);
         progress(p_new);
-        if passed {
-            end = format!("reached {}", s.to);
-            break;
-        }
         if iterations <= 3 {
             h = (h * 1.5).min(s.max_step);
         }

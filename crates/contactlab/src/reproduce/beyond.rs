@@ -1,6 +1,8 @@
 //! Beyond the papers: two systems no paper analyses, written as `kind = "multibody"` model files
-//! (`examples/multibody/`) and analysed with the papers' methods. No paper publishes their
-//! numbers, so every row compares with an independent route: a closed form, an energy balance.
+//! (`examples/multibody/`) and analysed with the papers' methods, and continuation in a model
+//! parameter (the compass gait's period-doubling cascade, P3's orbit in e). No paper publishes
+//! their numbers, so every row compares with an independent route: a closed form, an energy
+//! balance, plain simulation, a universal constant.
 
 use super::{Options, ProgressFn};
 use crate::hybrid::{EventKind, Termination};
@@ -15,13 +17,17 @@ use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::Error;
 
 /// Section title.
-pub const TITLE: &str = "Beyond the papers: Housner's rocking block and McGeer's kneed walker from model files";
+pub const TITLE: &str =
+    "Beyond the papers: Housner's rocking block, McGeer's kneed walker, the compass gait's period-doubling cascade";
 
 /// This section, for [`super::SECTIONS`].
 pub const SECTION: super::SectionDef = super::SectionDef { id: "BEYOND", title: TITLE, build: section };
 
 const BLOCK: &str = include_str!("../../../../examples/multibody/rocking-block.toml");
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
+const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
+const P3_PENDULUM: &str = include_str!("../../../../examples/zeno/double-pendulum-pd.toml");
+const P3_HALF: &str = include_str!("../../../../examples/zeno/double-pendulum-pd-e0.5.toml");
 
 fn mechanism(name: &str, text: &str) -> Result<Mechanism, Error> {
     crate::mechanism::model::from_model(&ModelDoc::parse(name, text, false)?)
@@ -37,13 +43,19 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          (the event-driven hybrid core), `equilibrium classify` (P1's theorems, on a body resting on two contacts), \
          `gait` (P2's and P3's periodic orbits, found without a guess) and `painleve` (P2's A, B and μ_min at any \
          contact). No paper publishes these numbers: each row's reference is an independent route, a closed form \
-         or an energy balance.",
+         or an energy balance. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
+         follows the compass gait through its period-doubling cascade in the slope, checked against plain \
+         simulation and Feigenbaum's constant, and P3's Zeno orbit in e, checked against P3's own orbit search.",
     );
-    progress("BEYOND", 0, 2);
+    progress("BEYOND", 0, 4);
     rocking_block(&mut sec, opts)?;
-    progress("BEYOND", 1, 2);
+    progress("BEYOND", 1, 4);
     kneed_walker(&mut sec, opts)?;
-    progress("BEYOND", 2, 2);
+    progress("BEYOND", 2, 4);
+    compass_cascade(&mut sec, opts)?;
+    progress("BEYOND", 3, 4);
+    p3_as_continuation(&mut sec)?;
+    progress("BEYOND", 4, 4);
     Ok(sec)
 }
 
@@ -252,5 +264,181 @@ fn kneed_walker(sec: &mut Section, opts: &Options) -> Result<(), Error> {
             ),
         });
     }
+    Ok(())
+}
+
+/// Feigenbaum's constant: the limit of the ratio of successive period-doubling intervals.
+pub const FEIGENBAUM_DELTA: f64 = 4.669_201_609_102_99;
+
+/// The attractor's period at `slope`: distinct step times (to 1e-6 s) among the last 32 of 400
+/// simulated steps from the post-strike state `x`, with the step times; 0 if the walker fell.
+fn attractor(doc: &ModelDoc, slope: f64, x: &[f64]) -> Result<(usize, Vec<f64>), Error> {
+    let key = crate::model::param::ParamKey::parse("slope")?;
+    let m = crate::mechanism::model::from_model(&doc.with_param(&key, slope)?)?;
+    let n = m.dof();
+    let s = SimulateSettings { t_max: 300.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
+    let sim = simulate(&m, &x[..n], &x[n..], &s)?;
+    let strikes: Vec<f64> =
+        sim.events.iter().filter(|e| e.contact.as_deref() == Some("swing foot")).map(|e| e.t).collect();
+    if strikes.len() < 100 {
+        return Ok((0, vec![]));
+    }
+    let steps: Vec<f64> = strikes.windows(2).map(|w| w[1] - w[0]).collect();
+    let tail = steps[steps.len() - 32..].to_vec();
+    let mut distinct: Vec<f64> = vec![];
+    for &t in &tail {
+        if !distinct.iter().any(|&u| (u - t).abs() < 1e-6) {
+            distinct.push(t);
+        }
+    }
+    Ok((distinct.len(), tail))
+}
+
+/// The compass gait's period-doubling cascade in the slope (issue #22): `continue` against the
+/// attractor of plain simulation and Feigenbaum's constant.
+fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
+    use crate::continuation::{Settings, SpecialKind};
+    let doc = ModelDoc::parse("goswami-compass-gait.toml", GOSWAMI, false)?;
+    let req = crate::api::ContinueRequest {
+        param: "slope".into(),
+        from: None,
+        to: 0.0885,
+        state: None,
+        orbit: None,
+        settings: Settings { max_doublings: 3, max_step: 0.01, step: 0.01, ..Default::default() },
+        gait: GaitSettings::default(),
+    };
+    let c = crate::api::continuation(&doc, &req, &|_| {})?;
+    let pd: Vec<f64> = c
+        .branches
+        .iter()
+        .flat_map(|b| b.special.iter().filter(|s| s.kind == SpecialKind::PeriodDoubling).map(|s| s.p))
+        .collect();
+    const SRC: &str = "plain simulation: the attractor's step times";
+    let listed = pd.iter().map(|&p| format!("{} ({}°)", fmt_num(p), fmt_num(p.to_degrees()))).collect::<Vec<_>>();
+    sec.rows.push(
+        Row::exact(
+            "Compass gait (Goswami's masses and lengths, Drake's CompassGait.urdf): period doublings located along \
+             the slope by `continue`",
+            "4",
+            pd.len().to_string(),
+            "Goswami, Thuilot & Espiau (1998): a period-doubling cascade to chaos",
+        )
+        .with_note(format!("slopes (rad) {}", listed.join(", "))),
+    );
+    if pd.len() < 4 {
+        return Ok(());
+    }
+    // The attractor of plain simulation on each side of every doubling: period 1, 2, 4, 8.
+    let near = |slope: f64| {
+        let pts = &c.branches[0].points;
+        pts.iter()
+            .min_by(|a, b| (a.p - slope).abs().total_cmp(&(b.p - slope).abs()))
+            .map(|p| p.observation.state.clone())
+    };
+    let probes = [pd[0] - 0.003, 0.5 * (pd[0] + pd[1]), 0.5 * (pd[1] + pd[2]), 0.5 * (pd[2] + pd[3])];
+    let mut periods = vec![];
+    for &slope in &probes {
+        let x = near(slope).ok_or_else(|| Error::model("slope", "an empty branch"))?;
+        periods.push(attractor(&doc, slope, &x)?.0);
+    }
+    sec.rows.push(
+        Row::exact(
+            "Compass gait: the attractor's period below the first doubling and midway between successive doublings",
+            "1, 2, 4, 8",
+            periods.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", "),
+            SRC,
+        )
+        .with_note(format!(
+            "400 simulated steps at slopes {} from the period-1 branch; distinct step times among the last 32",
+            probes.iter().map(|&p| fmt_num(p)).collect::<Vec<_>>().join(", ")
+        )),
+    );
+    let ratio = (pd[2] - pd[1]) / (pd[3] - pd[2]);
+    sec.rows.push(
+        Row::number(
+            "Compass gait: ratio of successive doubling intervals (p₃ − p₂)/(p₄ − p₃)",
+            FEIGENBAUM_DELTA,
+            ratio,
+            0.02 * FEIGENBAUM_DELTA,
+            "Feigenbaum (1978): the ratios tend to δ = 4.6692 (2%: the third ratio of a cascade)",
+        )
+        .with_note(format!("the first ratio (p₂ − p₁)/(p₃ − p₂) is {}", fmt_num((pd[1] - pd[0]) / (pd[2] - pd[1])))),
+    );
+    // The bifurcation diagram with the orbit diagram of plain simulation.
+    use rayon::prelude::*;
+    let slopes: Vec<f64> = (0..=28).map(|k| 0.060 + 0.001 * k as f64).collect();
+    let dots: Vec<(f64, f64)> = slopes
+        .par_iter()
+        .map(|&slope| {
+            let x = near(slope).unwrap_or_default();
+            attractor(&doc, slope, &x).map(|(_, t)| t.into_iter().map(|t| (slope, t)).collect::<Vec<_>>())
+        })
+        .collect::<Result<Vec<_>, Error>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let plot = c.plot("Compass gait: step time against slope (continuation; dots: plain simulation)").add_colored(
+        "simulation, last 32 steps",
+        dots,
+        Mark::Points,
+        7,
+    );
+    plot.save(&opts.out.join("beyond_compass_cascade.png"))?;
+    sec.figures.push(Figure {
+        file: "beyond_compass_cascade.png".into(),
+        caption: format!(
+            "The compass gait's period-doubling cascade (Goswami's parameters): every return time of the orbits \
+             followed by `contactlab continue goswami-compass-gait.toml --param slope --to 0.0885              --max-doublings 3` (solid stable, dashed unstable; squares: located doublings at slopes {}), and the \
+             last 32 step times of plain simulation at 29 slopes (dots) landing on the stable branches. Goswami, \
+             Thuilot & Espiau (1998) show this cascade (their bifurcation diagram of the step period against the \
+             slope); their figure's slopes are not reproduced here, as we could not read them off.",
+            listed.join(", ")
+        ),
+    });
+    Ok(())
+}
+
+/// P3's continuation in e as an instance of `continue` (issue #22): the orbit at e = 0.5 by
+/// pseudo-arclength continuation from e = 0.05 against P3's own orbit search at e = 0.5.
+fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
+    let doc = ModelDoc::parse("double-pendulum-pd.toml", P3_PENDULUM, false)?;
+    let req = crate::api::ContinueRequest {
+        param: "e".into(),
+        from: Some(0.05),
+        to: 0.5,
+        state: None,
+        orbit: None,
+        settings: crate::continuation::Settings::default(),
+        gait: GaitSettings::default(),
+    };
+    let c = crate::api::continuation(&doc, &req, &|_| {})?;
+    let last = c.branches.first().and_then(|b| b.points.last());
+    // P3's own search: the return map iterated from the e = 0.5 model's initial state, then Newton.
+    let half = crate::zeno::model::from_model(&ModelDoc::parse("double-pendulum-pd-e0.5.toml", P3_HALF, false)?)?;
+    let direct = crate::api::zeno_orbit(&half, "double-pendulum-pd-e0.5.toml")?;
+    let (period, gamma) = last.map_or((f64::NAN, f64::NAN), |p| (p.period, p.spectral_radius));
+    let d = Some(&direct);
+    sec.rows.push(
+        Row::number(
+            "P3's Zeno orbit at e = 0.5 reached by `continue --param e` from e = 0.05: period (s)",
+            d.and_then(|o| o.period).unwrap_or(f64::NAN),
+            period,
+            1e-8,
+            "P3's orbit search (`zeno orbit`) at e = 0.5 from the model's initial state",
+        )
+        .with_note(format!(
+            "{} points on the branch; the continuation lands on e = {}",
+            c.branches.first().map_or(0, |b| b.points.len()),
+            last.map_or("none".into(), |p| fmt_num(p.p))
+        )),
+    );
+    sec.rows.push(Row::number(
+        "P3's Zeno orbit at e = 0.5 by `continue`: contraction rate γ (largest multiplier)",
+        d.and_then(|o| o.gamma).unwrap_or(f64::NAN),
+        gamma,
+        1e-6,
+        "P3's orbit search at e = 0.5",
+    ));
     Ok(())
 }

@@ -784,7 +784,12 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> Orbit
     pub fn new(system: F, p0: f64, settings: ZenoSettings) -> Result<Self, String> {
         let s = system(p0)?;
         let scale = ConstraintChart::<N>::new(&s).scale();
-        Ok(Self { system, settings: ZenoSettings { check_rate: false, ..settings }, scale, _s: std::marker::PhantomData })
+        Ok(Self {
+            system,
+            settings: ZenoSettings { check_rate: false, ..settings },
+            scale,
+            _s: std::marker::PhantomData,
+        })
     }
 }
 
@@ -820,14 +825,11 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate
         let Some(c) = cycle(&lag, y, &self.settings) else { return Default::default() };
         let (q, v) = split(&x);
         // λ in units of the system's force scale: its mass times gravity's scale of acceleration.
-        let lambda_scale = lag.system().mass_matrix(&q).norm() * lag.system().length_scale()
-            / lag.system().time_scale().powi(2);
+        let lambda_scale =
+            lag.system().mass_matrix(&q).norm() * lag.system().length_scale() / lag.system().time_scale().powi(2);
         let lambda = c.lambda_start / lambda_scale;
-        let events = if c.zeno {
-            vec!["zeno(limit)".to_string()]
-        } else {
-            vec!["impact(limit)".to_string(); c.impacts.max(1)]
-        };
+        let events =
+            if c.zeno { vec!["zeno(limit)".to_string()] } else { vec!["impact(limit)".to_string(); c.impacts.max(1)] };
         crate::continuation::Observation {
             state: q.iter().chain(v.iter()).copied().collect(),
             quantities: vec![
@@ -864,7 +866,10 @@ pub fn orbit_continuation<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, 
         &zs,
     )
     .map_err(|why| {
-        Error::model(key.as_str(), format!("no periodic orbit reached from the initial state at {key} = {}: {why}", settings.from))
+        Error::model(
+            key.as_str(),
+            format!("no periodic orbit reached from the initial state at {key} = {}: {why}", settings.from),
+        )
     })?;
     let mut c = crate::continuation::continue_branches(&fam, &y, settings, progress);
     c.param = key.to_string();

@@ -1,0 +1,48 @@
+"""Continuation of periodic orbits in any model parameter (``contactlab continue``)."""
+
+from typing import Optional, Sequence
+
+from . import _core
+from ._results import Model, Result, model_text
+
+
+def continuation(
+    model: Model,
+    param: str,
+    to: float,
+    frm: Optional[float] = None,
+    state: Optional[Sequence[float]] = None,
+    orbit: Optional[str] = None,
+    max_doublings: int = 2,
+    step: float = 0.02,
+    max_step: float = 0.05,
+    max_points: int = 400,
+    rtol: float = 1e-10,
+) -> Result:
+    """Pseudo-arclength continuation of a gait (a ``kind = "multibody"`` model with a ``[gait]``
+    table) or of P3's orbit (``orbit="knee stop"``, or a ``double-pendulum-stop`` model) in the
+    model key ``param`` (``"slope_deg"``, ``"contact[*].mu"``, ``"body[hip].mass"``, ``"e"``...)
+    from ``frm`` (default: the model's value) to ``to``, as ``contactlab continue --json``:
+    ``param``, ``branches`` (each with ``period_multiple``, ``parent``, ``points`` (``p``, ``y``,
+    ``period``, ``returns``, ``multipliers``, ``stable``, ``state``, ``quantities``, ``events``),
+    ``special`` (``kind``: fold, period-doubling, neimark-sacker, sticking-lost, strike-slip,
+    painleve-onset, grazing, zeno-onset, zeno-end..., located at ``p`` to ``bracket``) and
+    ``end``) and ``evaluations``. Period doublings are followed onto the doubled branch
+    ``max_doublings`` times."""
+    s = None if state is None else [float(x) for x in state]
+    return Result(
+        "Continuation",
+        _core.continuation(
+            *model_text(model),
+            str(param),
+            float(to),
+            None if frm is None else float(frm),
+            s,
+            orbit,
+            int(max_doublings),
+            float(step),
+            float(max_step),
+            int(max_points),
+            float(rtol),
+        ),
+    )
