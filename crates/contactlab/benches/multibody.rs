@@ -97,6 +97,25 @@ fn bench(c: &mut Criterion) {
         });
     }
     fp.finish();
+    // Continuation (issue #22): the compass gait (Goswami's parameters) in the slope from
+    // Drake's 0.0525 through its first two period doublings to 0.0875, one doubled branch.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody");
+    let doc = contactlab::model::ModelDoc::read(&dir.join("goswami-compass-gait.toml")).expect("the shipped example");
+    let req = contactlab::api::ContinueRequest {
+        param: "slope".into(),
+        from: None,
+        to: 0.0875,
+        state: None,
+        orbit: None,
+        settings: contactlab::continuation::Settings { max_doublings: 1, ..Default::default() },
+        gait: gs,
+    };
+    let mut cont = c.benchmark_group("continuation");
+    cont.sample_size(10);
+    cont.bench_function("compass_gait_slope_two_doublings", |b| {
+        b.iter(|| contactlab::api::continuation(&doc, &req, &|_| {}).expect("valid"))
+    });
+    cont.finish();
     let mut slow = c.benchmark_group("kneed_walker_gait_search");
     slow.sample_size(10);
     slow.bench_function("from_nothing", |b| b.iter(|| find_gaits(&kneed, &gs).expect("a gait table")));

@@ -40,17 +40,19 @@ fn doublings(c: &Continuation) -> Vec<f64> {
         .collect()
 }
 
-/// The number of distinct step times among the last 32 steps of a long simulation at the given
-/// slope from the post-strike state `x` (q then q̇): the attractor's period.
-fn attractor_period(d: &ModelDoc, slope: f64, x: &[f64]) -> usize {
-    let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), slope).unwrap())
+/// The number of distinct step times among the last 32 steps of a long simulation with the
+/// parameter `key` at `value` from the post-strike state `x` (q then q̇): the attractor's period
+/// (0: the walker fell).
+fn attractor(d: &ModelDoc, key: &str, value: f64, x: &[f64], strike: &str) -> usize {
+    let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), value).unwrap())
         .unwrap();
     let n = m.dof();
-    let s = SimulateSettings { t_max: 400.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
+    let s = SimulateSettings { t_max: 300.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
     let sim = simulate(&m, &x[..n], &x[n..], &s).unwrap();
-    let strikes: Vec<f64> =
-        sim.events.iter().filter(|e| e.contact.as_deref() == Some("right foot")).map(|e| e.t).collect();
-    assert!(strikes.len() > 300, "the walker fell at slope {slope}");
+    let strikes: Vec<f64> = sim.events.iter().filter(|e| e.contact.as_deref() == Some(strike)).map(|e| e.t).collect();
+    if strikes.len() < 300 {
+        return 0;
+    }
     let steps: Vec<f64> = strikes.windows(2).map(|w| w[1] - w[0]).collect();
     let mut distinct: Vec<f64> = vec![];
     for &t in &steps[steps.len() - 32..] {
@@ -91,7 +93,7 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
         &pts.iter().min_by(|a, b| (a.p - slope).abs().total_cmp(&(b.p - slope).abs())).unwrap().observation.state
     };
     for (slope, period) in [(pd[0] - 0.003, 1), (pd[0] + 0.003, 2), (pd[1] + 0.0008, 4)] {
-        assert_eq!(attractor_period(&d, slope, near(slope)), period, "slope {slope}");
+        assert_eq!(attractor(&d, "slope", slope, near(slope), "right foot"), period, "slope {slope}");
     }
     // The same doublings with the difference Jacobian (an independent route to DP), and with
     // time in other units (gravity × 10⁴: every period × 10⁻²).
@@ -113,14 +115,14 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
 }
 
 #[test]
-fn sticking_is_lost_where_the_sticking_gait_needs_mu() {
-    // P2's compass biped: while the stance foot sticks the gait does not depend on μ, so the
-    // sticking branch must end where μ reaches the gait's μ_stick.
+fn sticking_lost_and_neimark_sacker_on_p2s_compass_biped() {
+    // P2's compass biped as μ falls. While the stance foot sticks the gait does not depend on
+    // μ, so the sticking branch must end where μ reaches the gait's μ_stick.
     let d = doc("compass-biped.toml");
     let m = contactlab::mechanism::model::from_model(&d).unwrap();
     let g = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
     let mu_stick = g.gaits[0].mu_stick.unwrap();
-    let c = continuation(&d, &request("contact[*].mu", 0.15, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let c = continuation(&d, &request("contact[*].mu", 0.1, 0, Derivatives::Exact), &|_| {}).unwrap();
     let b = &c.branches[0];
     assert!(b.end.starts_with("reached"), "{}", b.end);
     let lost = b.special.iter().find(|s| s.kind == SpecialKind::StickingLost).expect("sticking lost");
@@ -130,6 +132,17 @@ fn sticking_is_lost_where_the_sticking_gait_needs_mu() {
     assert!(above.clone().count() > 3);
     assert!(above.into_iter().all(|p| p.observation.events == ["impact(swing foot, stick)"]));
     assert!(b.points.iter().filter(|p| p.p < mu_stick - 0.01).all(|p| p.observation.events.len() > 1));
+    // The slipping gait then loses stability through a complex pair of multipliers: plain
+    // simulation settles on the gait above that μ and does not below it.
+    let ns = b.special.iter().find(|s| s.kind == SpecialKind::NeimarkSacker).expect("a Neimark-Sacker point");
+    let z = ns.point.multipliers[0];
+    assert!((z[0].hypot(z[1]) - 1.0).abs() < 1e-6 && z[1].abs() > 0.1, "{z:?}");
+    let near = |mu: f64| {
+        &b.points.iter().min_by(|a, b| (a.p - mu).abs().total_cmp(&(b.p - mu).abs())).unwrap().observation.state
+    };
+    let (hi, lo) = (ns.p + 0.015, ns.p - 0.005);
+    assert_eq!(attractor(&d, "contact[*].mu", hi, near(hi), "swing foot"), 1);
+    assert_ne!(attractor(&d, "contact[*].mu", lo, near(lo), "swing foot"), 1);
 }
 
 #[test]

@@ -137,7 +137,7 @@ impl<F: MapFamily + ?Sized> MapFamily for Iterate<'_, F> {
         Ok(y)
     }
     fn observe(&self, p: f64, y: &DVector<f64>) -> Observation {
-        // The events of the whole period; the rest from the orbit's first return.
+        // The events of the whole period; quantities and tests the worst over its returns.
         let mut o = self.family.observe(p, y);
         let mut yk = y.clone();
         for _ in 1..self.k {
@@ -323,7 +323,9 @@ pub struct Continuation {
     pub param: String,
     /// The branches: the first is the one started from; doubled branches follow.
     pub branches: Vec<Branch>,
-    /// Returns computed (map evaluations, including the parameter differences).
+    /// Map evaluations of the continuation's corrector and parameter differences (one per
+    /// evaluation of a period-`k` map; observations and location trials' observations are not
+    /// counted).
     pub evaluations: usize,
 }
 
@@ -538,7 +540,7 @@ fn classify_events(before: &[String], after: &[String]) -> SpecialKind {
         return SpecialKind::LiftOff;
     }
     // The same events with another stick/slip outcome of an impact.
-    let slipping = |v: &[String]| v.iter().filter(|e| e.starts_with("impact") && e.contains("slip")).count();
+    let slipping = |v: &[String]| v.iter().filter(|e| e.starts_with("impact") && e.ends_with(", slip)")).count();
     if slipping(before) != slipping(after) {
         return SpecialKind::StrikeSlip;
     }
@@ -555,6 +557,10 @@ pub fn continue_branch<F: MapFamily + ?Sized>(
 ) -> (Branch, usize) {
     let e = Engine { f: family, s, sc: family.scale(), ps: s.param_scale(), count: std::cell::Cell::new(0) };
     let dir = (s.to - s.from).signum();
+    if let Err(bad) = s.validate() {
+        let end = format!("invalid settings: {bad}");
+        return (Branch { period_multiple: 1, parent: None, points: vec![], special: vec![], end }, 0);
+    }
     let b = match e.start(s.from, y0, dir) {
         Ok(c) => run(&e, c, 1, None, &|_| true, progress),
         Err(why) => Branch {
@@ -614,9 +620,9 @@ fn run<F: MapFamily + ?Sized>(
         let last = points.last().expect("a branch has its start").clone();
         let obs = e.observe(&next);
         let pt = e.point(&next, &obs);
-        // Special points between `cur` and `next`.
-        let (tp0, pd0, ns0, _) = smooth_tests(&last, &cur, &e.sc);
-        let (tp1, pd1, ns1, _) = smooth_tests(&pt, &next, &e.sc);
+        // Special points between `cur` and `next` (found in order along the step).
+        let (tp0, pd0, ns0, near0) = smooth_tests(&last, &cur, &e.sc);
+        let (tp1, pd1, ns1, near1) = smooth_tests(&pt, &next, &e.sc);
         let mut found: Vec<(SpecialKind, TestFn)> = vec![];
         if tp0 * tp1 < 0.0 {
             found.push((SpecialKind::Fold, Box::new(move |_, c: &Corrected| c.tangent[m])));
@@ -625,26 +631,37 @@ fn run<F: MapFamily + ?Sized>(
             let sc = e.sc.clone();
             found.push((SpecialKind::PeriodDoubling, Box::new(move |p, c: &Corrected| smooth_tests(p, c, &sc).1)));
         }
-        if ns0 != ns1 {
+        // A pair crossing the circle (not two real multipliers meeting outside it).
+        if ns0 != ns1 && near0 * near1 < 0.0 {
             let sc = e.sc.clone();
             found.push((SpecialKind::NeimarkSacker, Box::new(move |p, c: &Corrected| smooth_tests(p, c, &sc).3)));
         }
-        for (i, (kind, v1)) in obs.tests.iter().enumerate() {
+        // (A failed observation, empty state, compares with nothing.)
+        let observed = !obs.state.is_empty() && !last.observation.state.is_empty();
+        for (i, (kind, v1)) in obs.tests.iter().enumerate().filter(|_| observed) {
             let v0 = last.observation.tests.get(i).map_or(f64::NAN, |t| t.1);
             if v0 * v1 < 0.0 {
-                found.push((*kind, Box::new(move |p, _| p.observation.tests.get(i).map_or(f64::NAN, |t| t.1))));
+                // A Zeno test is positive with the Zeno orbit: its sign gives onset or end.
+                let kind = match kind {
+                    SpecialKind::ZenoEnd if v0 < 0.0 => SpecialKind::ZenoOnset,
+                    k => *k,
+                };
+                found.push((kind, Box::new(move |p, _| p.observation.tests.get(i).map_or(f64::NAN, |t| t.1))));
             }
         }
+        let mut here = vec![];
         for (kind, f) in found {
-            let sp = locate(e, &cur, &last, &next, &pt, h, kind, &*f);
-            special.push(sp);
+            here.push(locate(e, &cur, &last, &next, &pt, h, kind, &*f));
         }
-        if obs.events != last.observation.events {
-            special.push(locate_events(e, &cur, &last, &next, &pt, h));
+        if observed && obs.events != last.observation.events {
+            here.push(locate_events(e, &cur, &last, &next, &pt, h));
         }
+        here.sort_by(|a, b| ((a.p - last.p) * (pt.p - last.p)).total_cmp(&((b.p - last.p) * (pt.p - last.p))));
+        special.extend(here);
         let p_new = pt.p;
         let passed = (p_new - s.to) * dir >= 0.0;
         if passed {
+            special.retain(|sp| (sp.p - s.to) * dir <= 0.0);
             // Land on `to`: the fixed point there, from the chord between the last two points.
             let w = (s.to - last.p) / (p_new - last.p);
             let z = &cur.z + (&next.z - &cur.z) * w;
@@ -667,11 +684,15 @@ fn run<F: MapFamily + ?Sized>(
         cur = next;
         points.push(pt);
         progress(p_new);
+        // Back past the start (after a fold, or a doubled branch growing away from `to`).
+        if (p_new - s.from) * dir < -1e-9 * e.ps {
+            end = format!("turned back past the start ({} = {}) at p = {p_new}", "from", s.from);
+            break;
+        }
         if iterations <= 3 {
             h = (h * 1.5).min(s.max_step);
         }
     }
-    special.sort_by(|a, b| ((a.p - s.from) * dir).total_cmp(&((b.p - s.from) * dir)));
     Branch { period_multiple: k, parent, points, special, end }
 }
 
@@ -690,11 +711,14 @@ fn locate<F: MapFamily + ?Sized>(
 ) -> SpecialPoint {
     let (mut a, mut fa) = (0.0, f(p0, cur));
     let (mut b, mut fb) = (h, f(p1, next));
+    // The parameter at the bracket's ends (not linear in the step near a fold).
+    let (mut pa, mut pb) = (p0.p, p1.p);
     let mut best = (p1.clone(), next.clone());
     let mut side = 0i8;
     let tol = e.s.locate_tol;
-    for _ in 0..MAX_LOCATE {
-        if (p1.p - p0.p).abs() * (b - a) / h <= tol * e.ps {
+    for trial in 0..MAX_LOCATE {
+        // (A fold inside the step can leave both ends at nearly the same parameter: try.)
+        if (pb - pa).abs() <= tol * e.ps && (kind != SpecialKind::Fold || trial >= 3) {
             break;
         }
         let mut x = (a * fb - b * fa) / (fb - fa);
@@ -709,13 +733,13 @@ fn locate<F: MapFamily + ?Sized>(
             break;
         }
         if fx * fa > 0.0 {
-            (a, fa) = (x, fx);
+            (a, fa, pa) = (x, fx, pt.p);
             if side == -1 {
                 fb *= 0.5;
             }
             side = -1;
         } else {
-            (b, fb) = (x, fx);
+            (b, fb, pb) = (x, fx, pt.p);
             if side == 1 {
                 fa *= 0.5;
             }
@@ -726,7 +750,8 @@ fn locate<F: MapFamily + ?Sized>(
             break;
         }
     }
-    let bracket = (p1.p - p0.p).abs() * (b - a) / h;
+    let bracket = (pb - pa).abs();
+    let _ = (a, b);
     let detail = match kind {
         SpecialKind::PeriodDoubling | SpecialKind::NeimarkSacker | SpecialKind::Fold => {
             let z = best.0.multipliers.iter().min_by(|x, y| {
@@ -763,11 +788,13 @@ fn locate_events<F: MapFamily + ?Sized>(
     h: f64,
 ) -> SpecialPoint {
     let (mut a, mut b) = (0.0, h);
-    let (mut ev_a, mut ev_b) = (p0.observation.events.clone(), p1.observation.events.clone());
+    let (mut pa, mut pb) = (p0.p, p1.p);
+    let ev_a = p0.observation.events.clone();
+    let mut ev_b = p1.observation.events.clone();
     let mut best = p1.clone();
     let _ = next;
     for _ in 0..MAX_LOCATE {
-        if (p1.p - p0.p).abs() * (b - a) / h <= e.s.locate_tol * e.ps {
+        if (pb - pa).abs() <= e.s.locate_tol * e.ps {
             break;
         }
         // The midpoint, or (where no orbit is corrected there) a point nearer either end.
@@ -778,27 +805,22 @@ fn locate_events<F: MapFamily + ?Sized>(
         let Some((x, c)) = tried else { break };
         let pt = e.point(&c, &e.observe(&c));
         if pt.observation.events == ev_a {
-            a = x;
+            (a, pa) = (x, pt.p);
         } else {
-            b = x;
+            (b, pb) = (x, pt.p);
             ev_b = pt.observation.events.clone();
             best = pt;
         }
-        if ev_a == ev_b {
-            break;
-        }
     }
     let kind = classify_events(&ev_a, &ev_b);
-    ev_a.dedup();
     let detail = format!("events [{}] -> [{}]", p0.observation.events.join(", "), ev_b.join(", "));
-    let bracket = (p1.p - p0.p).abs() * (b - a) / h;
+    let bracket = (pb - pa).abs();
     SpecialPoint { kind, p: best.p, bracket, point: best, detail }
 }
 
 /// Follows the branch from `y0` at `s.from` and, for up to `s.max_doublings` levels, the
-/// doubled branch born at each period doubling (on `P∘P`, started at the doubling's parameter
-/// moved by a small step toward `s.to`, from the fixed point displaced along the eigenvector of
-/// the multiplier −1 in both directions until Newton finds a genuine period-2 orbit).
+/// doubled branch born at the first period doubling met on each branch (on `P∘P`, by branch
+/// switching: [`doubled_branch`]).
 pub fn continue_branches<F: MapFamily>(
     family: &F,
     y0: &DVector<f64>,
@@ -816,6 +838,7 @@ pub fn continue_branches<F: MapFamily>(
         }
         let pds: Vec<SpecialPoint> =
             branches[i].special.iter().filter(|sp| sp.kind == SpecialKind::PeriodDoubling).cloned().collect();
+        // The first doubling met along the branch.
         for pd in pds.into_iter().take(1) {
             let fam = Iterate { family, k: 2 * k };
             if let Some((b, n)) = doubled_branch(&fam, family, k, &pd, s, i, progress) {
@@ -1103,14 +1126,14 @@ mod tests {
 
     #[test]
     fn a_fold_is_passed_and_located() {
-        // From p = 3 on the upper branch y = 2 toward p = 3 the long way round: it must turn
-        // at p = −1 and come back on the lower branch.
+        // From p = 3 on the upper branch y = 2 toward p = −3: the branch turns at p = −1 and
+        // comes back on the lower branch, ending when it passes p = 3 again.
         let s = Settings { from: 3.0, to: -3.0, max_points: 200, locate_tol: 1e-10, ..Default::default() };
         let (b, _) = continue_branch(&Folding, &DVector::from_element(1, 2.0), &s, &|_| {});
         let f = b.special.iter().find(|s| s.kind == SpecialKind::Fold).expect("a fold");
         assert!((f.p + 1.0).abs() < 1e-8, "{}", f.p);
         assert!(b.points.last().unwrap().y[0] < 0.0);
-        // Units: the same problem with y in other units gives the same fold.
+        assert!(b.end.starts_with("turned back past the start"), "{}", b.end);
     }
 
     #[test]

@@ -174,7 +174,13 @@ impl ModelDoc {
         }
         let mut out = self.clone();
         for v in select(&self.file, key, &mut out.table)? {
-            *v = toml::Value::Float(value);
+            // An integer stays an integer where the value is one (a count read as an integer).
+            *v = match v {
+                toml::Value::Integer(_) if value.fract() == 0.0 && value.abs() < 9e15 => {
+                    toml::Value::Integer(value as i64)
+                }
+                _ => toml::Value::Float(value),
+            };
         }
         Ok(out)
     }

@@ -26,6 +26,7 @@ pub const SECTION: super::SectionDef = super::SectionDef { id: "BEYOND", title: 
 const BLOCK: &str = include_str!("../../../../examples/multibody/rocking-block.toml");
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
 const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
+const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-walker.toml");
 const P3_PENDULUM: &str = include_str!("../../../../examples/zeno/double-pendulum-pd.toml");
 const P3_HALF: &str = include_str!("../../../../examples/zeno/double-pendulum-pd-e0.5.toml");
 
@@ -53,6 +54,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     kneed_walker(&mut sec, opts)?;
     progress("BEYOND", 2, 4);
     compass_cascade(&mut sec, opts)?;
+    simplest_walker(&mut sec)?;
     progress("BEYOND", 3, 4);
     p3_as_continuation(&mut sec)?;
     progress("BEYOND", 4, 4);
@@ -440,5 +442,46 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
         1e-6,
         "P3's orbit search at e = 0.5",
     ));
+    Ok(())
+}
+
+/// Garcia et al.'s simplest walker: the slope where its stable gait period-doubles (issue #22).
+fn simplest_walker(sec: &mut Section) -> Result<(), Error> {
+    use crate::continuation::{Settings, SpecialKind};
+    let doc = ModelDoc::parse("simplest-walker.toml", SIMPLEST, false)?;
+    let req = crate::api::ContinueRequest {
+        param: "slope".into(),
+        from: None,
+        to: 0.016,
+        state: None,
+        orbit: None,
+        settings: Settings { max_doublings: 0, max_step: 0.01, step: 0.01, ..Default::default() },
+        gait: GaitSettings::default(),
+    };
+    let c = crate::api::continuation(&doc, &req, &|_| {})?;
+    let b = c.branches.first();
+    let pd = b.and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::PeriodDoubling));
+    let start = b.and_then(|b| b.points.first());
+    sec.rows.push(
+        Row::number(
+            "Simplest walker (m/M = 1e-6): slope (rad) where the stable long-period gait period-doubles",
+            0.015,
+            pd.map_or(f64::NAN, |s| s.p),
+            0.0005,
+            "Garcia, Chatterjee, Ruina & Coleman (1998), abstract: stable when 0 < γ < 0.015 (to its two digits)",
+        )
+        .with_note(start.map_or(String::new(), |p| {
+            format!(
+                "the gait at γ = 0.009 (found from nothing): step period {} √(l/g), multipliers {}",
+                fmt_num(p.period),
+                p.multipliers
+                    .iter()
+                    .filter(|z| z[0].hypot(z[1]) > 1e-6)
+                    .map(|z| format!("{} {:+}i", fmt_num(z[0]), fmt_num(z[1])))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })),
+    );
     Ok(())
 }
