@@ -67,6 +67,35 @@ pub struct Evaluation {
     pub differenced: Option<String>,
 }
 
+impl Evaluation {
+    /// `P(y)` of a return map with its Jacobian: exact where the map provides it, else central
+    /// differences (with the reason); `Err` when there is no return.
+    pub fn of<H: crate::hybrid::Hybrid, C: crate::hybrid::section::SectionChart<H::State>>(
+        map: &crate::hybrid::section::ReturnMap<'_, H, C>,
+        y: &DVector<f64>,
+    ) -> Result<Self, String> {
+        let (ret, exact) = map.apply_exact(y).map_err(no_return)?;
+        let (jacobian, differenced) = match exact {
+            Ok((j, _)) => (j, None),
+            Err(why) => (map.difference_jacobian(y).map_err(no_return)?, Some(why)),
+        };
+        Ok(Evaluation { image: ret.y, jacobian, period: ret.t, returns: vec![ret.t], differenced })
+    }
+
+    /// `P(y)` alone (see [`Evaluation::of`]).
+    pub fn image_of<H: crate::hybrid::Hybrid, C: crate::hybrid::section::SectionChart<H::State>>(
+        map: &crate::hybrid::section::ReturnMap<'_, H, C>,
+        y: &DVector<f64>,
+    ) -> Result<DVector<f64>, String> {
+        map.apply(y).map(|r| r.y).map_err(no_return)
+    }
+}
+
+/// Why a return map gave no return, as a family reports it.
+fn no_return(t: crate::hybrid::Termination) -> String {
+    format!("no return ({})", crate::output::kebab(&t))
+}
+
 /// What a family reports at a point of the branch (besides the multipliers).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Observation {

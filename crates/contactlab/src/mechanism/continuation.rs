@@ -76,20 +76,10 @@ impl<const N: usize> MapFamily for GaitFamily<'_, N> {
         self.chart.scale()
     }
     fn evaluate(&self, p: f64, y: &DVector<f64>) -> Result<Evaluation, String> {
-        self.with_map(p, |map| {
-            let no_return = |t| format!("no return ({})", crate::output::kebab(&t));
-            let (ret, exact) = map.apply_exact(y).map_err(no_return)?;
-            let (jacobian, differenced) = match exact {
-                Ok((j, _)) => (j, None),
-                Err(why) => (map.difference_jacobian(y).map_err(no_return)?, Some(why)),
-            };
-            Ok(Evaluation { image: ret.y, jacobian, period: ret.t, returns: vec![ret.t], differenced })
-        })?
+        self.with_map(p, |map| Evaluation::of(map, y))?
     }
     fn image(&self, p: f64, y: &DVector<f64>) -> Result<DVector<f64>, String> {
-        self.with_map(p, |map| {
-            map.apply(y).map(|r| r.y).map_err(|t| format!("no return ({})", crate::output::kebab(&t)))
-        })?
+        self.with_map(p, |map| Evaluation::image_of(map, y))?
     }
     fn observe(&self, p: f64, y: &DVector<f64>) -> Observation {
         let Ok(sys) = self.system(p) else { return Observation::default() };

@@ -805,18 +805,12 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate
     fn evaluate(&self, p: f64, y: &DVector<f64>) -> Result<crate::continuation::Evaluation, String> {
         let lag = Lagrangian::new((self.system)(p)?);
         let map = return_map(&lag, &self.settings);
-        let no_return = |t| format!("no return ({})", crate::output::kebab(&t));
-        let (ret, exact) = map.apply_exact(y).map_err(no_return)?;
-        let (jacobian, differenced) = match exact {
-            Ok((j, _)) => (j, None),
-            Err(why) => (map.difference_jacobian(y).map_err(no_return)?, Some(why)),
-        };
-        Ok(crate::continuation::Evaluation { image: ret.y, jacobian, period: ret.t, returns: vec![ret.t], differenced })
+        crate::continuation::Evaluation::of(&map, y)
     }
     fn image(&self, p: f64, y: &DVector<f64>) -> Result<DVector<f64>, String> {
         let lag = Lagrangian::new((self.system)(p)?);
-        let r = return_map(&lag, &self.settings).apply(y);
-        r.map(|r| r.y).map_err(|t| format!("no return ({})", crate::output::kebab(&t)))
+        let map = return_map(&lag, &self.settings);
+        crate::continuation::Evaluation::image_of(&map, y)
     }
     fn observe(&self, p: f64, y: &DVector<f64>) -> crate::continuation::Observation {
         let Ok(s) = (self.system)(p) else { return Default::default() };
