@@ -65,6 +65,11 @@ enum Command {
     /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing and Zeno
     /// onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
     Continue(mechanism::ContinueArgs),
+    /// The basin of attraction of a mechanism's gaits (kind = "multibody" with a [gait] table)
+    /// over one or two section coordinates: each cell's outcome after up to --steps strikes
+    /// (a gait, a period-p orbit, still walking, fell, slipped, stopped, jammed, Zeno) and the
+    /// fraction per outcome. --out writes basin.json, basin.csv, fractions.csv and basin.png.
+    Basin(mechanism::BasinArgs),
     /// Painlevé's paradox at a contact of any mechanism (kind = "multibody"): A, B and the case
     /// of P2's Table 2.1 at a state, mu_min and the region B < 0 over a slice of one or two
     /// coordinates, the LCP of several slipping contacts. --out writes painleve.json, b.csv and
@@ -209,6 +214,7 @@ impl Command {
             Command::Simulate(a) => a.out_dir(),
             Command::Gait(a) => a.out_dir(),
             Command::Continue(a) => a.out_dir(),
+            Command::Basin(a) => a.out_dir(),
             Command::Painleve(a) => a.out_dir(),
             Command::Slip(a) => a.out_dir(),
             Command::Orbit(a) => a.out_dir(),
@@ -318,6 +324,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Simulate(a) => mechanism::simulate(a),
         Command::Gait(a) => mechanism::gait(a),
         Command::Continue(a) => mechanism::continuation(a),
+        Command::Basin(a) => mechanism::basin(a),
         Command::Painleve(a) => mechanism::painleve(a),
         Command::Slip(a) => mechanism::slip(a),
         Command::Orbit(a) => mechanism::orbit(a),

@@ -85,6 +85,86 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
 }
 
 #[derive(Args, Debug)]
+pub struct BasinArgs {
+    #[arg(help = contactlab::model::registry::model_help("basin"))]
+    model: PathBuf,
+    /// A section coordinate to vary, as NAME=LO:HI:N: a coordinate's name (stance.theta) or its
+    /// rate (stance.theta_dot); once or twice. The others keep the base state's values.
+    #[arg(long = "vary", value_name = "NAME=lo:hi:n", required = true, allow_hyphen_values = true)]
+    vary: Vec<String>,
+    /// Strikes per cell.
+    #[arg(long, default_value_t = 60)]
+    steps: usize,
+    /// The base state on the section (just after a strike), 2n numbers (q then q'),
+    /// comma-separated (default: the most stable gait found).
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
+    /// A strike this near a stable gait (relative to the section's scales) is captured by it.
+    #[arg(long, default_value_t = 1e-4)]
+    capture_tol: f64,
+    /// A fall: the centre of mass below this fraction of its base height over the support line.
+    #[arg(long, default_value_t = 0.5)]
+    fall_height: f64,
+    /// Lay the grid on the states just before the strike (the striking contact touching its
+    /// line) and start each cell with the strike: only states a strike produces (Schwab and
+    /// Wisse's plane for the simplest walker). --state is then a pre-strike state.
+    #[arg(long)]
+    before_strike: bool,
+    /// Relative integration tolerance.
+    #[arg(long, default_value_t = 1e-9)]
+    rtol: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+impl BasinArgs {
+    /// The command's output directory, if given.
+    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+        self.common.out.as_mut()
+    }
+}
+
+pub fn basin(a: BasinArgs) -> Result<(), Failure> {
+    use contactlab::mechanism::basin::{BasinAxis, BasinSettings};
+    let m = model::read(&a.model)?;
+    if a.vary.len() > 2 {
+        return Err(Failure::Input(anyhow::anyhow!("--vary: give one or two section coordinates, got {}", a.vary.len())));
+    }
+    let axes: Vec<BasinAxis> = a.vary.iter().map(|v| BasinAxis::parse(v)).collect::<Result<_, _>>()?;
+    let settings = BasinSettings {
+        steps: a.steps,
+        capture_tol: a.capture_tol,
+        fall_height: a.fall_height,
+        rtol: a.rtol,
+        before_strike: a.before_strike,
+        ..Default::default()
+    };
+    let bar = indicatif::ProgressBar::new(1);
+    let progress = |d: u64, t: u64| {
+        bar.set_length(t);
+        bar.set_position(d);
+    };
+    let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
+    bar.finish_and_clear();
+    let name = m.name.clone().unwrap_or_else(|| a.model.display().to_string());
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "basin.json", &b)?;
+        b.write_files(dir, &format!("{name}: basin of attraction ({} strikes)", a.steps), &m.coordinates)?;
+    }
+    if a.common.json {
+        return print_json(&b);
+    }
+    println!("{}: {} cells, up to {} strikes each", a.model.display(), b.cells.len(), a.steps);
+    for (k, p) in b.plan.periods.iter().enumerate() {
+        println!("  gait {k}: stable, period {p:.6} s");
+    }
+    for (l, f) in &b.fractions {
+        println!("  {l:>10}: {:6.2} %", 100.0 * f);
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
 pub struct ContinueArgs {
     #[arg(help = contactlab::model::registry::model_help("continue"))]
     model: PathBuf,

@@ -1594,6 +1594,51 @@ pub fn mechanism_gait(
     crate::mechanism::gait::find_gaits(m, settings)
 }
 
+/// The basin of attraction of a mechanism's gaits over a grid of one or two section
+/// coordinates (`basin`): each cell's outcome after up to `settings.steps` strikes, the fraction
+/// per outcome. `state` is the base post-strike state `q` then `q̇` (`None`: the most stable gait
+/// found). `progress(done, total)` from worker threads.
+pub fn basin(
+    m: &crate::mechanism::Mechanism,
+    axes: &[crate::mechanism::basin::BasinAxis],
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::basin::BasinSettings,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<crate::mechanism::basin::Basin, Error> {
+    let state = basin_state(m, state)?;
+    crate::mechanism::basin::basin(m, axes, state, settings, progress)
+}
+
+fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) -> Result<Option<(&'a [f64], &'a [f64])>, Error> {
+    match state {
+        None => Ok(None),
+        Some(x) if x.len() == 2 * m.dof() => Ok(Some(x.split_at(m.dof()))),
+        Some(x) => Err(Error::argument("state", format!("needs {} numbers (q then q'), got {}", 2 * m.dof(), x.len()))),
+    }
+}
+
+/// The plan of a basin (its base state and stable gaits), computed once for the chunks of a
+/// basin spread over workers ([`basin_cells`]).
+pub fn basin_plan(
+    m: &crate::mechanism::Mechanism,
+    vary: &[String],
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::basin::BasinSettings,
+) -> Result<crate::mechanism::basin::BasinPlan, Error> {
+    let state = basin_state(m, state)?;
+    Ok(crate::mechanism::basin::plan(m, vary, state, settings)?.0)
+}
+
+/// The cells at `points` of a basin planned by [`basin_plan`] (one chunk), in parallel.
+pub fn basin_cells(
+    m: &crate::mechanism::Mechanism,
+    plan: &crate::mechanism::basin::BasinPlan,
+    points: &[Vec<f64>],
+) -> Result<Vec<crate::mechanism::basin::BasinCell>, Error> {
+    crate::mechanism::basin::check_plan(m, plan)?;
+    crate::mechanism::basin::basin_cells(m, plan, points, &|_, _| {})
+}
+
 /// What `continue` takes besides the model.
 #[derive(Debug, Clone)]
 pub struct ContinueRequest {

@@ -117,6 +117,36 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     /// The chart at the section state `x` (module docs); `translation` lists the coordinates
     /// whose positions are not coordinates of the chart.
     pub fn new(sys: &'a MultibodySystem<N>, x: &State<N>, translation: &[usize]) -> Self {
+        let (gaps, rests) = Self::constraints_at(sys, x);
+        Self::with_constraints(sys, x, translation, gaps, rests)
+    }
+
+    /// The chart at the section state `x` in which the coordinates `keep` (indices into
+    /// `[q | q̇]`: a position `k`, a velocity `N + k`) are free coordinates; `Err(k)` names one
+    /// the section's constraints fix given the others (or a translation coordinate).
+    pub fn keeping(
+        sys: &'a MultibodySystem<N>,
+        x: &State<N>,
+        translation: &[usize],
+        keep: &[usize],
+    ) -> Result<Self, usize> {
+        if let Some(&k) = keep.iter().find(|&&k| k < N && translation.contains(&k)) {
+            return Err(k);
+        }
+        let (gaps, rests) = Self::constraints_at(sys, x);
+        let free = Self::with_constraints(sys, x, translation, gaps.clone(), rests.clone());
+        let kept = Self::build(sys, x, translation, gaps, rests, keep);
+        let lost = |a: &Self, b: &Self| a.gaps.len() < b.gaps.len() || a.rests.len() < b.rests.len();
+        if lost(&kept, &free) {
+            // A coordinate the constraints fix by itself, else the combination (the first).
+            let alone = |k: usize| Self::build(sys, x, translation, free.gaps.clone(), free.rests.clone(), &[k]);
+            return Err(keep.iter().copied().find(|&k| lost(&alone(k), &free)).unwrap_or(keep[0]));
+        }
+        Ok(kept)
+    }
+
+    /// The contacts closed at `x` and the velocity constraints holding there (module docs).
+    fn constraints_at(sys: &MultibodySystem<N>, x: &State<N>) -> (Vec<usize>, Vec<(usize, bool)>) {
         let (q, v) = split(x);
         let (ls, ts) = (sys.length_scale(), sys.time_scale());
         let vs = ls / ts;
@@ -130,7 +160,7 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
                 }
             }
         }
-        Self::with_constraints(sys, x, translation, gaps, rests)
+        (gaps, rests)
     }
 
     /// The chart with the given closed contacts (`gaps`) and velocity constraints (`rests`:
@@ -142,18 +172,32 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
         gaps: Vec<usize>,
         rests: Vec<(usize, bool)>,
     ) -> Self {
+        Self::build(sys, x, translation, gaps, rests, &[])
+    }
+
+    /// [`Self::with_constraints`] with the coordinates `keep` (indices into `[q | q̇]`) never
+    /// chosen as dependent ones (rows they would have to answer are dropped).
+    fn build(
+        sys: &'a MultibodySystem<N>,
+        x: &State<N>,
+        translation: &[usize],
+        gaps: Vec<usize>,
+        rests: Vec<(usize, bool)>,
+        keep: &[usize],
+    ) -> Self {
         let (q, _) = split(x);
         let ts = sys.time_scale();
-        let cand_q: Vec<usize> = (0..N).filter(|k| !translation.contains(k)).collect();
+        let cand_q: Vec<usize> = (0..N).filter(|k| !translation.contains(k) && !keep.contains(k)).collect();
         let gq = DMatrix::from_fn(gaps.len(), N, |r, c| sys.normal_jacobian(gaps[r], &q)[c]);
         let (kept, q_dep) = pivots(&gq, &cand_q);
         let gaps: Vec<usize> = kept.iter().map(|&r| gaps[r]).collect();
         let row = |&(i, t): &(usize, bool)| if t { sys.tangent_jacobian(i, &q) } else { sys.normal_jacobian(i, &q) };
         let cv = DMatrix::from_fn(rests.len(), N, |r, c| row(&rests[r])[c]);
         let all: Vec<usize> = (0..N).collect();
-        let (kept, v_dep) = pivots(&cv, &all);
+        let cand_v: Vec<usize> = (0..N).filter(|k| !keep.contains(&(N + k))).collect();
+        let (kept, v_dep) = pivots(&cv, &cand_v);
         let rests: Vec<(usize, bool)> = kept.iter().map(|&r| rests[r]).collect();
-        let q_free = cand_q.iter().copied().filter(|k| !q_dep.contains(k)).collect();
+        let q_free = (0..N).filter(|k| !translation.contains(k) && !q_dep.contains(k)).collect();
         let v_free = all.iter().copied().filter(|k| !v_dep.contains(k)).collect();
         let q_scale = sys.coordinate_scale();
         StrikeChart { sys, reference: *x, gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale: q_scale / ts }

@@ -9,6 +9,7 @@
 //! instantiation per dimension up to [`MAX_DOF`]) and hands it to a [`Visit`], so every analysis
 //! written for a `ContactSystem<N>` runs on a mechanism unchanged.
 
+pub mod basin;
 pub mod continuation;
 pub mod gait;
 pub mod inspect;

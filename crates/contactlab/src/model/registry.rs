@@ -137,6 +137,7 @@ pub const REGISTRY: &[KindDef] = &[
             "simulate",
             "gait",
             "continue",
+            "basin",
             "painleve",
             "slip",
             "orbit",
