@@ -105,6 +105,11 @@ pub struct BasinArgs {
     /// A fall: the centre of mass below this fraction of its base height over the support line.
     #[arg(long, default_value_t = 0.5)]
     fall_height: f64,
+    /// A run with no strike for this long (in the model's time unit sqrt(l/g)) has stopped
+    /// walking; near a basin boundary a start can take long to creep over a saddle (a wheel over
+    /// the vertical), so a longer bound sharpens the boundary.
+    #[arg(long, default_value_t = 10.0)]
+    max_step_time: f64,
     /// Lay the grid on the states just before the strike (the striking contact touching its
     /// line) and start each cell with the strike: only states a strike produces (Schwab and
     /// Wisse's plane for the simplest walker). --state is then a pre-strike state.
@@ -128,7 +133,10 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
     use contactlab::mechanism::basin::{BasinAxis, BasinSettings};
     let m = model::read(&a.model)?;
     if a.vary.len() > 2 {
-        return Err(Failure::Input(anyhow::anyhow!("--vary: give one or two section coordinates, got {}", a.vary.len())));
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--vary: give one or two section coordinates, got {}",
+            a.vary.len()
+        )));
     }
     let axes: Vec<BasinAxis> = a.vary.iter().map(|v| BasinAxis::parse(v)).collect::<Result<_, _>>()?;
     let settings = BasinSettings {
@@ -137,6 +145,7 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
         fall_height: a.fall_height,
         rtol: a.rtol,
         before_strike: a.before_strike,
+        max_step_time: a.max_step_time,
         ..Default::default()
     };
     let bar = indicatif::ProgressBar::new(1);

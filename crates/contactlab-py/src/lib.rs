@@ -650,6 +650,75 @@ fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f
     object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
 }
 
+/// The cells of a basin grid, the first axis varying fastest: `axes` as `(name, lo, hi, n)`.
+#[pyfunction]
+fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
+    use contactlab::mechanism::basin::{grid, BasinAxis, MAX_CELLS};
+    let axes: Vec<BasinAxis> = axes
+        .into_iter()
+        .map(|(name, lo, hi, n)| {
+            let a = BasinAxis { n: count(&format!("vary {name}"), n, 1..=MAX_CELLS)?, name, lo, hi };
+            a.validate().map_err(to_py)?;
+            Ok(a)
+        })
+        .collect::<PyResult<_>>()?;
+    if axes.is_empty() || axes.len() > 2 {
+        return Err(PyValueError::new_err(format!("vary: give one or two section coordinates, got {}", axes.len())));
+    }
+    let total: usize = axes.iter().map(|a| a.n).product();
+    if total > MAX_CELLS {
+        return Err(PyValueError::new_err(format!("vary: {total} cells; at most {MAX_CELLS}")));
+    }
+    Ok(grid(&axes))
+}
+
+/// A basin's plan (base state and stable gaits), computed once for its chunks; as a dict.
+#[pyfunction]
+#[pyo3(signature = (name, text, is_json, vary, state=None, steps=60, capture_tol=1e-4, fall_height=0.5, rtol=1e-9, before_strike=false, max_step_time=10.0))]
+#[allow(clippy::too_many_arguments)]
+fn basin_plan(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    vary: Vec<String>,
+    state: Option<Vec<f64>>,
+    steps: i64,
+    capture_tol: f64,
+    fall_height: f64,
+    rtol: f64,
+    before_strike: bool,
+    max_step_time: f64,
+) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    let settings = contactlab::mechanism::basin::BasinSettings {
+        steps: count("steps", steps, 1..=contactlab::mechanism::basin::MAX_STRIKES)?,
+        capture_tol,
+        fall_height,
+        rtol,
+        before_strike,
+        max_step_time,
+        ..Default::default()
+    };
+    object(py, &py.detach(|| contactlab::api::basin_plan(&m, &vary, state.as_deref(), &settings)).map_err(to_py)?)
+}
+
+/// One chunk of a basin: the cells at `points` against `plan` (the JSON text of a plan).
+#[pyfunction]
+fn basin_cells(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    plan: &str,
+    points: Vec<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let m = mechanism_model(name, text, is_json)?;
+    let plan: contactlab::mechanism::basin::BasinPlan =
+        serde_json::from_str(plan).map_err(|e| PyValueError::new_err(format!("plan: {e}")))?;
+    object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points)).map_err(to_py)?)
+}
+
 /// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file, as
 /// the CLI's `continue --json`.
 #[pyfunction]
@@ -921,6 +990,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_cells, m)?)?;
     m.add_function(wrap_pyfunction!(continuation, m)?)?;
+    m.add_function(wrap_pyfunction!(basin_grid, m)?)?;
+    m.add_function(wrap_pyfunction!(basin_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(basin_cells, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_columns, m)?)?;
     m.add_function(wrap_pyfunction!(fixture_classify, m)?)?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;

@@ -292,3 +292,24 @@ def test_continuation_matches_the_cli():
     assert s["kind"] == "painleve-onset" and 0.6 < s["p"] < 0.65
     with pytest.raises(ValueError, match="no element named 'hand'"):
         contactlab.continuation(model, "contact[hand].mu", 0.5)
+
+
+def test_basin_on_dask_matches_the_cli():
+    # P2's rimless wheel: a basin over the post-strike spin rate; the boundary between falling
+    # back and walking on is the vaulting speed 2 sin 4 deg (tests/basin.rs has the derivation).
+    model = EXAMPLES / "multibody" / "rimless-wheel.toml"
+    b = contactlab.basin(model, {"wheel.theta_dot": (-0.2, -0.1, 11)}, steps=30, client=None, chunk_size=3)
+    ref = cli("basin", model, "--vary", "wheel.theta_dot=-0.2:-0.1:11", "--steps", 30)
+    d = b.to_dict()
+    assert d["cells"] == ref["cells"] and d["plan"] == ref["plan"]
+    assert [tuple(f) for f in d["fractions"]] == [tuple(f) for f in ref["fractions"]]
+    walks = [-c["values"][0] for c in d["cells"] if c["outcome"] == {"outcome": "gait", "index": 0}]
+    falls = [-c["values"][0] for c in d["cells"] if c["outcome"] == {"outcome": "fell"}]
+    assert max(falls) < 2 * math.sin(math.radians(4)) < min(walks)
+    # The same cells in one process, in one chunk.
+    here = contactlab.basin(model, {"wheel.theta_dot": (-0.2, -0.1, 11)}, steps=30, client=False)
+    assert here.to_dict()["cells"] == d["cells"]
+    with pytest.raises(ValueError, match="no section coordinate 'wheel.phi'"):
+        contactlab.basin(model, {"wheel.phi": (0, 1, 3)}, client=False)
+    with pytest.raises(ValueError, match="lo < hi"):
+        contactlab.basin(model, {"wheel.theta_dot": (0, -1, 3)}, client=False)

@@ -1,7 +1,7 @@
 //! Planar multibody dynamics (issue #21): `M(q)` and `h(q, q̇)` of a 12-degree-of-freedom planar
 //! chain (a floating base and nine revolute links), target ≤ 2 µs; one compass-biped step (heel
 //! strike to heel strike at rtol 1e-10) as the hand-written model and as the `multibody` model
-//! file, target: the file within 2× of the hand-written model.
+//! file, target: the file within 2× of the hand-written model; a basin's cells per second.
 
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
@@ -116,6 +116,30 @@ fn bench(c: &mut Criterion) {
         b.iter(|| contactlab::api::continuation(&doc, &req, &|_| {}).expect("valid"))
     });
     cont.finish();
+    // A basin's cells per second: 400 starts of the simplest walker just before heel strike
+    // (Schwab & Wisse's plane), up to 40 strikes each, against a plan computed once (as each
+    // Dask chunk does). Throughput = cells / time.
+    {
+        use contactlab::mechanism::basin::{basin_cells, grid, plan, BasinAxis, BasinSettings};
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/simplest-walker.toml");
+        let walker = contactlab::mechanism::model::read(&path).expect("model");
+        let s = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
+        let axes = [
+            BasinAxis { name: "stance.theta".into(), lo: -0.3, hi: -0.1, n: 20 },
+            BasinAxis { name: "stance.theta_dot".into(), lo: -0.3, hi: -0.15, n: 20 },
+        ];
+        let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+        let (p, _) = plan(&walker, &names, None, &s).expect("a gait");
+        let cells = grid(&axes);
+        let mut g = c.benchmark_group("basin");
+        g.sample_size(10);
+        g.throughput(criterion::Throughput::Elements(cells.len() as u64));
+        g.bench_function("simplest_walker_400_cells", |b| {
+            b.iter(|| basin_cells(&walker, &p, &cells, &|_, _| {}).expect("cells"))
+        });
+        g.finish();
+    }
     let mut slow = c.benchmark_group("kneed_walker_gait_search");
     slow.sample_size(10);
     slow.bench_function("from_nothing", |b| b.iter(|| find_gaits(&kneed, &gs).expect("a gait table")));

@@ -1609,7 +1609,10 @@ pub fn basin(
     crate::mechanism::basin::basin(m, axes, state, settings, progress)
 }
 
-fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) -> Result<Option<(&'a [f64], &'a [f64])>, Error> {
+/// A state split into `(q, q̇)`.
+type Split<'a> = Option<(&'a [f64], &'a [f64])>;
+
+fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) -> Result<Split<'a>, Error> {
     match state {
         None => Ok(None),
         Some(x) if x.len() == 2 * m.dof() => Ok(Some(x.split_at(m.dof()))),

@@ -19,6 +19,8 @@ Modules:
     sweep    parameter studies on Dask: ``sweep(model, vary={...}, client=None)``
     continuation(model, param, to, ...)  a periodic orbit followed in any model parameter, with
              its folds, period doublings and nonsmooth points (``contactlab continue``)
+    basin(model, vary={...}, steps=60, client=None)  the basin of attraction of a mechanism's
+             gaits over one or two section coordinates, on Dask (``contactlab basin``)
 
 Errors: ``ValueError`` for bad input (naming the file or dict, the key and the allowed range),
 ``contactlab.NumericalError`` when a solver could not conclude, ``OSError`` for files.
@@ -29,5 +31,6 @@ from . import lcp, p1, walker, zeno, fixture, eqset, model
 from ._results import Result
 from .sweep import sweep
 from ._continuation import continuation
+from ._basin import basin
 
-__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "model", "sweep", "continuation"]
+__all__ = ["__version__", "NumericalError", "Result", "lcp", "p1", "walker", "zeno", "fixture", "eqset", "model", "sweep", "continuation", "basin"]

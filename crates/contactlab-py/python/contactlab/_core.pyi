@@ -1,4 +1,4 @@
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -103,3 +103,18 @@ def continuation(
     max_points: int = 400,
     rtol: float = 1e-10,
 ) -> Any: ...
+def basin_grid(axes: Sequence[Tuple[str, float, float, int]]) -> List[List[float]]: ...
+def basin_plan(
+    name: str,
+    text: str,
+    is_json: bool,
+    vary: Sequence[str],
+    state: Optional[Sequence[float]] = None,
+    steps: int = 60,
+    capture_tol: float = 1e-4,
+    fall_height: float = 0.5,
+    rtol: float = 1e-9,
+    before_strike: bool = False,
+    max_step_time: float = 10.0,
+) -> Any: ...
+def basin_cells(name: str, text: str, is_json: bool, plan: str, points: Sequence[Sequence[float]]) -> Any: ...

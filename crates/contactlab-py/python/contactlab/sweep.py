@@ -34,6 +34,32 @@ def _evaluate_chunk_args(args):
     return _evaluate_chunk(*args)
 
 
+def map_chunks(func, points, args, client, chunk_size=None):
+    """Cuts ``points`` into chunks, calls ``func(args(chunk))`` on each (on the Dask ``client``;
+    on a two-process ``LocalCluster`` when ``client`` is None; here when it is False) and returns
+    the results in order. By default four chunks per worker thread (a task costs milliseconds of
+    scheduling: fewer, larger chunks keep that small beside the work), one chunk here."""
+
+    def run(c):
+        threads = 1 if c is False else sum(w.get("nthreads", 1) for w in c.scheduler_info()["workers"].values())
+        size = int(chunk_size) if chunk_size is not None else -(-len(points) // (4 * max(threads, 1)))
+        if chunk_size is None and c is False:
+            size = len(points)
+        size = max(size, 1)
+        chunks = [points[i : i + size] for i in range(0, len(points), size)]
+        if c is False:
+            return [func(args(ch)) for ch in chunks]
+        return c.gather(c.map(func, [args(ch) for ch in chunks], pure=False))
+
+    if client is None:
+        from dask.distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with Client(cluster) as local:
+                return run(local)
+    return run(client)
+
+
 def grid_points(vary):
     """The cells of the grid spanned by ``vary`` ({key: values}, one or two keys), the first key
     varying fastest (the order of ``contactlab equilibrium atlas``): an array (cells x keys)."""
@@ -119,25 +145,10 @@ def sweep(
     if client is None:
         _require("dask.distributed", "dask[distributed]", "dask")
 
-    def run(c):
-        threads = 1 if c is False else sum(w.get("nthreads", 1) for w in c.scheduler_info()["workers"].values())
-        size = int(chunk_size) if chunk_size is not None else -(-len(points) // (4 * max(threads, 1)))
-        if chunk_size is None and c is False:
-            size = len(points)
-        chunks = [points[i : i + size] for i in range(0, len(points), size)]
-        args = [(name, text, is_json, keys, ch, int(samples)) for ch in chunks]
-        if c is False:
-            return [_evaluate_chunk(*a) for a in args]
-        return c.gather(c.map(_evaluate_chunk_args, args, pure=False))
+    def args(chunk):
+        return (name, text, is_json, keys, chunk, int(samples))
 
-    if client is None:
-        from dask.distributed import Client, LocalCluster
-
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-            with Client(cluster) as local:
-                parts = run(local)
-    else:
-        parts = run(client)
+    parts = map_chunks(_evaluate_chunk_args, points, args, client, chunk_size)
     import pandas as pd
 
     rows = [c for part in parts for c in part]

@@ -26,9 +26,9 @@
 //!   `10⁻⁶` of the base state's kinetic energy left;
 //! - `fell` again: no strike for the longest step time otherwise (falling backwards, rocking);
 //! - `painleve`: no consistent contact mode, or several (Painlevé's inconsistency or
-//!   indeterminacy: for an idealised walker, typically a strike after which the trailing foot
-//!   would have to pull on the ground); `jammed`: a dynamic jam
-//!   ([`crate::hybrid::FailureKind`]);
+//!   indeterminacy; for an idealised walker also a degenerate double contact, such as a strike
+//!   with the legs together, whose verdict can depend on the integration tolerance); `jammed`:
+//!   a dynamic jam ([`crate::hybrid::FailureKind`]);
 //! - `zeno`: the event limit (50 per strike) reached without the strikes: an accumulation the
 //!   Zeno completion could not close;
 //! - `failed`: the integrator or the impact law failed (the run's termination says why);
@@ -81,7 +81,8 @@ pub struct BasinAxis {
 impl BasinAxis {
     /// `NAME=LO:HI:N`.
     pub fn parse(s: &str) -> Result<Self, Error> {
-        let bad = || Error::argument("vary", format!("expected NAME=LO:HI:N (e.g. stance.theta=0.1:0.3:101), got '{s}'"));
+        let bad =
+            || Error::argument("vary", format!("expected NAME=LO:HI:N (e.g. stance.theta=0.1:0.3:101), got '{s}'"));
         let (name, rest) = s.split_once('=').ok_or_else(bad)?;
         let parts: Vec<&str> = rest.split(':').collect();
         if parts.len() != 3 || name.trim().is_empty() {
@@ -102,7 +103,10 @@ impl BasinAxis {
             return Err(Error::argument(what, "the range must be finite"));
         }
         if self.n == 0 || self.n > MAX_CELLS {
-            return Err(Error::argument(what, format!("the number of values must be in 1..={MAX_CELLS} (got {})", self.n)));
+            return Err(Error::argument(
+                what,
+                format!("the number of values must be in 1..={MAX_CELLS} (got {})", self.n),
+            ));
         }
         if self.n > 1 && self.lo >= self.hi {
             return Err(Error::argument(what, format!("needs lo < hi (got {} and {})", self.lo, self.hi)));
@@ -143,7 +147,15 @@ pub struct BasinSettings {
 
 impl Default for BasinSettings {
     fn default() -> Self {
-        Self { steps: 60, capture_tol: 1e-4, settle_tol: 1e-6, fall_height: 0.5, rtol: 1e-9, max_step_time: 10.0, before_strike: false }
+        Self {
+            steps: 60,
+            capture_tol: 1e-4,
+            settle_tol: 1e-6,
+            fall_height: 0.5,
+            rtol: 1e-9,
+            max_step_time: 10.0,
+            before_strike: false,
+        }
     }
 }
 
@@ -245,7 +257,8 @@ pub struct BasinCell {
     pub outcome: Outcome,
     /// Strikes taken.
     pub strikes: usize,
-    /// Time simulated (s).
+    /// Time simulated (s): the capturing strike's time, or when the run ended (a fall is seen at
+    /// the end of an integration step).
     pub t: f64,
 }
 
@@ -372,7 +385,11 @@ fn same_state(m: &Mechanism, spec: &GaitSpec, a: &Gait, b: &Gait) -> bool {
 
 fn gait_spec(m: &Mechanism) -> Result<GaitSpec, Error> {
     m.gait.clone().ok_or_else(|| {
-        Error::input(&m.source, "gait", "missing; a basin needs a [gait] table naming the striking contact (strike = \"...\")")
+        Error::input(
+            &m.source,
+            "gait",
+            "missing; a basin needs a [gait] table naming the striking contact (strike = \"...\")",
+        )
     })
 }
 
@@ -421,7 +438,9 @@ pub fn basin_cells(
     if points.len() > MAX_CELLS {
         return Err(Error::argument("cells", format!("at most {MAX_CELLS} (got {})", points.len())));
     }
-    if let Some((i, p)) = points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite())) {
+    if let Some((i, p)) =
+        points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite()))
+    {
         return Err(Error::argument(
             "cells",
             format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
@@ -586,47 +605,28 @@ impl Visit for Cells<'_> {
     fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
         let (m, plan) = (self.m, self.plan);
         let spec = gait_spec(m)?;
-        let keep = varied(m, &plan.vary)?;
-        let x0 = join(&SVector::<f64, N>::from_column_slice(&plan.q), &SVector::<f64, N>::from_column_slice(&plan.v));
-        let names: Vec<String> =
-            m.coordinates.iter().cloned().chain(m.coordinates.iter().map(|c| format!("{c}_dot"))).collect();
-        let chart = StrikeChart::keeping(&sys, &x0, &spec.translation, &keep).map_err(|k| {
-            Error::argument(
-                "vary",
-                format!(
-                    "'{}' cannot vary on the section at the base state: {}",
-                    names[k],
-                    if k < N && spec.translation.contains(&k) {
-                        "it is a translation coordinate of the [gait]".to_string()
-                    } else {
-                        format!("its contacts' constraints fix it (free coordinates: {})", chart_names(&sys, &x0, &spec, m))
-                    }
-                ),
-            )
-        })?;
-        let y0 = chart.chart(&x0);
-        let post = join(&SVector::<f64, N>::from_column_slice(&plan.post[..N]), &SVector::<f64, N>::from_column_slice(&plan.post[N..]));
+        let grid = GridChart::new(&sys, m, plan)?;
+        let x0 = grid.x0;
+        let post = join(
+            &SVector::<f64, N>::from_column_slice(&plan.post[..N]),
+            &SVector::<f64, N>::from_column_slice(&plan.post[N..]),
+        );
         let strikes = StrikeChart::new(&sys, &post, &spec.translation);
         let scale = strikes.scale();
-        // Where each varied coordinate sits in the chart.
-        let coordinate_names = chart.names(&m.coordinates);
-        let slots: Vec<usize> = plan
-            .vary
-            .iter()
-            .map(|n| coordinate_names.iter().position(|c| c == n).expect("kept coordinates are free"))
-            .collect();
         let gaits: Vec<DVector<f64>> = plan
             .gaits
             .iter()
             .map(|g| {
-                let x = join(&SVector::<f64, N>::from_column_slice(&g[..N]), &SVector::<f64, N>::from_column_slice(&g[N..]));
+                let x = join(
+                    &SVector::<f64, N>::from_column_slice(&g[..N]),
+                    &SVector::<f64, N>::from_column_slice(&g[N..]),
+                );
                 strikes.chart(&x)
             })
             .collect();
         let s = &plan.settings;
         let gs = s.gait();
         let ts = sys.time_scale();
-        let ls = sys.length_scale();
         let floor = match sys.contacts()[spec.strike].constraint {
             Constraint::PointOnLine { line_point, normal, .. } => {
                 let n = normal.normalize();
@@ -647,17 +647,8 @@ impl Visit for Cells<'_> {
             .par_iter()
             .map(|values| {
                 let lag = Lagrangian::new(&sys);
-                let mut y = y0.clone();
-                for (j, &slot) in slots.iter().enumerate() {
-                    y[slot] = values[j];
-                }
-                let x = chart.lift(&y);
                 let mut cell = BasinCell { values: values.clone(), outcome: Outcome::NoState, strikes: 0, t: 0.0 };
-                let (q, _) = split(&x);
-                let on_section = x.iter().all(|v| v.is_finite())
-                    && (0..sys.contact_count()).all(|i| !sys.armed(i, &q) || sys.gap(i, &q) >= -1e-9 * ls)
-                    && x0_gaps_hold(&sys, &x0, &q, ls);
-                if on_section {
+                if let Some(x) = grid.lift(values) {
                     let mut w = Watch {
                         sys: &sys,
                         chart: &strikes,
@@ -699,7 +690,8 @@ impl Visit for Cells<'_> {
                         (Some(Stop::Done), _) => match period(&w.points, &scale, s.settle_tol) {
                             Some(1) => {
                                 let last = &w.points[w.points.len() - 1];
-                                match gaits.iter().position(|g| w.distance(last, g) <= s.settle_tol.max(s.capture_tol)) {
+                                match gaits.iter().position(|g| w.distance(last, g) <= s.settle_tol.max(s.capture_tol))
+                                {
                                     Some(k) => Outcome::Gait(k),
                                     None => Outcome::Period(1),
                                 }
@@ -724,6 +716,91 @@ impl Visit for Cells<'_> {
             .collect();
         Ok(cells)
     }
+}
+
+/// The grid's chart at the base state, with the varied coordinates free.
+struct GridChart<'a, const N: usize> {
+    sys: &'a MultibodySystem<N>,
+    chart: StrikeChart<'a, N>,
+    x0: State<N>,
+    y0: DVector<f64>,
+    /// Where each varied coordinate sits in the chart.
+    slots: Vec<usize>,
+}
+
+impl<'a, const N: usize> GridChart<'a, N> {
+    fn new(sys: &'a MultibodySystem<N>, m: &Mechanism, plan: &BasinPlan) -> Result<Self, Error> {
+        let spec = gait_spec(m)?;
+        let keep = varied(m, &plan.vary)?;
+        let x0 = join(&SVector::<f64, N>::from_column_slice(&plan.q), &SVector::<f64, N>::from_column_slice(&plan.v));
+        let names: Vec<String> =
+            m.coordinates.iter().cloned().chain(m.coordinates.iter().map(|c| format!("{c}_dot"))).collect();
+        let chart = StrikeChart::keeping(sys, &x0, &spec.translation, &keep).map_err(|k| {
+            Error::argument(
+                "vary",
+                format!(
+                    "'{}' cannot vary on the section at the base state: {}",
+                    names[k],
+                    if k < N && spec.translation.contains(&k) {
+                        "it is a translation coordinate of the [gait]".to_string()
+                    } else {
+                        format!(
+                            "its contacts' constraints fix it (free coordinates: {})",
+                            chart_names(sys, &x0, &spec, m)
+                        )
+                    }
+                ),
+            )
+        })?;
+        let coordinate_names = chart.names(&m.coordinates);
+        let slots = plan
+            .vary
+            .iter()
+            .map(|n| {
+                coordinate_names.iter().position(|c| c == n).ok_or_else(|| {
+                    Error::argument(
+                        "vary",
+                        format!("'{n}' is not free on the section ({})", coordinate_names.join(", ")),
+                    )
+                })
+            })
+            .collect::<Result<Vec<usize>, Error>>()?;
+        let y0 = chart.chart(&x0);
+        Ok(GridChart { sys, chart, x0, y0, slots })
+    }
+
+    /// The state of the cell `values`, `None` when it is not a state on the section (the
+    /// constraints cannot be met, a non-finite value, or an armed contact inside its support).
+    fn lift(&self, values: &[f64]) -> Option<State<N>> {
+        let mut y = self.y0.clone();
+        for (j, &slot) in self.slots.iter().enumerate() {
+            y[slot] = values[j];
+        }
+        let x = self.chart.lift(&y);
+        let (q, _) = split(&x);
+        let ls = self.sys.length_scale();
+        let ok = x.iter().all(|v| v.is_finite())
+            && (0..self.sys.contact_count()).all(|i| !self.sys.armed(i, &q) || self.sys.gap(i, &q) >= -1e-9 * ls)
+            && x0_gaps_hold(self.sys, &self.x0, &q, ls);
+        ok.then_some(x)
+    }
+}
+
+/// The state `[q | q̇]` of the cell `values` of `plan`'s grid (where its run starts), or `None`
+/// when the cell is not a state on the section (outcome `no-state`).
+pub fn cell_state(m: &Mechanism, plan: &BasinPlan, values: &[f64]) -> Result<Option<Vec<f64>>, Error> {
+    if values.len() != plan.vary.len() {
+        return Err(Error::argument("cell", format!("needs {} values ({})", plan.vary.len(), plan.vary.join(", "))));
+    }
+    struct One<'a>(&'a Mechanism, &'a BasinPlan, &'a [f64]);
+    impl Visit for One<'_> {
+        type Output = Result<Option<Vec<f64>>, Error>;
+        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
+            let g = GridChart::new(&sys, self.0, self.1)?;
+            Ok(g.lift(self.2).map(|x| x.column(0).iter().chain(x.column(1).iter()).copied().collect()))
+        }
+    }
+    m.visit(One(m, plan, values))?
 }
 
 /// The base state's closed contacts are closed at `q` too (the lift's Newton converged).
@@ -786,20 +863,33 @@ impl Basin {
             k.or_else(|| names.iter().position(|c| format!("{c}_dot") == name).map(|k| g[n + k]))
         };
         let inside = |v: f64, a: &BasinAxis| a.n > 1 && v >= a.lo && v <= a.hi;
-        let marks = self
-            .plan
-            .gaits
-            .iter()
-            .enumerate()
-            .filter_map(|(k, g)| {
-                let x = coordinate(g, &self.axes[0].name)?;
-                let y = match self.axes.get(1) {
-                    Some(a) => coordinate(g, &a.name).filter(|&y| inside(y, a))?,
-                    None => 0.0,
-                };
-                inside(x, &self.axes[0]).then(|| (format!("gait {k}"), x, y))
-            })
-            .collect();
+        // The base state, and the stable gaits when the grid is on their section (after the
+        // strike).
+        let base: Vec<f64> = self.plan.q.iter().chain(&self.plan.v).copied().collect();
+        let mut points: Vec<(String, &[f64])> = vec![("base state".into(), &base)];
+        if !self.plan.settings.before_strike {
+            points.extend(self.plan.gaits.iter().enumerate().map(|(k, g)| (format!("gait {k}"), g.as_slice())));
+        }
+        let mut marks: Vec<(String, f64, f64)> = vec![];
+        for (label, g) in points {
+            let Some(x) = coordinate(g, &self.axes[0].name).filter(|&x| inside(x, &self.axes[0])) else { continue };
+            let y = match self.axes.get(1) {
+                Some(a) => match coordinate(g, &a.name).filter(|&y| inside(y, a)) {
+                    Some(y) => y,
+                    None => continue,
+                },
+                None => 0.0,
+            };
+            // A gait at the base state is named once.
+            if let Some(m) = marks
+                .iter_mut()
+                .find(|m| (m.1 - x).abs() <= 1e-12 * (1.0 + x.abs()) && (m.2 - y).abs() <= 1e-12 * (1.0 + y.abs()))
+            {
+                m.0 = label;
+                continue;
+            }
+            marks.push((label, x, y));
+        }
         crate::plot::CategoryMap {
             title: title.to_string(),
             x_label: axis_label(&self.axes[0].name),

@@ -27,6 +27,7 @@ const BLOCK: &str = include_str!("../../../../examples/multibody/rocking-block.t
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
 const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
 const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-walker.toml");
+const RIMLESS: &str = include_str!("../../../../examples/multibody/rimless-wheel.toml");
 const P3_PENDULUM: &str = include_str!("../../../../examples/zeno/double-pendulum-pd.toml");
 const P3_HALF: &str = include_str!("../../../../examples/zeno/double-pendulum-pd-e0.5.toml");
 
@@ -46,7 +47,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          contact). No paper publishes these numbers: each row's reference is an independent route, a closed form \
          or an energy balance. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
-         simulation and Feigenbaum's constant, and P3's Zeno orbit in e, checked against P3's own orbit search.",
+         simulation and Feigenbaum's constant, and P3's Zeno orbit in e, checked against P3's own orbit search. \
+         Last, `basin` (each start of a grid on the gait's section run for up to K strikes and classified): the \
+         rimless wheel's basin boundary against the closed-form vaulting speed, the compass gait's basin past its \
+         first doubling against the period-2 attractor continuation found, and the simplest walker's thin basin \
+         (Schwab & Wisse, 2001) with its cells checked against plain simulation.",
     );
     progress("BEYOND", 0, 4);
     rocking_block(&mut sec, opts)?;
@@ -56,6 +61,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     compass_cascade(&mut sec, opts)?;
     simplest_walker(&mut sec)?;
     progress("BEYOND", 3, 4);
+    rimless_basin(&mut sec)?;
+    simplest_basin(&mut sec, opts)?;
     p3_as_continuation(&mut sec)?;
     progress("BEYOND", 4, 4);
     Ok(sec)
@@ -367,6 +374,7 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         )
         .with_note(format!("the first ratio (p₂ − p₁)/(p₃ − p₂) is {}", fmt_num((pd[1] - pd[0]) / (pd[2] - pd[1])))),
     );
+    compass_basin(sec, opts, &doc, 0.5 * (pd[0] + pd[1]), &near(0.5 * (pd[0] + pd[1])).unwrap_or_default())?;
     // The bifurcation diagram with the orbit diagram of plain simulation.
     use rayon::prelude::*;
     let slopes: Vec<f64> = (0..=28).map(|k| 0.060 + 0.001 * k as f64).collect();
@@ -391,7 +399,7 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         file: "beyond_compass_cascade.png".into(),
         caption: format!(
             "The compass gait's period-doubling cascade (Goswami's parameters): every return time of the orbits \
-             followed by `contactlab continue goswami-compass-gait.toml --param slope --to 0.0885              --max-doublings 3` (solid stable, dashed unstable; squares: located doublings at slopes {}), and the \
+             followed by `contactlab continue goswami-compass-gait.toml --param slope --to 0.0885 --max-doublings 3` (solid stable, dashed unstable; squares: located doublings at slopes {}), and the \
              last 32 step times of plain simulation at 29 slopes (dots) landing on the stable branches. Goswami, \
              Thuilot & Espiau (1998) show this cascade (their bifurcation diagram of the step period against the \
              slope); their figure's slopes are not reproduced here, as we could not read them off.",
@@ -483,5 +491,173 @@ fn simplest_walker(sec: &mut Section) -> Result<(), Error> {
             )
         })),
     );
+    Ok(())
+}
+
+/// The compass gait's basin between its first two doublings (issue #22, part 3): every start
+/// that keeps walking settles on a period-2 orbit, as continuation and plain simulation say.
+fn compass_basin(sec: &mut Section, opts: &Options, doc: &ModelDoc, slope: f64, x: &[f64]) -> Result<(), Error> {
+    use crate::mechanism::basin::{basin, BasinAxis, BasinSettings, Outcome};
+    let m =
+        crate::mechanism::model::from_model(&doc.with_param(&crate::model::param::ParamKey::parse("slope")?, slope)?)?;
+    let n = m.dof();
+    if x.len() != 2 * n {
+        return Err(Error::model("slope", "no period-1 state near the probe slope"));
+    }
+    let (th, w) = (x[2], x[n + 2]);
+    let axes = [
+        BasinAxis { name: "stance.theta".into(), lo: th - 0.1, hi: th + 0.1, n: 21 },
+        BasinAxis { name: "stance.theta_dot".into(), lo: w - 0.5, hi: w + 0.5, n: 21 },
+    ];
+    let settings = BasinSettings { steps: 100, ..Default::default() };
+    let b = basin(&m, &axes, Some((&x[..n], &x[n..])), &settings, &|_, _| {})?;
+    let mut walking: Vec<String> = b
+        .cells
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Gait(_) | Outcome::Period(_) | Outcome::Walking))
+        .map(|c| c.outcome.label())
+        .collect();
+    walking.sort();
+    walking.dedup();
+    let share = b.fractions.iter().find(|f| f.0 == "period-2").map_or(0.0, |f| f.1);
+    sec.rows.push(
+        Row::exact(
+            format!(
+                "Compass gait at slope {} (between the first two doublings): where the starts of a 21 × 21 basin \
+                 grid that keep walking settle",
+                fmt_num(slope)
+            ),
+            "period-2",
+            walking.join(", "),
+            "continuation (the stable branch there is the doubled one) and plain simulation (row above)",
+        )
+        .with_note(format!(
+            "{} of the cells settle on the period-2 orbit within 100 strikes; the others fall; the grid is centred \
+             on the unstable period-1 gait",
+            fmt_num(share)
+        )),
+    );
+    b.figure(
+        &format!("Compass gait at slope {}: basin of the period-2 gait (100 strikes)", fmt_num(slope)),
+        &m.coordinates,
+    )
+    .save(&opts.out.join("beyond_compass_basin.png"))?;
+    sec.figures.push(Figure {
+        file: "beyond_compass_basin.png".into(),
+        caption: format!(
+            "`contactlab basin goswami-compass-gait.toml --state ... --vary stance.theta=... --vary \
+             stance.theta_dot=... --steps 100` at slope {}: starts on the post-strike section around the unstable \
+             period-1 gait (marked), each run for up to 100 strikes. The walking ones settle on the period-2 orbit.",
+            fmt_num(slope)
+        ),
+    });
+    Ok(())
+}
+
+/// The rimless wheel's basin over the post-strike spin rate (issue #22, part 3): the boundary
+/// against the speed that vaults the stance spoke over the vertical.
+fn rimless_basin(sec: &mut Section) -> Result<(), Error> {
+    use crate::mechanism::basin::{basin, BasinAxis, BasinSettings, Outcome};
+    let m = mechanism("rimless-wheel.toml", RIMLESS)?;
+    // After a strike the stance spoke leans back by π/n − γ; with the pivot's moment of inertia
+    // m l² (1 + κ) and g = 1 + κ (the file's units) the wheel passes the vertical iff
+    // ½ (1 + κ) ω² > g (1 − cos(π/n − γ)), i.e. |ω| > 2 sin((π/n − γ)/2).
+    let lean = std::f64::consts::PI / 10.0 - 10f64.to_radians();
+    let critical = 2.0 * (0.5 * lean).sin();
+    let a = BasinAxis { name: "wheel.theta_dot".into(), lo: -0.16, hi: -0.12, n: 201 };
+    let width = (a.hi - a.lo) / (a.n - 1) as f64;
+    // A start just above the vaulting speed creeps over the vertical slowly: a long step bound
+    // keeps those starts from counting as stopped.
+    let settings = BasinSettings { steps: 40, max_step_time: 40.0, ..Default::default() };
+    let b = basin(&m, &[a], None, &settings, &|_, _| {})?;
+    let walks = |c: &&crate::mechanism::basin::BasinCell| c.outcome == Outcome::Gait(0);
+    let first_walk = b.cells.iter().filter(walks).map(|c| -c.values[0]).fold(f64::INFINITY, f64::min);
+    let last_fall = b.cells.iter().filter(|c| !walks(c)).map(|c| -c.values[0]).fold(0.0, f64::max);
+    let wrong_side = b.cells.iter().filter(|c| walks(c) != (-c.values[0] > critical)).count();
+    sec.rows.push(
+        Row::number(
+            "Rimless wheel (P2's, n = 10, 10° slope): basin boundary in the post-strike spin rate |ω| (√(g/l)), \
+             midpoint of the last start that falls and the first that walks",
+            critical,
+            0.5 * (first_walk + last_fall),
+            0.5 * width,
+            "closed form: the stance spoke vaults over the vertical iff |ω| > 2 sin((π/n − γ)/2) (energy about the tip)",
+        )
+        .with_note(format!(
+            "201 starts with |ω| from 0.12 to 0.16, 40 strikes each; {wrong_side} on the wrong side of the closed form; \
+             above it every start is captured by the gait, below it the wheel rolls back and falls"
+        )),
+    );
+    Ok(())
+}
+
+/// Garcia's simplest walker on Schwab and Wisse's plane (issue #22, part 3): the thin basin,
+/// each sampled cell checked against plain simulation from its state.
+fn simplest_basin(sec: &mut Section, opts: &Options) -> Result<(), Error> {
+    use crate::mechanism::basin::{basin, cell_state, BasinAxis, BasinSettings, Outcome};
+    let m = mechanism("simplest-walker.toml", SIMPLEST)?;
+    let axes = [
+        BasinAxis { name: "stance.theta".into(), lo: -0.3, hi: -0.1, n: 41 },
+        BasinAxis { name: "stance.theta_dot".into(), lo: -0.3, hi: -0.15, n: 41 },
+    ];
+    let settings = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
+    let b = basin(&m, &axes, None, &settings, &|_, _| {})?;
+    let period = b.plan.periods.first().copied().unwrap_or(f64::NAN);
+    // Every captured cell and every 40th other one, simulated plainly for 50 step periods.
+    let sample: Vec<&crate::mechanism::basin::BasinCell> = b
+        .cells
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| c.outcome == Outcome::Gait(0) || i % 40 == 0)
+        .map(|(_, c)| c)
+        .collect();
+    use rayon::prelude::*;
+    let agree: Vec<bool> = sample
+        .par_iter()
+        .map(|c| -> Result<bool, Error> {
+            let Some(x) = cell_state(&m, &b.plan, &c.values)? else { return Ok(c.outcome == Outcome::NoState) };
+            // The same integration tolerance: a cell on the (fractal) basin boundary may change
+            // its fate with the tolerance; this checks the lift and the classification.
+            let s = SimulateSettings { t_max: 50.0 * period, max_events: 10_000, rtol: settings.rtol, per_step: 1 };
+            let sim = simulate(&m, &x[..4], &x[4..], &s)?;
+            let t: Vec<f64> =
+                sim.events.iter().filter(|e| e.contact.as_deref() == Some("swing foot")).map(|e| e.t).collect();
+            let walks =
+                t.len() >= 45 && t.windows(2).last().is_some_and(|w| (w[1] - w[0] - period).abs() < 1e-6 * period);
+            Ok(walks == (c.outcome == Outcome::Gait(0)))
+        })
+        .collect::<Result<_, _>>()?;
+    let captured = b.cells.iter().filter(|c| c.outcome == Outcome::Gait(0)).count();
+    sec.rows.push(
+        Row::exact(
+            "Simplest walker (γ = 0.009) on Schwab & Wisse's plane: sampled basin cells whose outcome plain \
+             simulation confirms (still walking at the gait's step period after 50 steps, or not)",
+            format!("{} of {}", agree.len(), agree.len()),
+            format!("{} of {}", agree.iter().filter(|&&a| a).count(), agree.len()),
+            "`simulate` from each cell's state",
+        )
+        .with_note(format!(
+            "{captured} of the {} cells (41 × 41, stance angle and rate just before heel strike) walk on; the \
+             basin is a thin band, as Schwab & Wisse (2001) found at γ = 0.004. Both routes integrate at rtol = 1e-9; \
+             at 1e-10 one sampled cell at the band's edge jams after two strikes instead of walking on (its fate \
+             depends on the tolerance there)",
+            b.cells.len()
+        )),
+    );
+    b.figure("Simplest walker (γ = 0.009): basin of the gait just before heel strike (40 strikes)", &m.coordinates)
+        .save(&opts.out.join("beyond_simplest_basin.png"))?;
+    sec.figures.push(Figure {
+        file: "beyond_simplest_basin.png".into(),
+        caption: format!(
+            "`contactlab basin simplest-walker.toml --before-strike --vary stance.theta=-0.3:-0.1:41 --vary \
+             stance.theta_dot=-0.3:-0.15:41 --steps 40`: starts just before heel strike (both feet on the slope, \
+             the swing leg's rate the gait's), so that after the strike they lie on the plane of states a strike \
+             produces, Schwab & Wisse's (2001). {captured} starts walk on (the thin band through the gait, marked); \
+             `painleve` marks runs that stopped with no consistent contact mode, here at strikes with the legs \
+             together (the swing foot landing on the stance foot: a degenerate double contact of this idealised \
+             model, whose feet weigh 1e-6 of the hip); at rtol = 1e-10 most of these starts fall instead. Either \
+             way they do not walk."
+        ),
+    });
     Ok(())
 }
