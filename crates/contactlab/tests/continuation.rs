@@ -171,3 +171,19 @@ fn goswamis_compass_gait_file_is_drakes_urdf() {
         assert!((x[0].hypot(x[1]) - y[0].hypot(y[1])).abs() < 1e-7);
     }
 }
+
+/// The clearance of a foot that ignores scuffing: the compass gait's straight legs carry the
+/// swing foot below the slope while it swings past the stance leg (the gait needs the rule, as
+/// McGeer and Goswami assume), while McGeer's kneed walker bends its knee and clears the slope.
+#[test]
+fn the_compass_gait_scuffs_and_the_kneed_walker_clears() {
+    let gs = GaitSettings::default();
+    let compass = contactlab::mechanism::model::from_model(&doc("goswami-compass-gait.toml")).unwrap();
+    let g = contactlab::mechanism::gait::find_gaits(&compass, &gs).unwrap();
+    let c = g.gaits[0].min_clearance.unwrap();
+    assert!(c < 0.0, "compass gait clearance {c}");
+    let kneed = contactlab::mechanism::model::from_model(&doc("kneed-walker.toml")).unwrap();
+    let k = contactlab::mechanism::gait::find_gaits(&kneed, &gs).unwrap();
+    let c = k.gaits[0].min_clearance.unwrap();
+    assert!(c > 0.0, "kneed walker clearance {c}");
+}

@@ -277,6 +277,10 @@ pub enum SpecialKind {
     StrikeSlip,
     /// Painlevé's paradox becomes possible on the orbit: the least `B` along it reaches 0.
     PainleveOnset,
+    /// A contact that ignores scuffing (disarmed by its rule, like a swing foot mid-swing)
+    /// starts or stops passing below its line: the least clearance along the orbit reaches 0.
+    /// Past it the gait relies on the rule (a real foot would scuff there).
+    Scuffing,
     /// An open contact touches (an impact appears in the period, or vanishes).
     Grazing,
     /// A closed contact's normal force reaches zero along the orbit (a lift-off appears).
@@ -801,6 +805,11 @@ fn locate<F: MapFamily + ?Sized>(
             let earlier_smaller = p0.p < best.0.p;
             let side = if (fa < 0.0) == earlier_smaller { "smaller" } else { "larger" };
             format!("B < 0 somewhere on the orbit for {side} values of the parameter")
+        }
+        SpecialKind::Scuffing => {
+            let earlier_smaller = p0.p < best.0.p;
+            let side = if (fa < 0.0) == earlier_smaller { "smaller" } else { "larger" };
+            format!("a contact that ignores scuffing passes below its line for {side} values of the parameter")
         }
         _ => String::new(),
     };

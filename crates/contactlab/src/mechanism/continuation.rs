@@ -11,7 +11,9 @@
 //! Reported along the branch, besides the period and multipliers: the state, `μ_stick`, the
 //! strike's impulse ratio, the least normalised Painlevé `B` along the step (`min_b`: P2's
 //! `(d − μ|c|)/(d + μ|c|)` of each closed frictional contact; its sign change is the
-//! [`SpecialKind::PainleveOnset`] test), and the step's events (their changes are grazing,
+//! [`SpecialKind::PainleveOnset`] test), the least clearance of a contact that ignores scuffing
+//! (`min_clearance`: its gap over the length scale while its arming rule keeps it from striking;
+//! its sign change is the [`SpecialKind::Scuffing`] test), and the step's events (their changes are grazing,
 //! sticking lost, a slipping strike, Zeno onset or end).
 
 use nalgebra::{DVector, SVector};
@@ -104,6 +106,7 @@ impl<const N: usize> MapFamily for GaitFamily<'_, N> {
             ("mu_stick".to_string(), d.mu_stick.unwrap_or(nan)),
             ("impulse_ratio".to_string(), d.impulse_ratio.unwrap_or(nan)),
             ("min_b".to_string(), d.min_b.unwrap_or(nan)),
+            ("min_clearance".to_string(), d.min_clearance.unwrap_or(nan)),
         ];
         for (k, l) in self.spec.translation.iter().zip(&d.step_length) {
             quantities.push((format!("step_length[{k}]"), *l));
@@ -111,7 +114,10 @@ impl<const N: usize> MapFamily for GaitFamily<'_, N> {
         Observation {
             state: q.iter().chain(v.iter()).copied().collect(),
             quantities,
-            tests: vec![(SpecialKind::PainleveOnset, d.min_b.unwrap_or(nan))],
+            tests: vec![
+                (SpecialKind::PainleveOnset, d.min_b.unwrap_or(nan)),
+                (SpecialKind::Scuffing, d.min_clearance.unwrap_or(nan)),
+            ],
             events: d.labels,
         }
     }

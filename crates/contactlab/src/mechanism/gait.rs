@@ -432,6 +432,10 @@ pub struct Gait {
     pub residual: f64,
     /// Events per step.
     pub events_per_step: usize,
+    /// The least clearance (gap over the length scale) of a contact that ignores scuffing, while
+    /// its rule keeps it from striking: negative when the gait relies on the rule (the swing foot
+    /// passes below its line), `None` without such a contact.
+    pub min_clearance: Option<f64>,
 }
 
 /// What `contactlab gait` reports.
@@ -657,6 +661,7 @@ fn newton_gait<const N: usize>(
         step_length: details.step_length,
         residual: fp.residual,
         events_per_step: details.events,
+        min_clearance: details.min_clearance,
     })
 }
 
@@ -782,6 +787,11 @@ pub(crate) struct Details {
     /// (P2's `B` for the worse slip direction, the other closed contacts held, normalised):
     /// negative where Painlevé's paradox is possible.
     pub(crate) min_b: Option<f64>,
+    /// The least gap, over the length scale, of a contact while its arming rule keeps it from
+    /// striking (a swing foot that ignores scuffing), after the step's start: negative when it
+    /// passes below its line (the gait scuffs), positive when it clears it (`None`: no contact
+    /// with an arming rule was disarmed).
+    pub(crate) min_clearance: Option<f64>,
 }
 
 /// Friction use along one step from the post-strike state `x`, the strike's impulse ratio and
@@ -803,6 +813,7 @@ pub(crate) fn orbit_details<const N: usize>(
         events: usize,
         labels: Vec<(EventKind, Option<usize>)>,
         min_b: Option<f64>,
+        min_clearance: Option<f64>,
     }
     impl<const N: usize> Friction<'_, N> {
         fn look(&mut self, t: f64, x: &State<N>, mode: &Modes) {
@@ -834,8 +845,14 @@ pub(crate) fn orbit_details<const N: usize>(
             self.look(t, x, mode);
         }
         fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+            let ls = self.sys.length_scale();
             for (t, x) in step.samples(t_end, 8) {
                 self.look(t, &x, mode);
+                let q: SVector<f64, N> = x.column(0).into_owned();
+                for i in (0..self.sys.contact_count()).filter(|&i| !self.sys.armed(i, &q)) {
+                    let g = self.sys.gap(i, &q) / ls;
+                    self.min_clearance = Some(self.min_clearance.map_or(g, |m: f64| m.min(g)));
+                }
             }
             ControlFlow::Continue(())
         }
@@ -858,6 +875,7 @@ pub(crate) fn orbit_details<const N: usize>(
         events: 0,
         labels: vec![],
         min_b: None,
+        min_clearance: None,
     };
     driver.run(lag, 0.0, *x, &[], &mut obs);
     let mut impulse_ratio = None;
@@ -902,7 +920,15 @@ pub(crate) fn orbit_details<const N: usize>(
             format!("{}({name}{outcome})", crate::output::kebab(&kind))
         })
         .collect();
-    Details { mu_stick: obs.ratio, impulse_ratio, step_length, events: obs.events, labels, min_b: obs.min_b }
+    Details {
+        mu_stick: obs.ratio,
+        impulse_ratio,
+        step_length,
+        events: obs.events,
+        labels,
+        min_b: obs.min_b,
+        min_clearance: obs.min_clearance,
+    }
 }
 
 /// `P⁻¹ v'` for the relabelling after `contact` (the identity without one).
