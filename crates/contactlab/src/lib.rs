@@ -33,6 +33,7 @@
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
 //! | [`mechanics`] | Lagrangian systems with contacts (the `ContactSystem` trait) and the papers' systems; bilateral frictional sliders (`SliderSystem`) |
 //! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections, Newton on return maps |
+//! | [`interval`] | interval arithmetic with outward rounding (one ulp per operation, any target): the ground of proved verdicts |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes, maps R and G, verdicts, atlas |
 //! | [`walking`] | P2: the Painlevé quantities A and B, gaits, slip outcomes and dynamic jamming (the walkers themselves are in [`mechanics::walkers`]) |
@@ -69,6 +70,7 @@ pub mod eqset;
 pub mod error;
 pub mod fixture;
 pub mod hybrid;
+pub mod interval;
 pub mod lcp;
 pub mod lp;
 pub mod mechanics;

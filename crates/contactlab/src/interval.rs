@@ -1,0 +1,378 @@
+//! Interval arithmetic with outward rounding (issue #23, part 1): the ground a proof stands on.
+//!
+//! An [`Interval`] `[lo, hi]` encloses a real number. Every operation computes its bounds in
+//! the default rounding mode (to nearest, which IEEE 754 guarantees for `+ − × ÷ √` to within
+//! half an ulp) and then moves the lower bound one float down and the upper bound one float up
+//! ([`f64::next_down`], [`f64::next_up`]): the exact result of the operation on any members of
+//! the operands lies inside. No rounding-mode switch, no target-specific instruction: the same
+//! code is correct on x86-64 and aarch64 with the default build (and in the Python wheel). The
+//! price is one ulp of width per operation where a directed-rounding library gets zero.
+//!
+//! Results that are exact in floating point (a sum of floats that needs no rounding, a product
+//! by a power of two) are still widened: the bounds are valid, not tightest. Overflow widens to
+//! `±∞`. An operation whose result is not a real number (a quotient by an interval containing
+//! 0, a square root of a negative interval) returns `None` rather than an enclosure that would
+//! claim something. The tests compare every operation against exact rational arithmetic on
+//! random expressions, and show that the same expressions without the outward step escape
+//! their enclosure.
+
+use std::fmt;
+use std::ops::{Add, Mul, Neg, Sub};
+
+/// A closed interval `[lo, hi]` of reals, `lo ≤ hi`, bounds finite or infinite, never NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    lo: f64,
+    hi: f64,
+}
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{:e}, {:e}]", self.lo, self.hi)
+    }
+}
+
+/// `x` one float down (toward `−∞`); `−∞` stays.
+fn down(x: f64) -> f64 {
+    x.next_down()
+}
+
+/// `x` one float up (toward `+∞`); `+∞` stays.
+fn up(x: f64) -> f64 {
+    x.next_up()
+}
+
+impl Interval {
+    /// `[lo, hi]`; `None` if a bound is NaN or `lo > hi`.
+    pub fn new(lo: f64, hi: f64) -> Option<Self> {
+        (lo <= hi).then_some(Interval { lo, hi })
+    }
+
+    /// The point `[x, x]` (a float is exactly a real); `None` for NaN.
+    pub fn point(x: f64) -> Option<Self> {
+        Self::new(x, x)
+    }
+
+    /// The float nearest to a real `x` was rounded from, enclosed: `[x⁻, x⁺]` (for a constant
+    /// written in decimal, such as `0.1`, whose float is not the real).
+    pub fn around(x: f64) -> Option<Self> {
+        Self::new(down(x), up(x))
+    }
+
+    /// Lower bound.
+    pub fn lo(&self) -> f64 {
+        self.lo
+    }
+
+    /// Upper bound.
+    pub fn hi(&self) -> f64 {
+        self.hi
+    }
+
+    /// Whether `x` lies inside.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+
+    /// Width `hi − lo`, rounded up.
+    pub fn width(&self) -> f64 {
+        up(self.hi - self.lo)
+    }
+
+    /// The midpoint (a float inside the interval).
+    pub fn mid(&self) -> f64 {
+        let m = 0.5 * self.lo + 0.5 * self.hi;
+        m.clamp(self.lo, self.hi)
+    }
+
+    /// Whether every member is `> 0`.
+    pub fn is_positive(&self) -> bool {
+        self.lo > 0.0
+    }
+
+    /// Whether every member is `< 0`.
+    pub fn is_negative(&self) -> bool {
+        self.hi < 0.0
+    }
+
+    /// The smallest interval holding both.
+    pub fn hull(&self, other: &Interval) -> Interval {
+        Interval { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+    }
+
+    /// The common part, `None` when they are disjoint.
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        Self::new(self.lo.max(other.lo), self.hi.min(other.hi))
+    }
+
+    /// Outward-rounded bounds from to-nearest ones (module docs).
+    fn outward(lo: f64, hi: f64) -> Interval {
+        Interval { lo: down(lo), hi: up(hi) }
+    }
+
+    /// `1/x`, `None` when `x` contains 0.
+    pub fn recip(&self) -> Option<Interval> {
+        if self.lo <= 0.0 && self.hi >= 0.0 {
+            return None;
+        }
+        Some(Self::outward(1.0 / self.hi, 1.0 / self.lo))
+    }
+
+    /// `x / y`, `None` when `y` contains 0.
+    pub fn div(&self, y: &Interval) -> Option<Interval> {
+        if y.lo <= 0.0 && y.hi >= 0.0 {
+            return None;
+        }
+        let q = [self.lo / y.lo, self.lo / y.hi, self.hi / y.lo, self.hi / y.hi];
+        Some(Self::outward(min4(q), max4(q)))
+    }
+
+    /// `x²` (tighter than `x · x` when `x` contains 0).
+    pub fn sqr(&self) -> Interval {
+        let (a, b) = (self.lo.abs(), self.hi.abs());
+        let (small, large) = if a < b { (a, b) } else { (b, a) };
+        if self.lo <= 0.0 && self.hi >= 0.0 {
+            Interval { lo: 0.0, hi: up(large * large) }
+        } else {
+            Self::outward(small * small, large * large).clamp_below(0.0)
+        }
+    }
+
+    /// `√x`, `None` when `x` has negative members.
+    pub fn sqrt(&self) -> Option<Interval> {
+        if self.lo < 0.0 {
+            return None;
+        }
+        Some(Self::outward(self.lo.sqrt(), self.hi.sqrt()).clamp_below(0.0))
+    }
+
+    /// `|x|`.
+    pub fn abs(&self) -> Interval {
+        if self.lo >= 0.0 {
+            *self
+        } else if self.hi <= 0.0 {
+            -*self
+        } else {
+            Interval { lo: 0.0, hi: self.hi.max(-self.lo) }
+        }
+    }
+
+    /// The same interval with its lower bound raised to `floor` where the real result is known
+    /// to be `≥ floor` (a square, a square root).
+    fn clamp_below(self, floor: f64) -> Interval {
+        Interval { lo: self.lo.max(floor), hi: self.hi }
+    }
+}
+
+fn min4(v: [f64; 4]) -> f64 {
+    v.into_iter().fold(f64::INFINITY, f64::min)
+}
+
+fn max4(v: [f64; 4]) -> f64 {
+    v.into_iter().fold(f64::NEG_INFINITY, f64::max)
+}
+
+impl Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        Interval { lo: -self.hi, hi: -self.lo }
+    }
+}
+
+impl Add for Interval {
+    type Output = Interval;
+    fn add(self, y: Interval) -> Interval {
+        Interval::outward(self.lo + y.lo, self.hi + y.hi)
+    }
+}
+
+impl Sub for Interval {
+    type Output = Interval;
+    fn sub(self, y: Interval) -> Interval {
+        Interval::outward(self.lo - y.hi, self.hi - y.lo)
+    }
+}
+
+impl Mul for Interval {
+    type Output = Interval;
+    fn mul(self, y: Interval) -> Interval {
+        // 0 × ∞ is NaN in floating point; as a bound of a product of intervals it is 0.
+        let m = |a: f64, b: f64| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
+        let p = [m(self.lo, y.lo), m(self.lo, y.hi), m(self.hi, y.lo), m(self.hi, y.hi)];
+        Interval::outward(min4(p), max4(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An exact rational `n / d` (`d > 0`) in `i128`, every operation checked: `None` on
+    /// overflow (such a case is skipped and counted).
+    #[derive(Clone, Copy, Debug)]
+    struct Q(i128, i128);
+
+    fn gcd(mut a: i128, mut b: i128) -> i128 {
+        a = a.abs();
+        b = b.abs();
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a.max(1)
+    }
+
+    impl Q {
+        fn new(n: i128, d: i128) -> Option<Q> {
+            if d == 0 {
+                return None;
+            }
+            let g = gcd(n, d);
+            let s = if d < 0 { -1 } else { 1 };
+            Some(Q(s * n / g, s * d / g))
+        }
+        fn add(self, o: Q) -> Option<Q> {
+            Q::new(self.0.checked_mul(o.1)?.checked_add(o.0.checked_mul(self.1)?)?, self.1.checked_mul(o.1)?)
+        }
+        fn neg(self) -> Q {
+            Q(-self.0, self.1)
+        }
+        fn mul(self, o: Q) -> Option<Q> {
+            Q::new(self.0.checked_mul(o.0)?, self.1.checked_mul(o.1)?)
+        }
+        fn div(self, o: Q) -> Option<Q> {
+            Q::new(self.0.checked_mul(o.1)?, self.1.checked_mul(o.0)?)
+        }
+        /// A finite float as an exact rational (if it fits).
+        fn of(x: f64) -> Option<Q> {
+            if x == 0.0 {
+                return Some(Q(0, 1));
+            }
+            let bits = x.to_bits();
+            let sign = if bits >> 63 == 1 { -1 } else { 1 };
+            let exp = ((bits >> 52) & 0x7ff) as i32;
+            let frac = (bits & ((1 << 52) - 1)) as i128;
+            let (m, e) = if exp == 0 { (frac, -1074) } else { (frac | (1 << 52), exp - 1075) };
+            if e >= 0 {
+                Q::new(sign * m.checked_mul(1i128.checked_shl(e as u32)?)?, 1)
+            } else if -e < 120 {
+                Q::new(sign * m, 1i128 << (-e))
+            } else {
+                None
+            }
+        }
+        /// `self ≤ x` for a float `x` (exactly; `None` if it does not fit).
+        fn le(self, x: f64) -> Option<bool> {
+            if x == f64::INFINITY {
+                return Some(true);
+            }
+            if x == f64::NEG_INFINITY {
+                return Some(false);
+            }
+            let r = Q::of(x)?;
+            Some(self.0.checked_mul(r.1)? <= r.0.checked_mul(self.1)?)
+        }
+        fn ge(self, x: f64) -> Option<bool> {
+            self.neg().le(-x)
+        }
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// A float `n / 2^k` with `|n| < 2^20`, `k ≤ 12`: exact as a rational.
+        fn leaf(&mut self) -> f64 {
+            let n = (self.next() % (1 << 20)) as f64 - (1 << 19) as f64;
+            let k = (self.next() % 13) as i32;
+            n / 2f64.powi(k)
+        }
+    }
+
+    /// A random expression evaluated three ways: exactly, in intervals, and (with `outward =
+    /// false`) in intervals whose bounds are rounded to nearest only.
+    fn expression(r: &mut Rng, depth: u32, outward: bool) -> Option<(Q, Interval)> {
+        if depth == 0 {
+            let x = r.leaf();
+            return Some((Q::of(x)?, Interval::point(x)?));
+        }
+        let op = r.next() % 5;
+        let (qa, a) = expression(r, depth - 1, outward)?;
+        if op == 4 {
+            // a² (or a⁻¹ when a excludes 0: the square is exercised often enough)
+            return Some((qa.mul(qa)?, if outward { a.sqr() } else { nearest(a, a, |x, y| x * y) }));
+        }
+        let (qb, b) = expression(r, depth - 1, outward)?;
+        Some(match op {
+            0 => (qa.add(qb)?, if outward { a + b } else { nearest(a, b, |x, y| x + y) }),
+            1 => (qa.add(qb.neg())?, if outward { a - b } else { nearest(a, -b, |x, y| x + y) }),
+            2 => (qa.mul(qb)?, if outward { a * b } else { nearest(a, b, |x, y| x * y) }),
+            _ => {
+                let q = qa.div(qb)?;
+                (q, if outward { a.div(&b)? } else { nearest_div(a, b)? })
+            }
+        })
+    }
+
+    /// The deliberately wrong rounding: the corner values rounded to nearest, not outward.
+    fn nearest(a: Interval, b: Interval, f: impl Fn(f64, f64) -> f64) -> Interval {
+        let p = [f(a.lo, b.lo), f(a.lo, b.hi), f(a.hi, b.lo), f(a.hi, b.hi)];
+        Interval { lo: min4(p), hi: max4(p) }
+    }
+
+    fn nearest_div(a: Interval, b: Interval) -> Option<Interval> {
+        if b.lo <= 0.0 && b.hi >= 0.0 {
+            return None;
+        }
+        Some(nearest(a, b, |x, y| x / y))
+    }
+
+    fn encloses(q: Q, i: &Interval) -> Option<bool> {
+        Some(q.ge(i.lo)? && q.le(i.hi)?)
+    }
+
+    #[test]
+    fn every_random_expression_is_enclosed_and_nearest_rounding_is_caught() {
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut checked, mut escaped_nearest) = (0, 0);
+        for _ in 0..20_000 {
+            let seed = r.next() | 1;
+            let Some((q, i)) = expression(&mut Rng(seed), 3, true) else { continue };
+            let Some(inside) = encloses(q, &i) else { continue };
+            assert!(inside, "seed {seed}: exact {q:?} outside {i}");
+            checked += 1;
+            // The same expression with bounds rounded to nearest only.
+            if let Some((q2, j)) = expression(&mut Rng(seed), 3, false) {
+                if encloses(q2, &j) == Some(false) {
+                    escaped_nearest += 1;
+                }
+            }
+        }
+        assert!(checked > 15_000, "only {checked} expressions fit the exact check");
+        // Without the outward step, rounding errors escape: the test would catch it.
+        assert!(escaped_nearest > 5_000, "nearest rounding escaped only {escaped_nearest} times");
+    }
+
+    #[test]
+    fn elementary_cases() {
+        let i = |a, b| Interval::new(a, b).unwrap();
+        let third = Interval::point(1.0).unwrap().div(&Interval::point(3.0).unwrap()).unwrap();
+        assert!(third.lo() < 1.0 / 3.0 && 1.0 / 3.0 < third.hi() && third.width() < 1e-15);
+        assert_eq!(i(-2.0, 3.0).sqr().lo(), 0.0);
+        assert!(i(-2.0, 3.0).sqr().contains(9.0));
+        assert!(i(-1.0, 1.0).recip().is_none() && i(1.0, 2.0).div(&i(-1.0, 0.0)).is_none());
+        assert!(i(-1.0, 4.0).sqrt().is_none());
+        let s = i(2.0, 2.0).sqrt().unwrap();
+        assert!(s.lo() < std::f64::consts::SQRT_2 && std::f64::consts::SQRT_2 < s.hi());
+        assert_eq!(i(-3.0, 2.0).abs(), i(0.0, 3.0));
+        assert!((i(0.0, f64::INFINITY) * i(0.0, 1.0)).contains(0.0));
+        assert!(Interval::new(f64::NAN, 1.0).is_none() && Interval::new(2.0, 1.0).is_none());
+        let big = i(f64::MAX, f64::MAX) + i(f64::MAX, f64::MAX);
+        assert_eq!(big.hi(), f64::INFINITY);
+        assert!(Interval::around(0.1).unwrap().contains(0.1) && i(1.0, 2.0).intersect(&i(3.0, 4.0)).is_none());
+    }
+}
