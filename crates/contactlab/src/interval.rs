@@ -15,6 +15,13 @@
 //! claim something. The tests compare every operation against exact rational arithmetic on
 //! random expressions, and show that the same expressions without the outward step escape
 //! their enclosure.
+//!
+//! Elementary functions ([`Interval::exp`], [`Interval::ln`], [`Interval::sin`],
+//! [`Interval::cos`]) rest on one stated assumption: the platform's `exp`, `ln`, `sin` and `cos`
+//! (Rust calls the system libm: glibc, musl, Apple's) are within [`LIBM_ULPS`] − 1 ulp of the
+//! true value at every float; their enclosures widen each bound by [`LIBM_ULPS`] ulps and use
+//! monotonicity, and for `sin`/`cos` the extrema inside the interval (located against an
+//! enclosure of π).
 
 use std::fmt;
 use std::ops::{Add, Mul, Neg, Sub};
@@ -161,6 +168,88 @@ impl Interval {
     /// to be `≥ floor` (a square, a square root).
     fn clamp_below(self, floor: f64) -> Interval {
         Interval { lo: self.lo.max(floor), hi: self.hi }
+    }
+}
+
+/// Ulps by which an elementary function's bounds are widened (module docs): the libm's error
+/// bound (1 ulp for glibc's `exp`, `log`, `sin`, `cos`) plus one for the rounding of the bound.
+pub const LIBM_ULPS: u32 = 2;
+
+/// `x` moved `n` floats down.
+fn down_n(mut x: f64, n: u32) -> f64 {
+    for _ in 0..n {
+        x = down(x);
+    }
+    x
+}
+
+/// `x` moved `n` floats up.
+fn up_n(mut x: f64, n: u32) -> f64 {
+    for _ in 0..n {
+        x = up(x);
+    }
+    x
+}
+
+/// π enclosed: the float below and the float above (`f64::consts::PI` is the nearest).
+const PI_LO: f64 = std::f64::consts::PI;
+fn pi_hi() -> f64 {
+    up(std::f64::consts::PI)
+}
+
+impl Interval {
+    /// `eˣ`.
+    pub fn exp(&self) -> Interval {
+        Interval { lo: down_n(self.lo.exp(), LIBM_ULPS).max(0.0), hi: up_n(self.hi.exp(), LIBM_ULPS) }
+    }
+
+    /// `ln x`, `None` when `x` has members `≤ 0`.
+    pub fn ln(&self) -> Option<Interval> {
+        if self.lo <= 0.0 {
+            return None;
+        }
+        Some(Interval { lo: down_n(self.lo.ln(), LIBM_ULPS), hi: up_n(self.hi.ln(), LIBM_ULPS) })
+    }
+
+    /// `cos x`.
+    pub fn cos(&self) -> Interval {
+        self.trig(0.0, f64::cos)
+    }
+
+    /// `sin x`.
+    pub fn sin(&self) -> Interval {
+        self.trig(0.5, f64::sin)
+    }
+
+    /// `sin` (`shift = ½`) or `cos` (`shift = 0`): the end values widened, and `±1` where a
+    /// critical point `(k + shift) π` may lie inside (`k` even: a maximum, odd: a minimum).
+    fn trig(&self, shift: f64, f: fn(f64) -> f64) -> Interval {
+        let whole = Interval { lo: -1.0, hi: 1.0 };
+        if !(self.lo.is_finite() && self.hi.is_finite()) || self.hi - self.lo >= 7.0 {
+            return whole;
+        }
+        let (fa, fb) = (f(self.lo), f(self.hi));
+        let mut lo = down_n(fa.min(fb), LIBM_ULPS);
+        let mut hi = up_n(fa.max(fb), LIBM_ULPS);
+        // Candidates k with (k + shift) π possibly in [lo, hi]: a generous float range, each
+        // then tested against π's enclosure (a possible critical point counts).
+        let k0 = (self.lo / PI_LO - shift).floor() - 1.0;
+        let k1 = (self.hi / PI_LO - shift).ceil() + 1.0;
+        let mut k = k0;
+        while k <= k1 {
+            let c = Interval::point(k + shift).map(|x| x * Interval { lo: PI_LO, hi: pi_hi() });
+            if let Some(c) = c {
+                if c.hi >= self.lo && c.lo <= self.hi {
+                    if (k as i64).rem_euclid(2) == 0 {
+                        hi = 1.0;
+                    } else {
+                        lo = -1.0;
+                    }
+                }
+            }
+            k += 1.0;
+        }
+        Interval { lo: lo.max(-1.0), hi: hi.min(1.0) }
     }
 }
 
@@ -355,6 +444,36 @@ mod tests {
         assert!(checked > 15_000, "only {checked} expressions fit the exact check");
         // Without the outward step, rounding errors escape: the test would catch it.
         assert!(escaped_nearest > 5_000, "nearest rounding escaped only {escaped_nearest} times");
+    }
+
+    /// Elementary functions: random intervals, every float sampled inside lands inside the
+    /// enclosure; extrema inside are found; known values are enclosed.
+    #[test]
+    fn elementary_functions_enclose_their_values() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let unit = |r: &mut Rng| (r.next() >> 11) as f64 / (1u64 << 53) as f64;
+        for _ in 0..5_000 {
+            let a = (unit(&mut r) - 0.5) * 40.0;
+            let w = unit(&mut r) * unit(&mut r) * 4.0;
+            let x = Interval::new(a, a + w).unwrap();
+            let (s, c, e) = (x.sin(), x.cos(), x.exp());
+            for j in 0..=16 {
+                let t = (a + w * j as f64 / 16.0).min(x.hi());
+                assert!(s.contains(t.sin()) && c.contains(t.cos()) && e.contains(t.exp()), "{x} at {t}");
+                if t > 0.0 {
+                    assert!(x.ln().is_none() || x.ln().unwrap().contains(t.ln()));
+                }
+            }
+        }
+        let i = |a, b| Interval::new(a, b).unwrap();
+        assert_eq!(i(1.5, 1.7).sin().hi(), 1.0);
+        assert_eq!(i(3.0, 3.3).cos().lo(), -1.0);
+        assert_eq!(i(-0.1, 0.1).cos().hi(), 1.0);
+        assert!(i(0.1, 0.2).sin().hi() < 0.2 && i(0.1, 0.2).cos().lo() > 0.98);
+        let sixth = Interval::around(std::f64::consts::FRAC_PI_6).unwrap().sin();
+        assert!(sixth.contains(0.5) && sixth.width() < 1e-15);
+        assert!(i(0.0, 1.0).ln().is_none() && i(1.0, 1.0).ln().unwrap().contains(0.0));
+        assert_eq!(i(0.0, 100.0).sin(), i(-1.0, 1.0));
     }
 
     #[test]
