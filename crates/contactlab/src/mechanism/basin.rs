@@ -393,10 +393,14 @@ fn gait_spec(m: &Mechanism) -> Result<GaitSpec, Error> {
     })
 }
 
+/// The names of `[q | q̇]`: each coordinate's, then each with `_dot`.
+fn state_names(m: &Mechanism) -> Vec<String> {
+    m.coordinates.iter().cloned().chain(m.coordinates.iter().map(|c| format!("{c}_dot"))).collect()
+}
+
 /// Indices into `[q | q̇]` of the plan's varied coordinates.
 fn varied(m: &Mechanism, vary: &[String]) -> Result<Vec<usize>, Error> {
-    let names: Vec<String> =
-        m.coordinates.iter().cloned().chain(m.coordinates.iter().map(|c| format!("{c}_dot"))).collect();
+    let names = state_names(m);
     let mut out = vec![];
     for name in vary {
         let k = names.iter().position(|c| c == name).ok_or_else(|| {
@@ -635,10 +639,11 @@ impl Visit for Cells<'_> {
             }
             Constraint::JointLimit { .. } => None,
         };
-        let ke0 = {
-            let (q, v) = split(&x0);
+        let kinetic = |x: &State<N>| {
+            let (q, v) = split(x);
             0.5 * v.dot(&(sys.mass_matrix(&q) * v))
         };
+        let ke0 = kinetic(&x0);
         let total = self.points.len() as u64;
         let done = AtomicU64::new(0);
         use rayon::prelude::*;
@@ -677,8 +682,7 @@ impl Visit for Cells<'_> {
                         (Some(Stop::Captured(k)), _) => Outcome::Gait(k),
                         (Some(Stop::Fell), _) => Outcome::Fell,
                         (Some(Stop::NoStrike), _) => {
-                            let (q, v) = split(&run.state);
-                            let ke = 0.5 * v.dot(&(sys.mass_matrix(&q) * v));
+                            let ke = kinetic(&run.state);
                             if w.slipping {
                                 Outcome::Slipped
                             } else if ke <= 1e-6 * ke0 {
@@ -733,8 +737,7 @@ impl<'a, const N: usize> GridChart<'a, N> {
         let spec = gait_spec(m)?;
         let keep = varied(m, &plan.vary)?;
         let x0 = join(&SVector::<f64, N>::from_column_slice(&plan.q), &SVector::<f64, N>::from_column_slice(&plan.v));
-        let names: Vec<String> =
-            m.coordinates.iter().cloned().chain(m.coordinates.iter().map(|c| format!("{c}_dot"))).collect();
+        let names = state_names(m);
         let chart = StrikeChart::keeping(sys, &x0, &spec.translation, &keep).map_err(|k| {
             Error::argument(
                 "vary",
