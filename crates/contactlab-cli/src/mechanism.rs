@@ -60,7 +60,14 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     if a.common.json {
         return print_json(&r);
     }
-    println!("{}: {} gait(s) from {} starts ({} settled)", a.model.display(), r.gaits.len(), r.starts, r.settled);
+    println!(
+        "{}: {} gait(s) from {} starts ({} settled, {} onto a cycle of steps)",
+        a.model.display(),
+        r.gaits.len(),
+        r.starts,
+        r.settled,
+        r.cycled
+    );
     for (k, g) in r.gaits.iter().enumerate() {
         let mods: Vec<String> = g.multipliers.iter().map(|z| format!("{:.6}", z[0].hypot(z[1]))).collect();
         println!(
@@ -546,6 +553,18 @@ pub struct SlipArgs {
     /// The state: 2n numbers (q then q'), comma-separated (default: the model's [initial]).
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
+    /// Instead: the smallest initial slip speed of the contact (m/s) that jams from the state
+    /// (its own slip speed replaced), by bisection up to --max-speed.
+    #[arg(long)]
+    jam_threshold: bool,
+    /// With --jam-threshold: the coordinate the slip speed is set on (a translation along the
+    /// contact's line, as P2 slides the whole walker); default: the least kinetic-energy
+    /// velocity change that slides the contact without changing its normal velocity.
+    #[arg(long, value_name = "COORDINATE")]
+    along: Option<String>,
+    /// Largest initial slip speed tried by --jam-threshold (m/s).
+    #[arg(long, default_value_t = 5.0)]
+    max_speed: f64,
     #[command(flatten)]
     common: Common,
 }
@@ -559,6 +578,29 @@ impl SlipArgs {
 
 pub fn slip(a: SlipArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
+    if a.jam_threshold {
+        let r = contactlab::api::mechanism_jam_threshold(
+            &m,
+            a.state.as_deref(),
+            &a.contact,
+            a.along.as_deref(),
+            a.max_speed,
+        )?;
+        if let Some(dir) = &a.common.out {
+            write_json(dir, "jam_threshold.json", &r)?;
+        }
+        if a.common.json {
+            return print_json(&r);
+        }
+        match r.jam_threshold {
+            Some(s) => println!("{}: a slip of '{}' jams from {s:.6e} m/s", a.model.display(), a.contact),
+            None => println!("{}: no slip of '{}' up to {} m/s jams", a.model.display(), a.contact, a.max_speed),
+        }
+        return Ok(());
+    }
+    if a.along.is_some() {
+        return Err(contactlab::Error::argument("along", "only with --jam-threshold").into());
+    }
     let r = contactlab::api::mechanism_slip(&m, a.state.as_deref(), &a.contact)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "slip.json", &r)?;

@@ -18,6 +18,11 @@ fn files(kind: &str) -> Vec<PathBuf> {
 fn check(args: &[&str], file: &Path, out: &Path) {
     let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     all.insert(2, file.display().to_string());
+    run(all, out);
+}
+
+/// Runs `contactlab ARGS --json --out OUT` and checks the answer (module docs).
+fn run(mut all: Vec<String>, out: &Path) {
     all.extend(["--json".into(), "--out".into(), out.display().to_string()]);
     let o = Command::new(env!("CARGO_BIN_EXE_contactlab")).args(&all).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -103,6 +108,62 @@ fn every_example_runs_every_command_that_applies() {
             runs += 1;
         }
     }
+    for f in multibody_files() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let name = f.file_stem().unwrap().to_string_lossy().to_string();
+        // (command words, options): the file goes between them.
+        let mut commands: Vec<(Vec<&str>, Vec<String>)> =
+            vec![(vec!["model", "inspect"], vec![]), (vec!["simulate"], argv(&["--t-max", "0.5", "--per-step", "2"]))];
+        if let Some(contact) = first_named(&text, "[[contact]]") {
+            commands.push((vec!["painleve"], argv(&["--contact", &contact])));
+            commands.push((vec!["slip"], argv(&["--contact", &contact])));
+        }
+        if let Some(limit) = first_named(&text, "[[limit]]").filter(|_| !text.contains("[[contact]]")) {
+            commands.push((vec!["orbit"], argv(&["--constraint", &limit])));
+        }
+        // The gait searches of the kneed walker and the simplest walker take seconds even in a
+        // release build; tests/beyond.rs and tests/continuation.rs run them through the same
+        // api call. The others run here.
+        if text.contains("[gait]") && !name.contains("kneed") && !name.contains("simplest") {
+            commands.push((vec!["gait"], vec![]));
+        }
+        if name == "rimless-wheel" {
+            commands.push((vec!["continue"], argv(&["--param", "slope_deg", "--to", "4.5"])));
+            commands.push((vec!["basin"], argv(&["--vary", "wheel.theta_dot=-0.8:-0.3:4", "--steps", "3"])));
+        }
+        if name.starts_with("p1-config") {
+            commands.push((vec!["equilibrium", "modes"], vec![]));
+            commands.push((vec!["equilibrium", "classify"], argv(&["--samples", "51"])));
+        }
+        for (words, options) in commands {
+            let mut all = argv(&words);
+            all.push(f.display().to_string());
+            all.extend(options);
+            run(all, &tmp.join(format!("m{runs}")));
+            runs += 1;
+        }
+    }
     std::fs::remove_dir_all(&tmp).ok();
-    assert!(runs >= 49, "{runs} runs");
+    assert!(runs >= 100, "{runs} runs");
+}
+
+fn argv(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// `examples/multibody/*.toml` and the URDF scenes in `examples/multibody/urdf/`.
+fn multibody_files() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["multibody", "multibody/urdf"] {
+        v.extend(files(dir).into_iter().filter(|p| p.extension().is_some_and(|e| e == "toml")));
+    }
+    assert!(v.len() >= 13, "{v:?}");
+    v
+}
+
+/// The `name` of the first table after `header` in a model file.
+fn first_named(text: &str, header: &str) -> Option<String> {
+    let rest = &text[text.find(header)? + header.len()..];
+    let line = rest.lines().find(|l| l.trim_start().starts_with("name"))?;
+    Some(line.split('"').nth(1)?.to_string())
 }

@@ -214,3 +214,126 @@ fn hostile_inputs_end_cleanly() {
     // The generator must exercise both success and refusal.
     assert!(codes[0] > 10 && codes[2] > 50, "exit codes 0/2/3: {} / {} / {}", codes[0], codes[2], codes[3]);
 }
+
+/// A small valid multibody model: a floating block and a hanging link, one contact.
+const BLOCK: &str = r#"kind = "multibody"
+name = "hostile"
+gravity = 9.81
+
+[[body]]
+name = "block"
+joint = "planar"
+mass = 2.0
+inertia = 0.1
+
+[[body]]
+name = "link"
+parent = "block"
+mass = 1.0
+inertia = 0.05
+origin = [0.0, -0.5]
+
+[[line]]
+name = "ground"
+normal = [0.0, 1.0]
+
+[[contact]]
+name = "tip"
+body = "link"
+point = [0.0, -0.5]
+mu = 0.5
+"#;
+
+/// A URDF pendulum in the plane xz (axes along y).
+const PENDULUM: &str = r#"<?xml version="1.0"?>
+<robot name="pendulum">
+  <link name="world"/>
+  <link name="arm">
+    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
+    <collision><origin xyz="0 0 -1"/><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+  <joint name="hinge" type="revolute">
+    <parent link="world"/><child link="arm"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/>
+  </joint>
+</robot>
+"#;
+
+const SCENE: &str = "kind = \"multibody\"\nname = \"p\"\nurdf = \"p.urdf\"\ngravity = 9.81\nplane = \"xz\"\n";
+
+/// The cases the issue names, each a model file refused with exit 2 and one line naming what is
+/// wrong (the fuzzing above may also accept a poisoned file; these must be refused).
+#[test]
+fn named_hostile_models_are_refused_with_one_line() {
+    let dir = std::env::temp_dir().join(format!("contactlab-named-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let swap = |from: &str, to: &str| {
+        assert!(BLOCK.contains(from), "{from}");
+        BLOCK.replacen(from, to, 1)
+    };
+    let urdf_swap = |from: &str, to: &str| {
+        assert!(PENDULUM.contains(from), "{from}");
+        PENDULUM.replacen(from, to, 1)
+    };
+    // (file name, text, what the one line must mention); a URDF case writes p.urdf beside p.toml.
+    let mut cases: Vec<(&str, String, &str)> = vec![
+        ("cycle.toml", swap("name = \"block\"\njoint", "name = \"block\"\nparent = \"link\"\njoint"), "parent"),
+        ("self.toml", swap("parent = \"block\"", "parent = \"link\""), "parent"),
+        ("zero-mass.toml", swap("mass = 2.0", "mass = 0.0").replacen("mass = 1.0", "mass = 0.0", 1), "mass"),
+        ("negative-mass.toml", swap("mass = 1.0", "mass = -1.0"), "mass"),
+        ("nan-mass.toml", swap("mass = 1.0", "mass = nan"), "mass"),
+        ("negative-inertia.toml", swap("inertia = 0.05", "inertia = -0.05"), "inertia"),
+        ("missing-body.toml", swap("body = \"link\"", "body = \"nope\""), "nope"),
+        ("axis.toml", swap("parent = \"block\"", "parent = \"block\"\naxis = 0.5"), "axis"),
+        ("nan-point.toml", swap("point = [0.0, -0.5]", "point = [nan, -0.5]"), "point"),
+        ("negative-mu.toml", swap("mu = 0.5", "mu = -0.5"), "mu"),
+        ("unknown-key.toml", swap("mu = 0.5", "mu = 0.5\nfrobnicate = 1"), "frobnicate"),
+    ];
+    // 10⁶ bodies (JSON, compact: about 24 MB, under the size limit): refused by count.
+    let mut many = String::from("{\"kind\": \"multibody\", \"name\": \"many\", \"gravity\": 9.81, \"body\": [");
+    for i in 0..1_000_000 {
+        many.push_str(if i == 0 { "{\"name\":\"b0\",\"mass\":1}" } else { ",{\"name\":\"b\",\"mass\":1}" });
+    }
+    many.push_str("]}");
+    cases.push(("many.json", many, "bodies"));
+    let urdf_cases: Vec<(&str, String, String, &str)> = vec![
+        ("non-planar", urdf_swap("<axis xyz=\"0 1 0\"/>", "<axis xyz=\"0 1 1\"/>"), SCENE.into(), "hinge"),
+        (
+            "urdf-cycle",
+            urdf_swap("<parent link=\"world\"/><child link=\"arm\"/>", "<parent link=\"arm\"/><child link=\"arm\"/>"),
+            SCENE.into(),
+            "arm",
+        ),
+        ("urdf-negative-mass", urdf_swap("<mass value=\"1\"/>", "<mass value=\"-1\"/>"), SCENE.into(), "arm"),
+        ("urdf-nan-inertia", urdf_swap("iyy=\"0.1\"", "iyy=\"nan\""), SCENE.into(), "arm"),
+        (
+            "urdf-missing-link",
+            PENDULUM.to_string(),
+            format!("{SCENE}\n[[line]]\nname = \"g\"\nnormal = [0.0, 1.0]\n\n[[contact]]\nbody = \"nope\"\n"),
+            "nope",
+        ),
+    ];
+    let mut runs = Vec::new();
+    for (name, text, mention) in &cases {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        runs.push((file, name.to_string(), *mention));
+    }
+    for (name, urdf, scene, mention) in &urdf_cases {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("p.urdf"), urdf).unwrap();
+        std::fs::write(sub.join("p.toml"), scene).unwrap();
+        runs.push((sub.join("p.toml"), name.to_string(), *mention));
+    }
+    for (file, name, mention) in runs {
+        let args = vec!["model".to_string(), "inspect".into(), file.display().to_string(), "--json".into()];
+        let (code, err, took) = run_bounded(&args);
+        assert_eq!(code, Some(2), "{name}: exit {code:?} after {took:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(err.contains(mention), "{name}: the line does not mention {mention:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -787,9 +787,11 @@ fn mechanism_painleve(
     object(py, &py.detach(|| contactlab::api::mechanism_painleve(&m, state.as_deref(), &settings)).map_err(to_py)?)
 }
 
-/// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`.
+/// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`; with
+/// `jam_threshold` the smallest initial slip speed that jams (`slip --jam-threshold --json`).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None))]
+#[pyo3(signature = (name, text, is_json, contact, state=None, jam_threshold=false, along=None, max_speed=5.0))]
+#[allow(clippy::too_many_arguments)]
 fn mechanism_slip(
     py: Python<'_>,
     name: &str,
@@ -797,8 +799,20 @@ fn mechanism_slip(
     is_json: bool,
     contact: String,
     state: Option<Vec<f64>>,
+    jam_threshold: bool,
+    along: Option<String>,
+    max_speed: f64,
 ) -> PyResult<Py<PyAny>> {
     let m = mechanism_model(name, text, is_json)?;
+    if jam_threshold {
+        let r = py.detach(|| {
+            contactlab::api::mechanism_jam_threshold(&m, state.as_deref(), &contact, along.as_deref(), max_speed)
+        });
+        return object(py, &r.map_err(to_py)?);
+    }
+    if along.is_some() {
+        return Err(to_py(contactlab::Error::argument("along", "only with jam_threshold")));
+    }
     object(py, &py.detach(|| contactlab::api::mechanism_slip(&m, state.as_deref(), &contact)).map_err(to_py)?)
 }
 

@@ -247,6 +247,8 @@ def test_mechanism_gait_matches_the_cli():
     g = contactlab.model.gait(model)
     assert g.to_dict() == cli("gait", model)
     assert len(g.gaits) == 1 and abs(g.gaits[0]["period"] - 0.744620868) < 1e-8
+    # The same model as a dict: the same answer.
+    assert contactlab.model.gait(tomllib.loads(model.read_text())).to_dict() == g.to_dict()
 
 
 def test_mechanism_painleve_and_slip_match_the_cli(tmp_path):
@@ -261,6 +263,18 @@ def test_mechanism_painleve_and_slip_match_the_cli(tmp_path):
     assert s.to_dict() == cli("slip", model, "--contact", "stance tip", "--state", ",".join(map(str, s_state(p))))
     with pytest.raises(ValueError, match="no contact 'hand'"):
         contactlab.model.painleve(model, "hand")
+    # The same model as a dict: the same answers.
+    d = tomllib.loads(model.read_text())
+    pd = contactlab.model.painleve(d, "stance tip", slice=[("wheel.theta", -0.31, 0.31)], points=101)
+    assert pd.to_dict() == p.to_dict()
+    assert contactlab.model.slip(d, "stance tip", state=s_state(p)).to_dict() == s.to_dict()
+    # The jam threshold: the slip speed set on the hub's x (P2's sliding of the whole wheel).
+    j = contactlab.model.slip(model, "stance tip", state=s_state(p), jam_threshold=True, along="wheel.x")
+    state = ",".join(map(str, s_state(p)))
+    c = cli("slip", model, "--contact", "stance tip", "--state", state, "--jam-threshold", "--along", "wheel.x")
+    assert j.to_dict() == c and 0 < j.jam_threshold < 5
+    with pytest.raises(ValueError, match="along"):
+        contactlab.model.slip(model, "stance tip", along="wheel.x")
 
 
 def test_mechanism_orbit_matches_the_cli():
@@ -268,6 +282,7 @@ def test_mechanism_orbit_matches_the_cli():
     o = contactlab.model.orbit(model, "knee stop")
     assert o.to_dict() == cli("orbit", model, "--constraint", "knee stop")
     assert o.converged and o.zeno and abs(o.period - 6.5226106) < 1e-6
+    assert contactlab.model.orbit(tomllib.loads(model.read_text()), "knee stop").to_dict() == o.to_dict()
 
 
 def s_state(p):
@@ -279,6 +294,11 @@ def test_a_urdf_path_is_a_model():
     i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3])
     assert i.model["coordinates"] == ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]
     assert i.to_dict() == cli("model", "inspect", urdf, "--state", "0.1,-0.9,0.2,0.3")
+    # A bare URDF has no contacts: it swings freely from the state, as the CLI has it.
+    r = contactlab.model.simulate(urdf, state=[0.1, -0.9, 0.2, 0.3], t_max=0.5)
+    arrays = ("t", "q", "v", "modes", "kinetic", "potential", "coordinates", "contacts")
+    assert without(r.to_dict(), *arrays) == cli("simulate", urdf, "--state", "0.1,-0.9,0.2,0.3", "--t-max", 0.5)
+    assert r.impacts == 0 and r.q.shape[1] == 4
 
 
 def test_continuation_matches_the_cli():

@@ -1765,6 +1765,22 @@ pub fn mechanism_slip(
     })
 }
 
+/// The smallest initial slip speed of a mechanism's contact (m/s) up to `max_speed` that jams
+/// from a state, its own slip speed replaced (`slip --jam-threshold`;
+/// [`crate::mechanism::painleve::jam_threshold`] says along which direction of the velocities).
+pub fn mechanism_jam_threshold(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    contact: &str,
+    along: Option<&str>,
+    max_speed: f64,
+) -> Result<JamThresholdReport, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    let s = WalkerSettings::default();
+    let jam_threshold = crate::mechanism::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
+    Ok(JamThresholdReport { jam_threshold })
+}
+
 /// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint
 /// limit or contact), reached from a state (`orbit`).
 pub fn mechanism_orbit(

@@ -8,8 +8,11 @@
 //! code is correct on x86-64 and aarch64 with the default build (and in the Python wheel). The
 //! price is one ulp of width per operation where a directed-rounding library gets zero.
 //!
-//! Results that are exact in floating point (a sum of floats that needs no rounding, a product
-//! by a power of two) are still widened: the bounds are valid, not tightest. Overflow widens to
+//! A sum, difference or product whose rounded bound is exact is not widened: the rounding error
+//! of `a + b` is computed exactly by Knuth's TwoSum and that of `a · b` by a fused multiply-add
+//! (exact when the product is far from the underflow range), and only an inexact bound moves.
+//! So `q + 0 · z` is exactly `q` and a proof that `w ≥ 0` can close when `w` is exactly zero.
+//! Quotients, square roots and elementary functions are always widened. Overflow widens to
 //! `±∞`. An operation whose result is not a real number (a quotient by an interval containing
 //! 0, a square root of a negative interval) returns `None` rather than an enclosure that would
 //! claim something. The tests compare every operation against exact rational arithmetic on
@@ -58,6 +61,20 @@ impl Interval {
     /// The point `[x, x]` (a float is exactly a real); `None` for NaN.
     pub fn point(x: f64) -> Option<Self> {
         Self::new(x, x)
+    }
+
+    /// The whole real line.
+    pub const ENTIRE: Interval = Interval { lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+
+    /// The point `[x, x]`, or the whole line for NaN (a valid, useless enclosure): for data
+    /// already checked finite.
+    pub fn exact(x: f64) -> Self {
+        Self::point(x).unwrap_or(Self::ENTIRE)
+    }
+
+    /// Whether `self` lies in the interior of `outer` (both bounds strictly inside).
+    pub fn inside(&self, outer: &Interval) -> bool {
+        outer.lo < self.lo && self.hi < outer.hi
     }
 
     /// The float nearest to a real `x` was rounded from, enclosed: `[x⁻, x⁺]` (for a constant
@@ -268,27 +285,76 @@ impl Neg for Interval {
     }
 }
 
+/// `a + b` rounded to nearest, and whether that is exact (TwoSum's error term is zero; an
+/// infinite or NaN sum is never exact).
+fn sum_exact(a: f64, b: f64) -> (f64, bool) {
+    let s = a + b;
+    if !s.is_finite() {
+        return (s, false);
+    }
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb) == 0.0)
+}
+
+/// Below this magnitude a product's error term may itself underflow, so a zero error term does
+/// not prove the product exact (`2⁻⁹⁰⁰`, far above the `2⁻⁹⁶⁹` where that starts).
+const EXACT_PRODUCT_FLOOR: f64 = f64::from_bits((1023 - 900) << 52);
+
+/// `a · b` rounded to nearest (`0 × ∞ = 0`, as a bound of a product of intervals), and whether
+/// that is exact (a zero factor, or a zero error term `fma(a, b, −p)` away from underflow).
+fn product_exact(a: f64, b: f64) -> (f64, bool) {
+    if a == 0.0 || b == 0.0 {
+        return (0.0, true);
+    }
+    let p = a * b;
+    (p, p.is_finite() && p.abs() >= EXACT_PRODUCT_FLOOR && a.mul_add(b, -p) == 0.0)
+}
+
+/// A lower bound from a rounded value: itself if exact, else one float down.
+fn lower((v, exact): (f64, bool)) -> f64 {
+    if exact {
+        v
+    } else {
+        down(v)
+    }
+}
+
+/// An upper bound from a rounded value: itself if exact, else one float up.
+fn upper((v, exact): (f64, bool)) -> f64 {
+    if exact {
+        v
+    } else {
+        up(v)
+    }
+}
+
 impl Add for Interval {
     type Output = Interval;
     fn add(self, y: Interval) -> Interval {
-        Interval::outward(self.lo + y.lo, self.hi + y.hi)
+        Interval { lo: lower(sum_exact(self.lo, y.lo)), hi: upper(sum_exact(self.hi, y.hi)) }
     }
 }
 
 impl Sub for Interval {
     type Output = Interval;
     fn sub(self, y: Interval) -> Interval {
-        Interval::outward(self.lo - y.hi, self.hi - y.lo)
+        self + (-y)
     }
 }
 
 impl Mul for Interval {
     type Output = Interval;
     fn mul(self, y: Interval) -> Interval {
-        // 0 × ∞ is NaN in floating point; as a bound of a product of intervals it is 0.
-        let m = |a: f64, b: f64| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
-        let p = [m(self.lo, y.lo), m(self.lo, y.hi), m(self.hi, y.lo), m(self.hi, y.hi)];
-        Interval::outward(min4(p), max4(p))
+        let p = [
+            product_exact(self.lo, y.lo),
+            product_exact(self.lo, y.hi),
+            product_exact(self.hi, y.lo),
+            product_exact(self.hi, y.hi),
+        ];
+        Interval {
+            lo: p.iter().map(|&v| lower(v)).fold(f64::INFINITY, f64::min),
+            hi: p.iter().map(|&v| upper(v)).fold(f64::NEG_INFINITY, f64::max),
+        }
     }
 }
 
@@ -474,6 +540,27 @@ mod tests {
         assert!(sixth.contains(0.5) && sixth.width() < 1e-15);
         assert!(i(0.0, 1.0).ln().is_none() && i(1.0, 1.0).ln().unwrap().contains(0.0));
         assert_eq!(i(0.0, 100.0).sin(), i(-1.0, 1.0));
+    }
+
+    #[test]
+    fn exact_results_stay_points_and_inexact_ones_widen() {
+        let p = Interval::exact;
+        assert_eq!(p(1.0) + p(2.0), p(3.0));
+        assert_eq!(p(0.5) * p(-6.0), p(-3.0));
+        assert_eq!(p(7.0) + p(0.0) * p(1e300), p(7.0));
+        assert_eq!(p(3.0) - p(3.0), p(0.0));
+        // 0.1 + 0.2 is not exact: the enclosure has width.
+        let s = p(0.1) + p(0.2);
+        assert!(s.lo() < s.hi() && s.contains(0.1 + 0.2));
+        // 1 + 2⁻⁶⁰ rounds to 1: inexact, so both bounds move (the real sum is above 1).
+        let t = p(1.0) + p(2f64.powi(-60));
+        assert!(t.lo() < 1.0 && t.hi() > 1.0);
+        let u = p(1.0 + f64::EPSILON) * p(1.0 + f64::EPSILON);
+        assert!(u.lo() < u.hi());
+        // Near underflow a zero error term proves nothing: widened.
+        let tiny = p(1e-200) * p(1e-120);
+        assert!(tiny.lo() < tiny.hi() && tiny.lo() >= 0.0);
+        assert!(p(f64::NAN) == Interval::ENTIRE && p(1.0).inside(&Interval::new(0.0, 2.0).unwrap()));
     }
 
     #[test]

@@ -56,6 +56,36 @@ fn the_kneed_walker_has_a_gait_that_balances_its_energy() {
     assert!(close(e0 - e1, lost, 1e-7), "energy {e0} -> {e1}, impacts {lost}");
     // The stance foot sticks: the friction it needs is below the model's.
     assert!(g.mu_stick.unwrap() < 0.8);
+
+    // The multipliers against an independent route: a walk from the gait's state with the swing
+    // hip's rate perturbed by 1e-4 returns to the gait, the post-strike deviation shrinking by
+    // the spectral radius per step (least-squares slope of its log over steps 4 to 24, past the
+    // faster modes). The multipliers come from the linearised step map; this is the nonlinear
+    // dynamics over many steps.
+    let rho = g.spectral_radius;
+    assert!((0.6..0.7).contains(&rho), "{:?}", g.multipliers);
+    let mut v = g.v.clone();
+    v[4] += 1e-4;
+    let settings = SimulateSettings { t_max: 24.5 * g.period, ..Default::default() };
+    let walk = contactlab::api::simulate(&m, Some(&[g.q.clone(), v].concat()), &settings).unwrap();
+    let scale: Vec<f64> = g.v.iter().map(|x| x.abs()).collect();
+    let deviation: Vec<f64> = walk
+        .events
+        .iter()
+        .filter(|e| e.energy_loss.is_some() && e.contact.as_deref() == Some("swing foot"))
+        .map(|e| {
+            let dq = (1..6).map(|k| (e.q[k] - g.q[k]).powi(2)).sum::<f64>();
+            let dv =
+                (0..6).map(|k| ((e.v[k] - g.v[k]) / scale.iter().cloned().fold(0.0, f64::max)).powi(2)).sum::<f64>();
+            (dq + dv).sqrt()
+        })
+        .collect();
+    assert!(deviation.len() >= 24, "{} strikes", deviation.len());
+    let (ks, ls): (Vec<f64>, Vec<f64>) = (4..24).map(|k| (k as f64, deviation[k].ln())).unzip();
+    let (km, lm) = (ks.iter().sum::<f64>() / ks.len() as f64, ls.iter().sum::<f64>() / ls.len() as f64);
+    let slope = ks.iter().zip(&ls).map(|(k, l)| (k - km) * (l - lm)).sum::<f64>()
+        / ks.iter().map(|k| (k - km).powi(2)).sum::<f64>();
+    assert!((slope.exp() - rho).abs() < 0.02, "decay per step {} vs spectral radius {rho}", slope.exp());
 }
 
 #[test]

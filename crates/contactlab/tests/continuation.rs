@@ -95,6 +95,21 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
     for (slope, period) in [(pd[0] - 0.003, 1), (pd[0] + 0.003, 2), (pd[1] + 0.0008, 4)] {
         assert_eq!(attractor(&d, "slope", slope, near(slope), "right foot"), period, "slope {slope}");
     }
+    // Past the first doubling the period-1 gait is unstable: the gait search from nothing
+    // (runs settle onto the period-2 cycle; Newton from its mean) reports it, with the period
+    // and the multiplier below −1 that continuation has at the same slope.
+    let past = c.branches[0].points.iter().find(|pt| pt.p > pd[0] + 0.002 && pt.p < pd[1]).expect("a point past");
+    let m =
+        contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), past.p).unwrap())
+            .unwrap();
+    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    assert!(search.cycled > 0, "{search:?}");
+    let g = search.gaits.iter().find(|g| !g.stable).unwrap_or_else(|| panic!("no unstable gait: {search:?}"));
+    assert!((g.period - past.period).abs() < 1e-8 * past.period, "{} vs {}", g.period, past.period);
+    let lowest = |mult: &[[f64; 2]]| mult.iter().map(|z| z[0]).fold(f64::INFINITY, f64::min);
+    let (a, b) = (lowest(&g.multipliers), lowest(&past.multipliers));
+    assert!(a < -1.0 && (a - b).abs() < 1e-6, "search {a} vs continuation {b}");
+
     // The same doublings with the difference Jacobian (an independent route to DP), and with
     // time in other units (gravity × 10⁴: every period × 10⁻²).
     let cd = continuation(&d, &request("slope", 0.0875, 1, Derivatives::Differences), &|_| {}).unwrap();

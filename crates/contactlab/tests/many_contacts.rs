@@ -7,6 +7,7 @@
 use contactlab::hybrid::driver::Run;
 use contactlab::hybrid::lagrangian::{join, Lagrangian, Modes};
 use contactlab::hybrid::{DriverSettings, EventDriver, Termination, Tolerances};
+use contactlab::mechanics::ContactSystem;
 use contactlab::mechanism::{model, Mechanism};
 use contactlab::model::ModelDoc;
 use nalgebra::{SMatrix, SVector};
@@ -90,4 +91,75 @@ fn the_lcp_route_gives_the_enumerations_runs() {
         assert!(ea > 0);
         assert!((a.state - b.state).amax() <= 1e-8, "{name}:\n{}\n{}", a.state, b.state);
     }
+}
+
+/// A hexapod: a floating torso (mass 2) with six legs on sprung, damped hips, splayed by ±0.2 rad
+/// (the three left legs lean left, the three right legs right: not parallel, so with the feet
+/// held the legs brace the torso), each foot a frictional point contact with the floor: nine
+/// coordinates, six contacts.
+fn hexapod(mu: f64) -> Mechanism {
+    let mut text = String::from(
+        "kind = \"multibody\"\ngravity = 9.81\n[[body]]\nname = \"torso\"\njoint = \"planar\"\nmass = 2.0\n\
+         inertia = 0.2\n[[line]]\nname = \"floor\"\nnormal = [0.0, 1.0]\n",
+    );
+    for k in 0..6 {
+        let x = -0.5 + 0.2 * k as f64;
+        text.push_str(&format!(
+            "[[body]]\nname = \"leg{k}\"\nparent = \"torso\"\norigin = [{x}, 0.0]\nmass = 0.1\ninertia = 0.001\n\
+             com = [0.0, -0.1]\n[[spring]]\ncoordinate = \"leg{k}\"\nstiffness = 40.0\ndamping = 0.5\nrest = {}\n\
+             [[contact]]\nname = \"foot{k}\"\nbody = \"leg{k}\"\npoint = [0.0, -0.2]\nmu = {mu}\n",
+            splay(k)
+        ));
+    }
+    model::from_model(&ModelDoc::parse("hexapod.toml", &text, false).unwrap()).unwrap()
+}
+
+/// Leg `k`'s angle: the left legs lean left (feet outward), the right ones right.
+fn splay(k: usize) -> f64 {
+    if k < 3 {
+        -0.2
+    } else {
+        0.2
+    }
+}
+
+#[test]
+fn a_hexapod_lands_on_six_feet_and_stands() {
+    // Dropped from 2 cm on its splayed legs: the six feet land at once (a six-contact frictional
+    // impact: 4⁶ outcomes, the LCP route) after √(2h/g); the plastic impact sticks every foot
+    // (the braced legs need |Λ_t|/Λ_n = tan 0.2, below μ = 1), which stops the hexapod dead, and
+    // it stands where it landed: at rest with every foot on the floor. The enumeration of all 4⁶
+    // outcomes and modes (limit raised) gives the same run. (Landing while moving sideways, its
+    // feet slide after the impact and the six redundant sliding contacts admit several modes
+    // with the same rank: the enumeration reports that indeterminacy.)
+    type State9 = SMatrix<f64, 9, 2>;
+    let (h, g) = (0.02, 9.81);
+    let mut q = SVector::<f64, 9>::zeros();
+    q[1] = 0.2 * 0.2f64.cos() + h;
+    for k in 0..6 {
+        q[3 + k] = splay(k);
+    }
+    let x0: State9 = join(&q, &SVector::<f64, 9>::zeros());
+    let m = hexapod(1.0);
+    let sys = m.system::<9>().unwrap();
+    let runs: Vec<_> = [Lagrangian::new(&sys).enumeration_limit, usize::MAX]
+        .into_iter()
+        .map(|limit| {
+            let mut lag = Lagrangian::new(&sys);
+            lag.enumeration_limit = limit;
+            EventDriver::new(settings(1.0)).run(&lag, 0.0, x0, &[], &mut ())
+        })
+        .collect();
+    let landing = (2.0 * h / g).sqrt();
+    for r in &runs {
+        assert!(matches!(r.termination, Termination::Rest), "{:?}", r.termination);
+        assert!((r.t - landing).abs() <= 1e-9, "rest at {} vs landing at {landing}", r.t);
+        assert!(r.state[(0, 0)].abs() <= 1e-9 && r.state.column(1).amax() <= 1e-9, "{}", r.state);
+        let pos = r.state.column(0).into_owned();
+        for k in 0..6 {
+            assert!(sys.gap(k, &pos).abs() <= 1e-9, "foot {k}: gap {}", sys.gap(k, &pos));
+        }
+    }
+    assert_eq!(runs[0].events, runs[1].events);
+    assert!((runs[0].state - runs[1].state).amax() <= 1e-10);
 }

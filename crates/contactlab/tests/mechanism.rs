@@ -330,9 +330,33 @@ fn the_compass_biped_file_has_p2s_gait() {
     let b =
         contactlab::walking::gait(&CompassBiped::paper(0.7), &guess, &contactlab::walking::WalkerSettings::default());
     assert!((g.period - b.period).abs() <= 1e-9 * b.period, "{} vs {}", g.period, b.period);
+    // The gait's post-strike state is the built-in gait's, in the file's hip coordinates (the
+    // position along the slope aside: the symmetry moves it).
+    let post = &b.post_impact_state;
+    let (hq, hv) = to_hip(
+        &CompassBiped::paper(0.7),
+        &Vector4::from_column_slice(&post[..4]),
+        &Vector4::from_column_slice(&post[4..]),
+    );
+    for k in 0..4 {
+        assert!(k == 0 || (g.q[k] - hq[k]).abs() <= 1e-8, "q[{k}]: {} vs {}", g.q[k], hq[k]);
+        assert!((g.v[k] - hv[k]).abs() <= 1e-8 * hv.amax(), "v[{k}]: {} vs {}", g.v[k], hv[k]);
+    }
     let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
     for (a, c) in g.multipliers.iter().zip(&b.multipliers) {
         assert!((modulus(a) - modulus(c)).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT);
+    }
+    // At rtol 1e-13 the built-in model's central differences and the file's exact multipliers
+    // (variational equations, converged to 1e-10: tests/variational.rs) agree to 2e-6, the
+    // differences' truncation error (7e-7 here, from their step rtol^(1/3) ≈ 5e-5).
+    let tight = GaitSettings { rtol: 1e-13, ..Default::default() };
+    let gt = contactlab::mechanism::gait::gait_from(&m, &g.q, &g.v, &tight).unwrap().expect("converges");
+    let ws = contactlab::walking::WalkerSettings { rtol: 1e-13, ..Default::default() };
+    let bt = contactlab::walking::gait(&CompassBiped::paper(0.7), &guess, &ws);
+    assert_eq!(gt.multipliers.len(), bt.multipliers.len());
+    for (a, c) in gt.multipliers.iter().zip(&bt.multipliers) {
+        let d = (a[0] - c[0]).hypot(a[1] - c[1]);
+        assert!(d <= 2e-6, "{:?} vs {:?}: {d:e}", gt.multipliers, bt.multipliers);
     }
     assert!((g.mu_stick.unwrap() - b.mu_stick).abs() <= 1e-4 * b.mu_stick);
     assert!((g.impulse_ratio.unwrap() - b.impact_impulse_ratio).abs() <= 1e-6 * b.impact_impulse_ratio);
@@ -459,4 +483,106 @@ fn frictional_impacts_with_restitution_never_gain_energy() {
         impacts += 1;
     }
     assert!(impacts >= 150, "only {impacts} impacts exercised");
+}
+
+#[test]
+fn random_trees_have_positive_definite_mass_and_conserve_energy() {
+    // Random trees of 2 to 8 bodies (each joint revolute, prismatic along a random direction or
+    // fixed, a parent drawn among the earlier bodies, a fixed or floating root), random masses,
+    // inertias, centres of mass and joint origins, undamped springs on some joints, no contacts:
+    // at a random state M is symmetric positive definite, and the flow conserves the energy
+    // (kinetic + gravity + springs) over 0.3 s. A property of the computed M(q) and h(q, q̇).
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    for case in 0..40 {
+        let bodies = 2 + (rng.next() * 7.0) as usize;
+        let mut text = String::from("kind = \"multibody\"\ngravity = 9.81\n");
+        let mut moving = vec![];
+        for k in 0..bodies {
+            let joint = if k == 0 {
+                if rng.next() < 0.5 {
+                    "planar"
+                } else {
+                    "revolute"
+                }
+            } else {
+                ["revolute", "revolute", "prismatic", "fixed"][(rng.next() * 4.0) as usize]
+            };
+            let parent = if k == 0 { "world".to_string() } else { format!("b{}", (rng.next() * k as f64) as usize) };
+            text += &format!(
+                "[[body]]\nname = \"b{k}\"\nparent = \"{parent}\"\njoint = \"{joint}\"\nmass = {}\ninertia = {}\n\
+                 com = [{}, {}]\norigin = [{}, {}]\n",
+                rng.range(0.1, 2.0),
+                rng.range(0.001, 0.2),
+                rng.range(-0.2, 0.2),
+                rng.range(-0.2, 0.2),
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5)
+            );
+            if joint == "prismatic" {
+                let a: f64 = rng.range(0.0, std::f64::consts::TAU);
+                text += &format!("axis = [{}, {}]\n", a.cos(), a.sin());
+            }
+            if joint == "revolute" || joint == "prismatic" {
+                moving.push(k);
+                if rng.next() < 0.5 {
+                    text += &format!(
+                        "[[spring]]\ncoordinate = \"b{k}\"\nstiffness = {}\nrest = {}\n",
+                        rng.range(1.0, 50.0),
+                        rng.range(-0.3, 0.3)
+                    );
+                }
+            }
+        }
+        let m = model::from_model(&ModelDoc::parse("random.toml", &text, false).unwrap())
+            .unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
+        let n = m.dof();
+        let q: Vec<f64> = (0..n).map(|_| rng.range(-0.8, 0.8)).collect();
+        let v: Vec<f64> = (0..n).map(|_| rng.range(-1.0, 1.0)).collect();
+        let state = [q.clone(), v.clone()].concat();
+        let r = contactlab::api::model_inspect(&m, Some(&state), 0.0).unwrap();
+        let [lo, hi] = r.mass_matrix_eigenvalues;
+        assert!(lo > 0.0 && hi.is_finite(), "case {case}: eig(M) in [{lo}, {hi}]\n{text}");
+        assert!(r.mass_matrix_asymmetry <= 1e-14, "case {case}: asymmetry {}", r.mass_matrix_asymmetry);
+        let settings = contactlab::mechanism::simulate::SimulateSettings { t_max: 0.3, ..Default::default() };
+        let sim = contactlab::api::simulate(&m, Some(&state), &settings).unwrap();
+        assert_eq!(sim.impacts, 0);
+        let [e0, e1] = sim.energy.expect("conservative");
+        // The energy's scale: the kinetic energy plus the work of gravity over a metre on the
+        // heaviest tree drawn (8 bodies of at most 2 kg).
+        let scale = r.energy.kinetic + 9.81 * 16.0;
+        assert!((e1 - e0).abs() <= 1e-7 * scale, "case {case}: energy {e0} -> {e1}\n{text}");
+    }
+}
+
+#[test]
+fn a_pd_law_tracking_a_periodic_reference_has_its_closed_form_response() {
+    // A slider on a prismatic joint along x (gravity along −y does no work on it) driven by the
+    // PD law τ = −k (q − r) − c (q̇ − ṙ), r(t) = q⁰ + a sin(ωt + ψ): m q̈ + c q̇ + k q =
+    // k q⁰ + a Im[(k + icω) e^{i(ωt+ψ)}], whose periodic response is
+    // q(t) = q⁰ + Im[H a e^{i(ωt+ψ)}], H = (k + icω)/(k − mω² + icω). Started on it, the
+    // simulation follows it.
+    let (m, k, c, q0, a, w, psi) = (0.7, 30.0, 1.5, 0.1, 0.2, 4.0, 0.3);
+    let text = format!(
+        "kind = \"multibody\"\ngravity = 9.81\n[[body]]\nname = \"slider\"\njoint = \"prismatic\"\naxis = [1.0, 0.0]\n\
+         mass = {m}\ninertia = 0.01\n[[spring]]\ncoordinate = \"slider\"\nstiffness = {k}\ndamping = {c}\nrest = {q0}\n\
+         amplitude = {a}\nfrequency = {w}\nphase = {psi}\n"
+    );
+    let model = model::from_model(&ModelDoc::parse("pd.toml", &text, false).unwrap()).unwrap();
+    // H = (k + icω) / (k − mω² + icω), as (re, im).
+    let (nr, ni, dr, di) = (k, c * w, k - m * w * w, c * w);
+    let den = dr * dr + di * di;
+    let (hr, hi) = ((nr * dr + ni * di) / den, (ni * dr - nr * di) / den);
+    let exact = |t: f64| {
+        let (s, co) = (w * t + psi).sin_cos();
+        // Im[H a e^{iθ}] = a (hr sin θ + hi cos θ); its rate ω a (hr cos θ − hi sin θ).
+        (q0 + a * (hr * s + hi * co), w * a * (hr * co - hi * s))
+    };
+    let (x0, v0) = exact(0.0);
+    let settings = contactlab::mechanism::simulate::SimulateSettings { t_max: 3.0, ..Default::default() };
+    let sim = contactlab::api::simulate(&model, Some(&[x0, v0]), &settings).unwrap();
+    assert!(sim.samples.len() > 50);
+    for s in &sim.samples {
+        let (x, v) = exact(s.t);
+        assert!((s.q[0] - x).abs() <= 1e-8 * a && (s.v[0] - v).abs() <= 1e-8 * a * w, "t = {}: {s:?} vs {x}, {v}", s.t);
+    }
 }

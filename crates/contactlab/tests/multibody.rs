@@ -63,9 +63,10 @@ fn p1s_body_as_a_floating_tree_moves_as_the_built_in_model() {
 
 #[test]
 fn units_do_not_change_the_orbit_of_a_multibody_model() {
-    // P3's pendulum as a tree, with masses (and the PD gains) scaled by 10^±6, or lengths and
+    // P3's pendulum as a tree, with masses (and the PD gains) scaled by 10^±6, lengths and
     // gravity scaled together by 10^±6 (the same motion in angles and time; the gains scale as
-    // m L²): the same Zeno periodic orbit, period and multiplier.
+    // m L²), or the time unit by 10^±6 (gravity and stiffness / T², damping / T): the same Zeno
+    // periodic orbit, period (in the time unit) and multiplier.
     use contactlab::mechanics::double_pendulum::{DoublePendulumStop, HipControl};
     use contactlab::zeno::{self, ZenoSettings};
     let s = ZenoSettings::default();
@@ -73,22 +74,23 @@ fn units_do_not_change_the_orbit_of_a_multibody_model() {
     let base = DoublePendulumStop::paper_controlled(0.5);
     let c = base.control.unwrap();
     let mut found = Vec::new();
-    for (mass, length) in [(1.0, 1.0), (1e-6, 1.0), (1e6, 1.0), (1.0, 1e-6), (1.0, 1e6)] {
+    let units = [(1.0, 1.0, 1.0), (1e-6, 1.0, 1.0), (1e6, 1.0, 1.0), (1.0, 1e-6, 1.0), (1.0, 1e6, 1.0)];
+    for (mass, length, time) in units.into_iter().chain([(1.0, 1.0, 1e-6), (1.0, 1.0, 1e6)]) {
         let gain = mass * length * length;
         let p = DoublePendulumStop {
             m1: mass,
             m2: mass,
             l1: length,
             l2: length,
-            gravity: base.gravity * length,
-            control: Some(HipControl { k1: c.k1 * gain, c1: c.c1 * gain, ..c }),
+            gravity: base.gravity * length / (time * time),
+            control: Some(HipControl { k1: c.k1 * gain / (time * time), c1: c.c1 * gain / time, ..c }),
             ..base
         };
         let lag = Lagrangian::new(p.as_multibody().unwrap());
         let y = zeno::settle(&lag, &q0, &v0, 300, 1e-7, &s).unwrap();
         let o = zeno::orbit(&lag, &y, &s);
-        assert!(o.converged && o.zeno, "mass x {mass}, length x {length}: {o:?}");
-        found.push((o.period, o.gamma));
+        assert!(o.converged && o.zeno, "mass x {mass}, length x {length}, time x {time}: {o:?}");
+        found.push((o.period / time, o.gamma));
     }
     for f in &found {
         assert!((f.0 - found[0].0).abs() < 1e-9 && (f.1 - found[0].1).abs() < 1e-6, "{found:?}");

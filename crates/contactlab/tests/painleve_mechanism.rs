@@ -190,6 +190,99 @@ fn two_slipping_corners_have_one_force_pair_when_b_is_a_p_matrix() {
 }
 
 #[test]
+fn two_slipping_corners_are_inconsistent_on_a_floor_and_indeterminate_under_a_ceiling() {
+    // Housner's block (half-width b = 0.1, half-height h = 0.4, m = 2, I = m (b² + h²)/3) flat on
+    // both corners, sliding to the right, both corners with friction μ. In closed form
+    // (a = −A + B N, B_ij = 1/m + x_i (x_j − h μ)/I with x = ∓b): for b/h < μ only the leading
+    // corner can carry the block, with N_R = g / B_RR, B_RR = 1/m + b (b − h μ)/I; past
+    // μ* = (b + (b² + h²)/(3b))/h = 5/3, B_RR < 0 and the LCP has no solution: inconsistent.
+    // Mirrored under a ceiling (the block pressed up against it, gravity pulling it away: −A),
+    // free fall (N = 0) is always a solution, and past μ* so is N_R = −g / B_RR > 0:
+    // indeterminate. B is never a P-matrix past μ* (B_RR < 0).
+    let floor = read("rocking-block.toml");
+    let text = std::fs::read_to_string(example("rocking-block.toml")).unwrap();
+    let mirrored = text
+        .replace("normal = [0.0, 1.0]", "normal = [0.0, -1.0]")
+        .replace("point = [-0.1, -0.4]", "point = [-0.1, 0.4]")
+        .replace("point = [0.1, -0.4]", "point = [0.1, 0.4]");
+    assert_ne!(mirrored, text);
+    let ceiling =
+        model::from_model(&contactlab::model::ModelDoc::parse("ceiling.toml", &mirrored, false).unwrap()).unwrap();
+    let (b, h, m, g) = (0.1, 0.4, 2.0, 9.81);
+    let inertia = m * (b * b + h * h) / 3.0;
+    let b_rr = |mu: f64| 1.0 / m + b * (b - h * mu) / inertia;
+    let mu_star = (b + (b * b + h * h) / (3.0 * b)) / h;
+    assert!((mu_star - 5.0 / 3.0).abs() < 1e-12);
+    let s = PainleveSettings { contact: "left corner".into(), ..Default::default() };
+    for mu in [0.5, 1.0, 1.6, 1.7, 3.0, 10.0] {
+        let both = |mech: &Mechanism| mech.with_mu(0, mu).unwrap().with_mu(1, mu).unwrap();
+        let on_floor = painleve(&both(&floor), &[0.0, 0.4, 0.0], &[1.0, 0.0, 0.0], &s).unwrap();
+        let under = painleve(&both(&ceiling), &[0.0, -0.4, 0.0], &[1.0, 0.0, 0.0], &s).unwrap();
+        let (f, c) = (on_floor.several.unwrap(), under.several.unwrap());
+        assert!(f.complete && c.complete);
+        if mu < mu_star {
+            assert_eq!(f.verdict, "consistent", "floor, mu = {mu}: {f:?}");
+            let n = &f.solutions[0];
+            assert!(n[0].abs() <= 1e-12 * n[1] && close(n[1], g / b_rr(mu), 1e-9), "mu = {mu}: {n:?}");
+            assert_eq!(c.verdict, "consistent", "ceiling, mu = {mu}: {c:?}");
+            assert!(c.solutions[0].iter().all(|&x| x == 0.0), "ceiling, mu = {mu}: {c:?}");
+        } else {
+            assert_eq!(f.verdict, "inconsistent", "floor, mu = {mu}: {f:?}");
+            assert!(f.solutions.is_empty());
+            assert_eq!(c.verdict, "indeterminate", "ceiling, mu = {mu}: {c:?}");
+            assert_eq!(c.solutions.len(), 2, "{c:?}");
+            assert!(c.solutions.iter().any(|n| n.iter().all(|&x| x == 0.0)), "free fall: {c:?}");
+            let n = c.solutions.iter().find(|n| n[1] > 0.0).expect("the loaded solution");
+            assert!(n[0].abs() <= 1e-12 * n[1] && close(n[1], -g / b_rr(mu), 1e-9), "mu = {mu}: {n:?}");
+            assert_eq!(f.p_matrix, Some(false));
+            assert_eq!(c.p_matrix, Some(false));
+        }
+    }
+}
+
+#[test]
+fn slips_of_the_compass_file_end_as_the_built_in_bipeds() {
+    // Slips of the stance foot from a grid of compass-biped states (P2's coordinates, turned into
+    // the file's hip coordinates): the file ends each slip as the built-in biped does, by the
+    // same outcome at the same time; the grid meets stick, reversal, separation, impact and
+    // Painlevé's inconsistent and indeterminate starts.
+    let b = CompassBiped::paper(0.7);
+    let m = read("compass-biped.toml");
+    let s = WalkerSettings::default();
+    let mut seen = std::collections::BTreeSet::new();
+    for th1 in [-0.6, -0.4, 0.0, 0.4] {
+        for r1 in [-4.0, -1.0, 4.0] {
+            for r2 in [-5.0, 5.0] {
+                for xd in [-1.0, 0.3] {
+                    let (q, v) = (Vector4::new(th1, 0.3, 0.0, 0.0), Vector4::new(r1, r2, xd, 0.0));
+                    let a = contactlab::walking::slip::slip(&b, &q, &v, &s);
+                    let (hq, hv) = to_hip(&b, &q, &v);
+                    let f = slip(&m, hq.as_slice(), hv.as_slice(), "stance foot", &s).unwrap();
+                    let at = format!("theta1 {th1}, rates {r1} {r2}, slip {xd}");
+                    assert_eq!(a.outcome, f.outcome, "{at}");
+                    // Event times agree to 1e-7, except one separation after a 0.64 s slip
+                    // where f_n falls to zero at a shallow angle: the two models' coordinates
+                    // (foot-rooted and hip-rooted) round differently and its time moves by 5e-4
+                    // (the outcome agrees).
+                    let tol = if f.outcome == SlipOutcome::Separation { 1e-3 } else { 1e-7 };
+                    assert!(
+                        (a.t_end - f.t_end).abs() <= tol * a.t_end.max(1e-3),
+                        "{at}: {:?} at {} vs {}",
+                        a.outcome,
+                        a.t_end,
+                        f.t_end
+                    );
+                    seen.insert(format!("{:?}", f.outcome));
+                }
+            }
+        }
+    }
+    for o in ["Stick", "Reversal", "Separation", "Impact", "Inconsistent", "Indeterminate"] {
+        assert!(seen.contains(o), "no {o} among {seen:?}");
+    }
+}
+
+#[test]
 fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
     // P2 Fig. 3.3: from θ = −0.3, θ' = 0.643 the slip with ẋ = 0.5 jams; slower slips stick.
     let w = RimlessWheel::paper(0.35);
@@ -207,6 +300,25 @@ fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
     }
     assert_eq!(outcomes[1], SlipOutcome::Jam, "{outcomes:?}");
     assert_ne!(outcomes[0], SlipOutcome::Jam);
+
+    // The jam threshold from that state: the built-in wheel slid along x, the file's wheel along
+    // its hub's x (the same translation): the same speed, to the bisections' 1e-5.
+    let (q, rest) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.0, 0.0, 0.643));
+    let builtin =
+        contactlab::walking::slip::jam_threshold(&w, &q, &rest, &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
+    let (hq, hv) = wheel_to_hub(&w, &q, &rest);
+    let jam = |along: Option<&str>| {
+        contactlab::mechanism::painleve::jam_threshold(&m, hq.as_slice(), hv.as_slice(), "stance tip", along, 5.0, &s)
+    };
+    let file = jam(Some("wheel.x")).unwrap().expect("jams below 5 m/s");
+    assert!(close(file, builtin, 3e-5), "{file} vs {builtin}");
+    assert!(0.05 < file && file < 0.5, "{file}");
+    // The least kinetic-energy slide (translation and spin together) is another direction: it
+    // need not jam below 5 m/s, but it is a valid request.
+    assert!(jam(None).unwrap().is_none_or(|s| s > 0.0 && (s - file).abs() > 1e-3 * file));
+    // A coordinate that moves the tip off its line cannot set a slip speed.
+    let err = jam(Some("wheel.theta")).unwrap_err().to_string();
+    assert!(err.contains("along") && err.contains("wheel.theta"), "{err}");
 }
 
 #[test]
@@ -276,7 +388,9 @@ fn units_do_not_change_the_gait_or_the_paradox() {
     let g0 = contactlab::api::mechanism_gait(&reference, &GaitSettings::default()).unwrap().gaits.remove(0);
     let slice = [("stance.theta", -1.0, 1.0), ("swing", -2.0, 2.0)];
     let p0 = painleve(&reference, &reference.q0, &reference.v0, &settings("stance foot", &slice)).unwrap();
-    for (l, m, t) in [(1e6, 1.0, 1.0), (1e-6, 1.0, 1.0), (1.0, 1e6, 1.0), (1.0, 1.0, 1e-6), (1e6, 1e-6, 1e3)] {
+    for (l, m, t) in
+        [(1e6, 1.0, 1.0), (1e-6, 1.0, 1.0), (1.0, 1e6, 1.0), (1.0, 1.0, 1e-6), (1.0, 1.0, 1e6), (1e6, 1e-6, 1e3)]
+    {
         let scaled = compass_in_units(l, m, t);
         let search = contactlab::api::mechanism_gait(&scaled, &GaitSettings::default()).unwrap();
         assert_eq!(search.gaits.len(), 1, "units ({l}, {m}, {t}): {search:?}");

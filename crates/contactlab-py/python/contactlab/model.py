@@ -91,11 +91,26 @@ def painleve(
     )
 
 
-def slip(model: Model, contact: str, state: Optional[Sequence[float]] = None) -> Result:
+def slip(
+    model: Model,
+    contact: str,
+    state: Optional[Sequence[float]] = None,
+    jam_threshold: bool = False,
+    along: Optional[str] = None,
+    max_speed: float = 5.0,
+) -> Result:
     """How a slip of ``contact`` that starts at ``state`` (q then q') ends, as ``contactlab slip
     --json``: ``outcome`` (stick, reversal, separation, jam, corner, impact, ...), ``t_end`` (s),
-    ``fn_max``, ``state``, ``A``, ``B`` and the ``approach`` evidence at P2's corner."""
-    return Result("Slip", _core.mechanism_slip(*model_text(model), str(contact), _state(state)))
+    ``fn_max``, ``state``, ``A``, ``B`` and the ``approach`` evidence at P2's corner. With
+    ``jam_threshold=True`` instead ``jam_threshold``: the smallest initial slip speed of the
+    contact (m/s, up to ``max_speed``) that jams, set on the coordinate ``along`` (a translation
+    along the contact's line) or by default along the least kinetic-energy velocity change that
+    slides the contact, as ``contactlab slip --jam-threshold --json``."""
+    a = None if along is None else str(along)
+    r = _core.mechanism_slip(
+        *model_text(model), str(contact), _state(state), bool(jam_threshold), a, float(max_speed)
+    )
+    return Result("JamThreshold" if jam_threshold else "Slip", r)
 
 
 def orbit(model: Model, constraint: str, state: Optional[Sequence[float]] = None) -> Result:

@@ -56,8 +56,8 @@ use super::driver::{EventRecord, Observer};
 use super::ode::{OdeState, Step};
 use super::{EventKind, Hybrid};
 
-/// A grazing event: `|∇gᵀ f⁻|` below this fraction of `‖∇g‖ ‖f⁻‖` makes the event time's
-/// derivative meaningless.
+/// A grazing event: `|∇gᵀ f⁻|` below this fraction of `‖S∇g‖ ‖S⁻¹f⁻‖` (in the state's own
+/// scales `S`) makes the event time's derivative meaningless.
 pub const GRAZING_TOL: f64 = 1e-10;
 
 /// Carries `Φ = ∂x/∂y` along a run (module docs).
@@ -219,7 +219,15 @@ impl<H: Hybrid> Observer<H::State, H::Mode> for Sensitivity<'_, H> {
         let fm = flat(&self.sys.flow(&ev.mode_before, ev.t, &ev.before));
         let fp = flat(&self.sys.flow(&ev.mode_after, ev.t, &ev.after));
         let rate = grad.dot(&fm);
-        if rate.abs().partial_cmp(&(GRAZING_TOL * grad.norm() * fm.norm())) != Some(std::cmp::Ordering::Greater) {
+        // Grazing is judged in the state's own scales (x̃ = x / s: ∇̃g = S ∇g, f̃ = S⁻¹ f, the
+        // rate unchanged), so that the time unit does not decide it: in plain units the
+        // accelerations outweigh the velocities in ‖f‖ by the time unit's inverse square.
+        let sc = self.sys.state_scale();
+        let sc = sc.as_slice();
+        let s = |i: usize| if sc[i] > 0.0 { sc[i] } else { 1.0 };
+        let grad_s = (0..grad.len()).map(|i| (grad[i] * s(i)).powi(2)).sum::<f64>().sqrt();
+        let f_s = (0..fm.len()).map(|i| (fm[i] / s(i)).powi(2)).sum::<f64>().sqrt();
+        if rate.abs().partial_cmp(&(GRAZING_TOL * grad_s * f_s)) != Some(std::cmp::Ordering::Greater) {
             return self.fail(format!("a grazing {:?} event", ev.info.kind));
         }
         let tau = -(grad.transpose() * &self.phi) / rate;

@@ -18,8 +18,10 @@
 //! Starts: the model's initial state, and its initial posture set in rigid rotation about the
 //! lowest closed contact at rates `±{¼, ½, ¾, 1, 1½} √(g/L)`. From each, the passive dynamics
 //! runs for up to [`SETTLE_STRIKES`] strikes; where the strike-to-strike map settles (successive
-//! post-strike states agree to [`SETTLE_TOL`]), and from the first post-strike state too (an
-//! unstable gait is not approached by iterating), Newton's method on the return map
+//! post-strike states agree to [`SETTLE_TOL`]), from the mean of a cycle of 2 to [`MAX_CYCLE`]
+//! steps a run settles onto (past a period doubling the period-1 gait is unstable and lies amid
+//! the cycle), and where two successive strikes came within [`NEAR_RETURN`] (an unstable gait is
+//! passed near, not approached by iterating), Newton's method on the return map
 //! ([`crate::hybrid::section::ReturnMap::fixed_point`]) looks for a fixed point. Distinct gaits
 //! are reported with their period, state, Floquet multipliers (of the chart: the nontrivial
 //! ones), the friction a sticking stance needs (`μ_stick`, the largest `|λ_t|/λ_n` of sticking
@@ -53,6 +55,8 @@ pub const MAX_STEPS_PER_STRIKE: usize = 5_000;
 /// A run passes near a gait when two successive post-strike states agree to this (relative to
 /// the coordinates' scales): its closer pair is a Newton start.
 pub const NEAR_RETURN: f64 = 0.05;
+/// The longest cycle of steps a settled run is recognised as (its mean is a Newton start).
+pub const MAX_CYCLE: usize = 8;
 /// Two gaits are the same when their section coordinates agree to this (relative to scales).
 pub const SAME_GAIT_TOL: f64 = 1e-5;
 
@@ -447,6 +451,9 @@ pub struct GaitSearch {
     pub starts: usize,
     /// Starts whose step map settled.
     pub settled: usize,
+    /// Starts whose step map settled onto a cycle of 2 to [`MAX_CYCLE`] steps (past a period
+    /// doubling: the period-1 gait is then unstable, and Newton starts from the cycle's mean).
+    pub cycled: usize,
     /// Why none was found, when none was.
     pub reason: Option<String>,
     /// When no gait was found at the model's friction: the `μ_stick` of a gait found with
@@ -552,13 +559,32 @@ impl Visit for Search<'_> {
                 rec.states.into_iter().map(|(_, x)| x).collect()
             })
             .collect();
-        // Newton starts: where a run settled (a stable gait), and where two successive strikes
-        // came closest (an unstable gait is passed near, not approached).
+        // Newton starts: where a run settled (a stable gait), the mean of a cycle of steps a run
+        // settled onto (past a period doubling the unstable period-1 gait lies amid the cycle),
+        // and where two successive strikes came closest (an unstable gait is passed near, not
+        // approached).
         let mut settled_at: Vec<State<N>> = vec![];
+        let mut cycle_means: Vec<State<N>> = vec![];
         let mut passed_near: Vec<(f64, State<N>)> = vec![];
         for st in &runs {
-            if st.len() >= 3 && distance(&st[st.len() - 1], &st[st.len() - 2]) <= SETTLE_TOL {
-                settled_at.push(st[st.len() - 1]);
+            let last = st.len().saturating_sub(1);
+            if st.len() >= 3 && distance(&st[last], &st[last - 1]) <= SETTLE_TOL {
+                settled_at.push(st[last]);
+                continue;
+            }
+            let cycle = (2..=MAX_CYCLE).find(|&p| {
+                st.len() > 2 * p && (1..=p).all(|j| distance(&st[last + 1 - j], &st[last + 1 - j - p]) <= SETTLE_TOL)
+            });
+            if let Some(p) = cycle {
+                // The mean in the section's chart (modulo the translation), lifted back onto it.
+                let chart = StrikeChart::new(&sys, &st[last], &spec.translation);
+                let mean = st[last - p + 1..]
+                    .iter()
+                    .map(|x| chart.chart(x))
+                    .fold(None, |a: Option<DVector<f64>>, y| Some(a.map_or(y.clone(), |a| a + y)));
+                if let Some(sum) = mean {
+                    cycle_means.push(chart.lift(&(sum / p as f64)));
+                }
                 continue;
             }
             let closest = st.windows(2).map(|w| (distance(&w[0], &w[1]), w[1])).min_by(|a, b| a.0.total_cmp(&b.0));
@@ -568,9 +594,10 @@ impl Visit for Search<'_> {
                 }
             }
         }
-        let settled = settled_at.len();
+        let (settled, cycled) = (settled_at.len(), cycle_means.len());
         passed_near.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let candidates: Vec<State<N>> = settled_at.into_iter().chain(passed_near.into_iter().map(|p| p.1)).collect();
+        let candidates: Vec<State<N>> =
+            settled_at.into_iter().chain(cycle_means).chain(passed_near.into_iter().map(|p| p.1)).collect();
         let mut gaits: Vec<Gait> = vec![];
         let mut seen: Vec<State<N>> = vec![];
         for x in candidates {
@@ -589,10 +616,13 @@ impl Visit for Search<'_> {
             gaits.push(g);
         }
         gaits.sort_by(|a, b| b.stable.cmp(&a.stable).then(a.spectral_radius.total_cmp(&b.spectral_radius)));
-        let reason = gaits
-            .is_empty()
-            .then(|| format!("no gait found from {} starts ({} settled onto a repeating step)", starts.len(), settled));
-        GaitSearch { gaits, starts: starts.len(), settled, reason, needs_mu: None }
+        let reason = gaits.is_empty().then(|| {
+            format!(
+                "no gait found from {} starts ({settled} settled onto a repeating step, {cycled} onto a cycle of steps)",
+                starts.len()
+            )
+        });
+        GaitSearch { gaits, starts: starts.len(), settled, cycled, reason, needs_mu: None }
     }
 }
 

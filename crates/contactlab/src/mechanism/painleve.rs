@@ -591,6 +591,84 @@ fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Err
     first.visit(Curve(p, k, n, held))
 }
 
+/// The smallest initial slip speed of `contact` (m/s, along its line's tangent `t`) up to
+/// `max_speed` that jams from `(q, q̇)` (`contactlab slip --jam-threshold`): P2's jam threshold
+/// for any mechanism. The slip speed is set along a direction `e` of the velocities that slides
+/// the contact at unit speed without changing its normal velocity (`w_tᵀe = 1`, `w_nᵀe = 0`):
+/// the coordinate `along` (its normal Jacobian entry must vanish: a translation along the line,
+/// as P2 slides the whole walker), or by default the least kinetic-energy such direction
+/// `e = M⁻¹Jᵀ(JM⁻¹Jᵀ)⁻¹(1, 0)` with `J = [w_tᵀ; w_nᵀ]`. The state's own slip speed is removed
+/// first (`q̇ − e w_tᵀq̇`), then the speed is bisected on `(0, max_speed]` to relative
+/// [`JAM_SPEED_TOL`]. `None` when `max_speed` does not jam.
+pub fn jam_threshold(
+    m: &Mechanism,
+    q: &[f64],
+    v: &[f64],
+    contact: &str,
+    along: Option<&str>,
+    max_speed: f64,
+    settings: &crate::walking::WalkerSettings,
+) -> Result<Option<f64>, Error> {
+    m.check_state("state", q)?;
+    m.check_state("state", v)?;
+    settings.validate()?;
+    if !(max_speed > 0.0 && max_speed.is_finite()) {
+        return Err(Error::argument("max_speed", "must be a positive finite speed (m/s)"));
+    }
+    let i = m.contact_index("contact", contact)?;
+    let k = along.map(|name| m.coordinate_index("along", name)).transpose()?;
+    struct Jam<'a> {
+        q: &'a [f64],
+        v: &'a [f64],
+        along: Option<(usize, &'a str)>,
+        max_speed: f64,
+        settings: &'a crate::walking::WalkerSettings,
+    }
+    impl Visit for Jam<'_> {
+        type Output = Result<Option<f64>, Error>;
+        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
+            let q = SVector::<f64, N>::from_column_slice(self.q);
+            let v = SVector::<f64, N>::from_column_slice(self.v);
+            let (wn, wt) = (sys.normal_jacobian(0, &q), sys.tangent_jacobian(0, &q));
+            let e: SVector<f64, N> = match self.along {
+                Some((k, name)) => {
+                    let scale = wn.abs().max().max(wt.abs().max());
+                    if wt[k].abs() <= 1e-12 * scale || wn[k].abs() > 1e-12 * scale {
+                        return Err(Error::argument(
+                            "along",
+                            format!(
+                                "'{name}' must slide the contact along its line (w_t = {:e}, w_n = {:e})",
+                                wt[k], wn[k]
+                            ),
+                        ));
+                    }
+                    SVector::<f64, N>::from_fn(|r, _| if r == k { 1.0 / wt[k] } else { 0.0 })
+                }
+                None => {
+                    let minv = sys
+                        .mass_matrix(&q)
+                        .cholesky()
+                        .ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?
+                        .inverse();
+                    let j = nalgebra::SMatrix::<f64, 2, N>::from_rows(&[wt.transpose(), wn.transpose()]);
+                    let a = j * minv * j.transpose();
+                    let y = a.try_inverse().ok_or_else(|| {
+                        Error::argument("contact", "its normal and tangent rows are dependent: it cannot slide")
+                    })? * nalgebra::Vector2::new(1.0, 0.0);
+                    minv * j.transpose() * y
+                }
+            };
+            let rest = v - e * wt.dot(&v);
+            Ok(crate::walking::slip::jam_threshold(&sys, &q, &rest, &e, self.max_speed, JAM_SPEED_TOL, self.settings))
+        }
+    }
+    let along = k.map(|k| (k, along.unwrap_or_default()));
+    m.with_contact_first(i).visit(Jam { q, v, along, max_speed, settings })?
+}
+
+/// Relative width of the bracket [`jam_threshold`] bisects down to.
+pub const JAM_SPEED_TOL: f64 = 1e-5;
+
 /// How a slip of contact `contact` (its name) that starts at `(q, q̇)` ends
 /// ([`crate::walking::slip::slip`] on the mechanism with that contact first).
 pub fn slip(
