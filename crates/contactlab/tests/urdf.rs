@@ -79,7 +79,7 @@ pub fn compare_gaits(g: &contactlab::mechanism::gait::Gait, b: &contactlab::walk
         assert!((a - c).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT, "{ours:?} vs {theirs:?}");
     }
     let (mu, mu_b) = (g.mu_stick.unwrap(), b.mu_stick);
-    assert!((mu - mu_b).abs() <= 1e-4 * mu_b, "mu_stick {mu} vs {mu_b}");
+    assert!((mu - mu_b).abs() <= 1e-8 * mu_b, "mu_stick {mu} vs {mu_b}");
     let (r, r_b) = (g.impulse_ratio.unwrap(), b.impact_impulse_ratio);
     assert!((r - r_b).abs() <= 1e-6 * r_b, "impulse ratio {r} vs {r_b}");
 }

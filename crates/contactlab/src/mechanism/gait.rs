@@ -875,6 +875,24 @@ pub(crate) fn orbit_details<const N: usize>(
             self.look(t, x, mode);
         }
         fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+            // The largest friction use of sticking contacts between samples too (Step::max_of).
+            let lag = self.lag;
+            let sticking: Vec<usize> = (0..mode.len()).filter(|&i| mode.get(i) == ContactMode::Stick).collect();
+            if !sticking.is_empty() {
+                let use_at = |t: f64, x: &State<N>| {
+                    let (q, v) = split(x);
+                    let Some(sol) = lag.solve_mode(mode, t, &q, &v) else { return f64::NEG_INFINITY };
+                    sticking
+                        .iter()
+                        .filter(|&&i| sol.lambda_n[i] > 0.0)
+                        .map(|&i| sol.lambda_t[i].abs() / sol.lambda_n[i])
+                        .fold(f64::NEG_INFINITY, f64::max)
+                };
+                let top = step.max_of(t_end, 8, self.ratio.unwrap_or(f64::NEG_INFINITY), use_at);
+                if top > f64::NEG_INFINITY {
+                    self.ratio = Some(top);
+                }
+            }
             let ls = self.sys.length_scale();
             for (t, x) in step.samples(t_end, 8) {
                 self.look(t, &x, mode);

@@ -352,6 +352,17 @@ impl<W: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for StepObse
         self.sample(t, x, mode);
     }
     fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> std::ops::ControlFlow<()> {
+        if mode.get(0) == ContactMode::Stick {
+            // The largest friction use between samples too (Step::max_of).
+            let lag = self.lag;
+            self.ratio_max = step.max_of(t_end, 4, self.ratio_max, |t, x| {
+                let (q, v) = split(x);
+                match lag.solve_mode(mode, t, &q, &v) {
+                    Some(s) if s.lambda_n[0] > 0.0 => (s.lambda_t[0] / s.lambda_n[0]).abs(),
+                    _ => f64::NEG_INFINITY,
+                }
+            });
+        }
         for (t, x) in step.samples(t_end, 4) {
             self.sample(t, &x, mode);
         }
