@@ -463,6 +463,10 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
         }
         println!("  pivots   {}", s.pivots);
         println!("  residual {}", s.residual.map_or("-".to_string(), |r| format!("{r:.3e}")));
+        match &s.proof.proof_reason {
+            None => println!("  proof    interval (the verdict holds for the exact data)"),
+            Some(why) => println!("  proof    none ({why})"),
+        }
         if s.status == LcpStatus::Solved {
             println!("  z = {:?}", s.z.as_slice());
             println!("  w = {:?}", s.w.as_slice());

@@ -180,9 +180,16 @@ struct LcpSolution {
     /// The size of the problem.
     #[pyo3(get)]
     n: usize,
+    /// "interval" when the verdict is proved in interval arithmetic, else "none".
+    #[pyo3(get)]
+    proof: String,
+    /// Why there is no proof (None when proved).
+    #[pyo3(get)]
+    proof_reason: Option<String>,
 }
 
-const LCP_FIELDS: [&str; 9] = ["status", "z", "w", "residual", "pivots", "method", "reason", "certified", "n"];
+const LCP_FIELDS: [&str; 11] =
+    ["status", "z", "w", "residual", "pivots", "method", "reason", "certified", "n", "proof", "proof_reason"];
 
 #[pymethods]
 impl LcpSolution {
@@ -226,7 +233,8 @@ impl LcpSolution {
 ///
 /// Returns an `LcpSolution` with `status` ("solved", "no-solution", "iteration-limit",
 /// "numerical-error"), `z` and `w` (numpy arrays), `residual`, `pivots`, `method`, `reason`,
-/// `certified` and `n`: the keys of `contactlab lcp solve --json`. Raises ValueError for bad
+/// `certified`, `n`, `proof` ("interval" when the verdict is proved in interval arithmetic, else
+/// "none") and `proof_reason`: the keys of `contactlab lcp solve --json`. Raises ValueError for bad
 /// input (shapes, NaN).
 #[pyfunction]
 #[pyo3(signature = (M, q, max_pivots=None))]
@@ -254,6 +262,8 @@ fn lcp_solve(
         reason: r.reason.map(|x| contactlab::output::kebab(&x)),
         certified: r.certified,
         n: r.n,
+        proof: contactlab::output::kebab(&r.proof.proof),
+        proof_reason: r.proof.proof_reason,
     })
 }
 

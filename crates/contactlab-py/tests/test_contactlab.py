@@ -20,6 +20,7 @@ def test_lcp_solve_matches_the_cli():
     assert r.status == c["status"] == "solved"
     assert np.allclose(r.z, c["z"], rtol=0, atol=1e-12) and np.allclose(r.w, c["w"], rtol=0, atol=1e-12)
     assert r.certified == c["certified"] and r.pivots == c["pivots"]
+    assert r.proof == c["proof"] == "interval" and r.proof_reason is None and "proof_reason" not in c
     assert isinstance(r.z, np.ndarray) and r.to_dict()["n"] == 2
     assert "LcpSolution(status='solved'" in repr(r)
     with pytest.raises(AttributeError):
@@ -29,7 +30,7 @@ def test_lcp_solve_matches_the_cli():
 def test_lcp_no_solution_is_certified_and_classes_match():
     data = json.loads((EXAMPLES / "lcp" / "infeasible.json").read_text())
     r = contactlab.lcp.solve(np.array(data["M"]), np.array(data["q"]))
-    assert r.status == "no-solution" and r.certified
+    assert r.status == "no-solution" and r.certified and r.proof == "interval"
     c = cli("lcp", "classes", EXAMPLES / "lcp" / "pd2.toml")
     k = contactlab.lcp.classes(np.array(tomllib.loads((EXAMPLES / "lcp" / "pd2.toml").read_text())["M"]))
     assert k.to_dict() == c

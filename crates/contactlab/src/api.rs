@@ -104,11 +104,18 @@ pub struct LcpReport {
     pub certified: bool,
     /// The size of the problem.
     pub n: usize,
+    /// Whether the verdict is proved in interval arithmetic (`"proof": "interval" | "none"`,
+    /// `"proof_reason"` when none; [`crate::lcp::proof`]).
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
 }
 
-/// Solves an LCP (`lcp solve`): Lemke's method with a certified fallback ([`crate::lcp::solve`]).
+/// Solves an LCP (`lcp solve`): Lemke's method with a certified fallback ([`crate::lcp::solve`]),
+/// its verdict proved in interval arithmetic where that closes ([`crate::lcp::proof`]).
 pub fn lcp_solve(problem: &crate::lcp::Lcp, settings: &crate::lcp::LcpSettings) -> Result<LcpReport, Error> {
-    Ok(LcpReport::from(crate::lcp::solve(problem, settings)?))
+    let sol = crate::lcp::solve(problem, settings)?;
+    let proof = crate::lcp::proof::prove(problem, &sol);
+    Ok(LcpReport { proof, ..LcpReport::from(sol) })
 }
 
 /// Every solution of an LCP as polyhedral pieces (`lcp solve --all`).
@@ -142,6 +149,7 @@ impl From<crate::lcp::LcpSolution> for LcpReport {
             method: s.method,
             reason: s.reason,
             certified: s.certified,
+            proof: crate::verified::Proof::none("not checked"),
         }
     }
 }

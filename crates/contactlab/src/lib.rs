@@ -33,7 +33,8 @@
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
 //! | [`mechanics`] | Lagrangian systems with contacts (the `ContactSystem` trait) and the papers' systems; bilateral frictional sliders (`SliderSystem`) |
 //! | [`hybrid`] | the hybrid dynamics core: DOPRI5 with dense output, event location, modes, impacts, Zeno completion, Poincaré sections, Newton on return maps |
-//! | [`interval`] | interval arithmetic with outward rounding (one ulp per operation, any target): the ground of proved verdicts |
+//! | [`interval`] | interval arithmetic with outward rounding (one ulp per inexact operation, any target): the ground of proved verdicts |
+//! | [`verified`] | verified linear solves (Krawczyk) and proved points of polyhedra: LP and LCP certificates checked in interval arithmetic |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes, maps R and G, verdicts, atlas |
 //! | [`walking`] | P2: the Painlevé quantities A and B, gaits, slip outcomes and dynamic jamming (the walkers themselves are in [`mechanics::walkers`]) |
@@ -84,6 +85,7 @@ pub mod report;
 pub mod reproduce;
 pub mod timestep;
 pub mod twocontact;
+pub mod verified;
 pub mod walking;
 pub mod zeno;
 

@@ -17,6 +17,8 @@
 //! * [`classes`]: matrix-class tests (P-matrix, column adequate, column quasi-adequate).
 //! * [`io`]: the Siconos test-file format and our own TOML/JSON format.
 //! * [`verify`]: an independent componentwise check of a returned point on the raw data.
+//! * [`proof`]: the solver's verdict proved in interval arithmetic (a solution enclosed on its
+//!   complementary piece, or a Farkas certificate of infeasibility), or why it is not.
 //! * [`warm`]: warm starts for sequences of nearby problems (the last active set, re-solved by
 //!   one factorisation, with the same check).
 //!
@@ -47,6 +49,7 @@ pub mod io;
 pub mod lemke;
 pub mod optimize;
 pub mod pivot;
+pub mod proof;
 pub mod scaling;
 pub mod verify;
 pub mod warm;

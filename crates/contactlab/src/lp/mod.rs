@@ -226,6 +226,51 @@ impl DenseLp {
         r / scale
     }
 
+    /// The solver's verdict proved in interval arithmetic on the data as given
+    /// ([`crate::verified::prove_point`]): for `Optimal`, a feasible point enclosed near `x`
+    /// (feasibility, not optimality); for `Infeasible`, the Farkas certificate `(y_eq, u = −y_ub)`
+    /// normalised to `b_eqᵀy_eq − b_ubᵀu = 1`, a point of `{u ≥ 0, A_ubᵀu − A_eqᵀy_eq ≥ 0}` (then
+    /// any `x ≥ 0` would give `0 ≥ (A_eqᵀy_eq − A_ubᵀu)ᵀx ≥ b_eqᵀy_eq − b_ubᵀu = 1`).
+    pub fn prove(&self, sol: &LpSolution) -> crate::verified::Proof {
+        use crate::verified::{prove_point, Polyhedron, Proof, Sign};
+        let (me, mu, n) = (self.a_eq.nrows(), self.a_ub.nrows(), self.n());
+        match sol.status {
+            LpStatus::Optimal => {
+                let p = Polyhedron {
+                    sign: vec![Sign::NonNegative; n],
+                    a_eq: self.a_eq.clone(),
+                    b_eq: self.b_eq.clone(),
+                    a_ge: -&self.a_ub,
+                    b_ge: -&self.b_ub,
+                };
+                Proof::from_check(prove_point(&p, &sol.x))
+            }
+            LpStatus::Infeasible => {
+                let Some((y_eq, y_ub)) = &sol.certificate else { return Proof::none("no certificate") };
+                let margin = self.b_eq.dot(y_eq) + self.b_ub.dot(y_ub);
+                if !(margin > 0.0 && margin.is_finite()) {
+                    return Proof::none("the certificate has no positive margin");
+                }
+                let mut sign = vec![Sign::Free; me];
+                sign.extend(std::iter::repeat_n(Sign::NonNegative, mu));
+                let mut a_ge = DMatrix::zeros(n, me + mu);
+                for j in 0..n {
+                    for i in 0..me {
+                        a_ge[(j, i)] = -self.a_eq[(i, j)];
+                    }
+                    for i in 0..mu {
+                        a_ge[(j, me + i)] = self.a_ub[(i, j)];
+                    }
+                }
+                let a_eq = DMatrix::from_fn(1, me + mu, |_, c| if c < me { self.b_eq[c] } else { -self.b_ub[c - me] });
+                let guess = DVector::from_fn(me + mu, |r, _| (if r < me { y_eq[r] } else { -y_ub[r - me] }) / margin);
+                let p = Polyhedron { sign, a_eq, b_eq: DVector::from_element(1, 1.0), a_ge, b_ge: DVector::zeros(n) };
+                Proof::from_check(prove_point(&p, &guess))
+            }
+            _ => Proof::none("no verdict to prove"),
+        }
+    }
+
     /// Checks a Farkas certificate `(y_eq, y_ub)` of infeasibility (see the module docs).
     /// Returns the margin `b_eqᵀy_eq + b_ubᵀy_ub` normalised by `|y|₁` when the sign
     /// conditions hold to within `tol`, otherwise `None`.
@@ -357,6 +402,29 @@ mod tests {
         assert_eq!(s.status, LpStatus::Optimal);
         assert_relative_eq!(s.objective, 3.0, epsilon = 1e-10);
         assert!(s.residual < 1e-12);
+    }
+
+    #[test]
+    fn verdicts_are_proved_in_interval_arithmetic() {
+        // x + y = 1, x − y ≤ 0.25, x, y ≥ 0: feasible (proved near the optimum); adding
+        // x + y ≤ 0.5 makes it infeasible (the certificate proved).
+        let mut b = LpBuilder::new(2);
+        b.eq(vec![(0, 1.0), (1, 1.0)], 1.0);
+        b.le(vec![(0, 1.0), (1, -1.0)], 0.25);
+        b.minimize(vec![(0, -1.0)]);
+        let p = b.build();
+        let s = p.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Optimal);
+        assert!(p.prove(&s).is_proved(), "{:?}", p.prove(&s));
+        b.le(vec![(0, 1.0), (1, 1.0)], 0.5);
+        let q = b.build();
+        let s = q.solve(&LpSettings::default()).unwrap();
+        assert_eq!(s.status, LpStatus::Infeasible);
+        assert!(q.prove(&s).is_proved(), "{:?}", q.prove(&s));
+        // A certificate that does not prove infeasibility is not accepted.
+        let mut bad = s.clone();
+        bad.certificate = Some((DVector::from_element(1, 1.0), DVector::from_vec(vec![0.0, 0.0])));
+        assert!(!q.prove(&bad).is_proved());
     }
 
     #[test]
