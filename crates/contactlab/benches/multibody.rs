@@ -5,10 +5,10 @@
 
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
-use contactlab::mechanics::multibody::{Body, Joint, Multibody};
+use contactlab::mechanics::multibody::{Body, Joint, Multibody, Scratch};
 use contactlab::mechanics::walkers::CompassBiped;
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::{Vector2, Vector4};
+use nalgebra::{DMatrix, DVector, Vector2, Vector4};
 
 fn chain() -> Multibody {
     let mut bodies = vec![Body {
@@ -42,6 +42,15 @@ fn bench(c: &mut Criterion) {
     let q: Vec<f64> = (0..12).map(|k| 0.2 * (k as f64).sin()).collect();
     let v: Vec<f64> = (0..12).map(|k| (k as f64 * 0.7).cos()).collect();
     c.bench_function("multibody_chain12_mass_and_bias", |b| b.iter(|| mb.mass_and_bias(&mb.frames(&q, &v))));
+    // The same with storage kept between calls, as the hybrid core's evaluation cache does.
+    let (mut frames, mut scratch) = (mb.frames(&q, &v), Scratch::default());
+    let (mut m, mut h) = (DMatrix::zeros(12, 12), DVector::zeros(12));
+    c.bench_function("multibody_chain12_mass_and_bias_reusing_storage", |b| {
+        b.iter(|| {
+            mb.frames_into(&q, &v, &mut frames);
+            mb.mass_and_bias_into(&frames, &mut m, &mut h, &mut scratch)
+        })
+    });
 
     // One step of P2's sticking gait: from just after a heel strike to the next strike.
     let settings = DriverSettings {

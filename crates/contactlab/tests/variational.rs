@@ -151,7 +151,8 @@ fn a_zeno_cascade_is_differenced_not_linearized() {
     // McGeer's kneed walker ends its knee strike with a cascade: plastic impacts of the two
     // knee stops taking turns. That is not one contact's geometric series, whose completion the
     // variational route linearizes (linearizing it as one gave |λ| 0.83 against the difference
-    // Jacobian's 0.64): the gait's multipliers come from differences, and say why.
+    // Jacobian's 0.64, and 1.04 with the projection's velocity rows taken at the projected
+    // configuration): the gait's multipliers come from differences, and say why.
     let m = model::read(&example("kneed-walker.toml")).unwrap();
     let g = find_gaits(&m, &GaitSettings::default()).unwrap().gaits.remove(0);
     match &g.derivatives {

@@ -85,6 +85,16 @@ pub trait ContactSystem<const N: usize>: Send + Sync {
     }
     /// The velocity-product terms `(ẇ_{n,i}ᵀ q̇, ẇ_{t,i}ᵀ q̇)`: `g̈ᵢ = w_{n,i}ᵀ q̈ + ẇ_{n,i}ᵀ q̇`.
     fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64);
+    /// `(w_{n,i}, w_{t,i}, (ẇ_{n,i}ᵀ q̇, ẇ_{t,i}ᵀ q̇))` in one call, what a closed frictional
+    /// contact's mode solve needs; a model that computes them together overrides it.
+    fn contact_rows(
+        &self,
+        i: usize,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>, (f64, f64)) {
+        (self.normal_jacobian(i, q), self.tangent_jacobian(i, q), self.jacobian_dot_v(i, q, v))
+    }
     /// The potential energy, for a conservative system (`h = −∂V/∂q` plus velocity-product
     /// terms); `None` otherwise.
     fn potential(&self, _q: &SVector<f64, N>) -> Option<f64> {
@@ -181,6 +191,14 @@ impl<const N: usize, T: ContactSystem<N>> ContactSystem<N> for &T {
     }
     fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64) {
         (**self).jacobian_dot_v(i, q, v)
+    }
+    fn contact_rows(
+        &self,
+        i: usize,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>, (f64, f64)) {
+        (**self).contact_rows(i, q, v)
     }
     fn potential(&self, q: &SVector<f64, N>) -> Option<f64> {
         (**self).potential(q)

@@ -425,11 +425,14 @@ impl Multibody {
                     let (src, dst) = f.jac.split_at_mut(3 * n * b);
                     let parent = &src[3 * n * pa..3 * n * (pa + 1)];
                     let rp = perp(r);
-                    for k in 0..n {
-                        dst[k] = parent[k] + rp.x * parent[2 * n + k];
-                        dst[n + k] = parent[n + k] + rp.y * parent[2 * n + k];
-                        dst[2 * n + k] = parent[2 * n + k];
+                    let (px, rest) = parent.split_at(n);
+                    let (py, pp) = rest.split_at(n);
+                    let (dx, rest) = dst[..3 * n].split_at_mut(n);
+                    let (dy, dp) = rest.split_at_mut(n);
+                    for ((((dx, dy), x), y), p) in dx.iter_mut().zip(dy.iter_mut()).zip(px).zip(py).zip(pp) {
+                        (*dx, *dy) = (x + rp.x * p, y + rp.y * p);
                     }
+                    dp.copy_from_slice(pp);
                     let phi = f.angle[pa] + body.origin_angle;
                     (f.position[pa] + r, phi, turned(phi, f.sin_cos[pa]))
                 }
@@ -565,11 +568,14 @@ impl Multibody {
     /// Body `b`'s term of `M` (upper triangle, a column at a time: contiguous).
     fn add_body_mass(body: &Body, n: usize, jc: &[f64], moving: &[usize], m: &mut DMatrix<f64>) {
         let ms = m.as_mut_slice();
+        let (jx, rest) = jc.split_at(n);
+        let (jy, jp) = rest.split_at(n);
         for &j in moving {
-            let (xj, yj, pj) = (body.mass * jc[j], body.mass * jc[n + j], body.inertia * jc[2 * n + j]);
+            let (xj, yj, pj) = (body.mass * jx[j], body.mass * jy[j], body.inertia * jp[j]);
             let col = &mut ms[j * n..j * n + j + 1];
-            for (i, v) in col.iter_mut().enumerate() {
-                *v += jc[i] * xj + jc[n + i] * yj + jc[2 * n + i] * pj;
+            // Zipped slices: no bounds checks in the loop, which the compiler vectorises.
+            for (((v, x), y), p) in col.iter_mut().zip(&jx[..=j]).zip(&jy[..=j]).zip(&jp[..=j]) {
+                *v += x * xj + y * yj + p * pj;
             }
         }
     }
@@ -589,19 +595,17 @@ impl Multibody {
         let accel = f.accel_bias[b] + perp(rho) * f.alpha_bias[b] - rho * (w * w);
         let force = (self.gravity_vec - accel) * body.mass;
         let torque = -body.inertia * f.alpha_bias[b];
+        let (jx, rest) = jc.split_at(n);
+        let (jy, jp) = rest.split_at(n);
+        let h = h.as_mut_slice();
         for &i in moving {
-            h[i] += jc[i] * force.x + jc[n + i] * force.y + jc[2 * n + i] * torque;
+            h[i] += jx[i] * force.x + jy[i] * force.y + jp[i] * torque;
         }
     }
 
     /// The lower triangle from the upper.
     fn mirror(m: &mut DMatrix<f64>) {
-        let n = m.nrows();
-        for i in 0..n {
-            for j in 0..i {
-                m[(i, j)] = m[(j, i)];
-            }
-        }
+        m.fill_lower_triangle_with_upper_triangle();
     }
 
     /// The Jacobian rows `(x, y, φ)` of body `b`'s centre of mass into `jc`, the coordinates
@@ -612,11 +616,13 @@ impl Multibody {
         let rp = perp(rho);
         let (jx, jy, jphi) = (f.jacobian_row(b, 0), f.jacobian_row(b, 1), f.jacobian_row(b, 2));
         moving.clear();
-        for k in 0..n {
-            jc[k] = jx[k] + rp.x * jphi[k];
-            jc[n + k] = jy[k] + rp.y * jphi[k];
-            jc[2 * n + k] = jphi[k];
-            if jc[k] != 0.0 || jc[n + k] != 0.0 || jphi[k] != 0.0 {
+        let (cx, rest) = jc[..3 * n].split_at_mut(n);
+        let (cy, cp) = rest.split_at_mut(n);
+        for (k, ((((cx, cy), cp), x), (y, p))) in
+            cx.iter_mut().zip(cy.iter_mut()).zip(cp.iter_mut()).zip(jx).zip(jy.iter().zip(jphi)).enumerate()
+        {
+            (*cx, *cy, *cp) = (x + rp.x * p, y + rp.y * p, *p);
+            if *cx != 0.0 || *cy != 0.0 || *p != 0.0 {
                 moving.push(k);
             }
         }
@@ -631,11 +637,9 @@ impl Multibody {
             *m = DMatrix::zeros(n, n);
         }
         m.fill(0.0);
-        let Scratch { jc, moving, all_jc, all_rho, every } = scratch;
+        let Scratch { moving, all_jc, all_rho, every, .. } = scratch;
         every.clear();
         every.extend(0..n);
-        jc.clear();
-        jc.resize(3 * n, 0.0);
         all_jc.clear();
         all_jc.resize(3 * n * nb, 0.0);
         all_rho.clear();
@@ -644,8 +648,8 @@ impl Multibody {
             if body.mass == 0.0 && body.inertia == 0.0 {
                 continue;
             }
+            let jc = &mut all_jc[3 * n * b..3 * n * (b + 1)];
             all_rho[b] = self.com_jacobian(f, b, jc, moving);
-            all_jc[3 * n * b..3 * n * (b + 1)].copy_from_slice(jc);
             Self::add_body_mass(body, n, jc, moving, m);
         }
         Self::mirror(m);

@@ -533,6 +533,16 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         self.kinematics(i, q, Some(v)).dot
     }
 
+    fn contact_rows(
+        &self,
+        i: usize,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> (SVector<f64, N>, SVector<f64, N>, (f64, f64)) {
+        let k = self.kinematics(i, q, Some(v));
+        (k.wn, k.wt, k.dot)
+    }
+
     fn potential(&self, q: &SVector<f64, N>) -> Option<f64> {
         if self.springs.iter().any(|s| s.damping != 0.0 || s.periodic()) {
             return None;

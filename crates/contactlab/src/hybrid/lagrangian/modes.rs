@@ -189,19 +189,23 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             if !cm.closed() {
                 return None;
             }
-            let wn = self.system.normal_jacobian(i, q);
-            let (cn, ct) = self.system.jacobian_dot_v(i, q, v);
             let mu = self.system.law(i).mu;
             Some(match cm {
                 ContactMode::Stick => {
-                    let wt = self.system.tangent_jacobian(i, q);
+                    let (wn, wt, (cn, ct)) = self.system.contact_rows(i, q, v);
                     let (col_n, col_t) = (chol.solve(&wn), chol.solve(&wt));
                     Part { slot: i, mode: cm, coef: 0.0, wn, wt, col_n, col_t, goal_n: -cn, goal_t: -ct }
                 }
                 _ => {
                     let coef = if let ContactMode::Slip(s) = cm { -(s as f64) * mu } else { 0.0 };
                     // One solve for the combined column w_n + coef·w_t.
-                    let col = if coef != 0.0 { wn + self.system.tangent_jacobian(i, q) * coef } else { wn };
+                    let (wn, col, cn) = if coef != 0.0 {
+                        let (wn, wt, (cn, _)) = self.system.contact_rows(i, q, v);
+                        (wn, wn + wt * coef, cn)
+                    } else {
+                        let wn = self.system.normal_jacobian(i, q);
+                        (wn, wn, self.system.jacobian_dot_v(i, q, v).0)
+                    };
                     Part {
                         slot: i,
                         mode: cm,

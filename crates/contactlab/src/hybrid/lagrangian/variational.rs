@@ -356,7 +356,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// state `x` after the last simulated impact of contact `c`, the Jacobian `DΠ` of the
     /// mass-weighted projection onto the constraints that close (rows `W`: the normals of the
     /// contacts closed after, the tangents of those that stick),
-    /// `DΠ = [[P, 0], [−B ∂(Wᵀq̇)/∂q, P]]` with `B = M⁻¹W (WᵀM⁻¹W)⁻¹`, `P = I − B Wᵀ`, and the
+    /// `DΠ = [[P, 0], [−B D P, P]]` with `D = ∂(Wᵀq̇)/∂q`, `B = M⁻¹W (WᵀM⁻¹W)⁻¹`,
+    /// `P = I − B Wᵀ` (the velocity meets the constraints at the projected configuration), and the
     /// gradient of the remaining duration of the impact series `Δ = 2u / ((1 − e) a)` (`u` the
     /// contact's normal velocity, `a` its normal deceleration in the mode of the series), to first
     /// order in `u`.
@@ -392,7 +393,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let mut dpi = DMatrix::zeros(2 * N, 2 * N);
         dpi.view_mut((0, 0), (N, N)).copy_from(&p);
         dpi.view_mut((N, N), (N, N)).copy_from(&p);
-        dpi.view_mut((N, 0), (N, N)).copy_from(&(-(&b * &d)));
+        // The velocity meets the constraints at the projected configuration: Wᵀ δq̇ = −D P δq.
+        dpi.view_mut((N, 0), (N, N)).copy_from(&(-(&b * &d * &p)));
         // Δ = 2u / ((1 − e) a): its gradient along u = w_cᵀq̇.
         let e = self.system.law(c).restitution;
         let wc = self.system.normal_jacobian(c, &q);
