@@ -7,7 +7,8 @@
 //!   counts as positive when it moves `w` more than `w_i` is off zero).
 //! * **No solution (infeasible)**: a Farkas certificate `y ≥ 0`, `Mᵀy ≤ 0`, `qᵀy = −1`
 //!   (for any `z ≥ 0`, `yᵀ(Mz + q) < 0`, so `Mz + q ≥ 0` fails) is found by the dense simplex
-//!   on the original data and proved to exist near it the same way.
+//!   on the original data and proved to exist near it the same way, or, when that vertex is
+//!   degenerate, near a certificate inside the set ([`crate::verified::prove_point_centred`]).
 //! * Exhaustive enumeration (a "no solution" on a secondary ray for small `n`) is not yet
 //!   checked in interval arithmetic: `"proof": "none"` with that reason.
 
@@ -15,7 +16,7 @@ use nalgebra::{DMatrix, DVector};
 
 use super::{Lcp, LcpSolution, LcpStatus, NoSolutionReason};
 use crate::lp::{DenseLp, LpSettings, LpStatus};
-use crate::verified::{prove_point, Polyhedron, Proof, Sign};
+use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign};
 
 /// The proof status of an LCP solver's verdict (module docs).
 pub fn prove(lcp: &Lcp, sol: &LcpSolution) -> Proof {
@@ -101,7 +102,7 @@ pub fn prove_infeasible(lcp: &Lcp) -> Result<Vec<crate::interval::Interval>, Str
         a_ge: -lcp.m.transpose(),
         b_ge: DVector::zeros(n),
     };
-    prove_point(&p, &sol.x)
+    prove_point_centred(&p, &sol.x)
 }
 
 #[cfg(test)]

@@ -230,9 +230,11 @@ impl DenseLp {
     /// ([`crate::verified::prove_point`]): for `Optimal`, a feasible point enclosed near `x`
     /// (feasibility, not optimality); for `Infeasible`, the Farkas certificate `(y_eq, u = −y_ub)`
     /// normalised to `b_eqᵀy_eq − b_ubᵀu = 1`, a point of `{u ≥ 0, A_ubᵀu − A_eqᵀy_eq ≥ 0}` (then
-    /// any `x ≥ 0` would give `0 ≥ (A_eqᵀy_eq − A_ubᵀu)ᵀx ≥ b_eqᵀy_eq − b_ubᵀu = 1`).
+    /// any `x ≥ 0` would give `0 ≥ (A_eqᵀy_eq − A_ubᵀu)ᵀx ≥ b_eqᵀy_eq − b_ubᵀu = 1`), or, when
+    /// that vertex is degenerate, a certificate inside that set
+    /// ([`crate::verified::prove_point_centred`]).
     pub fn prove(&self, sol: &LpSolution) -> crate::verified::Proof {
-        use crate::verified::{prove_point, Polyhedron, Proof, Sign};
+        use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign};
         let (me, mu, n) = (self.a_eq.nrows(), self.a_ub.nrows(), self.n());
         match sol.status {
             LpStatus::Optimal => {
@@ -265,7 +267,8 @@ impl DenseLp {
                 let a_eq = DMatrix::from_fn(1, me + mu, |_, c| if c < me { self.b_eq[c] } else { -self.b_ub[c - me] });
                 let guess = DVector::from_fn(me + mu, |r, _| (if r < me { y_eq[r] } else { -y_ub[r - me] }) / margin);
                 let p = Polyhedron { sign, a_eq, b_eq: DVector::from_element(1, 1.0), a_ge, b_ge: DVector::zeros(n) };
-                Proof::from_check(prove_point(&p, &guess))
+                // The simplex's certificate is a vertex, often a degenerate one: centred if need be.
+                Proof::from_check(prove_point_centred(&p, &guess))
             }
             _ => Proof::none("no verdict to prove"),
         }
