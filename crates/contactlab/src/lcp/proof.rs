@@ -9,8 +9,9 @@
 //!   (for any `z ≥ 0`, `yᵀ(Mz + q) < 0`, so `Mz + q ≥ 0` fails) is found by the dense simplex
 //!   on the original data and proved to exist near it the same way, or, when that vertex is
 //!   degenerate, near a certificate inside the set ([`crate::verified::prove_point_centred`]).
-//! * Exhaustive enumeration (a "no solution" on a secondary ray for small `n`) is not yet
-//!   checked in interval arithmetic: `"proof": "none"` with that reason.
+//! * **No solution (enumeration)**, for `n ≤` [`PIECE_PROOF_MAX`]: every one of the `2ⁿ`
+//!   complementary pieces is empty, each by its own Farkas certificate proved as above
+//!   ([`prove_no_piece`]; the piece `z = 0` by the sign of `q` itself).
 
 use nalgebra::{DMatrix, DVector};
 
@@ -23,9 +24,7 @@ pub fn prove(lcp: &Lcp, sol: &LcpSolution) -> Proof {
     match (sol.status, sol.reason) {
         (LcpStatus::Solved, _) => Proof::from_check(prove_solution(lcp, &sol.z, sol.basis.as_deref())),
         (LcpStatus::NoSolution, Some(NoSolutionReason::Infeasible)) => Proof::from_check(prove_infeasible(lcp)),
-        (LcpStatus::NoSolution, Some(NoSolutionReason::Enumeration)) => {
-            Proof::none("exhaustive enumeration of the pieces is not checked in interval arithmetic")
-        }
+        (LcpStatus::NoSolution, Some(NoSolutionReason::Enumeration)) => Proof::from_check(prove_no_piece(lcp)),
         (LcpStatus::NoSolution, _) => Proof::none("nothing was proved: Lemke's method stopped on a secondary ray"),
         _ => Proof::none("no verdict to prove"),
     }
@@ -77,6 +76,65 @@ pub fn prove_solution(
         }
     }
     Err(why)
+}
+
+/// Largest `n` for which [`prove_no_piece`] checks the `2ⁿ` pieces one by one.
+pub const PIECE_PROOF_MAX: usize = 12;
+
+/// Proves that no complementary piece holds a point (module docs): `Ok(pieces checked)`, or
+/// why not (a piece the LP finds non-empty, or one whose emptiness no certificate proved).
+pub fn prove_no_piece(lcp: &Lcp) -> Result<usize, String> {
+    let n = lcp.n();
+    if n > PIECE_PROOF_MAX {
+        return Err(format!("{n} > {PIECE_PROOF_MAX} variables: the 2^n pieces are not checked one by one"));
+    }
+    for bits in 0u32..(1u32 << n) {
+        let alpha: Vec<usize> = (0..n).filter(|&i| bits >> i & 1 == 1).collect();
+        let beta: Vec<usize> = (0..n).filter(|&i| bits >> i & 1 == 0).collect();
+        if alpha.is_empty() {
+            // z = 0, w = q: empty exactly when some q_i < 0 (floats compare exactly).
+            if lcp.q.iter().all(|&v| v >= 0.0) {
+                return Err("z = 0 solves it (q >= 0)".into());
+            }
+            continue;
+        }
+        // z_α ≥ 0 with M_αα z_α = −q_α and −M_βα z_α ≤ q_β, its columns then its rows scaled by
+        // powers of two (exact, so the scaled piece is empty exactly when the piece is; the
+        // simplex's tolerances then see coefficients of order one whatever the units).
+        let k = alpha.len();
+        let entry = |r: usize, c: usize| {
+            if r < k {
+                lcp.m[(alpha[r], alpha[c])]
+            } else {
+                -lcp.m[(beta[r - k], alpha[c])]
+            }
+        };
+        let rhs = |r: usize| if r < k { -lcp.q[alpha[r]] } else { lcp.q[beta[r - k]] };
+        let pow2 = |x: f64| if x > 0.0 && x.is_finite() { 2f64.powi(-(x.log2().round() as i32)) } else { 1.0 };
+        let col: Vec<f64> = (0..k).map(|c| pow2((0..n).fold(0.0f64, |a, r| a.max(entry(r, c).abs())))).collect();
+        let row: Vec<f64> = (0..n).map(|r| pow2((0..k).fold(0.0f64, |a, c| a.max((entry(r, c) * col[c]).abs())))).collect();
+        let scaled = |r: usize, c: usize| entry(r, c) * col[c] * row[r];
+        let lp = DenseLp::feasibility(
+            k,
+            DMatrix::from_fn(k, k, |r, c| scaled(r, c)),
+            DVector::from_fn(k, |r, _| rhs(r) * row[r]),
+            DMatrix::from_fn(beta.len(), k, |r, c| scaled(k + r, c)),
+            DVector::from_fn(beta.len(), |r, _| rhs(k + r) * row[k + r]),
+        );
+        let sol = lp.solve(&LpSettings::default()).map_err(|e| e.to_string())?;
+        let label = || format!("piece {:?}", alpha.iter().map(|i| i + 1).collect::<Vec<_>>());
+        match sol.status {
+            LpStatus::Infeasible => {
+                let p = lp.prove(&sol);
+                if !p.is_proved() {
+                    return Err(format!("{}: {}", label(), p.proof_reason.unwrap_or_default()));
+                }
+            }
+            LpStatus::Optimal => return Err(format!("{}: the LP finds a point in it", label())),
+            other => return Err(format!("{}: the LP ended {other:?}", label())),
+        }
+    }
+    Ok(1 << n)
 }
 
 /// A Farkas certificate of `{z ≥ 0 : Mz + q ≥ 0} = ∅` found by the dense simplex and proved
@@ -148,6 +206,24 @@ mod tests {
         assert!(prove(&p, &sol).is_proved(), "{:?}", prove(&p, &sol));
         // A feasible problem has no certificate to prove.
         assert!(prove_infeasible(&lcp(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0])).is_err());
+    }
+
+    #[test]
+    fn no_solution_by_enumeration_is_proved_piece_by_piece() {
+        // M = [[2, 1], [1, −1]], q = (−1, −1): feasible (z = (1, 0) gives w = (1, 0)), yet no
+        // piece holds a solution (z₁ = ½ leaves w₂ < 0, z₂ = −1, the full piece has z₂ = −⅓).
+        let p = lcp(&[2.0, 1.0, 1.0, -1.0], &[-1.0, -1.0]);
+        let sol = solve(&p, &LcpSettings::default()).unwrap();
+        assert_eq!((sol.status, sol.reason), (LcpStatus::NoSolution, Some(NoSolutionReason::Enumeration)));
+        assert!(prove(&p, &sol).is_proved(), "{:?}", prove(&p, &sol));
+        assert_eq!(prove_no_piece(&p), Ok(4));
+        // Units: rows by 1e8, columns by 1e-8.
+        let d = DMatrix::from_diagonal(&DVector::from_vec(vec![1e8, 1e-8]));
+        let scaled = Lcp::new(&d * &p.m * d.clone().try_inverse().unwrap(), &d * &p.q).unwrap();
+        assert_eq!(prove_no_piece(&scaled), Ok(4));
+        // A solvable problem is refused, naming the piece with a point.
+        let ok = lcp(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+        assert!(prove_no_piece(&ok).is_err_and(|e| e.contains("piece [1, 2]")), "{:?}", prove_no_piece(&ok));
     }
 
     #[test]
