@@ -342,9 +342,8 @@ pub fn centred_point(p: &Polyhedron, guess: &DVector<f64>) -> Option<DVector<f64
         }
     }
     // Inequalities: the rows of A_ge, then x_i ≥ 0 for the non-negative coordinates.
-    let mut rows: Vec<(DVector<f64>, f64)> = (0..p.a_ge.nrows())
-        .map(|j| (DVector::from_fn(n, |i, _| p.a_ge[(j, i)]), p.b_ge[j]))
-        .collect();
+    let mut rows: Vec<(DVector<f64>, f64)> =
+        (0..p.a_ge.nrows()).map(|j| (DVector::from_fn(n, |i, _| p.a_ge[(j, i)]), p.b_ge[j])).collect();
     for (i, s) in p.sign.iter().enumerate() {
         if *s == Sign::NonNegative {
             rows.push((DVector::from_fn(n, |k, _| if k == i { 1.0 / scale } else { 0.0 }), 0.0));
