@@ -110,7 +110,7 @@ pub fn prove_no_piece(lcp: &Lcp) -> Result<usize, String> {
             }
         };
         let rhs = |r: usize| if r < k { -lcp.q[alpha[r]] } else { lcp.q[beta[r - k]] };
-        let pow2 = |x: f64| if x > 0.0 && x.is_finite() { 2f64.powi(-(x.log2().round() as i32)) } else { 1.0 };
+        let pow2 = |x: f64| 1.0 / super::scaling::pow2(x);
         let col: Vec<f64> = (0..k).map(|c| pow2((0..n).fold(0.0f64, |a, r| a.max(entry(r, c).abs())))).collect();
         let row: Vec<f64> =
             (0..n).map(|r| pow2((0..k).fold(0.0f64, |a, c| a.max((entry(r, c) * col[c]).abs())))).collect();
