@@ -91,6 +91,39 @@ fn bench(c: &mut Criterion) {
     c.bench_function("kneed_walker_gait_with_multipliers", |b| {
         b.iter(|| gait_from(&kneed, &gait.q, &off, &gs).expect("valid").expect("converges"))
     });
+    // One strike-to-strike step of its gait, plain and with the exact derivatives (variational
+    // equations, saltation matrices, the differentiated Zeno completion of the knee cascade).
+    {
+        use contactlab::hybrid::driver::Section;
+        use contactlab::hybrid::section::{ReturnMap, SectionChart};
+        use contactlab::hybrid::{EventKind, ZenoRule};
+        use contactlab::mechanism::gait::StrikeChart;
+        let sys = kneed.system::<6>().expect("six coordinates");
+        let lag = Lagrangian::new(&sys);
+        let spec = kneed.gait.clone().expect("a gait table");
+        let x = join(
+            &nalgebra::SVector::<f64, 6>::from_column_slice(&gait.q),
+            &nalgebra::SVector::<f64, 6>::from_column_slice(&gait.v),
+        );
+        let map = ReturnMap {
+            system: &lag,
+            section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+            chart: StrikeChart::new(&sys, &x, &spec.translation),
+            driver: EventDriver::new(DriverSettings {
+                tol: Tolerances { rtol: gs.rtol, atol: gs.rtol },
+                t_max: 50.0,
+                zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+                ..Default::default()
+            }),
+            derivatives: Derivatives::Exact,
+        };
+        let y = map.chart.chart(&x);
+        assert!(map.apply_exact(&y).expect("a return").1.is_ok(), "exact derivatives");
+        let mut g = c.benchmark_group("kneed_walker_step");
+        g.bench_function("plain", |b| b.iter(|| map.apply(&y).expect("a return")));
+        g.bench_function("with_derivatives", |b| b.iter(|| map.apply_exact(&y).expect("a return")));
+        g.finish();
+    }
     // The compass gait's fixed point with its multipliers, Newton from a start 1% off in the
     // velocities: exact derivatives (variational equations and saltation matrices) against
     // central differences of the return map (issue #22's target: at least 2x faster).

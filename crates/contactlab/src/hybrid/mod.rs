@@ -300,14 +300,10 @@ pub trait Hybrid {
     ) -> Option<nalgebra::DVector<f64>> {
         None
     }
-    /// The linearized completion at a Zeno point (`event` of kind `Zeno`, whose `before` is the
-    /// state after the last simulated impact): the Jacobian of the map onto the constrained
-    /// state and the gradient of the remaining duration of the impact series
+    /// The Jacobian `DΠ` of the completion at a Zeno point (`event` of kind `Zeno`, whose
+    /// `before` is the extrapolated Zeno state): the map onto the constrained state
     /// ([`variational`]); `None` when not provided.
-    fn zeno_jacobian(
-        &self,
-        _event: &driver::EventRecord<Self::State, Self::Mode>,
-    ) -> Option<(nalgebra::DMatrix<f64>, nalgebra::DVector<f64>)> {
+    fn zeno_jacobian(&self, _event: &driver::EventRecord<Self::State, Self::Mode>) -> Option<nalgebra::DMatrix<f64>> {
         None
     }
     /// The jump matrix `DΔ = ∂x⁺/∂x⁻` of the transition `event` made (its reset with the

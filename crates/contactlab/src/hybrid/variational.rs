@@ -34,21 +34,29 @@
 //! the reset) and the return time has the derivative `τ`. A surface section `σ(t, x) = 0` has no
 //! gradient here (a closure), so it is not supported.
 //!
-//! At a **Zeno point** the driver extrapolates the impact series of contact `c` from the state
-//! after its last simulated impact (at `t_k`, normal velocity `u` small) to the constrained state
-//! at `t_z = t_k + Δ`. To first order in `u` the completed motion is the constrained flow from
-//! the mass-weighted projection `Π` of that state onto the closing constraints (the impulses of
-//! the remaining series add up to the projection's and to the constraint force's over `Δ`), so
-//! `Φ ← DΠ Φ` ([`Hybrid::zeno_jacobian`]); the completion time moves with the last impact and
-//! with `Δ = 2u/((1 − e) a)` (`a` the free normal deceleration):
-//! `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)`, which a section at the Zeno point uses as above. A cascade
-//! (plastic impacts of several contacts taking turns) is not such a series and is not linearized.
+//! At a **Zeno point** the driver extrapolates the last three impacts of contact `c` (at
+//! `t₁ < t₂ < t₃`, post-impact states `x₁, x₂, x₃`, intervals `d₂ = t₂ − t₁`, `d₃ = t₃ − t₂`,
+//! ratio `r = d₃/d₂`, `g = r/(1 − r)`): the Zeno time `t_z = t₃ + d₃ g` and the Aitken limit
+//! `x_z = x₃ + (x₃ − x₂) g`, which [`Hybrid::zeno_limit`] maps onto the constraints that close
+//! (`Π`). This is differentiated as it is computed: every impact keeps `τᵢ` and
+//! `Xᵢ = Φᵢ⁺ + fᵢ⁺ τᵢ` (the post-impact state at the perturbed time), so that
+//!
+//! ```text
+//!   δr = (δd₃ − r δd₂)/d₂,  δg = δr/(1 − r)²,  τ_z = τ₃ + δd₃ g + d₃ δg,
+//!   X_z = X₃ + (X₃ − X₂) g + (x₃ − x₂) δg,       Φ⁺ = DΠ(x_z) X_z − f⁺ τ_z
+//! ```
+//!
+//! ([`Hybrid::zeno_jacobian`] gives `DΠ`). The same formulas serve one contact's geometric
+//! series and a cascade (plastic impacts of several contacts taking turns, as a kneed walker's
+//! knee stops): both are extrapolated from one contact's impacts.
 //!
 //! Anything the system does not provide (no `Df`, a truncated Zeno series, an impact whose outcome is not
 //! smooth, a grazing event with `∇gᵀ f⁻ = 0`) ends the propagation (not the run) with a
 //! [`Sensitivity::failure`] saying why; callers then use differences.
 
 use std::ops::ControlFlow;
+
+use std::collections::VecDeque;
 
 use nalgebra::{DMatrix, DVector, RowDVector};
 
@@ -72,6 +80,18 @@ pub struct Sensitivity<'h, H: Hybrid> {
     /// At the first section crossing after the start: `∂x_sec/∂y` and the derivative of the
     /// crossing time.
     pub at_section: Option<(DMatrix<f64>, RowDVector<f64>)>,
+    /// The last three impacts of every contact since its last other event, as the driver's
+    /// Zeno watch keeps them (module docs).
+    impacts: Vec<VecDeque<Mark<H::State>>>,
+}
+
+/// An impact as the Zeno extrapolation uses it: time, post-impact state, and their derivatives
+/// `τ` and `X = Φ⁺ + f⁺ τ`.
+struct Mark<S> {
+    t: f64,
+    x: S,
+    dx: DMatrix<f64>,
+    tau: RowDVector<f64>,
 }
 
 fn flat<S: OdeState>(x: &S) -> DVector<f64> {
@@ -81,7 +101,7 @@ fn flat<S: OdeState>(x: &S) -> DVector<f64> {
 impl<'h, H: Hybrid> Sensitivity<'h, H> {
     /// Starts from `Φ(0) = phi0` (`n × m`).
     pub fn new(sys: &'h H, phi0: DMatrix<f64>) -> Self {
-        Self { sys, phi: phi0, last: None, failure: None, at_section: None }
+        Self { sys, phi: phi0, last: None, failure: None, at_section: None, impacts: Vec::new() }
     }
 
     /// Records why the derivative stops here; the run itself goes on (its return is wanted).
@@ -157,23 +177,60 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
 }
 
 impl<H: Hybrid> Sensitivity<'_, H> {
-    /// The Zeno completion (module docs): `Φ ← DΠ Φ`, and the completion time's derivative
-    /// `τ_z = τ_k + ∇Δᵀ (Φ + f⁺ τ_k)` from the last impact's.
+    /// The Zeno completion (module docs): the derivative of the driver's extrapolation from the
+    /// last three impacts of the contact, then `DΠ` at the extrapolated state.
     fn zeno(&mut self, ev: &EventRecord<H::State, H::Mode>) -> ControlFlow<()> {
-        let Some((tk, fk, tau_k)) = self.last.clone() else {
-            return self.fail("a Zeno point without its last impact");
+        let Some(c) = ev.info.contact else {
+            return self.fail("a Zeno point without its contact");
         };
-        if tk > ev.t {
-            return self.fail("a Zeno point before its last impact");
+        let h = match self.impacts.get_mut(c) {
+            Some(h) if h.len() >= 3 => std::mem::take(h),
+            _ => return self.fail("a Zeno point without three impacts of its contact"),
+        };
+        let (m1, m2, m3) = (&h[h.len() - 3], &h[h.len() - 2], &h[h.len() - 1]);
+        let (d2, d3) = (m2.t - m1.t, m3.t - m2.t);
+        let r = d3 / d2;
+        let g = r / (1.0 - r);
+        let tz = m3.t + d3 * r / (1.0 - r);
+        if !(d2 > 0.0 && r < 1.0) || (tz - ev.t).abs() > 1e-9 * (ev.t.abs() + d3) {
+            return self.fail("a Zeno point that is not the extrapolation of its contact's impacts");
         }
-        let Some((dpi, grad)) = self.sys.zeno_jacobian(ev) else {
+        let (dd2, dd3) = (&m2.tau - &m1.tau, &m3.tau - &m2.tau);
+        let dg = (&dd3 - &dd2 * r) / (d2 * (1.0 - r) * (1.0 - r));
+        let tau_z = &m3.tau + &dd3 * g + &dg * d3;
+        let xz = m3.x + (m3.x - m2.x) * g;
+        let dxz = &m3.dx + (&m3.dx - &m2.dx) * g + flat(&(m3.x - m2.x)) * &dg;
+        let mut at = ev.clone();
+        at.before = xz;
+        let Some(dpi) = self.sys.zeno_jacobian(&at) else {
             return self.fail("no linearized Zeno completion");
         };
-        let tau_z = &tau_k + (grad.transpose() * (&self.phi + &fk * &tau_k));
-        self.phi = &dpi * &self.phi;
         let fz = flat(&self.sys.flow(&ev.mode_after, ev.t, &ev.after));
+        self.phi = dpi * dxz - &fz * &tau_z;
         self.last = Some((ev.t, fz, tau_z));
-        ControlFlow::Continue(())
+        if self.phi.iter().all(|v| v.is_finite()) {
+            ControlFlow::Continue(())
+        } else {
+            self.fail("a non-finite Zeno completion")
+        }
+    }
+
+    /// Keeps the impact history as the driver's Zeno watch does: an impact joins its
+    /// contact's, any other event of the contact clears it.
+    fn remember(&mut self, ev: &EventRecord<H::State, H::Mode>, tau: &RowDVector<f64>, fp: &DVector<f64>) {
+        let Some(c) = ev.info.contact else { return };
+        if self.impacts.len() <= c {
+            self.impacts.resize_with(c + 1, VecDeque::new);
+        }
+        let h = &mut self.impacts[c];
+        if ev.info.kind != EventKind::Impact {
+            h.clear();
+            return;
+        }
+        h.push_back(Mark { t: ev.t, x: ev.after, dx: &self.phi + fp * tau, tau: tau.clone() });
+        if h.len() > 3 {
+            h.pop_front();
+        }
     }
 }
 
@@ -232,6 +289,7 @@ impl<H: Hybrid> Observer<H::State, H::Mode> for Sensitivity<'_, H> {
         }
         let tau = -(grad.transpose() * &self.phi) / rate;
         self.phi = &jump * (&self.phi + &fm * &tau) - &fp * &tau;
+        self.remember(ev, &tau, &fp);
         self.last = Some((ev.t, fp, tau));
         if self.phi.iter().all(|v| v.is_finite()) {
             ControlFlow::Continue(())

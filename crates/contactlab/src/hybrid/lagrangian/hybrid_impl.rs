@@ -305,7 +305,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     fn zeno_jacobian(
         &self,
         event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,
-    ) -> Option<(nalgebra::DMatrix<f64>, nalgebra::DVector<f64>)> {
+    ) -> Option<nalgebra::DMatrix<f64>> {
         self.zeno_jacobian_at(event)
     }
 

@@ -353,65 +353,55 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// The linearized Zeno completion (module docs of [`crate::hybrid::variational`]): at the
-    /// state `x` after the last simulated impact of contact `c`, the Jacobian `DΠ` of the
-    /// mass-weighted projection onto the constraints that close (rows `W`: the normals of the
-    /// contacts closed after, the tangents of those that stick),
-    /// `DΠ = [[P, 0], [−B D P, P]]` with `D = ∂(Wᵀq̇)/∂q`, `B = M⁻¹W (WᵀM⁻¹W)⁻¹`,
-    /// `P = I − B Wᵀ` (the velocity meets the constraints at the projected configuration), and the
-    /// gradient of the remaining duration of the impact series `Δ = 2u / ((1 − e) a)` (`u` the
-    /// contact's normal velocity, `a` its normal deceleration in the mode of the series), to first
-    /// order in `u`.
-    pub(crate) fn zeno_jacobian_at(&self, ev: &EventRecord<State<N>, Modes>) -> Option<(DMatrix<f64>, DVector<f64>)> {
+    /// extrapolated Zeno state `x` (`ev.before`), the Jacobian `DΠ` of the mass-weighted
+    /// projection onto the constraints that close. Positions are projected onto the gaps of the
+    /// contacts closed after (rows `W_n`), velocities onto those contacts' normals and the
+    /// tangents of those that stick (rows `W`, at the projected configuration):
+    ///
+    /// `DΠ = [[P_n, 0], [−B D P_n, P]]`, `B = M⁻¹W (WᵀM⁻¹W)⁻¹`, `P = I − B Wᵀ`,
+    /// `D = ∂(Wᵀq̇)/∂q`, and `P_n` the same projection with the rows `W_n` (a sticking contact's
+    /// tangential position is free: a perturbation may shift where it sticks).
+    pub(crate) fn zeno_jacobian_at(&self, ev: &EventRecord<State<N>, Modes>) -> Option<DMatrix<f64>> {
         if !self.system.autonomous() || ev.guard.is_some() {
             return None;
         }
-        let c = ev.info.contact?;
         let (q, v) = split(&ev.before);
         let lin = self.system.linearization(ev.t, &q, &v)?;
-        let mut rows: Vec<(SVector<f64, N>, SVector<f64, N>)> = vec![];
+        // (row, ∂(row·q̇)/∂q, is a normal)
+        let mut rows: Vec<(SVector<f64, N>, SVector<f64, N>, bool)> = vec![];
         for i in 0..self.nc() {
             let cm = ev.mode_after.get(i);
             if !cm.closed() {
                 continue;
             }
             let cl = &lin.contacts[i];
-            rows.push((self.system.normal_jacobian(i, &q), cl.dwn_dq.transpose() * v));
+            rows.push((self.system.normal_jacobian(i, &q), cl.dwn_dq.transpose() * v, true));
             if cm == ContactMode::Stick && self.system.law(i).mu > 0.0 {
-                rows.push((self.system.tangent_jacobian(i, &q), cl.dwt_dq.transpose() * v));
+                rows.push((self.system.tangent_jacobian(i, &q), cl.dwt_dq.transpose() * v, false));
             }
         }
         let chol = self.system.mass_matrix(&q).cholesky()?;
-        let k = rows.len();
-        let minv_w: Vec<SVector<f64, N>> = rows.iter().map(|r| chol.solve(&r.0)).collect();
-        let g = DMatrix::from_fn(k, k, |a, b| rows[a].0.dot(&minv_w[b]));
-        let ginv = g.try_inverse()?;
-        // B = M⁻¹W G⁻¹ (N × k).
-        let b = DMatrix::from_fn(N, k, |r, j| (0..k).map(|l| minv_w[l][r] * ginv[(l, j)]).sum());
-        let wt = DMatrix::from_fn(k, N, |a, col| rows[a].0[col]);
-        let d = DMatrix::from_fn(k, N, |a, col| rows[a].1[col]);
-        let p = DMatrix::<f64>::identity(N, N) - &b * &wt;
+        // B and P of the mass-weighted projection onto the rows `sel`.
+        let projection = |sel: &[&(SVector<f64, N>, SVector<f64, N>, bool)]| -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+            let k = sel.len();
+            let minv_w: Vec<SVector<f64, N>> = sel.iter().map(|r| chol.solve(&r.0)).collect();
+            let ginv = DMatrix::from_fn(k, k, |a, b| sel[a].0.dot(&minv_w[b])).try_inverse()?;
+            let b = DMatrix::from_fn(N, k, |r, j| (0..k).map(|l| minv_w[l][r] * ginv[(l, j)]).sum());
+            let wt = DMatrix::from_fn(k, N, |a, col| sel[a].0[col]);
+            let p = DMatrix::<f64>::identity(N, N) - &b * &wt;
+            Some((b, p))
+        };
+        let all: Vec<_> = rows.iter().collect();
+        let normals: Vec<_> = rows.iter().filter(|r| r.2).collect();
+        let (b, p) = projection(&all)?;
+        let (_, pn) = projection(&normals)?;
+        let d = DMatrix::from_fn(all.len(), N, |a, col| all[a].1[col]);
         let mut dpi = DMatrix::zeros(2 * N, 2 * N);
-        dpi.view_mut((0, 0), (N, N)).copy_from(&p);
+        dpi.view_mut((0, 0), (N, N)).copy_from(&pn);
         dpi.view_mut((N, N), (N, N)).copy_from(&p);
-        // The velocity meets the constraints at the projected configuration: Wᵀ δq̇ = −D P δq.
-        dpi.view_mut((N, 0), (N, N)).copy_from(&(-(&b * &d * &p)));
-        // Δ = 2u / ((1 − e) a): its gradient along u = w_cᵀq̇.
-        let e = self.system.law(c).restitution;
-        let wc = self.system.normal_jacobian(c, &q);
-        // The deceleration in the mode of the series (the contact free, the others as they were).
-        let acc = self.solve_mode(&ev.mode_before, ev.t, &q, &v)?.acc;
-        let a = -(wc.dot(&acc) + self.system.jacobian_dot_v(c, &q, &v).0);
-        // One contact's geometric series needs 0 < e < 1. With e = 0 a Zeno point is a cascade
-        // (plastic impacts of several contacts taking turns, each opening the other, as a kneed
-        // walker's knees): its series is not this one and is not linearized here.
-        if !(a > 0.0 && e > 0.0 && e < 1.0) {
-            return None;
-        }
-        let k2 = 2.0 / ((1.0 - e) * a);
-        let mut grad = DVector::zeros(2 * N);
-        grad.rows_mut(0, N).copy_from(&(lin.contacts[c].dwn_dq.transpose() * v * k2));
-        grad.rows_mut(N, N).copy_from(&(wc * k2));
-        Some((dpi, grad))
+        // The velocity meets the constraints at the projected configuration: Wᵀ δq̇ = −D P_n δq.
+        dpi.view_mut((N, 0), (N, N)).copy_from(&(-(&b * &d * &pn)));
+        Some(dpi)
     }
 }
 
