@@ -120,6 +120,16 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
                         "  the stance foot does not stick throughout (no mu_stick); |F_t/F_n| at heel strike = {ratio:.6}"
                     ),
                 }
+                if let Some(p) = &g.proof {
+                    match &p.proof.proof_reason {
+                        None => println!(
+                            "  proved (interval arithmetic): the sticking gait exists, unique among post-impact rates, \
+                             rate in [{:.15}, {:.15}] rad/s, multiplier in [{:.12}, {:.12}], mu_stick in [{:.8}, {:.8}]",
+                            p.rate[0], p.rate[1], p.multiplier[0], p.multiplier[1], p.mu_stick[0], p.mu_stick[1]
+                        ),
+                        Some(why) => println!("  not proved: {why}"),
+                    }
+                }
             }
             _ => println!(
                 "  no gait found: {}",

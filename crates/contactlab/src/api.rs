@@ -567,6 +567,11 @@ pub struct GaitReport {
     pub residual: Option<f64>,
     /// Why Newton stopped, when it did not converge.
     pub reason: Option<crate::hybrid::section::NewtonStop>,
+    /// The rimless wheel's gait proved in interval arithmetic
+    /// ([`crate::walking::proof`]): the rate, multiplier and `μ_stick` enclosed, or why no
+    /// proof. `None` for the compass biped (no explicit step map).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<crate::walking::proof::RimlessGaitProof>,
 }
 
 impl From<&Gait> for GaitReport {
@@ -584,6 +589,7 @@ impl From<&Gait> for GaitReport {
             impact_impulse_ratio: c(g.impact_impulse_ratio),
             residual: c(g.residual),
             reason: g.reason.clone(),
+            proof: None,
         }
     }
 }
@@ -606,7 +612,11 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport,
         };
         let found = gait(w, &y, &s);
         if found.converged || guess.is_some() {
-            return Ok(GaitReport::from(&found));
+            let mut report = GaitReport::from(&found);
+            if let (WalkerModel::Rimless(r), true) = (m, found.converged) {
+                report.proof = Some(crate::walking::proof::prove_rimless_gait(r, found.section_point[0]));
+            }
+            return Ok(report);
         }
         // No guess and the default did not converge: search for the gait from nothing (the
         // compass biped as a mechanism), then converge on the built-in model from there.

@@ -215,6 +215,11 @@ fn pi_hi() -> f64 {
 }
 
 impl Interval {
+    /// π, enclosed.
+    pub fn pi() -> Interval {
+        Interval { lo: PI_LO, hi: pi_hi() }
+    }
+
     /// `eˣ`.
     pub fn exp(&self) -> Interval {
         Interval { lo: down_n(self.lo.exp(), LIBM_ULPS).max(0.0), hi: up_n(self.hi.exp(), LIBM_ULPS) }

@@ -126,6 +126,30 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
             fmt_num(g.multipliers.first().map_or(f64::NAN, |z| z[0].hypot(z[1])))
         )),
     );
+    // The same gait proved in interval arithmetic (issue #23): existence, uniqueness, the
+    // multiplier inside the unit circle and μ_stick enclosed; an unproved gait prints NaN.
+    let p = crate::walking::proof::prove_rimless_gait(&w, g.section_point[0]);
+    let (beta, _) = rimless_closed_form(&w);
+    let proved_mu = if p.proof.is_proved() { p.mu_stick[1] } else { f64::NAN };
+    sec.rows.push(
+        Row::number("Rimless wheel: μ_stick along the gait, proved upper bound (interval arithmetic)", 0.32, proved_mu, 5e-3, SRC3)
+            .with_note(match &p.proof.proof_reason {
+                None => format!(
+                    "proved: the sticking gait exists and is the only one among post-impact rates; θ̇* in [{:.15}, {:.15}] /τ_c, \
+                     multiplier in [{:.13}, {:.13}] (β² = {}), μ_stick in [{:.8}, {:.8}] ({} θ-intervals), heel-strike |F_t/F_n| ≤ {:.8}",
+                    p.rate[0],
+                    p.rate[1],
+                    p.multiplier[0],
+                    p.multiplier[1],
+                    fmt_num(beta * beta),
+                    p.mu_stick[0],
+                    p.mu_stick[1],
+                    p.pieces,
+                    p.impulse_ratio[1]
+                ),
+                Some(why) => format!("not proved: {why}"),
+            }),
+    );
     sec.rows.push(
         Row::exact(
             "Rimless wheel from θ = −0.3, θ̇ = 0.643, ẋ = 0.5: dynamic jamming at p₁ (A = B = 0)",

@@ -29,6 +29,7 @@ use crate::mechanics::ContactSystem;
 pub mod model;
 pub mod painleve;
 pub mod plots;
+pub mod proof;
 pub mod slip;
 
 /// The state `[q | q̇]`.
