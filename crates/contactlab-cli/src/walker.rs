@@ -121,13 +121,13 @@ fn run_gait(a: GaitArgs) -> Result<(), Failure> {
                     ),
                 }
                 if let Some(p) = &g.proof {
-                    match &p.proof.proof_reason {
-                        None => println!(
+                    match (&p.proof.proof_reason, p.rate, p.multiplier, p.mu_stick) {
+                        (None, Some(r), Some(m), Some(s)) => println!(
                             "  proved (interval arithmetic): the sticking gait exists, unique among post-impact rates, \
                              rate in [{:.15}, {:.15}] rad/s, multiplier in [{:.12}, {:.12}], mu_stick in [{:.8}, {:.8}]",
-                            p.rate[0], p.rate[1], p.multiplier[0], p.multiplier[1], p.mu_stick[0], p.mu_stick[1]
+                            r[0], r[1], m[0], m[1], s[0], s[1]
                         ),
-                        Some(why) => println!("  not proved: {why}"),
+                        (why, ..) => println!("  not proved: {}", why.as_deref().unwrap_or("incomplete")),
                     }
                 }
             }

@@ -637,3 +637,29 @@ fn gif_frames(g: &[u8]) -> Option<usize> {
         }
     }
 }
+
+#[test]
+fn rimless_wheel_gait_json_carries_its_interval_proof() {
+    // P2's wheel (μ = 0.35): proved; with μ = 0.3 the wheel walks with a slipping gait: the
+    // sticking gait's heel strike needs more friction (|F_t/F_n| = 0.318), and the proof says so.
+    let wheel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/walker/rimless-wheel.toml");
+    let o = run(&["walker", "gait", wheel.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["proof"];
+    assert_eq!(p["proof"], "interval", "{p}");
+    // The floating-point gait (Newton to 1e-8) lies at the enclosed rate.
+    let (lo, hi) = (p["rate"][0].as_f64().unwrap(), p["rate"][1].as_f64().unwrap());
+    let x = v["post_impact_state"].as_array().unwrap().last().unwrap().as_f64().unwrap();
+    assert!(hi - lo < 1e-13 * x && (x - lo).abs() < 1e-8 * x, "{p} vs {x}");
+    let m = p["multiplier"][1].as_f64().unwrap();
+    assert!(m < 1.0 && p["mu_stick"][1].as_f64().unwrap() < 0.35, "{p}");
+    let text = std::fs::read_to_string(&wheel).unwrap();
+    let low = tmpdir("rimless-mu").join("wheel.toml");
+    std::fs::write(&low, text.replace("mu = 0.35", "mu = 0.3")).unwrap();
+    let o = run(&["walker", "gait", low.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["proof"]["proof"], "none", "{v}");
+    assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("impulse ratio"), "{v}");
+}

@@ -613,8 +613,11 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport,
         let found = gait(w, &y, &s);
         if found.converged || guess.is_some() {
             let mut report = GaitReport::from(&found);
-            if let (WalkerModel::Rimless(r), true) = (m, found.converged) {
-                report.proof = Some(crate::walking::proof::prove_rimless_gait(r, found.section_point[0]));
+            // The sticking gait, proved from the closed form (27) (also when the gait found
+            // slips: the proof then says which sticking condition fails).
+            if let WalkerModel::Rimless(r) = m {
+                let (_, rate) = crate::walking::rimless_closed_form(r);
+                report.proof = Some(crate::walking::proof::prove_rimless_gait(r, rate));
             }
             return Ok(report);
         }

@@ -130,22 +130,24 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
     // multiplier inside the unit circle and μ_stick enclosed; an unproved gait prints NaN.
     let p = crate::walking::proof::prove_rimless_gait(&w, g.section_point[0]);
     let (beta, _) = rimless_closed_form(&w);
-    let proved_mu = if p.proof.is_proved() { p.mu_stick[1] } else { f64::NAN };
+    let proved_mu = p.mu_stick.filter(|_| p.proof.is_proved()).map_or(f64::NAN, |m| m[1]);
+    let b = |x: Option<[f64; 2]>| x.unwrap_or([f64::NAN; 2]);
+    let ([r0, r1], [m0, m1], [s0, s1], [_, i1]) = (b(p.rate), b(p.multiplier), b(p.mu_stick), b(p.impulse_ratio));
     sec.rows.push(
         Row::number("Rimless wheel: μ_stick along the gait, proved upper bound (interval arithmetic)", 0.32, proved_mu, 5e-3, SRC3)
             .with_note(match &p.proof.proof_reason {
                 None => format!(
                     "proved: the sticking gait exists and is the only one among post-impact rates; θ̇* in [{:.15}, {:.15}] /τ_c, \
                      multiplier in [{:.13}, {:.13}] (β² = {}), μ_stick in [{:.8}, {:.8}] ({} θ-intervals), heel-strike |F_t/F_n| ≤ {:.8}",
-                    p.rate[0],
-                    p.rate[1],
-                    p.multiplier[0],
-                    p.multiplier[1],
+                    r0,
+                    r1,
+                    m0,
+                    m1,
                     fmt_num(beta * beta),
-                    p.mu_stick[0],
-                    p.mu_stick[1],
+                    s0,
+                    s1,
                     p.pieces,
-                    p.impulse_ratio[1]
+                    i1
                 ),
                 Some(why) => format!("not proved: {why}"),
             }),

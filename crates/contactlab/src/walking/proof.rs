@@ -50,20 +50,21 @@ pub struct RimlessGaitProof {
     /// Proved, or why not.
     #[serde(flatten)]
     pub proof: Proof,
-    /// Enclosure of the post-impact rate `ω*` (rad/s).
-    pub rate: [f64; 2],
+    /// Enclosure of the post-impact rate `ω*` (rad/s), once the Newton test passed.
+    pub rate: Option<[f64; 2]>,
     /// Enclosure of the multiplier `P'(ω*)`.
-    pub multiplier: [f64; 2],
-    /// Enclosure of the gait's `μ_stick = max |f_t/f_n|` along the stance.
-    pub mu_stick: [f64; 2],
+    pub multiplier: Option<[f64; 2]>,
+    /// Enclosure of the gait's `μ_stick = max |f_t/f_n|` along the stance, once sticking is
+    /// proved.
+    pub mu_stick: Option<[f64; 2]>,
     /// Enclosure of the heel strike's impulse ratio `|F_t/F_n|`.
-    pub impulse_ratio: [f64; 2],
+    pub impulse_ratio: Option<[f64; 2]>,
     /// `θ`-intervals the stance was cut into.
     pub pieces: usize,
 }
 
-fn pair(x: Interval) -> [f64; 2] {
-    [x.lo(), x.hi()]
+fn pair(x: Interval) -> Option<[f64; 2]> {
+    Some([x.lo(), x.hi()])
 }
 
 /// The model's data in intervals.
@@ -114,10 +115,10 @@ impl Data {
 pub fn prove_rimless_gait(w: &RimlessWheel, guess: f64) -> RimlessGaitProof {
     let mut out = RimlessGaitProof {
         proof: Proof::none("not attempted"),
-        rate: [f64::NAN; 2],
-        multiplier: [f64::NAN; 2],
-        mu_stick: [f64::NAN; 2],
-        impulse_ratio: [f64::NAN; 2],
+        rate: None,
+        multiplier: None,
+        mu_stick: None,
+        impulse_ratio: None,
         pieces: 0,
     };
     out.proof = Proof::from_check(prove_into(w, guess, &mut out));
@@ -214,7 +215,7 @@ fn prove_into(w: &RimlessWheel, guess: f64, out: &mut RimlessGaitProof) -> Resul
         stack.push(Interval::new(m, t.hi()).ok_or("θ")?);
     }
     out.pieces = pieces;
-    out.mu_stick = [best, worst];
+    out.mu_stick = Some([best, worst]);
     Ok(())
 }
 
@@ -229,12 +230,13 @@ mod tests {
         let (beta, rate) = rimless_closed_form(&w);
         let p = prove_rimless_gait(&w, rate * (1.0 + 3e-10));
         assert!(p.proof.is_proved(), "{p:?}");
-        assert!(p.rate[0] <= rate && rate <= p.rate[1], "{p:?} vs {rate}");
-        assert!(p.rate[1] - p.rate[0] < 1e-13 * rate, "{p:?}");
-        assert!(p.multiplier[0] <= beta * beta && beta * beta <= p.multiplier[1], "{p:?}");
+        let ([r0, r1], [m0, m1]) = (p.rate.unwrap(), p.multiplier.unwrap());
+        assert!(r0 <= rate && rate <= r1, "{p:?} vs {rate}");
+        assert!(r1 - r0 < 1e-13 * rate, "{p:?}");
+        assert!(m0 <= beta * beta && beta * beta <= m1, "{p:?}");
         // P2 eq. 29: μ_stick ≈ 0.32 along the gait (the report's row), enclosed to 1e-6, and it
         // contains the floating-point gait's value.
-        let [lo, hi] = p.mu_stick;
+        let [lo, hi] = p.mu_stick.unwrap();
         assert!(lo > 0.3 && hi < 0.35 && hi - lo <= 1e-6 * hi, "{p:?}");
         let g = crate::walking::gait(&w, &nalgebra::DVector::from_element(1, rate), &Default::default());
         assert!((g.mu_stick - lo).abs() < 1e-6, "{} vs {p:?}", g.mu_stick);
@@ -251,8 +253,9 @@ mod tests {
         let slippery = prove_rimless_gait(&RimlessWheel::paper(0.3), rate);
         let why = slippery.proof.proof_reason.clone().unwrap_or_default();
         assert!(!slippery.proof.is_proved() && why.contains("impulse ratio"), "{slippery:?}");
-        assert!(p.impulse_ratio[1] < p.mu_stick[0], "{p:?}");
-        let between = prove_rimless_gait(&RimlessWheel::paper(0.5 * (p.impulse_ratio[1] + p.mu_stick[0])), rate);
+        let (ratio, mu_stick) = (p.impulse_ratio.unwrap()[1], p.mu_stick.unwrap()[0]);
+        assert!(ratio < mu_stick, "{p:?}");
+        let between = prove_rimless_gait(&RimlessWheel::paper(0.5 * (ratio + mu_stick)), rate);
         let why = between.proof.proof_reason.clone().unwrap_or_default();
         assert!(!between.proof.is_proved() && why.contains("sticking"), "{between:?}");
     }
@@ -267,7 +270,8 @@ mod tests {
             let (_, rate) = rimless_closed_form(&w);
             let p = prove_rimless_gait(&w, rate);
             assert!(p.proof.is_proved(), "{sm} {sl} {st}: {p:?}");
-            assert!(p.rate[0] <= rate && rate <= p.rate[1], "{p:?}");
+            let [r0, r1] = p.rate.unwrap();
+            assert!(r0 <= rate && rate <= r1, "{p:?}");
         }
     }
 }
