@@ -1,5 +1,6 @@
 //! P2 targets: one compass-biped step at tolerance 1e-10 (≤ 100 µs), the compass gait fixed
-//! point (≤ 20 ms), the rimless wheel's jam threshold (≤ 20 ms).
+//! point (≤ 20 ms), the rimless wheel's jam threshold (≤ 20 ms); the proof of the rimless
+//! wheel's gait (issue #23).
 
 use contactlab::hybrid::lagrangian::Lagrangian;
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
@@ -24,6 +25,10 @@ fn bench(c: &mut Criterion) {
     let v = Vector3::new(0.0, 0.0, 0.643);
     let ex = Vector3::new(1.0, 0.0, 0.0);
     g.bench_function("rimless_jam_threshold", |b| b.iter(|| jam_threshold(&w, &q, &v, &ex, 5.0, 1e-5, &s)));
+    // The rimless wheel's sticking gait proved in interval arithmetic (issue #23 part 4):
+    // interval Newton, the multiplier, and sticking with μ_stick enclosed to 1e-6 by bisection.
+    let (_, rate) = contactlab::walking::rimless_closed_form(&w);
+    g.bench_function("rimless_gait_proof", |b| b.iter(|| contactlab::walking::proof::prove_rimless_gait(&w, rate)));
     g.finish();
 }
 

@@ -591,3 +591,64 @@ fn a_pd_law_tracking_a_periodic_reference_has_its_closed_form_response() {
         assert!((s.q[0] - x).abs() <= 1e-8 * a && (s.v[0] - v).abs() <= 1e-8 * a * w, "t = {}: {s:?} vs {x}, {v}", s.t);
     }
 }
+
+#[test]
+fn units_do_not_change_the_gait_search() {
+    // The compass-biped file with masses, lengths or the time unit scaled by 10^±6 (inertias as
+    // m L², gravity as L/T², the file's initial velocities as L/T and 1/T): the search from the
+    // file finds the same gait, period (in the time unit), multipliers, μ_stick and stability.
+    use contactlab::mechanism::gait::GaitSettings;
+    let text = std::fs::read_to_string(example("compass-biped.toml")).unwrap();
+    let scaled = |sm: f64, sl: f64, st: f64| -> String {
+        let mut doc: toml::Table = text.parse().unwrap();
+        let times = |v: &mut toml::Value, k: f64| *v = toml::Value::Float(v.as_float().unwrap() * k);
+        times(doc.get_mut("gravity").unwrap(), sl / (st * st));
+        for b in doc["body"].as_array_mut().unwrap() {
+            let b = b.as_table_mut().unwrap();
+            times(b.get_mut("mass").unwrap(), sm);
+            times(b.get_mut("inertia").unwrap(), sm * sl * sl);
+            for key in ["com", "origin"] {
+                for x in b.get_mut(key).and_then(|v| v.as_array_mut()).into_iter().flatten() {
+                    times(x, sl);
+                }
+            }
+        }
+        for table in ["contact", "line"] {
+            for c in doc[table].as_array_mut().unwrap() {
+                for x in c.get_mut("point").and_then(|v| v.as_array_mut()).into_iter().flatten() {
+                    times(x, sl);
+                }
+            }
+        }
+        let init = doc.get_mut("initial").unwrap().as_table_mut().unwrap();
+        for (k, x) in init.get_mut("q").unwrap().as_array_mut().unwrap().iter_mut().enumerate() {
+            times(x, if k < 2 { sl } else { 1.0 });
+        }
+        for (k, x) in init.get_mut("v").unwrap().as_array_mut().unwrap().iter_mut().enumerate() {
+            times(x, if k < 2 { sl / st } else { 1.0 / st });
+        }
+        toml::to_string(&doc).unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("contactlab-units-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
+    let mut found = Vec::new();
+    for (sm, sl, st) in [(1.0, 1.0, 1.0), (1e6, 1.0, 1.0), (1e-6, 1.0, 1.0), (1.0, 1e6, 1.0), (1.0, 1e-6, 1.0)]
+        .into_iter()
+        .chain([(1.0, 1.0, 1e6), (1.0, 1.0, 1e-6)])
+    {
+        let path = dir.join("compass.toml");
+        std::fs::write(&path, scaled(sm, sl, st)).unwrap();
+        let m = model::read(&path).unwrap();
+        let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+        assert_eq!(search.gaits.len(), 1, "mass x {sm}, length x {sl}, time x {st}: {search:?}");
+        let g = &search.gaits[0];
+        let rho = g.multipliers.iter().map(modulus).collect::<Vec<_>>();
+        found.push((g.period / st, rho, g.mu_stick.unwrap(), g.stable));
+    }
+    let (p0, rho0, mu0, stable0) = &found[0];
+    for (p, rho, mu, stable) in &found {
+        assert!((p - p0).abs() <= 1e-8 * p0 && (mu - mu0).abs() <= 1e-7 * mu0 && stable == stable0, "{found:?}");
+        assert!(rho.iter().zip(rho0).all(|(a, b)| (a - b).abs() <= 1e-6), "{found:?}");
+    }
+}
