@@ -96,12 +96,15 @@ impl Data {
         Some((self.beta * root, (self.beta * x).div(&root)?))
     }
 
+    /// `ω(θ)²` over `θ ∈ t` from the energy, with post-impact rates `x` at `θ = −π/n`.
+    fn rate_squared(&self, x: Interval, t: Interval) -> Interval {
+        x.sqr() + Interval::exact(2.0) * self.k * ((self.slope - self.half).cos() - (t + self.slope).cos())
+    }
+
     /// The stance's ground force over `θ ∈ t` with post-impact rates `x`, per unit mass:
     /// `(f_t, f_n)`, `f = a_hub − g` (module docs).
     fn force(&self, x: Interval, t: Interval) -> (Interval, Interval) {
-        let e = Interval::exact;
-        // ω(θ)² from the energy, starting at θ = −π/n.
-        let w2 = x.sqr() + e(2.0) * self.k * ((self.slope - self.half).cos() - (t + self.slope).cos());
+        let w2 = self.rate_squared(x, t);
         let wdot = self.k * (t + self.slope).sin();
         let (s, c) = (t.sin(), t.cos());
         let ft = self.l * (wdot * c - w2 * s) - self.g * self.slope.sin();
@@ -172,26 +175,22 @@ fn prove_into(w: &RimlessWheel, guess: f64, out: &mut RimlessGaitProof) -> Resul
     }
     // The stance: the wheel passes over the spoke and the foot sticks, θ-interval by θ-interval.
     let stance = Interval::new(-d.half.hi(), d.half.hi()).ok_or("π/n")?;
-    let ws = Interval::exact(2.0) * d.k * ((d.slope - d.half).cos() - (stance + d.slope).cos());
-    if !(x.sqr() + ws).is_positive() {
+    if !d.rate_squared(x, stance).is_positive() {
         return Err("ω(θ)² > 0 on the stance is not proved (the wheel may not pass over its spoke)".into());
     }
     // Branch and bound on max |f_t/f_n|: a piece is split while sticking is not proved on it,
     // or while its ratio's upper bound exceeds the best lower bound (the ratio at a point) by
     // more than MU_STICK_REL.
-    let ratio_on = |t: Interval| -> Option<(Interval, Interval, Interval)> {
-        let (ft, fnn) = d.force(x, t);
-        Some((ft, fnn, ft.abs().div(&fnn)?))
-    };
+    let force_ratio = |ft: Interval, fnn: Interval| ft.abs().div(&fnn);
     let mut stack = vec![stance];
     let (mut worst, mut best) = (0.0f64, 0.0f64);
     let mut pieces = 0;
     while let Some(t) = stack.pop() {
         let (ft, fnn) = d.force(x, t);
         let sticks = fnn.is_positive() && (mu * fnn - ft.abs()).is_positive();
-        let r = if sticks { ratio_on(t).map(|(.., r)| r) } else { None };
-        if let Some(r) = r {
-            if let Some((.., rm)) = ratio_on(Interval::exact(t.mid())) {
+        if let Some(r) = if sticks { force_ratio(ft, fnn) } else { None } {
+            let (ftm, fnm) = d.force(x, Interval::exact(t.mid()));
+            if let Some(rm) = force_ratio(ftm, fnm) {
                 best = best.max(rm.lo());
             }
             if r.hi() <= best * (1.0 + MU_STICK_REL) || t.width() <= f64::EPSILON * d.half.hi() {
