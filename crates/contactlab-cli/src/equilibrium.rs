@@ -196,6 +196,27 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
         }
         let show = |g: Option<f64>| g.map_or("undefined".to_string(), |g| format!("{g:.6}"));
         println!("  G- = {}, G+ = {}, R monotone: {}", show(c.g_minus), show(c.g_plus), c.r_monotone);
+        if let Some(p) = &c.proof {
+            match &p.proof.proof_reason {
+                None => {
+                    let mut what = vec!["proved in interval arithmetic".to_string()];
+                    if p.pieces > 0 {
+                        what.push(format!("every φ on {} pieces of the circle", p.pieces));
+                    }
+                    if let Some(g) = p.g_max {
+                        what.push(format!("G ≤ {g:.6} wherever R is defined"));
+                    }
+                    if let Some(f) = &p.fixed_point {
+                        what.push(format!(
+                            "φ* in [{:.12}, {:.12}] with G* in [{:.9}, {:.9}]",
+                            f.phi[0], f.phi[1], f.g[0], f.g[1]
+                        ));
+                    }
+                    println!("  proof: {}", what.join(", "));
+                }
+                Some(why) => println!("  proof: none ({why})"),
+            }
+        }
     }
     Ok(())
 }

@@ -277,6 +277,17 @@ fn equilibrium_classify_json_and_maps() {
     assert_eq!(v["verdict"], "reverse-chatter-unstable");
     assert_eq!(v["theorem"], "Theorem 2");
     assert!(v["fixed_points"][0]["G"].as_f64().unwrap() > 1.0);
+    // The verdict carries its interval proof: a fixed point enclosed with G > 1 on it.
+    assert_eq!(v["proof"]["proof"], "interval", "{}", v["proof"]);
+    let fp = &v["proof"]["fixed_point"];
+    let phi = v["fixed_points"][0]["phi"].as_f64().unwrap();
+    assert!(fp["phi"][0].as_f64().unwrap() <= phi && phi <= fp["phi"][1].as_f64().unwrap(), "{fp}");
+    assert!(fp["G"][0].as_f64().unwrap() > 1.0, "{fp}");
+    // Theorem 5 (configuration B) says it is sampled only, and why.
+    let o = run(&["equilibrium", "classify", &example("two-contact/config-B.toml"), "--json", "--samples", "401"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["proof"]["proof"], "none");
+    assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("Theorem 5"), "{}", v["proof"]);
     let out = tmpdir("maps");
     let o = run(&[
         "equilibrium",

@@ -227,10 +227,14 @@ impl P1Modes {
     }
 }
 
-/// P1's verdict by Theorems 1–5 on `samples` values of `φ` (`equilibrium classify`).
+/// P1's verdict by Theorems 1–5 on `samples` values of `φ` (`equilibrium classify`), with its
+/// proof over all `φ` in interval arithmetic where one is implemented (Theorems 1–3, no
+/// equilibrium) and the reason where not.
 pub fn p1_classify(p: &TwoContact, samples: usize) -> Result<crate::twocontact::classify::Classification, Error> {
     within("samples", samples, MAP_SAMPLES)?;
-    crate::twocontact::classify::classify(p, samples)
+    let mut c = crate::twocontact::classify::classify(p, samples)?;
+    c.proof = Some(crate::twocontact::proof::prove_verdict(p, &c));
+    Ok(c)
 }
 
 /// P1's maps `R`, `G` at the impact angles `phi` (each in `(−π/2, π/2)`), in parallel.

@@ -233,6 +233,15 @@ impl Interval {
         Some(Interval { lo: down_n(self.lo.ln(), LIBM_ULPS), hi: up_n(self.hi.ln(), LIBM_ULPS) })
     }
 
+    /// `atan x` (increasing; `atan(±∞) = ±π/2`), within `(−π/2, π/2)` enclosed.
+    pub fn atan(&self) -> Interval {
+        let half_pi = up(std::f64::consts::FRAC_PI_2);
+        Interval {
+            lo: down_n(self.lo.atan(), LIBM_ULPS).max(-half_pi),
+            hi: up_n(self.hi.atan(), LIBM_ULPS).min(half_pi),
+        }
+    }
+
     /// `cos x`.
     pub fn cos(&self) -> Interval {
         self.trig(0.0, f64::cos)
@@ -527,10 +536,11 @@ mod tests {
             let a = (unit(&mut r) - 0.5) * 40.0;
             let w = unit(&mut r) * unit(&mut r) * 4.0;
             let x = Interval::new(a, a + w).unwrap();
-            let (s, c, e) = (x.sin(), x.cos(), x.exp());
+            let (s, c, e, at) = (x.sin(), x.cos(), x.exp(), x.atan());
             for j in 0..=16 {
                 let t = (a + w * j as f64 / 16.0).min(x.hi());
                 assert!(s.contains(t.sin()) && c.contains(t.cos()) && e.contains(t.exp()), "{x} at {t}");
+                assert!(at.contains(t.atan()), "atan {x} at {t}");
                 if t > 0.0 {
                     assert!(x.ln().is_none() || x.ln().unwrap().contains(t.ln()));
                 }
@@ -545,6 +555,12 @@ mod tests {
         assert!(sixth.contains(0.5) && sixth.width() < 1e-15);
         assert!(i(0.0, 1.0).ln().is_none() && i(1.0, 1.0).ln().unwrap().contains(0.0));
         assert_eq!(i(0.0, 100.0).sin(), i(-1.0, 1.0));
+        // atan: π/4 at 1, and ±π/2 enclosed at ±∞.
+        let quarter = i(1.0, 1.0).atan();
+        assert!(quarter.contains(std::f64::consts::FRAC_PI_4) && quarter.width() < 1e-15);
+        let whole = i(f64::NEG_INFINITY, f64::INFINITY).atan();
+        assert!(whole.lo() < -std::f64::consts::FRAC_PI_2 && whole.hi() > std::f64::consts::FRAC_PI_2);
+        assert!(whole.hi() - whole.lo() < std::f64::consts::PI + 1e-14);
     }
 
     #[test]

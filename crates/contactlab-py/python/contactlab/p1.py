@@ -27,7 +27,8 @@ def modes(model: Model) -> Result:
 
 def classify(model: Model, samples: int = DEFAULT_SAMPLES) -> Result:
     """The verdict of P1's Theorems 1-5 (``verdict``, ``theorem``, ``evidence``, fixed points of
-    R with G*, ...): the keys of ``contactlab equilibrium classify --json``."""
+    R with G*, ..., and ``proof``: the verdict proved in interval arithmetic, or why not): the
+    keys of ``contactlab equilibrium classify --json``."""
     return Result("Classification", _core.p1_classify(*model_text(model), samples))
 
 

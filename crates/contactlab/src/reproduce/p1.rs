@@ -95,6 +95,33 @@ fn modes(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
     Ok(())
 }
 
+/// What a verdict's proof shows, for a report note.
+fn proof_note(p: &crate::twocontact::proof::VerdictProof) -> String {
+    if let Some(why) = &p.proof.proof_reason {
+        return format!("not proved: {why}");
+    }
+    let mut parts = Vec::new();
+    if let Some(f) = &p.facts {
+        parts.push(format!(
+            "SS consistent at rest, no other mode, one mode per state class{}",
+            if f.persistent == [crate::twocontact::proof::Tri::Yes; 2] { ", persistent" } else { "" }
+        ));
+    }
+    if p.pieces > 0 {
+        parts.push(format!("the return enclosed on {} pieces covering [−π/2, π/2]", p.pieces));
+    }
+    if let Some(g) = p.g_max {
+        parts.push(format!("G ≤ {g:.6} wherever R is defined"));
+    }
+    if let Some(f) = &p.fixed_point {
+        parts.push(format!(
+            "a fixed point φ* in [{:.12}, {:.12}] with G* in [{:.9}, {:.9}]",
+            f.phi[0], f.phi[1], f.g[0], f.g[1]
+        ));
+    }
+    format!("proved: {}", parts.join("; "))
+}
+
 /// The Poincaré maps R and G of A, B, D, the verdicts by Theorems 1–5 and Fig. 3.
 fn maps_and_verdicts(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     let src = "P1 §III-E and Fig. 3";
@@ -119,6 +146,24 @@ fn maps_and_verdicts(sec: &mut Section, opts: &Options) -> Result<(), Error> {
             )
             .with_note(c.evidence.clone()),
         );
+        // The same verdict proved over every φ in interval arithmetic (issue #23): Theorems 2
+        // and 3 are; Theorem 5 (B) rests on R's monotonicity between samples and is not.
+        let proof = crate::twocontact::proof::prove_verdict(&p, &c);
+        if *name != "B" {
+            sec.rows.push(
+                Row::exact(
+                    format!("config {name}: verdict proved in interval arithmetic ({theorem})"),
+                    "proved",
+                    if proof.proof.is_proved() { "proved" } else { "not proved" },
+                    src,
+                )
+                .with_note(proof_note(&proof)),
+            );
+        } else if let Some(why) = &proof.proof.proof_reason {
+            let last = sec.rows.len() - 1;
+            let note = format!("{}; proof: none ({why})", c.evidence);
+            sec.rows[last] = sec.rows[last].clone().with_note(note);
+        }
         if *name != "A" {
             sec.rows.push(Row::exact(
                 format!("config {name}: weakly persistent"),

@@ -82,6 +82,10 @@ pub struct Classification {
     pub unresolved_fixed_points: usize,
     /// Some consistency decision was marginal (P1 excludes such systems): verdict undetermined.
     pub marginal: bool,
+    /// The verdict proved in interval arithmetic over all `φ`, or why not
+    /// ([`super::proof::prove_verdict`]); absent where not asked for (atlas cells).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<super::proof::VerdictProof>,
 }
 
 /// Behaviour of `R` and `G` at an endpoint `φ → ±π/2` (P1, Lemmas 2 and 2a).
@@ -499,6 +503,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
         failed_samples,
         unresolved_fixed_points: found.unresolved,
         marginal: eq.marginal,
+        proof: None,
     })
 }
 

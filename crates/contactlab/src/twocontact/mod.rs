@@ -17,6 +17,7 @@
 //! * [`classify`]: the verdict of Theorems 1–5 with its evidence.
 //! * [`atlas`]: the verdict over a grid of parameters (Figs. 6 and 9).
 //! * [`nonlinear`]: the full nonlinear model with the same contact and impact laws.
+//! * [`proof`]: the maps and theorems proved over intervals of `φ` in interval arithmetic.
 
 pub mod atlas;
 pub mod classify;
@@ -26,6 +27,7 @@ pub mod modes;
 pub mod nonlinear;
 pub mod plots;
 pub mod poincare;
+pub mod proof;
 pub mod sim;
 pub mod zod;
 

@@ -19,8 +19,9 @@ use crate::mechanics::contact_space::contact_space;
 use super::TwoContact;
 use crate::Error;
 
-/// The contact geometry is singular when `|det T|` is below `SINGULAR_GEOMETRY` times the cube
-/// of `T`'s largest entry (`T`: the normal rows of both points and the tangent row of the second).
+/// The contact geometry is singular when `|det T|` is below `SINGULAR_GEOMETRY` times the
+/// product of `T`'s columns' largest entries (`T`: the normal rows of both points and the
+/// tangent row of the second; its θ column is in metres, the others dimensionless).
 pub const SINGULAR_GEOMETRY: f64 = 1e-9;
 
 /// Index of `z₁` (and `f₁ᶻ`) in contact-space vectors.
@@ -85,9 +86,11 @@ impl Zod {
         let (c2n, c2t) = body.jacobian_dot_v(1, s0, v0);
         let a0 = Vector4::from_column_slice(cs.b.as_slice()) + Vector4::new(c1n, c2n, c1t, c2t);
         let t = Matrix3::from_rows(&[wn1.transpose(), wn2.transpose(), wt2.transpose()]);
-        let scale = t.abs().max().max(crate::numeric::SCALE_FLOOR);
+        // Columns in their own units (the θ column in m): judged relative to each column's
+        // largest entry, so that the verdict does not depend on the unit of length.
+        let scale: f64 = (0..3).map(|c| t.column(c).amax().max(crate::numeric::SCALE_FLOOR)).product();
         let det = t.determinant();
-        if det.abs() < SINGULAR_GEOMETRY * scale * scale * scale {
+        if det.abs() < SINGULAR_GEOMETRY * scale {
             return Err(Error::model(
                 "geometry",
                 "singular: z1, z2 and x2 are not independent (e.g. l1 = l2 with parallel supports)",

@@ -1,0 +1,1260 @@
+//! P1's maps and theorems proved over all impact angles (issue #23, part 3).
+//!
+//! Under the zero-order dynamics every quantity of a return is a closed form: constant
+//! accelerations per contact mode, landing times as roots of quadratics, slip stops as roots of
+//! linear functions, impacts as linear maps per impulse-level mode. This module evaluates a
+//! whole return in [`Interval`] arithmetic for every `φ` of an interval `Φ` at once, and proves
+//! each discrete decision on the way (which mode is consistent, which impact outcome P1's order
+//! of preference selects, which event comes first) for all of `Φ`. Where a decision cannot be
+//! proved, the enclosure fails with the reason; [`prove_over_circle`] then bisects `Φ`.
+//!
+//! **Scaled variables.** By the scale invariance of the ZOD, a return starts with `ż₂ = −c`,
+//! `ẋ₂ = s`, `(c, s) = (cos φ, sin φ)`, the same direction as P1's `(−1, tan φ)`. Normal
+//! velocities are carried divided by `c` (`ẑ = ż/c`), normal gaps by `c²` and times by `c`;
+//! tangential velocities are not scaled. Then `G = |ẑ₂|` at the return and every landing and
+//! impact of a slipping point is regular as `φ → ±π/2` (`c → 0`): the intervals at the ends of
+//! the circle can be proved too, where P1's Lemma 2 describes the limits. A slip that must stop
+//! takes the scaled time `|ẋ|/(c|ẍ|)`, unbounded there, which the enclosure carries as such.
+//!
+//! **What is proved.** For the exact real parameters (each `f64` of the model taken as exact),
+//! for every `φ ∈ Φ ∩ (−π/2, π/2)`: the return follows the proved sequence of events and ends
+//! either at the section with `R(φ) ∈ [R]`, `G(φ) ∈ [G]`, or at rest (`R`, `G` undefined). The
+//! mode table (one consistent mode per state class, equilibrium, ambiguity, persistence) is
+//! proved once per configuration by [`ModeFacts`]. A Zeno series before the return is not
+//! enclosed (the interval is undecided): P1's configurations A and D have none.
+
+use std::f64::consts::FRAC_PI_2;
+
+use nalgebra::DMatrix;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::classify::{Classification, Theorem};
+use super::modes::{all_modes, Mode, PointMode, PointState};
+use super::TwoContact;
+use crate::interval::Interval as I;
+use crate::verified::{solve, Proof};
+
+/// Events of one return before the enclosure gives up (a Zeno series never ends).
+pub const MAX_EVENTS: usize = 40;
+
+/// Depth of bisection of a `φ`-interval below the initial pieces.
+pub const MAX_DEPTH: usize = 30;
+
+/// Branches (states after an event) one enclosure may explore where decisions split its
+/// interval.
+pub const MAX_BRANCHES: usize = 256;
+
+/// Enclosures one initial piece of [`prove_over_circle`] may evaluate; beyond, the pieces left
+/// are undecided ("work bound").
+pub const MAX_EVALUATIONS: usize = 2048;
+
+/// Initial pieces of the circle in [`prove_over_circle`].
+pub const INITIAL_PIECES: usize = 64;
+
+fn ex(v: f64) -> I {
+    I::exact(v)
+}
+
+fn zero() -> I {
+    ex(0.0)
+}
+
+/// Three-valued outcome of a proof attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tri {
+    /// Proved true.
+    Yes,
+    /// Proved false.
+    No,
+    /// Not decided by the interval computation.
+    Unknown,
+}
+
+impl Tri {
+    fn positive(x: I) -> Tri {
+        if x.is_positive() {
+            Tri::Yes
+        } else if x.hi() < 0.0 {
+            Tri::No
+        } else {
+            Tri::Unknown
+        }
+    }
+
+    fn and(self, o: Tri) -> Tri {
+        match (self, o) {
+            (Tri::No, _) | (_, Tri::No) => Tri::No,
+            (Tri::Yes, Tri::Yes) => Tri::Yes,
+            _ => Tri::Unknown,
+        }
+    }
+}
+
+const Z: [usize; 2] = [0, 1];
+const X: [usize; 2] = [2, 3];
+/// `(z₁, z₂, x₂)`: the independent contact coordinates.
+const SUB: [usize; 3] = [0, 1, 3];
+
+fn slip_sign(m: PointMode) -> f64 {
+    match m {
+        PointMode::P => 1.0,
+        PointMode::N => -1.0,
+        _ => 0.0,
+    }
+}
+
+fn mode_index(m: Mode) -> usize {
+    let idx = |p: PointMode| match p {
+        PointMode::F => 0,
+        PointMode::S => 1,
+        PointMode::P => 2,
+        PointMode::N => 3,
+    };
+    4 * idx(m.0) + idx(m.1)
+}
+
+fn class_index(p: PointState) -> usize {
+    match p {
+        PointState::Separated => 0,
+        PointState::Rest => 1,
+        PointState::Slip(d) if d > 0 => 2,
+        PointState::Slip(_) => 3,
+    }
+}
+
+const CLASSES: [PointState; 4] = [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
+
+/// The ZOD of [`super::zod`] in intervals, computed from the parameters.
+#[derive(Debug, Clone)]
+pub struct IZod {
+    /// Delassus matrix `A` (contact order `z₁, z₂, x₁, x₂`).
+    a: [[I; 4]; 4],
+    /// Force-free accelerations `a₀`.
+    a0: [I; 4],
+    mu: [I; 2],
+    /// `ẋ₁ = e·(ż₁, ż₂, ẋ₂)`.
+    e: [I; 3],
+    /// `A` restricted to `(z₁, z₂, x₂)`, inverted.
+    a_sub_inv: [[I; 3]; 3],
+    /// Gains `K` of the 16 modes' equalities (`x = K base`), `None` where not verified.
+    gains: Vec<Option<[[I; 4]; 4]>>,
+    /// The proved mode of each of the 16 state classes, with its accelerations.
+    table: Vec<Result<(Mode, [I; 4]), String>>,
+}
+
+fn solve_vec(a: &DMatrix<I>, b: &[I]) -> Option<Vec<I>> {
+    solve(a, b)
+}
+
+impl IZod {
+    /// The interval ZOD of `p` (already validated); `Err` when a matrix cannot be verified
+    /// nonsingular.
+    pub fn new(p: &TwoContact) -> Result<IZod, String> {
+        let h = ex(p.h);
+        let mut j = [[zero(); 3]; 4];
+        for (i, (l, phi)) in [(p.l1, p.phi1), (p.l2, p.phi2)].into_iter().enumerate() {
+            let ph = ex(phi);
+            let (s, c, l) = (ph.sin(), ph.cos(), ex(l));
+            // Normal (−sin φ, cos φ), tangent (cos φ, sin φ), lever ∂r/∂θ = (h, l) at θ = 0.
+            j[Z[i]] = [-s, c, c * l - s * h];
+            j[X[i]] = [c, s, c * h + s * l];
+        }
+        let m = ex(p.mass);
+        let inv = |v: I| v.recip().ok_or_else(|| "the mass matrix is not invertible".to_string());
+        let minv = [inv(m)?, inv(m)?, inv(m * ex(p.rho).sqr())?];
+        let (al, f) = (ex(p.alpha), ex(p.force));
+        let load = [f * al.sin(), -(f * al.cos()), ex(p.torque)];
+        let mut a = [[zero(); 4]; 4];
+        let mut a0 = [zero(); 4];
+        for r in 0..4 {
+            for c in 0..4 {
+                a[r][c] = (0..3).fold(zero(), |acc, k| acc + j[r][k] * j[c][k] * minv[k]);
+            }
+            a0[r] = (0..3).fold(zero(), |acc, k| acc + j[r][k] * minv[k] * load[k]);
+        }
+        // wt₁ = e₀ wn₁ + e₁ wn₂ + e₂ wt₂.
+        let t = DMatrix::from_fn(3, 3, |k, col| j[SUB[col]][k]);
+        let e = solve_vec(&t, &j[X[0]]).ok_or("singular geometry: (z1, z2, x2) are not verified independent")?;
+        let e = [e[0], e[1], e[2]];
+        let asub = DMatrix::from_fn(3, 3, |r, c| a[SUB[r]][SUB[c]]);
+        let mut a_sub_inv = [[zero(); 3]; 3];
+        for col in 0..3 {
+            let unit: Vec<I> = (0..3).map(|r| ex(if r == col { 1.0 } else { 0.0 })).collect();
+            let x = solve_vec(&asub, &unit).ok_or("the Delassus matrix is not verified positive definite")?;
+            for r in 0..3 {
+                a_sub_inv[r][col] = x[r];
+            }
+        }
+        let mut z = IZod { a, a0, mu: [ex(p.mu1), ex(p.mu2)], e, a_sub_inv, gains: vec![None; 16], table: vec![] };
+        for m in all_modes() {
+            z.gains[mode_index(m)] = z.gain(m);
+        }
+        z.table = (0..16).map(|k| z.prove_class([CLASSES[k / 4], CLASSES[k % 4]])).collect();
+        Ok(z)
+    }
+
+    /// `k` in `ẋ₁ = k ẋ₂` with both contacts sustained.
+    pub fn k(&self) -> I {
+        self.e[2]
+    }
+
+    /// Kinematic admissibility (as [`super::modes::admissible`]); `Unknown` when the sign of `k`
+    /// is not proved.
+    fn admissible(&self, mode: Mode) -> Tri {
+        use PointMode::*;
+        match (mode.0, mode.1) {
+            (F, _) | (_, F) | (S, S) => Tri::Yes,
+            (S, _) | (_, S) => Tri::No,
+            (a, b) => {
+                let k = self.k();
+                let sk = if k.is_positive() {
+                    1.0
+                } else if k.is_negative() {
+                    -1.0
+                } else {
+                    return Tri::Unknown;
+                };
+                if slip_sign(a) == sk * slip_sign(b) {
+                    Tri::Yes
+                } else {
+                    Tri::No
+                }
+            }
+        }
+    }
+
+    /// `K` with `x = K base` solving the mode's four equalities (as
+    /// [`super::modes::mode_gain`]): columns where the selector is zero are exactly zero.
+    fn gain(&self, mode: Mode) -> Option<[[I; 4]; 4]> {
+        let mut sys = DMatrix::from_element(4, 4, zero());
+        let mut sel = [[0.0f64; 4]; 4];
+        for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+            let (zi, xi) = (Z[i], X[i]);
+            let (r1, r2) = (2 * i, 2 * i + 1);
+            match pm {
+                PointMode::F => {
+                    sys[(r1, zi)] = ex(1.0);
+                    sys[(r2, xi)] = ex(1.0);
+                }
+                PointMode::S => {
+                    for c in 0..4 {
+                        sys[(r1, c)] = self.a[zi][c];
+                        sys[(r2, c)] = self.a[xi][c];
+                    }
+                    sel[r1][zi] = -1.0;
+                    sel[r2][xi] = -1.0;
+                }
+                PointMode::P | PointMode::N => {
+                    for c in 0..4 {
+                        sys[(r1, c)] = self.a[zi][c];
+                    }
+                    sel[r1][zi] = -1.0;
+                    sys[(r2, xi)] = ex(1.0);
+                    sys[(r2, zi)] = ex(slip_sign(pm)) * self.mu[i];
+                }
+            }
+        }
+        let mut k = [[zero(); 4]; 4];
+        for col in 0..4 {
+            if (0..4).all(|r| sel[r][col] == 0.0) {
+                continue;
+            }
+            let rhs: Vec<I> = (0..4).map(|r| ex(sel[r][col])).collect();
+            let x = solve_vec(&sys, &rhs)?;
+            for r in 0..4 {
+                k[r][col] = x[r];
+            }
+        }
+        Some(k)
+    }
+
+    /// `x = K base` and `y = base + A x` with the mode's equalities made exact (the enclosures
+    /// contain the exact solution, which meets them exactly).
+    fn solve_mode(&self, mode: Mode, base: &[I; 4]) -> Option<([I; 4], [I; 4])> {
+        let k = self.gains[mode_index(mode)].as_ref()?;
+        let mut x = [zero(); 4];
+        for (r, xr) in x.iter_mut().enumerate() {
+            *xr = (0..4).fold(zero(), |acc, c| acc + k[r][c] * base[c]);
+        }
+        let mut y = [zero(); 4];
+        for (r, yr) in y.iter_mut().enumerate() {
+            *yr = (0..4).fold(base[r], |acc, c| acc + self.a[r][c] * x[c]);
+        }
+        snap(mode, &mut x, &mut y, &self.mu)?;
+        Some((x, y))
+    }
+
+    /// Whether the double-stick family `A x = −u` has a member strictly inside both friction
+    /// cones (`SS` consistent at rest with `u = a₀`, or as an impact with `u` the velocities).
+    fn stick_family(&self, u: &[I; 4]) -> Tri {
+        // x₀ with x₁ˣ = 0, and the null direction n of A: (e₀, e₁, −1, e₂).
+        let mut x0 = [zero(); 4];
+        for (r, &row) in SUB.iter().enumerate() {
+            x0[row] = -(0..3).fold(zero(), |acc, c| acc + self.a_sub_inv[r][c] * u[SUB[c]]);
+        }
+        let n = [self.e[0], self.e[1], ex(-1.0), self.e[2]];
+        // Constraints c + d s > 0 on the family x₀ + s n.
+        let mut cons = Vec::with_capacity(6);
+        for i in 0..2 {
+            let (zi, xi) = (Z[i], X[i]);
+            let mu = self.mu[i];
+            cons.push((x0[zi], n[zi]));
+            cons.push((mu * x0[zi] - x0[xi], mu * n[zi] - n[xi]));
+            cons.push((mu * x0[zi] + x0[xi], mu * n[zi] + n[xi]));
+        }
+        // The range of s the constraints with a proved sign of d allow: s > max lower, s < min upper.
+        let (mut lower, mut upper) = (I::exact(f64::NEG_INFINITY), I::exact(f64::INFINITY));
+        for &(c, d) in &cons {
+            if d.is_positive() || d.is_negative() {
+                let b = (-c).div(&d).unwrap_or(I::ENTIRE);
+                if d.is_positive() {
+                    lower = I::new(lower.lo().max(b.lo()), lower.hi().max(b.hi())).unwrap_or(I::ENTIRE);
+                } else {
+                    upper = I::new(upper.lo().min(b.lo()), upper.hi().min(b.hi())).unwrap_or(I::ENTIRE);
+                }
+            }
+        }
+        // Infeasible: the range is empty, or a constraint fails on all of it.
+        if lower.lo() > upper.hi() {
+            return Tri::No;
+        }
+        if let Some(range) = I::new(lower.lo(), upper.hi()) {
+            if cons.iter().any(|&(c, d)| (c + d * range).hi() < 0.0) {
+                return Tri::No;
+            }
+        }
+        // Feasible: one s strictly inside the range meets every constraint.
+        if lower.hi() >= upper.lo() {
+            return Tri::Unknown;
+        }
+        let s = match (lower.hi().is_finite(), upper.lo().is_finite()) {
+            (true, true) => 0.5 * lower.hi() + 0.5 * upper.lo(),
+            (true, false) => lower.hi() + lower.hi().abs().max(1.0),
+            (false, true) => upper.lo() - upper.lo().abs().max(1.0),
+            (false, false) => 0.0,
+        };
+        let s = ex(s);
+        if cons.iter().all(|&(c, d)| (c + d * s).is_positive()) {
+            Tri::Yes
+        } else {
+            Tri::Unknown
+        }
+    }
+
+    /// Consistency of `mode` in the state class `state` under the ZOD (as
+    /// [`super::modes::solve_mode`]), with its accelerations; `None` if not a candidate.
+    fn class_mode(&self, mode: Mode, state: [PointState; 2]) -> Option<(Tri, [I; 4])> {
+        if !state[0].candidates().contains(&mode.0) || !state[1].candidates().contains(&mode.1) {
+            return None;
+        }
+        match self.admissible(mode) {
+            Tri::No => return None,
+            Tri::Unknown => return Some((Tri::Unknown, [zero(); 4])),
+            Tri::Yes => {}
+        }
+        if mode == Mode(PointMode::S, PointMode::S) {
+            return Some((self.stick_family(&self.a0), [zero(); 4]));
+        }
+        let Some((f, a)) = self.solve_mode(mode, &self.a0) else { return Some((Tri::Unknown, [zero(); 4])) };
+        let mut t = Tri::Yes;
+        for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+            let (zi, xi) = (Z[i], X[i]);
+            match pm {
+                PointMode::F => {
+                    if state[i] != PointState::Separated {
+                        t = t.and(Tri::positive(a[zi]));
+                    }
+                }
+                PointMode::S => {
+                    t = t.and(Tri::positive(f[zi])).and(Tri::positive(self.mu[i] * f[zi] - f[xi].abs()));
+                }
+                PointMode::P | PointMode::N => {
+                    t = t.and(Tri::positive(f[zi]));
+                    if state[i] == PointState::Rest {
+                        t = t.and(Tri::positive(ex(slip_sign(pm)) * a[xi]));
+                    }
+                }
+            }
+        }
+        Some((t, a))
+    }
+
+    /// The unique consistent mode of a class, proved: every other candidate proved inconsistent.
+    fn prove_class(&self, state: [PointState; 2]) -> Result<(Mode, [I; 4]), String> {
+        let mut found = None;
+        for m in all_modes() {
+            match self.class_mode(m, state) {
+                None | Some((Tri::No, _)) => {}
+                Some((Tri::Unknown, _)) => return Err(format!("the consistency of mode {m} is not decided")),
+                Some((Tri::Yes, a)) => {
+                    if found.is_some() {
+                        return Err(format!("several modes consistent (Painlevé), {m} among them"));
+                    }
+                    found = Some((m, a));
+                }
+            }
+        }
+        found.ok_or_else(|| "no consistent mode (Painlevé)".to_string())
+    }
+
+    fn mode_of(&self, state: [PointState; 2]) -> Result<(Mode, [I; 4]), String> {
+        self.table[4 * class_index(state[0]) + class_index(state[1])].clone()
+    }
+}
+
+/// Makes the mode's equalities exact in `(x, y)`; `None` if an enclosure excludes them (cannot
+/// happen for a verified solve, kept as a check).
+fn snap(mode: Mode, x: &mut [I; 4], y: &mut [I; 4], mu: &[I; 2]) -> Option<()> {
+    for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+        let (zi, xi) = (Z[i], X[i]);
+        let exact_zero = |v: &mut I| {
+            if v.contains(0.0) {
+                *v = zero();
+                Some(())
+            } else {
+                None
+            }
+        };
+        match pm {
+            PointMode::F => {
+                exact_zero(&mut x[zi])?;
+                exact_zero(&mut x[xi])?;
+            }
+            PointMode::S => {
+                exact_zero(&mut y[zi])?;
+                exact_zero(&mut y[xi])?;
+            }
+            PointMode::P | PointMode::N => {
+                exact_zero(&mut y[zi])?;
+                x[xi] = -(ex(slip_sign(pm)) * mu[i] * x[zi]);
+            }
+        }
+    }
+    Some(())
+}
+
+/// The ZOD facts P1's theorems rest on, each proved or not (see [`super::modes::analyze`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeFacts {
+    /// `SS` consistent at rest (a frictional equilibrium).
+    pub equilibrium: Tri,
+    /// No other mode consistent at rest (`No` = ambiguous, Theorem 1).
+    pub unambiguous: Tri,
+    /// Every non-static state class has exactly one consistent mode.
+    pub painleve_free: Tri,
+    /// Two-contact slip keeps both contacts: `[ẋ₂ > 0, ẋ₂ < 0]`.
+    pub persistent: [Tri; 2],
+    /// Why a fact is undecided, if one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ModeFacts {
+    /// Proves the facts from the interval ZOD.
+    pub fn prove(z: &IZod) -> ModeFacts {
+        use PointState::*;
+        let mut reason = None;
+        let ss = z.stick_family(&z.a0);
+        let mut unambiguous = Tri::Yes;
+        for m in all_modes() {
+            if m == Mode(PointMode::S, PointMode::S) {
+                continue;
+            }
+            if let Some((t, _)) = z.class_mode(m, [Rest, Rest]) {
+                unambiguous = match (unambiguous, t) {
+                    (_, Tri::Yes) | (Tri::No, _) => Tri::No,
+                    (_, Tri::Unknown) | (Tri::Unknown, _) => Tri::Unknown,
+                    _ => Tri::Yes,
+                };
+            }
+        }
+        let sk: i8 = if z.k().is_positive() { 1 } else { -1 };
+        let classes = [
+            [Rest, Separated],
+            [Separated, Rest],
+            [Slip(1), Separated],
+            [Slip(-1), Separated],
+            [Separated, Slip(1)],
+            [Separated, Slip(-1)],
+            [Slip(sk), Slip(1)],
+            [Slip(-sk), Slip(-1)],
+        ];
+        let mut painleve_free = if z.k().contains(0.0) { Tri::Unknown } else { Tri::Yes };
+        let mut persistent = [Tri::Unknown; 2];
+        for (n, st) in classes.iter().enumerate() {
+            match z.mode_of(*st) {
+                Ok((m, _)) => {
+                    if n >= 6 {
+                        persistent[n - 6] = if m.0 != PointMode::F && m.1 != PointMode::F { Tri::Yes } else { Tri::No };
+                    }
+                }
+                Err(e) => {
+                    painleve_free = if e.contains("Painlevé") { Tri::No } else { Tri::Unknown };
+                    reason.get_or_insert(format!("{st:?}: {e}"));
+                    if n >= 6 && e.contains("Painlevé") {
+                        persistent[n - 6] = Tri::No;
+                    }
+                }
+            }
+        }
+        ModeFacts { equilibrium: ss, unambiguous, painleve_free, persistent, reason }
+    }
+}
+
+/// The state of a return in scaled variables (module docs).
+#[derive(Debug, Clone, Copy)]
+struct St {
+    /// `c = cos φ` (`≥ 0`; `> 0` for every `φ` of the open circle).
+    c: I,
+    /// Normal velocities divided by `c`.
+    zh: [I; 2],
+    /// Normal gaps divided by `c²` (flying points; exactly 0 when sustained).
+    zg: [I; 2],
+    /// Tangential velocities `(ẋ₁, ẋ₂)`.
+    xd: [I; 2],
+    sustained: [bool; 2],
+    /// The slip direction an impact branch's mode requires of an active slipping point
+    /// (`0`: none): the branch stands for the angles where that mode is strictly consistent,
+    /// so the slip has that sign even where its enclosure holds 0 (at the angle where the
+    /// impact turns from slipping to sticking, the sticking branch holds the limit).
+    hint: [i8; 2],
+}
+
+/// `x / c` for `c ≥ 0` (`c > 0` on the open circle), also when `c`'s lower bound is 0 and `x`
+/// has one sign: then unbounded.
+fn over_c(x: I, c: I) -> Option<I> {
+    if c.lo() > 0.0 {
+        return x.div(&c);
+    }
+    let chi = I::exact(c.hi());
+    if x.lo() >= 0.0 {
+        let lo = x.div(&chi).map(|q| q.lo()).unwrap_or(0.0);
+        I::new(lo.max(0.0), f64::INFINITY)
+    } else if x.hi() <= 0.0 {
+        let hi = x.div(&chi).map(|q| q.hi()).unwrap_or(0.0);
+        I::new(f64::NEG_INFINITY, hi.min(0.0))
+    } else {
+        None
+    }
+}
+
+/// How a return ends, enclosed for every `φ` of its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "end", rename_all = "kebab-case")]
+pub enum ReturnEnclosure {
+    /// Back at the section with `R ∈ r`, `G ∈ g`.
+    Returned {
+        /// `R(φ)` (rad).
+        #[serde(rename = "R", serialize_with = "ser_interval")]
+        r: I,
+        /// `G(φ)`.
+        #[serde(rename = "G", serialize_with = "ser_interval")]
+        g: I,
+        /// Slipping double impacts met (bits as [`super::poincare::MapPoint::double_slip`]).
+        double_slip: u8,
+    },
+    /// At rest before returning: `R`, `G` undefined.
+    Rest {
+        /// Slipping double impacts met.
+        double_slip: u8,
+    },
+}
+
+fn ser_interval<S: serde::Serializer>(x: &I, s: S) -> Result<S::Ok, S::Error> {
+    [x.lo(), x.hi()].serialize(s)
+}
+
+enum Next {
+    Land(usize, I),
+    Stop(usize),
+}
+
+impl IZod {
+    /// The possible outcomes of one impact with `touching` points under P1's order of
+    /// preference: one when every consistency decision is proved, several where a margin
+    /// cannot be signed on the whole interval (each candidate that may be the selected one).
+    /// `None` in an outcome means the body stops (double stick).
+    fn impact(&self, st: &St, touching: [bool; 2]) -> Result<Vec<Option<(St, u8)>>, String> {
+        let allowed = |i: usize, pm: PointMode| touching[i] || pm == PointMode::F;
+        let u = [st.c * st.zh[0], st.c * st.zh[1], st.xd[0], st.xd[1]];
+        let rank = |m: Mode| {
+            let pms = [m.0, m.1];
+            (pms.iter().filter(|p| **p != PointMode::F).count(), pms.iter().filter(|p| **p == PointMode::S).count())
+        };
+        let slipping = |p: PointMode| matches!(p, PointMode::P | PointMode::N);
+        let mut out = Vec::new();
+        for tier in [(2, 2), (2, 0), (1, 1), (1, 0)] {
+            let mut proved = false;
+            for m in all_modes().into_iter().filter(|&m| rank(m) == tier) {
+                if !allowed(0, m.0) || !allowed(1, m.1) {
+                    continue;
+                }
+                match self.admissible(m) {
+                    Tri::No => continue,
+                    Tri::Unknown => return Err(format!("admissibility of impact mode {m} undecided")),
+                    Tri::Yes => {}
+                }
+                let (t, next) = if m == Mode(PointMode::S, PointMode::S) {
+                    (self.stick_family(&u), None)
+                } else {
+                    let (t, next) = self.impact_mode(m, st, touching)?;
+                    let bits = if slipping(m.0) && slipping(m.1) {
+                        if m.1 == PointMode::P {
+                            1
+                        } else {
+                            2
+                        }
+                    } else {
+                        0
+                    };
+                    (t, Some((next, bits)))
+                };
+                if t != Tri::No {
+                    out.push(next);
+                    proved |= t == Tri::Yes;
+                }
+            }
+            // A proved consistent outcome in this tier: later tiers are never selected.
+            if proved {
+                return Ok(out);
+            }
+        }
+        if out.is_empty() {
+            return Err("no consistent impact outcome".into());
+        }
+        Ok(out)
+    }
+
+    /// The impulse-level mode `m` (not `SS`): its consistency and the state after it.
+    fn impact_mode(&self, m: Mode, st: &St, touching: [bool; 2]) -> Result<(Tri, St), String> {
+        let k = self.gains[mode_index(m)].as_ref().ok_or_else(|| format!("impact mode {m}: gain not verified"))?;
+        let sticks = m.0 == PointMode::S || m.1 == PointMode::S;
+        // λ = c λn + λt: λn from the scaled normal velocities, λt from the tangential ones
+        // (exactly zero without a sticking point: K's tangential columns are zero).
+        let mut ln = [zero(); 4];
+        let mut lt = [zero(); 4];
+        for r in 0..4 {
+            ln[r] = k[r][0] * st.zh[0] + k[r][1] * st.zh[1];
+            if sticks {
+                lt[r] = k[r][2] * st.xd[0] + k[r][3] * st.xd[1];
+            }
+        }
+        let lam: [I; 4] = std::array::from_fn(|r| st.c * ln[r] + lt[r]);
+        let an: [I; 4] = std::array::from_fn(|r| (0..4).fold(zero(), |acc, c| acc + self.a[r][c] * ln[c]));
+        let at: [I; 4] = std::array::from_fn(|r| (0..4).fold(zero(), |acc, c| acc + self.a[r][c] * lt[c]));
+        let mut next = *st;
+        for i in 0..2 {
+            let dz = if sticks { over_c(at[Z[i]], st.c) } else { Some(zero()) };
+            next.zh[i] = match dz {
+                Some(dz) => st.zh[i] + an[Z[i]] + dz,
+                None => I::ENTIRE,
+            };
+            next.xd[i] = st.xd[i] + st.c * an[X[i]] + at[X[i]];
+        }
+        let mut t = Tri::Yes;
+        for (i, pm) in [m.0, m.1].into_iter().enumerate() {
+            let (zi, xi) = (Z[i], X[i]);
+            // Normal impulse: its sign is λn's when nothing sticks (c > 0).
+            let lz = if sticks { lam[zi] } else { ln[zi] };
+            match pm {
+                PointMode::F => {
+                    if touching[i] {
+                        t = t.and(Tri::positive(next.zh[i]));
+                    }
+                }
+                PointMode::S => {
+                    t = t.and(Tri::positive(lz)).and(Tri::positive(self.mu[i] * lam[zi] - lam[xi].abs()));
+                }
+                PointMode::P | PointMode::N => {
+                    t = t.and(Tri::positive(lz)).and(Tri::positive(ex(slip_sign(pm)) * next.xd[i]));
+                }
+            }
+        }
+        for (i, pm) in [m.0, m.1].into_iter().enumerate() {
+            if pm == PointMode::F {
+                if touching[i] {
+                    // Lifts off from the support.
+                    next.sustained[i] = false;
+                    next.zg[i] = zero();
+                }
+            } else {
+                next.sustained[i] = true;
+                next.zh[i] = zero();
+                next.zg[i] = zero();
+                if pm == PointMode::S {
+                    next.xd[i] = zero();
+                }
+                next.hint[i] = slip_sign(pm) as i8;
+            }
+        }
+        Ok((t, next))
+    }
+
+    /// The class of the state and its proved mode; a sustained point whose mode is `F` lifts off.
+    fn settle(&self, st: &mut St) -> Result<(Mode, [I; 4]), String> {
+        let mut ps = [PointState::Separated; 2];
+        for i in 0..2 {
+            if st.sustained[i] {
+                let v = st.xd[i];
+                ps[i] = if v.lo() == 0.0 && v.hi() == 0.0 {
+                    PointState::Rest
+                } else if v.is_positive() {
+                    PointState::Slip(1)
+                } else if v.is_negative() {
+                    PointState::Slip(-1)
+                } else if st.hint[i] != 0 {
+                    PointState::Slip(st.hint[i])
+                } else {
+                    return Err(format!("slip direction of point {} undecided", i + 1));
+                };
+            }
+        }
+        st.hint = [0; 2];
+        let (mode, acc) = self.mode_of(ps)?;
+        for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
+            if st.sustained[i] && pm == PointMode::F {
+                st.sustained[i] = false;
+            }
+        }
+        Ok((mode, acc))
+    }
+
+    /// The return from the section for every `φ ∈ [lo, hi]`: every outcome the proved
+    /// decisions leave possible (one, unless a decision splits the interval), or why not.
+    pub fn enclose_return(&self, lo: f64, hi: f64) -> Result<Vec<ReturnEnclosure>, String> {
+        let phi = I::new(lo, hi).ok_or("empty interval")?;
+        let c = phi.cos();
+        let c = I::new(c.lo().max(0.0), c.hi().max(0.0)).ok_or("cos φ")?;
+        let s = phi.sin();
+        let st = St {
+            c,
+            zh: [zero(), ex(-1.0)],
+            zg: [zero(); 2],
+            xd: [-(c * self.e[1]) + self.e[2] * s, s],
+            sustained: [true, false],
+            hint: [0; 2],
+        };
+        let mut out = Vec::new();
+        let mut budget = MAX_BRANCHES;
+        for next in self.impact(&st, [true, true])? {
+            match next {
+                None => out.push(ReturnEnclosure::Rest { double_slip: 0 }),
+                Some((st, bits)) => self.flow(st, bits, MAX_EVENTS, &mut budget, &mut out)?,
+            }
+        }
+        Ok(out)
+    }
+
+    /// From a state after an event to the end of the return, each branch pushed on `out`.
+    fn flow(
+        &self,
+        mut st: St,
+        double_slip: u8,
+        events: usize,
+        budget: &mut usize,
+        out: &mut Vec<ReturnEnclosure>,
+    ) -> Result<(), String> {
+        if events == 0 {
+            return Err(format!("more than {MAX_EVENTS} events before the return (a Zeno series)"));
+        }
+        if *budget == 0 {
+            return Err(format!("more than {MAX_BRANCHES} branches"));
+        }
+        *budget -= 1;
+        let (mode, acc) = self.settle(&mut st)?;
+        if mode == Mode(PointMode::S, PointMode::S) {
+            out.push(ReturnEnclosure::Rest { double_slip });
+            return Ok(());
+        }
+        // Candidate events with their scaled times.
+        let mut cands: Vec<(Next, I)> = Vec::new();
+        let pms = [mode.0, mode.1];
+        for i in 0..2 {
+            let (az, ax) = (acc[Z[i]], acc[X[i]]);
+            if !st.sustained[i] {
+                let (zh, zg) = (st.zh[i], st.zg[i]);
+                if az.is_negative() {
+                    let disc = zh.sqr() - ex(2.0) * az * zg;
+                    let sq = disc.sqrt().ok_or("landing: negative discriminant")?;
+                    let t = if zh.hi() <= 0.0 { (ex(2.0) * zg).div(&(sq - zh)) } else { (zh + sq).div(&(-az)) }
+                        .ok_or("landing time")?;
+                    cands.push((Next::Land(i, -sq), t));
+                } else if !(az.lo() >= 0.0 && zh.lo() >= 0.0) {
+                    return Err(format!("landing of point {} undecided", i + 1));
+                }
+            } else if matches!(pms[i], PointMode::P | PointMode::N) && !(i == 0 && st.sustained[1]) {
+                // A double slip stops on point 2's clock (ẋ₁ = k ẋ₂).
+                let dec = ex(slip_sign(pms[i])) * ax;
+                if dec.is_negative() {
+                    let t = over_c(st.xd[i].div(&(-ax)).ok_or("slip stop time")?, st.c).ok_or("slip stop time")?;
+                    cands.push((Next::Stop(i), t));
+                } else if !dec.is_positive() {
+                    return Err(format!("slip of point {} undecided: stops or not", i + 1));
+                }
+            }
+        }
+        if cands.is_empty() {
+            return Err(format!("mode {mode}: no further event (the motion moves away)"));
+        }
+        // Every event that may come first on some φ of the interval is a branch.
+        let earliest_hi = |skip: usize| {
+            (0..cands.len()).filter(|&b| b != skip).map(|b| cands[b].1.hi()).fold(f64::INFINITY, f64::min)
+        };
+        let firsts: Vec<usize> = (0..cands.len()).filter(|&a| cands[a].1.lo() <= earliest_hi(a)).collect();
+        for a in firsts {
+            let (next, tau) = (&cands[a].0, cands[a].1);
+            let mut st = st;
+            let half = ex(0.5);
+            for i in 0..2 {
+                let (az, ax) = (acc[Z[i]], acc[X[i]]);
+                if !st.sustained[i] {
+                    let zg = st.zg[i] + st.zh[i] * tau + half * az * tau.sqr();
+                    // Still in flight until its own landing: the gap is ≥ 0.
+                    st.zg[i] = I::new(zg.lo().max(0.0), zg.hi().max(0.0)).unwrap_or(zg);
+                    st.zh[i] = st.zh[i] + az * tau;
+                }
+                st.xd[i] = st.xd[i] + st.c * ax * tau;
+            }
+            match *next {
+                Next::Stop(i) => {
+                    st.xd[i] = zero();
+                    if st.sustained[1 - i] {
+                        st.xd[1 - i] = zero();
+                    }
+                    self.flow(st, double_slip, events - 1, budget, out)?;
+                }
+                Next::Land(i, v) => {
+                    st.zg[i] = zero();
+                    st.zh[i] = v;
+                    if i == 1 && st.sustained[0] {
+                        let g = st.zh[1].abs();
+                        let ratio = over_c(st.xd[1], st.c * g).ok_or("R: the return's slip direction")?;
+                        out.push(ReturnEnclosure::Returned { r: ratio.atan(), g, double_slip });
+                        continue;
+                    }
+                    let touching = [st.sustained[0] || i == 0, st.sustained[1] || i == 1];
+                    for outcome in self.impact(&st, touching)? {
+                        match outcome {
+                            None => out.push(ReturnEnclosure::Rest { double_slip }),
+                            Some((st, bits)) => self.flow(st, double_slip | bits, events - 1, budget, out)?,
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One piece of the circle and what is proved on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Piece {
+    /// `φ` from (rad).
+    pub lo: f64,
+    /// `φ` to (rad).
+    pub hi: f64,
+    /// Every outcome the return may have on the piece (several where a decision splits it);
+    /// empty when the piece is undecided.
+    pub outcomes: Vec<ReturnEnclosure>,
+    /// Why the piece is undecided (at the bisection depth limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The circle `[−π/2, π/2]` (its ends the floats just outside) cut into pieces on which the
+/// return is enclosed and `accept` holds, bisecting each piece where the enclosure fails or
+/// `accept` does not hold, down to [`MAX_DEPTH`] halvings. Pieces that stay undecided carry the
+/// last reason.
+pub fn prove_over_circle(z: &IZod, accept: &(dyn Fn(&ReturnEnclosure) -> bool + Sync)) -> Vec<Piece> {
+    let end = FRAC_PI_2.next_up();
+    let n = INITIAL_PIECES;
+    let cut = |k: usize| {
+        if k == 0 {
+            -end
+        } else if k == n {
+            end
+        } else {
+            -end + 2.0 * end * k as f64 / n as f64
+        }
+    };
+    (0..n)
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut out = Vec::new();
+            let mut stack = vec![(cut(k), cut(k + 1), 0usize)];
+            let mut evaluations = 0;
+            while let Some((lo, hi, depth)) = stack.pop() {
+                if evaluations == MAX_EVALUATIONS {
+                    let reason = format!("work bound: {MAX_EVALUATIONS} enclosures on one initial piece");
+                    out.push(Piece { lo, hi, outcomes: vec![], reason: Some(reason) });
+                    continue;
+                }
+                evaluations += 1;
+                let res = z.enclose_return(lo, hi).and_then(|e| {
+                    if e.iter().all(accept) {
+                        Ok(e)
+                    } else {
+                        Err("the enclosure does not satisfy the inequality".to_string())
+                    }
+                });
+                match res {
+                    Ok(e) => out.push(Piece { lo, hi, outcomes: e, reason: None }),
+                    Err(reason) => {
+                        let mid = 0.5 * (lo + hi);
+                        if depth >= MAX_DEPTH || !(lo < mid && mid < hi) {
+                            out.push(Piece { lo, hi, outcomes: vec![], reason: Some(reason) });
+                        } else {
+                            stack.push((mid, hi, depth + 1));
+                            stack.push((lo, mid, depth + 1));
+                        }
+                    }
+                }
+            }
+            out.sort_by(|a, b| a.lo.total_cmp(&b.lo));
+            out
+        })
+        .collect()
+}
+
+/// A fixed point of `R` proved to exist in `phi`, with `G` enclosed on all of `phi`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FixedPointProof {
+    /// `φ*` lies in `[phi[0], phi[1]]` (rad).
+    pub phi: [f64; 2],
+    /// `G(φ) ∈ [G[0], G[1]]` for every `φ` there.
+    #[serde(rename = "G")]
+    pub g: [f64; 2],
+}
+
+/// The proof behind a verdict of [`super::classify::classify`].
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictProof {
+    /// `"interval"` or `"none"` with the reason.
+    #[serde(flatten)]
+    pub proof: Proof,
+    /// The mode facts, each proved, disproved or undecided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<ModeFacts>,
+    /// Pieces of the circle on which the return was enclosed (Theorem 3).
+    pub pieces: usize,
+    /// Upper bound of `G` over every piece where `R` is defined (Theorem 3).
+    #[serde(rename = "G_max")]
+    pub g_max: Option<f64>,
+    /// The fixed point with `G > 1` (Theorem 2).
+    pub fixed_point: Option<FixedPointProof>,
+    /// Pieces `[φ_lo, φ_hi]` left undecided (at most [`LISTED_UNDECIDED`] listed) and their count.
+    pub undecided: Vec<[f64; 2]>,
+    /// Number of undecided pieces.
+    pub undecided_count: usize,
+}
+
+/// Undecided pieces listed in a [`VerdictProof`].
+pub const LISTED_UNDECIDED: usize = 8;
+
+impl VerdictProof {
+    fn none(reason: impl Into<String>, facts: Option<ModeFacts>) -> Self {
+        VerdictProof {
+            proof: Proof::none(reason),
+            facts,
+            pieces: 0,
+            g_max: None,
+            fixed_point: None,
+            undecided: vec![],
+            undecided_count: 0,
+        }
+    }
+}
+
+/// Half-widths (rad) of the interval around a sampled fixed point tried by [`prove_fixed_point`].
+const FIXED_POINT_BOXES: [f64; 4] = [1e-9, 1e-7, 1e-5, 1e-3];
+
+/// A fixed point of `R` near `phi` with `G > 1` on its interval: `R(φ) − φ` has proved opposite
+/// signs at the interval's ends and the return follows one proved sequence of events on all of
+/// it (so `R` is continuous there, and the intermediate value theorem gives `φ*`).
+pub fn prove_fixed_point(z: &IZod, phi: f64) -> Result<FixedPointProof, String> {
+    let diff = |x: f64| -> Option<I> {
+        match z.enclose_return(x, x).ok()?.as_slice() {
+            [ReturnEnclosure::Returned { r, .. }] => Some(*r - ex(x)),
+            _ => None,
+        }
+    };
+    let mut last = "R is not enclosed near the fixed point".to_string();
+    for h in FIXED_POINT_BOXES {
+        let (a, b) = (phi - h, phi + h);
+        let (Some(da), Some(db)) = (diff(a), diff(b)) else { continue };
+        let opposite = (da.is_positive() && db.is_negative()) || (da.is_negative() && db.is_positive());
+        if !opposite {
+            last = format!("R(φ) − φ not of proved opposite signs at φ* ± {h:e}");
+            continue;
+        }
+        match z.enclose_return(a, b) {
+            Ok(v) => match v.as_slice() {
+                [ReturnEnclosure::Returned { g, .. }] => {
+                    return Ok(FixedPointProof { phi: [a, b], g: [g.lo(), g.hi()] });
+                }
+                _ => last = format!("the return splits or rests on φ* ± {h:e}"),
+            },
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Whether `t` is proved, with the fact's name for the reason when not.
+fn need(t: Tri, what: &str) -> Result<(), String> {
+    match t {
+        Tri::Yes => Ok(()),
+        Tri::No => Err(format!("{what} is disproved in interval arithmetic")),
+        Tri::Unknown => Err(format!("{what} is not decided in interval arithmetic")),
+    }
+}
+
+/// Proves the verdict `c` of `p` (P1's Theorems 1–3 and no equilibrium); Theorems 4 and 5 are
+/// not proved (`"none"`, with the reason).
+pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
+    let z = match IZod::new(p) {
+        Ok(z) => z,
+        Err(e) => return VerdictProof::none(e, None),
+    };
+    let f = ModeFacts::prove(&z);
+    let premises = |f: &ModeFacts| -> Result<(), String> {
+        need(f.equilibrium, "SS consistent at rest (equilibrium)")?;
+        need(f.unambiguous, "no other mode consistent at rest")?;
+        need(f.painleve_free, "one consistent mode in every state class (Painlevé-free)")
+    };
+    match c.theorem {
+        Theorem::SsInconsistent => match f.equilibrium {
+            Tri::No => VerdictProof { proof: Proof::interval(), ..VerdictProof::none("", Some(f)) },
+            t => VerdictProof::none(need(t, "SS inconsistent").err().unwrap_or_default(), Some(f)),
+        },
+        Theorem::Theorem1 => match (f.equilibrium, f.unambiguous) {
+            (Tri::Yes, Tri::No) => VerdictProof { proof: Proof::interval(), ..VerdictProof::none("", Some(f)) },
+            _ => VerdictProof::none("SS and a second mode consistent at rest are not both proved", Some(f)),
+        },
+        Theorem::Theorem2 => {
+            if let Err(e) = premises(&f) {
+                return VerdictProof::none(e, Some(f));
+            }
+            let Some(fp) = c.fixed_points.iter().find(|q| q.g > 1.0) else {
+                return VerdictProof::none("no sampled fixed point with G > 1", Some(f));
+            };
+            match prove_fixed_point(&z, fp.phi) {
+                Ok(q) if q.g[0] > 1.0 => {
+                    VerdictProof { proof: Proof::interval(), fixed_point: Some(q), ..VerdictProof::none("", Some(f)) }
+                }
+                Ok(q) => VerdictProof {
+                    fixed_point: Some(q),
+                    ..VerdictProof::none("G > 1 not proved on the fixed point's interval", Some(f))
+                },
+                Err(e) => VerdictProof::none(format!("fixed point: {e}"), Some(f)),
+            }
+        }
+        Theorem::Theorem3 => {
+            if let Err(e) = premises(&f).and_then(|_| need(f.persistent[0], "persistence (ẋ₂ > 0)")).and_then(|_| need(f.persistent[1], "persistence (ẋ₂ < 0)")) {
+                return VerdictProof::none(e, Some(f));
+            }
+            let pieces = prove_over_circle(&z, &|e| match e {
+                ReturnEnclosure::Rest { .. } => true,
+                ReturnEnclosure::Returned { g, .. } => g.hi() < 1.0,
+            });
+            circle_proof(pieces, f, "G < 1 wherever R is defined")
+        }
+        Theorem::Theorem4 | Theorem::Theorem4a | Theorem::Theorem5 => VerdictProof::none(
+            format!(
+                "{} rests on properties of R between samples (monotonicity, a partition): they need an enclosure of R′, not implemented; the verdict is sampled on {} values of φ",
+                c.theorem, c.samples
+            ),
+            Some(f),
+        ),
+        _ => VerdictProof::none("no theorem decided the verdict", Some(f)),
+    }
+}
+
+fn circle_proof(pieces: Vec<Piece>, facts: ModeFacts, what: &str) -> VerdictProof {
+    let undecided: Vec<&Piece> = pieces.iter().filter(|p| p.outcomes.is_empty()).collect();
+    let g_max = pieces
+        .iter()
+        .flat_map(|p| p.outcomes.iter())
+        .filter_map(|o| match o {
+            ReturnEnclosure::Returned { g, .. } => Some(g.hi()),
+            ReturnEnclosure::Rest { .. } => None,
+        })
+        .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
+    let proof = match undecided.first() {
+        None => Proof::interval(),
+        Some(p) => Proof::none(format!(
+            "{what}: {} of {} pieces undecided, the first [{:.12}, {:.12}]: {}",
+            undecided.len(),
+            pieces.len(),
+            p.lo,
+            p.hi,
+            p.reason.as_deref().unwrap_or("")
+        )),
+    };
+    VerdictProof {
+        proof,
+        facts: Some(facts),
+        pieces: pieces.len(),
+        g_max,
+        fixed_point: None,
+        undecided: undecided.iter().take(LISTED_UNDECIDED).map(|p| [p.lo, p.hi]).collect(),
+        undecided_count: undecided.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper_configs::p1::config;
+    use crate::twocontact::poincare::{return_map, ReturnStatus};
+    use crate::twocontact::sim::Simulator;
+    use crate::twocontact::zod::Zod;
+
+    #[test]
+    fn enclosures_contain_the_float_maps() {
+        for name in ["A", "B", "D"] {
+            let p = config(name).unwrap();
+            let z = IZod::new(&p).unwrap();
+            let sim = Simulator::new(Zod::new(&p).unwrap()).unwrap();
+            let mut proved = 0;
+            for k in 0..41 {
+                let phi = -1.5 + 3.0 * k as f64 / 40.0;
+                let f = return_map(&sim, phi).unwrap();
+                match z.enclose_return(phi, phi).map(|v| v[..].to_vec()) {
+                    Ok(v) if v.len() != 1 => panic!("{name} φ = {phi}: {} outcomes on a point", v.len()),
+                    Ok(v) => match v[0] {
+                        ReturnEnclosure::Returned { r, g, .. } => {
+                            proved += 1;
+                            assert_eq!(f.status, ReturnStatus::Returned, "{name} φ = {phi}");
+                            let (fr, fg) = (f.r.unwrap(), f.g.unwrap());
+                            let near = |x: I, v: f64| {
+                                x.lo() - 1e-9 * (1.0 + v.abs()) <= v && v <= x.hi() + 1e-9 * (1.0 + v.abs())
+                            };
+                            assert!(near(r, fr) && near(g, fg), "{name} φ = {phi}: R {fr} in {r}, G {fg} in {g}");
+                        }
+                        ReturnEnclosure::Rest { .. } => {
+                            proved += 1;
+                            assert_eq!(f.status, ReturnStatus::Rest, "{name} φ = {phi}");
+                        }
+                    },
+                    Err(e) => eprintln!("{name} φ = {phi}: {e}"),
+                }
+            }
+            eprintln!("{name}: {proved} of 41 proved");
+        }
+    }
+}
+
+#[cfg(test)]
+mod theorem_tests {
+    use super::*;
+    use crate::paper_configs::p1::config;
+    use crate::twocontact::classify::{classify, Verdict};
+
+    const SAMPLES: usize = 401;
+
+    #[test]
+    fn config_a_theorem_3_is_proved_over_the_whole_circle() {
+        let p = config("A").unwrap();
+        let c = classify(&p, SAMPLES).unwrap();
+        assert_eq!(c.theorem, Theorem::Theorem3);
+        let v = prove_verdict(&p, &c);
+        assert!(v.proof.is_proved(), "{v:?}");
+        let f = v.facts.as_ref().unwrap();
+        assert_eq!([f.equilibrium, f.unambiguous, f.painleve_free], [Tri::Yes; 3]);
+        assert_eq!(f.persistent, [Tri::Yes; 2]);
+        // The bound holds and covers every sampled G.
+        let g_max = v.g_max.unwrap();
+        assert!(g_max < 1.0 && g_max >= c.max_g.unwrap(), "{g_max} vs sampled {:?}", c.max_g);
+        assert_eq!(v.undecided_count, 0);
+    }
+
+    #[test]
+    fn a_false_inequality_is_never_proved() {
+        // G < (the largest sampled G) is false at that sample: no piece may prove it.
+        let p = config("A").unwrap();
+        let c = classify(&p, SAMPLES).unwrap();
+        let bound = c.max_g.unwrap();
+        let z = IZod::new(&p).unwrap();
+        let pieces = prove_over_circle(&z, &|e| match e {
+            ReturnEnclosure::Rest { .. } => true,
+            ReturnEnclosure::Returned { g, .. } => g.hi() < bound,
+        });
+        assert!(pieces.iter().any(|q| q.outcomes.is_empty()), "a false bound was proved");
+    }
+
+    #[test]
+    fn config_d_theorem_2_fixed_point_is_proved() {
+        let p = config("D").unwrap();
+        let c = classify(&p, SAMPLES).unwrap();
+        assert_eq!(c.verdict, Verdict::ReverseChatterUnstable);
+        let v = prove_verdict(&p, &c);
+        assert!(v.proof.is_proved(), "{v:?}");
+        let fp = v.fixed_point.unwrap();
+        let sampled = c.fixed_points.iter().find(|q| q.g > 1.0).unwrap();
+        assert!(fp.phi[0] <= sampled.phi && sampled.phi <= fp.phi[1], "{fp:?} vs {sampled:?}");
+        assert!(fp.g[0] > 1.0 && fp.g[0] - 1e-6 <= sampled.g && sampled.g <= fp.g[1] + 1e-6, "{fp:?} vs {sampled:?}");
+    }
+
+    #[test]
+    fn config_b_theorem_5_says_it_is_only_sampled() {
+        let p = config("B").unwrap();
+        let c = classify(&p, SAMPLES).unwrap();
+        assert_eq!(c.theorem, Theorem::Theorem5);
+        let v = prove_verdict(&p, &c);
+        assert!(!v.proof.is_proved());
+        assert!(v.proof.proof_reason.as_deref().unwrap().contains("Theorem 5"), "{v:?}");
+        // Its mode facts are proved all the same.
+        let f = v.facts.unwrap();
+        assert_eq!([f.equilibrium, f.unambiguous, f.painleve_free], [Tri::Yes; 3]);
+        assert_eq!(f.persistent, [Tri::No; 2]);
+    }
+
+    #[test]
+    fn an_equilibrium_on_the_edge_of_the_friction_cone_is_undecided_never_proved() {
+        // Flat supports, no torque, μ = tan α: SS sits exactly on the cone's edge.
+        let b = config("B").unwrap();
+        let p = TwoContact { phi1: 0.0, phi2: 0.0, torque: 0.0, mu1: b.alpha.tan(), mu2: b.alpha.tan(), ..b };
+        let z = IZod::new(&p).unwrap();
+        assert_eq!(ModeFacts::prove(&z).equilibrium, Tri::Unknown);
+        // Moved off the edge either way, it is decided.
+        for (mu, want) in [(1.001, Tri::Yes), (0.999, Tri::No)] {
+            let q = TwoContact { mu1: p.mu1 * mu, mu2: p.mu2 * mu, ..p };
+            assert_eq!(ModeFacts::prove(&IZod::new(&q).unwrap()).equilibrium, want, "μ × {mu}");
+        }
+    }
+
+    #[test]
+    fn units_do_not_change_the_proofs() {
+        for name in ["A", "D"] {
+            let p = config(name).unwrap();
+            let c = classify(&p, SAMPLES).unwrap();
+            let v = prove_verdict(&p, &c);
+            for k in [-8, 8] {
+                let s = 10f64.powi(k);
+                // Masses and forces × s, lengths (and the torque) × 1/s.
+                let q = TwoContact {
+                    mass: p.mass * s,
+                    force: p.force * s,
+                    rho: p.rho / s,
+                    h: p.h / s,
+                    l1: p.l1 / s,
+                    l2: p.l2 / s,
+                    torque: p.torque,
+                    ..p
+                };
+                let w = prove_verdict(&q, &classify(&q, SAMPLES).unwrap());
+                assert_eq!(w.proof.is_proved(), v.proof.is_proved(), "{name} × 1e{k}: {w:?}");
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs());
+                if let (Some(a), Some(b)) = (v.g_max, w.g_max) {
+                    assert!(close(a, b), "{name} × 1e{k}: G_max {a} vs {b}");
+                }
+                if let (Some(a), Some(b)) = (v.fixed_point, w.fixed_point) {
+                    assert!(close(a.g[0], b.g[0]), "{name} × 1e{k}: {a:?} vs {b:?}");
+                }
+            }
+        }
+    }
+}
