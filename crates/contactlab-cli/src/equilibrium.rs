@@ -203,8 +203,12 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
                     if p.pieces > 0 {
                         what.push(format!("every φ on {} pieces of the circle", p.pieces));
                     }
-                    if let Some(g) = p.g_max {
-                        what.push(format!("G ≤ {g:.6} wherever R is defined"));
+                    match p.g_max {
+                        Some(g) if g.is_finite() => what.push(format!("G ≤ {g:.6} wherever R is defined")),
+                        Some(_) => {
+                            what.push("R constant (the body turning about point 1), G unbounded near ±π/2".into())
+                        }
+                        None => {}
                     }
                     if let Some(f) = &p.fixed_point {
                         what.push(format!(

@@ -283,11 +283,25 @@ fn equilibrium_classify_json_and_maps() {
     let phi = v["fixed_points"][0]["phi"].as_f64().unwrap();
     assert!(fp["phi"][0].as_f64().unwrap() <= phi && phi <= fp["phi"][1].as_f64().unwrap(), "{fp}");
     assert!(fp["G"][0].as_f64().unwrap() > 1.0, "{fp}");
-    // Theorem 5 (configuration B) says it is sampled only, and why.
+    // Configuration B: Theorem 5 proved (R constant: every return ends turning about point 1).
     let o = run(&["equilibrium", "classify", &example("two-contact/config-B.toml"), "--json", "--samples", "401"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["proof"]["proof"], "none");
-    assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("Theorem 5"), "{}", v["proof"]);
+    assert_eq!((v["theorem"].as_str(), v["proof"]["proof"].as_str()), (Some("Theorem 5"), Some("interval")));
+    // The same body with its centre of mass lower and uphill: Theorem 5 on the samples, R varying,
+    // so sampled only, and the reason says why.
+    let dir = tmpdir("thm5");
+    let text = std::fs::read_to_string(example("two-contact/config-B.toml")).unwrap();
+    let text = text
+        .replace("h = 0.1341", "h = 0.08")
+        .replace("l1 = 0.0161", "l1 = -0.008")
+        .replace("l2 = 0.0761", "l2 = 0.052");
+    let model = dir.join("low.toml");
+    std::fs::write(&model, text).unwrap();
+    let o = run(&["equilibrium", "classify", model.to_str().unwrap(), "--json", "--samples", "401"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["theorem"].as_str(), v["proof"]["proof"].as_str()), (Some("Theorem 5"), Some("none")));
+    assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("R′"), "{}", v["proof"]);
+    std::fs::remove_dir_all(dir).ok();
     let out = tmpdir("maps");
     let o = run(&[
         "equilibrium",

@@ -102,6 +102,9 @@ def test_sweep_on_a_local_cluster_equals_one_process_and_the_cli_atlas():
     assert here.equals(spread) and here.equals(default_chunks)
     c = cli("equilibrium", "atlas", model, "--vary", "com_x=-0.05:0.0:6", "--vary", "com_z=0.1:0.16:4", "--samples", 201)
     assert list(here["verdict"]) == [cell["verdict"] for cell in c["cells"]]
+    # Each cell's verdict proved for every phi (interval arithmetic) or sampled only, as the CLI.
+    assert list(here["proof"]) == [cell.get("proof") for cell in c["cells"]]
+    assert set(here["proof"]) <= {"interval", "none"} and "interval" in set(here["proof"])
     assert np.allclose(here["com_x"], [cell["values"][0] for cell in c["cells"]], rtol=0, atol=1e-15)
 
 

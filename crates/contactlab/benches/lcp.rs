@@ -95,5 +95,18 @@ fn bench_warm_start(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_lemke, bench_equilibration, bench_warm_start);
+/// The proof of "no solution" by enumeration at its largest size (issue #23 part 2): n = 12, all
+/// 2¹² complementary pieces proved empty, each by an LP whose Farkas certificate is checked in
+/// interval arithmetic (M = −I, q = −1: every piece is empty).
+fn bench_no_piece_proof(c: &mut Criterion) {
+    use contactlab::lcp::proof::{prove_no_piece, PIECE_PROOF_MAX};
+    let n = PIECE_PROOF_MAX;
+    let lcp = Lcp::new(-DMatrix::identity(n, n), DVector::from_element(n, -1.0)).expect("valid");
+    let mut group = c.benchmark_group("lcp_proof");
+    group.sample_size(10);
+    group.bench_function("prove_no_piece_n12", |b| b.iter(|| assert_eq!(prove_no_piece(&lcp), Ok(1 << n))));
+    group.finish();
+}
+
+criterion_group!(benches, bench_lemke, bench_equilibration, bench_warm_start, bench_no_piece_proof);
 criterion_main!(benches);

@@ -1,10 +1,13 @@
 //! P1 analyses on the Fig. 3 configurations. Targets (issue #4): one evaluation of R and G
 //! ≤ 2 µs; `classify` (2001 samples of φ plus refinement of fixed points) ≤ 20 ms; a 200 × 200
-//! atlas ≤ 3 min on two cores (timed by `contactlab equilibrium atlas`, not here).
+//! atlas ≤ 3 min on two cores (timed by `contactlab equilibrium atlas`, not here). The verdicts
+//! proved for every φ in interval arithmetic (issue #23 part 3): configuration A's Theorem 3
+//! over the whole circle and D's Theorem 2 fixed point (target: a configuration ≤ 1 s).
 
 use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::classify::classify;
 use contactlab::twocontact::poincare::return_map;
+use contactlab::twocontact::proof::prove_verdict;
 use contactlab::twocontact::sim::Simulator;
 use contactlab::twocontact::zod::Zod;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -19,6 +22,13 @@ fn bench(c: &mut Criterion) {
     for name in ["A", "B"] {
         let p = config(name).unwrap();
         g.bench_function(format!("classify_2001_{name}"), |b| b.iter(|| classify(&p, 2001).unwrap()));
+    }
+    for name in ["A", "D"] {
+        let p = config(name).unwrap();
+        let c = classify(&p, 2001).unwrap();
+        g.bench_function(format!("prove_verdict_{name}"), |b| {
+            b.iter(|| assert!(prove_verdict(&p, &c).proof.is_proved()))
+        });
     }
     g.finish();
 }

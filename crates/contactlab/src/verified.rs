@@ -37,7 +37,7 @@ use serde::Serialize;
 use crate::interval::Interval;
 
 /// Whether a verdict is proved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProofKind {
     /// Proved in interval arithmetic on the exact data.

@@ -108,7 +108,9 @@ def sweep(
 
     * ``planar-two-contact`` (P1, the Fig. 6 atlas): keys are model keys or ``com_x``/``com_z``
       (the centre of mass with the contacts fixed); columns ``verdict``, ``theorem`` (Theorems
-      1-5) and ``g_star``; ``samples`` values of phi per cell.
+      1-5), ``g_star`` and ``proof`` (``"interval"`` where the verdict is proved for every phi
+      in interval arithmetic, ``"none"`` where it is sampled only); ``samples`` values of phi
+      per cell.
     * ``fixture`` (P4): keys ``load[i]`` (a component of the external load), ``mu[i]`` (a
       contact's friction coefficient, from 0) and ``mu_scale`` (all coefficients scaled);
       columns ``classification``, ``weakly_stable``, ``strongly_stable`` and ``critical_mu``
@@ -154,7 +156,7 @@ def sweep(
     rows = [c for part in parts for c in part]
     frame = {k: [c["values"][d] for c in rows] for d, k in enumerate(keys)}
     for col in columns:
-        values = [c[col] for c in rows]
+        values = [c.get(col) for c in rows]
         if col in ("g_star", "critical_mu"):
             values = [np.nan if v is None else v for v in values]
         frame[col] = values

@@ -78,7 +78,7 @@ pub const REGISTRY: &[KindDef] = &[
             "equilibrium simulate",
             "equilibrium atlas",
         ],
-        sweep: Some(&["verdict", "theorem", "g_star"]),
+        sweep: Some(&["verdict", "theorem", "g_star", "proof"]),
         read: |d| crate::twocontact::model::from_model(d).map(Model::TwoContact),
     },
     KindDef {

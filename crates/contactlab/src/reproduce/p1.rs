@@ -20,6 +20,7 @@ use crate::twocontact::poincare::sample;
 use crate::twocontact::poincare::DEFAULT_SAMPLES;
 use crate::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::zod::Zod;
+use crate::verified::ProofKind;
 use crate::Error;
 
 /// Section title.
@@ -110,8 +111,13 @@ fn proof_note(p: &crate::twocontact::proof::VerdictProof) -> String {
     if p.pieces > 0 {
         parts.push(format!("the return enclosed on {} pieces covering [−π/2, π/2]", p.pieces));
     }
-    if let Some(g) = p.g_max {
-        parts.push(format!("G ≤ {g:.6} wherever R is defined"));
+    match p.g_max {
+        Some(g) if g.is_finite() => parts.push(format!("G ≤ {g:.6} wherever R is defined")),
+        Some(_) => parts.push(
+            "R = R₁ (the body turning about point 1) wherever defined; G unbounded near ±π/2 (P1 Lemma 2a, set 2)"
+                .into(),
+        ),
+        None => {}
     }
     if let Some(f) = &p.fixed_point {
         parts.push(format!(
@@ -149,21 +155,15 @@ fn maps_and_verdicts(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         // The same verdict proved over every φ in interval arithmetic (issue #23): Theorems 2
         // and 3 are; Theorem 5 (B) rests on R's monotonicity between samples and is not.
         let proof = crate::twocontact::proof::prove_verdict(&p, &c);
-        if *name != "B" {
-            sec.rows.push(
-                Row::exact(
-                    format!("config {name}: verdict proved in interval arithmetic ({theorem})"),
-                    "proved",
-                    if proof.proof.is_proved() { "proved" } else { "not proved" },
-                    src,
-                )
-                .with_note(proof_note(&proof)),
-            );
-        } else if let Some(why) = &proof.proof.proof_reason {
-            let last = sec.rows.len() - 1;
-            let note = format!("{}; proof: none ({why})", c.evidence);
-            sec.rows[last] = sec.rows[last].clone().with_note(note);
-        }
+        sec.rows.push(
+            Row::exact(
+                format!("config {name}: verdict proved in interval arithmetic ({theorem})"),
+                "proved",
+                if proof.proof.is_proved() { "proved" } else { "not proved" },
+                src,
+            )
+            .with_note(proof_note(&proof)),
+        );
         if *name != "A" {
             sec.rows.push(Row::exact(
                 format!("config {name}: weakly persistent"),
@@ -345,6 +345,40 @@ fn atlas_fig6(sec: &mut Section, opts: &Options) -> Result<(), Error> {
              theorem of P1 decides (neither weakly persistent nor with a fixed point of G above 1).",
             cells.iter().filter(|c| c.theorem == Theorem::Marginal).count(),
             cells.iter().filter(|c| c.verdict == Verdict::Undetermined && c.theorem != Theorem::Marginal).count()
+        ),
+    });
+    // The proved layer (issue #23): which verdicts are proved for every φ in interval arithmetic.
+    let (proved, sampled) = crate::twocontact::atlas::proof_counts(&cells);
+    let proved_by =
+        |t: Theorem| cells.iter().filter(|c| c.theorem == t && c.proof == Some(ProofKind::Interval)).count();
+    CategoryMap {
+        title: format!(
+            "P1 Fig. 6-style atlas: verdicts proved in interval arithmetic ({proved} of {} cells)",
+            cells.len()
+        ),
+        x_label: "CoM position downhill of contact 1, com_x [m]".into(),
+        y_label: "CoM height above the contacts, com_z [m]".into(),
+        xs: (0..nx).map(|k| axes[0].value(k)).collect(),
+        ys: (0..ny).map(|k| axes[1].value(k)).collect(),
+        cells: crate::twocontact::atlas::proof_indices(&cells),
+        legend: crate::twocontact::atlas::proof_legend(),
+        marks: vec![("B".into(), -b.l1, b.h), ("D".into(), -config("D").expect("D").l1, b.h)],
+        paths: vec![],
+    }
+    .save(&opts.out.join("p1_fig6_atlas_proof.png"))?;
+    sec.figures.push(Figure {
+        file: "p1_fig6_atlas_proof.png".into(),
+        caption: format!(
+            "The Fig. 6-style atlas's proved layer: {proved} of {} cells have their verdict proved for every φ in interval \
+             arithmetic ({} no equilibrium, {} by Theorem 1, {} by Theorem 2, {} by Theorem 3, {} by Theorem 5 with R \
+             constant); {sampled} are sampled only ({DEFAULT_SAMPLES} values of φ): Theorem 5 where R varies (its \
+             monotonicity needs an enclosure of R′), Theorem 4, and the undetermined cells, which have no theorem to prove.",
+            cells.len(),
+            proved_by(Theorem::SsInconsistent),
+            proved_by(Theorem::Theorem1),
+            proved_by(Theorem::Theorem2),
+            proved_by(Theorem::Theorem3),
+            proved_by(Theorem::Theorem5),
         ),
     });
     Ok(())

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::classify::{classify, Verdict};
 use super::TwoContact;
+use crate::verified::ProofKind;
 use crate::Error;
 
 /// One axis of the grid: `n` equally spaced values of `key` from `lo` to `hi`.
@@ -177,6 +178,38 @@ pub struct Cell {
     pub theorem: crate::twocontact::classify::Theorem,
     /// Largest `G*` over the fixed points of `R` (`None` without fixed points).
     pub g_star: Option<f64>,
+    /// Whether the verdict is proved in interval arithmetic over all `φ`
+    /// ([`crate::twocontact::proof::prove_verdict`]) or sampled only; `None` for invalid cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofKind>,
+}
+
+/// The proved layer of an atlas: each cell proved, sampled only, or not evaluated, as indices
+/// into [`proof_legend`].
+pub fn proof_indices(cells: &[Cell]) -> Vec<usize> {
+    cells
+        .iter()
+        .map(|c| match c.proof {
+            Some(ProofKind::Interval) => 0,
+            Some(ProofKind::None) => 1,
+            None => 2,
+        })
+        .collect()
+}
+
+/// The legend of the proved layer: proved, sampled only, not evaluated.
+pub fn proof_legend() -> Vec<(String, (u8, u8, u8))> {
+    vec![
+        ("proved (interval arithmetic)".into(), crate::plot::palette(2)),
+        ("sampled only".into(), crate::plot::palette(4)),
+        ("not evaluated".into(), (255, 255, 255)),
+    ]
+}
+
+/// How many cells are proved and how many are sampled only.
+pub fn proof_counts(cells: &[Cell]) -> (usize, usize) {
+    let n = |k: ProofKind| cells.iter().filter(|c| c.proof == Some(k)).count();
+    (n(ProofKind::Interval), n(ProofKind::None))
 }
 
 /// The legend of a verdict map: each verdict with its colour, in [`Verdict::ALL`] order.
@@ -350,20 +383,23 @@ pub fn axis_label(key: &str) -> String {
     format!("{key} [{unit}]")
 }
 
-/// Writes an atlas into `dir`: `atlas.csv` (the varied values, verdict, theorem, G*) and, for two
-/// axes, the verdict map `atlas.png`, for one axis `(G*)²` along it (`atlas_gstar.png`).
+/// Writes an atlas into `dir`: `atlas.csv` (the varied values, verdict, theorem, G*, proof) and,
+/// for two axes, the verdict map `atlas.png` and its proved layer `atlas_proof.png` (each cell
+/// proved or sampled only, the counts in the title), for one axis `(G*)²` along it
+/// (`atlas_gstar.png`).
 pub fn write_files(title: &str, axes: &[Axis], cells: &[Cell], dir: &std::path::Path) -> Result<(), Error> {
     use crate::plot::{CategoryMap, Mark, XyPlot};
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let mut csv = axes.iter().map(|x| x.key.clone()).collect::<Vec<_>>().join(",");
-    csv.push_str(",verdict,theorem,G_star\n");
+    csv.push_str(",verdict,theorem,G_star,proof\n");
     for c in cells {
         let vals = c.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
         csv.push_str(&format!(
-            "{vals},{},{},{}\n",
+            "{vals},{},{},{},{}\n",
             c.verdict,
             c.theorem,
-            c.g_star.map_or(String::new(), |g| g.to_string())
+            c.g_star.map_or(String::new(), |g| g.to_string()),
+            c.proof.map_or("", |p| if p == ProofKind::Interval { "interval" } else { "none" })
         ));
     }
     crate::output::write_file(dir, "atlas.csv", &csv)?;
@@ -379,7 +415,20 @@ pub fn write_files(title: &str, axes: &[Axis], cells: &[Cell], dir: &std::path::
             marks: vec![],
             paths: vec![],
         }
-        .save(&dir.join("atlas.png"))
+        .save(&dir.join("atlas.png"))?;
+        let (proved, sampled) = proof_counts(cells);
+        CategoryMap {
+            title: format!("{title}: verdicts proved for every φ: {proved} cells, sampled only: {sampled}"),
+            x_label: axis_label(&axes[0].key),
+            y_label: axis_label(&axes[1].key),
+            xs: (0..axes[0].n).map(|k| axes[0].value(k)).collect(),
+            ys: (0..axes[1].n).map(|k| axes[1].value(k)).collect(),
+            cells: proof_indices(cells),
+            legend: proof_legend(),
+            marks: vec![],
+            paths: vec![],
+        }
+        .save(&dir.join("atlas_proof.png"))
     } else {
         XyPlot::new(format!("{title}: (G*)^2 along {}", axes[0].key), axis_label(&axes[0].key), "(G*)^2 [–]")
             .add(
@@ -474,6 +523,7 @@ pub fn classify_cells(
                     verdict: Verdict::Invalid,
                     theorem: crate::twocontact::classify::Theorem::NotEvaluated,
                     g_star: None,
+                    proof: None,
                 },
                 Ok(q) => {
                     let c = classify(&q, samples)?;
@@ -482,7 +532,8 @@ pub fn classify_cells(
                         .iter()
                         .map(|f| f.g)
                         .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.max(g))));
-                    Cell { values: values.clone(), verdict: c.verdict, theorem: c.theorem, g_star }
+                    let proof = Some(crate::twocontact::proof::prove_verdict(&q, &c).proof.proof);
+                    Cell { values: values.clone(), verdict: c.verdict, theorem: c.theorem, g_star, proof }
                 }
             };
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

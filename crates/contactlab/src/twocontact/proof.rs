@@ -14,14 +14,28 @@
 //! tangential velocities are not scaled. Then `G = |ẑ₂|` at the return and every landing and
 //! impact of a slipping point is regular as `φ → ±π/2` (`c → 0`): the intervals at the ends of
 //! the circle can be proved too, where P1's Lemma 2 describes the limits. A slip that must stop
-//! takes the scaled time `|ẋ|/(c|ẍ|)`, unbounded there, which the enclosure carries as such.
+//! takes the scaled time `|ẋ|/(c|ẍ|)`, unbounded there: where such a stop may come first the
+//! state is unscaled (times and velocities as they are, regular in that regime) and `G = |ż₂|/c`
+//! is enclosed as unbounded, as P1's Lemma 2a (set 2) has it.
+//!
+//! **Split decisions.** Where an impact's outcome or the order of two events cannot be decided
+//! on the whole interval, every possibility is followed (each branch's formulas enclose the
+//! return for the angles where its choice is the right one, the boundary angles included, where
+//! the competing outcomes coincide); the enclosure is then a list of outcomes. An impact always
+//! has a (non-strictly) consistent outcome (the frictional impact problem with a positive
+//! definite Delassus matrix is solvable), so the branches cover every angle.
 //!
 //! **What is proved.** For the exact real parameters (each `f64` of the model taken as exact),
 //! for every `φ ∈ Φ ∩ (−π/2, π/2)`: the return follows the proved sequence of events and ends
 //! either at the section with `R(φ) ∈ [R]`, `G(φ) ∈ [G]`, or at rest (`R`, `G` undefined). The
 //! mode table (one consistent mode per state class, equilibrium, ambiguity, persistence) is
 //! proved once per configuration by [`ModeFacts`]. A Zeno series before the return is not
-//! enclosed (the interval is undecided): P1's configurations A and D have none.
+//! enclosed (the interval is undecided): P1's configurations A, B and D have none.
+//!
+//! [`prove_verdict`] turns this into proofs of P1's verdicts: Theorem 3 (`G < 1` on every piece
+//! of a cover of the circle), Theorem 2 (a fixed point by the intermediate value theorem on one
+//! proved path, `G > 1` on it), Theorem 5 where every return ends as the body turns about point
+//! 1 at rest (`R ≡ atan(e₁/e₂)`), Theorem 1 and no equilibrium from the mode facts.
 
 use std::f64::consts::FRAC_PI_2;
 
@@ -45,9 +59,10 @@ pub const MAX_DEPTH: usize = 30;
 /// interval.
 pub const MAX_BRANCHES: usize = 256;
 
-/// Enclosures one initial piece of [`prove_over_circle`] may evaluate; beyond, the pieces left
-/// are undecided ("work bound").
-pub const MAX_EVALUATIONS: usize = 2048;
+/// Enclosures [`prove_over_circle`] may evaluate in all; beyond, the pieces left are undecided
+/// ("work bound"). Whether the bound is hit does not depend on the threads: each piece's
+/// bisection is deterministic, so the total work is.
+pub const MAX_EVALUATIONS: usize = 8192;
 
 /// Initial pieces of the circle in [`prove_over_circle`].
 pub const INITIAL_PIECES: usize = 64;
@@ -193,6 +208,12 @@ impl IZod {
         }
         z.table = (0..16).map(|k| z.prove_class([CLASSES[k / 4], CLASSES[k % 4]])).collect();
         Ok(z)
+    }
+
+    /// `R₁ = atan(e₁/e₂)`: the return angle of point 2 landing while the body turns about point
+    /// 1 at rest (`ẋ₁ = ż₁ = 0`); `None` when `e₂` is not proved nonzero.
+    pub fn r_pivot(&self) -> Option<I> {
+        self.e[1].div(&self.e[2]).map(|t| t.atan())
     }
 
     /// `k` in `ẋ₁ = k ẋ₂` with both contacts sustained.
@@ -506,8 +527,11 @@ impl ModeFacts {
 /// The state of a return in scaled variables (module docs).
 #[derive(Debug, Clone, Copy)]
 struct St {
-    /// `c = cos φ` (`≥ 0`; `> 0` for every `φ` of the open circle).
+    /// The scale of the normal variables: `c = cos φ` (`≥ 0`; `> 0` for every `φ` of the open
+    /// circle), or exactly 1 once the state is unscaled (see [`St::unscale`]).
     c: I,
+    /// `cos φ` itself.
+    cos: I,
     /// Normal velocities divided by `c`.
     zh: [I; 2],
     /// Normal gaps divided by `c²` (flying points; exactly 0 when sustained).
@@ -520,6 +544,23 @@ struct St {
     /// so the slip has that sign even where its enclosure holds 0 (at the angle where the
     /// impact turns from slipping to sticking, the sticking branch holds the limit).
     hint: [i8; 2],
+}
+
+impl St {
+    /// The same state in unscaled variables (normal velocities `ż = c ẑ`, gaps `z = c² ẑ_g`,
+    /// times unscaled): where a slip must stop while `c` may be 0, its stop takes the scaled time
+    /// `|ẋ|/(c|ẍ|)`, unbounded, but the unscaled time `|ẋ|/|ẍ|`, regular; `G` is then `|ż₂|/c`.
+    fn unscale(&mut self) {
+        for i in 0..2 {
+            self.zh[i] = self.c * self.zh[i];
+            self.zg[i] = self.c * self.c * self.zg[i];
+        }
+        self.c = ex(1.0);
+    }
+
+    fn is_unscaled(&self) -> bool {
+        self.c.lo() == 1.0 && self.c.hi() == 1.0
+    }
 }
 
 /// `x / c` for `c ≥ 0` (`c > 0` on the open circle), also when `c`'s lower bound is 0 and `x`
@@ -554,6 +595,10 @@ pub enum ReturnEnclosure {
         g: I,
         /// Slipping double impacts met (bits as [`super::poincare::MapPoint::double_slip`]).
         double_slip: u8,
+        /// The return ends while point 1 is at rest, so point 2 lands as the body turns about
+        /// point 1 and `R = R₁ = atan(e₁/e₂)` exactly, the same constant for every `φ` of the
+        /// interval ([`IZod::r_pivot`]).
+        pivot: bool,
     },
     /// At rest before returning: `R`, `G` undefined.
     Rest {
@@ -730,6 +775,7 @@ impl IZod {
         let s = phi.sin();
         let st = St {
             c,
+            cos: c,
             zh: [zero(), ex(-1.0)],
             zg: [zero(); 2],
             xd: [-(c * self.e[1]) + self.e[2] * s, s],
@@ -768,35 +814,21 @@ impl IZod {
             out.push(ReturnEnclosure::Rest { double_slip });
             return Ok(());
         }
-        // Candidate events with their scaled times.
-        let mut cands: Vec<(Next, I)> = Vec::new();
         let pms = [mode.0, mode.1];
-        for i in 0..2 {
-            let (az, ax) = (acc[Z[i]], acc[X[i]]);
-            if !st.sustained[i] {
-                let (zh, zg) = (st.zh[i], st.zg[i]);
-                if az.is_negative() {
-                    let disc = zh.sqr() - ex(2.0) * az * zg;
-                    let sq = disc.sqrt().ok_or("landing: negative discriminant")?;
-                    let t = if zh.hi() <= 0.0 { (ex(2.0) * zg).div(&(sq - zh)) } else { (zh + sq).div(&(-az)) }
-                        .ok_or("landing time")?;
-                    cands.push((Next::Land(i, -sq), t));
-                } else if !(az.lo() >= 0.0 && zh.lo() >= 0.0) {
-                    return Err(format!("landing of point {} undecided", i + 1));
-                }
-            } else if matches!(pms[i], PointMode::P | PointMode::N) && !(i == 0 && st.sustained[1]) {
-                // A double slip stops on point 2's clock (ẋ₁ = k ẋ₂).
-                let dec = ex(slip_sign(pms[i])) * ax;
-                if dec.is_negative() {
-                    let t = over_c(st.xd[i].div(&(-ax)).ok_or("slip stop time")?, st.c).ok_or("slip stop time")?;
-                    cands.push((Next::Stop(i), t));
-                } else if !dec.is_positive() {
-                    return Err(format!("slip of point {} undecided: stops or not", i + 1));
-                }
-            }
-        }
+        let mut cands = candidates(&st, pms, &acc)?;
         if cands.is_empty() {
             return Err(format!("mode {mode}: no further event (the motion moves away)"));
+        }
+        // A slip stop that may come first but, with c possibly 0, at an unbounded scaled time:
+        // continue in unscaled variables, where its time is regular.
+        let unbounded_stop = cands.iter().enumerate().any(|(a, (n, t))| {
+            matches!(n, Next::Stop(_))
+                && t.hi() == f64::INFINITY
+                && cands.iter().enumerate().all(|(b, (_, u))| b == a || t.lo() <= u.hi())
+        });
+        if unbounded_stop && !st.is_unscaled() {
+            st.unscale();
+            cands = candidates(&st, pms, &acc)?;
         }
         // Every event that may come first on some φ of the interval is a branch.
         let earliest_hi = |skip: usize| {
@@ -829,9 +861,20 @@ impl IZod {
                     st.zg[i] = zero();
                     st.zh[i] = v;
                     if i == 1 && st.sustained[0] {
-                        let g = st.zh[1].abs();
-                        let ratio = over_c(st.xd[1], st.c * g).ok_or("R: the return's slip direction")?;
-                        out.push(ReturnEnclosure::Returned { r: ratio.atan(), g, double_slip });
+                        let speed = st.zh[1].abs();
+                        let g = if st.is_unscaled() {
+                            over_c(speed, st.cos).ok_or("G: the return's speed")?
+                        } else {
+                            speed
+                        };
+                        let at_rest = st.xd[0].lo() == 0.0 && st.xd[0].hi() == 0.0;
+                        let r = if at_rest {
+                            // ẋ₁ = e₁ż₂ + e₂ẋ₂ = 0 with ż₂ < 0: tan R = ẋ₂/|ż₂| = e₁/e₂.
+                            self.r_pivot().ok_or("R about point 1: e₂ not proved nonzero")?
+                        } else {
+                            over_c(st.xd[1], st.c * speed).ok_or("R: the return's slip direction")?.atan()
+                        };
+                        out.push(ReturnEnclosure::Returned { r, g, double_slip, pivot: at_rest });
                         continue;
                     }
                     let touching = [st.sustained[0] || i == 0, st.sustained[1] || i == 1];
@@ -846,6 +889,37 @@ impl IZod {
         }
         Ok(())
     }
+}
+
+/// The events that may end the phase of mode `pms` with accelerations `acc` from `st`, with
+/// their (scaled) times.
+fn candidates(st: &St, pms: [PointMode; 2], acc: &[I; 4]) -> Result<Vec<(Next, I)>, String> {
+    let mut cands: Vec<(Next, I)> = Vec::new();
+    for i in 0..2 {
+        let (az, ax) = (acc[Z[i]], acc[X[i]]);
+        if !st.sustained[i] {
+            let (zh, zg) = (st.zh[i], st.zg[i]);
+            if az.is_negative() {
+                let disc = zh.sqr() - ex(2.0) * az * zg;
+                let sq = disc.sqrt().ok_or("landing: negative discriminant")?;
+                let t = if zh.hi() <= 0.0 { (ex(2.0) * zg).div(&(sq - zh)) } else { (zh + sq).div(&(-az)) }
+                    .ok_or("landing time")?;
+                cands.push((Next::Land(i, -sq), t));
+            } else if !(az.lo() >= 0.0 && zh.lo() >= 0.0) {
+                return Err(format!("landing of point {} undecided", i + 1));
+            }
+        } else if matches!(pms[i], PointMode::P | PointMode::N) && !(i == 0 && st.sustained[1]) {
+            // A double slip stops on point 2's clock (ẋ₁ = k ẋ₂).
+            let dec = ex(slip_sign(pms[i])) * ax;
+            if dec.is_negative() {
+                let t = over_c(st.xd[i].div(&(-ax)).ok_or("slip stop time")?, st.c).ok_or("slip stop time")?;
+                cands.push((Next::Stop(i), t));
+            } else if !dec.is_positive() {
+                return Err(format!("slip of point {} undecided: stops or not", i + 1));
+            }
+        }
+    }
+    Ok(cands)
 }
 
 /// One piece of the circle and what is proved on it.
@@ -879,19 +953,18 @@ pub fn prove_over_circle(z: &IZod, accept: &(dyn Fn(&ReturnEnclosure) -> bool + 
             -end + 2.0 * end * k as f64 / n as f64
         }
     };
+    let spent = std::sync::atomic::AtomicUsize::new(0);
     (0..n)
         .into_par_iter()
         .flat_map_iter(|k| {
             let mut out = Vec::new();
             let mut stack = vec![(cut(k), cut(k + 1), 0usize)];
-            let mut evaluations = 0;
             while let Some((lo, hi, depth)) = stack.pop() {
-                if evaluations == MAX_EVALUATIONS {
-                    let reason = format!("work bound: {MAX_EVALUATIONS} enclosures on one initial piece");
+                if spent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= MAX_EVALUATIONS {
+                    let reason = format!("work bound: {MAX_EVALUATIONS} enclosures");
                     out.push(Piece { lo, hi, outcomes: vec![], reason: Some(reason) });
                     continue;
                 }
-                evaluations += 1;
                 let res = z.enclose_return(lo, hi).and_then(|e| {
                     if e.iter().all(accept) {
                         Ok(e)
@@ -1011,8 +1084,9 @@ fn need(t: Tri, what: &str) -> Result<(), String> {
     }
 }
 
-/// Proves the verdict `c` of `p` (P1's Theorems 1–3 and no equilibrium); Theorems 4 and 5 are
-/// not proved (`"none"`, with the reason).
+/// Proves the verdict `c` of `p`: P1's Theorems 1–3, no equilibrium, and Theorem 5 where `R`
+/// is constant (every return ends as the body turns about point 1 at rest); Theorem 4 and a
+/// varying `R` under Theorem 5 are not proved (`"none"`, with the reason).
 pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
     let z = match IZod::new(p) {
         Ok(z) => z,
@@ -1061,7 +1135,13 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
             });
             circle_proof(pieces, f, "G < 1 wherever R is defined")
         }
-        Theorem::Theorem4 | Theorem::Theorem4a | Theorem::Theorem5 => VerdictProof::none(
+        Theorem::Theorem5 => {
+            if let Err(e) = premises(&f) {
+                return VerdictProof::none(e, Some(f));
+            }
+            prove_theorem5(&z, f)
+        }
+        Theorem::Theorem4 | Theorem::Theorem4a => VerdictProof::none(
             format!(
                 "{} rests on properties of R between samples (monotonicity, a partition): they need an enclosure of R′, not implemented; the verdict is sampled on {} values of φ",
                 c.theorem, c.samples
@@ -1069,6 +1149,61 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
             Some(f),
         ),
         _ => VerdictProof::none("no theorem decided the verdict", Some(f)),
+    }
+}
+
+/// Theorem 5 where every return ends as the body turns about point 1 at rest, so that `R` is
+/// the constant `R₁` wherever it is defined: then `R` is non-decreasing, its only fixed point
+/// is `φ* = R₁` (checked: `G < 1` there), `|R(±π/2)| = |R₁| < π/2`, and weak persistence
+/// needs only the slipping double impacts of every return (none in a direction that is not
+/// persistent). A return that ends otherwise leaves `R` varying, whose monotonicity needs an
+/// enclosure of `R′`: not implemented, and then the proof says so.
+fn prove_theorem5(z: &IZod, f: ModeFacts) -> VerdictProof {
+    let pieces = prove_over_circle(z, &|e| match e {
+        ReturnEnclosure::Rest { .. } => true,
+        ReturnEnclosure::Returned { pivot, .. } => *pivot,
+    });
+    let mut v =
+        circle_proof(pieces.clone(), f.clone(), "R constant (the body turning about point 1) wherever it is defined");
+    if !v.proof.is_proved() {
+        let why = v.proof.proof_reason.take().unwrap_or_default();
+        v.proof = crate::verified::Proof::none(format!(
+            "{why}; R varying there needs an enclosure of R′ for its monotonicity (not implemented)"
+        ));
+        return v;
+    }
+    let Some(r1) = z.r_pivot() else {
+        return VerdictProof::none("R₁ = atan(e₁/e₂): e₂ not proved nonzero", Some(f));
+    };
+    // Weak persistence: in each direction that is not persistent, no slipping double impact in
+    // any return.
+    let bits = pieces.iter().flat_map(|p| p.outcomes.iter()).fold(0u8, |b, o| match o {
+        ReturnEnclosure::Returned { double_slip, .. } | ReturnEnclosure::Rest { double_slip } => b | double_slip,
+    });
+    for (d, name) in [(0usize, "ẋ₂ > 0"), (1, "ẋ₂ < 0")] {
+        if f.persistent[d] != Tri::Yes && bits & (1 << d) != 0 {
+            return VerdictProof::none(
+                format!("weak persistence ({name}): a return may contain a slipping double impact"),
+                Some(f),
+            );
+        }
+    }
+    // The fixed point φ* = R₁: G < 1 there (every outcome the interval R₁ allows).
+    match z.enclose_return(r1.lo(), r1.hi()) {
+        Ok(outs) => {
+            let g_fixed = outs.iter().find_map(|o| match o {
+                ReturnEnclosure::Returned { g, .. } => Some(*g),
+                ReturnEnclosure::Rest { .. } => None,
+            });
+            if outs.iter().any(|o| matches!(o, ReturnEnclosure::Returned { g, .. } if g.hi() >= 1.0)) {
+                return VerdictProof::none("G < 1 not proved at the fixed point φ* = R₁", Some(f));
+            }
+            if let Some(g) = g_fixed {
+                v.fixed_point = Some(FixedPointProof { phi: [r1.lo(), r1.hi()], g: [g.lo(), g.hi()] });
+            }
+            v
+        }
+        Err(e) => VerdictProof::none(format!("the return at the fixed point φ* = R₁: {e}"), Some(f)),
     }
 }
 
@@ -1199,17 +1334,44 @@ mod theorem_tests {
     }
 
     #[test]
-    fn config_b_theorem_5_says_it_is_only_sampled() {
+    fn config_b_theorem_5_is_proved_with_r_constant() {
+        // Every return of B ends as the body turns about point 1 at rest: R ≡ R₁ = atan(e₁/e₂)
+        // (0 for B's flat supports), so R is non-decreasing and its fixed point is R₁.
         let p = config("B").unwrap();
         let c = classify(&p, SAMPLES).unwrap();
         assert_eq!(c.theorem, Theorem::Theorem5);
         let v = prove_verdict(&p, &c);
-        assert!(!v.proof.is_proved());
-        assert!(v.proof.proof_reason.as_deref().unwrap().contains("Theorem 5"), "{v:?}");
-        // Its mode facts are proved all the same.
-        let f = v.facts.unwrap();
+        assert!(v.proof.is_proved(), "{v:?}");
+        let f = v.facts.as_ref().unwrap();
         assert_eq!([f.equilibrium, f.unambiguous, f.painleve_free], [Tri::Yes; 3]);
         assert_eq!(f.persistent, [Tri::No; 2]);
+        let fp = v.fixed_point.unwrap();
+        let sampled = &c.fixed_points[0];
+        assert!(fp.phi[0] <= sampled.phi && sampled.phi <= fp.phi[1], "{fp:?} vs {sampled:?}");
+        assert!(fp.g[1] < 1.0 && fp.g[0] - 1e-6 <= sampled.g && sampled.g <= fp.g[1] + 1e-6, "{fp:?}");
+        // Near the ends G grows without bound (P1 Lemma 2a, set 2): the bound says so.
+        assert_eq!(v.g_max, Some(f64::INFINITY));
+        // The ends are covered: the return near φ = ±π/2 is enclosed as well.
+        let z = IZod::new(&p).unwrap();
+        for end in [-FRAC_PI_2.next_up(), FRAC_PI_2.next_up()] {
+            let near = end - end.signum() * 1e-12;
+            let outs = z.enclose_return(near.min(end), near.max(end)).unwrap();
+            assert!(outs.iter().all(|o| matches!(o, ReturnEnclosure::Returned { pivot: true, .. })), "{outs:?}");
+        }
+    }
+
+    #[test]
+    fn a_varying_r_under_theorem_5_is_not_proved() {
+        // B's body with its centre of mass lower and further uphill (a cell of the Fig. 6 atlas):
+        // Theorem 5 on the samples, but the returns do not end turning about point 1, so R varies
+        // and its monotonicity would need R′. The proof says so; it never claims it.
+        let p = TwoContact { h: 0.08, l1: -0.008, l2: 0.052, ..config("B").unwrap() };
+        let c = classify(&p, SAMPLES).unwrap();
+        assert_eq!(c.theorem, Theorem::Theorem5);
+        let v = prove_verdict(&p, &c);
+        assert!(!v.proof.is_proved());
+        assert!(v.proof.proof_reason.as_deref().unwrap().contains("R′"), "{v:?}");
+        assert!(v.undecided_count > 0 && !v.undecided.is_empty());
     }
 
     #[test]
