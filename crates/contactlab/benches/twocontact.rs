@@ -2,7 +2,7 @@
 //! ≤ 2 µs; `classify` (2001 samples of φ plus refinement of fixed points) ≤ 20 ms; a 200 × 200
 //! atlas ≤ 3 min on two cores (timed by `contactlab equilibrium atlas`, not here). The verdicts
 //! proved for every φ in interval arithmetic (issue #23 part 3): configuration A's Theorem 3
-//! over the whole circle and D's Theorem 2 fixed point (target: a configuration ≤ 1 s).
+//! over the whole circle, B's Theorem 5 (R constant) and D's Theorem 2 fixed point (target: configuration B ≤ 1 s).
 
 use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::classify::classify;
@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
         let p = config(name).unwrap();
         g.bench_function(format!("classify_2001_{name}"), |b| b.iter(|| classify(&p, 2001).unwrap()));
     }
-    for name in ["A", "D"] {
+    for name in ["A", "B", "D"] {
         let p = config(name).unwrap();
         let c = classify(&p, 2001).unwrap();
         g.bench_function(format!("prove_verdict_{name}"), |b| {
