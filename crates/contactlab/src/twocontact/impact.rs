@@ -38,7 +38,8 @@ pub struct Impact {
     pub energy_loss: f64,
 }
 
-fn slip_sign(m: PointMode) -> f64 {
+/// `+1` for `P`, `−1` for `N`, else 0.
+pub(crate) fn slip_sign(m: PointMode) -> f64 {
     match m {
         PointMode::P => 1.0,
         PointMode::N => -1.0,
@@ -67,7 +68,8 @@ pub struct ImpactGains {
     tiers: Vec<Vec<Mode>>,
 }
 
-fn mode_index(m: Mode) -> usize {
+/// The index `0..16` of a mode (`F, S, P, N` per point, point 1 major).
+pub(crate) fn mode_index(m: Mode) -> usize {
     let idx = |p: PointMode| match p {
         PointMode::F => 0,
         PointMode::S => 1,

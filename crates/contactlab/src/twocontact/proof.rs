@@ -44,7 +44,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::classify::{Classification, Theorem};
+use super::impact::{mode_index, slip_sign};
 use super::modes::{all_modes, Mode, PointMode, PointState};
+use super::sim::{class_index, CLASSES};
 use super::TwoContact;
 use crate::interval::Interval as I;
 use crate::verified::{solve, Proof};
@@ -111,35 +113,6 @@ const Z: [usize; 2] = [0, 1];
 const X: [usize; 2] = [2, 3];
 /// `(z₁, z₂, x₂)`: the independent contact coordinates.
 const SUB: [usize; 3] = [0, 1, 3];
-
-fn slip_sign(m: PointMode) -> f64 {
-    match m {
-        PointMode::P => 1.0,
-        PointMode::N => -1.0,
-        _ => 0.0,
-    }
-}
-
-fn mode_index(m: Mode) -> usize {
-    let idx = |p: PointMode| match p {
-        PointMode::F => 0,
-        PointMode::S => 1,
-        PointMode::P => 2,
-        PointMode::N => 3,
-    };
-    4 * idx(m.0) + idx(m.1)
-}
-
-fn class_index(p: PointState) -> usize {
-    match p {
-        PointState::Separated => 0,
-        PointState::Rest => 1,
-        PointState::Slip(d) if d > 0 => 2,
-        PointState::Slip(_) => 3,
-    }
-}
-
-const CLASSES: [PointState; 4] = [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
 
 /// The ZOD of [`super::zod`] in intervals, computed from the parameters.
 #[derive(Debug, Clone)]

@@ -226,9 +226,12 @@ pub struct Simulator {
     gains: ImpactGains,
 }
 
-const CLASSES: [PointState; 4] = [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
+/// The four state classes of one point, in [`class_index`] order.
+pub(crate) const CLASSES: [PointState; 4] =
+    [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
 
-fn class_index(p: PointState) -> usize {
+/// The index of a point's state class in [`CLASSES`].
+pub(crate) fn class_index(p: PointState) -> usize {
     match p {
         PointState::Separated => 0,
         PointState::Rest => 1,
