@@ -1106,7 +1106,7 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
                 ReturnEnclosure::Rest { .. } => true,
                 ReturnEnclosure::Returned { g, .. } => g.hi() < 1.0,
             });
-            circle_proof(pieces, f, "G < 1 wherever R is defined")
+            circle_proof(&pieces, f, "G < 1 wherever R is defined")
         }
         Theorem::Theorem5 => {
             if let Err(e) = premises(&f) {
@@ -1136,8 +1136,7 @@ fn prove_theorem5(z: &IZod, f: ModeFacts) -> VerdictProof {
         ReturnEnclosure::Rest { .. } => true,
         ReturnEnclosure::Returned { pivot, .. } => *pivot,
     });
-    let mut v =
-        circle_proof(pieces.clone(), f.clone(), "R constant (the body turning about point 1) wherever it is defined");
+    let mut v = circle_proof(&pieces, f.clone(), "R constant (the body turning about point 1) wherever it is defined");
     if !v.proof.is_proved() {
         let why = v.proof.proof_reason.take().unwrap_or_default();
         v.proof = crate::verified::Proof::none(format!(
@@ -1180,7 +1179,7 @@ fn prove_theorem5(z: &IZod, f: ModeFacts) -> VerdictProof {
     }
 }
 
-fn circle_proof(pieces: Vec<Piece>, facts: ModeFacts, what: &str) -> VerdictProof {
+fn circle_proof(pieces: &[Piece], facts: ModeFacts, what: &str) -> VerdictProof {
     let undecided: Vec<&Piece> = pieces.iter().filter(|p| p.outcomes.is_empty()).collect();
     let g_max = pieces
         .iter()
