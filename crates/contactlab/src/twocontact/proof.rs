@@ -985,7 +985,8 @@ pub struct VerdictProof {
     pub facts: Option<ModeFacts>,
     /// Pieces of the circle on which the return was enclosed (Theorem 3).
     pub pieces: usize,
-    /// Upper bound of `G` over every piece where `R` is defined (Theorem 3).
+    /// Upper bound of `G` over every piece where `R` is defined (Theorems 3 and 5); null when a
+    /// piece is undecided.
     #[serde(rename = "G_max")]
     pub g_max: Option<f64>,
     /// The fixed point with `G > 1` (Theorem 2).
@@ -1181,8 +1182,10 @@ fn prove_theorem5(z: &IZod, f: ModeFacts) -> VerdictProof {
 
 fn circle_proof(pieces: &[Piece], facts: ModeFacts, what: &str) -> VerdictProof {
     let undecided: Vec<&Piece> = pieces.iter().filter(|p| p.outcomes.is_empty()).collect();
+    // A bound over the decided pieces only is no bound: null unless every piece is decided.
     let g_max = pieces
         .iter()
+        .filter(|_| undecided.is_empty())
         .flat_map(|p| p.outcomes.iter())
         .filter_map(|o| match o {
             ReturnEnclosure::Returned { g, .. } => Some(g.hi()),
@@ -1344,6 +1347,8 @@ mod theorem_tests {
         assert!(!v.proof.is_proved());
         assert!(v.proof.proof_reason.as_deref().unwrap().contains("R′"), "{v:?}");
         assert!(v.undecided_count > 0 && !v.undecided.is_empty());
+        // No bound over part of the circle passes for one over all of it.
+        assert_eq!(v.g_max, None);
     }
 
     #[test]
