@@ -198,26 +198,7 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
         println!("  G- = {}, G+ = {}, R monotone: {}", show(c.g_minus), show(c.g_plus), c.r_monotone);
         if let Some(p) = &c.proof {
             match &p.proof.proof_reason {
-                None => {
-                    let mut what = vec!["proved in interval arithmetic".to_string()];
-                    if p.pieces > 0 {
-                        what.push(format!("every φ on {} pieces of the circle", p.pieces));
-                    }
-                    match p.g_max {
-                        Some(g) if g.is_finite() => what.push(format!("G ≤ {g:.6} wherever R is defined")),
-                        Some(_) => {
-                            what.push("R constant (the body turning about point 1), G unbounded near ±π/2".into())
-                        }
-                        None => {}
-                    }
-                    if let Some(f) = &p.fixed_point {
-                        what.push(format!(
-                            "φ* in [{:.12}, {:.12}] with G* in [{:.9}, {:.9}]",
-                            f.phi[0], f.phi[1], f.g[0], f.g[1]
-                        ));
-                    }
-                    println!("  proof: {}", what.join(", "));
-                }
+                None => println!("  proof: proved in interval arithmetic: {}", p.shows().join("; ")),
                 Some(why) => println!("  proof: none ({why})"),
             }
         }

@@ -288,7 +288,7 @@ fn equilibrium_classify_json_and_maps() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!((v["theorem"].as_str(), v["proof"]["proof"].as_str()), (Some("Theorem 5"), Some("interval")));
     // The same body with its centre of mass lower and uphill: Theorem 5 on the samples, R varying,
-    // so sampled only, and the reason says why.
+    // proved through a stable partition (P1's route from Theorem 4a to Theorem 5).
     let dir = tmpdir("thm5");
     let text = std::fs::read_to_string(example("two-contact/config-B.toml")).unwrap();
     let text = text
@@ -299,8 +299,8 @@ fn equilibrium_classify_json_and_maps() {
     std::fs::write(&model, text).unwrap();
     let o = run(&["equilibrium", "classify", model.to_str().unwrap(), "--json", "--samples", "401"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["theorem"].as_str(), v["proof"]["proof"].as_str()), (Some("Theorem 5"), Some("none")));
-    assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("R′"), "{}", v["proof"]);
+    assert_eq!((v["theorem"].as_str(), v["proof"]["proof"].as_str()), (Some("Theorem 5"), Some("interval")));
+    assert!(v["proof"]["argument"].as_str().unwrap().contains("stable partition"), "{}", v["proof"]);
     std::fs::remove_dir_all(dir).ok();
     let out = tmpdir("maps");
     let o = run(&[

@@ -101,31 +101,7 @@ fn proof_note(p: &crate::twocontact::proof::VerdictProof) -> String {
     if let Some(why) = &p.proof.proof_reason {
         return format!("not proved: {why}");
     }
-    let mut parts = Vec::new();
-    if let Some(f) = &p.facts {
-        parts.push(format!(
-            "SS consistent at rest, no other mode, one mode per state class{}",
-            if f.persistent == [crate::twocontact::proof::Tri::Yes; 2] { ", persistent" } else { "" }
-        ));
-    }
-    if p.pieces > 0 {
-        parts.push(format!("the return enclosed on {} pieces covering [−π/2, π/2]", p.pieces));
-    }
-    match p.g_max {
-        Some(g) if g.is_finite() => parts.push(format!("G ≤ {g:.6} wherever R is defined")),
-        Some(_) => parts.push(
-            "R = R₁ (the body turning about point 1) wherever defined; G unbounded near ±π/2 (P1 Lemma 2a, set 2)"
-                .into(),
-        ),
-        None => {}
-    }
-    if let Some(f) = &p.fixed_point {
-        parts.push(format!(
-            "a fixed point φ* in [{:.12}, {:.12}] with G* in [{:.9}, {:.9}]",
-            f.phi[0], f.phi[1], f.g[0], f.g[1]
-        ));
-    }
-    format!("proved: {}", parts.join("; "))
+    format!("proved: {}", p.shows().join("; "))
 }
 
 /// The Poincaré maps R and G of A, B, D, the verdicts by Theorems 1–5 and Fig. 3.
@@ -370,14 +346,16 @@ fn atlas_fig6(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         file: "p1_fig6_atlas_proof.png".into(),
         caption: format!(
             "The Fig. 6-style atlas's proved layer: {proved} of {} cells have their verdict proved for every φ in interval \
-             arithmetic ({} no equilibrium, {} by Theorem 1, {} by Theorem 2, {} by Theorem 3, {} by Theorem 5 with R \
-             constant); {sampled} are sampled only ({DEFAULT_SAMPLES} values of φ): Theorem 5 where R varies (its \
-             monotonicity needs an enclosure of R′), Theorem 4, and the undetermined cells, which have no theorem to prove.",
+             arithmetic ({} no equilibrium, {} by Theorem 1, {} by Theorem 2, {} by Theorem 3, {} by Theorem 4 or 4a, \
+             {} by Theorem 5, where R is constant or else through a proved stable partition, as P1's proof of \
+             Theorem 5 builds one); {sampled} are sampled only ({DEFAULT_SAMPLES} values of φ): the undetermined \
+             cells, which have no theorem to prove, and any verdict whose proof could not close.",
             cells.len(),
             proved_by(Theorem::SsInconsistent),
             proved_by(Theorem::Theorem1),
             proved_by(Theorem::Theorem2),
             proved_by(Theorem::Theorem3),
+            proved_by(Theorem::Theorem4) + proved_by(Theorem::Theorem4a),
             proved_by(Theorem::Theorem5),
         ),
     });

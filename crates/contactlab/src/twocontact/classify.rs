@@ -132,14 +132,24 @@ fn endpoint(pts: &[MapPoint], plus: bool) -> (Option<f64>, Option<f64>, Option<f
     }
 }
 
-/// Tarjan's strongly connected components; returns, per node, whether it lies on a cycle.
+/// Whether each node lies on a cycle (a strongly connected component of more than one node;
+/// the graphs here have no self-edges).
 fn on_cycle(adj: &[Vec<usize>]) -> Vec<bool> {
+    let comp = components(adj);
+    let mut size = vec![0usize; adj.len()];
+    for &c in &comp {
+        size[c] += 1;
+    }
+    comp.iter().map(|&c| size[c] > 1).collect()
+}
+
+/// Tarjan's strongly connected components: the component of each node (numbered from 0).
+pub(crate) fn components(adj: &[Vec<usize>]) -> Vec<usize> {
     let n = adj.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0; n];
     let mut on_stack = vec![false; n];
     let mut stack = Vec::new();
-    let mut comp_size = vec![0usize; n];
     let mut comp = vec![usize::MAX; n];
     let mut counter = 0;
     let mut ncomp = 0;
@@ -177,7 +187,6 @@ fn on_cycle(adj: &[Vec<usize>]) -> Vec<bool> {
                     while let Some(w) = stack.pop() {
                         on_stack[w] = false;
                         comp[w] = ncomp;
-                        comp_size[ncomp] += 1;
                         if w == v {
                             break;
                         }
@@ -187,7 +196,7 @@ fn on_cycle(adj: &[Vec<usize>]) -> Vec<bool> {
             }
         }
     }
-    (0..n).map(|v| comp_size[comp[v]] > 1).collect()
+    comp
 }
 
 /// Whether the sample grid yields a stable partition (see the module docs).
