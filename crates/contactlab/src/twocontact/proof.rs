@@ -65,7 +65,8 @@ pub const MAX_DEPTH: usize = 30;
 /// interval.
 pub const MAX_BRANCHES: usize = 256;
 
-/// Enclosures [`prove_over_circle`] may evaluate in all; beyond, the pieces left are undecided
+/// Enclosures one cover of the circle ([`prove_over_circle`], or a stable partition with its
+/// refinements) may evaluate in all; beyond, the pieces left are undecided
 /// ("work bound"). Whether the bound is hit does not depend on the threads: each piece's
 /// bisection is deterministic, so the total work is.
 pub const MAX_EVALUATIONS: usize = 8192;
@@ -540,8 +541,11 @@ impl St {
     }
 
     /// A state of the form `λ·u` with `u` a unit state: both gaps exactly 0 and every
-    /// independent velocity `(ẑ₁, ẑ₂, ẋ₂)` exactly 0 but one, which has one sign (the normal velocity of a point flying from gap 0 is `≥ 0`: it
-    /// has just separated). Then `(u, λ)`, `λ = |that component|`, `ẋ₁ = e·(ż₁, ż₂, ẋ₂)` in
+    /// independent velocity `(ẑ₁, ẑ₂, ẋ₂)` exactly 0 but one, which has one sign. The normal
+    /// velocity of a flying point at gap 0 is clamped to `≥ 0`: after an impact it has just
+    /// separated; where its gap was snapped to 0 at a tie between a slip stop and its own landing,
+    /// the landing branch covers the tie and this branch's outcomes are only extra (extra
+    /// outcomes add constraints to a proof, never remove one). Then `(u, λ)`, `λ = |that component|`, `ẋ₁ = e·(ż₁, ż₂, ẋ₂)` in
     /// `u`: the motion from `λ·u` is that from `u` scaled by `λ` (positions by `λ²`), so its
     /// events and `R` are `u`'s and `G` is `λ` times `u`'s. Such states arise where an impact
     /// outcome turns into another (a point lifting off with a speed that vanishes at the
@@ -564,7 +568,9 @@ impl St {
         if x.lo() == x.hi() && x.lo().abs() == 1.0 {
             return None; // already a unit state
         }
-        // One-signed (away from 0 too: the reduction is exact, and `u` carries no error).
+        // One-signed, also away from 0 (the reduction is exact and `u` carries no error). λ's
+        // enclosure may reach 0: there the true motion is the competing impact outcome's (rest),
+        // which `impact` lists as its own branch; the returned outcome here is then extra.
         let sign = if x.lo() >= 0.0 {
             1.0
         } else if x.hi() <= 0.0 {
@@ -1120,7 +1126,7 @@ impl VerdictProof {
         }
         match self.g_max {
             Some(g) if g.is_finite() => parts.push(format!("G ≤ {g:.6} wherever R is defined")),
-            Some(_) => parts.push("G unbounded near ±π/2 (P1 Lemma 2a, set 2)".into()),
+            Some(_) => parts.push("G's enclosure unbounded near ±π/2 (as P1 Lemma 2a, set 2, has G)".into()),
             None => {}
         }
         if let Some(f) = &self.fixed_point {
@@ -1187,6 +1193,13 @@ pub fn prove_fixed_point(z: &IZod, phi: f64) -> Result<FixedPointProof, String> 
     Err(last)
 }
 
+/// The premises of Theorems 2–5: an equilibrium, unambiguous and free of Painlevé states.
+fn premises(f: &ModeFacts) -> Result<(), String> {
+    need(f.equilibrium, "SS consistent at rest (equilibrium)")?;
+    need(f.unambiguous, "no other mode consistent at rest")?;
+    need(f.painleve_free, "one consistent mode in every state class (Painlevé-free)")
+}
+
 /// Whether `t` is proved, with the fact's name for the reason when not.
 fn need(t: Tri, what: &str) -> Result<(), String> {
     match t {
@@ -1205,11 +1218,6 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
         Err(e) => return VerdictProof::none(e, None),
     };
     let f = ModeFacts::prove(&z);
-    let premises = |f: &ModeFacts| -> Result<(), String> {
-        need(f.equilibrium, "SS consistent at rest (equilibrium)")?;
-        need(f.unambiguous, "no other mode consistent at rest")?;
-        need(f.painleve_free, "one consistent mode in every state class (Painlevé-free)")
-    };
     match c.theorem {
         Theorem::SsInconsistent => match f.equilibrium {
             Tri::No => VerdictProof { proof: Proof::interval(), ..VerdictProof::none("", Some(f)) },
@@ -1257,7 +1265,7 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
             let ce = counterexample(&z, &pieces);
             let refuted = ce.map(|c| {
                 format!(
-                    "Theorem 3 refuted: G(φ) ∈ [{:.9}, {:.9}] > 1 at φ = {:.12} (proved; the samples missed it)",
+                    "Theorem 3's premise refuted: G(φ) ∈ [{:.9}, {:.9}] > 1 at φ = {:.12} (proved; the samples missed it)",
                     c.g[0], c.g[1], c.phi
                 )
             });
@@ -1442,6 +1450,11 @@ fn interval_graph(pieces: &[Piece]) -> Vec<Vec<usize>> {
 /// persistent, `|R(±π/2)| < π/2` (the branch (11), `R′(±π/2) > 1`, needs `R′`: not proved) and no
 /// slipping double impact in any return.
 pub fn prove_stable_partition(z: &IZod, f: ModeFacts) -> VerdictProof {
+    // Weak persistence includes unambiguity, and the theory needs an equilibrium free of
+    // Painlevé states.
+    if let Err(e) = premises(&f) {
+        return VerdictProof::none(e, Some(f));
+    }
     let (pieces, rounds) = match partition(z, &f) {
         Ok(x) => x,
         Err(v) => return *v,
@@ -1833,7 +1846,7 @@ mod theorem_tests {
         // The verdict (stable) still holds: proved through a stable partition, which says that
         // Theorem 3 itself is refuted.
         assert!(v.proof.is_proved(), "{v:?}");
-        assert!(v.argument.as_deref().unwrap().contains("Theorem 3 refuted"), "{v:?}");
+        assert!(v.argument.as_deref().unwrap().contains("Theorem 3's premise refuted"), "{v:?}");
         // Independent route: the floating-point map there.
         let sim = Simulator::new(Zod::new(&p).unwrap()).unwrap();
         let g = return_map(&sim, ce.phi).unwrap().g.unwrap();
