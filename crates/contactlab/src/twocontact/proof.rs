@@ -1252,10 +1252,7 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
             {
                 return VerdictProof::none(e, Some(f));
             }
-            let pieces = prove_over_circle(&z, &|e| match e {
-                ReturnEnclosure::Rest { .. } => true,
-                ReturnEnclosure::Returned { g, .. } => g.hi() < 1.0,
-            });
+            let pieces = prove_over_circle(&z, &|e| safe(std::slice::from_ref(e)));
             let mut v = circle_proof(&pieces, f.clone(), "G < 1 wherever R is defined");
             if v.proof.is_proved() {
                 return v;
@@ -1348,9 +1345,7 @@ fn prove_theorem5(z: &IZod, f: ModeFacts) -> VerdictProof {
     };
     // Weak persistence: in each direction that is not persistent, no slipping double impact in
     // any return.
-    let bits = pieces.iter().flat_map(|p| p.outcomes.iter()).fold(0u8, |b, o| match o {
-        ReturnEnclosure::Returned { double_slip, .. } | ReturnEnclosure::Rest { double_slip } => b | double_slip,
-    });
+    let bits = double_slip_bits(&pieces);
     for (d, name) in [(0usize, "ẋ₂ > 0"), (1, "ẋ₂ < 0")] {
         if f.persistent[d] != Tri::Yes && bits & (1 << d) != 0 {
             return VerdictProof::none(
@@ -1408,6 +1403,14 @@ fn returned_r(o: &ReturnEnclosure) -> Option<I> {
     }
 }
 
+/// The slipping double impacts met in any return of `pieces` (bits as
+/// [`super::poincare::MapPoint::double_slip`]).
+fn double_slip_bits(pieces: &[Piece]) -> u8 {
+    pieces.iter().flat_map(|p| p.outcomes.iter()).fold(0u8, |b, o| match o {
+        ReturnEnclosure::Returned { double_slip, .. } | ReturnEnclosure::Rest { double_slip } => b | double_slip,
+    })
+}
+
 /// P1's Definition 6: `G < 1` wherever `R` is defined on the piece.
 fn safe(outs: &[ReturnEnclosure]) -> bool {
     outs.iter().all(|o| match o {
@@ -1460,9 +1463,7 @@ pub fn prove_stable_partition(z: &IZod, f: ModeFacts) -> VerdictProof {
         Err(v) => return *v,
     };
     // Definition 8a at both ends, and weak persistence (Definition 2) in each direction.
-    let bits = pieces.iter().flat_map(|p| p.outcomes.iter()).fold(0u8, |b, o| match o {
-        ReturnEnclosure::Returned { double_slip, .. } | ReturnEnclosure::Rest { double_slip } => b | double_slip,
-    });
+    let bits = double_slip_bits(&pieces);
     for (d, name) in [(0usize, "ẋ₂ > 0, φ → π/2"), (1, "ẋ₂ < 0, φ → −π/2")] {
         let end = if d == 0 { pieces.last() } else { pieces.first() };
         let Some(end) = end else { break };
