@@ -141,7 +141,11 @@ fn sticking_lost_and_neimark_sacker_on_p2s_compass_biped() {
     let b = &c.branches[0];
     assert!(b.end.starts_with("reached"), "{}", b.end);
     let lost = b.special.iter().find(|s| s.kind == SpecialKind::StickingLost).expect("sticking lost");
-    assert!((lost.p - mu_stick).abs() <= lost.bracket + 1e-6, "{} vs {mu_stick} (bracket {})", lost.p, lost.bracket);
+    // Located to the continuation's tolerance: a slip that starts from rest and stops within one
+    // integration step is caught inside the step (it ran on, its friction driving it, before;
+    // the point was then only bracketed to 1e-3).
+    assert!(lost.bracket < 1e-6, "bracket {}", lost.bracket);
+    assert!((lost.p - mu_stick).abs() <= lost.bracket + 1e-9, "{} vs {mu_stick} (bracket {})", lost.p, lost.bracket);
     // Above it the period's only event is the strike (sticking); below, slip appears.
     let above = b.points.iter().filter(|p| p.p > mu_stick + 0.01);
     assert!(above.clone().count() > 3);

@@ -85,6 +85,40 @@ fn bouncing_ball_impacts_energy_and_zeno_time() {
 }
 
 #[test]
+fn nearly_plastic_bounces_end_at_the_closed_form_zeno_time() {
+    // e = 1e-4 .. 1e-8: the series' intervals fall below the event tolerance within three
+    // impacts, and its hops below the round-off of the gap. The driver completes it after the tail
+    // the rebound predicts, 2u⁺/(g(1 − e)): the Zeno time is the closed form's, and the run comes
+    // to rest. (Before, e = 1e-4 went on with impacts at zero speed until the event limit.)
+    let (g, h): (f64, f64) = (9.81, 1.2);
+    let t1 = (2.0 * h / g).sqrt();
+    let v1 = g * t1;
+    for e in [1e-4, 1e-6, 1e-8] {
+        let sys = Lagrangian::new(Oscillator::bouncing_ball(0.5, g, e, h));
+        let x0 = join(&Vector1::new(h), &Vector1::new(0.0));
+        let mut log = Log::<1>::default();
+        let run = EventDriver::default().run(&sys, 0.0, x0, &[], &mut log);
+        assert_eq!(run.termination, Termination::Rest, "e = {e}: {:?}", run.termination);
+        assert!(impacts(&log).len() <= 3, "e = {e}: {} impacts", impacts(&log).len());
+        let zeno: Vec<_> = log.events.iter().filter(|ev| ev.info.kind == EventKind::Zeno).collect();
+        assert_eq!(zeno.len(), 1, "e = {e}");
+        let tz = t1 + 2.0 * v1 * e / (g * (1.0 - e));
+        assert!((zeno[0].t - tz).abs() <= 1e-12 * tz, "e = {e}: Zeno at {} vs {tz}", zeno[0].t);
+        // On the floor at rest (the tail's drift along the flow is projected away, to round-off).
+        let (q, v) = split(&zeno[0].after);
+        assert!(q[0].abs() <= 1e-12 * h && v[0] == 0.0, "e = {e}: {q:?}, {v:?}");
+    }
+    // Below the contact tolerance (a rebound under 1e-9 of the approach speed) the impact is
+    // plastic: one impact, at rest at once.
+    let sys = Lagrangian::new(Oscillator::bouncing_ball(0.5, g, 1e-12, h));
+    let mut log = Log::<1>::default();
+    let run = EventDriver::default().run(&sys, 0.0, join(&Vector1::new(h), &Vector1::new(0.0)), &[], &mut log);
+    assert_eq!(run.termination, Termination::Rest);
+    assert_eq!(impacts(&log).len(), 1);
+    assert!((run.t - t1).abs() <= 1e-12 * t1, "{} vs {t1}", run.t);
+}
+
+#[test]
 fn ballistic_landing_time() {
     let (g, h, u, w) = (9.81, 0.7, 1.5, 2.0);
     let mut p = Particle::block_on_incline(2.0, g, 0.0, 0.5);

@@ -136,6 +136,47 @@ fn published_orbits_and_their_stability() {
 }
 
 #[test]
+fn nearly_plastic_impacts_complete_their_zeno_series() {
+    // For small e the impact series after the strike is too fast for the event driver (e = 1e-4:
+    // its third interval is at the event tolerance) or its hops lie below the round-off of the
+    // gap (e = 1e-7). The driver completes it from the rebound's prediction of its tail. So the
+    // orbit is Zeno for every e > 0, and its constrained phase is shorter than at e = 0 by the
+    // series' duration, 2eV/(|g̈|(1 − e)): linear in e, with one slope from e = 1e-7 to 1e-3.
+    // (Before, e = 1e-5 found no orbit and e = 1e-7 dropped the tail: its slope was 0.37.)
+    let s = ZenoSettings::default();
+    let (q0, v0) = start();
+    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+    let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s).unwrap();
+    let o0 = zeno::orbit(&lag0, &y0, &s);
+    assert!(o0.converged && !o0.zeno, "{o0:?}");
+    let slopes: Vec<f64> = [1e-7, 1e-6, 1e-5, 1e-4, 1e-3]
+        .iter()
+        .map(|&e| {
+            let lag = Lagrangian::new(DoublePendulumStop::paper_controlled(e));
+            let o = zeno::orbit(&lag, &DVector::from_vec(o0.section_point.clone()), &s);
+            assert!(o.converged && o.zeno, "e = {e}: {o:?}");
+            assert!((o.gamma - o0.gamma).abs() < 1e-6, "e = {e}: γ = {} against {}", o.gamma, o0.gamma);
+            (o0.constrained_duration - o.constrained_duration) / e
+        })
+        .collect();
+    let last = slopes[slopes.len() - 1];
+    assert!(last > 1.0, "{slopes:?}");
+    for k in &slopes {
+        assert!((k / last - 1.0).abs() < 0.01, "{slopes:?}");
+    }
+    // Simulated: every cycle's series ends in a Zeno point (before, the second cycle's hop at
+    // e = 1e-5 went unseen and the knee sank through its stop).
+    let sim = zeno::simulate(lag0.system(), &q0, &v0, 40.0, 1, &s).unwrap();
+    let lift_offs0 = sim.events.iter().filter(|e| e.kind == EventKind::LiftOff).count();
+    let p = DoublePendulumStop::paper_controlled(1e-5);
+    let sim = zeno::simulate(&p, &q0, &v0, 40.0, 1, &s).unwrap();
+    let lift_offs = sim.events.iter().filter(|e| e.kind == EventKind::LiftOff).count();
+    assert!(lift_offs >= 5 && lift_offs == lift_offs0, "{lift_offs} lift-offs against {lift_offs0} at e = 0");
+    assert!(sim.zeno_points >= lift_offs, "{} Zeno points, {lift_offs} lift-offs", sim.zeno_points);
+    assert!(matches!(sim.termination, contactlab::hybrid::Termination::TimeLimit), "{:?}", sim.termination);
+}
+
+#[test]
 fn branch_ends_between_0_9225_and_0_925() {
     // P3: a Zeno periodic orbit at e = 0.9225 with a very short constrained phase; beyond, the
     // constrained phase vanishes (the motion never settles onto the stop again).

@@ -13,8 +13,11 @@
 //! earliest zero wins. Guards whose zeros lie within that tolerance of the earliest fire
 //! together (simultaneous events; the system resolves them jointly, e.g. two contacts landing
 //! at once). A guard that starts a mode at zero (a contact that has just lifted off) is armed
-//! once it has been seen positive. Between step ends a guard can only be missed if it dips below
-//! zero and returns within one step; systems prevent that with [`Hybrid::step_limit`].
+//! once it has been seen positive; one that is not and ends a step at or below zero is also
+//! looked at inside the step, so that a rise and return within one step (a slip that stops
+//! again, a tiny rebound) still fires. Between step ends an armed guard can only be missed if
+//! it dips below zero and returns within one step; systems prevent that with
+//! [`Hybrid::step_limit`].
 //!
 //! When the step size collapses below the integrator's floor (`1e-14` of the time scale), the
 //! armed guards' zeros are extrapolated linearly along the flow: the earliest, if within
@@ -30,7 +33,11 @@
 //! agree to `tolerance · time_scale`, the execution is Zeno: the Zeno time is the last impact
 //! time plus that tail, the Zeno state the Aitken limit `x₄ + (x₄ − x₃) r/(1 − r)` of the
 //! post-impact states, and [`Hybrid::zeno_limit`] continues from it (on the constraint, in the
-//! constrained mode). [`ZenoRule::Truncate`] is P3's alternative: an impact slower than a
+//! constrained mode). A series so fast that its tail after three impacts is already below that
+//! tolerance (a nearly plastic impact) is extrapolated from those three. A rebound that the
+//! system predicts ([`crate::hybrid::Rebound`]) to end its series within the event resolution,
+//! or to hop less than the integration tolerance, is completed after that predicted tail; and
+//! impacts that come within the event resolution of each other are completed at the last. [`ZenoRule::Truncate`] is P3's alternative: an impact slower than a
 //! fraction of the fastest impact of the run is replaced by the completion at once.
 
 use std::collections::VecDeque;
@@ -40,7 +47,7 @@ use serde::Serialize;
 
 use super::ode::{Dopri5, OdeState, Step, StepFailure, Tolerances};
 use super::roots::crossing;
-use super::{EventInfo, EventKind, ExactEvent, FailureKind, Hybrid, ModeFailure, Transition, MAX_GUARDS};
+use super::{EventInfo, EventKind, ExactEvent, FailureKind, Hybrid, ModeFailure, Rebound, Transition, MAX_GUARDS};
 
 /// How Zeno executions are handled.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -593,6 +600,9 @@ struct Runner<'r, 's, H: Hybrid> {
     g1: [f64; MAX_GUARDS],
     /// Guards seen positive in the mode: only these can fire.
     armed: [bool; MAX_GUARDS],
+    /// For a guard seen positive only inside the current step ([`Runner::catch_hops`]): the
+    /// bracket of its zero, `(t, g)` at both ends.
+    hop: [Option<(Sample, Sample)>; MAX_GUARDS],
     /// Surface sections' values at `(t, x)`.
     sec_prev: Vec<f64>,
     /// The guards that fire at the event being handled.
@@ -633,6 +643,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             gprev: [0.0; MAX_GUARDS],
             g1: [0.0; MAX_GUARDS],
             armed: [false; MAX_GUARDS],
+            hop: [None; MAX_GUARDS],
             sec_prev: vec![0.0; sections.len()],
             fired: Vec::with_capacity(4),
             history: Vec::new(),
@@ -751,6 +762,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         };
         self.steps += 1;
         sys.guards(&mode, step.t1(), &step.y1, &mut self.g1[..ng]);
+        self.catch_hops(&step);
         if !fired_set(&self.g1[..ng], &self.armed[..ng]) {
             self.accept(&step, obs)?;
             return Ok(None);
@@ -760,6 +772,49 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         self.report_sections(&step, te, false, obs)?;
         self.step_to_event(&step, te, xe, obs)?;
         Ok(Some((te, xe)))
+    }
+
+    /// A guard not yet armed that is `≤ 0` at the step's end may have risen above zero and come
+    /// back inside the step (a hop shorter than the step: a slip that starts from rest and stops
+    /// again, a tiny rebound). Such guards are sampled at [`HOP_SAMPLES`] points of the dense
+    /// output; one seen positive is armed, with its zero bracketed after that sample, so that it
+    /// fires as if its rise had been seen. (Without this a slip shorter than a step runs on past
+    /// its stop, its friction now driving it.)
+    fn catch_hops(&mut self, step: &Step<H::State>) {
+        let ng = self.ng;
+        self.hop[..ng].fill(None);
+        if !(0..ng).any(|k| !self.armed[k] && self.g1[k] <= 0.0) {
+            return;
+        }
+        let (t0, t1) = (step.t0, step.t1());
+        let mut up: [Option<(f64, f64)>; MAX_GUARDS] = [None; MAX_GUARDS];
+        let mut gk = [0.0; MAX_GUARDS];
+        // In time order: halvings towards the step's start (a hop from a guard that started at
+        // zero there is short), then evenly spaced points.
+        let near_start = (HOP_SAMPLES.trailing_zeros()..HOP_HALVINGS).rev().map(|k| 0.5f64.powi(k as i32));
+        let even = (1..HOP_SAMPLES).map(|j| j as f64 / HOP_SAMPLES as f64);
+        for f in near_start.chain(even) {
+            let t = t0 + (t1 - t0) * f;
+            self.sys.guards(&self.mode, t, &step.eval(t), &mut gk[..ng]);
+            for k in 0..ng {
+                if self.armed[k] || self.g1[k] > 0.0 || self.hop[k].is_some() {
+                    continue;
+                }
+                match up[k] {
+                    None if gk[k] > 0.0 => up[k] = Some((t, gk[k])),
+                    Some(a) if gk[k] <= 0.0 => self.hop[k] = Some((a, (t, gk[k]))),
+                    _ => {}
+                }
+            }
+        }
+        for k in 0..ng {
+            if let (None, Some(a)) = (self.hop[k], up[k]) {
+                self.hop[k] = Some((a, (t1, self.g1[k])));
+            }
+            if self.hop[k].is_some() {
+                self.armed[k] = true;
+            }
+        }
     }
 
     /// Restarts the integrator at `(t, x)` and takes the guards' and surface sections' values
@@ -843,17 +898,19 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         for k in 0..ng {
             if self.armed[k] && self.g1[k] <= 0.0 {
                 let g0 = self.gprev[k];
-                let r = if g0 > 0.0 {
+                // The bracket: the step, or the part of it where a hop was caught.
+                let ((ta, ga), (tb, gb)) = self.hop[k].unwrap_or(((step.t0, g0), (step.t1(), self.g1[k])));
+                let r = if ga > 0.0 {
                     crossing(
                         |tt| {
                             let y = step.eval(tt);
                             sys.guards(&mode, tt, &y, &mut gk[..ng]);
                             gk[k]
                         },
-                        step.t0,
-                        g0,
-                        step.t1(),
-                        self.g1[k],
+                        ta,
+                        ga,
+                        tb,
+                        gb,
                         ttol,
                     )
                 } else {
@@ -981,7 +1038,14 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 if h.len() > 4 {
                     h.pop_front();
                 }
-                let Some((tz, xz)) = zeno_point(h, tolerance * self.ts) else { return Ok(None) };
+                // The resolution: the event tolerance, or the step floor where it is coarser.
+                let res = self.ttol.max(64.0 * f64::EPSILON * te.abs().max(self.ts));
+                let found = zeno_point(h, tolerance * self.ts).or_else(|| {
+                    let (t, x) = unresolved(h, next.info.rebound, res, self.settings.tol.rtol)?;
+                    // The completion comes after the predicted tail, along the flow.
+                    Some((t, x + self.sys.flow(&next.mode, te, &x) * (t - te)))
+                });
+                let Some((tz, xz)) = found else { return Ok(None) };
                 h.clear();
                 match self.sys.zeno_limit(&next.mode, c, tz, &xz, &next.state) {
                     Some(Transition::Jump { state, mode, info }) => {
@@ -1095,38 +1159,142 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 }
 
+/// A guard's value at a time, `(t, g)`.
+type Sample = (f64, f64);
+
+/// Points inside a step where guards not yet armed are looked at ([`Runner::catch_hops`]):
+/// `HOP_SAMPLES − 1` evenly spaced, and fractions `2⁻ᵏ` of the step down to `2^−HOP_HALVINGS`.
+const HOP_SAMPLES: usize = 8;
+const HOP_HALVINGS: u32 = 24;
+
 /// Largest interval and speed ratio accepted as a Zeno decay.
 const MAX_RATIO: f64 = 0.999;
 
 /// The Zeno point of the last four impacts of one contact, when their intervals decay
 /// geometrically (module docs).
+///
+/// A series that decays so fast that its fourth impact would come within the time resolution
+/// (a nearly plastic impact, `e ≤ 1e-4`: intervals `d, e d, e² d`) is extrapolated from its last
+/// three impacts as soon as the tail `d₃ r/(1 − r)` that they predict is itself below `tol`:
+/// then no fourth impact is needed to confirm it, and the Aitken formula is the same.
 fn zeno_point<S: OdeState>(h: &VecDeque<ImpactMark<S>>, tol: f64) -> Option<(f64, S)> {
-    if h.len() < 4 {
+    let n = h.len();
+    if n < 3 {
         return None;
     }
-    let d1 = h[1].t - h[0].t;
-    let d2 = h[2].t - h[1].t;
-    let d3 = h[3].t - h[2].t;
-    if !(d1 > 0.0 && d2 > 0.0 && d3 > 0.0) {
+    let (a, b, c) = (&h[n - 3], &h[n - 2], &h[n - 1]);
+    let d2 = b.t - a.t;
+    let d3 = c.t - b.t;
+    if !(d2 > 0.0 && d3 > 0.0) {
         return None;
     }
-    let (r1, r2) = (d2 / d1, d3 / d2);
-    let (p1, p2) = (h[2].speed / h[1].speed, h[3].speed / h[2].speed);
+    let r2 = d3 / d2;
+    let p2 = c.speed / b.speed;
     // A clear geometric decay (ratios at most 0.999: slower decays are simulated impact by
     // impact), with approach speeds shrinking like the intervals (Δ ∝ speed near a grazing
     // contact).
-    if !(r1 <= MAX_RATIO && r2 <= MAX_RATIO && p1 <= MAX_RATIO && p2 <= MAX_RATIO && p1 > 0.0 && p2 > 0.0) {
+    if !(r2 <= MAX_RATIO && p2 <= MAX_RATIO && p2 > 0.0) || (p2 / r2 - 1.0).abs() > 0.1 {
         return None;
     }
-    if (p2 / r2 - 1.0).abs() > 0.1 {
-        return None;
-    }
-    let tail1 = d3 * r1 / (1.0 - r1);
     let tail2 = d3 * r2 / (1.0 - r2);
-    if (tail2 - tail1).abs() > tol {
-        return None;
+    if tail2 > tol {
+        // Confirmed by a fourth impact: the tails of the last two ratios agree.
+        if n < 4 {
+            return None;
+        }
+        let d1 = h[1].t - h[0].t;
+        let r1 = d2 / d1;
+        let p1 = b.speed / h[0].speed;
+        if !(d1 > 0.0 && r1 <= MAX_RATIO && p1 <= MAX_RATIO && p1 > 0.0) {
+            return None;
+        }
+        let tail1 = d3 * r1 / (1.0 - r1);
+        if (tail2 - tail1).abs() > tol {
+            return None;
+        }
     }
     let g = r2 / (1.0 - r2);
-    let x = h[3].after + (h[3].after - h[2].after) * g;
-    Some((h[3].t + tail2, x))
+    let x = c.after + (c.after - b.after) * g;
+    Some((c.t + tail2, x))
+}
+
+/// A series the driver cannot go on simulating, with time resolution `res` and relative
+/// integration tolerance `rtol`, and when it ends: the system predicts ([`Rebound`]) that the
+/// rest of it lasts less than `res`, or that its hop rises less than `rtol` of the gap's scale
+/// (below the accuracy the gap is integrated to: a nearly plastic impact); then it ends after
+/// the predicted tail (the caller moves the state along the flow; the rest of the series takes
+/// the normal velocity to zero as the completion's projection does). Or the last impact of the
+/// contact came within `res` of the one before, no faster; then it ends there. Without this a
+/// rebound shorter than the smallest step, or lower than the integration error, is timed by
+/// noise or never seen and the contact sinks, or an impact at zero approach speed repeats at
+/// the same time until the event limit.
+fn unresolved<S: OdeState>(
+    h: &VecDeque<ImpactMark<S>>,
+    rebound: Option<Rebound>,
+    res: f64,
+    rtol: f64,
+) -> Option<(f64, S)> {
+    let c = h.back()?;
+    if let Some(r) = rebound.filter(|r| r.apex <= rtol || r.tail <= res) {
+        return Some((c.t + r.tail, c.after));
+    }
+    let stuck = h.len() >= 2 && {
+        let b = &h[h.len() - 2];
+        c.t - b.t <= res && c.speed <= b.speed
+    };
+    stuck.then_some((c.t, c.after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector1;
+
+    /// A clock `x' = 1` whose one guard `g = x (τ − x)` starts at zero, is positive for
+    /// `0 < x < τ` and fires at `x = τ` (a hop of length `τ` from a guard that starts at zero,
+    /// as a slip from rest that stops again); after it, mode 1 has no guard.
+    struct Hop {
+        tau: f64,
+    }
+
+    impl Hybrid for Hop {
+        type State = Vector1<f64>;
+        type Mode = u8;
+        fn time_scale(&self) -> f64 {
+            1.0
+        }
+        fn state_scale(&self) -> Vector1<f64> {
+            Vector1::new(1.0)
+        }
+        fn initial_mode(&self, _t: f64, _x: &mut Vector1<f64>) -> Result<u8, ModeFailure> {
+            Ok(0)
+        }
+        fn flow(&self, _mode: &u8, _t: f64, _x: &Vector1<f64>) -> Vector1<f64> {
+            Vector1::new(1.0)
+        }
+        fn guard_count(&self, mode: &u8) -> usize {
+            usize::from(*mode == 0)
+        }
+        fn guards(&self, _mode: &u8, _t: f64, x: &Vector1<f64>, out: &mut [f64]) {
+            if let Some(g) = out.first_mut() {
+                *g = x[0] * (self.tau - x[0]);
+            }
+        }
+        fn transition(&self, _mode: &u8, _fired: &[usize], _t: f64, x: &Vector1<f64>) -> Transition<Vector1<f64>, u8> {
+            Transition::Jump { state: *x, mode: 1, info: EventInfo::new(EventKind::SlipStop, Some(0)) }
+        }
+    }
+
+    #[test]
+    fn a_hop_within_one_step_fires_where_it_ends() {
+        // τ from well above a step to far below one: the first step's end is already past the
+        // hop, so its guard was never seen positive at a step's end.
+        for tau in [0.3, 1e-3, 1e-6] {
+            let s = DriverSettings { t_max: 1.0, ..Default::default() };
+            let (run, log) = EventDriver::new(s).run_logged(&Hop { tau }, 0.0, Vector1::new(0.0), &[]);
+            assert_eq!(run.termination, Termination::TimeLimit, "τ = {tau}");
+            assert_eq!(log.len(), 1, "τ = {tau}: {} events", log.len());
+            assert!((log[0].t - tau).abs() <= 1e-12, "τ = {tau}: fired at {}", log[0].t);
+        }
+    }
 }

@@ -92,12 +92,29 @@ pub struct EventInfo {
     pub impact_speed: Option<f64>,
     /// For impacts: the kinetic energy lost (`≥ 0` for an admissible impact law).
     pub energy_loss: Option<f64>,
+    /// For an impact after which its contact flies off and must come back: the rebound's
+    /// prediction of the rest of its impact series ([`Rebound`]).
+    pub rebound: Option<Rebound>,
+}
+
+/// What a system predicts of the impact series after a rebound (a nearly plastic impact's
+/// series is too fast or too small for the driver to simulate; module docs of
+/// [`driver`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rebound {
+    /// How long the rest of the series would last if it went on geometrically: the rebound's
+    /// flight over `1 − ρ` (`ρ` the ratio of rebound to approach speed).
+    pub tail: f64,
+    /// The hop's apex over the gap's own scale (its change when every coordinate moves by its
+    /// scale). The driver cannot follow a hop below its integration tolerance: the gap is only
+    /// known to that accuracy, so the hop's timing would be noise.
+    pub apex: f64,
 }
 
 impl EventInfo {
     /// An event without impact data.
     pub fn new(kind: EventKind, contact: Option<usize>) -> Self {
-        Self { kind, contact, impact_speed: None, energy_loss: None }
+        Self { kind, contact, impact_speed: None, energy_loss: None, rebound: None }
     }
 }
 

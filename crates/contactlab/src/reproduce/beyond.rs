@@ -30,6 +30,7 @@ const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-wal
 const RIMLESS: &str = include_str!("../../../../examples/multibody/rimless-wheel.toml");
 const P3_PENDULUM: &str = include_str!("../../../../examples/zeno/double-pendulum-pd.toml");
 const P3_HALF: &str = include_str!("../../../../examples/zeno/double-pendulum-pd-e0.5.toml");
+const P2_BIPED: &str = include_str!("../../../../examples/multibody/compass-biped.toml");
 
 fn mechanism(name: &str, text: &str) -> Result<Mechanism, Error> {
     crate::mechanism::model::from_model(&ModelDoc::parse(name, text, false)?)
@@ -47,7 +48,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          contact). No paper publishes these numbers: each row's reference is an independent route, a closed form \
          or an energy balance. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
-         simulation and Feigenbaum's constant, and P3's Zeno orbit in e, checked against P3's own orbit search. \
+         simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
+         P3's own orbit search, and P2's compass biped in μ down to where its stance foot starts to slip. \
          Last, `basin` (each start of a grid on the gait's section run for up to K strikes and classified): the \
          rimless wheel's basin boundary against the closed-form vaulting speed, the compass gait's basin past its \
          first doubling against the period-2 attractor continuation found, and the simplest walker's thin basin \
@@ -64,6 +66,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     rimless_basin(&mut sec)?;
     simplest_basin(&mut sec, opts)?;
     p3_as_continuation(&mut sec)?;
+    sticking_lost(&mut sec)?;
     progress("BEYOND", 4, 4);
     Ok(sec)
 }
@@ -410,12 +413,13 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
 }
 
 /// P3's continuation in e as an instance of `continue` (issue #22): the orbit at e = 0.5 by
-/// pseudo-arclength continuation from e = 0.05 against P3's own orbit search at e = 0.5.
+/// pseudo-arclength continuation from the plastic impact (e = 0, P3's simple orbit) against P3's
+/// own orbit search at e = 0.5; the Zeno onset located at e = 0.
 fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
     let doc = ModelDoc::parse("double-pendulum-pd.toml", P3_PENDULUM, false)?;
     let req = crate::api::ContinueRequest {
         param: "e".into(),
-        from: Some(0.05),
+        from: Some(0.0),
         to: 0.5,
         state: None,
         orbit: None,
@@ -431,7 +435,7 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
     let d = Some(&direct);
     sec.rows.push(
         Row::number(
-            "P3's Zeno orbit at e = 0.5 reached by `continue --param e` from e = 0.05: period (s)",
+            "P3's Zeno orbit at e = 0.5 reached by `continue --param e` from e = 0 (plastic): period (s)",
             d.and_then(|o| o.period).unwrap_or(f64::NAN),
             period,
             1e-8,
@@ -450,6 +454,70 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
         1e-6,
         "P3's orbit search at e = 0.5",
     ));
+    // The branch starts on P3's simple orbit (one plastic collision) and is Zeno for every e > 0:
+    // the located Zeno onset's bracket must reach down to e = 0.
+    let first = c.branches.first().and_then(|b| b.points.first());
+    sec.rows.push(Row::number(
+        "P3's orbit by `continue` at e = 0 (the simple orbit): γ",
+        0.9404,
+        first.map_or(f64::NAN, |p| p.spectral_radius),
+        5e-5,
+        "P3, Section 5: γ = 0.9404 for the simple periodic orbit at e = 0",
+    ));
+    let onset = c
+        .branches
+        .first()
+        .and_then(|b| b.special.iter().find(|s| s.kind == crate::continuation::SpecialKind::ZenoOnset));
+    let (lo, hi) = onset.map_or((f64::NAN, f64::NAN), |s| (s.p - s.bracket, s.p));
+    sec.rows.push(
+        Row::exact(
+            "P3's orbit by `continue` from e = 0: the Zeno onset's bracket (within 1e-6 of e = 0)",
+            "e = 0",
+            if lo.abs() <= 1e-12 && hi < 1e-6 { "e = 0".to_string() } else { format!("[{lo:e}, {hi:e}]") },
+            "P3, Section 2: every e > 0 gives an infinite series of impacts before the constraint holds",
+        )
+        .with_note(format!(
+            "located in [{}, {}]: rebounds below 1e-9 of the approach speed count as plastic (the hybrid core's \
+             contact tolerance); a series too fast or too low to simulate is completed after its predicted tail",
+            fmt_num(lo),
+            fmt_num(hi)
+        )),
+    );
+    Ok(())
+}
+
+/// P2's compass biped continued in μ (issue #22): while the stance foot sticks the gait does not
+/// depend on μ, so sticking must be lost exactly at the friction the sticking gait uses, μ_stick
+/// (the largest |λ_t|/λ_n along its step, from `gait`).
+fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
+    use crate::continuation::{Settings, SpecialKind};
+    let doc = ModelDoc::parse("compass-biped.toml", P2_BIPED, false)?;
+    let m = crate::mechanism::model::from_model(&doc)?;
+    let g = crate::api::mechanism_gait(&m, &GaitSettings::default())?;
+    let mu_stick = g.gaits.first().and_then(|g| g.mu_stick).unwrap_or(f64::NAN);
+    let req = crate::api::ContinueRequest {
+        param: "contact[*].mu".into(),
+        from: None,
+        to: 0.15,
+        state: None,
+        orbit: None,
+        settings: Settings { max_doublings: 0, ..Default::default() },
+        gait: GaitSettings::default(),
+    };
+    let c = crate::api::continuation(&doc, &req, &|_| {})?;
+    let lost = c.branches.first().and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::StickingLost));
+    sec.rows.push(
+        Row::number(
+            "P2's compass biped, `continue --param contact[*].mu`: μ where the stance foot's sticking is lost",
+            mu_stick,
+            lost.map_or(f64::NAN, |s| s.p),
+            1e-6,
+            "the sticking gait's own friction use μ_stick (`gait`: the largest |λ_t|/λ_n along its step)",
+        )
+        .with_note(lost.map_or("not located".to_string(), |s| {
+            format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
+        })),
+    );
     Ok(())
 }
 

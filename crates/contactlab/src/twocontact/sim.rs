@@ -427,6 +427,7 @@ impl ZodRun<'_> {
                 contact: Some(i),
                 impact_speed: Some(speed),
                 energy_loss: Some(imp.energy_loss),
+                rebound: None,
             });
         }
         let info = info?;

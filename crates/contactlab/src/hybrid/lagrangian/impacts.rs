@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector, SVector};
 use super::constraints::{solve_parts, Part};
 use super::modes::{ContactMode, ModeSolution, Modes};
 use super::{join, Lagrangian, State, CONTACT_TOL, MAX_CONTACTS};
-use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKind, ModeFailure, Transition};
+use crate::hybrid::{Candidate, EventInfo, EventKind, FailureEvidence, FailureKind, ModeFailure, Rebound, Transition};
 use crate::lcp::{self, Lcp, LcpSettings, LcpStatus};
 use crate::mechanics::ContactSystem;
 
@@ -58,25 +58,64 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         };
         let nc = self.nc();
         let (mut q2, mut v2) = (o.q, o.vplus);
+        let mut relabelled = false;
         if let Some((qr, vr)) = o.contact.and_then(|c| self.system.relabel(c, &q2, &v2)) {
             q2 = qr;
             v2 = vr;
+            relabelled = true;
         }
         let classes = self.classes_from_state(&q2, &v2, CONTACT_TOL * o.vref);
         let forced = [None; MAX_CONTACTS];
         match self.settle(t, &mut q2, &mut v2, &classes, &forced[..nc]) {
             Ok(mode) => Transition::Jump {
-                state: join(&q2, &v2),
-                mode,
                 info: EventInfo {
                     kind: EventKind::Impact,
                     contact: o.contact,
                     impact_speed: Some(o.speed),
                     energy_loss: Some(o.energy_loss),
+                    rebound: o
+                        .contact
+                        .filter(|_| !relabelled)
+                        .and_then(|c| self.rebound(&mode, c, t, &q2, &v2, o.speed)),
                 },
+                state: join(&q2, &v2),
+                mode,
             },
             Err(f) => Transition::Failed(f),
         }
+    }
+
+    /// After an impact of contact `c` at approach speed `speed` that leaves it flying off (mode
+    /// `mode` at `(t, q, q̇⁺)`): the duration of the rest of its impact series if it went on
+    /// geometrically, `2 u⁺/(−g̈) / (1 − u⁺/speed)` (`u⁺` the rebound speed, `g̈ < 0` the gap's
+    /// acceleration in flight), and the hop's apex `u⁺²/(2|g̈|)` over the gap's scale
+    /// `Σ |w_n,i| s_i` (`s` the coordinates' scales); `None` when it does not come back under the
+    /// quadratic model or does not slow down.
+    fn rebound(
+        &self,
+        mode: &Modes,
+        c: usize,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        speed: f64,
+    ) -> Option<Rebound> {
+        if mode.get(c).closed() || !self.system.armed(c, q) {
+            return None;
+        }
+        let wn = self.system.normal_jacobian(c, q);
+        let up = wn.dot(v);
+        let acc = self.solve_mode(mode, t, q, v)?.acc;
+        let gdd = wn.dot(&acc) + self.system.jacobian_dot_v(c, q, v).0;
+        let ratio = up / speed;
+        if !(up > 0.0 && gdd < 0.0 && ratio < 1.0) {
+            return None;
+        }
+        // The gap's own scale: its change when every coordinate moves by its scale (metres for a
+        // contact point, radians for a joint limit).
+        let cs = self.system.coordinate_scale() * (self.length() / self.system.length_scale());
+        let gap_scale = wn.iter().zip(cs.iter()).map(|(w, c)| (w * c).abs()).sum::<f64>();
+        Some(Rebound { tail: 2.0 * up / -gdd / (1.0 - ratio), apex: 0.5 * up * up / -gdd / gap_scale })
     }
 
     /// The velocity jump of the impact of the contacts in `impacting` at `(q, q̇⁻)` (before the
