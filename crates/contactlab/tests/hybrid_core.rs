@@ -103,7 +103,10 @@ fn nearly_plastic_bounces_end_at_the_closed_form_zeno_time() {
         let zeno: Vec<_> = log.events.iter().filter(|ev| ev.info.kind == EventKind::Zeno).collect();
         assert_eq!(zeno.len(), 1, "e = {e}");
         let tz = t1 + 2.0 * v1 * e / (g * (1.0 - e));
-        assert!((zeno[0].t - tz).abs() <= 1e-12 * tz, "e = {e}: Zeno at {} vs {tz}", zeno[0].t);
+        // At e = 1e-6 the second hop (apex 1e-12 of the drop) is still simulated, so its impact
+        // is timed to the integration tolerance (rtol 1e-10); the others end on the prediction.
+        let tol = if e == 1e-6 { 1e-10 } else { 1e-12 };
+        assert!((zeno[0].t - tz).abs() <= tol * tz, "e = {e}: Zeno at {} vs {tz}", zeno[0].t);
         // On the floor at rest (the tail's drift along the flow is projected away, to round-off).
         let (q, v) = split(&zeno[0].after);
         assert!(q[0].abs() <= 1e-12 * h && v[0] == 0.0, "e = {e}: {q:?}, {v:?}");

@@ -36,7 +36,7 @@
 //! constrained mode). A series so fast that its tail after three impacts is already below that
 //! tolerance (a nearly plastic impact) is extrapolated from those three. A rebound that the
 //! system predicts ([`crate::hybrid::Rebound`]) to end its series within the event resolution,
-//! or to hop less than the integration tolerance, is completed after that predicted tail; and
+//! or to hop less than the round-off of its gap, is completed after that predicted tail; and
 //! impacts that come within the event resolution of each other are completed at the last. [`ZenoRule::Truncate`] is P3's alternative: an impact slower than a
 //! fraction of the fastest impact of the run is replaced by the completion at once.
 
@@ -1041,7 +1041,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 // The resolution: the event tolerance, or the step floor where it is coarser.
                 let res = self.ttol.max(64.0 * f64::EPSILON * te.abs().max(self.ts));
                 let found = zeno_point(h, tolerance * self.ts).or_else(|| {
-                    let (t, x) = unresolved(h, next.info.rebound, res, self.settings.tol.rtol)?;
+                    let (t, x) = unresolved(h, next.info.rebound, res)?;
                     // The completion comes after the predicted tail, along the flow.
                     Some((t, x + self.sys.flow(&next.mode, te, &x) * (t - te)))
                 });
@@ -1159,6 +1159,10 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 }
 
+/// A rebound hop whose apex is below this fraction of its gap's scale is below the round-off of
+/// a gap just put on its support: it could never be seen ([`Rebound::apex`]).
+pub const HOP_FLOOR: f64 = 64.0 * f64::EPSILON;
+
 /// A guard's value at a time, `(t, g)`.
 type Sample = (f64, f64);
 
@@ -1218,24 +1222,20 @@ fn zeno_point<S: OdeState>(h: &VecDeque<ImpactMark<S>>, tol: f64) -> Option<(f64
     Some((c.t + tail2, x))
 }
 
-/// A series the driver cannot go on simulating, with time resolution `res` and relative
-/// integration tolerance `rtol`, and when it ends: the system predicts ([`Rebound`]) that the
-/// rest of it lasts less than `res`, or that its hop rises less than `rtol` of the gap's scale
-/// (below the accuracy the gap is integrated to: a nearly plastic impact); then it ends after
-/// the predicted tail (the caller moves the state along the flow; the rest of the series takes
-/// the normal velocity to zero as the completion's projection does). Or the last impact of the
-/// contact came within `res` of the one before, no faster; then it ends there. Without this a
-/// rebound shorter than the smallest step, or lower than the integration error, is timed by
-/// noise or never seen and the contact sinks, or an impact at zero approach speed repeats at
-/// the same time until the event limit.
-fn unresolved<S: OdeState>(
-    h: &VecDeque<ImpactMark<S>>,
-    rebound: Option<Rebound>,
-    res: f64,
-    rtol: f64,
-) -> Option<(f64, S)> {
+/// A series the driver cannot go on simulating, with time resolution `res`, and when it
+/// ends: the system predicts ([`Rebound`]) that the rest of it lasts less than `res`, or that
+/// its hop rises less than [`HOP_FLOOR`] of the gap's scale (below the round-off of a gap just
+/// put on its support: a nearly plastic impact); then it ends after the predicted tail (the
+/// caller moves the state along the flow; the rest of the series takes the normal velocity to
+/// zero as the completion's projection does). Or the last impact of the contact came within
+/// `res` of the one before, no faster; then it ends there. Without this a rebound shorter than
+/// the smallest step, or lower than the gap's round-off, is never seen and the contact sinks,
+/// or an impact at zero approach speed repeats at the same time until the event limit. (Hops
+/// above the round-off are simulated, so that a slower series still reaches the Aitken
+/// extrapolation, whose derivative the variational equations carry.)
+fn unresolved<S: OdeState>(h: &VecDeque<ImpactMark<S>>, rebound: Option<Rebound>, res: f64) -> Option<(f64, S)> {
     let c = h.back()?;
-    if let Some(r) = rebound.filter(|r| r.apex <= rtol || r.tail <= res) {
+    if let Some(r) = rebound.filter(|r| r.apex <= HOP_FLOOR || r.tail <= res) {
         return Some((c.t + r.tail, c.after));
     }
     let stuck = h.len() >= 2 && {

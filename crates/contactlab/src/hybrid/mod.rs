@@ -106,8 +106,8 @@ pub struct Rebound {
     /// flight over `1 − ρ` (`ρ` the ratio of rebound to approach speed).
     pub tail: f64,
     /// The hop's apex over the gap's own scale (its change when every coordinate moves by its
-    /// scale). The driver cannot follow a hop below its integration tolerance: the gap is only
-    /// known to that accuracy, so the hop's timing would be noise.
+    /// scale). The driver cannot see a hop below the round-off of the gap
+    /// ([`driver::HOP_FLOOR`]).
     pub apex: f64,
 }
 
