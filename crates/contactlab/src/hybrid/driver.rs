@@ -37,8 +37,9 @@
 //! tolerance (a nearly plastic impact) is extrapolated from those three. A rebound that the
 //! system predicts ([`crate::hybrid::Rebound`]) to end its series within the event resolution,
 //! or to hop less than the round-off of its gap, is completed after that predicted tail; and
-//! impacts that come within the event resolution of each other are completed at the last. [`ZenoRule::Truncate`] is P3's alternative: an impact slower than a
-//! fraction of the fastest impact of the run is replaced by the completion at once.
+//! impacts that come within the event resolution of each other are completed at the last.
+//! [`ZenoRule::Truncate`] is P3's alternative: an impact slower than a fraction of the fastest
+//! impact of the run is replaced by the completion at once.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -787,7 +788,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             return;
         }
         let (t0, t1) = (step.t0, step.t1());
-        let mut up: [Option<(f64, f64)>; MAX_GUARDS] = [None; MAX_GUARDS];
+        let mut up: [Option<Sample>; MAX_GUARDS] = [None; MAX_GUARDS];
         let mut gk = [0.0; MAX_GUARDS];
         // In time order: halvings towards the step's start (a hop from a guard that started at
         // zero there is short), then evenly spaced points.
@@ -842,7 +843,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     fn step(&mut self, f: &mut impl FnMut(f64, &H::State) -> H::State) -> Phase<Option<Step<H::State>>> {
         let (sys, t, ng) = (self.sys, self.t, self.ng);
         // A step limit below round-off of t would stall the run: floor it.
-        let floor = 64.0 * f64::EPSILON * t.abs().max(self.ts);
+        let floor = step_floor(t, self.ts);
         let hmax = (self.settings.t_max - t).min(sys.step_limit(&self.mode, t, &self.x).max(floor)).max(0.0);
         match self.ode.step(f, t, &self.x, hmax) {
             Ok(s) => Ok(Some(s)),
@@ -1039,7 +1040,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                     h.pop_front();
                 }
                 // The resolution: the event tolerance, or the step floor where it is coarser.
-                let res = self.ttol.max(64.0 * f64::EPSILON * te.abs().max(self.ts));
+                let res = self.ttol.max(step_floor(te, self.ts));
                 let found = zeno_point(h, tolerance * self.ts).or_else(|| {
                     let (t, x) = unresolved(h, next.info.rebound, res)?;
                     // The completion comes after the predicted tail, along the flow.
@@ -1162,6 +1163,12 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
 /// A rebound hop whose apex is below this fraction of its gap's scale is below the round-off of
 /// a gap just put on its support: it could never be seen ([`Rebound::apex`]).
 pub const HOP_FLOOR: f64 = 64.0 * f64::EPSILON;
+
+/// The smallest step at time `t` (time scale `ts`): below it the step is lost in the
+/// round-off of `t`.
+fn step_floor(t: f64, ts: f64) -> f64 {
+    64.0 * f64::EPSILON * t.abs().max(ts)
+}
 
 /// A guard's value at a time, `(t, g)`.
 type Sample = (f64, f64);

@@ -43,7 +43,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
     }
 
     fn state_scale(&self) -> State<N> {
-        let c = self.system.coordinate_scale() * (self.length() / self.system.length_scale());
+        let c = self.coordinate_scales();
         join(&c, &(c / self.time()))
     }
 

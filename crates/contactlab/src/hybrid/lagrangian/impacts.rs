@@ -113,7 +113,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         }
         // The gap's own scale: its change when every coordinate moves by its scale (metres for a
         // contact point, radians for a joint limit).
-        let cs = self.system.coordinate_scale() * (self.length() / self.system.length_scale());
+        let cs = self.coordinate_scales();
         let gap_scale = wn.iter().zip(cs.iter()).map(|(w, c)| (w * c).abs()).sum::<f64>();
         Some(Rebound { tail: 2.0 * up / -gdd / (1.0 - ratio), apex: 0.5 * up * up / -gdd / gap_scale })
     }

@@ -231,4 +231,9 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     fn vel_scale(&self) -> f64 {
         self.length() / self.time()
     }
+
+    /// Each coordinate's scale, in the length unit [`Lagrangian::with_scales`] may set.
+    fn coordinate_scales(&self) -> SVector<f64, N> {
+        self.system.coordinate_scale() * (self.length() / self.system.length_scale())
+    }
 }
