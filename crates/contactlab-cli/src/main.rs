@@ -62,8 +62,8 @@ enum Command {
     /// Pseudo-arclength continuation of a mechanism's gait (kind = "multibody" with a [gait]
     /// table) in any parameter of its file: period, multipliers, mu_stick, impulse ratio, least
     /// Painlevé B along the branch; folds, period doublings (the doubled branches followed),
-    /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing and Zeno
-    /// onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
+    /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing, scuffing
+    /// and Zeno onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
     Continue(mechanism::ContinueArgs),
     /// The basin of attraction of a mechanism's gaits (kind = "multibody" with a [gait] table)
     /// over one or two section coordinates: each cell's outcome after up to --steps strikes

@@ -8,6 +8,7 @@ use std::path::Path;
 use contactlab::api::{continuation, ContinueRequest};
 use contactlab::continuation::{Continuation, Settings, SpecialKind};
 use contactlab::hybrid::section::Derivatives;
+use contactlab::mechanics::ContactSystem;
 use contactlab::mechanism::gait::GaitSettings;
 use contactlab::mechanism::simulate::{simulate, SimulateSettings};
 use contactlab::model::param::ParamKey;
@@ -205,4 +206,106 @@ fn the_compass_gait_scuffs_and_the_kneed_walker_clears() {
     let k = contactlab::mechanism::gait::find_gaits(&kneed, &gs).unwrap();
     let c = k.gaits[0].min_clearance.unwrap();
     assert!(c > 0.0, "kneed walker clearance {c}");
+    // Its value is the swing foot's lowest point in mid-swing: plain simulation of the step,
+    // sampled, agrees (the gap over the length scale).
+    let ls = kneed.system::<6>().unwrap().length_scale();
+    let low = swing_clearance(&kneed, &k.gaits[0].q, &k.gaits[0].v) / ls;
+    assert!((low - c).abs() < 1e-6, "clearance {c} vs simulated {low}");
+}
+
+/// Grazing on a real model: the self-excited impact oscillator's limit cycle (one impact on
+/// its wall per period) meets a back wall moved in toward it. The branch starts on the
+/// closed-form cycle (`ImpactLimitCycle`: period and multiplier) and the grazing is located
+/// where the back wall reaches the cycle's far turning point, in closed form; past it the back
+/// wall is struck once per period. In millimetres, grams and milliseconds the same point.
+#[test]
+fn grazing_located_where_the_back_wall_meets_the_limit_cycle() {
+    use contactlab::mechanics::closed_form::ImpactLimitCycle;
+    let exact = ImpactLimitCycle { mass: 1.0, damping: -0.1, stiffness: 1.0, restitution: 0.8, wall: 0.5 };
+    let (u, slope, tau) = exact.limit_cycle().unwrap();
+    let x_min = exact.least_position(u);
+    let key = "line[back wall].point[0]";
+    let c = continuation(&doc("impact-oscillator.toml"), &request(key, -1.5, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let b = &c.branches[0];
+    assert_eq!(b.end, "reached -1.5", "{}", b.end);
+    let p0 = &b.points[0];
+    assert!((p0.period - tau).abs() < 1e-8 * tau, "period {} vs {tau}", p0.period);
+    assert!((p0.multipliers[0][0] - slope).abs() < 1e-7, "multiplier {:?} vs {slope}", p0.multipliers);
+    assert!(p0.differenced.is_none(), "{:?}", p0.differenced);
+    let kinds: Vec<SpecialKind> = b.special.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds, [SpecialKind::Grazing], "{:?}", b.special);
+    // The orbits are corrected to the corrector's tolerance (1e-9 of the chart's scale, here
+    // the length scale 3 m: the back wall's distance), amplified by 1/(1 − λ) near the unit
+    // multiplier: so far can the located point sit outside its bracket.
+    let orbit = |length: f64| Settings::default().newton_tol * length / (1.0 - slope.abs());
+    let g = &b.special[0];
+    assert!(
+        g.bracket < 1e-6 && (g.p - x_min).abs() <= g.bracket + orbit(3.0),
+        "grazing at {} ± {} vs {x_min}",
+        g.p,
+        g.bracket
+    );
+    let last = b.points.last().unwrap();
+    assert_eq!(last.observation.events, ["impact(back stop)", "impact(stop)"], "{:?}", last.observation.events);
+    // The same continuation in mm, g and ms: k = 1 N/m = 1e-3 g/ms², c = -0.1 N s/m = -0.1 g/ms.
+    let text = std::fs::read_to_string(examples().join("impact-oscillator.toml")).unwrap();
+    let text = text
+        .replace("mass = 1.0", "mass = 1000.0")
+        .replace("stiffness = 1.0", "stiffness = 1e-3")
+        .replace("point = [0.5, 0.0]", "point = [500.0, 0.0]")
+        .replace("point = [-3.0, 0.0]", "point = [-3000.0, 0.0]")
+        .replace("q = [0.5]", "q = [500.0]");
+    let mm = ModelDoc::parse("impact-oscillator-mm.toml", &text, false).unwrap();
+    let c = continuation(&mm, &request(key, -1500.0, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let b = &c.branches[0];
+    let kinds: Vec<SpecialKind> = b.special.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds, [SpecialKind::Grazing], "{:?}", b.special);
+    let g = &b.special[0];
+    assert!(
+        (g.p - 1e3 * x_min).abs() <= g.bracket + orbit(3e3),
+        "grazing at {} ± {} mm vs {}",
+        g.p,
+        g.bracket,
+        1e3 * x_min
+    );
+    assert!((b.points[0].period - 1e3 * tau).abs() < 1e-8 * 1e3 * tau);
+}
+
+/// Scuffing located on a real model: McGeer's kneed walker with heavier shanks bends its swing
+/// knee less, and its swing foot's lowest point in mid-swing (the clearance, after the foot
+/// stops rising) reaches the slope. The located point is checked by plain simulation on both
+/// sides: the swing foot's least gap, while the rule disarms it and after it first descends,
+/// changes sign there.
+#[test]
+fn scuffing_located_on_the_kneed_walker_as_its_shanks_get_heavier() {
+    let d = doc("kneed-walker.toml");
+    let key = "body[stance shank|swing shank].mass";
+    let c = continuation(&d, &request(key, 0.3, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let b = &c.branches[0];
+    let s: Vec<_> = b.special.iter().filter(|s| s.kind == SpecialKind::Scuffing).collect();
+    assert_eq!(s.len(), 1, "{:?}", b.special.iter().map(|s| (s.kind, s.p)).collect::<Vec<_>>());
+    let p = s[0].p;
+    assert!(s[0].bracket < 1e-6 && p > 0.05 && p < 0.3, "scuffing at {p} ± {}", s[0].bracket);
+    // Plain simulation of one step from the branch's orbits on either side of it.
+    let near = |v: f64| b.points.iter().min_by(|x, y| (x.p - v).abs().total_cmp(&(y.p - v).abs())).unwrap().clone();
+    for (side, sign) in [(p - 0.02, 1.0), (p + 0.02, -1.0)] {
+        let pt = near(side);
+        let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), pt.p).unwrap())
+            .unwrap();
+        let n = m.dof();
+        let x = &pt.observation.state;
+        let clearance = swing_clearance(&m, &x[..n], &x[n..]);
+        assert!(clearance * sign > 0.0, "at {}: clearance {clearance}", pt.p);
+    }
+}
+
+/// The least gap of the kneed walker's swing foot over one step, sampled finely, while its
+/// rule disarms it (stance.theta > 0) and after the foot's height first stops rising.
+fn swing_clearance(m: &contactlab::mechanism::Mechanism, q: &[f64], v: &[f64]) -> f64 {
+    let s = SimulateSettings { t_max: 2.0, max_events: 1000, rtol: 1e-11, per_step: 16 };
+    let sim = simulate(m, q, v, &s).unwrap();
+    let strike = sim.events.iter().find(|e| e.contact.as_deref() == Some("swing foot")).unwrap().t;
+    let foot = m.contact_names.iter().position(|c| c == "swing foot").unwrap();
+    let theta = m.coordinates.iter().position(|c| c == "stance.theta").unwrap();
+    sim.least_gap_after_rise(foot, strike, |r| r.q[theta] > 0.0).unwrap()
 }

@@ -6,7 +6,7 @@ use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, Ret
 use contactlab::hybrid::{
     DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
 };
-use contactlab::mechanics::closed_form::{Oscillator, Particle, Pendulum, Side};
+use contactlab::mechanics::closed_form::{ImpactLimitCycle, Oscillator, Particle, Pendulum, Side};
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::{ContactLaw, ContactSystem};
 use nalgebra::{DMatrix, DVector, SMatrix, SVector, Vector1, Vector2, Vector3};
@@ -202,68 +202,6 @@ fn mode_solutions_do_not_depend_on_call_order() {
     assert_eq!(run(&sys), run(&block()));
 }
 
-/// The self-excited impact oscillator `ẍ + c ẋ + k x = 0` (c < 0) with a wall at `x = d`:
-/// the post-impact velocity map in closed form (linear flow, scalar root for the return time).
-struct ImpactOscillator {
-    c: f64,
-    k: f64,
-    e: f64,
-    d: f64,
-}
-
-impl ImpactOscillator {
-    fn flow(&self, t: f64, u: f64) -> (f64, f64, f64, f64) {
-        // x, ẋ, ẍ, ∂x/∂u, ∂ẋ/∂u at time t from (d, u).
-        let sig = -self.c / 2.0;
-        let om = (self.k - sig * sig).sqrt();
-        let (a, b) = (self.d, (u - sig * self.d) / om);
-        let ex = (sig * t).exp();
-        let (s, c) = (om * t).sin_cos();
-        let x = ex * (a * c + b * s);
-        let xd = ex * ((sig * a + om * b) * c + (sig * b - om * a) * s);
-        let dxu = ex * s / om;
-        let dxdu = ex * (sig * s + om * c) / om;
-        let _ = dxdu;
-        (x, xd, dxu, ex * (sig * s + om * c) / om)
-    }
-    fn tau(&self, u: f64) -> f64 {
-        let mut t = 1e-3;
-        while self.flow(t, u).0 < self.d {
-            t += 1e-3;
-        }
-        let (mut a, mut b) = (t - 1e-3, t);
-        for _ in 0..200 {
-            let m = 0.5 * (a + b);
-            if self.flow(m, u).0 < self.d {
-                a = m
-            } else {
-                b = m
-            }
-        }
-        0.5 * (a + b)
-    }
-    fn map(&self, u: f64) -> (f64, f64) {
-        let t = self.tau(u);
-        let (x, xd, dxu, dxdu) = self.flow(t, u);
-        let xdd = -self.c * xd - self.k * x;
-        let tau_u = -dxu / xd;
-        (-self.e * xd, -self.e * (xdd * tau_u + dxdu))
-    }
-    fn fixed_point(&self) -> (f64, f64) {
-        let (mut a, mut b) = (-1.0, -2.0); // P(u) − u changes sign between them
-        for _ in 0..100 {
-            let m = 0.5 * (a + b);
-            if self.map(m).0 - m < 0.0 {
-                a = m
-            } else {
-                b = m
-            }
-        }
-        let u = 0.5 * (a + b);
-        (u, self.map(u).1)
-    }
-}
-
 struct PostImpact {
     d: f64,
 }
@@ -287,16 +225,18 @@ impl SectionChart<SMatrix<f64, 1, 2>> for PostImpact {
 
 #[test]
 fn impact_oscillator_fixed_point_and_multiplier() {
-    let exact = ImpactOscillator { c: -0.1, k: 1.0, e: 0.8, d: 0.5 };
-    let (u_star, mult) = exact.fixed_point();
+    // The self-excited impact oscillator ẍ + c ẋ + k x = 0 (c < 0) with a wall at x = d: the
+    // post-impact velocity map in closed form (linear flow, scalar root for the return time).
+    let exact = ImpactLimitCycle { mass: 1.0, damping: -0.1, stiffness: 1.0, restitution: 0.8, wall: 0.5 };
+    let (u_star, mult, _) = exact.limit_cycle().unwrap();
     let osc = Oscillator {
         mass: 1.0,
-        damping: exact.c,
-        stiffness: exact.k,
+        damping: exact.damping,
+        stiffness: exact.stiffness,
         force: 0.0,
-        position: exact.d,
+        position: exact.wall,
         side: Side::Below,
-        restitution: exact.e,
+        restitution: exact.restitution,
         length: 1.0,
         time: 1.0,
     };
@@ -309,13 +249,14 @@ fn impact_oscillator_fixed_point_and_multiplier() {
             let map = ReturnMap {
                 system: &sys,
                 section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
-                chart: PostImpact { d: exact.d },
+                chart: PostImpact { d: exact.wall },
                 driver: EventDriver::new(settings),
                 derivatives,
             };
             // One application against the closed form.
             let p = map.apply(&DVector::from_element(1, -1.3)).unwrap();
-            assert!((p.y[0] - exact.map(-1.3).0).abs() < 1e-7, "{} vs {}", p.y[0], exact.map(-1.3).0);
+            let closed = exact.map(-1.3).unwrap().0;
+            assert!((p.y[0] - closed).abs() < 1e-7, "{} vs {closed}", p.y[0]);
             let fp = map.fixed_point(&DVector::from_element(1, -1.0), 1e-10, 20);
             assert!(fp.converged, "{fp:?}");
             assert!((fp.y[0] - u_star).abs() < 1e-7, "u* = {} vs {u_star}", fp.y[0]);

@@ -7,6 +7,9 @@
 //!   (floors, walls, inclines) with Coulomb friction and Newton restitution.
 //! * [`Oscillator`]: one degree of freedom `m ẍ + c ẋ + k x = f` with a stop (a bouncing ball
 //!   for `k = c = 0`; with `c < 0` a self-excited impact oscillator with a limit cycle).
+//! * [`ImpactLimitCycle`]: the self-excited impact oscillator's one-impact limit cycle: the
+//!   post-impact speed map, its fixed point, derivative and period, and the orbit's far turning
+//!   point (where a second stop grazes it).
 //! * [`FrictionOscillator`]: a block on a rough floor held by a spring: a stick band and a
 //!   known amplitude decay per half cycle.
 //! * [`RockingBlock`]: Housner's rectangular block rocking on its corners: the time to the
@@ -328,6 +331,112 @@ impl ContactSystem<1> for Oscillator {
     }
 }
 
+/// The self-excited impact oscillator `m ẍ + c ẋ + k x = 0` (`c < 0`, underdamped) with a
+/// wall at `x = d > 0` (`x ≤ d`, Newton's restitution `e`): its one-impact limit cycle in closed
+/// form. Between impacts the flow is linear, `x(t) = e^{σt}(a cos ω t + b sin ω t)` with
+/// `σ = −c/(2m)`, `ω = √(k/m − σ²)`; from the wall with post-impact velocity `u < 0` the next
+/// impact is the first `τ > 0` with `x(τ) = d` (bracketed on a grid of `1/256` of the damped
+/// period, then bisected to round-off), and the post-impact velocity map is
+/// `P(u) = −e ẋ(τ(u); u)` with `P'(u) = −e (ẍ τ'(u) + ∂ẋ/∂u)`, `τ'(u) = −(∂x/∂u)/ẋ`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImpactLimitCycle {
+    /// Mass `m` (kg).
+    pub mass: f64,
+    /// Damping `c < 0` (N·s/m).
+    pub damping: f64,
+    /// Stiffness `k` (N/m).
+    pub stiffness: f64,
+    /// Restitution `e` in `(0, 1)`.
+    pub restitution: f64,
+    /// The wall's position `d > 0` (m).
+    pub wall: f64,
+}
+
+impl ImpactLimitCycle {
+    fn sigma_omega(&self) -> (f64, f64) {
+        let sigma = -self.damping / (2.0 * self.mass);
+        (sigma, (self.stiffness / self.mass - sigma * sigma).sqrt())
+    }
+
+    /// `(x, ẋ, ∂x/∂u, ∂ẋ/∂u)` at time `t` after leaving the wall with velocity `u`.
+    pub fn flow(&self, t: f64, u: f64) -> (f64, f64, f64, f64) {
+        let (sig, om) = self.sigma_omega();
+        let (a, b) = (self.wall, (u - sig * self.wall) / om);
+        let ex = (sig * t).exp();
+        let (s, c) = (om * t).sin_cos();
+        let x = ex * (a * c + b * s);
+        let xd = ex * ((sig * a + om * b) * c + (sig * b - om * a) * s);
+        (x, xd, ex * s / om, ex * (sig * s + om * c) / om)
+    }
+
+    /// The time `τ(u)` to the next impact; `None` when there is none within 64 damped periods.
+    pub fn return_time(&self, u: f64) -> Option<f64> {
+        let (_, om) = self.sigma_omega();
+        let h = 2.0 * std::f64::consts::PI / om / 256.0;
+        // The flight starts on the wall: the first grid point back at or beyond it.
+        let k = (1..64 * 256).find(|&k| self.flow(k as f64 * h, u).0 >= self.wall)?;
+        let (mut lo, mut hi) = ((k - 1) as f64 * h, k as f64 * h);
+        for _ in 0..200 {
+            let m = 0.5 * (lo + hi);
+            if m <= lo || m >= hi {
+                break;
+            }
+            if self.flow(m, u).0 < self.wall {
+                lo = m
+            } else {
+                hi = m
+            }
+        }
+        Some(0.5 * (lo + hi))
+    }
+
+    /// `(P(u), P'(u))`; `None` without a return.
+    pub fn map(&self, u: f64) -> Option<(f64, f64)> {
+        let t = self.return_time(u)?;
+        let (x, xd, dxu, dxdu) = self.flow(t, u);
+        let xdd = -(self.damping * xd + self.stiffness * x) / self.mass;
+        let tau_u = -dxu / xd;
+        Some((-self.restitution * xd, -self.restitution * (xdd * tau_u + dxdu)))
+    }
+
+    /// The limit cycle: `(u*, P'(u*), τ(u*))`, the fixed point bracketed on a geometric grid of
+    /// speeds (`P(u) − u` is negative where the negative damping wins, positive where the
+    /// restitution does) and bisected; `None` when there is no such change of sign.
+    pub fn limit_cycle(&self) -> Option<(f64, f64, f64)> {
+        let (_, om) = self.sigma_omega();
+        let f = |u: f64| self.map(u).map(|(p, _)| p - u);
+        let speeds: Vec<f64> = (0..120).map(|k| -1e-3 * om * self.wall * 1.2f64.powi(k)).collect();
+        let k = (1..speeds.len())
+            .find(|&k| matches!((f(speeds[k - 1]), f(speeds[k])), (Some(a), Some(b)) if a < 0.0 && b >= 0.0))?;
+        let (mut lo, mut hi) = (speeds[k - 1], speeds[k]);
+        for _ in 0..200 {
+            let m = 0.5 * (lo + hi);
+            if f(m)? < 0.0 {
+                lo = m
+            } else {
+                hi = m
+            }
+        }
+        let u = 0.5 * (lo + hi);
+        let (_, slope) = self.map(u)?;
+        Some((u, slope, self.return_time(u)?))
+    }
+
+    /// The least position of the flight from the wall with velocity `u < 0`: where
+    /// `ẋ = e^{σt}(A cos ωt + B sin ωt)` first vanishes, `A = σa + ωb`, `B = σb − ωa`, i.e. at
+    /// `ωt = (atan2(B, A) + π/2) mod π`. A second stop at `x = x_min` grazes the orbit.
+    pub fn least_position(&self, u: f64) -> f64 {
+        let (sig, om) = self.sigma_omega();
+        let (a, b) = (self.wall, (u - sig * self.wall) / om);
+        let (aa, bb) = (sig * a + om * b, sig * b - om * a);
+        let mut theta = (bb.atan2(aa) + std::f64::consts::FRAC_PI_2).rem_euclid(std::f64::consts::PI);
+        if theta == 0.0 {
+            theta = std::f64::consts::PI;
+        }
+        self.flow(theta / om, u).0
+    }
+}
+
 /// A block of mass `m` on a rough floor `y ≥ 0`, held by a spring of stiffness `k` along the
 /// floor: `m ẍ = −k x + f_t`, `|f_t| ≤ μ f_n`, `f_n = m g` while it rests on the floor. Sticks
 /// anywhere in the band `|x| ≤ δ = μ m g / k`; from rest at `x₀` outside it, each half cycle
@@ -412,5 +521,39 @@ impl ContactSystem<2> for FrictionOscillator {
     }
     fn time_scale(&self) -> f64 {
         (self.mass / self.stiffness).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impact_limit_cycle_is_consistent_and_free_of_units() {
+        let o = ImpactLimitCycle { mass: 1.0, damping: -0.1, stiffness: 1.0, restitution: 0.8, wall: 0.5 };
+        let (u, slope, tau) = o.limit_cycle().unwrap();
+        assert!((o.map(u).unwrap().0 - u).abs() < 1e-12 * u.abs());
+        assert!(slope.abs() < 1.0, "a stable cycle: {slope}");
+        // P' against a difference quotient of P.
+        let h = 1e-6 * u.abs();
+        let dq = (o.map(u + h).unwrap().0 - o.map(u - h).unwrap().0) / (2.0 * h);
+        assert!((dq - slope).abs() < 1e-7, "{dq} vs {slope}");
+        // The least position against a fine grid of the flight.
+        let grid = (0..=20_000).map(|k| o.flow(tau * k as f64 / 20_000.0, u).0).fold(f64::INFINITY, f64::min);
+        let least = o.least_position(u);
+        assert!(least <= grid + 1e-15 && grid - least < 1e-7, "{least} vs {grid}");
+        // Kilograms, metres and seconds scaled: the same cycle in the new units.
+        let (ms, ls, ts) = (1e8, 1e-8, 1e5);
+        let scaled = ImpactLimitCycle {
+            mass: o.mass * ms,
+            damping: o.damping * ms / ts,
+            stiffness: o.stiffness * ms / (ts * ts),
+            restitution: o.restitution,
+            wall: o.wall * ls,
+        };
+        let (u2, slope2, tau2) = scaled.limit_cycle().unwrap();
+        assert!((u2 / (ls / ts) - u).abs() < 1e-10 * u.abs(), "{u2} vs {u}");
+        assert!((slope2 - slope).abs() < 1e-9 && (tau2 / ts - tau).abs() < 1e-10 * tau);
+        assert!((scaled.least_position(u2) / ls - least).abs() < 1e-10 * least.abs());
     }
 }

@@ -283,10 +283,13 @@ impl<const N: usize> MultibodySystem<N> {
             }
         }
         // The length scale: the largest offset in the tree (joint origins, centres of mass, radii
-        // of gyration, contact points).
+        // of gyration, contact points) and of the contacts' lines from the world origin, where
+        // the tree is rooted (a point mass on a slider has no other length: its walls').
         let gyration = |b: &super::multibody::Body| if b.mass > 0.0 { (b.inertia / b.mass).sqrt() } else { 0.0 };
         let points = contacts.iter().map(|c| match c.constraint {
-            Constraint::PointOnLine { point, radius, .. } => point.norm() + radius,
+            Constraint::PointOnLine { point, radius, line_point, normal, .. } => {
+                (point.norm() + radius).max(normal.dot(&line_point).abs())
+            }
             Constraint::JointLimit { .. } => 0.0,
         });
         let length = mb
@@ -628,13 +631,26 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         Some(SMatrix::<f64, N, N>::from_row_slice(&r.matrix))
     }
 
+    /// `√(L/g)`; without gravity the fastest of the joint springs' `√(M_jj/k)` (at `q = 0`),
+    /// else of the dampers' `M_jj/|c|`, else of the references' `1/ω`; 1 s for a mechanism
+    /// with no force at all (nothing then sets a time).
     fn time_scale(&self) -> f64 {
         let g = self.mb.gravity_vector().norm();
         if g > 0.0 {
-            (self.length / g).sqrt()
-        } else {
-            1.0
+            return (self.length / g).sqrt();
         }
+        let m = self.mass_matrix(&SVector::zeros());
+        let fastest = |f: &dyn Fn(&JointSpring, f64) -> f64| {
+            self.springs
+                .iter()
+                .map(|s| f(s, m[(s.coordinate, s.coordinate)]))
+                .filter(|t| *t > 0.0 && t.is_finite())
+                .reduce(f64::min)
+        };
+        fastest(&|s, mjj| (mjj / s.stiffness).sqrt())
+            .or_else(|| fastest(&|s, mjj| mjj / s.damping.abs()))
+            .or_else(|| fastest(&|s, _| 1.0 / s.frequency))
+            .unwrap_or(1.0)
     }
 }
 

@@ -12,7 +12,8 @@
 //! strike's impulse ratio, the least normalised Painlevé `B` along the step (`min_b`: P2's
 //! `(d − μ|c|)/(d + μ|c|)` of each closed frictional contact; its sign change is the
 //! [`SpecialKind::PainleveOnset`] test), the least clearance of a contact that ignores scuffing
-//! (`min_clearance`: its gap over the length scale while its arming rule keeps it from striking;
+//! (`min_clearance`: its lowest gap over the length scale while its arming rule keeps it from
+//! striking, after it first stops rising;
 //! its sign change is the [`SpecialKind::Scuffing`] test), and the step's events (their changes are grazing,
 //! sticking lost, a slipping strike, Zeno onset or end).
 

@@ -436,8 +436,9 @@ pub struct Gait {
     pub residual: f64,
     /// Events per step.
     pub events_per_step: usize,
-    /// The least clearance (gap over the length scale) of a contact that ignores scuffing, while
-    /// its rule keeps it from striking: negative when the gait relies on the rule (the swing foot
+    /// The clearance (gap over the length scale) of a contact that ignores scuffing: its lowest
+    /// point while its rule keeps it from striking, after it first stops rising (a swing foot
+    /// in mid-swing, past its lift-off): negative when the gait relies on the rule (the foot
     /// passes below its line), `None` without such a contact.
     pub min_clearance: Option<f64>,
 }
@@ -817,11 +818,74 @@ pub(crate) struct Details {
     /// (P2's `B` for the worse slip direction, the other closed contacts held, normalised):
     /// negative where Painlevé's paradox is possible.
     pub(crate) min_b: Option<f64>,
-    /// The least gap, over the length scale, of a contact while its arming rule keeps it from
-    /// striking (a swing foot that ignores scuffing), after the step's start: negative when it
-    /// passes below its line (the gait scuffs), positive when it clears it (`None`: no contact
-    /// with an arming rule was disarmed).
+    /// The clearance of the contacts whose arming rule keeps them from striking (a swing foot
+    /// that ignores scuffing), over the length scale: [`Clearance::value`].
     pub(crate) min_clearance: Option<f64>,
+}
+
+/// The clearance of a contact while its arming rule keeps it from striking, along a step.
+///
+/// A swing foot leaves its line at the step's start (the old stance foot, released by the
+/// strike) and first rises: its least gap over the whole step is that of the first instants
+/// and says nothing of the swing. The clearance is therefore the least gap **after the gap
+/// first stops rising** (`ġ ≤ 0`, `ġ = w_nᵀq̇`): the foot's lowest point in mid-swing, where
+/// a real foot would scuff; the least value between samples is found by [`Step::max_of`].
+/// A foot that rises until it is armed has as clearance its gap when last disarmed (where the
+/// rule hands over: continuous with a dip that starts just before it). Negative: the gait
+/// relies on the rule (the foot passes below its line); positive: it clears the line.
+#[derive(Debug, Clone, Default)]
+struct Clearance {
+    /// Per contact: the gap has stopped rising while disarmed.
+    descended: Vec<bool>,
+    /// Per contact: the least gap after that.
+    lowest: Vec<Option<f64>>,
+    /// Per contact: the gap at the last disarmed sample while still rising.
+    rising: Vec<Option<f64>>,
+}
+
+impl Clearance {
+    fn new(contacts: usize) -> Self {
+        Clearance { descended: vec![false; contacts], lowest: vec![None; contacts], rising: vec![None; contacts] }
+    }
+    /// Looks at one step of the flow (`t_end` its end) with `n` samples.
+    fn look<const N: usize>(&mut self, sys: &MultibodySystem<N>, step: &Step<State<N>>, t_end: f64, n: usize) {
+        let ls = sys.length_scale();
+        let disarmed = |i: usize, x: &State<N>| !sys.armed(i, &x.column(0).into_owned());
+        for i in (0..self.descended.len()).filter(|&i| step.samples(t_end, n).any(|(_, x)| disarmed(i, &x))) {
+            // Where the rise ends within this step (the first disarmed sample with ġ ≤ 0).
+            let mut from = if self.descended[i] { Some(step.t0) } else { None };
+            for (t, x) in step.samples(t_end, n) {
+                if !disarmed(i, &x) || from.is_some() {
+                    continue;
+                }
+                let (q, v) = split(&x);
+                if sys.normal_jacobian(i, &q).dot(&v) <= 0.0 {
+                    from = Some(t - (t_end - step.t0) / n as f64);
+                } else {
+                    self.rising[i] = Some(sys.gap(i, &q) / ls);
+                }
+            }
+            let Some(from) = from else { continue };
+            self.descended[i] = true;
+            let floor = self.lowest[i].map_or(f64::NEG_INFINITY, |m| -m);
+            let low = -step.max_of(t_end, n, floor, |t, x| {
+                let (q, v) = split(x);
+                let past = t >= from && (t > from || sys.normal_jacobian(i, &q).dot(&v) <= 0.0);
+                if past && disarmed(i, x) {
+                    -sys.gap(i, &q) / ls
+                } else {
+                    f64::NEG_INFINITY
+                }
+            });
+            if low.is_finite() {
+                self.lowest[i] = Some(low);
+            }
+        }
+    }
+    /// The least clearance over the contacts (`None`: no contact was disarmed).
+    fn value(&self) -> Option<f64> {
+        (0..self.descended.len()).filter_map(|i| self.lowest[i].or(self.rising[i])).reduce(f64::min)
+    }
 }
 
 /// Friction use along one step from the post-strike state `x`, the strike's impulse ratio and
@@ -843,7 +907,7 @@ pub(crate) fn orbit_details<const N: usize>(
         events: usize,
         labels: Vec<(EventKind, Option<usize>)>,
         min_b: Option<f64>,
-        min_clearance: Option<f64>,
+        clearance: Clearance,
     }
     impl<const N: usize> Friction<'_, N> {
         fn look(&mut self, t: f64, x: &State<N>, mode: &Modes) {
@@ -893,15 +957,10 @@ pub(crate) fn orbit_details<const N: usize>(
                     self.ratio = Some(top);
                 }
             }
-            let ls = self.sys.length_scale();
             for (t, x) in step.samples(t_end, 8) {
                 self.look(t, &x, mode);
-                let q: SVector<f64, N> = x.column(0).into_owned();
-                for i in (0..self.sys.contact_count()).filter(|&i| !self.sys.armed(i, &q)) {
-                    let g = self.sys.gap(i, &q) / ls;
-                    self.min_clearance = Some(self.min_clearance.map_or(g, |m: f64| m.min(g)));
-                }
             }
+            self.clearance.look(self.sys, step, t_end, 8);
             ControlFlow::Continue(())
         }
         fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
@@ -923,7 +982,7 @@ pub(crate) fn orbit_details<const N: usize>(
         events: 0,
         labels: vec![],
         min_b: None,
-        min_clearance: None,
+        clearance: Clearance::new(sys.contact_count()),
     };
     driver.run(lag, 0.0, *x, &[], &mut obs);
     let mut impulse_ratio = None;
@@ -975,7 +1034,7 @@ pub(crate) fn orbit_details<const N: usize>(
         events: obs.events,
         labels,
         min_b: obs.min_b,
-        min_clearance: obs.min_clearance,
+        min_clearance: obs.clearance.value(),
     }
 }
 

@@ -64,6 +64,9 @@ pub struct Sample {
     pub v: Vec<f64>,
     /// Contact modes (`F` free, `S` stick, `P`/`N` slip in `±x`, `C` closed frictionless).
     pub modes: String,
+    /// Each contact's gap `g` (m; radians for a joint limit), in the model's order (contacts,
+    /// then limits).
+    pub gaps: Vec<f64>,
     /// Kinetic energy (J).
     pub kinetic: f64,
     /// Potential energy (J), for conservative forces.
@@ -119,6 +122,22 @@ pub struct Simulation {
     pub samples: Vec<Sample>,
 }
 
+impl Simulation {
+    /// The least gap of contact `contact` (its index) over the samples before time `until` where
+    /// `keep` holds, after its gap first stops rising there (a swing foot's lowest point in
+    /// mid-swing, past its lift-off from the line); `None` without such samples.
+    pub fn least_gap_after_rise(&self, contact: usize, until: f64, keep: impl Fn(&Sample) -> bool) -> Option<f64> {
+        let gaps: Vec<f64> = self
+            .samples
+            .iter()
+            .filter(|r| r.t < until && keep(r))
+            .filter_map(|r| r.gaps.get(contact).copied())
+            .collect();
+        let first_down = gaps.windows(2).position(|w| w[1] <= w[0]).unwrap_or(gaps.len().saturating_sub(1));
+        gaps.get(first_down..)?.iter().copied().reduce(f64::min)
+    }
+}
+
 /// Simulates `m` from `(q₀, q̇₀)`.
 pub fn simulate(m: &Mechanism, q0: &[f64], v0: &[f64], settings: &SimulateSettings) -> Result<Simulation, Error> {
     settings.validate()?;
@@ -150,6 +169,7 @@ impl<const N: usize> Rec<'_, N> {
             q: q.iter().copied().collect(),
             v: v.iter().copied().collect(),
             modes: mode.to_string(),
+            gaps: (0..self.sys.contact_count()).map(|i| self.sys.gap(i, &q)).collect(),
             kinetic: self.sys.kinetic_energy(&q, &v),
             potential: self.sys.potential(&q),
         });

@@ -4,7 +4,8 @@
 //!
 //! A key is dot-separated segments, each a table key followed by zero or more selectors in
 //! brackets; a selector picks elements of an array: an index (`0`), the element whose `name`
-//! key is the given text (`[swing foot]`), or every element (`[*]`). Examples:
+//! key is the given text (`[swing foot]`), the elements of several names (`[stance shank|swing
+//! shank]`, each must exist), or every element (`[*]`). Examples:
 //! `slope_deg`, `gravity`, `body[hip].mass`, `contact[*].mu`, `limit[knee stop].e`,
 //! `spring[0].stiffness`, `body[stance].com[1]`. The key must exist in the document (a
 //! continuation starts from the file's model) and name numbers; the changed document is read
@@ -17,7 +18,8 @@ use crate::Error;
 #[derive(Debug, Clone, PartialEq)]
 enum Selector {
     Index(usize),
-    Name(String),
+    /// One or more names (`[a|b]`): the elements with those `name`s, each of which must exist.
+    Names(Vec<String>),
     All,
 }
 
@@ -59,7 +61,16 @@ impl ParamKey {
                 sel.push(match s {
                     "" => return Err(bad("an empty selector []")),
                     "*" => Selector::All,
-                    _ => s.parse::<usize>().map_or_else(|_| Selector::Name(s.to_string()), Selector::Index),
+                    _ => match s.parse::<usize>() {
+                        Ok(i) => Selector::Index(i),
+                        Err(_) => {
+                            let names: Vec<String> = s.split('|').map(|n| n.trim().to_string()).collect();
+                            if names.iter().any(String::is_empty) {
+                                return Err(bad("an empty name in a selector [a|b]"));
+                            }
+                            Selector::Names(names)
+                        }
+                    },
                 });
                 rest = &r[close + 1..];
             }
@@ -100,18 +111,20 @@ fn select<'a>(doc: &str, key: &ParamKey, root: &'a mut toml::Table) -> Result<Ve
                     Selector::Index(i) => {
                         picked.push(a.get_mut(*i).ok_or_else(|| miss(name, format!("index {i} of {n} elements")))?)
                     }
-                    Selector::Name(want) => {
+                    Selector::Names(wants) => {
                         let names: Vec<String> = a
                             .iter()
                             .filter_map(|e| e.get("name").and_then(|x| x.as_str()).map(str::to_string))
                             .collect();
-                        let e = a
-                            .iter_mut()
-                            .find(|e| e.get("name").and_then(|x| x.as_str()) == Some(want.as_str()))
-                            .ok_or_else(|| {
-                                miss(name, format!("no element named '{want}'; the names are: {}", names.join(", ")))
-                            })?;
-                        picked.push(e);
+                        if let Some(want) = wants.iter().find(|w| !names.contains(w)) {
+                            return Err(miss(
+                                name,
+                                format!("no element named '{want}'; the names are: {}", names.join(", ")),
+                            ));
+                        }
+                        picked.extend(a.iter_mut().filter(|e| {
+                            e.get("name").and_then(|x| x.as_str()).is_some_and(|n| wants.iter().any(|w| w == n))
+                        }));
                     }
                 }
             }
@@ -204,6 +217,12 @@ mod tests {
         let e = d.with_param(&k("contact[*].mu"), 0.3).unwrap();
         assert_eq!(e.param(&k("contact[0].mu")).unwrap(), 0.3);
         assert_eq!(e.param(&k("contact[c].mu")).unwrap(), 0.3);
+        // Several names: both elements, in the document's order; each name must exist.
+        let e = d.with_param(&k("contact[c|a b].mu"), 0.4).unwrap();
+        assert_eq!((e.param(&k("contact[0].mu")).unwrap(), e.param(&k("contact[1].mu")).unwrap()), (0.4, 0.4));
+        let err = d.param(&k("contact[c|x].mu")).unwrap_err().to_string();
+        assert!(err.contains("no element named 'x'"), "{err}");
+        assert!(ParamKey::parse("contact[a||b].mu").is_err());
         let e = d.with_param(&k("contact[1].mu"), 0.2).unwrap();
         assert!(e.param(&k("contact[*].mu")).unwrap_err().to_string().contains("several different"));
         // Errors name the key, the segment and what exists.

@@ -11,6 +11,7 @@ use crate::mechanism::gait::{find_gaits, GaitSettings};
 use crate::mechanism::painleve::{painleve, PainleveSettings, SliceAxis};
 use crate::mechanism::simulate::{simulate, SimulateSettings};
 use crate::mechanism::Mechanism;
+use crate::model::param::ParamKey;
 use crate::model::ModelDoc;
 use crate::plot::{CategoryMap, MapPath, Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
@@ -31,6 +32,7 @@ const RIMLESS: &str = include_str!("../../../../examples/multibody/rimless-wheel
 const P3_PENDULUM: &str = include_str!("../../../../examples/zeno/double-pendulum-pd.toml");
 const P3_HALF: &str = include_str!("../../../../examples/zeno/double-pendulum-pd-e0.5.toml");
 const P2_BIPED: &str = include_str!("../../../../examples/multibody/compass-biped.toml");
+const OSCILLATOR: &str = include_str!("../../../../examples/multibody/impact-oscillator.toml");
 
 fn mechanism(name: &str, text: &str) -> Result<Mechanism, Error> {
     crate::mechanism::model::from_model(&ModelDoc::parse(name, text, false)?)
@@ -49,7 +51,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          or an energy balance. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
-         P3's own orbit search, and P2's compass biped in μ down to where its stance foot starts to slip. \
+         P3's own orbit search, P2's compass biped in μ down to where its stance foot starts to slip, a \
+         self-excited impact oscillator to where it grazes a second wall (against the closed form) and McGeer's \
+         kneed walker with heavier shanks to where its swing foot scuffs (against plain simulation). \
          Last, `basin` (each start of a grid on the gait's section run for up to K strikes and classified): the \
          rimless wheel's basin boundary against the closed-form vaulting speed, the compass gait's basin past its \
          first doubling against the period-2 attractor continuation found, and the simplest walker's thin basin \
@@ -67,6 +71,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     simplest_basin(&mut sec, opts)?;
     p3_as_continuation(&mut sec)?;
     sticking_lost(&mut sec)?;
+    grazing_and_scuffing(&mut sec)?;
     progress("BEYOND", 4, 4);
     Ok(sec)
 }
@@ -519,6 +524,92 @@ fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
         })),
     );
     Ok(())
+}
+
+/// Grazing and scuffing located by `continue` on real models (issue #22): the self-excited
+/// impact oscillator's back wall moved in until it touches the limit cycle (its far turning
+/// point in closed form), and McGeer's kneed walker with both shanks made heavier until its
+/// swing foot, bending its knee less, no longer clears the slope (checked by plain simulation
+/// of a step on either side).
+fn grazing_and_scuffing(sec: &mut Section) -> Result<(), Error> {
+    use crate::continuation::{Settings, SpecialKind};
+    use crate::mechanics::closed_form::ImpactLimitCycle;
+    let request = |param: &str, to: f64| crate::api::ContinueRequest {
+        param: param.into(),
+        from: None,
+        to,
+        state: None,
+        orbit: None,
+        settings: Settings { max_doublings: 0, max_step: 0.02, ..Default::default() },
+        gait: GaitSettings::default(),
+    };
+    let doc = ModelDoc::parse("impact-oscillator.toml", OSCILLATOR, false)?;
+    let c = crate::api::continuation(&doc, &request("line[back wall].point[0]", -1.5), &|_| {})?;
+    let exact = ImpactLimitCycle { mass: 1.0, damping: -0.1, stiffness: 1.0, restitution: 0.8, wall: 0.5 };
+    let x_min = exact.limit_cycle().map_or(f64::NAN, |(u, _, _)| exact.least_position(u));
+    let graze = c.branches.first().and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::Grazing));
+    sec.rows.push(
+        Row::number(
+            "Self-excited impact oscillator (`impact-oscillator.toml`), `continue --param \"line[back wall].point[0]\"`: \
+             where the back wall is grazed (m)",
+            x_min,
+            graze.map_or(f64::NAN, |s| s.p),
+            1e-6,
+            "closed form: the limit cycle's far turning point (linear flow between impacts, `ImpactLimitCycle`)",
+        )
+        .with_note(graze.map_or("not located".to_string(), |s| {
+            format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
+        })),
+    );
+    let doc = ModelDoc::parse("kneed-walker.toml", KNEED, false)?;
+    let key = "body[stance shank|swing shank].mass";
+    let c = crate::api::continuation(&doc, &request(key, 0.3), &|_| {})?;
+    let branch = c.branches.first();
+    let scuff = branch.and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::Scuffing));
+    // Plain simulation of one step from the branch's orbits 0.02 kg on either side.
+    let mut verdicts = vec![];
+    if let (Some(b), Some(s)) = (branch, scuff) {
+        for side in [s.p - 0.02, s.p + 0.02] {
+            let pt = b.points.iter().min_by(|x, y| (x.p - side).abs().total_cmp(&(y.p - side).abs()));
+            let Some(pt) = pt else { continue };
+            let m = crate::mechanism::model::from_model(&doc.with_param(&ParamKey::parse(key)?, pt.p)?)?;
+            let x = &pt.observation.state;
+            let low = swing_foot_lowest(&m, &x[..m.dof()], &x[m.dof()..])?;
+            verdicts.push(if low > 0.0 { "clears" } else { "scuffs" });
+        }
+    }
+    sec.rows.push(
+        Row::exact(
+            format!(
+                "McGeer's kneed walker, `continue --param \"{key}\"`: the swing foot just below and just above the \
+                 located scuffing point"
+            ),
+            "clears, scuffs",
+            verdicts.join(", "),
+            "plain simulation of one step (`simulate`): the swing foot's least gap while its rule disarms it, \
+             after it first descends",
+        )
+        .with_note(scuff.map_or("not located".to_string(), |s| {
+            format!(
+                "scuffing located at {} kg per shank (bracket {}), 0.05 kg in the file; simulated at ±0.02 kg",
+                fmt_num(s.p),
+                fmt_num(s.bracket)
+            )
+        })),
+    );
+    Ok(())
+}
+
+/// The kneed walker's swing foot over one step from `(q, q̇)` by plain simulation: its least
+/// gap (m) while its rule disarms it (`stance.theta > 0`), after its gap first stops rising.
+fn swing_foot_lowest(m: &Mechanism, q: &[f64], v: &[f64]) -> Result<f64, Error> {
+    let sim = simulate(m, q, v, &SimulateSettings { t_max: 2.0, max_events: 1000, rtol: 1e-11, per_step: 16 })?;
+    let at = |name: &str, list: &[String]| list.iter().position(|c| c == name);
+    let (Some(foot), Some(theta)) = (at("swing foot", &m.contact_names), at("stance.theta", &m.coordinates)) else {
+        return Err(Error::model("kneed-walker.toml", "no swing foot or stance.theta"));
+    };
+    let strike = sim.events.iter().find(|e| e.contact.as_deref() == Some("swing foot")).map_or(f64::INFINITY, |e| e.t);
+    Ok(sim.least_gap_after_rise(foot, strike, |r| r.q[theta] > 0.0).unwrap_or(f64::NAN))
 }
 
 /// Garcia et al.'s simplest walker: the slope where its stable gait period-doubles (issue #22).
