@@ -322,7 +322,7 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         to: 0.0885,
         state: None,
         orbit: None,
-        settings: Settings { max_doublings: 3, max_step: 0.01, step: 0.01, ..Default::default() },
+        settings: Settings { max_doublings: 4, max_step: 0.01, step: 0.01, ..Default::default() },
         gait: GaitSettings::default(),
     };
     let c = crate::api::continuation(&doc, &req, &|_| {})?;
@@ -337,23 +337,24 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         Row::exact(
             "Compass gait (Goswami's masses and lengths, Drake's CompassGait.urdf): period doublings located along \
              the slope by `continue`",
-            "4",
+            "5",
             pd.len().to_string(),
             "Goswami, Thuilot & Espiau (1998): a period-doubling cascade to chaos",
         )
         .with_note(format!("slopes (rad) {}", listed.join(", "))),
     );
-    if pd.len() < 4 {
+    if pd.len() < 5 {
         return Ok(());
     }
-    // The attractor of plain simulation on each side of every doubling: period 1, 2, 4, 8.
+    // The attractor of plain simulation on each side of every doubling: period 1, 2, 4, 8, 16.
     let near = |slope: f64| {
         let pts = &c.branches[0].points;
         pts.iter()
             .min_by(|a, b| (a.p - slope).abs().total_cmp(&(b.p - slope).abs()))
             .map(|p| p.observation.state.clone())
     };
-    let probes = [pd[0] - 0.003, 0.5 * (pd[0] + pd[1]), 0.5 * (pd[1] + pd[2]), 0.5 * (pd[2] + pd[3])];
+    let probes =
+        [pd[0] - 0.003, 0.5 * (pd[0] + pd[1]), 0.5 * (pd[1] + pd[2]), 0.5 * (pd[2] + pd[3]), 0.5 * (pd[3] + pd[4])];
     let mut periods = vec![];
     for &slope in &probes {
         let x = near(slope).ok_or_else(|| Error::model("slope", "an empty branch"))?;
@@ -362,7 +363,7 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     sec.rows.push(
         Row::exact(
             "Compass gait: the attractor's period below the first doubling and midway between successive doublings",
-            "1, 2, 4, 8",
+            "1, 2, 4, 8, 16",
             periods.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", "),
             SRC,
         )
@@ -382,6 +383,13 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         )
         .with_note(format!("the first ratio (p₂ − p₁)/(p₃ − p₂) is {}", fmt_num((pd[1] - pd[0]) / (pd[2] - pd[1])))),
     );
+    sec.rows.push(Row::number(
+        "Compass gait: the next ratio (p₄ − p₃)/(p₅ − p₄), p₅ on the period-16 branch",
+        FEIGENBAUM_DELTA,
+        (pd[3] - pd[2]) / (pd[4] - pd[3]),
+        0.02 * FEIGENBAUM_DELTA,
+        "Feigenbaum (1978): the ratios tend to δ = 4.6692 (the same 2%)",
+    ));
     compass_basin(sec, opts, &doc, 0.5 * (pd[0] + pd[1]), &near(0.5 * (pd[0] + pd[1])).unwrap_or_default())?;
     // The bifurcation diagram with the orbit diagram of plain simulation.
     use rayon::prelude::*;
@@ -407,7 +415,7 @@ fn compass_cascade(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         file: "beyond_compass_cascade.png".into(),
         caption: format!(
             "The compass gait's period-doubling cascade (Goswami's parameters): every return time of the orbits \
-             followed by `contactlab continue goswami-compass-gait.toml --param slope --to 0.0885 --max-doublings 3` (solid stable, dashed unstable; squares: located doublings at slopes {}), and the \
+             followed by `contactlab continue goswami-compass-gait.toml --param slope --to 0.0885 --max-doublings 4` (solid stable, dashed unstable; squares: located doublings at slopes {}), and the \
              last 32 step times of plain simulation at 29 slopes (dots) landing on the stable branches. Goswami, \
              Thuilot & Espiau (1998) show this cascade (their bifurcation diagram of the step period against the \
              slope); their figure's slopes are not reproduced here, as we could not read them off.",
