@@ -527,11 +527,16 @@ fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
             1e-6,
             "the sticking gait's own friction use μ_stick (`gait`: the largest |λ_t|/λ_n along its step)",
         )
-        .with_note(lost.map_or("not located".to_string(), |s| {
-            format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
-        })),
+        .with_note(located(lost)),
     );
     Ok(())
+}
+
+/// A row's note on a special point located on the period's events.
+fn located(s: Option<&crate::continuation::SpecialPoint>) -> String {
+    s.map_or("not located".to_string(), |s| {
+        format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
+    })
 }
 
 /// Grazing and scuffing located by `continue` on real models (issue #22): the self-excited
@@ -553,7 +558,15 @@ fn grazing_and_scuffing(sec: &mut Section) -> Result<(), Error> {
     };
     let doc = ModelDoc::parse("impact-oscillator.toml", OSCILLATOR, false)?;
     let c = crate::api::continuation(&doc, &request("line[back wall].point[0]", -1.5), &|_| {})?;
-    let exact = ImpactLimitCycle { mass: 1.0, damping: -0.1, stiffness: 1.0, restitution: 0.8, wall: 0.5 };
+    // The closed form with the file's own numbers.
+    let num = |key: &str| ParamKey::parse(key).and_then(|k| doc.param(&k));
+    let exact = ImpactLimitCycle {
+        mass: num("body[mass].mass")?,
+        damping: num("spring[0].damping")?,
+        stiffness: num("spring[0].stiffness")?,
+        restitution: num("contact[stop].e")?,
+        wall: num("line[wall].point[0]")?,
+    };
     let x_min = exact.limit_cycle().map_or(f64::NAN, |(u, _, _)| exact.least_position(u));
     let graze = c.branches.first().and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::Grazing));
     sec.rows.push(
@@ -565,9 +578,7 @@ fn grazing_and_scuffing(sec: &mut Section) -> Result<(), Error> {
             1e-6,
             "closed form: the limit cycle's far turning point (linear flow between impacts, `ImpactLimitCycle`)",
         )
-        .with_note(graze.map_or("not located".to_string(), |s| {
-            format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
-        })),
+        .with_note(located(graze)),
     );
     let doc = ModelDoc::parse("kneed-walker.toml", KNEED, false)?;
     let key = "body[stance shank|swing shank].mass";
