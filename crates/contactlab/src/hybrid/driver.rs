@@ -604,6 +604,9 @@ struct Runner<'r, 's, H: Hybrid> {
     /// For a guard seen positive only inside the current step ([`Runner::catch_hops`]): the
     /// bracket of its zero, `(t, g)` at both ends.
     hop: [Option<(Sample, Sample)>; MAX_GUARDS],
+    /// Steps accepted since the integrator's last restart (hops are looked for in the first
+    /// [`HOP_STEPS`] only).
+    since_restart: usize,
     /// Surface sections' values at `(t, x)`.
     sec_prev: Vec<f64>,
     /// The guards that fire at the event being handled.
@@ -645,6 +648,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             g1: [0.0; MAX_GUARDS],
             armed: [false; MAX_GUARDS],
             hop: [None; MAX_GUARDS],
+            since_restart: 0,
             sec_prev: vec![0.0; sections.len()],
             fired: Vec::with_capacity(4),
             history: Vec::new(),
@@ -780,11 +784,15 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     /// again, a tiny rebound). Such guards are sampled at [`HOP_SAMPLES`] points of the dense
     /// output; one seen positive is armed, with its zero bracketed after that sample, so that it
     /// fires as if its rise had been seen. (Without this a slip shorter than a step runs on past
-    /// its stop, its friction now driving it.)
+    /// its stop, its friction now driving it.) A hop starts from a guard at zero where a mode
+    /// starts (the slip from rest, the rebound), so only the first [`HOP_STEPS`] steps after a
+    /// restart are looked at: a guard that stays below zero for long (a swing foot below its
+    /// line while its rule disarms it) then costs nothing.
     fn catch_hops(&mut self, step: &Step<H::State>) {
         let ng = self.ng;
         self.hop[..ng].fill(None);
-        if !(0..ng).any(|k| !self.armed[k] && self.g1[k] <= 0.0) {
+        self.since_restart += 1;
+        if self.since_restart > HOP_STEPS || !(0..ng).any(|k| !self.armed[k] && self.g1[k] <= 0.0) {
             return;
         }
         let (t0, t1) = (step.t0, step.t1());
@@ -826,6 +834,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             return Err(Termination::IntegrationFailure { cause: e.into(), t });
         }
         self.restart = false;
+        self.since_restart = 0;
         self.sys.guards(&self.mode, t, &self.x, &mut self.gprev[..ng]);
         for k in 0..ng {
             self.armed[k] = self.gprev[k] > 0.0;
@@ -1172,6 +1181,11 @@ fn step_floor(t: f64, ts: f64) -> f64 {
 
 /// A guard's value at a time, `(t, g)`.
 type Sample = (f64, f64);
+
+/// Steps after a restart in which guards not yet armed are looked at inside the step
+/// ([`Runner::catch_hops`]): the integrator's first steps grow from a small trial step, so a hop
+/// from the mode's start lies within them or is seen positive at a step's end.
+pub const HOP_STEPS: usize = 4;
 
 /// Points inside a step where guards not yet armed are looked at ([`Runner::catch_hops`]):
 /// `HOP_SAMPLES − 1` evenly spaced, and fractions `2⁻ᵏ` of the step down to `2^−HOP_HALVINGS`.
