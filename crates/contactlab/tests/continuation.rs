@@ -309,3 +309,69 @@ fn swing_clearance(m: &contactlab::mechanism::Mechanism, q: &[f64], v: &[f64]) -
     let theta = m.coordinates.iter().position(|c| c == "stance.theta").unwrap();
     sim.least_gap_after_rise(foot, strike, |r| r.q[theta] > 0.0).unwrap()
 }
+
+#[test]
+fn painleve_onset_located_on_p2s_compass_biped_where_b_first_vanishes_along_its_gait() {
+    // P2's compass biped (the multibody file) sticks for μ ≥ μ_stick = 0.175 and, while it
+    // sticks, its gait does not depend on μ. B = d − μ|c| of the stance foot (P2 eq. 21, the
+    // worse slip direction) depends on the configuration only, so B < 0 somewhere on the orbit
+    // exactly when μ > μ* = min d/|c| over the orbit: the onset continuation must locate going
+    // down from the file's 0.7 (where B < 0 already late in the step). Independent route: the
+    // hand-written built-in biped (its own M and Jacobians, walking::painleve::d_and_c) along its
+    // own gait (walking::gait), d/|c| minimised over its dense output.
+    use contactlab::hybrid::driver::EventRecord;
+    use contactlab::hybrid::lagrangian::{Lagrangian, Modes};
+    use contactlab::hybrid::{DriverSettings, EventDriver, Observer, Step, Tolerances};
+    use contactlab::mechanics::walkers::CompassBiped;
+    use contactlab::walking::painleve::d_and_c;
+    use contactlab::walking::{gait, WalkerChart, WalkerSettings};
+    use nalgebra::{DVector, SMatrix};
+    type State = SMatrix<f64, 4, 2>;
+    let cb = CompassBiped::paper(0.7);
+    let s = WalkerSettings::default();
+    let g = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+    assert!(g.converged && g.sticking, "{g:?}");
+    struct Least<'a>(&'a CompassBiped, f64);
+    impl Observer<State, Modes> for Least<'_> {
+        fn on_step(&mut self, step: &Step<State>, t_end: f64, _: &Modes) -> std::ops::ControlFlow<()> {
+            let ratio = |_: f64, x: &State| {
+                let (d, c) = d_and_c(self.0, &x.column(0).into_owned());
+                -d / c.abs()
+            };
+            self.1 = self.1.max(step.max_of(t_end, 16, self.1, ratio));
+            std::ops::ControlFlow::Continue(())
+        }
+        fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> std::ops::ControlFlow<()> {
+            if ev.info.contact == Some(1) {
+                return std::ops::ControlFlow::Break(());
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut least = Least(&cb, f64::NEG_INFINITY);
+    let x0 = cb.lift(&DVector::from_vec(g.section_point.clone()));
+    let driver = EventDriver::new(DriverSettings {
+        tol: Tolerances { rtol: 1e-12, atol: 1e-12 },
+        t_max: 10.0 * cb.time_scale(),
+        ..Default::default()
+    });
+    driver.run(&Lagrangian::new(&cb), 0.0, x0, &[], &mut least);
+    let mu_star = -least.1;
+    assert!(mu_star > 0.6 && mu_star < 0.7, "{mu_star}");
+
+    let d = doc("compass-biped.toml");
+    let c = continuation(&d, &request("contact[*].mu", 0.3, 0, Derivatives::Exact), &|_| {}).unwrap();
+    let b = &c.branches[0];
+    assert!(b.end.starts_with("reached"), "{}", b.end);
+    let onset = b.special.iter().find(|s| s.kind == SpecialKind::PainleveOnset).expect("Painlevé onset");
+    assert!(onset.bracket < 1e-6, "bracket {}", onset.bracket);
+    // Measured: 1.3e-10 apart, the bracket 3.8e-8.
+    assert!((onset.p - mu_star).abs() <= onset.bracket + 1e-8, "{} vs {mu_star} (bracket {})", onset.p, onset.bracket);
+    // The test function's sign on the branch: B < 0 on the orbit above μ*, not below (while the
+    // foot still sticks, down to μ_stick).
+    let min_b = |p: &contactlab::continuation::BranchPoint| {
+        p.observation.quantities.iter().find(|(k, _)| k == "min_b").map(|(_, v)| *v).unwrap()
+    };
+    assert!(b.points.iter().filter(|p| p.p > mu_star + 1e-3).all(|p| min_b(p) < 0.0));
+    assert!(b.points.iter().filter(|p| p.p < mu_star - 1e-3 && p.p > 0.2).all(|p| min_b(p) > 0.0));
+}

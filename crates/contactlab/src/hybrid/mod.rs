@@ -40,7 +40,7 @@ use std::fmt::Debug;
 use serde::Serialize;
 
 pub use driver::{DriverSettings, EventDriver, EventLog, Observer, Recorder, Run, Termination, ZenoRule};
-pub use ode::{OdeState, Step, Tolerances};
+pub use ode::{OdeState, Peak, Step, Tolerances};
 
 /// Largest number of guards a mode may have.
 pub const MAX_GUARDS: usize = 64;

@@ -121,21 +121,35 @@ impl<S: OdeState> Step<S> {
     /// output's own accuracy; `f` unimodal there). `f` returns `−∞` where it does not apply.
     /// Observers take the largest friction use along an orbit this way, so that sampling does
     /// not decide it (a maximum between samples was 1e-4 low with 4 or 8 samples a step).
+    /// [`Peak`] does the same over many steps, refining only the best one.
     pub fn max_of(&self, t_end: f64, n: usize, floor: f64, mut f: impl FnMut(f64, &S) -> f64) -> f64 {
-        let n = n.max(2);
-        let at = |k: usize| self.t0 + (t_end - self.t0) * k as f64 / n as f64;
-        let values: Vec<f64> = (0..=n)
-            .map(|k| f(at(k), &self.eval(at(k))))
-            .map(|v| if v.is_nan() { f64::NEG_INFINITY } else { v })
-            .collect();
-        let (best, &v) = match values.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
-            Some(b) => b,
-            None => return floor,
-        };
-        if v.partial_cmp(&floor) != Some(std::cmp::Ordering::Greater) {
-            return floor;
+        match self.best_sample(t_end, n, &mut f) {
+            Some((k, v)) if v.partial_cmp(&floor) == Some(std::cmp::Ordering::Greater) => {
+                self.refine_max(t_end, n, k, v, f)
+            }
+            _ => floor,
         }
-        let (mut a, mut b) = (at(best.saturating_sub(1)), at((best + 1).min(n)));
+    }
+
+    /// The best of the `n + 1` even samples of `f` on `[t₀, t_end]` (start included; NaN counts
+    /// as `−∞`): its index and value.
+    fn best_sample(&self, t_end: f64, n: usize, mut f: impl FnMut(f64, &S) -> f64) -> Option<(usize, f64)> {
+        let n = n.max(2);
+        (0..=n)
+            .map(|k| {
+                let t = sample_time(self.t0, t_end, n, k);
+                let v = f(t, &self.eval(t));
+                (k, if v.is_nan() { f64::NEG_INFINITY } else { v })
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The golden-section search of [`Step::max_of`] between the neighbours of sample `k`
+    /// (value `v`) of [`Step::best_sample`].
+    fn refine_max(&self, t_end: f64, n: usize, k: usize, v: f64, mut f: impl FnMut(f64, &S) -> f64) -> f64 {
+        let n = n.max(2);
+        let at = |k: usize| sample_time(self.t0, t_end, n, k);
+        let (mut a, mut b) = (at(k.saturating_sub(1)), at((k + 1).min(n)));
         let g = 0.5 * (5f64.sqrt() - 1.0);
         let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
         let (mut fc, mut fd) = (f(c, &self.eval(c)), f(d, &self.eval(d)));
@@ -229,6 +243,44 @@ const D4: f64 = -10690763975.0 / 1880347072.0;
 const D5: f64 = 701980252875.0 / 199316789632.0;
 const D6: f64 = -1453857185.0 / 822651844.0;
 const D7: f64 = 69997945.0 / 29380423.0;
+
+/// Sample `k` of `n` even ones on `[t₀, t_end]`.
+fn sample_time(t0: f64, t_end: f64, n: usize, k: usize) -> f64 {
+    t0 + (t_end - t0) * k as f64 / n as f64
+}
+
+/// The largest value of a function along a run, as [`Step::max_of`] finds it in one step, at
+/// the cost of one refinement for the whole run: each step offered is sampled, and only the
+/// step holding the best sample is kept, with the mode it was taken in, and refined when the
+/// value is asked for. (Refining every step whose samples beat the running best refines
+/// nearly every step of a monotone function.)
+#[derive(Debug, Clone)]
+pub struct Peak<S, M> {
+    n: usize,
+    best: Option<(f64, usize, f64, Step<S>, M)>,
+}
+
+impl<S: OdeState, M: Clone> Peak<S, M> {
+    /// A peak taken over `n` samples a step.
+    pub fn new(n: usize) -> Self {
+        Self { n: n.max(2), best: None }
+    }
+
+    /// Samples `f` (`−∞` where it does not apply) on the step up to `t_end`, taken in `mode`.
+    pub fn offer(&mut self, step: &Step<S>, t_end: f64, mode: &M, mut f: impl FnMut(&M, f64, &S) -> f64) {
+        let Some((k, v)) = step.best_sample(t_end, self.n, |t, x| f(mode, t, x)) else { return };
+        if v > f64::NEG_INFINITY && self.best.as_ref().is_none_or(|b| v > b.0) {
+            self.best = Some((v, k, t_end, *step, mode.clone()));
+        }
+    }
+
+    /// The largest value, refined between the samples of the best step (`None`: nothing but
+    /// `−∞` was seen); `f` as given to [`Peak::offer`].
+    pub fn value(&self, mut f: impl FnMut(&M, f64, &S) -> f64) -> Option<f64> {
+        let (v, k, t_end, step, mode) = self.best.as_ref()?;
+        Some(step.refine_max(*t_end, self.n, *k, *v, |t, x| f(mode, t, x)))
+    }
+}
 
 /// The DOPRI5 integrator state: tolerances, scales, the proposed next step and the FSAL stage.
 #[derive(Debug, Clone)]
@@ -399,6 +451,31 @@ mod tests {
         let nan_first = |t: f64, x: &Vector2<f64>| if t == 0.0 { f64::NAN } else { f(t, x) };
         assert!((step.max_of(2.0, 4, f64::NEG_INFINITY, nan_first) - 1.0).abs() < 1e-11);
         assert_eq!(step.max_of(2.0, 4, 5.0, f), 5.0);
+    }
+
+    #[test]
+    fn a_peak_over_steps_is_the_best_step_refined() {
+        // x(t) = t over four steps of 0.5 on [0, 2]; f = 1 − (x − 1.13)² peaks inside the third
+        // step, between its samples. The peak over the run equals max_of on that step; a
+        // function that applies nowhere has no peak; the mode kept is the best step's.
+        let one = |v: f64| Vector2::new(v, 0.0);
+        let steps: Vec<Step<Vector2<f64>>> = (0..4)
+            .map(|k| {
+                Step::hermite(0.5 * k as f64, 0.5, one(0.5 * k as f64), one(1.0), one(0.5 * (k + 1) as f64), one(1.0))
+            })
+            .collect();
+        let f = |m: &u8, _: f64, x: &Vector2<f64>| 1.0 - (x[0] - 1.13).powi(2) + f64::from(*m) * 0.0;
+        let mut peak = Peak::new(4);
+        for (k, s) in steps.iter().enumerate() {
+            peak.offer(s, s.t1(), &(k as u8), f);
+        }
+        let v = peak.value(f).expect("a peak");
+        assert!((v - 1.0).abs() < 1e-11, "{v}");
+        assert_eq!(peak.best.as_ref().map(|b| b.4), Some(2));
+        assert!((v - steps[2].max_of(steps[2].t1(), 4, f64::NEG_INFINITY, |t, x| f(&2, t, x))).abs() < 1e-15);
+        let mut none = Peak::<Vector2<f64>, u8>::new(4);
+        none.offer(&steps[0], 0.5, &0, |_, _, _| f64::NEG_INFINITY);
+        assert!(none.value(|_, _, _| f64::NEG_INFINITY).is_none());
     }
 
     #[test]

@@ -113,8 +113,8 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
     }
 
     /// `Φ̇ = Df Φ` over `[t0, t1]` by one step of the three-stage Gauss–Legendre collocation
-    /// rule (order 6; for a linear equation one `3n × 3n` linear solve), the states at its nodes
-    /// from `x(t)`.
+    /// rule (order 6; for a linear equation one `3n × 3n` linear solve, `3n/2 × 3n/2` for a
+    /// second-order system), the states at its nodes from `x(t)`.
     fn propagate(&mut self, mode: &H::Mode, t0: f64, t1: f64, x: impl Fn(f64) -> H::State) -> Result<(), String> {
         let h = t1 - t0;
         if h <= 0.0 {
@@ -148,18 +148,10 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
             }
         }
         let phi_s = DMatrix::from_fn(n, m, |r, c| self.phi[(r, c)] / s[r]);
-        // K_i − h Σ_j a_ij Ã_i K_j = Ã_i Φ̃₀.
-        let mut big = DMatrix::<f64>::identity(3 * n, 3 * n);
-        let mut rhs = DMatrix::<f64>::zeros(3 * n, m);
-        for i in 0..3 {
-            for j in 0..3 {
-                let block = &jac[i] * (-h * a[i][j]);
-                let mut view = big.view_mut((i * n, j * n), (n, n));
-                view += block;
-            }
-            rhs.view_mut((i * n, 0), (n, m)).copy_from(&(&jac[i] * &phi_s));
-        }
-        let k = big.lu().solve(&rhs).ok_or("a singular collocation system")?;
+        let k = match second_order_blocks(&jac) {
+            Some(nq) => collocate_second_order(&jac, &phi_s, h, nq, &a)?,
+            None => collocate(&jac, &phi_s, h, &a)?,
+        };
         for (i, bi) in b.iter().enumerate() {
             let dk = k.view((i * n, 0), (n, m));
             for r in 0..n {
@@ -174,6 +166,123 @@ impl<'h, H: Hybrid> Sensitivity<'h, H> {
             Err("the variational equation diverged".into())
         }
     }
+}
+
+/// `view += alpha · b` (same shape).
+fn add_scaled<S1, S2>(
+    view: &mut nalgebra::Matrix<f64, nalgebra::Dyn, nalgebra::Dyn, S1>,
+    alpha: f64,
+    b: &nalgebra::Matrix<f64, nalgebra::Dyn, nalgebra::Dyn, S2>,
+) where
+    S1: nalgebra::StorageMut<f64, nalgebra::Dyn, nalgebra::Dyn>,
+    S2: nalgebra::Storage<f64, nalgebra::Dyn, nalgebra::Dyn>,
+{
+    for c in 0..b.ncols() {
+        for r in 0..b.nrows() {
+            view[(r, c)] += alpha * b[(r, c)];
+        }
+    }
+}
+
+/// Gauss–Legendre coefficients `a_ij` (three stages).
+type Butcher = [[f64; 3]; 3];
+
+/// The stage derivatives `K_i` (stacked, `3n × m`) of the collocation step `K_i = Ã_i (Φ̃₀ +
+/// h Σ_j a_ij K_j)`: one `3n × 3n` solve.
+fn collocate(jac: &[DMatrix<f64>], phi: &DMatrix<f64>, h: f64, a: &Butcher) -> Result<DMatrix<f64>, String> {
+    let (n, m) = phi.shape();
+    let mut big = DMatrix::<f64>::identity(3 * n, 3 * n);
+    let mut rhs = DMatrix::<f64>::zeros(3 * n, m);
+    for i in 0..3 {
+        for j in 0..3 {
+            let mut view = big.view_mut((i * n, j * n), (n, n));
+            add_scaled(&mut view, -h * a[i][j], &jac[i]);
+        }
+        rhs.view_mut((i * n, 0), (n, m)).copy_from(&(&jac[i] * phi));
+    }
+    big.lu().solve(&rhs).ok_or_else(|| "a singular collocation system".into())
+}
+
+/// `Some(N)` when every stage Jacobian has the form of a second-order system's flow in the
+/// state's scales, `[[0, D], [P, Q]]` with `D` diagonal (`q̇ = v`) and the same at every stage:
+/// the first `N` rows are zero but for the diagonal of their velocity block.
+fn second_order_blocks(jac: &[DMatrix<f64>]) -> Option<usize> {
+    let n = jac.first()?.nrows();
+    if n % 2 != 0 || n == 0 {
+        return None;
+    }
+    let nq = n / 2;
+    let first = &jac[0];
+    let shaped = |a: &DMatrix<f64>| {
+        (0..nq).all(|r| a[(r, r + nq)] == first[(r, r + nq)] && (0..n).all(|c| c == r + nq || a[(r, c)] == 0.0))
+    };
+    jac.iter().all(shaped).then_some(nq)
+}
+
+/// [`collocate`] for a second-order system (`Ã_i = [[0, D], [P_i, Q_i]]`): the position parts
+/// of the stages follow from the velocity parts, `Y^q_i = Φ^q₀ + h D Σ_j a_ij Y^v_j`, so only
+/// the stage velocities `Y^v` are unknown,
+///
+/// ```text
+///   Y^v_i − h Σ_l a_il Q_l Y^v_l − h² Σ_l (Σ_j a_ij a_jl P_j) D Y^v_l = Φ^v₀ + h Σ_j a_ij P_j Φ^q₀,
+/// ```
+///
+/// a `3N × 3N` solve instead of `6N × 6N` (eight times less work), with the same solution;
+/// then `K_i = (D Y^v_i, P_i Y^q_i + Q_i Y^v_i)`.
+fn collocate_second_order(
+    jac: &[DMatrix<f64>],
+    phi: &DMatrix<f64>,
+    h: f64,
+    nq: usize,
+    a: &Butcher,
+) -> Result<DMatrix<f64>, String> {
+    let (n, m) = phi.shape();
+    let d: Vec<f64> = (0..nq).map(|r| jac[0][(r, r + nq)]).collect();
+    let p = |i: usize| jac[i].view((nq, 0), (nq, nq));
+    let q = |i: usize| jac[i].view((nq, nq), (nq, nq));
+    // P_j D.
+    let pd: Vec<DMatrix<f64>> = (0..3).map(|j| DMatrix::from_fn(nq, nq, |r, c| p(j)[(r, c)] * d[c])).collect();
+    let (phi_q, phi_v) = (phi.rows(0, nq), phi.rows(nq, nq));
+    let mut big = DMatrix::<f64>::identity(3 * nq, 3 * nq);
+    let mut rhs = DMatrix::<f64>::zeros(3 * nq, m);
+    for i in 0..3 {
+        for l in 0..3 {
+            let mut view = big.view_mut((i * nq, l * nq), (nq, nq));
+            add_scaled(&mut view, -h * a[i][l], &q(l));
+            for j in 0..3 {
+                add_scaled(&mut view, -h * h * a[i][j] * a[j][l], &pd[j]);
+            }
+        }
+        let mut r = rhs.view_mut((i * nq, 0), (nq, m));
+        r.copy_from(&phi_v);
+        for j in 0..3 {
+            r.gemm(h * a[i][j], &p(j), &phi_q, 1.0);
+        }
+    }
+    let yv = big.lu().solve(&rhs).ok_or("a singular collocation system")?;
+    let mut k = DMatrix::<f64>::zeros(3 * n, m);
+    for i in 0..3 {
+        // Y^q_i = Φ^q₀ + h D Σ_j a_ij Y^v_j.
+        let mut yq = phi_q.clone_owned();
+        for j in 0..3 {
+            let yvj = yv.rows(j * nq, nq);
+            for r in 0..nq {
+                for c in 0..m {
+                    yq[(r, c)] += h * a[i][j] * d[r] * yvj[(r, c)];
+                }
+            }
+        }
+        let yvi = yv.rows(i * nq, nq);
+        for r in 0..nq {
+            for c in 0..m {
+                k[(i * n + r, c)] = d[r] * yvi[(r, c)];
+            }
+        }
+        let mut kv = k.view_mut((i * n + nq, 0), (nq, m));
+        kv.gemm(1.0, &p(i), &yq, 0.0);
+        kv.gemm(1.0, &q(i), &yvi, 1.0);
+    }
+    Ok(k)
 }
 
 impl<H: Hybrid> Sensitivity<'_, H> {

@@ -411,30 +411,18 @@ impl<const N: usize> MultibodySystem<N> {
         }
     }
 
-    /// One forward-mode pass of [`super::multibody_ad::evaluate`] seeded along the coordinates
-    /// (`velocities` false) or the velocities: the gradients of every entry of `M`, `h` and the
-    /// contact kinematics.
-    fn dual_pass(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, velocities: bool) -> DualPass<N> {
+    /// One forward-mode pass of [`super::multibody_ad::evaluate`] seeded along the coordinates:
+    /// the gradients of every entry of `M`, `h` and the contact kinematics with respect to `q`.
+    fn dual_pass(&self, q: &SVector<f64, N>, v: &SVector<f64, N>) -> DualPass<N> {
         use num_dual::DualSVec64;
-        let seed = |x: f64, k: usize, on: bool| {
-            let d = DualSVec64::<N>::from_re(x);
-            if on {
-                d.derivative(k)
-            } else {
-                d
-            }
-        };
-        let qd: Vec<DualSVec64<N>> = (0..N).map(|k| seed(q[k], k, !velocities)).collect();
-        let vd: Vec<DualSVec64<N>> = (0..N).map(|k| seed(v[k], k, velocities)).collect();
-        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, !velocities);
+        let qd: Vec<DualSVec64<N>> = (0..N).map(|k| DualSVec64::<N>::from_re(q[k]).derivative(k)).collect();
+        let vd: Vec<DualSVec64<N>> = (0..N).map(|k| DualSVec64::<N>::from_re(v[k])).collect();
+        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, true);
         let grad = |x: &DualSVec64<N>| x.eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
         let mut dm = vec![SMatrix::<f64, N, N>::zeros(); N];
         let mut dh = SMatrix::<f64, N, N>::zeros();
         for r in 0..N {
             dh.set_row(r, &grad(&ev.bias[r]).transpose());
-            if velocities {
-                continue;
-            }
             for c in 0..N {
                 let g = grad(&ev.m(r, c));
                 for (k, m) in dm.iter_mut().enumerate() {
@@ -451,8 +439,7 @@ impl<const N: usize> MultibodySystem<N> {
                     let p = ev.point(body, (point.x, point.y));
                     let b = &ev.bodies[body];
                     let mut cl = ContactLinearization::<N>::constant();
-                    // The Jacobians do not depend on q̇: only the position pass needs them.
-                    for k in (0..N).filter(|_| !velocities) {
+                    for k in 0..N {
                         let wn = p.jac[0][k] * normal.x + p.jac[1][k] * normal.y;
                         let wt = p.jac[0][k] * t.0 + p.jac[1][k] * t.1 + b.jac[2][k] * radius;
                         cl.dwn_dq.set_row(k, &grad(&wn).transpose());
@@ -461,12 +448,26 @@ impl<const N: usize> MultibodySystem<N> {
                     let dn = p.accel_bias.dot_f64((normal.x, normal.y));
                     let dt = p.accel_bias.dot_f64(t) + b.alpha_bias * radius;
                     (cl.dn_dq, cl.dt_dq) = (grad(&dn), grad(&dt));
+                    // The velocity products are quadratic forms: ẇᵀq̇ = q̇ᵀ (∂w/∂q) q̇, so their
+                    // gradient in q̇ is (∂w/∂q + ∂w/∂qᵀ) q̇.
+                    cl.dn_dv = (cl.dwn_dq + cl.dwn_dq.transpose()) * v;
+                    cl.dt_dv = (cl.dwt_dq + cl.dwt_dq.transpose()) * v;
                     cl
                 }
                 Constraint::JointLimit { .. } => ContactLinearization::constant(),
             })
             .collect();
         DualPass { dm, dh, contacts }
+    }
+
+    /// `∂h/∂q̇` of the tree (springs and dampers aside) from `∂M/∂q`: `h` holds gravity and
+    /// the velocity products `−c(q, q̇)` of Lagrange's equations, `c = Ṁq̇ − ½ ∂(q̇ᵀMq̇)/∂q`, so
+    /// `∂c_i/∂q̇_m = Σ_k (∂_k M_im + ∂_m M_ik − ∂_i M_mk) q̇_k` (twice the Christoffel symbols
+    /// contracted with `q̇`): no second pass seeded along the velocities is needed.
+    fn velocity_products_gradient(dm: &[SMatrix<f64, N, N>], v: &SVector<f64, N>) -> SMatrix<f64, N, N> {
+        let mdot = dm.iter().zip(v.iter()).fold(SMatrix::<f64, N, N>::zeros(), |a, (m, &vk)| a + m * vk);
+        let dmv: Vec<SVector<f64, N>> = dm.iter().map(|m| m * v).collect();
+        SMatrix::from_fn(|i, m| -(mdot[(i, m)] + dmv[m][i] - dmv[i][m]))
     }
 
     fn spring_force(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
@@ -478,8 +479,8 @@ impl<const N: usize> MultibodySystem<N> {
     }
 }
 
-/// The gradients one [`MultibodySystem::dual_pass`] gives (the contacts' velocity-product
-/// gradients in `dn_dq`, `dt_dq`, whichever variables were seeded).
+/// The gradients in `q` that one [`MultibodySystem::dual_pass`] gives, with the contacts'
+/// velocity-product gradients in `q̇` from their quadratic form.
 struct DualPass<const N: usize> {
     dm: Vec<SMatrix<f64, N, N>>,
     dh: SMatrix<f64, N, N>,
@@ -602,21 +603,14 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
     /// By forward-mode automatic differentiation of the tree ([`super::multibody_ad`]): one pass
     /// seeded along `q`, one along `q̇`; the joint springs and dampers add `−k` and `−c`.
     fn linearization(&self, _t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<Linearization<N>> {
-        let pq = self.dual_pass(q, v, false);
-        let pv = self.dual_pass(q, v, true);
+        let pq = self.dual_pass(q, v);
         let mut dh_dq = pq.dh;
-        let mut dh_dv = pv.dh;
+        let mut dh_dv = Self::velocity_products_gradient(&pq.dm, v);
         for s in &self.springs {
             dh_dq[(s.coordinate, s.coordinate)] -= s.stiffness;
             dh_dv[(s.coordinate, s.coordinate)] -= s.damping;
         }
-        let contacts = pq
-            .contacts
-            .into_iter()
-            .zip(pv.contacts)
-            .map(|(a, b)| ContactLinearization { dn_dv: b.dn_dq, dt_dv: b.dt_dq, ..a })
-            .collect();
-        let lin = Linearization { dm_dq: pq.dm, dh_dq, dh_dv, contacts };
+        let lin = Linearization { dm_dq: pq.dm, dh_dq, dh_dv, contacts: pq.contacts };
         let finite = lin
             .dh_dq
             .iter()

@@ -36,7 +36,7 @@ use super::{Mechanism, Visit};
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
-use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances, ZenoRule};
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Peak, Step, Tolerances, ZenoRule};
 use crate::mechanics::multibody_system::MultibodySystem;
 use crate::mechanics::ContactSystem;
 use crate::Error;
@@ -902,64 +902,66 @@ pub(crate) fn orbit_details<const N: usize>(
         lag: &'a Lagrangian<&'a MultibodySystem<N>, N>,
         sys: &'a MultibodySystem<N>,
         strike: usize,
-        ratio: Option<f64>,
+        /// The largest `|λ_t|/λ_n` of the sticking contacts (μ_stick).
+        ratio: Peak<State<N>, Modes>,
         strike_event: Option<(State<N>, State<N>)>,
         events: usize,
         labels: Vec<(EventKind, Option<usize>)>,
-        min_b: Option<f64>,
+        /// The largest `−B` (normalised) of the closed frictional contacts.
+        neg_b: Peak<State<N>, Modes>,
+        /// `(ratio, −B)` at the run's start.
+        at_start: (f64, f64),
         clearance: Clearance,
     }
-    impl<const N: usize> Friction<'_, N> {
-        fn look(&mut self, t: f64, x: &State<N>, mode: &Modes) {
-            let (q, v) = split(x);
-            let closed: Vec<usize> =
-                (0..mode.len()).filter(|&i| matches!(mode.get(i), ContactMode::Stick | ContactMode::Slip(_))).collect();
-            for &i in &closed {
-                let mu = self.sys.law(i).mu;
-                if mu > 0.0 {
-                    let held: Vec<usize> = closed.iter().copied().filter(|&j| j != i).collect();
-                    let (d, c) = crate::mechanism::painleve::contact_dc(self.sys, &q, i, &held);
-                    let b = (d - mu * c.abs()) / (d + mu * c.abs());
-                    if b.is_finite() {
-                        self.min_b = Some(self.min_b.map_or(b, |m: f64| m.min(b)));
-                    }
-                }
-            }
-            let Some(sol) = self.lag.solve_mode(mode, t, &q, &v) else { return };
-            for i in 0..mode.len() {
-                if mode.get(i) == ContactMode::Stick && sol.lambda_n[i] > 0.0 {
-                    let r = sol.lambda_t[i].abs() / sol.lambda_n[i];
-                    self.ratio = Some(self.ratio.map_or(r, |m: f64| m.max(r)));
+    /// The largest friction use `|λ_t|/λ_n` of `mode`'s sticking contacts at `(t, x)`.
+    fn friction_use<const N: usize>(
+        lag: &Lagrangian<&MultibodySystem<N>, N>,
+        mode: &Modes,
+        t: f64,
+        x: &State<N>,
+    ) -> f64 {
+        if !(0..mode.len()).any(|i| mode.get(i) == ContactMode::Stick) {
+            return f64::NEG_INFINITY;
+        }
+        let (q, v) = split(x);
+        let Some(sol) = lag.solve_mode(mode, t, &q, &v) else { return f64::NEG_INFINITY };
+        (0..mode.len())
+            .filter(|&i| mode.get(i) == ContactMode::Stick && sol.lambda_n[i] > 0.0)
+            .map(|i| sol.lambda_t[i].abs() / sol.lambda_n[i])
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+    /// The largest `−(d − μ|c|)/(d + μ|c|)` over `mode`'s closed frictional contacts at `x`
+    /// (the others closed held): minus the least normalised Painlevé `B`.
+    fn painleve_neg_b<const N: usize>(sys: &MultibodySystem<N>, mode: &Modes, x: &State<N>) -> f64 {
+        let closed: Vec<usize> =
+            (0..mode.len()).filter(|&i| matches!(mode.get(i), ContactMode::Stick | ContactMode::Slip(_))).collect();
+        if closed.is_empty() {
+            return f64::NEG_INFINITY;
+        }
+        let q = x.column(0).into_owned();
+        let mut worst = f64::NEG_INFINITY;
+        for &i in &closed {
+            let mu = sys.law(i).mu;
+            if mu > 0.0 {
+                let held: Vec<usize> = closed.iter().copied().filter(|&j| j != i).collect();
+                let (d, c) = crate::mechanism::painleve::contact_dc(sys, &q, i, &held);
+                let b = (d - mu * c.abs()) / (d + mu * c.abs());
+                if b.is_finite() {
+                    worst = worst.max(-b);
                 }
             }
         }
+        worst
     }
     impl<const N: usize> Observer<State<N>, Modes> for Friction<'_, N> {
         fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
-            self.look(t, x, mode);
+            self.at_start = (friction_use(self.lag, mode, t, x), painleve_neg_b(self.sys, mode, x));
         }
         fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
-            // The largest friction use of sticking contacts between samples too (Step::max_of).
-            let lag = self.lag;
-            let sticking: Vec<usize> = (0..mode.len()).filter(|&i| mode.get(i) == ContactMode::Stick).collect();
-            if !sticking.is_empty() {
-                let use_at = |t: f64, x: &State<N>| {
-                    let (q, v) = split(x);
-                    let Some(sol) = lag.solve_mode(mode, t, &q, &v) else { return f64::NEG_INFINITY };
-                    sticking
-                        .iter()
-                        .filter(|&&i| sol.lambda_n[i] > 0.0)
-                        .map(|&i| sol.lambda_t[i].abs() / sol.lambda_n[i])
-                        .fold(f64::NEG_INFINITY, f64::max)
-                };
-                let top = step.max_of(t_end, 8, self.ratio.unwrap_or(f64::NEG_INFINITY), use_at);
-                if top > f64::NEG_INFINITY {
-                    self.ratio = Some(top);
-                }
-            }
-            for (t, x) in step.samples(t_end, 8) {
-                self.look(t, &x, mode);
-            }
+            // Both extremes between samples too: the best step refined at the end (Peak).
+            let (lag, sys) = (self.lag, self.sys);
+            self.ratio.offer(step, t_end, mode, |m, t, x| friction_use(lag, m, t, x));
+            self.neg_b.offer(step, t_end, mode, |m, _, x| painleve_neg_b(sys, m, x));
             self.clearance.look(self.sys, step, t_end, 8);
             ControlFlow::Continue(())
         }
@@ -977,14 +979,29 @@ pub(crate) fn orbit_details<const N: usize>(
         lag,
         sys,
         strike: spec.strike,
-        ratio: None,
+        ratio: Peak::new(8),
         strike_event: None,
         events: 0,
         labels: vec![],
-        min_b: None,
+        neg_b: Peak::new(8),
+        at_start: (f64::NEG_INFINITY, f64::NEG_INFINITY),
         clearance: Clearance::new(sys.contact_count()),
     };
     driver.run(lag, 0.0, *x, &[], &mut obs);
+    let finite = |v: f64| (v > f64::NEG_INFINITY).then_some(v);
+    let mu_stick = obs
+        .ratio
+        .value(|m, t, x| friction_use(lag, m, t, x))
+        .into_iter()
+        .chain(finite(obs.at_start.0))
+        .reduce(f64::max);
+    let min_b = obs
+        .neg_b
+        .value(|m, _, x| painleve_neg_b(sys, m, x))
+        .into_iter()
+        .chain(finite(obs.at_start.1))
+        .reduce(f64::max)
+        .map(|v| -v);
     let mut impulse_ratio = None;
     let mut step_length = vec![];
     if let Some((before, after)) = obs.strike_event {
@@ -1028,12 +1045,12 @@ pub(crate) fn orbit_details<const N: usize>(
         })
         .collect();
     Details {
-        mu_stick: obs.ratio,
+        mu_stick,
         impulse_ratio,
         step_length,
         events: obs.events,
         labels,
-        min_b: obs.min_b,
+        min_b,
         min_clearance: obs.clearance.value(),
     }
 }

@@ -71,13 +71,13 @@ pub(crate) struct SolveTangent {
     pub(crate) dlambda: DMatrix<f64>,
 }
 
-/// What the direction `d` (`< N`: `q_d`, else `q̇_{d−N}`) changes in a solve's data:
-/// `δb − δM y` and `δγ_j`.
-type DirectionData<'a, const N: usize> = &'a dyn Fn(usize) -> (SVector<f64, N>, Vec<f64>);
+/// What the direction `d` (`< N`: `q_d`, else `q̇_{d−N}`) changes in a solve's data: returns
+/// `δb − δM y` and writes `δγ_j` into the slice (one entry per unknown).
+type DirectionData<'a, const N: usize> = &'a dyn Fn(usize, &mut [f64]) -> SVector<f64, N>;
 
 impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     /// The linearized constrained solve (module docs) with unknowns `unk` at `q`, solution `y`
-    /// and multipliers `lambda`; `data(d)` gives `(δb − δM y, δγ)` along direction `d`.
+    /// and multipliers `lambda`; `data(d, δγ)` gives `δb − δM y` along direction `d` and fills `δγ`.
     fn solve_tangent(
         &self,
         q: &SVector<f64, N>,
@@ -132,29 +132,31 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         if k > 0 && !lu.is_invertible() {
             return None;
         }
+        // All 2N directions at once: the unconstrained part M⁻¹(δb − δM y + Σ δc_j λ_j) per
+        // column, then one solve for the multipliers' changes (no allocation per direction).
         let mut dy = DMatrix::zeros(N, 2 * N);
-        let mut dl = DMatrix::zeros(k, 2 * N);
+        let mut rhs = DMatrix::zeros(k, 2 * N);
         for d in 0..2 * N {
-            let (mut r0, dgamma) = data(d);
+            let mut r0 = data(d, rhs.column_mut(d).as_mut_slice());
             if d < N {
                 for (u, &l) in unk.iter().zip(lambda) {
                     r0 += dcol(u, d) * l;
                 }
             }
             let dy0 = chol.solve(&r0);
-            let mut dyd = dy0;
-            if k > 0 {
-                let rhs = DVector::from_fn(k, |j, _| {
-                    let drow_y = if d < N { drow(&unk[j], d).dot(y) } else { 0.0 };
-                    dgamma[j] - drow_y - rows[j].dot(&dy0)
-                });
-                let dlam = lu.solve(&rhs)?;
-                for j in 0..k {
-                    dyd += minv_c[j] * dlam[j];
-                    dl[(j, d)] = dlam[j];
-                }
+            for j in 0..k {
+                let drow_y = if d < N { drow(&unk[j], d).dot(y) } else { 0.0 };
+                rhs[(j, d)] -= drow_y + rows[j].dot(&dy0);
             }
-            dy.set_column(d, &dyd);
+            dy.set_column(d, &dy0);
+        }
+        let dl = if k > 0 { lu.solve(&rhs)? } else { rhs };
+        for (j, mc) in minv_c.iter().enumerate() {
+            for d in 0..2 * N {
+                let l = dl[(j, d)];
+                let mut col = dy.column_mut(d);
+                col += mc * l;
+            }
         }
         (dy.iter().chain(dl.iter()).all(|x| x.is_finite())).then_some(SolveTangent { dy, dlambda: dl })
     }
@@ -174,18 +176,18 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let lambda: Vec<f64> =
             unk.iter().map(|u| if u.tangential { sol.lambda_t[u.contact] } else { sol.lambda_n[u.contact] }).collect();
         let a = sol.acc;
-        let data = |d: usize| {
+        let data = |d: usize, dgamma: &mut [f64]| {
             // γ_j = −ẇ_jᵀq̇: its derivative along q_d or q̇_{d−N}.
-            let dgamma: Vec<f64> = unk
-                .iter()
-                .map(|u| {
-                    let c = &lin.contacts[u.contact];
-                    let (dq, dv) = if u.tangential { (&c.dt_dq, &c.dt_dv) } else { (&c.dn_dq, &c.dn_dv) };
-                    -if d < N { dq[d] } else { dv[d - N] }
-                })
-                .collect();
-            let db = if d < N { lin.dh_dq.column(d) - lin.dm_dq[d] * a } else { lin.dh_dv.column(d - N).into_owned() };
-            (db, dgamma)
+            for (g, u) in dgamma.iter_mut().zip(&unk) {
+                let c = &lin.contacts[u.contact];
+                let (dq, dv) = if u.tangential { (&c.dt_dq, &c.dt_dv) } else { (&c.dn_dq, &c.dn_dv) };
+                *g = -if d < N { dq[d] } else { dv[d - N] };
+            }
+            if d < N {
+                lin.dh_dq.column(d) - lin.dm_dq[d] * a
+            } else {
+                lin.dh_dv.column(d - N).into_owned()
+            }
         };
         let tan = self.solve_tangent(q, &lin, &unk, &a, &lambda, &data)?;
         Some(ModeTangent { tan, unk, lambda })
@@ -201,11 +203,11 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
             let lin = self.system.linearization(t, &q, &v)?;
             let a = self.free_acceleration(t, &q, &v)?;
-            let data = |d: usize| {
+            let data = |d: usize, _: &mut [f64]| {
                 if d < N {
-                    (lin.dh_dq.column(d) - lin.dm_dq[d] * a, vec![])
+                    lin.dh_dq.column(d) - lin.dm_dq[d] * a
                 } else {
-                    (lin.dh_dv.column(d - N).into_owned(), vec![])
+                    lin.dh_dv.column(d - N).into_owned()
                 }
             };
             self.solve_tangent(&q, &lin, &[], &a, &[], &data)?.dy
@@ -312,25 +314,24 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let rhs = DVector::from_fn(k, |j, _| gamma(&unk[j]) - rows[j].dot(&v));
         let lambda: Vec<f64> = if k > 0 { kmat.lu().solve(&rhs)?.iter().copied().collect() } else { vec![] };
         let vplus = o.vplus;
-        let data = |d: usize| {
-            let dg: Vec<f64> = unk
-                .iter()
-                .map(|u| {
-                    let e = self.system.law(u.contact).restitution;
-                    if u.tangential || un(u.contact) >= 0.0 || e == 0.0 {
-                        return 0.0;
-                    }
+        let data = |d: usize, dg: &mut [f64]| {
+            for (g, u) in dg.iter_mut().zip(&unk) {
+                let e = self.system.law(u.contact).restitution;
+                *g = if u.tangential || un(u.contact) >= 0.0 || e == 0.0 {
+                    0.0
+                } else if d < N {
                     // γ = −e w_nᵀq̇⁻.
-                    if d < N {
-                        -e * lin.contacts[u.contact].dwn_dq.column(d).dot(&v)
-                    } else {
-                        -e * wn(u.contact)[d - N]
-                    }
-                })
-                .collect();
+                    -e * lin.contacts[u.contact].dwn_dq.column(d).dot(&v)
+                } else {
+                    -e * wn(u.contact)[d - N]
+                };
+            }
             // b = M q̇⁻: δb − δM q̇⁺ = δM (q̇⁻ − q̇⁺) + M δq̇⁻.
-            let db = if d < N { lin.dm_dq[d] * (v - vplus) } else { m.column(d - N).into_owned() };
-            (db, dg)
+            if d < N {
+                lin.dm_dq[d] * (v - vplus)
+            } else {
+                m.column(d - N).into_owned()
+            }
         };
         let tan = self.solve_tangent(&o.q, &lin, &unk, &vplus, &lambda, &data)?;
         let mut jump = DMatrix::zeros(2 * N, 2 * N);
