@@ -318,45 +318,16 @@ fn painleve_onset_located_on_p2s_compass_biped_where_b_first_vanishes_along_its_
     // exactly when μ > μ* = min d/|c| over the orbit: the onset continuation must locate going
     // down from the file's 0.7 (where B < 0 already late in the step). Independent route: the
     // hand-written built-in biped (its own M and Jacobians, walking::painleve::d_and_c) along its
-    // own gait (walking::gait), d/|c| minimised over its dense output.
-    use contactlab::hybrid::driver::EventRecord;
-    use contactlab::hybrid::lagrangian::{Lagrangian, Modes};
-    use contactlab::hybrid::{DriverSettings, EventDriver, Observer, Step, Tolerances};
+    // own gait (walking::gait), d/|c| minimised over its dense output (mu_min_along_step).
     use contactlab::mechanics::walkers::CompassBiped;
-    use contactlab::walking::painleve::d_and_c;
-    use contactlab::walking::{gait, WalkerChart, WalkerSettings};
-    use nalgebra::{DVector, SMatrix};
-    type State = SMatrix<f64, 4, 2>;
+    use contactlab::walking::painleve::mu_min_along_step;
+    use contactlab::walking::{gait, WalkerSettings};
+    use nalgebra::DVector;
     let cb = CompassBiped::paper(0.7);
-    let s = WalkerSettings::default();
+    let s = WalkerSettings { rtol: 1e-12, ..Default::default() };
     let g = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
     assert!(g.converged && g.sticking, "{g:?}");
-    struct Least<'a>(&'a CompassBiped, f64);
-    impl Observer<State, Modes> for Least<'_> {
-        fn on_step(&mut self, step: &Step<State>, t_end: f64, _: &Modes) -> std::ops::ControlFlow<()> {
-            let ratio = |_: f64, x: &State| {
-                let (d, c) = d_and_c(self.0, &x.column(0).into_owned());
-                -d / c.abs()
-            };
-            self.1 = self.1.max(step.max_of(t_end, 16, self.1, ratio));
-            std::ops::ControlFlow::Continue(())
-        }
-        fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> std::ops::ControlFlow<()> {
-            if ev.info.contact == Some(1) {
-                return std::ops::ControlFlow::Break(());
-            }
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    let mut least = Least(&cb, f64::NEG_INFINITY);
-    let x0 = cb.lift(&DVector::from_vec(g.section_point.clone()));
-    let driver = EventDriver::new(DriverSettings {
-        tol: Tolerances { rtol: 1e-12, atol: 1e-12 },
-        t_max: 10.0 * cb.time_scale(),
-        ..Default::default()
-    });
-    driver.run(&Lagrangian::new(&cb), 0.0, x0, &[], &mut least);
-    let mu_star = -least.1;
+    let mu_star = mu_min_along_step(&cb, &DVector::from_vec(g.section_point.clone()), &s).expect("B's minimum");
     assert!(mu_star > 0.6 && mu_star < 0.7, "{mu_star}");
 
     let d = doc("compass-biped.toml");

@@ -51,7 +51,8 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          or an energy balance. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
-         P3's own orbit search, P2's compass biped in μ down to where its stance foot starts to slip, a \
+         P3's own orbit search, P2's compass biped in μ down through where Painlevé's paradox stops being possible \
+         on its orbit to where its stance foot starts to slip, a \
          self-excited impact oscillator to where it grazes a second wall (against the closed form) and McGeer's \
          kneed walker with heavier shanks to where its swing foot scuffs (against plain simulation). \
          Last, `basin` (each start of a grid on the gait's section run for up to K strikes and classified): the \
@@ -501,7 +502,9 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
 
 /// P2's compass biped continued in μ (issue #22): while the stance foot sticks the gait does not
 /// depend on μ, so sticking must be lost exactly at the friction the sticking gait uses, μ_stick
-/// (the largest |λ_t|/λ_n along its step, from `gait`).
+/// (the largest |λ_t|/λ_n along its step, from `gait`), and Painlevé's paradox must stop being
+/// possible on the orbit (B = d − μ|c| ≥ 0 all along it) exactly at the least d/|c| along the
+/// gait, here from the hand-written built-in biped's own gait.
 fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
     use crate::continuation::{Settings, SpecialKind};
     let doc = ModelDoc::parse("compass-biped.toml", P2_BIPED, false)?;
@@ -528,6 +531,25 @@ fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
             "the sticking gait's own friction use μ_stick (`gait`: the largest |λ_t|/λ_n along its step)",
         )
         .with_note(located(lost)),
+    );
+    let cb = crate::mechanics::walkers::CompassBiped::paper(0.7);
+    let ws = crate::walking::WalkerSettings { rtol: 1e-12, ..Default::default() };
+    let bg = crate::walking::gait(&cb, &nalgebra::DVector::from_vec(vec![-0.15, 0.7, -0.5]), &ws);
+    let y = nalgebra::DVector::from_vec(bg.section_point.clone());
+    let mu_star = crate::walking::painleve::mu_min_along_step(&cb, &y, &ws).unwrap_or(f64::NAN);
+    let onset = c.branches.first().and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::PainleveOnset));
+    sec.rows.push(
+        Row::number(
+            "P2's compass biped, same branch: μ where Painlevé's paradox becomes possible on the gait (B < 0 somewhere on its orbit)",
+            mu_star,
+            onset.map_or(f64::NAN, |s| s.p),
+            1e-6,
+            "the least d/|c| of the stance foot along the built-in (hand-written) biped's sticking gait \
+             (`walking::painleve::mu_min_along_step`)",
+        )
+        .with_note(onset.map_or("not located".to_string(), |s| {
+            format!("located by bisection on the least B along the orbit to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
+        })),
     );
     Ok(())
 }

@@ -59,6 +59,53 @@ pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi:
     Some(MuMin { mu_min: -v, at: a })
 }
 
+/// The least `d/|c|` at the stance contact along one step of the walker's motion from the
+/// post-impact section point `y` to its next heel strike: `B = d − μ|c|` (the worse slip
+/// direction) becomes negative somewhere on that step exactly when `μ` exceeds it. For a gait
+/// whose stance foot sticks the motion does not depend on `μ`, so this is the friction above
+/// which Painlevé's paradox is possible on the gait (P2's `μ_min` restricted to its orbit).
+/// Sampled on the dense output (8 points an integration step), the best step refined between
+/// its samples ([`Peak`]); `None` if the stance contact never closes or `c` stays 0.
+pub fn mu_min_along_step<W: WalkerChart<N>, const N: usize>(
+    w: &W,
+    y: &nalgebra::DVector<f64>,
+    settings: &super::WalkerSettings,
+) -> Option<f64> {
+    use crate::hybrid::driver::EventRecord;
+    use crate::hybrid::lagrangian::{Lagrangian, Modes};
+    use crate::hybrid::{EventKind, Observer, Peak, Step};
+    use std::ops::ControlFlow;
+    type State<const N: usize> = nalgebra::SMatrix<f64, N, 2>;
+    /// `−d/|c|` while the stance contact (0) is closed.
+    fn neg_ratio<W: ContactSystem<N>, const N: usize>(w: &W, m: &Modes, x: &State<N>) -> f64 {
+        if !m.get(0).closed() {
+            return f64::NEG_INFINITY;
+        }
+        let (d, c) = d_and_c(w, &x.column(0).into_owned());
+        -d / c.abs()
+    }
+    struct Least<'a, W, const N: usize> {
+        w: &'a W,
+        peak: Peak<State<N>, Modes>,
+    }
+    impl<W: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for Least<'_, W, N> {
+        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+            let w = self.w;
+            self.peak.offer(step, t_end, mode, |m, _, x| neg_ratio(w, m, x));
+            ControlFlow::Continue(())
+        }
+        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+            if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut obs = Least { w, peak: Peak::new(8) };
+    settings.driver(settings.max_step_time * w.time_scale()).run(&Lagrangian::new(w), 0.0, w.lift(y), &[], &mut obs);
+    obs.peak.value(|m, _, x| neg_ratio(w, m, x)).filter(|v| v.is_finite()).map(|v| -v)
+}
+
 /// The intervals of `θ` in `[lo, hi]` where `B(θ, μ) < 0` for a one-angle walker (the rimless
 /// wheel: P2 eq. 34), from a scan of `n` points with each sign change refined by bisection.
 pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
