@@ -121,8 +121,8 @@ impl<T: DualNum<Primitive = f64> + Copy> Evaluation<T> {
 
 /// `M`, `h` and every body's kinematics of `mb` at `(q, q̇)` (module docs; the equations are
 /// those of [`Multibody`]).
-/// `with_mass: false` skips `M` (left empty): it does not depend on `q̇`, so a pass seeded
-/// along the velocities has no use for it.
+/// `with_mass: false` skips `M` (left empty) where only `h` and the kinematics are wanted (`M`
+/// does not depend on `q̇`: a pass seeded along the velocities has no use for it).
 pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(
     mb: &Multibody,
     q: &[T],

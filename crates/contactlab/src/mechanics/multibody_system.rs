@@ -601,7 +601,9 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
     }
 
     /// By forward-mode automatic differentiation of the tree ([`super::multibody_ad`]): one pass
-    /// seeded along `q`, one along `q̇`; the joint springs and dampers add `−k` and `−c`.
+    /// seeded along `q`; the derivatives in `q̇` follow from it (the velocity products are
+    /// quadratic in `q̇`: `velocity_products_gradient` and the contacts'
+    /// quadratic forms); the joint springs and dampers add `−k` and `−c`.
     fn linearization(&self, _t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<Linearization<N>> {
         let pq = self.dual_pass(q, v);
         let mut dh_dq = pq.dh;
