@@ -547,17 +547,20 @@ fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
             "the least d/|c| of the stance foot along the built-in (hand-written) biped's sticking gait \
              (`walking::painleve::mu_min_along_step`)",
         )
-        .with_note(onset.map_or("not located".to_string(), |s| {
-            format!("located by bisection on the least B along the orbit to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
-        })),
+        .with_note(located_on(onset, "the least B along the orbit")),
     );
     Ok(())
 }
 
 /// A row's note on a special point located on the period's events.
 fn located(s: Option<&crate::continuation::SpecialPoint>) -> String {
+    located_on(s, "the period's events")
+}
+
+/// A row's note on a special point located by bisection on `test` (what changes sign there).
+fn located_on(s: Option<&crate::continuation::SpecialPoint>, test: &str) -> String {
     s.map_or("not located".to_string(), |s| {
-        format!("located by bisection on the period's events to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
+        format!("located by bisection on {test} to a bracket of {}; {}", fmt_num(s.bracket), s.detail)
     })
 }
 
