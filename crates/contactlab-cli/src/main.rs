@@ -94,9 +94,12 @@ enum Command {
 
 #[derive(Subcommand, Debug)]
 enum LcpCommand {
-    /// Solve 0 <= z ⟂ Mz + q >= 0 (Lemke with certified fallback), or enumerate all solutions.
-    /// "certified": a "no-solution" status is proved (a Farkas certificate of the feasibility LP,
-    /// or exhaustive enumeration for n <= 12). --out writes solution.csv (pieces.csv with --all).
+    /// Solve 0 <= z ⟂ Mz + q >= 0 (Lemke, then a feasibility LP and enumeration), or enumerate
+    /// all solutions. "proof": "interval" means the verdict is proved in interval arithmetic on
+    /// the data as given (a no-solution by a Farkas certificate or, for n <= 12, every
+    /// complementary piece shown empty; a solution enclosed on its piece); "none" comes with
+    /// "proof_reason". "solved" also means the point passes a componentwise check on the data as
+    /// given ("violation"). --out writes solution.csv (pieces.csv with --all).
     Solve(LcpSolveArgs),
     /// Matrix classes of M: P-matrix, column adequate, column quasi-adequate, PSD. --out writes
     /// classes.csv.
@@ -458,11 +461,12 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
             println!(
                 "  reason   {} ({})",
                 contactlab::output::kebab(&r),
-                if s.certified { "certified" } else { "not certified" }
+                if s.proof.is_proved() { "proved" } else { "not proved" }
             );
         }
         println!("  pivots   {}", s.pivots);
         println!("  residual {}", s.residual.map_or("-".to_string(), |r| format!("{r:.3e}")));
+        println!("  violation {}", s.violation.map_or("-".to_string(), |r| format!("{r:.3e}")));
         match &s.proof.proof_reason {
             None => println!("  proof    interval (the verdict holds for the exact data)"),
             Some(why) => println!("  proof    none ({why})"),
@@ -474,8 +478,9 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
     }
     if s.status == LcpStatus::NumericalError {
         return Err(Failure::Numerical(anyhow::anyhow!(
-            "LCP solve ended in numerical trouble (residual {})",
-            s.residual.map_or("not finite".to_string(), |r| format!("{r:.3e}"))
+            "LCP solve ended in numerical trouble (residual {}, violation on the data as given {})",
+            s.residual.map_or("not finite".to_string(), |r| format!("{r:.3e}")),
+            s.violation.map_or("not finite".to_string(), |r| format!("{r:.3e}"))
         )));
     }
     Ok(())

@@ -61,13 +61,47 @@ fn all_pieces_json() {
 }
 
 #[test]
-fn infeasible_example_reports_certified_no_solution() {
+fn infeasible_example_reports_proved_no_solution() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lcp/infeasible.json");
     let o = run(&["lcp", "solve", f.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "no-solution");
-    assert_eq!(v["certified"], true);
+    assert_eq!(v["proof"], "interval");
+    // One flag: the older "certified" is gone (issue #40).
+    assert!(v.get("certified").is_none(), "{v}");
+}
+
+#[test]
+fn the_audits_lcps_answer_honestly() {
+    // Issue #40: a solvable LCP once "certified" without solution, and one whose only solution is
+    // beyond f64 once "solved" with complementarity off by 1.5.
+    let dir = tmpdir("audit");
+    let solvable = dir.join("solvable.json");
+    std::fs::write(
+        &solvable,
+        r#"{"kind": "lcp", "M": [[9.094947017729282e-13, -1.0], [1024.0, 1.0]], "q": [-1.0, 1.0]}"#,
+    )
+    .unwrap();
+    let o = run(&["lcp", "solve", solvable.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["status"].as_str(), v["proof"].as_str()), (Some("solved"), Some("interval")), "{v}");
+    assert_eq!(v["z"][0].as_f64(), Some(2f64.powi(40)));
+    // --all: whatever the floating-point search finds, never an unqualified "no-solution".
+    let o = run(&["lcp", "solve", solvable.to_str().unwrap(), "--all", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["status"] == "solved" || v["status"] == "numerical-error", "{v}");
+    assert_ne!(v["proof"], "interval", "{v}");
+    let beyond = dir.join("beyond.json");
+    std::fs::write(&beyond, r#"{"kind": "lcp", "M": [[1e-310, 1.0], [1e200, 1.0]], "q": [-1.0, 1.0]}"#).unwrap();
+    let o = run(&["lcp", "solve", beyond.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "numerical-error", "{v}");
+    assert!(v["violation"].as_f64().unwrap() > 0.1 && v["proof"] == "none", "{v}");
+    // Numerical trouble exits 3 with one line naming it (README's exit codes).
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]

@@ -174,9 +174,9 @@ struct LcpSolution {
     /// Why Lemke's method stopped without a solution, if it did.
     #[pyo3(get)]
     reason: Option<String>,
-    /// Whether "no-solution" is certified (by the feasibility LP or by enumeration).
+    /// The componentwise relative error of `z` on the data as given (None if not finite).
     #[pyo3(get)]
-    certified: bool,
+    violation: Option<f64>,
     /// The size of the problem.
     #[pyo3(get)]
     n: usize,
@@ -189,7 +189,7 @@ struct LcpSolution {
 }
 
 const LCP_FIELDS: [&str; 11] =
-    ["status", "z", "w", "residual", "pivots", "method", "reason", "certified", "n", "proof", "proof_reason"];
+    ["status", "z", "w", "residual", "pivots", "method", "reason", "violation", "n", "proof", "proof_reason"];
 
 #[pymethods]
 impl LcpSolution {
@@ -228,14 +228,14 @@ impl LcpSolution {
 /// Solves the linear complementarity problem: find z with 0 <= z ⟂ w = M z + q >= 0.
 ///
 /// Lemke's method; on a secondary ray a feasibility LP and, for n <= 12, exhaustive
-/// enumeration, so that "no-solution" is certified whenever possible. `M` (n x n) and `q` (n)
-/// are array-likes of numbers; `max_pivots` bounds the work.
+/// enumeration. `M` (n x n) and `q` (n) are array-likes of numbers; `max_pivots` bounds the work.
 ///
 /// Returns an `LcpSolution` with `status` ("solved", "no-solution", "iteration-limit",
 /// "numerical-error"), `z` and `w` (numpy arrays), `residual`, `pivots`, `method`, `reason`,
-/// `certified`, `n`, `proof` ("interval" when the verdict is proved in interval arithmetic, else
-/// "none") and `proof_reason`: the keys of `contactlab lcp solve --json`. Raises ValueError for bad
-/// input (shapes, NaN).
+/// `violation` (the componentwise error on the data as given), `n`, `proof` ("interval" when the
+/// verdict is proved in interval arithmetic on the data as given, else "none") and
+/// `proof_reason`: the keys of `contactlab lcp solve --json`. Raises ValueError for bad input
+/// (shapes, NaN).
 #[pyfunction]
 #[pyo3(signature = (M, q, max_pivots=None))]
 #[allow(non_snake_case)]
@@ -260,7 +260,7 @@ fn lcp_solve(
         pivots: r.pivots,
         method: contactlab::output::kebab(&r.method),
         reason: r.reason.map(|x| contactlab::output::kebab(&x)),
-        certified: r.certified,
+        violation: r.violation,
         n: r.n,
         proof: contactlab::output::kebab(&r.proof.proof),
         proof_reason: r.proof.proof_reason,

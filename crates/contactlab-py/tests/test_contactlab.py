@@ -19,7 +19,7 @@ def test_lcp_solve_matches_the_cli():
     c = cli("lcp", "solve", EXAMPLES / "lcp" / "pd2.toml")
     assert r.status == c["status"] == "solved"
     assert np.allclose(r.z, c["z"], rtol=0, atol=1e-12) and np.allclose(r.w, c["w"], rtol=0, atol=1e-12)
-    assert r.certified == c["certified"] and r.pivots == c["pivots"]
+    assert r.violation == c["violation"] and r.pivots == c["pivots"] and "certified" not in c
     assert r.proof == c["proof"] == "interval" and r.proof_reason is None and "proof_reason" not in c
     assert isinstance(r.z, np.ndarray) and r.to_dict()["n"] == 2
     assert "LcpSolution(status='solved'" in repr(r)
@@ -27,10 +27,10 @@ def test_lcp_solve_matches_the_cli():
         r.status = "other"
 
 
-def test_lcp_no_solution_is_certified_and_classes_match():
+def test_lcp_no_solution_is_proved_and_classes_match():
     data = json.loads((EXAMPLES / "lcp" / "infeasible.json").read_text())
     r = contactlab.lcp.solve(np.array(data["M"]), np.array(data["q"]))
-    assert r.status == "no-solution" and r.certified and r.proof == "interval"
+    assert r.status == "no-solution" and r.proof == "interval" and r.proof_reason is None
     c = cli("lcp", "classes", EXAMPLES / "lcp" / "pd2.toml")
     k = contactlab.lcp.classes(np.array(tomllib.loads((EXAMPLES / "lcp" / "pd2.toml").read_text())["M"]))
     assert k.to_dict() == c

@@ -100,8 +100,9 @@ pub struct LcpReport {
     pub method: crate::lcp::LcpMethod,
     /// Why there is no solution, if there is none.
     pub reason: Option<crate::lcp::NoSolutionReason>,
-    /// Whether a no-solution answer is proved.
-    pub certified: bool,
+    /// The componentwise relative error of `z` on the data as given
+    /// ([`crate::lcp::LcpSolution::violation`]; `None` when there is no point).
+    pub violation: Option<f64>,
     /// The size of the problem.
     pub n: usize,
     /// Whether the verdict is proved in interval arithmetic (`"proof": "interval" | "none"`,
@@ -110,7 +111,7 @@ pub struct LcpReport {
     pub proof: crate::verified::Proof,
 }
 
-/// Solves an LCP (`lcp solve`): Lemke's method with a certified fallback ([`crate::lcp::solve`]),
+/// Solves an LCP (`lcp solve`): Lemke's method with proved fallbacks ([`crate::lcp::solve`]),
 /// its verdict proved in interval arithmetic where that closes ([`crate::lcp::proof`]).
 pub fn lcp_solve(problem: &crate::lcp::Lcp, settings: &crate::lcp::LcpSettings) -> Result<LcpReport, Error> {
     let sol = crate::lcp::solve(problem, settings)?;
@@ -120,7 +121,9 @@ pub fn lcp_solve(problem: &crate::lcp::Lcp, settings: &crate::lcp::LcpSettings) 
 
 /// Every solution of an LCP as polyhedral pieces (`lcp solve --all`).
 pub fn lcp_solve_all(problem: &crate::lcp::Lcp) -> Result<crate::lcp::enumerate::Enumeration, Error> {
-    crate::lcp::enumerate::enumerate(problem, &crate::lcp::enumerate::EnumSettings::default())
+    let mut e = crate::lcp::enumerate::enumerate(problem, &crate::lcp::enumerate::EnumSettings::default())?;
+    e.prove_empty(problem);
+    Ok(e)
 }
 
 /// The matrix classes of `M` (`lcp classes`).
@@ -148,8 +151,8 @@ impl From<crate::lcp::LcpSolution> for LcpReport {
             pivots: s.pivots,
             method: s.method,
             reason: s.reason,
-            certified: s.certified,
-            proof: crate::verified::Proof::none("not checked"),
+            violation: crate::output::finite_or_none(s.violation),
+            proof: s.proof,
         }
     }
 }
@@ -615,15 +618,19 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport,
             None => w.default_gait_guess(),
         };
         let found = gait(w, &y, &s);
-        if found.converged || guess.is_some() {
-            let mut report = GaitReport::from(&found);
-            // The sticking gait, proved from the closed form (27) (also when the gait found
-            // slips: the proof then says which sticking condition fails).
-            if let WalkerModel::Rimless(r) = m {
+        // The rimless wheel's sticking gait, proved from the closed form (27) whatever the
+        // floating-point search did (also when it did not converge, e.g. with μ within round-off
+        // of μ_stick, and when the gait found slips: the proof then says which sticking
+        // condition fails).
+        let proof = match m {
+            WalkerModel::Rimless(r) => {
                 let (_, rate) = crate::walking::rimless_closed_form(r);
-                report.proof = Some(crate::walking::proof::prove_rimless_gait(r, rate));
+                Some(crate::walking::proof::prove_rimless_gait(r, rate))
             }
-            return Ok(report);
+            _ => None,
+        };
+        if found.converged || guess.is_some() || proof.is_some() {
+            return Ok(GaitReport { proof, ..GaitReport::from(&found) });
         }
         // No guess and the default did not converge: search for the gait from nothing (the
         // compass biped as a mechanism), then converge on the built-in model from there.

@@ -19,12 +19,19 @@
 //! random expressions, and show that the same expressions without the outward step escape
 //! their enclosure.
 //!
-//! Elementary functions ([`Interval::exp`], [`Interval::ln`], [`Interval::sin`],
-//! [`Interval::cos`]) rest on one stated assumption: the platform's `exp`, `ln`, `sin` and `cos`
-//! (Rust calls the system libm: glibc, musl, Apple's) are within [`LIBM_ULPS`] − 1 ulp of the
-//! true value at every float; their enclosures widen each bound by [`LIBM_ULPS`] ulps and use
-//! monotonicity, and for `sin`/`cos` the extrema inside the interval (located against an
-//! enclosure of π).
+//! Elementary functions ([`Interval::exp`], [`Interval::ln`], [`Interval::atan`],
+//! [`Interval::sin`], [`Interval::cos`]) rest on one stated assumption: the platform's `exp`,
+//! `ln`, `atan`, `sin` and `cos` (Rust calls the system libm: glibc, musl, Apple's) are within
+//! [`LIBM_ULPS`] − 1 ulp of the true value at every float; their enclosures widen each bound by
+//! [`LIBM_ULPS`] ulps and use monotonicity, and for `sin`/`cos` the extrema inside the interval
+//! (located against an enclosure of π). These five are the only functions that rely on it;
+//! everything else is `+ − × ÷ √` (IEEE 754) and exact float operations. `sin` and `cos` of an
+//! interval with a bound beyond [`TRIG_EXACT_LIMIT`] are `[−1, 1]` without evaluation (the
+//! candidate extrema could no longer be counted in floats).
+//!
+//! Infinite bounds: a sum `(−∞) + (+∞)` or a quotient `∞/∞` has no value; the bound it would
+//! give is the infinite one on its side (a lower bound `−∞`, an upper bound `+∞`), so no
+//! operation yields NaN.
 
 use std::fmt;
 use std::ops::{Add, Mul, Neg, Sub};
@@ -98,15 +105,24 @@ impl Interval {
         self.lo <= x && x <= self.hi
     }
 
-    /// Width `hi − lo`, rounded up.
+    /// Width `hi − lo`, rounded up (`0` for `[∞, ∞]`).
     pub fn width(&self) -> f64 {
-        up(self.hi - self.lo)
+        let w = up(self.hi - self.lo);
+        if w.is_nan() {
+            0.0
+        } else {
+            w
+        }
     }
 
-    /// The midpoint (a float inside the interval).
+    /// The midpoint (a float inside the interval; `0` for the whole line).
     pub fn mid(&self) -> f64 {
         let m = 0.5 * self.lo + 0.5 * self.hi;
-        m.clamp(self.lo, self.hi)
+        if m.is_nan() {
+            0.0f64.clamp(self.lo, self.hi)
+        } else {
+            m.clamp(self.lo, self.hi)
+        }
     }
 
     /// Whether every member is `> 0`.
@@ -147,6 +163,7 @@ impl Interval {
         if y.lo <= 0.0 && y.hi >= 0.0 {
             return None;
         }
+        // (∞/∞ is NaN: min4 and max4 read it as the infinite bound on their side.)
         let q = [self.lo / y.lo, self.lo / y.hi, self.hi / y.lo, self.hi / y.hi];
         Some(Self::outward(min4(q), max4(q)))
     }
@@ -256,7 +273,10 @@ impl Interval {
     /// critical point `(k + shift) π` may lie inside (`k` even: a maximum, odd: a minimum).
     fn trig(&self, shift: f64, f: fn(f64) -> f64) -> Interval {
         let whole = Interval { lo: -1.0, hi: 1.0 };
-        if !(self.lo.is_finite() && self.hi.is_finite()) || self.hi - self.lo >= 7.0 {
+        if !(self.lo.is_finite() && self.hi.is_finite())
+            || self.hi - self.lo >= 7.0
+            || self.lo.abs().max(self.hi.abs()) > TRIG_EXACT_LIMIT
+        {
             return whole;
         }
         let (fa, fb) = (f(self.lo), f(self.hi));
@@ -284,12 +304,18 @@ impl Interval {
     }
 }
 
+/// Above this magnitude `sin` and `cos` return `[−1, 1]` (module docs): `2⁴⁰`, far below
+/// `2⁵³`, where the critical points `(k + ½)π` stop being distinct after rounding `k + ½`.
+pub const TRIG_EXACT_LIMIT: f64 = (1u64 << 40) as f64;
+
+/// The least of four candidate lower bounds; a NaN candidate (`∞/∞`) is `−∞`.
 fn min4(v: [f64; 4]) -> f64 {
-    v.into_iter().fold(f64::INFINITY, f64::min)
+    v.into_iter().map(|x| if x.is_nan() { f64::NEG_INFINITY } else { x }).fold(f64::INFINITY, f64::min)
 }
 
+/// The largest of four candidate upper bounds; a NaN candidate (`∞/∞`) is `+∞`.
 fn max4(v: [f64; 4]) -> f64 {
-    v.into_iter().fold(f64::NEG_INFINITY, f64::max)
+    v.into_iter().map(|x| if x.is_nan() { f64::INFINITY } else { x }).fold(f64::NEG_INFINITY, f64::max)
 }
 
 impl Neg for Interval {
@@ -345,7 +371,13 @@ fn upper((v, exact): (f64, bool)) -> f64 {
 impl Add for Interval {
     type Output = Interval;
     fn add(self, y: Interval) -> Interval {
-        Interval { lo: lower(sum_exact(self.lo, y.lo)), hi: upper(sum_exact(self.hi, y.hi)) }
+        // (−∞) + (+∞) has no value: the bound is the infinite one on its side (module docs).
+        let lo = lower(sum_exact(self.lo, y.lo));
+        let hi = upper(sum_exact(self.hi, y.hi));
+        Interval {
+            lo: if lo.is_nan() { f64::NEG_INFINITY } else { lo },
+            hi: if hi.is_nan() { f64::INFINITY } else { hi },
+        }
     }
 }
 
@@ -375,6 +407,72 @@ impl Mul for Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bounds that stress the edge cases: infinities, the extremes, signed zeros, subnormals.
+    const SPECIAL: [f64; 11] = [
+        f64::NEG_INFINITY,
+        -f64::MAX,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        5e-324,
+        1.0,
+        1e300,
+        f64::MAX,
+        f64::INFINITY,
+    ];
+
+    #[test]
+    fn no_operation_yields_a_nan_bound() {
+        let all: Vec<Interval> =
+            SPECIAL.iter().flat_map(|&a| SPECIAL.iter().filter_map(move |&b| Interval::new(a, b))).collect();
+        let ok = |v: Interval, what: &str| {
+            assert!(!v.lo().is_nan() && !v.hi().is_nan() && v.lo() <= v.hi(), "{what}: {v:?}");
+            assert!(!v.mid().is_nan() && v.contains(v.mid()) || v.lo() == v.hi(), "{what}: mid of {v:?}");
+            assert!(!v.width().is_nan(), "{what}: width of {v:?}");
+        };
+        for &x in &all {
+            ok(x.exp(), "exp");
+            ok(x.atan(), "atan");
+            ok(x.sin(), "sin");
+            ok(x.cos(), "cos");
+            ok(x.sqr(), "sqr");
+            ok(x.abs(), "abs");
+            x.sqrt().into_iter().for_each(|v| ok(v, "sqrt"));
+            x.ln().into_iter().for_each(|v| ok(v, "ln"));
+            x.recip().into_iter().for_each(|v| ok(v, "recip"));
+            for &y in &all {
+                ok(x + y, "add");
+                ok(x - y, "sub");
+                ok(x * y, "mul");
+                x.div(&y).into_iter().for_each(|v| ok(v, "div"));
+            }
+        }
+        // The case: [−∞, 0] + [∞, ∞] is [−∞, ∞], and ∞/∞ reads as unbounded (a valid,
+        // loose enclosure of [1, ∞]/[1, ∞] = [0, ∞]).
+        let s = Interval::new(f64::NEG_INFINITY, 0.0).unwrap() + Interval::new(f64::INFINITY, f64::INFINITY).unwrap();
+        assert_eq!(s, Interval::ENTIRE);
+        let inf = Interval::new(1.0, f64::INFINITY).unwrap();
+        let q = inf.div(&inf).unwrap();
+        assert!(q.lo() <= 0.0 && q.hi() == f64::INFINITY, "{q:?}");
+    }
+
+    #[test]
+    fn trigonometry_of_huge_arguments_is_bounded_and_whole() {
+        // Beyond 2^53·π the candidate count k += 1 no longer moves; such arguments (and anything
+        // beyond TRIG_EXACT_LIMIT) give [−1, 1] at once.
+        let whole = Interval::new(-1.0, 1.0).unwrap();
+        for x in [2f64.powi(53) * std::f64::consts::PI, 1e300, f64::MAX, -1e17, TRIG_EXACT_LIMIT * 2.0] {
+            let i = Interval::new(x, x).unwrap();
+            assert_eq!(i.sin(), whole, "{x}");
+            assert_eq!(i.cos(), whole, "{x}");
+        }
+        // Below the limit the enclosure is tight and holds the libm value.
+        let x = TRIG_EXACT_LIMIT / 2.0 + 0.25;
+        let s = Interval::new(x, x).unwrap().sin();
+        assert!(s.contains(x.sin()) && s.width() < 1e-15, "{s:?}");
+    }
 
     /// An exact rational `n / d` (`d > 0`) in `i128`, every operation checked: `None` on
     /// overflow (such a case is skipped and counted).

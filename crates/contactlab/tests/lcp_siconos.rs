@@ -57,7 +57,7 @@ fn every_problem_is_solved_or_refuted_with_proof() {
                 assert!(s.residual <= 1e-9);
             }
             LcpStatus::NoSolution => {
-                assert!(s.certified, "{path:?}: no-solution without proof ({:?})", s.reason);
+                assert!(s.proof.is_proved(), "{path:?}: no-solution without proof ({:?}, {:?})", s.reason, s.proof);
                 assert!(s.reason.is_some());
             }
             other => panic!("{path:?}: unexpected status {other:?}"),
@@ -84,14 +84,14 @@ fn existence_agrees_with_enumeration() {
 
 #[test]
 fn perturbed_isolated_solution_has_no_solution() {
-    // lcp_Pang_isolated_sol.dat has a solution; its perturbation has none (certified).
+    // lcp_Pang_isolated_sol.dat has a solution; its perturbation has none (proved).
     let d = data_dir();
     let a = io::read(&d.join("lcp_Pang_isolated_sol.dat")).unwrap();
     assert_eq!(solve(&a.lcp, &LcpSettings::default()).unwrap().status, LcpStatus::Solved);
     let b = io::read(&d.join("lcp_Pang_isolated_sol_perturbed.dat")).unwrap();
     let s = solve(&b.lcp, &LcpSettings::default()).unwrap();
     assert_eq!(s.status, LcpStatus::NoSolution);
-    assert!(s.certified);
+    assert!(s.proof.is_proved(), "{:?}", s.proof);
 }
 
 #[test]

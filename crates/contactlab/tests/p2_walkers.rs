@@ -369,3 +369,23 @@ fn jam_verdicts_do_not_depend_on_units() {
         }
     }
 }
+
+#[test]
+fn the_rimless_proof_does_not_wait_for_the_float_search() {
+    // Issue #40: with μ within round-off above μ_stick the floating-point gait search may stop
+    // (the stick/slip guard sits at the step's worst point), yet the gait sticks and the proof
+    // from the closed form (27) closes. `walker gait` must attempt it whatever the search did.
+    use contactlab::api::walker_gait;
+    use contactlab::walking::model::WalkerModel;
+    let loose = contactlab::walking::proof::prove_rimless_gait(&wheel(0.6), rimless_closed_form(&wheel(0.6)).1);
+    let [_, hi] = loose.mu_stick.expect("μ_stick enclosed");
+    for mu in [hi * (1.0 + 3e-11), hi * (1.0 + 1e-6), 0.6] {
+        let r = walker_gait(&WalkerModel::Rimless(wheel(mu)), None).unwrap();
+        let p = r.proof.expect("the rimless wheel's gait is always proved or refused");
+        assert!(p.proof.is_proved(), "μ = {mu}: {p:?} (search converged: {})", r.converged);
+    }
+    // Below μ_stick the proof is refused, naming the sticking condition, also without a search.
+    let lo = loose.mu_stick.unwrap()[0] * (1.0 - 1e-6);
+    let p = walker_gait(&WalkerModel::Rimless(wheel(lo)), None).unwrap().proof.unwrap();
+    assert!(!p.proof.is_proved() && p.proof.proof_reason.as_deref().is_some_and(|r| r.contains("stick")), "{p:?}");
+}

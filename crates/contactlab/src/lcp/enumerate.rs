@@ -130,12 +130,47 @@ pub struct Enumeration {
     pub bounded: bool,
     /// Search-tree nodes visited (one LP each).
     pub nodes: usize,
+    /// Whether "no solution" is proved ([`Enumeration::prove_empty`]; "not checked" until then).
+    #[serde(skip)]
+    pub proof: crate::verified::Proof,
+    /// Whether the search found no piece but [`super::proof::no_piece`] found a point in one.
+    #[serde(skip)]
+    pub missed: bool,
+}
+
+fn not_checked() -> crate::verified::Proof {
+    crate::verified::Proof::none("not checked")
 }
 
 impl Enumeration {
-    /// `solved`, `no-solution`, or `iteration-limit` when the search stopped at its node limit.
+    /// Proves an empty result piece by piece on the data as given ([`super::proof::no_piece`]);
+    /// a piece the proof finds a point in makes the result `numerical-error` (the search, on
+    /// floating-point LPs, missed it). A non-empty result is not proved here: its pieces come
+    /// from floating-point LPs (`lcp::solve` and [`super::proof`] prove one solution).
+    pub fn prove_empty(&mut self, lcp: &Lcp) {
+        use crate::verified::Proof;
+        self.proof = if !self.complete {
+            Proof::none("the search stopped at its node bound")
+        } else if !self.pieces.is_empty() {
+            Proof::none("the pieces come from floating-point LPs (lcp solve proves one solution)")
+        } else {
+            match super::proof::no_piece(lcp) {
+                super::proof::NoPiece::Proved(_) => Proof::interval(),
+                super::proof::NoPiece::Point { why, .. } => {
+                    self.missed = true;
+                    Proof::none(format!("{why}: the floating-point search missed it"))
+                }
+                super::proof::NoPiece::Unproved(why) => Proof::none(why),
+            }
+        };
+    }
+
+    /// `solved`, `no-solution`, `iteration-limit` when the search stopped at its node limit, or
+    /// `numerical-error` when the search found nothing but a piece holds a point.
     pub fn status(&self) -> &'static str {
-        if !self.complete {
+        if self.missed {
+            "numerical-error"
+        } else if !self.complete {
             "iteration-limit"
         } else if self.pieces.is_empty() {
             "no-solution"
@@ -177,6 +212,7 @@ impl Enumeration {
             complete: self.complete,
             nodes: self.nodes,
             pieces: &self.pieces,
+            proof: self.proof.clone(),
         }
     }
 }
@@ -184,7 +220,8 @@ impl Enumeration {
 /// What `lcp solve --all --json` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct EnumerationSummary<'a> {
-    /// `solved` (pieces found), `no-solution` (proved: none exist) or `iteration-limit`.
+    /// `solved` (pieces found), `no-solution` (none found; `proof` says whether that is
+    /// proved), `iteration-limit` or `numerical-error`.
     pub status: &'static str,
     /// The size of the problem.
     pub n: usize,
@@ -198,6 +235,9 @@ pub struct EnumerationSummary<'a> {
     pub nodes: usize,
     /// The pieces.
     pub pieces: &'a [Piece],
+    /// Whether an empty result is proved (`"proof"`, `"proof_reason"`).
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
 }
 
 struct Search<'a> {
@@ -476,7 +516,14 @@ fn enumerate_blocks(lcp: &Lcp, comps: &[Vec<usize>], settings: &EnumSettings) ->
         complete &= e.complete;
         if e.pieces.is_empty() {
             // A block without solutions: the whole problem has none (proved when complete).
-            return Ok(Enumeration { pieces: vec![], complete, bounded: true, nodes });
+            return Ok(Enumeration {
+                pieces: vec![],
+                complete,
+                bounded: true,
+                nodes,
+                proof: not_checked(),
+                missed: false,
+            });
         }
         parts.push((c, e.pieces));
     }
@@ -516,7 +563,7 @@ fn enumerate_blocks(lcp: &Lcp, comps: &[Vec<usize>], settings: &EnumSettings) ->
         }
     }
     let bounded = pieces.iter().all(|p| p.bounded);
-    Ok(Enumeration { pieces, complete, bounded, nodes })
+    Ok(Enumeration { pieces, complete, bounded, nodes, proof: not_checked(), missed: false })
 }
 
 fn enumerate_unit(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Error> {
@@ -563,7 +610,7 @@ fn enumerate_unit(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Err
         .collect();
     let pieces: Vec<Piece> = pieces.into_iter().zip(contained).filter(|(_, c)| !c).map(|(p, _)| p).collect();
     let bounded = pieces.iter().all(|p| p.bounded);
-    Ok(Enumeration { pieces, complete, bounded, nodes: search.nodes })
+    Ok(Enumeration { pieces, complete, bounded, nodes: search.nodes, proof: not_checked(), missed: false })
 }
 
 #[cfg(test)]

@@ -210,15 +210,27 @@ fn solve_equilibrated(
         let z = eq.z_original(&z_scaled);
         let w = lcp.w(&z);
         let residual = eq.residual(lcp, &z, &w);
-        LcpSolution { status, method: LcpMethod::Lemke, reason, certified: false, z, w, residual, pivots, basis: None }
+        let proof = crate::verified::Proof::none(if status == LcpStatus::Solved {
+            super::NOT_CHECKED
+        } else {
+            "nothing was proved: Lemke's method alone"
+        });
+        let violation = super::verify::componentwise_error(lcp, &z);
+        LcpSolution { status, method: LcpMethod::Lemke, reason, proof, z, w, residual, violation, pivots, basis: None }
     };
 
     // q'' = D q / τ.
     let (d, e, tau) = (eq.d.as_slice(), eq.e.as_slice(), eq.tau);
     let qbar: Vec<f64> = lcp.q.as_slice().iter().zip(d).map(|(&q, &di)| q * di / tau).collect();
-    if qbar.iter().all(|&v| v >= 0.0) {
+    // (q itself, not q'': a tiny negative q_i may have underflowed to zero in q''.)
+    // z = 0 exactly (not mapped back: a factor out of range would make 0 · ∞ a NaN).
+    if lcp.q.iter().all(|&v| v >= 0.0) {
         let mut s = done(LcpStatus::Solved, DVector::zeros(n), 0, None);
         s.method = LcpMethod::Trivial;
+        s.z = DVector::zeros(n);
+        s.w = lcp.q.clone();
+        s.residual = 0.0;
+        s.violation = 0.0;
         return Ok(s);
     }
 
@@ -343,7 +355,10 @@ fn solve_equilibrated(
         for &v in dict.basic.iter().filter(|v| (n..2 * n).contains(*v)) {
             basis[v - n] = true;
         }
-        sol.basis = Some(basis);
+        super::accept(lcp, &mut sol, Some(&basis), settings);
+        if sol.status == LcpStatus::Solved {
+            sol.basis = Some(basis);
+        }
     }
     Ok(sol)
 }

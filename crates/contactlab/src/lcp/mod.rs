@@ -41,7 +41,25 @@
 //!
 //! which is zero exactly at solutions (the scaling is exact and componentwise positive), does not
 //! overflow for data near the limits of `f64`, and does not change when `M` and `q` are given in
-//! other units. A point is reported `solved` only when `r(z) ≤` [`LcpSettings::tolerance`].
+//! other units.
+//!
+//! # Acceptance on the data as given
+//! The equilibrated problem can hide what the original data say: a factor that takes a tiny
+//! entry into the subnormal range, or a point whose scaled residual is small because the
+//! violated row is tiny beside the others. So a point is reported `solved` only when, besides
+//! `r(z) ≤` [`LcpSettings::tolerance`], its componentwise relative error on the data as given
+//! ([`verify::componentwise_error`], compensated sums, no scaling) is within the same tolerance.
+//! A point that fails it is refined on its complementary piece with the original data
+//! ([`verify::refine_on_piece`]); one that still fails is `numerical-error`, with the measured
+//! [`LcpSolution::violation`]. (A solution may exist that no float vector meets: for
+//! `M = [[1e-310, 1], [1e200, 1]]`, `q = (−1, 1)` it is `z = (1e310, 0)`, beyond `f64`.)
+//!
+//! # Proof
+//! `no-solution` is never claimed as proved from a floating-point computation: [`solve`] runs the
+//! interval proof of [`proof`] on the data as given (a Farkas certificate; for
+//! `n ≤` [`proof::PIECE_PROOF_MAX`], every complementary piece shown empty) and reports it in
+//! [`LcpSolution::proof`]; when the proof finds a point in a piece the floating-point routes
+//! called empty, that point is the answer (after the acceptance above).
 
 pub mod classes;
 pub mod enumerate;
@@ -148,7 +166,7 @@ pub enum NoSolutionReason {
 pub enum LcpStatus {
     /// A solution was found and verified (`residual ≤ tolerance`).
     Solved,
-    /// No solution was found; see [`LcpSolution::reason`] and [`LcpSolution::certified`].
+    /// No solution was found; see [`LcpSolution::reason`] and [`LcpSolution::proof`].
     NoSolution,
     /// The pivot limit was reached.
     IterationLimit,
@@ -192,8 +210,13 @@ pub struct LcpSolution {
     pub method: LcpMethod,
     /// Reason for `NoSolution`.
     pub reason: Option<NoSolutionReason>,
-    /// Whether a `NoSolution` answer is proved (LP certificate or exhaustive enumeration).
-    pub certified: bool,
+    /// Whether the verdict is proved in interval arithmetic on the data as given
+    /// ([`proof`]). [`solve`] proves every `NoSolution` it returns where the proof closes (a
+    /// Farkas certificate, or every complementary piece shown empty), and otherwise says why
+    /// not; a `Solved` point is proved by [`proof::prove`] (not by [`solve`], which serves
+    /// inner loops), and until then reads `none` with the reason "not checked".
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
     /// The point `z` (meaningful when solved; otherwise the last iterate or zeros).
     #[serde(serialize_with = "crate::output::ser_dvector")]
     pub z: DVector<f64>,
@@ -202,6 +225,11 @@ pub struct LcpSolution {
     pub w: DVector<f64>,
     /// The natural-map residual of `z` (module docs); `+∞` when no point is available.
     pub residual: f64,
+    /// The componentwise relative error of `z` on the data as given ([`verify`]): how far the
+    /// point is from complementarity, feasibility and sign, each measured against the size of
+    /// the terms it is made of. A `Solved` point has both `residual` and `violation` within the
+    /// tolerance.
+    pub violation: f64,
     /// Lemke pivots performed.
     pub pivots: usize,
     /// Which `z_i` are basic in the final complementary basis, when the point came from one
@@ -287,8 +315,9 @@ impl LcpSettings {
     }
 }
 
-/// Solves an LCP: Lemke's method, then (on a secondary ray) a feasibility LP and, for small `n`,
-/// exhaustive enumeration, so that `NoSolution` is certified whenever that is possible.
+/// Solves an LCP: Lemke's method, then (on a secondary ray or numerical trouble) a feasibility
+/// LP and, for small `n`, exhaustive enumeration; every `NoSolution` verdict is then proved in
+/// interval arithmetic where that closes (module docs, "Proof").
 ///
 /// # Example
 /// ```
@@ -300,44 +329,135 @@ impl LcpSettings {
 /// let sol = solve(&lcp, &LcpSettings::default())?;
 /// assert_eq!(sol.status, LcpStatus::Solved);
 /// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-12 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-12);
-/// assert!(sol.residual < 1e-12);
+/// assert!(sol.residual < 1e-12 && sol.violation < 1e-15);
 /// # Ok::<(), contactlab::Error>(())
 /// ```
 pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
+    use crate::verified::Proof;
     let mut sol = lemke::solve(lcp, settings)?;
-    if sol.status != LcpStatus::NoSolution {
+    if !matches!(sol.status, LcpStatus::NoSolution | LcpStatus::NumericalError) {
         return Ok(sol);
     }
-    if lcp.is_feasible() == Some(false) {
-        sol.reason = Some(NoSolutionReason::Infeasible);
-        sol.certified = true;
-        return Ok(sol);
-    }
-    if lcp.n() <= settings.enumerate_up_to {
-        let all = enumerate::enumerate(lcp, &enumerate::EnumSettings::default())?;
-        if all.complete {
-            if let Some(piece) = all.pieces.iter().min_by(|a, b| a.residual.total_cmp(&b.residual)) {
-                // Solutions exist; report the best point, as solved only if it verifies.
-                let status =
-                    if piece.residual <= settings.tolerance { LcpStatus::Solved } else { LcpStatus::NumericalError };
-                return Ok(LcpSolution {
-                    status,
-                    method: LcpMethod::Enumeration,
-                    reason: None,
-                    certified: false,
-                    z: piece.z.clone(),
-                    w: piece.w.clone(),
-                    residual: piece.residual,
-                    pivots: sol.pivots,
-                    basis: None,
-                });
-            } else {
-                sol.reason = Some(NoSolutionReason::Enumeration);
-                sol.certified = true;
+    if sol.status == LcpStatus::NoSolution {
+        sol.proof = Proof::none("nothing was proved: Lemke's method stopped on a secondary ray");
+        // A Farkas certificate is looked for whatever the feasibility LP says (its tolerances
+        // can call an empty set feasible); it is a proof only once checked in intervals.
+        let infeasible = lcp.is_feasible() == Some(false);
+        match proof::prove_infeasible(lcp) {
+            Ok(_) => {
+                sol.reason = Some(NoSolutionReason::Infeasible);
+                sol.proof = Proof::interval();
+                return Ok(sol);
             }
+            Err(why) if infeasible => {
+                sol.reason = Some(NoSolutionReason::Infeasible);
+                sol.proof = Proof::none(format!(
+                    "the feasibility LP found no point, but no Farkas certificate was proved on the data as given \
+                     ({why})"
+                ))
+            }
+            Err(_) => {}
         }
     }
-    Ok(sol)
+    if lcp.n() > settings.enumerate_up_to {
+        return Ok(sol);
+    }
+    let all = enumerate::enumerate(lcp, &enumerate::EnumSettings::default())?;
+    let pivots = sol.pivots;
+    let from_point = |z: &DVector<f64>, basis: Option<Vec<bool>>| {
+        let mut s = LcpSolution {
+            status: LcpStatus::Solved,
+            method: LcpMethod::Enumeration,
+            reason: None,
+            proof: Proof::none(NOT_CHECKED),
+            w: lcp.w(z),
+            residual: lcp.residual(z),
+            violation: f64::INFINITY,
+            z: z.clone(),
+            pivots,
+            basis: None,
+        };
+        accept(lcp, &mut s, basis.as_deref(), settings);
+        s
+    };
+    // The floating-point search's pieces: the best point, solved if it passes acceptance.
+    let mut best: Option<LcpSolution> = None;
+    for piece in &all.pieces {
+        let alpha: Vec<bool> = (0..lcp.n()).map(|i| piece.alpha.contains(&i)).collect();
+        let s = from_point(&piece.z, Some(alpha));
+        if best.as_ref().is_none_or(|b| s.violation < b.violation) {
+            best = Some(s);
+        }
+    }
+    if let Some(b) = best.take() {
+        if b.status == LcpStatus::Solved {
+            return Ok(b);
+        }
+        best = Some(b);
+    }
+    // No accepted point: every piece decided on its own, a proof of emptiness or a point.
+    let undecided = match proof::no_piece(lcp) {
+        proof::NoPiece::Proved(_) => {
+            sol.status = LcpStatus::NoSolution;
+            sol.reason = Some(NoSolutionReason::Enumeration);
+            sol.proof = Proof::interval();
+            return Ok(sol);
+        }
+        proof::NoPiece::Point { z, alpha, why } => {
+            let s = from_point(&z, Some(alpha));
+            if s.status == LcpStatus::Solved {
+                return Ok(s);
+            }
+            format!("{why}, but that point fails the check on the data as given (violation {:.1e})", s.violation)
+        }
+        proof::NoPiece::Unproved(why) => why,
+    };
+    match best {
+        // Pieces that fail acceptance: numerical trouble, the smaller violation reported.
+        Some(mut b) if sol.status == LcpStatus::NoSolution || b.violation < sol.violation => {
+            b.status = LcpStatus::NumericalError;
+            b.proof = Proof::none(undecided);
+            Ok(b)
+        }
+        _ => {
+            if sol.status == LcpStatus::NoSolution {
+                if all.complete && sol.reason != Some(NoSolutionReason::Infeasible) {
+                    sol.reason = Some(NoSolutionReason::Enumeration);
+                }
+                let before = sol.proof.proof_reason.take().unwrap_or_default();
+                sol.proof = Proof::none(format!("{before}; piece by piece: {undecided}"));
+            }
+            Ok(sol)
+        }
+    }
+}
+
+/// The proof reason of a `Solved` point that [`proof::prove`] has not checked.
+pub const NOT_CHECKED: &str = "not checked (lcp::proof::prove proves a solved point)";
+
+/// Acceptance on the data as given (module docs): measures `sol`'s [`LcpSolution::violation`]
+/// and, for a `Solved` point that fails it, refines the point on its complementary piece
+/// (`alpha`, else the point's positive entries) and keeps the better one; a point that still
+/// fails becomes `NumericalError`.
+pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, settings: &LcpSettings) {
+    sol.violation = verify::componentwise_error(lcp, &sol.z);
+    if sol.status != LcpStatus::Solved || sol.violation <= settings.tolerance {
+        return;
+    }
+    let alpha = alpha.map(<[bool]>::to_vec).unwrap_or_else(|| sol.z.iter().map(|&v| v > 0.0).collect());
+    if let Some(z) = verify::refine_on_piece(lcp, &alpha, &sol.z) {
+        let v = verify::componentwise_error(lcp, &z);
+        if v < sol.violation {
+            sol.w = lcp.w(&z);
+            sol.residual = lcp.residual(&z);
+            sol.z = z;
+            sol.violation = v;
+        }
+    }
+    let within = |x: f64| x <= settings.tolerance;
+    if !within(sol.violation) || !within(sol.residual) {
+        sol.status = LcpStatus::NumericalError;
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{Lcp, LcpSolution, LcpStatus, NoSolutionReason};
+use super::{Lcp, LcpSolution, LcpStatus};
+use crate::interval::Interval;
 use crate::lp::{DenseLp, LpSettings, LpStatus};
 use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign};
 
@@ -23,9 +24,9 @@ use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign}
 pub fn prove(lcp: &Lcp, sol: &LcpSolution) -> Proof {
     match (sol.status, sol.reason) {
         (LcpStatus::Solved, _) => Proof::from_check(prove_solution(lcp, &sol.z, sol.basis.as_deref())),
-        (LcpStatus::NoSolution, Some(NoSolutionReason::Infeasible)) => Proof::from_check(prove_infeasible(lcp)),
-        (LcpStatus::NoSolution, Some(NoSolutionReason::Enumeration)) => Proof::from_check(prove_no_piece(lcp)),
-        (LcpStatus::NoSolution, _) => Proof::none("nothing was proved: Lemke's method stopped on a secondary ray"),
+        // super::solve has tried the proof of its no-solution verdicts already (and
+        // lemke::solve alone proves nothing): its outcome is the answer.
+        (LcpStatus::NoSolution, _) => sol.proof.clone(),
         _ => Proof::none("no verdict to prove"),
     }
 }
@@ -46,6 +47,45 @@ pub fn piece(lcp: &Lcp, alpha: &[bool]) -> Polyhedron {
 
 /// A solution of the LCP proved near `z` (module docs): its enclosure, or why no proof closed.
 pub fn prove_solution(
+    lcp: &Lcp,
+    z: &DVector<f64>,
+    basis: Option<&[bool]>,
+) -> Result<Vec<crate::interval::Interval>, String> {
+    // On the equilibrated problem when its scaling is exact (the same solutions, mapped by
+    // z = τ E z''; the same problem for the data in any power-of-two unit), else as given.
+    if let Some(s) = exact_equilibration(lcp) {
+        let f: Vec<f64> = s.eq.e.iter().map(|&e| e * s.eq.tau).collect();
+        let zs: Option<Vec<f64>> = z.iter().zip(&f).map(|(&v, &f)| times_exact(v, 1.0 / f)).collect();
+        let Some(zs) = zs else { return Err("the point does not map exactly onto the equilibrated problem".into()) };
+        let x = prove_solution_as_given(&s.lcp, &DVector::from_vec(zs), basis)?;
+        return Ok(x.iter().zip(&f).map(|(v, &f)| *v * Interval::exact(f)).collect());
+    }
+    prove_solution_as_given(lcp, z, basis)
+}
+
+/// The equilibrated problem of `lcp` ([`super::scaling`]) when every scaled entry is exact, so
+/// that it has exactly the solutions and the Farkas certificates of `lcp`, mapped by powers of
+/// two; `None` when some entry would over- or underflow.
+pub fn exact_equilibration(lcp: &Lcp) -> Option<super::scaling::Scaled> {
+    let s = super::scaling::Scaled::new(lcp);
+    let n = lcp.n();
+    let (d, e, tau) = (&s.eq.d, &s.eq.e, s.eq.tau);
+    let ok_m = (0..n).all(|i| {
+        (0..n).all(|j| {
+            let f = d[i] * e[j];
+            f.is_normal() && times_exact(lcp.m[(i, j)], f) == Some(s.lcp.m[(i, j)])
+        })
+    });
+    let ok_q = tau.is_normal()
+        && (1.0 / tau).is_normal()
+        && (0..n).all(|i| {
+            d[i].is_normal() && times_exact(lcp.q[i], d[i]).and_then(|v| times_exact(v, 1.0 / tau)) == Some(s.lcp.q[i])
+        });
+    (ok_m && ok_q).then_some(s)
+}
+
+/// [`prove_solution`] on the data as given.
+fn prove_solution_as_given(
     lcp: &Lcp,
     z: &DVector<f64>,
     basis: Option<&[bool]>,
@@ -81,66 +121,197 @@ pub fn prove_solution(
 /// Largest `n` for which [`prove_no_piece`] checks the `2ⁿ` pieces one by one.
 pub const PIECE_PROOF_MAX: usize = 12;
 
+/// What [`no_piece`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoPiece {
+    /// Every one of the `2ⁿ` pieces is proved empty (the count checked).
+    Proved(usize),
+    /// A piece the LP finds a point in: the LCP may well have a solution there.
+    Point {
+        /// The piece (`true`: `w_i = 0`, `z_i ≥ 0`).
+        alpha: Vec<bool>,
+        /// The LP's point, as a point of the LCP (`z_β = 0`).
+        z: DVector<f64>,
+        /// Which piece, in words.
+        why: String,
+    },
+    /// No proof closed, and why.
+    Unproved(String),
+}
+
 /// Proves that no complementary piece holds a point (module docs): `Ok(pieces checked)`, or
 /// why not (a piece the LP finds non-empty, or one whose emptiness no certificate proved).
 pub fn prove_no_piece(lcp: &Lcp) -> Result<usize, String> {
+    match no_piece(lcp) {
+        NoPiece::Proved(k) => Ok(k),
+        NoPiece::Point { why, .. } | NoPiece::Unproved(why) => Err(why),
+    }
+}
+
+/// `x · f` for a power of two `f`, if that product is exact (no overflow, no bits lost to
+/// underflow: scaling back gives `x` again).
+fn times_exact(x: f64, f: f64) -> Option<f64> {
+    let y = x * f;
+    (y.is_finite() && y / f == x).then_some(y)
+}
+
+/// [`prove_no_piece`], with the point when a piece holds one.
+///
+/// Each piece `z_α ≥ 0`, `M_αα z_α = −q_α`, `−M_βα z_α ≤ q_β` has its columns then its rows
+/// scaled by powers of two (a row by its largest coefficient or right-hand side), so the
+/// simplex's tolerances see coefficients of order one whatever the units, but only where every
+/// scaled entry is exact ([`times_exact`]): then the scaled piece
+/// is empty exactly when the piece is. Where some product would over- or underflow (a `1e-300`
+/// beside a `1e30` in one column), the piece's LP and its proof run on the data as given.
+pub fn no_piece(lcp: &Lcp) -> NoPiece {
     let n = lcp.n();
     if n > PIECE_PROOF_MAX {
-        return Err(format!("{n} > {PIECE_PROOF_MAX} variables: the 2^n pieces are not checked one by one"));
+        return NoPiece::Unproved(format!(
+            "{n} > {PIECE_PROOF_MAX} variables: the 2^n pieces are not checked one by one"
+        ));
     }
+    // The formulation: the exactly equilibrated problem (the same for the data in any
+    // power-of-two unit, so the verdict does not depend on it), else the data as given; with
+    // the factors that map its z back.
+    let forms: Vec<(Lcp, Vec<f64>)> = match exact_equilibration(lcp) {
+        Some(s) => {
+            let f = s.eq.e.iter().map(|&e| e * s.eq.tau).collect();
+            vec![(s.lcp, f)]
+        }
+        None => vec![(lcp.clone(), vec![1.0; n])],
+    };
     for bits in 0u32..(1u32 << n) {
         let alpha: Vec<usize> = (0..n).filter(|&i| bits >> i & 1 == 1).collect();
-        let beta: Vec<usize> = (0..n).filter(|&i| bits >> i & 1 == 0).collect();
+        let in_alpha: Vec<bool> = (0..n).map(|i| bits >> i & 1 == 1).collect();
+        let label = || format!("piece {:?}", alpha.iter().map(|i| i + 1).collect::<Vec<_>>());
         if alpha.is_empty() {
             // z = 0, w = q: empty exactly when some q_i < 0 (floats compare exactly).
             if lcp.q.iter().all(|&v| v >= 0.0) {
-                return Err("z = 0 solves it (q >= 0)".into());
+                return NoPiece::Point {
+                    alpha: in_alpha,
+                    z: DVector::zeros(n),
+                    why: "z = 0 solves it (q >= 0)".into(),
+                };
             }
             continue;
         }
-        // z_α ≥ 0 with M_αα z_α = −q_α and −M_βα z_α ≤ q_β, its columns then its rows scaled by
-        // powers of two (exact, so the scaled piece is empty exactly when the piece is; the
-        // simplex's tolerances then see coefficients of order one whatever the units).
-        let k = alpha.len();
-        let entry = |r: usize, c: usize| {
-            if r < k {
-                lcp.m[(alpha[r], alpha[c])]
-            } else {
-                -lcp.m[(beta[r - k], alpha[c])]
-            }
-        };
-        let rhs = |r: usize| if r < k { -lcp.q[alpha[r]] } else { lcp.q[beta[r - k]] };
-        let pow2 = |x: f64| 1.0 / super::scaling::pow2(x);
-        let col: Vec<f64> = (0..k).map(|c| pow2((0..n).fold(0.0f64, |a, r| a.max(entry(r, c).abs())))).collect();
-        let row: Vec<f64> =
-            (0..n).map(|r| pow2((0..k).fold(0.0f64, |a, c| a.max((entry(r, c) * col[c]).abs())))).collect();
-        let scaled = |r: usize, c: usize| entry(r, c) * col[c] * row[r];
-        let lp = DenseLp::feasibility(
-            k,
-            DMatrix::from_fn(k, k, &scaled),
-            DVector::from_fn(k, |r, _| rhs(r) * row[r]),
-            DMatrix::from_fn(beta.len(), k, |r, c| scaled(k + r, c)),
-            DVector::from_fn(beta.len(), |r, _| rhs(k + r) * row[k + r]),
-        );
-        let sol = lp.solve(&LpSettings::default()).map_err(|e| e.to_string())?;
-        let label = || format!("piece {:?}", alpha.iter().map(|i| i + 1).collect::<Vec<_>>());
-        match sol.status {
-            LpStatus::Infeasible => {
-                let p = lp.prove(&sol);
-                if !p.is_proved() {
-                    return Err(format!("{}: {}", label(), p.proof_reason.unwrap_or_default()));
+        // A piece proved empty by any formulation is empty; otherwise the point with the least
+        // violation on the data as given, or the last reason.
+        let mut point: Option<(f64, DVector<f64>)> = None;
+        let mut why = String::new();
+        let mut empty = false;
+        for (form, f) in &forms {
+            match piece_lp(form, &alpha) {
+                PieceLp::Empty => {
+                    empty = true;
+                    break;
                 }
+                PieceLp::Point(zs) => {
+                    let z = DVector::from_fn(n, |i, _| zs[i] * f[i]);
+                    let v = super::verify::componentwise_error(lcp, &z);
+                    if point.as_ref().is_none_or(|p| v < p.0) {
+                        point = Some((v, z));
+                    }
+                }
+                PieceLp::Unknown(w) => why = w,
             }
-            LpStatus::Optimal => return Err(format!("{}: the LP finds a point in it", label())),
-            other => return Err(format!("{}: the LP ended {other:?}", label())),
         }
+        if empty {
+            continue;
+        }
+        return match point {
+            Some((_, z)) => {
+                NoPiece::Point { alpha: in_alpha, z, why: format!("{}: the LP finds a point in it", label()) }
+            }
+            None => NoPiece::Unproved(format!("{}: {why}", label())),
+        };
     }
-    Ok(1 << n)
+    NoPiece::Proved(1 << n)
+}
+
+/// What the LP of one piece found.
+enum PieceLp {
+    /// Empty, proved by a Farkas certificate.
+    Empty,
+    /// A point (of the LCP, `z_β = 0`).
+    Point(DVector<f64>),
+    /// Neither, and why.
+    Unknown(String),
+}
+
+/// The piece `alpha` of `lcp` by one LP (see [`no_piece`]).
+fn piece_lp(lcp: &Lcp, alpha: &[usize]) -> PieceLp {
+    let n = lcp.n();
+    let beta: Vec<usize> = (0..n).filter(|i| !alpha.contains(i)).collect();
+    let k = alpha.len();
+    let entry = |r: usize, c: usize| {
+        if r < k {
+            lcp.m[(alpha[r], alpha[c])]
+        } else {
+            -lcp.m[(beta[r - k], alpha[c])]
+        }
+    };
+    let rhs = |r: usize| if r < k { -lcp.q[alpha[r]] } else { lcp.q[beta[r - k]] };
+    let pow2 = |x: f64| 1.0 / super::scaling::pow2(x);
+    let mut col: Vec<f64> = (0..k).map(|c| pow2((0..n).fold(0.0f64, |a, r| a.max(entry(r, c).abs())))).collect();
+    // (A row's scale counts its right-hand side: a row 0·z = b with b tiny must not read as
+    // 0 = 0 to the simplex's tolerances.)
+    let mut row: Vec<f64> =
+        (0..n).map(|r| pow2((0..k).fold(rhs(r).abs(), |a, c| a.max((entry(r, c) * col[c]).abs())))).collect();
+    let exact = (0..n).all(|r| {
+        times_exact(rhs(r), row[r]).is_some()
+            && (0..k).all(|c| times_exact(entry(r, c), col[c]).and_then(|v| times_exact(v, row[r])).is_some())
+    });
+    if !exact {
+        col.iter_mut().for_each(|v| *v = 1.0);
+        row.iter_mut().for_each(|v| *v = 1.0);
+    }
+    let scaled = |r: usize, c: usize| entry(r, c) * col[c] * row[r];
+    let lp = DenseLp::feasibility(
+        k,
+        DMatrix::from_fn(k, k, &scaled),
+        DVector::from_fn(k, |r, _| rhs(r) * row[r]),
+        DMatrix::from_fn(beta.len(), k, |r, c| scaled(k + r, c)),
+        DVector::from_fn(beta.len(), |r, _| rhs(k + r) * row[k + r]),
+    );
+    let sol = match lp.solve(&LpSettings::default()) {
+        Ok(s) => s,
+        Err(e) => return PieceLp::Unknown(e.to_string()),
+    };
+    match sol.status {
+        LpStatus::Infeasible => {
+            let p = lp.prove(&sol);
+            if p.is_proved() {
+                PieceLp::Empty
+            } else {
+                PieceLp::Unknown(p.proof_reason.unwrap_or_default())
+            }
+        }
+        LpStatus::Optimal => {
+            let mut z = DVector::zeros(n);
+            for (c, &i) in alpha.iter().enumerate() {
+                z[i] = sol.x[c] * col[c];
+            }
+            PieceLp::Point(z)
+        }
+        other => PieceLp::Unknown(format!("the LP ended {other:?}")),
+    }
 }
 
 /// A Farkas certificate of `{z ≥ 0 : Mz + q ≥ 0} = ∅` found by the dense simplex and proved
-/// (module docs): its enclosure, or why no proof closed.
+/// (module docs): its enclosure, or why no proof closed. On the equilibrated problem when its
+/// scaling is exact ([`exact_equilibration`]; a certificate `y''` there is `y = D y'' / τ` here,
+/// and the enclosure is mapped back so), else on the data as given.
 pub fn prove_infeasible(lcp: &Lcp) -> Result<Vec<crate::interval::Interval>, String> {
+    if let Some(s) = exact_equilibration(lcp) {
+        let y = prove_infeasible_as_given(&s.lcp)?;
+        return Ok(y.iter().zip(s.eq.d.iter()).map(|(v, &d)| *v * Interval::exact(d / s.eq.tau)).collect());
+    }
+    prove_infeasible_as_given(lcp)
+}
+
+/// [`prove_infeasible`] on the data as given.
+fn prove_infeasible_as_given(lcp: &Lcp) -> Result<Vec<crate::interval::Interval>, String> {
     let n = lcp.n();
     // y ≥ 0 with Mᵀy ≤ 0 and qᵀy = −1.
     let lp = DenseLp::feasibility(
@@ -167,7 +338,7 @@ pub fn prove_infeasible(lcp: &Lcp) -> Result<Vec<crate::interval::Interval>, Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lcp::{solve, LcpSettings};
+    use crate::lcp::{solve, LcpSettings, NoSolutionReason};
 
     fn lcp(m: &[f64], q: &[f64]) -> Lcp {
         let n = q.len();

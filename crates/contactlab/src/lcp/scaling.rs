@@ -4,7 +4,8 @@
 //! when `z''` solves LCP(q'', M'') with `M'' = D M E`, `q'' = D q / τ`: complementarity is
 //! componentwise and every factor is positive (`w = τ D⁻¹ w''`). `D` and `E` come from Ruiz's
 //! iteration (rows and columns of `M` divided by the square roots of their largest entries, eight
-//! times), `τ` makes `‖q''‖∞ = 1`. Every factor is rounded to a power of two, so scaling and
+//! times, after `M` as a whole is divided by the power of two of its largest entry, so that
+//! `2^k M` ends where `M` does), `τ` makes `‖q''‖∞ = 1`. Every factor is rounded to a power of two, so scaling and
 //! unscaling are exact in floating point (no rounding, no overflow within the exponent range):
 //! a point verified on the scaled problem is verified on the original one, and a problem given in
 //! other units (`M, q` multiplied by `10^k`, or rows and columns by powers of ten) is solved along
@@ -44,6 +45,17 @@ fn pow2_by_log2(x: f64) -> f64 {
 /// gives, without the multiplications).
 fn exp2i(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `⌊log2 x⌋` for finite `x > 0` (subnormals included), from the bits.
+fn exponent(x: f64) -> i32 {
+    let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: 2^64 x is normal and exact.
+        ((((x * exp2i(64)).to_bits() >> 52) & 0x7ff) as i32) - 1023 - 64
+    } else {
+        biased - 1023
+    }
 }
 
 /// Ruiz passes at most.
@@ -140,7 +152,12 @@ impl Equilibration {
     /// problem: one read of `M`), at most [`RUIZ_PASSES`]; then `τ`.
     pub fn of(lcp: &Lcp) -> Self {
         let n = lcp.n();
-        let mut d = DVector::from_element(n, 1.0);
+        // First M as a whole by the power of two of its largest entry's exponent (2^⌊log2 max⌋,
+        // exact), so that M and 2^k M start Ruiz from the same matrix and end at the same
+        // scaled problem: the verdicts and their proofs do not depend on a power-of-two unit.
+        let top = lcp.m.as_slice().iter().fold(0.0f64, |a, &x| larger(a, x.abs()));
+        let start = if top > 0.0 && top.is_finite() { exp2i((-exponent(top)).clamp(-1022, 1023)) } else { 1.0 };
+        let mut d = DVector::from_element(n, start);
         let mut e = DVector::from_element(n, 1.0);
         // Row and column maxima: on the stack for n ≤ 32.
         let mut stack = [0.0f64; 64];

@@ -17,13 +17,21 @@
 //! precision), so the rounding of the check itself stays near `1e-32` relative. A ratio `0/0`
 //! counts as `0` (`s_k = 0` means every term of `w_k` is zero, so `w_k = 0` exactly).
 //!
+//! Products of the data near the ends of the `f64` range would under- or overflow (a
+//! `−1e-272 · 4e-234` is `−0.0` in floats, and a row whose only term it is would look
+//! satisfied), so each row is evaluated in its own binary scale: every factor is split into a
+//! significand in `[1, 2)` and an exponent, each product `M_kj z_j` is formed from the
+//! significands exactly (TwoProd) and moved by the power of two that puts the row's largest
+//! term near 1. Terms more than about `2⁻¹⁰⁷⁰` below the row's largest may then underflow, which
+//! changes `e(z)` by less than that relative amount; nothing else is rounded but the sums.
+//!
 //! Each term is unchanged when rows of `(M, q)` are scaled (`s_k` and `w_k` scale alike) and
 //! when columns of `M` are scaled with `z` scaled inversely (`M_kj z_j` is unchanged): the check
 //! is unit-free, like the solvers' criterion, but it measures a different thing (componentwise,
 //! not normwise) on different arithmetic (raw data, compensated sums), so a solver bug in the
 //! equilibration, the mapping back or the residual would show here.
 
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 
 use super::Lcp;
 
@@ -40,8 +48,9 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
     (p, a.mul_add(b, -p))
 }
 
-/// `q_k + Σ_j M_kj z_j` by Ogita–Rump–Oishi's `Dot2`.
-fn row_value(lcp: &Lcp, k: usize, z: &DVector<f64>) -> f64 {
+/// `q_k + Σ_j M_kj z_j` by Ogita–Rump–Oishi's `Dot2` (in the working scale: for the refinement,
+/// whose data are moderate).
+pub(crate) fn row_value(lcp: &Lcp, k: usize, z: &DVector<f64>) -> f64 {
     let (mut s, mut c) = (lcp.q[k], 0.0);
     for (j, &zj) in z.iter().enumerate() {
         let (p, ep) = two_prod(lcp.m[(k, j)], zj);
@@ -51,6 +60,134 @@ fn row_value(lcp: &Lcp, k: usize, z: &DVector<f64>) -> f64 {
     }
     s + c
 }
+
+/// `x = m · 2^e` with `|m| ∈ [1, 2)` for finite nonzero `x` (subnormals included).
+fn split(x: f64) -> (f64, i32) {
+    let bits = x.abs().to_bits();
+    let raw = (bits >> 52) as i32;
+    let (m, e) = if raw == 0 {
+        // Subnormal: scale up by 2^64 first (exact), then read the exponent.
+        let y = x.abs() * f64::from_bits((1023 + 64) << 52);
+        let r = (y.to_bits() >> 52) as i32;
+        (f64::from_bits((y.to_bits() & ((1 << 52) - 1)) | (1023 << 52)), r - 1023 - 64)
+    } else {
+        (f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52)), raw - 1023)
+    };
+    (m.copysign(x), e)
+}
+
+/// `x · 2^e`, exact unless the result leaves the normal range (then rounded, or `±∞`).
+fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    while e > 1000 {
+        x *= f64::from_bits((1023 + 1000) << 52);
+        e -= 1000;
+    }
+    while e < -1000 {
+        x *= f64::from_bits((1023 - 1000) << 52);
+        e += 1000;
+    }
+    x * f64::from_bits(((1023 + e) as u64) << 52)
+}
+
+/// Row `k` in its own binary scale (module docs): the terms `M_kj z_j` (`terms[j]`, each with
+/// its error term) and `q_k`, all multiplied by one power of two that puts the largest near 1.
+struct ScaledRow {
+    /// `(p_j, err_j)` with `M_kj z_j · 2^−E = p_j + err_j`.
+    terms: Vec<(f64, f64)>,
+    /// `q_k · 2^−E`.
+    q: f64,
+}
+
+impl ScaledRow {
+    fn new(lcp: &Lcp, k: usize, z: &DVector<f64>) -> ScaledRow {
+        let n = z.len();
+        let parts: Vec<Option<(f64, f64, i32)>> = (0..n)
+            .map(|j| {
+                let (a, b) = (lcp.m[(k, j)], z[j]);
+                (a != 0.0 && b != 0.0).then(|| {
+                    let ((ma, ea), (mb, eb)) = (split(a), split(b));
+                    (ma, mb, ea + eb)
+                })
+            })
+            .collect();
+        let q_exp = (lcp.q[k] != 0.0).then(|| split(lcp.q[k]).1);
+        let top = parts.iter().flatten().map(|p| p.2).chain(q_exp).max().unwrap_or(0);
+        let terms = parts
+            .iter()
+            .map(|p| match *p {
+                None => (0.0, 0.0),
+                Some((ma, mb, e)) => {
+                    let (p, err) = two_prod(ma, mb);
+                    (ldexp(p, e - top), ldexp(err, e - top))
+                }
+            })
+            .collect();
+        ScaledRow { terms, q: ldexp(lcp.q[k], -top) }
+    }
+
+    /// `w_k` in the row's scale, by `Dot2`'s compensated sum.
+    fn value(&self) -> f64 {
+        let (mut s, mut c) = (self.q, 0.0);
+        for &(p, ep) in &self.terms {
+            let (t, es) = two_sum(s, p);
+            s = t;
+            c += ep + es;
+        }
+        s + c
+    }
+
+    /// `s_k` in the row's scale.
+    fn size(&self) -> f64 {
+        self.q.abs() + self.terms.iter().map(|t| t.0.abs()).sum::<f64>()
+    }
+}
+
+/// A point of the complementary piece `alpha` (`z_β = 0`, `(M z + q)_α = 0`) refined from
+/// `z` on the data as given: Newton steps on `M_αα z_α = −q_α` whose residuals are compensated
+/// dot products (the correction solved on the equilibrated block, whose factors are exact).
+/// Negative entries are set to zero at the end (acceptance then judges the point). `None` when
+/// the block is singular or the steps leave the floats. This is the solver's refinement, not
+/// part of the check above; it shares only the compensated dot product.
+pub fn refine_on_piece(lcp: &Lcp, alpha: &[bool], z: &DVector<f64>) -> Option<DVector<f64>> {
+    let n = lcp.n();
+    if alpha.len() != n || z.len() != n {
+        return None;
+    }
+    let a: Vec<usize> = (0..n).filter(|&i| alpha[i]).collect();
+    let mut x = DVector::from_fn(n, |i, _| if alpha[i] { z[i] } else { 0.0 });
+    if a.is_empty() {
+        return Some(x);
+    }
+    let eq = super::scaling::Equilibration::of(lcp);
+    let k = a.len();
+    let block = DMatrix::from_fn(k, k, |r, c| lcp.m[(a[r], a[c])] * (eq.d[a[r]] * eq.e[a[c]]));
+    let lu = block.lu();
+    for _ in 0..REFINE_STEPS {
+        // r = −w_α, with w computed by Dot2; D r, solve, then δz = E δz''.
+        let rhs = DVector::from_fn(k, |r, _| -row_value(lcp, a[r], &x) * eq.d[a[r]]);
+        let dz = lu.solve(&rhs)?;
+        let mut moved = false;
+        for (r, &i) in a.iter().enumerate() {
+            let step = dz[r] * eq.e[i];
+            if !step.is_finite() {
+                return None;
+            }
+            let next = x[i] + step;
+            moved |= next != x[i];
+            x[i] = next;
+        }
+        if !moved {
+            break;
+        }
+    }
+    for v in x.iter_mut() {
+        *v = v.max(0.0);
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// Newton steps of [`refine_on_piece`] at most.
+pub const REFINE_STEPS: usize = 4;
 
 /// `a / b`, with `0 / 0 = 0`.
 fn ratio(a: f64, b: f64) -> f64 {
@@ -68,13 +205,13 @@ pub fn componentwise_error(lcp: &Lcp, z: &DVector<f64>) -> f64 {
     if z.len() != n || !z.iter().all(|v| v.is_finite()) {
         return f64::INFINITY;
     }
-    let w: Vec<f64> = (0..n).map(|k| row_value(lcp, k, z)).collect();
-    let s: Vec<f64> =
-        (0..n).map(|k| lcp.q[k].abs() + (0..n).map(|j| lcp.m[(k, j)].abs() * z[j].abs()).sum::<f64>()).collect();
+    let rows: Vec<ScaledRow> = (0..n).map(|k| ScaledRow::new(lcp, k, z)).collect();
+    let w: Vec<f64> = rows.iter().map(ScaledRow::value).collect();
+    let s: Vec<f64> = rows.iter().map(ScaledRow::size).collect();
     let mut worst = 0.0f64;
     for i in 0..n {
         let omega = ratio((-w[i]).max(0.0), s[i]);
-        let zeta = (0..n).map(|k| ratio(lcp.m[(k, i)].abs() * z[i].abs(), s[k])).fold(0.0, f64::max);
+        let zeta = (0..n).map(|k| ratio(rows[k].terms[i].0.abs(), s[k])).fold(0.0, f64::max);
         let e = if z[i] < 0.0 {
             omega.max(zeta)
         } else if z[i] > 0.0 {
@@ -90,7 +227,6 @@ pub fn componentwise_error(lcp: &Lcp, z: &DVector<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::DMatrix;
 
     fn lcp2() -> Lcp {
         Lcp::new(DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]), DVector::from_vec(vec![-5.0, -6.0])).unwrap()

@@ -13,7 +13,8 @@
 //! ```
 //!
 //! and accepts the point under exactly the check every other solve passes: the scale-free
-//! residual of [`crate::lcp`] at most [`LcpSettings::tolerance`] (negative entries of `z''_α`
+//! residual of [`crate::lcp`] at most [`LcpSettings::tolerance`], and the acceptance on the data
+//! as given of the module docs there (negative entries of `z''_α`
 //! are set to zero first, so a basis that no longer fits shows as a large residual). When the
 //! active set has changed (the residual is too large, or `M''_αα` is singular), the problem is
 //! solved cold by [`super::solve`] and its active set kept for the next call. Either way the
@@ -122,17 +123,23 @@ pub fn solve_on_active_set(lcp: &Lcp, active: &[bool], settings: &LcpSettings) -
     let z = eq.z_original(&z_scaled);
     let w = lcp.w(&z);
     let residual = eq.residual(lcp, &z, &w);
-    (residual <= settings.tolerance).then_some(LcpSolution {
+    if residual.is_nan() || residual > settings.tolerance {
+        return None;
+    }
+    let mut sol = LcpSolution {
         status: LcpStatus::Solved,
         method: LcpMethod::WarmStart,
         reason: None,
-        certified: false,
+        proof: crate::verified::Proof::none(super::NOT_CHECKED),
         z,
         w,
         residual,
+        violation: f64::INFINITY,
         pivots: 0,
         basis: Some(active.to_vec()),
-    })
+    };
+    super::accept(lcp, &mut sol, Some(active), settings);
+    (sol.status == LcpStatus::Solved).then_some(sol)
 }
 
 #[cfg(test)]

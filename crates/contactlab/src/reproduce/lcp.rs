@@ -60,7 +60,7 @@ pub struct SiconosOutcome {
     pub method: String,
     /// Verified residual (`+∞` if no point).
     pub residual: f64,
-    /// Whether a "no solution" is certified, and how.
+    /// Why there is no solution, and whether that is proved.
     pub reason: String,
     /// Enumeration: `Some((pieces, bounded))` when run and complete.
     pub pieces: Option<(usize, bool)>,
@@ -143,10 +143,10 @@ pub fn check_file(path: &Path, notes: &mut Vec<String>) -> Result<(SiconosOutcom
     } else {
         rows.push(
             Row::exact(
-                format!("{name}: 'no solution' is certified"),
+                format!("{name}: 'no solution' is proved"),
                 "yes",
-                yes_no(sol.certified),
-                "requirement: never an unproved verdict when n ≤ 12",
+                yes_no(sol.proof.is_proved()),
+                "requirement: never an unproved verdict when n ≤ 12 (interval proof on the data as given)",
             )
             .with_note(format!("reason: {}", sol.reason.map_or("none given".to_string(), |r| kebab(&r)))),
         );
@@ -184,9 +184,9 @@ pub fn check_file(path: &Path, notes: &mut Vec<String>) -> Result<(SiconosOutcom
         status: sol.status,
         method: kebab(&sol.method),
         residual: sol.residual,
-        reason: match (sol.reason, sol.certified) {
+        reason: match (sol.reason, sol.proof.is_proved()) {
             (None, _) => String::new(),
-            (Some(r), c) => format!("{}{}", kebab(&r), if c { " (certified)" } else { " (not certified)" }),
+            (Some(r), c) => format!("{}{}", kebab(&r), if c { " (proved)" } else { " (not proved)" }),
         },
         pieces: enumeration.filter(|e| e.complete).map(|e| (e.pieces.len(), e.bounded)),
         comment: file.comment,
