@@ -248,12 +248,14 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     let mut sec = Section::new(
         "LCP",
         TITLE,
-        "Lemke's method (lexicographic, covering vector e) with a certified fallback (feasibility LP, \
-         then exhaustive enumeration for n ≤ 12) on the LCP test problems of the Siconos numerics \
+        "Lemke's method (lexicographic, covering vector e) with fallbacks (feasibility LP and Farkas \
+         certificate, then exhaustive enumeration for n ≤ 12), every no-solution verdict proved in \
+         interval arithmetic or marked unproved, on the LCP test problems of the Siconos numerics \
          test suite (`data/siconos-lcp`, shipped with the repository). A problem is *solved* only when the point verifies \
-         on the original data with the natural-map residual ‖min(z, Mz+q)‖∞ / (1 + ‖q‖∞ + ‖M‖∞‖z‖∞) ≤ 1e-9. \
-         Each returned point is checked again, independently of the solver, by its componentwise \
-         relative error on the raw data with compensated sums (`lcp::verify`, ≤ 1e-9). \
+         with the natural-map residual ‖min(z, Mz+q)‖∞ / (1 + ‖q‖∞ + ‖M‖∞‖z‖∞) ≤ 1e-9 of the \
+         equilibrated problem and the componentwise relative error on the data as given ≤ 1e-9. \
+         The report checks each returned point again by that componentwise error \
+         (`lcp::verify`: the raw data, compensated sums, ≤ 1e-9). \
          For n ≤ 16 the existence of a solution is checked independently by enumerating all \
          complementary pieces, against an answer that did not come from the enumeration itself \
          (where the solver fell back to it, Lemke's method with other covering vectors or the \
