@@ -201,6 +201,9 @@ fn classify(a: MapsArgs) -> Result<(), Failure> {
                 None => println!("  proof: proved in interval arithmetic: {}", p.shows().join("; ")),
                 Some(why) => println!("  proof: none ({why})"),
             }
+            if let Some(a) = &p.assumes {
+                println!("  assumes: {a}");
+            }
         }
     }
     Ok(())

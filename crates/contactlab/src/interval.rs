@@ -237,6 +237,33 @@ impl Interval {
         Interval { lo: PI_LO, hi: pi_hi() }
     }
 
+    /// An angle `x` (rad) as a model file may have given it: `x` itself, hulled with `d·π/180`
+    /// for every float `d` whose `to_radians()` is `x` (a `_deg` key, converted in floating
+    /// point by the reader). A proof over this enclosure holds for the file's number whichever
+    /// unit it was written in, without the reader having to say which; `0` stays exactly `0`
+    /// (only `d = 0` converts to it). The width is a few ulps of `x` (π's enclosure and the rounding).
+    pub fn angle(x: f64) -> Interval {
+        let mut out = Interval::exact(x);
+        if x == 0.0 || !x.is_finite() {
+            return out;
+        }
+        // `to_radians` multiplies by about 2^-5.8, so each float `d` converts to its own `x`
+        // and the candidates lie within an ulp or two of `x.to_degrees()`.
+        let mut d = x.to_degrees();
+        for _ in 0..4 {
+            d = d.next_down();
+        }
+        for _ in 0..9 {
+            if d.to_radians() == x {
+                if let Some(v) = (Interval::exact(d) * Interval::pi()).div(&Interval::exact(180.0)) {
+                    out = out.hull(&v);
+                }
+            }
+            d = d.next_up();
+        }
+        out
+    }
+
     /// `eˣ`.
     pub fn exp(&self) -> Interval {
         Interval { lo: down_n(self.lo.exp(), LIBM_ULPS).max(0.0), hi: up_n(self.hi.exp(), LIBM_ULPS) }
@@ -456,6 +483,26 @@ mod tests {
         let inf = Interval::new(1.0, f64::INFINITY).unwrap();
         let q = inf.div(&inf).unwrap();
         assert!(q.lo() <= 0.0 && q.hi() == f64::INFINITY, "{q:?}");
+    }
+
+    #[test]
+    fn an_angle_encloses_its_value_in_degrees() {
+        // π = PI + PI_TAIL to about 1e-32: d·π/180 in double-double, far tighter than an ulp.
+        const PI_TAIL: f64 = 1.2246467991473532e-16;
+        for d in [1.0, 10.0, 25.0, 30.0, 45.0, 89.5, -12.25, 1e-3, 0.1, 179.0, 1e6] {
+            let x = f64::to_radians(d);
+            let e = Interval::angle(x);
+            let (p, err) = (d * std::f64::consts::PI, d.mul_add(std::f64::consts::PI, -(d * std::f64::consts::PI)));
+            let hi_part = p / 180.0;
+            let rest = ((-hi_part).mul_add(180.0, p) + err + d * PI_TAIL) / 180.0;
+            // The true d·π/180 lies in [hi_part + rest ± 1e-30 relative]; both ends inside.
+            let t = hi_part.abs() * 1e-30;
+            assert!(e.contains(x), "{d}: {e:?} misses x = {x:e}");
+            assert!(e.lo() <= hi_part + (rest - t) && hi_part + (rest + t) <= e.hi(), "{d}: {e:?} misses d·π/180");
+            assert!(e.width() <= 8.0 * f64::EPSILON * x.abs(), "{d}: {e:?} too wide");
+        }
+        // Zero stays exactly zero (flat supports keep their exact symmetry).
+        assert_eq!(Interval::angle(0.0), Interval::exact(0.0));
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //!
 //! Everything here works in [`Interval`] arithmetic on the data *as given* (each `f64` is an
 //! exact real), so a result marked [`ProofKind::Interval`] holds for exactly the numbers the
-//! check receives, not for a rounded neighbour of them. Where an analysis derives those numbers
-//! from a model file in floating point before the check (an angle given in degrees, a normal
-//! normalised to unit length, P1's parameters of a multibody body), the proof is about the
-//! derived numbers (the model readers do not yet carry enclosures of the file's own numbers into
-//! the proofs).
+//! check receives, not for a rounded neighbour of them. Angles are the exception that proves it:
+//! the proofs take each angle as [`Interval::angle`], which also holds the value in degrees that
+//! converts to it, so a `_deg` key is proved as written. Where an analysis derives its numbers
+//! from a model file in floating point before the check (a normal normalised to unit length,
+//! P1's parameters of a multibody body), the proof is about the derived numbers (the readers do
+//! not yet carry enclosures of those derivations into the proofs).
 //!
 //! * [`solve`]: an enclosure of the unique solution of `A x = b` for every `A ∈ [A]`,
 //!   `b ∈ [b]`, by Rump's form of Krawczyk's test (S. M. Rump, *Verification methods*, Acta

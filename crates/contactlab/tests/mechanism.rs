@@ -149,6 +149,15 @@ fn p1s_configuration_files_get_p1s_verdicts() {
         let (ga, gb) = (ca.max_g.unwrap(), cb.max_g.unwrap());
         assert!((ga - gb).abs() <= 1e-8 * gb, "config {name}: {ga} vs {gb}");
     }
+    // Issue #40: a body 1e-10 m above its supports is read with both contacts closed (within
+    // the reader's tolerance), and the proof says it is about that body, naming the gaps.
+    let mut lifted = read("p1-config-A.toml");
+    lifted.q0[1] += 1e-10;
+    let p = to_two_contact(&lifted).unwrap();
+    assert!(p.gaps.iter().all(|g| (g - 1e-10).abs() < 1e-12), "{:?}", p.gaps);
+    let v = contactlab::api::p1_classify(&p, 501).unwrap().proof.unwrap();
+    let a = v.assumes.expect("the proof names the gaps it took as closed");
+    assert!(a.contains("taken as closed") && a.contains("e-10"), "{a}");
     // Not one body on two contacts: a clear refusal.
     let e = to_two_contact(&read("compass-biped.toml")).unwrap_err().to_string();
     assert!(e.contains("one rigid body"), "{e}");

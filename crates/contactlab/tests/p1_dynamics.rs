@@ -18,7 +18,21 @@ fn sim(p: &TwoContact) -> Simulator {
 /// The body of the impact properties: unit mass, gravity 9.81 at 0.3 rad, no torque.
 #[allow(clippy::too_many_arguments)]
 fn body(rho: f64, h: f64, l1: f64, dl: f64, phi1: f64, phi2: f64, mu1: f64, mu2: f64) -> TwoContact {
-    TwoContact { mass: 1.0, rho, h, l1, l2: l1 + dl, phi1, phi2, mu1, mu2, force: 9.81, alpha: 0.3, torque: 0.0 }
+    TwoContact {
+        mass: 1.0,
+        rho,
+        h,
+        l1,
+        l2: l1 + dl,
+        phi1,
+        phi2,
+        mu1,
+        mu2,
+        force: 9.81,
+        alpha: 0.3,
+        torque: 0.0,
+        gaps: [0.0; 2],
+    }
 }
 
 fn cfg() -> impl Strategy<Value = &'static str> {

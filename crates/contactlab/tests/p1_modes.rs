@@ -72,6 +72,7 @@ fn body() -> impl Strategy<Value = TwoContact> {
             force: 9.81,
             alpha,
             torque,
+            gaps: [0.0; 2],
         })
 }
 

@@ -18,7 +18,9 @@ use crate::mechanics::multibody_system::Constraint;
 use crate::twocontact::TwoContact;
 use crate::Error;
 
-/// A contact is closed when its gap is within this fraction of the body's size.
+/// A contact is closed when its gap is within this fraction of the body's size. P1 then takes it
+/// closed; its gap is kept in [`TwoContact::gaps`], and a proof about a gap that is not exactly
+/// zero says it is about the body with the contact closed.
 pub const CLOSED_TOL: f64 = 1e-9;
 
 /// P1's parameters of the mechanism `m` at its initial configuration (module docs).
@@ -74,7 +76,7 @@ pub fn to_two_contact(m: &Mechanism) -> Result<TwoContact, Error> {
                     "P1's analyses take point contacts (radius 0)",
                 ));
             }
-            touching.push((i, p, normal, ct.law.mu));
+            touching.push((i, p, normal, ct.law.mu, gap));
         }
     }
     if touching.len() != 2 {
@@ -116,6 +118,7 @@ pub fn to_two_contact(m: &Mechanism) -> Result<TwoContact, Error> {
         force: g.norm(),
         alpha: g.dot(&ex).atan2(-g.dot(&ey)),
         torque: 0.0,
+        gaps: [touching[0].4, touching[1].4],
     };
     p.validate().map_err(|e| Error::input(src, "contact", format!("as P1's body on two contacts: {e}")))?;
     Ok(p)

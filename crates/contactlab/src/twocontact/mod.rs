@@ -68,6 +68,13 @@ pub struct TwoContact {
     pub alpha: f64,
     /// External torque `τ_ex` (N·m).
     pub torque: f64,
+    /// The gaps (m) of the two contacts where P1's parameters were read from a multibody model
+    /// ([`crate::mechanism::two_contact`]), each within that reader's tolerance of zero: P1 takes
+    /// both contacts closed, so a verdict and its proof are about the body with them closed, and
+    /// the proof says so when a gap is not exactly zero. `[0, 0]` for a `planar-two-contact`
+    /// file. Not printed with the parameters.
+    #[serde(skip)]
+    pub gaps: [f64; 2],
 }
 
 impl TwoContact {

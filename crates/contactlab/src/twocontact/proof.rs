@@ -148,7 +148,8 @@ impl IZod {
         let h = ex(p.h);
         let mut j = [[zero(); 3]; 4];
         for (i, (l, phi)) in [(p.l1, p.phi1), (p.l2, p.phi2)].into_iter().enumerate() {
-            let ph = ex(phi);
+            // Angles as the file may have given them, in radians or degrees (Interval::angle).
+            let ph = I::angle(phi);
             let (s, c, l) = (ph.sin(), ph.cos(), ex(l));
             // Normal (−sin φ, cos φ), tangent (cos φ, sin φ), lever ∂r/∂θ = (h, l) at θ = 0.
             j[Z[i]] = [-s, c, c * l - s * h];
@@ -157,7 +158,7 @@ impl IZod {
         let m = ex(p.mass);
         let inv = |v: I| v.recip().ok_or_else(|| "the mass matrix is not invertible".to_string());
         let minv = [inv(m)?, inv(m)?, inv(m * ex(p.rho).sqr())?];
-        let (al, f) = (ex(p.alpha), ex(p.force));
+        let (al, f) = (I::angle(p.alpha), ex(p.force));
         let load = [f * al.sin(), -(f * al.cos()), ex(p.torque)];
         let mut a = [[zero(); 4]; 4];
         let mut a0 = [zero(); 4];
@@ -1056,6 +1057,10 @@ pub struct VerdictProof {
     /// `"interval"` or `"none"` with the reason.
     #[serde(flatten)]
     pub proof: Proof,
+    /// What the verdict is about beyond the parameters, when that is not the file as written:
+    /// the gaps of contacts P1 took as closed ([`TwoContact::gaps`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assumes: Option<String>,
     /// The mode facts, each proved, disproved or undecided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facts: Option<ModeFacts>,
@@ -1146,6 +1151,7 @@ impl VerdictProof {
     fn none(reason: impl Into<String>, facts: Option<ModeFacts>) -> Self {
         VerdictProof {
             proof: Proof::none(reason),
+            assumes: None,
             facts,
             pieces: 0,
             g_max: None,
@@ -1213,6 +1219,19 @@ fn need(t: Tri, what: &str) -> Result<(), String> {
 /// else through a stable partition) and Theorems 4, 4a (a stable partition); `"none"` with the
 /// reason where a proof does not close.
 pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
+    let mut v = prove_verdict_of_closed(p, c);
+    if p.gaps != [0.0; 2] {
+        v.assumes = Some(format!(
+            "the contacts' gaps {:e} m and {:e} m were taken as closed (P1's body rests on both): the verdict \
+             and its proof are about the body with both contacts closed",
+            p.gaps[0], p.gaps[1]
+        ));
+    }
+    v
+}
+
+/// [`prove_verdict`] for P1's body with both contacts closed.
+fn prove_verdict_of_closed(p: &TwoContact, c: &Classification) -> VerdictProof {
     let z = match IZod::new(p) {
         Ok(z) => z,
         Err(e) => return VerdictProof::none(e, None),
@@ -1617,6 +1636,7 @@ fn circle_proof(pieces: &[Piece], facts: ModeFacts, what: &str) -> VerdictProof 
     };
     VerdictProof {
         proof,
+        assumes: None,
         facts: Some(facts),
         pieces: pieces.len(),
         g_max,

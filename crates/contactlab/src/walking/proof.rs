@@ -85,7 +85,8 @@ impl Data {
         let half = Interval::pi().div(&e(w.spokes as f64))?;
         let beta = ((e(2.0) * half).cos() + e(w.kappa)).div(&(one + e(w.kappa)))?;
         let k = e(w.gravity).div(&((one + e(w.kappa)) * e(w.length)))?;
-        let slope = e(w.slope);
+        // The slope as the file may have given it, in radians or degrees (Interval::angle).
+        let slope = Interval::angle(w.slope);
         let c = e(4.0) * k * slope.sin() * half.sin();
         Some(Data { beta, c, k, half, slope, l: e(w.length), g: e(w.gravity) })
     }
