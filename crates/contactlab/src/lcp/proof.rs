@@ -173,12 +173,12 @@ pub fn no_piece(lcp: &Lcp) -> NoPiece {
     // The formulation: the exactly equilibrated problem (the same for the data in any
     // power-of-two unit, so the verdict does not depend on it), else the data as given; with
     // the factors that map its z back.
-    let forms: Vec<(Lcp, Vec<f64>)> = match exact_equilibration(lcp) {
+    let (form, f): (Lcp, Vec<f64>) = match exact_equilibration(lcp) {
         Some(s) => {
             let f = s.eq.e.iter().map(|&e| e * s.eq.tau).collect();
-            vec![(s.lcp, f)]
+            (s.lcp, f)
         }
-        None => vec![(lcp.clone(), vec![1.0; n])],
+        None => (lcp.clone(), vec![1.0; n]),
     };
     for bits in 0u32..(1u32 << n) {
         let alpha: Vec<usize> = (0..n).filter(|&i| bits >> i & 1 == 1).collect();
@@ -195,36 +195,14 @@ pub fn no_piece(lcp: &Lcp) -> NoPiece {
             }
             continue;
         }
-        // A piece proved empty by any formulation is empty; otherwise the point with the least
-        // violation on the data as given, or the last reason.
-        let mut point: Option<(f64, DVector<f64>)> = None;
-        let mut why = String::new();
-        let mut empty = false;
-        for (form, f) in &forms {
-            match piece_lp(form, &alpha) {
-                PieceLp::Empty => {
-                    empty = true;
-                    break;
-                }
-                PieceLp::Point(zs) => {
-                    let z = DVector::from_fn(n, |i, _| zs[i] * f[i]);
-                    let v = super::verify::componentwise_error(lcp, &z);
-                    if point.as_ref().is_none_or(|p| v < p.0) {
-                        point = Some((v, z));
-                    }
-                }
-                PieceLp::Unknown(w) => why = w,
+        match piece_lp(&form, &alpha) {
+            PieceLp::Empty => {}
+            PieceLp::Point(zs) => {
+                let z = DVector::from_fn(n, |i, _| zs[i] * f[i]);
+                return NoPiece::Point { alpha: in_alpha, z, why: format!("{}: the LP finds a point in it", label()) };
             }
+            PieceLp::Unknown(why) => return NoPiece::Unproved(format!("{}: {why}", label())),
         }
-        if empty {
-            continue;
-        }
-        return match point {
-            Some((_, z)) => {
-                NoPiece::Point { alpha: in_alpha, z, why: format!("{}: the LP finds a point in it", label()) }
-            }
-            None => NoPiece::Unproved(format!("{}: {why}", label())),
-        };
     }
     NoPiece::Proved(1 << n)
 }
