@@ -22,7 +22,7 @@ fn main() -> Result<(), contactlab::Error> {
         force: 0.6 * 9.81,
         alpha: 25f64.to_radians(),
         torque: 0.0,
-        gaps: [0.0; 2],
+        enclosure: None,
     };
     let c = classify(&body, 401)?;
     println!("as built: {} ({}): {}", c.verdict, c.theorem, c.evidence);

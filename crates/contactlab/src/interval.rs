@@ -152,10 +152,7 @@ impl Interval {
 
     /// `1/x`, `None` when `x` contains 0.
     pub fn recip(&self) -> Option<Interval> {
-        if self.lo <= 0.0 && self.hi >= 0.0 {
-            return None;
-        }
-        Some(Self::outward(1.0 / self.hi, 1.0 / self.lo))
+        Interval::exact(1.0).div(self)
     }
 
     /// `x / y`, `None` when `y` contains 0.
@@ -164,8 +161,13 @@ impl Interval {
             return None;
         }
         // (∞/∞ is NaN: min4 and max4 read it as the infinite bound on their side.)
-        let q = [self.lo / y.lo, self.lo / y.hi, self.hi / y.lo, self.hi / y.hi];
-        Some(Self::outward(min4(q), max4(q)))
+        let q = [
+            quotient_exact(self.lo, y.lo),
+            quotient_exact(self.lo, y.hi),
+            quotient_exact(self.hi, y.lo),
+            quotient_exact(self.hi, y.hi),
+        ];
+        Some(Interval { lo: min4(q.map(lower)), hi: max4(q.map(upper)) })
     }
 
     /// `x²` (tighter than `x · x` when `x` contains 0).
@@ -184,7 +186,7 @@ impl Interval {
         if self.lo < 0.0 {
             return None;
         }
-        Some(Self::outward(self.lo.sqrt(), self.hi.sqrt()).clamp_below(0.0))
+        Some(Interval { lo: lower(root_exact(self.lo)), hi: upper(root_exact(self.hi)) }.clamp_below(0.0))
     }
 
     /// `|x|`.
@@ -377,6 +379,28 @@ fn product_exact(a: f64, b: f64) -> (f64, bool) {
     (p, p.is_finite() && p.abs() >= EXACT_PRODUCT_FLOOR && a.mul_add(b, -p) == 0.0)
 }
 
+/// `a / b` rounded to nearest, and whether that is exact (a zero dividend over a nonzero finite
+/// divisor, or a zero remainder `fma(−q, b, a)` away from underflow: with `|q|, |b| ≥ 2⁻⁴⁰⁰`
+/// the exact remainder, if nonzero, is far above the underflow threshold).
+fn quotient_exact(a: f64, b: f64) -> (f64, bool) {
+    let q = a / b;
+    if a == 0.0 && b != 0.0 && b.is_finite() {
+        return (q, true);
+    }
+    let floor = f64::from_bits((1023 - 400) << 52);
+    (q, q.is_finite() && b.is_finite() && q.abs() >= floor && b.abs() >= floor && (-q).mul_add(b, a) == 0.0)
+}
+
+/// `√a` rounded to nearest, and whether that is exact (`a = 0`, or `fma(s, s, −a) = 0` with
+/// `a ≥ 2⁻⁸⁰⁰`, away from underflow as in [`quotient_exact`]).
+fn root_exact(a: f64) -> (f64, bool) {
+    let s = a.sqrt();
+    if a == 0.0 {
+        return (s, true);
+    }
+    (s, s.is_finite() && a >= f64::from_bits((1023 - 800) << 52) && s.mul_add(s, -a) == 0.0)
+}
+
 /// A lower bound from a rounded value: itself if exact, else one float down.
 fn lower((v, exact): (f64, bool)) -> f64 {
     if exact {
@@ -428,6 +452,49 @@ impl Mul for Interval {
             lo: p.iter().map(|&v| lower(v)).fold(f64::INFINITY, f64::min),
             hi: p.iter().map(|&v| upper(v)).fold(f64::NEG_INFINITY, f64::max),
         }
+    }
+}
+
+/// Vectors of intervals: the small geometry that turns a file's numbers into enclosures of
+/// derived ones (unit normals, moments, frames).
+pub mod vector {
+    use super::Interval;
+
+    /// Each float as the exact real it is.
+    pub fn exact(v: &[f64]) -> Vec<Interval> {
+        v.iter().map(|&x| Interval::exact(x)).collect()
+    }
+
+    /// `Σ aᵢ bᵢ`.
+    pub fn dot(a: &[Interval], b: &[Interval]) -> Interval {
+        a.iter().zip(b).fold(Interval::exact(0.0), |s, (x, y)| s + *x * *y)
+    }
+
+    /// `|v|` (`None` only if [`Interval::sqrt`] refuses `|v|²`).
+    pub fn norm(v: &[Interval]) -> Option<Interval> {
+        dot(v, v).sqrt()
+    }
+
+    /// `v / |v|`; every entry the whole line when `|v|` is not proved positive (a valid,
+    /// useless enclosure: a proof that needs it fails).
+    pub fn unit(v: &[Interval]) -> Vec<Interval> {
+        let n = norm(v).filter(|n| n.is_positive());
+        v.iter().map(|x| n.and_then(|n| x.div(&n)).unwrap_or(Interval::ENTIRE)).collect()
+    }
+
+    /// `a / s` entrywise, as [`unit`] when `s` is not proved nonzero.
+    pub fn scaled_down(a: &[Interval], s: &Interval) -> Vec<Interval> {
+        a.iter().map(|x| x.div(s).unwrap_or(Interval::ENTIRE)).collect()
+    }
+
+    /// `a × b` of 3-vectors.
+    pub fn cross(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
+        vec![a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    }
+
+    /// `a_x b_y − a_y b_x` of 2-vectors.
+    pub fn cross2(a: &[Interval], b: &[Interval]) -> Interval {
+        a[0] * b[1] - a[1] * b[0]
     }
 }
 

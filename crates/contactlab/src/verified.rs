@@ -3,12 +3,13 @@
 //!
 //! Everything here works in [`Interval`] arithmetic on the data *as given* (each `f64` is an
 //! exact real), so a result marked [`ProofKind::Interval`] holds for exactly the numbers the
-//! check receives, not for a rounded neighbour of them. Angles are the exception that proves it:
-//! the proofs take each angle as [`Interval::angle`], which also holds the value in degrees that
-//! converts to it, so a `_deg` key is proved as written. Where an analysis derives its numbers
-//! from a model file in floating point before the check (a normal normalised to unit length,
-//! P1's parameters of a multibody body), the proof is about the derived numbers (the readers do
-//! not yet carry enclosures of those derivations into the proofs).
+//! check receives, not for a rounded neighbour of them. Where those numbers are derived from a
+//! model file (a normal normalised to unit length, P1's parameters of a multibody body), the
+//! readers compute them a second time in interval arithmetic from the file's numbers, and the
+//! check receives the enclosures ([`MatrixEnclosure`], [`crate::lp::DenseLp::prove_enclosed`],
+//! [`crate::twocontact::enclosed`]): the proof then holds for every value in them, the exact one
+//! included. Angles are taken as [`Interval::angle`], which also holds the value in degrees
+//! that converts to an angle, so a `_deg` key is proved as written.
 //!
 //! * [`solve`]: an enclosure of the unique solution of `A x = b` for every `A ∈ [A]`,
 //!   `b ∈ [b]`, by Rump's form of Krawczyk's test (S. M. Rump, *Verification methods*, Acta
@@ -165,7 +166,8 @@ pub enum Sign {
     Zero,
 }
 
-/// `{x : sign conditions, A_eq x = b_eq, A_ge x ≥ b_ge}` with exact (`f64`) data.
+/// `{x : sign conditions, A_eq x = b_eq, A_ge x ≥ b_ge}` with exact (`f64`) data, or with
+/// matrices known only as enclosures ([`MatrixEnclosure`]).
 #[derive(Debug, Clone)]
 pub struct Polyhedron {
     /// One sign condition per coordinate.
@@ -178,6 +180,20 @@ pub struct Polyhedron {
     pub a_ge: DMatrix<f64>,
     /// Their right-hand side.
     pub b_ge: DVector<f64>,
+    /// Enclosures of the exact matrices when the floats above only approximate them (entries
+    /// derived from a file's numbers, such as a normal normalised to unit length): a proof then
+    /// holds for every matrix in the enclosure, the floats only guide the search. `None`: the
+    /// floats are the data.
+    pub enclosure: Option<MatrixEnclosure>,
+}
+
+/// Interval enclosures of a [`Polyhedron`]'s matrices `A_eq`, `A_ge` (same shapes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixEnclosure {
+    /// Encloses `A_eq`.
+    pub a_eq: DMatrix<Interval>,
+    /// Encloses `A_ge`.
+    pub a_ge: DMatrix<Interval>,
 }
 
 /// A constraint or sign condition within `ACTIVE_TOL` of holding with equality, relative to
@@ -206,6 +222,15 @@ impl Polyhedron {
         }
     }
 
+    /// The coefficient as an interval: its enclosure, or the exact float.
+    fn icoef(&self, r: Row, j: usize) -> Interval {
+        match (&self.enclosure, r) {
+            (Some(e), Row::Eq(i)) => e.a_eq[(i, j)],
+            (Some(e), Row::Ge(i)) => e.a_ge[(i, j)],
+            (None, _) => Interval::exact(self.coef(r, j)),
+        }
+    }
+
     fn rhs(&self, r: Row) -> f64 {
         match r {
             Row::Eq(i) => self.b_eq[i],
@@ -215,7 +240,7 @@ impl Polyhedron {
 
     /// `Σ_j a_rj x_j` in intervals.
     fn row_value(&self, r: Row, x: &[Interval]) -> Interval {
-        dot((0..self.n()).map(|j| Interval::exact(self.coef(r, j))), x.iter().copied())
+        dot((0..self.n()).map(|j| self.icoef(r, j)), x.iter().copied())
     }
 
     fn check(&self) -> Result<(), String> {
@@ -230,6 +255,11 @@ impl Polyhedron {
         let finite = self.a_eq.iter().chain(self.a_ge.iter()).chain(self.b_eq.iter()).chain(self.b_ge.iter());
         if !finite.into_iter().all(|v| v.is_finite()) {
             return Err("the polyhedron's data are not finite".into());
+        }
+        if let Some(e) = &self.enclosure {
+            if e.a_eq.shape() != self.a_eq.shape() || e.a_ge.shape() != self.a_ge.shape() {
+                return Err("the polyhedron's enclosure does not match its matrices".into());
+            }
         }
         Ok(())
     }
@@ -475,12 +505,12 @@ pub fn prove_point(p: &Polyhedron, guess: &DVector<f64>) -> Result<Vec<Interval>
         let mut xi: Vec<Interval> =
             (0..n).map(|j| if held(j) { Interval::exact(0.0) } else { Interval::exact(x[j]) }).collect();
         let k = basic.len();
-        let a = DMatrix::from_fn(k, k, |r, c| Interval::exact(p.coef(chosen[r], basic[c])));
+        let a = DMatrix::from_fn(k, k, |r, c| p.icoef(chosen[r], basic[c]));
         let b: Vec<Interval> = chosen
             .iter()
             .map(|&r| {
                 let others = dot(
-                    (0..n).filter(|j| !basic.contains(j)).map(|j| Interval::exact(p.coef(r, j))),
+                    (0..n).filter(|j| !basic.contains(j)).map(|j| p.icoef(r, j)),
                     (0..n).filter(|j| !basic.contains(j)).map(|j| xi[j]),
                 );
                 Interval::exact(p.rhs(r)) - others
@@ -554,6 +584,7 @@ mod tests {
                 b_eq: DVector::from_element(1, unit),
                 a_ge: DMatrix::from_row_slice(1, 3, &[0.0, -unit, 0.0]),
                 b_ge: DVector::zeros(1),
+                enclosure: None,
             };
             let c = centred_point(&p, &DVector::from_vec(vec![1.0, 0.0, 0.0])).unwrap();
             assert!(c[0] > 0.1 && c[2] > 0.1 && c[1].abs() < 1e-12, "{c:?}");
@@ -567,6 +598,7 @@ mod tests {
             b_eq: DVector::from_element(1, 1.0),
             a_ge: DMatrix::zeros(0, 2),
             b_ge: DVector::zeros(0),
+            enclosure: None,
         };
         assert!(prove_point_centred(&seg, &DVector::from_vec(vec![3.0, -2.0])).is_err());
         assert!(centred_point(&seg, &DVector::from_vec(vec![3.0, -2.0])).is_some());
@@ -577,6 +609,7 @@ mod tests {
             b_eq: DVector::from_element(1, -1.0),
             a_ge: DMatrix::zeros(0, 2),
             b_ge: DVector::zeros(0),
+            enclosure: None,
         };
         assert!(centred_point(&empty, &DVector::zeros(2)).is_none());
     }

@@ -148,13 +148,28 @@ fn p1s_configuration_files_get_p1s_verdicts() {
         assert_eq!(ca.theorem, cb.theorem, "config {name}");
         let (ga, gb) = (ca.max_g.unwrap(), cb.max_g.unwrap());
         assert!((ga - gb).abs() <= 1e-8 * gb, "config {name}: {ga} vs {gb}");
+        // Issue #40: the proof starts from the file's numbers, enclosed: tight, holding the
+        // floats, both contacts exactly closed; it proves what the built-in body's proof does.
+        let e = p.enclosure.expect("a multibody body carries its enclosure");
+        assert!(e.closed_exactly(), "config {name}: {:?}", e.gaps);
+        let (s1, c1) = (p.phi1.sin(), p.phi1.cos());
+        for (enc, v) in
+            [(e.mass, p.mass), (e.h, p.h), (e.l[0], p.l1), (e.l[1], p.l2), (e.sin_phi[0], s1), (e.cos_phi[0], c1)]
+        {
+            assert!(enc.contains(v) || (enc.lo() - v).abs().max((enc.hi() - v).abs()) <= 1e-15 * (1.0 + v.abs()));
+            assert!(enc.width() <= 1e-14 * (1.0 + v.abs()), "config {name}: {enc} for {v}");
+        }
+        let (pa, pb) = (ca.proof.unwrap(), cb.proof.unwrap());
+        assert_eq!(pa.proof.proof, pb.proof.proof, "config {name}: {pa:?} vs {pb:?}");
+        assert!(pa.assumes.is_none(), "config {name}");
     }
     // Issue #40: a body 1e-10 m above its supports is read with both contacts closed (within
     // the reader's tolerance), and the proof says it is about that body, naming the gaps.
     let mut lifted = read("p1-config-A.toml");
     lifted.q0[1] += 1e-10;
     let p = to_two_contact(&lifted).unwrap();
-    assert!(p.gaps.iter().all(|g| (g - 1e-10).abs() < 1e-12), "{:?}", p.gaps);
+    let gaps = p.enclosure.unwrap().gaps;
+    assert!(gaps.iter().all(|g| g.contains(1e-10) || (g.mid() - 1e-10).abs() < 1e-25), "{gaps:?}");
     let v = contactlab::api::p1_classify(&p, 501).unwrap().proof.unwrap();
     let a = v.assumes.expect("the proof names the gaps it took as closed");
     assert!(a.contains("taken as closed") && a.contains("e-10"), "{a}");
@@ -163,6 +178,81 @@ fn p1s_configuration_files_get_p1s_verdicts() {
     assert!(e.contains("one rigid body"), "{e}");
     let e = to_two_contact(&read("rocking-block.toml")).unwrap_err().to_string();
     assert!(e.contains("exactly two point contacts") && e.contains("found 1 (right corner)"), "{e}");
+}
+
+#[test]
+fn a_tilted_line_is_proved_from_the_normal_as_written() {
+    // Issue #40: P1's parameters from a multibody file are enclosed from the file's numbers.
+    // A body on a 45° line given by its normal [1, 1] (not a unit vector; 1/√2 has no float),
+    // gravity straight down: in P1's frame h = 0.25/√2, l = (0, 0.5/√2), φ = 0, α = 45°. The
+    // contacts are exactly on the line (x + y = −0.25 in binary fractions), so the gaps are
+    // exactly zero, and the proof holds for this body rather than for the floats of 1/√2.
+    use contactlab::mechanism::two_contact::to_two_contact;
+    let text = r#"
+kind = "multibody"
+gravity = 9.81
+[[body]]
+name = "block"
+joint = "planar"
+mass = 0.5
+inertia = 0.004
+[[line]]
+name = "incline"
+point = [0.0, -0.25]
+normal = [1.0, 1.0]
+[[contact]]
+body = "block"
+point = [-0.125, -0.125]
+mu = 1.2
+[[contact]]
+body = "block"
+point = [0.125, -0.375]
+mu = 1.2
+"#;
+    let read =
+        |t: &str| to_two_contact(&model::from_model(&ModelDoc::parse("tilted.toml", t, false).unwrap()).unwrap());
+    let p = read(text).unwrap();
+    let e = p.enclosure.unwrap();
+    assert!(e.closed_exactly(), "{:?}", e.gaps);
+    let r = std::f64::consts::FRAC_1_SQRT_2;
+    // Tight: a few ulps of the value.
+    let near = |i: contactlab::interval::Interval, v: f64| {
+        (i.mid() - v).abs() <= 1e-15 * (1.0 + v.abs()) && i.width() <= 4e-15 * (1.0 + v.abs())
+    };
+    assert!(near(e.h, 0.25 * r) && near(e.l[0], 0.0) && near(e.l[1], 0.5 * r), "{e:?}");
+    assert!(near(e.sin_phi[0], 0.0) && near(e.cos_phi[1], 1.0), "{e:?}");
+    assert!(near(e.load[0], 0.5 * 9.81 * r) && near(e.load[1], -0.5 * 9.81 * r), "{e:?}");
+    // The verdict is proved, about the file's body, and matches P1's own description of it.
+    let c = contactlab::api::p1_classify(&p, 501).unwrap();
+    let v = c.proof.clone().unwrap();
+    assert!(v.proof.is_proved() && v.assumes.is_none(), "{v:?}");
+    let same = contactlab::twocontact::TwoContact {
+        h: 0.25 * r,
+        l1: 0.0,
+        l2: 0.5 * r,
+        phi1: 0.0,
+        phi2: 0.0,
+        alpha: 45f64.to_radians(),
+        ..p
+    };
+    let d = contactlab::api::p1_classify(&same, 501).unwrap();
+    assert_eq!((c.verdict, c.theorem), (d.verdict, d.theorem));
+    // A changed copy (here `same`, which keeps the file's enclosure but has other floats) is not
+    // the file's body: its proofs start from its own numbers, not from the file's enclosure.
+    assert_eq!(same.enclosed().h, contactlab::interval::Interval::exact(0.25 * r));
+    assert_eq!(p.enclosed(), e);
+    // In decimals the second foot, 0.1 + (−0.3) ≠ −0.2 in floats, is off the line x + y = −0.2
+    // by about 2e-17 m: the reader closes it (within its tolerance), and the enclosure shows the
+    // gap is not zero, so the proof names it.
+    let decimal = text
+        .replace("[0.0, -0.25]", "[0.0, -0.2]")
+        .replace("[-0.125, -0.125]", "[-0.1, -0.1]")
+        .replace("[0.125, -0.375]", "[0.1, -0.3]");
+    let p = read(&decimal).unwrap();
+    let gaps = p.enclosure.unwrap().gaps;
+    assert!(gaps[0] == contactlab::interval::Interval::exact(0.0) && gaps[1].lo() > 0.0, "{gaps:?}");
+    let v = contactlab::api::p1_classify(&p, 501).unwrap().proof.unwrap();
+    assert!(v.assumes.as_ref().is_some_and(|a| a.contains("taken as closed")), "{v:?}");
 }
 
 #[test]

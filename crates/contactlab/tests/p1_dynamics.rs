@@ -31,7 +31,7 @@ fn body(rho: f64, h: f64, l1: f64, dl: f64, phi1: f64, phi2: f64, mu1: f64, mu2:
         force: 9.81,
         alpha: 0.3,
         torque: 0.0,
-        gaps: [0.0; 2],
+        enclosure: None,
     }
 }
 

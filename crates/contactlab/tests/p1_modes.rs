@@ -43,6 +43,7 @@ fn as_fixture(p: &TwoContact) -> Fixture {
         mu: DVector::from_vec(vec![p.mu1, p.mu2]),
         load: DVector::from_iterator(3, body.applied().iter().copied()),
         friction: FrictionLaw::Coulomb,
+        enclosure: None,
     }
 }
 
@@ -72,7 +73,7 @@ fn body() -> impl Strategy<Value = TwoContact> {
             force: 9.81,
             alpha,
             torque,
-            gaps: [0.0; 2],
+            enclosure: None,
         })
 }
 

@@ -42,6 +42,7 @@ pub fn piece(lcp: &Lcp, alpha: &[bool]) -> Polyhedron {
         b_eq: DVector::from_iterator(a.len(), a.iter().map(|&i| -lcp.q[i])),
         a_ge: DMatrix::from_fn(b.len(), n, |r, c| lcp.m[(b[r], c)]),
         b_ge: DVector::from_iterator(b.len(), b.iter().map(|&i| -lcp.q[i])),
+        enclosure: None,
     }
 }
 
@@ -309,6 +310,7 @@ fn prove_infeasible_as_given(lcp: &Lcp) -> Result<Vec<crate::interval::Interval>
         b_eq: DVector::from_element(1, -1.0),
         a_ge: -lcp.m.transpose(),
         b_ge: DVector::zeros(n),
+        enclosure: None,
     };
     prove_point_centred(&p, &sol.x)
 }

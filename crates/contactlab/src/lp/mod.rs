@@ -26,6 +26,7 @@ mod simplex;
 
 use nalgebra::{DMatrix, DVector};
 
+use crate::interval::Interval;
 use crate::Error;
 
 /// The conic fallback's optimum is accepted when its relative residual is at most this.
@@ -234,8 +235,18 @@ impl DenseLp {
     /// that vertex is degenerate, a certificate inside that set
     /// ([`crate::verified::prove_point_centred`]).
     pub fn prove(&self, sol: &LpSolution) -> crate::verified::Proof {
-        use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign};
+        self.prove_enclosed(sol, None)
+    }
+
+    /// [`DenseLp::prove`] for every LP whose matrices lie in `enclosure` (the floats of `self`
+    /// approximating them): the proof is about the exact data the enclosure was computed from
+    /// ([`LpBuilder::enclosure`]). `None`: the floats are the data.
+    pub fn prove_enclosed(&self, sol: &LpSolution, enclosure: Option<&LpEnclosure>) -> crate::verified::Proof {
+        use crate::verified::{prove_point, prove_point_centred, MatrixEnclosure, Polyhedron, Proof, Sign};
         let (me, mu, n) = (self.a_eq.nrows(), self.a_ub.nrows(), self.n());
+        if enclosure.is_some_and(|e| e.a_eq.shape() != self.a_eq.shape() || e.a_ub.shape() != self.a_ub.shape()) {
+            return Proof::none("the LP's enclosure does not match its matrices");
+        }
         match sol.status {
             LpStatus::Optimal => {
                 let p = Polyhedron {
@@ -244,6 +255,7 @@ impl DenseLp {
                     b_eq: self.b_eq.clone(),
                     a_ge: -&self.a_ub,
                     b_ge: -&self.b_ub,
+                    enclosure: enclosure.map(|e| MatrixEnclosure { a_eq: e.a_eq.clone(), a_ge: e.a_ub.map(|v| -v) }),
                 };
                 Proof::from_check(prove_point(&p, &sol.x))
             }
@@ -266,7 +278,23 @@ impl DenseLp {
                 }
                 let a_eq = DMatrix::from_fn(1, me + mu, |_, c| if c < me { self.b_eq[c] } else { -self.b_ub[c - me] });
                 let guess = DVector::from_fn(me + mu, |r, _| (if r < me { y_eq[r] } else { -y_ub[r - me] }) / margin);
-                let p = Polyhedron { sign, a_eq, b_eq: DVector::from_element(1, 1.0), a_ge, b_ge: DVector::zeros(n) };
+                // Aᵀ's enclosure, with the same signs; the row bᵀ is exact data.
+                let enclosure = enclosure.map(|e| MatrixEnclosure {
+                    a_eq: a_eq.map(Interval::exact),
+                    a_ge: DMatrix::from_fn(
+                        n,
+                        me + mu,
+                        |j, c| if c < me { -e.a_eq[(c, j)] } else { e.a_ub[(c - me, j)] },
+                    ),
+                });
+                let p = Polyhedron {
+                    sign,
+                    a_eq,
+                    b_eq: DVector::from_element(1, 1.0),
+                    a_ge,
+                    b_ge: DVector::zeros(n),
+                    enclosure,
+                };
                 // The simplex's certificate is a vertex, often a degenerate one: centred if need be.
                 Proof::from_check(prove_point_centred(&p, &guess))
             }
@@ -311,9 +339,26 @@ impl DenseLp {
 #[derive(Debug, Clone, Default)]
 pub struct LpBuilder {
     n: usize,
-    eq: Vec<(Vec<(usize, f64)>, f64)>,
-    ub: Vec<(Vec<(usize, f64)>, f64)>,
+    eq: Vec<(Vec<Entry>, f64)>,
+    ub: Vec<(Vec<Entry>, f64)>,
     c: Vec<(usize, f64)>,
+}
+
+/// A coefficient: its column, its float and an interval enclosing the exact value it stands for.
+type Entry = (usize, f64, Interval);
+
+/// Interval enclosures of a [`DenseLp`]'s matrices (same shapes): see
+/// [`DenseLp::prove_enclosed`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpEnclosure {
+    /// Encloses `A_eq`.
+    pub a_eq: DMatrix<Interval>,
+    /// Encloses `A_ub`.
+    pub a_ub: DMatrix<Interval>,
+}
+
+fn exact(row: Vec<(usize, f64)>) -> Vec<Entry> {
+    row.into_iter().map(|(j, v)| (j, v, Interval::exact(v))).collect()
 }
 
 impl LpBuilder {
@@ -330,17 +375,27 @@ impl LpBuilder {
 
     /// Adds `Σ coef·x = rhs`.
     pub fn eq(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
-        self.eq.push((row, rhs));
+        self.eq.push((exact(row), rhs));
     }
 
     /// Adds `Σ coef·x ≤ rhs`.
     pub fn le(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
-        self.ub.push((row, rhs));
+        self.ub.push((exact(row), rhs));
     }
 
     /// Adds `Σ coef·x ≥ rhs`.
     pub fn ge(&mut self, row: Vec<(usize, f64)>, rhs: f64) {
-        self.ub.push((row.into_iter().map(|(j, v)| (j, -v)).collect(), -rhs));
+        self.ge_enclosed(exact(row), rhs);
+    }
+
+    /// [`LpBuilder::eq`] with each coefficient's float and an enclosure of its exact value.
+    pub fn eq_enclosed(&mut self, row: Vec<(usize, f64, Interval)>, rhs: f64) {
+        self.eq.push((row, rhs));
+    }
+
+    /// [`LpBuilder::ge`] with each coefficient's float and an enclosure of its exact value.
+    pub fn ge_enclosed(&mut self, row: Vec<(usize, f64, Interval)>, rhs: f64) {
+        self.ub.push((row.into_iter().map(|(j, v, i)| (j, -v, -i)).collect(), -rhs));
     }
 
     /// Sets the objective (minimised) `Σ coef·x`.
@@ -350,10 +405,10 @@ impl LpBuilder {
 
     /// The assembled LP.
     pub fn build(&self) -> DenseLp {
-        let dense = |rows: &[(Vec<(usize, f64)>, f64)]| {
+        let dense = |rows: &[(Vec<Entry>, f64)]| {
             let mut a = DMatrix::zeros(rows.len(), self.n);
             for (i, (r, _)) in rows.iter().enumerate() {
-                for &(j, v) in r {
+                for &(j, v, _) in r {
                     a[(i, j)] += v;
                 }
             }
@@ -366,6 +421,25 @@ impl LpBuilder {
             c[j] += v;
         }
         DenseLp { c, a_eq, b_eq, a_ub, b_ub }
+    }
+
+    /// The enclosures of the assembled matrices, when some coefficient was given one wider than
+    /// its float ([`LpBuilder::eq_enclosed`]); `None` when the floats are the data.
+    pub fn enclosure(&self) -> Option<LpEnclosure> {
+        let all = self.eq.iter().chain(&self.ub).flat_map(|(r, _)| r);
+        if all.into_iter().all(|&(_, v, i)| i == Interval::exact(v)) {
+            return None;
+        }
+        let dense = |rows: &[(Vec<Entry>, f64)]| {
+            let mut a = DMatrix::from_element(rows.len(), self.n, Interval::exact(0.0));
+            for (i, (r, _)) in rows.iter().enumerate() {
+                for &(j, _, v) in r {
+                    a[(i, j)] = a[(i, j)] + v;
+                }
+            }
+            a
+        };
+        Some(LpEnclosure { a_eq: dense(&self.eq), a_ub: dense(&self.ub) })
     }
 }
 
@@ -428,6 +502,35 @@ mod tests {
         let mut bad = s.clone();
         bad.certificate = Some((DVector::from_element(1, 1.0), DVector::from_vec(vec![0.0, 0.0])));
         assert!(!q.prove(&bad).is_proved());
+    }
+
+    #[test]
+    fn enclosed_data_are_proved_for_every_member() {
+        // a·x = b, x ≥ 0, with the coefficient a known only as an interval around its float 1.
+        let with = |lo: f64, hi: f64, b: f64| {
+            let mut bld = LpBuilder::new(1);
+            bld.eq_enclosed(vec![(0, 1.0, Interval::new(lo, hi).unwrap())], b);
+            (bld.build(), bld.enclosure().unwrap())
+        };
+        // a ∈ [0.9, 1.1], b = 1: x = 1/a ≥ 0 for every member; b = −1: infeasible for every
+        // member.
+        for b in [1.0, -1.0] {
+            let (lp, e) = with(0.9, 1.1, b);
+            let s = lp.solve(&LpSettings::default()).unwrap();
+            assert!(lp.prove_enclosed(&s, Some(&e)).is_proved(), "b = {b}");
+        }
+        // a ∈ [−1, 1]: a = 0 has no solution of a·x = 1 and a = −1 has one of a·x = −1, so
+        // neither verdict of the float LP holds for every member, and neither is proved.
+        for b in [1.0, -1.0] {
+            let (lp, e) = with(-1.0, 1.0, b);
+            let s = lp.solve(&LpSettings::default()).unwrap();
+            assert!(lp.prove(&s).is_proved(), "b = {b}: the floats alone are proved");
+            assert!(!lp.prove_enclosed(&s, Some(&e)).is_proved(), "b = {b}");
+        }
+        // Exact rows need no enclosure.
+        let mut bld = LpBuilder::new(1);
+        bld.eq(vec![(0, 1.0)], 1.0);
+        assert!(bld.enclosure().is_none());
     }
 
     #[test]

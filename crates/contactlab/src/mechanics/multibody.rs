@@ -371,6 +371,16 @@ impl Multibody {
         self.first[b]
     }
 
+    /// Gravity `g` (m/s²) as given.
+    pub fn gravity(&self) -> f64 {
+        self.gravity
+    }
+
+    /// The slope angle `α` (rad) as given.
+    pub fn slope(&self) -> f64 {
+        self.slope
+    }
+
     /// The gravity vector `g (sin α, −cos α)`.
     pub fn gravity_vector(&self) -> Vector2<f64> {
         self.gravity_vec

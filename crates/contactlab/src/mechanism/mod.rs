@@ -64,6 +64,9 @@ pub struct Mechanism {
     pub gait: Option<gait::GaitSpec>,
     /// Each body's drawing outline (polygon vertices in the body frame), if the file gives one.
     pub shapes: Vec<Option<Vec<nalgebra::Vector2<f64>>>>,
+    /// Each contact's line normal as the file wrote it, before normalising (what proofs start
+    /// from: [`two_contact`]), in the order of `contacts`; `None` for joint limits.
+    pub written_normals: Vec<Option<nalgebra::Vector2<f64>>>,
 }
 
 /// An analysis written for any dimension: [`Mechanism::visit`] calls it with the system.
@@ -160,6 +163,7 @@ impl Mechanism {
             }
         }
         m.contact_names = order.iter().map(|&j| self.contact_names[j].clone()).collect();
+        m.written_normals = order.iter().map(|&j| self.written_normals.get(j).copied().flatten()).collect();
         if let Some(r) = &mut m.relabel {
             r.contact = new(r.contact);
         }

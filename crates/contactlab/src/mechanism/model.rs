@@ -79,6 +79,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     let lines = if f.has("line") { read_lines(&f)? } else { vec![] };
     let mut contacts = vec![];
     let mut contact_names: Vec<String> = vec![];
+    let mut written_normals: Vec<Option<Vector2<f64>>> = vec![];
     let mut pending_release: Vec<(usize, Vec<String>, String)> = vec![];
     if f.has("contact") {
         for (i, c) in f.tables("contact")?.into_iter().enumerate() {
@@ -88,12 +89,12 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
                 Some(s) if !c.has("point") => sphere_of(&c, names.bodies[body], s)?,
                 _ => (vec2_or(&c, "point", Vector2::zeros())?, c.f64_or("radius", 0.0, Range::NonNegative)?),
             };
-            let (line_point, normal) = match c.str_opt("line")? {
-                Some(l) => lines.iter().find(|(n, ..)| n == l).map(|(_, p, nv)| (*p, *nv)).ok_or_else(|| {
+            let (line_point, normal, written) = match c.str_opt("line")? {
+                Some(l) => lines.iter().find(|(n, ..)| n == l).map(|(_, p, nv, w)| (*p, *nv, *w)).ok_or_else(|| {
                     let known: Vec<&str> = lines.iter().map(|(n, ..)| n.as_str()).collect();
                     c.error("line", format!("no [[line]] named \"{l}\"; lines: {}", list(&known)))
                 })?,
-                None if lines.len() == 1 => (lines[0].1, lines[0].2),
+                None if lines.len() == 1 => (lines[0].1, lines[0].2, lines[0].3),
                 None => {
                     return Err(c.error(
                         "line",
@@ -112,6 +113,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
             pending_release.push((contacts.len(), released, format!("contact[{i}].released_by")));
             contacts.push(Contact { constraint, law, arm, released_by: vec![] });
             contact_names.push(cname);
+            written_normals.push(Some(written));
         }
     }
     if f.has("limit") {
@@ -127,6 +129,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
             l.finish()?;
             contacts.push(Contact::new(Constraint::JointLimit { coordinate, lower, bound }, law));
             contact_names.push(lname);
+            written_normals.push(None);
         }
     }
     if contacts.len() > MAX_CONSTRAINTS {
@@ -235,6 +238,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         v0,
         gait,
         shapes,
+        written_normals,
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
     m.visit(Check).map_err(|e| e.in_file(file))?;
@@ -352,8 +356,8 @@ fn read_arm(a: &Fields, names: &Names) -> Result<Arm, Error> {
     Ok(Arm { coordinate, above, threshold })
 }
 
-/// A named line: its name, a point and its unit normal.
-type Line = (String, Vector2<f64>, Vector2<f64>);
+/// A named line: its name, a point, its unit normal and that normal as the file wrote it.
+type Line = (String, Vector2<f64>, Vector2<f64>, Vector2<f64>);
 
 fn read_lines(f: &Fields) -> Result<Vec<Line>, Error> {
     let mut out: Vec<Line> = vec![];
@@ -364,8 +368,9 @@ fn read_lines(f: &Fields) -> Result<Vec<Line>, Error> {
         }
         let point = vec2_or(&l, "point", Vector2::zeros())?;
         let normal = direction(&l, "normal")?;
+        let written = l.vector("normal", Some(2), Range::Any)?;
         l.finish()?;
-        out.push((name, point, normal));
+        out.push((name, point, normal, Vector2::new(written[0], written[1])));
     }
     Ok(out)
 }

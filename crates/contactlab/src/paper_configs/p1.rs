@@ -23,6 +23,6 @@ pub fn config(name: &str) -> Option<TwoContact> {
         force: 0.594 * 9.81,
         alpha: 25f64.to_radians(),
         torque: 0.0,
-        gaps: [0.0; 2],
+        enclosure: None,
     })
 }

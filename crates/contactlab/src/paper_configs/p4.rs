@@ -4,7 +4,8 @@
 
 use nalgebra::DVector;
 
-use crate::fixture::{disk_example, Fixture, FrictionLaw};
+use crate::fixture::{disk_example, Fixture, FrictionLaw, WrenchEnclosure};
+use crate::interval::Interval;
 
 const PI: f64 = std::f64::consts::PI;
 /// θ₁, θ₂ of Example 1.
@@ -37,6 +38,8 @@ pub fn r_s() -> (f64, f64) {
 /// Example 2's block on an incline of angle θ, matrices as printed in P4.
 pub fn incline(theta: f64, mu1: f64, mu2: f64, load: [f64; 3]) -> Fixture {
     let (s, c) = theta.sin_cos();
+    // The same in intervals, θ as Interval::angle (its degree value if it has one).
+    let (si, ci, one) = (Interval::angle(theta).sin(), Interval::angle(theta).cos(), Interval::exact(1.0));
     Fixture {
         mass_matrix: nalgebra::DMatrix::identity(3, 3),
         wn: nalgebra::DMatrix::from_row_slice(3, 2, &[-s, -s, c, c, 1.0, -1.0]),
@@ -45,6 +48,11 @@ pub fn incline(theta: f64, mu1: f64, mu2: f64, load: [f64; 3]) -> Fixture {
         mu: DVector::from_vec(vec![mu1, mu2]),
         load: DVector::from_row_slice(&load),
         friction: FrictionLaw::Coulomb,
+        enclosure: Some(WrenchEnclosure {
+            wn: nalgebra::DMatrix::from_row_slice(3, 2, &[-si, -si, ci, ci, one, -one]),
+            wt: nalgebra::DMatrix::from_row_slice(3, 2, &[-ci, -ci, -si, -si, -one, -one]),
+            wo: None,
+        }),
     }
 }
 

@@ -21,6 +21,7 @@
 
 pub mod atlas;
 pub mod classify;
+pub mod enclosed;
 pub mod impact;
 pub mod model;
 pub mod modes;
@@ -68,16 +69,27 @@ pub struct TwoContact {
     pub alpha: f64,
     /// External torque `τ_ex` (N·m).
     pub torque: f64,
-    /// The gaps (m) of the two contacts where P1's parameters were read from a multibody model
-    /// ([`crate::mechanism::two_contact`]), each within that reader's tolerance of zero: P1 takes
-    /// both contacts closed, so a verdict and its proof are about the body with them closed, and
-    /// the proof says so when a gap is not exactly zero. `[0, 0]` for a `planar-two-contact`
-    /// file. Not printed with the parameters.
+    /// Where P1's parameters were read from a multibody model
+    /// ([`crate::mechanism::two_contact`]): their enclosures computed from the model file's
+    /// numbers, with the two contacts' gaps (each within the reader's tolerance of zero; P1 takes
+    /// both closed, and a proof says so when a gap is not exactly zero). The proofs start from
+    /// these rather than from the floats above. `None` for a `planar-two-contact` file (the
+    /// floats are the data). Not printed with the parameters.
     #[serde(skip)]
-    pub gaps: [f64; 2],
+    pub enclosure: Option<enclosed::Enclosed>,
 }
 
 impl TwoContact {
+    /// The enclosures the proofs start from: [`TwoContact::enclosure`] when it was computed for
+    /// these very parameters (bit for bit), else the floats themselves.
+    pub fn enclosed(&self) -> enclosed::Enclosed {
+        let own = enclosed::Enclosed::params_of(self).map(f64::to_bits);
+        match self.enclosure {
+            Some(e) if e.params.map(f64::to_bits) == own => e,
+            _ => enclosed::Enclosed::of(self),
+        }
+    }
+
     /// The rigid body in the shared mechanics description.
     pub fn body(&self) -> PlanarBody {
         PlanarBody {

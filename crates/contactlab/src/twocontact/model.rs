@@ -35,7 +35,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<TwoContact, Error> {
         force: load.f64("force", Range::NonNegative)?,
         alpha: load.angle("angle", Range::Closed(-std::f64::consts::PI, std::f64::consts::PI))?,
         torque: load.f64_or("torque", 0.0, Range::Any)?,
-        gaps: [0.0; 2],
+        enclosure: None,
     };
     load.finish()?;
     f.finish()?;

@@ -523,6 +523,7 @@ mod tests {
                 mu: DVector::from_vec(vec![p.mu1, p.mu2]),
                 load: DVector::from_iterator(3, body.applied().iter().copied()),
                 friction: FrictionLaw::Coulomb,
+                enclosure: None,
             };
             let ss = ss_solution(&z).unwrap_or_else(|e| panic!("{e} {l1} {l2} {alpha}"));
             assert_eq!(ss.margin >= -MARGIN_TOL, weak_stability(&f).unwrap().holds, "l = ({l1}, {l2}), α = {alpha}");

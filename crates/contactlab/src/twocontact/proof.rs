@@ -145,21 +145,19 @@ impl IZod {
     /// The interval ZOD of `p` (already validated); `Err` when a matrix cannot be verified
     /// nonsingular.
     pub fn new(p: &TwoContact) -> Result<IZod, String> {
-        let h = ex(p.h);
+        // From the enclosures of P1's parameters: the file's own (angles as Interval::angle, in
+        // radians or degrees), or those computed from a multibody model's geometry.
+        let e = p.enclosed();
         let mut j = [[zero(); 3]; 4];
-        for (i, (l, phi)) in [(p.l1, p.phi1), (p.l2, p.phi2)].into_iter().enumerate() {
-            // Angles as the file may have given them, in radians or degrees (Interval::angle).
-            let ph = I::angle(phi);
-            let (s, c, l) = (ph.sin(), ph.cos(), ex(l));
+        for i in 0..2 {
+            let (s, c, l) = (e.sin_phi[i], e.cos_phi[i], e.l[i]);
             // Normal (−sin φ, cos φ), tangent (cos φ, sin φ), lever ∂r/∂θ = (h, l) at θ = 0.
-            j[Z[i]] = [-s, c, c * l - s * h];
-            j[X[i]] = [c, s, c * h + s * l];
+            j[Z[i]] = [-s, c, c * l - s * e.h];
+            j[X[i]] = [c, s, c * e.h + s * l];
         }
-        let m = ex(p.mass);
         let inv = |v: I| v.recip().ok_or_else(|| "the mass matrix is not invertible".to_string());
-        let minv = [inv(m)?, inv(m)?, inv(m * ex(p.rho).sqr())?];
-        let (al, f) = (I::angle(p.alpha), ex(p.force));
-        let load = [f * al.sin(), -(f * al.cos()), ex(p.torque)];
+        let minv = [inv(e.mass)?, inv(e.mass)?, inv(e.inertia)?];
+        let load = e.load;
         let mut a = [[zero(); 4]; 4];
         let mut a0 = [zero(); 4];
         for r in 0..4 {
@@ -170,8 +168,8 @@ impl IZod {
         }
         // wt₁ = e₀ wn₁ + e₁ wn₂ + e₂ wt₂.
         let t = DMatrix::from_fn(3, 3, |k, col| j[SUB[col]][k]);
-        let e = solve_vec(&t, &j[X[0]]).ok_or("singular geometry: (z1, z2, x2) are not verified independent")?;
-        let e = [e[0], e[1], e[2]];
+        let e3 = solve_vec(&t, &j[X[0]]).ok_or("singular geometry: (z1, z2, x2) are not verified independent")?;
+        let e3 = [e3[0], e3[1], e3[2]];
         let asub = DMatrix::from_fn(3, 3, |r, c| a[SUB[r]][SUB[c]]);
         let mut a_sub_inv = [[zero(); 3]; 3];
         for col in 0..3 {
@@ -181,7 +179,7 @@ impl IZod {
                 a_sub_inv[r][col] = x[r];
             }
         }
-        let mut z = IZod { a, a0, mu: [ex(p.mu1), ex(p.mu2)], e, a_sub_inv, gains: vec![None; 16], table: vec![] };
+        let mut z = IZod { a, a0, mu: e.mu, e: e3, a_sub_inv, gains: vec![None; 16], table: vec![] };
         for m in all_modes() {
             z.gains[mode_index(m)] = z.gain(m);
         }
@@ -1058,7 +1056,7 @@ pub struct VerdictProof {
     #[serde(flatten)]
     pub proof: Proof,
     /// What the verdict is about beyond the parameters, when that is not the file as written:
-    /// the gaps of contacts P1 took as closed ([`TwoContact::gaps`]).
+    /// the gaps of contacts P1 took as closed ([`TwoContact::enclosure`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assumes: Option<String>,
     /// The mode facts, each proved, disproved or undecided.
@@ -1220,11 +1218,12 @@ fn need(t: Tri, what: &str) -> Result<(), String> {
 /// reason where a proof does not close.
 pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
     let mut v = prove_verdict_of_closed(p, c);
-    if p.gaps != [0.0; 2] {
+    let e = p.enclosed();
+    if !e.closed_exactly() {
         v.assumes = Some(format!(
-            "the contacts' gaps {:e} m and {:e} m were taken as closed (P1's body rests on both): the verdict \
+            "the contacts' gaps {} m and {} m were taken as closed (P1's body rests on both): the verdict \
              and its proof are about the body with both contacts closed",
-            p.gaps[0], p.gaps[1]
+            e.gaps[0], e.gaps[1]
         ));
     }
     v

@@ -147,7 +147,7 @@ mod tests {
             force: 0.6 * 9.81,
             alpha: 25f64.to_radians(),
             torque: 0.03,
-            gaps: [0.0; 2],
+            enclosure: None,
         }
     }
 
