@@ -256,6 +256,51 @@ mu = 1.2
 }
 
 #[test]
+fn a_body_read_from_a_urdf_is_proved_about_its_converted_tree() {
+    // Issue #40: a URDF's tree is converted in floating point (rpy rotations, projected
+    // inertias); a proof about a P1 body read from one says it starts from that tree.
+    use contactlab::mechanism::two_contact::to_two_contact;
+    let dir = std::env::temp_dir().join(format!("contactlab-urdf-p1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("block.urdf"),
+        r#"<?xml version="1.0"?>
+<robot name="block">
+  <link name="world"/>
+  <joint name="base" type="planar">
+    <parent link="world"/>
+    <child link="body"/>
+    <axis xyz="0 1 0"/>
+  </joint>
+  <link name="body">
+    <inertial>
+      <origin xyz="0 0 0" rpy="0 0 0"/>
+      <mass value="0.594"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.012146705999999997" iyz="0" izz="0.01"/>
+    </inertial>
+  </link>
+</robot>
+"#,
+    )
+    .unwrap();
+    let toml = std::fs::read_to_string(example("p1-config-A.toml")).unwrap();
+    let body = &toml[toml.find("[[body]]").unwrap()..toml.find("[[line]]").unwrap()];
+    let text = toml.replace(body, "").replace("kind = \"multibody\"", "kind = \"multibody\"\nurdf = \"block.urdf\"");
+    let file = dir.join("block.toml");
+    std::fs::write(&file, text).unwrap();
+    let m = model::read(&file).unwrap();
+    assert!(m.tree_from_urdf);
+    let p = to_two_contact(&m).unwrap();
+    let v = contactlab::api::p1_classify(&p, 501).unwrap().proof.unwrap();
+    let a = v.assumes.expect("the proof names the converted tree");
+    assert!(a.contains("converted from the URDF"), "{a}");
+    // The same body from [[body]] tables needs no such note.
+    let v = contactlab::api::p1_classify(&to_two_contact(&read("p1-config-A.toml")).unwrap(), 501).unwrap();
+    assert!(v.proof.unwrap().assumes.is_none());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn every_shipped_multibody_file_passes_its_own_check() {
     // `model inspect` at the file's initial state and at a moved state: M symmetric positive
     // definite, and Jacobians, J̇q̇ and the energy balance agree with finite differences.

@@ -67,6 +67,10 @@ pub struct Mechanism {
     /// Each contact's line normal as the file wrote it, before normalising (what proofs start
     /// from: [`two_contact`]), in the order of `contacts`; `None` for joint limits.
     pub written_normals: Vec<Option<nalgebra::Vector2<f64>>>,
+    /// Whether the tree was converted from a URDF file in floating point (joint angles from
+    /// `rpy` rotations, inertias projected on the plane's normal, planar joints' axes): proofs
+    /// about its numbers say so.
+    pub tree_from_urdf: bool,
 }
 
 /// An analysis written for any dimension: [`Mechanism::visit`] calls it with the system.

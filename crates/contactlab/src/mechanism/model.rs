@@ -239,6 +239,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         gait,
         shapes,
         written_normals,
+        tree_from_urdf: spheres.is_some(),
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
     m.visit(Check).map_err(|e| e.in_file(file))?;

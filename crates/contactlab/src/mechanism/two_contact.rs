@@ -266,6 +266,7 @@ fn enclose(m: &Mechanism, closed: [usize; 2], flip: bool) -> Enclosed {
         mu: [Interval::exact(m.contacts[closed[0]].law.mu), Interval::exact(m.contacts[closed[1]].law.mu)],
         load: [fx, fy, zero],
         gaps,
+        tree_converted: m.tree_from_urdf,
         params: [f64::NAN; 12],
     }
 }

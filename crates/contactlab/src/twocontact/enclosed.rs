@@ -35,6 +35,10 @@ pub struct Enclosed {
     /// closed (P1's body rests on both): exactly zero unless the reader closed a gap within its
     /// tolerance ([`crate::mechanism::two_contact::CLOSED_TOL`]).
     pub gaps: [I; 2],
+    /// Whether the model's tree was converted from a URDF in floating point
+    /// ([`crate::mechanism::Mechanism::tree_from_urdf`]): the enclosures then start from the
+    /// converted tree's numbers, and a proof says so.
+    pub tree_converted: bool,
     /// The floating-point parameters these enclose ([`Enclosed::params_of`]): a copy of the
     /// body with any parameter changed (a sweep, a scaled variant) no longer matches, and its
     /// proofs start from its own floats ([`TwoContact::enclosed`]).
@@ -57,6 +61,7 @@ impl Enclosed {
             mu: [ex(p.mu1), ex(p.mu2)],
             load: [f * al.sin(), -(f * al.cos()), ex(p.torque)],
             gaps: [ex(0.0); 2],
+            tree_converted: false,
             params: Enclosed::params_of(p),
         }
     }

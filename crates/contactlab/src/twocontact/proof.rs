@@ -1219,12 +1219,23 @@ fn need(t: Tri, what: &str) -> Result<(), String> {
 pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
     let mut v = prove_verdict_of_closed(p, c);
     let e = p.enclosed();
+    let mut assumes = vec![];
     if !e.closed_exactly() {
-        v.assumes = Some(format!(
+        assumes.push(format!(
             "the contacts' gaps {} m and {} m were taken as closed (P1's body rests on both): the verdict \
              and its proof are about the body with both contacts closed",
             e.gaps[0], e.gaps[1]
         ));
+    }
+    if e.tree_converted {
+        assumes.push(
+            "the body is the planar tree converted from the URDF in floating point (joint angles from rpy \
+             rotations, inertias projected on the plane's normal): the proof starts from that tree's numbers"
+                .to_string(),
+        );
+    }
+    if !assumes.is_empty() {
+        v.assumes = Some(assumes.join("; "));
     }
     v
 }
