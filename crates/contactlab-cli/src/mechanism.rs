@@ -3,7 +3,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use contactlab::continuation::Settings as ContinuationSettings;
+use contactlab::mechanism::basin::BasinSettings;
+use contactlab::mechanism::gait::GaitSettings;
 use contactlab::mechanism::model;
+use contactlab::mechanism::painleve::PainleveSettings;
 use contactlab::mechanism::simulate::SimulateSettings;
 
 use crate::{print_json, write_json, Common, Failure};
@@ -17,16 +21,16 @@ pub struct SimulateArgs {
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// End time (s).
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = SimulateSettings::default().t_max)]
     t_max: f64,
     /// Largest number of events.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = SimulateSettings::default().max_events)]
     max_events: usize,
     /// Relative integration tolerance.
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, default_value_t = SimulateSettings::default().rtol)]
     rtol: f64,
     /// Samples inside each integration step (for the CSV and the plot).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
     #[command(flatten)]
     common: Common,
@@ -37,7 +41,7 @@ pub struct GaitArgs {
     #[arg(help = contactlab::model::registry::model_help("gait"))]
     model: PathBuf,
     /// Relative integration tolerance.
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, default_value_t = GaitSettings::default().rtol)]
     rtol: f64,
     #[command(flatten)]
     common: Common,
@@ -52,7 +56,7 @@ impl GaitArgs {
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let settings = contactlab::mechanism::gait::GaitSettings { rtol: a.rtol, ..Default::default() };
+    let settings = GaitSettings { rtol: a.rtol, ..Default::default() };
     let r = contactlab::api::mechanism_gait(&m, &settings)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "gaits.json", &r)?;
@@ -100,22 +104,22 @@ pub struct BasinArgs {
     #[arg(long = "vary", value_name = "NAME=lo:hi:n", required = true, allow_hyphen_values = true)]
     vary: Vec<String>,
     /// Strikes per cell.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = BasinSettings::default().steps)]
     steps: usize,
     /// The base state on the section (just after a strike), 2n numbers (q then q'),
     /// comma-separated (default: the most stable gait found).
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// A strike this near a stable gait (relative to the section's scales) is captured by it.
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = BasinSettings::default().capture_tol)]
     capture_tol: f64,
     /// A fall: the centre of mass below this fraction of its base height over the support line.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = BasinSettings::default().fall_height)]
     fall_height: f64,
     /// A run with no strike for this long (in the model's time unit sqrt(l/g)) has stopped
     /// walking; near a basin boundary a start can take long to creep over a saddle (a wheel over
     /// the vertical), so a longer bound sharpens the boundary.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = BasinSettings::default().max_step_time)]
     max_step_time: f64,
     /// Lay the grid on the states just before the strike (the striking contact touching its
     /// line) and start each cell with the strike: only states a strike produces (Schwab and
@@ -123,7 +127,7 @@ pub struct BasinArgs {
     #[arg(long)]
     before_strike: bool,
     /// Relative integration tolerance.
-    #[arg(long, default_value_t = 1e-9)]
+    #[arg(long, default_value_t = BasinSettings::default().rtol)]
     rtol: f64,
     #[command(flatten)]
     common: Common,
@@ -137,7 +141,7 @@ impl BasinArgs {
 }
 
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
-    use contactlab::mechanism::basin::{BasinAxis, BasinSettings};
+    use contactlab::mechanism::basin::BasinAxis;
     let m = model::read(&a.model)?;
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!(
@@ -205,19 +209,19 @@ pub struct ContinueArgs {
     orbit: Option<String>,
     /// First step, as a fraction of the parameter range (arclength in scaled units; at most
     /// --max-step).
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = ContinuationSettings::default().step)]
     step: f64,
     /// Largest step (same units).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = ContinuationSettings::default().max_step)]
     max_step: f64,
     /// Largest number of points per branch.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = ContinuationSettings::default().max_points)]
     max_points: usize,
     /// Period doublings to follow (1: the doubled branch; 3: up to period 8).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = ContinuationSettings::default().max_doublings)]
     max_doublings: usize,
     /// Relative integration tolerance.
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, default_value_t = GaitSettings::default().rtol)]
     rtol: f64,
     #[command(flatten)]
     common: Common,
@@ -232,22 +236,20 @@ impl ContinueArgs {
 
 pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     let doc = model::read_doc(&a.model)?;
-    let defaults = contactlab::continuation::Settings::default();
     let req = contactlab::api::ContinueRequest {
         param: a.param.clone(),
         from: a.from,
         to: a.to,
         state: a.state.clone(),
         orbit: a.orbit.clone(),
-        settings: contactlab::continuation::Settings {
-            step: a.step.min(a.max_step),
+        settings: ContinuationSettings {
+            step: a.step,
             max_step: a.max_step,
-            min_step: defaults.min_step.min(a.step),
             max_points: a.max_points,
             max_doublings: a.max_doublings,
-            ..defaults
+            ..Default::default()
         },
-        gait: contactlab::mechanism::gait::GaitSettings { rtol: a.rtol, ..Default::default() },
+        gait: GaitSettings { rtol: a.rtol, ..Default::default() },
     };
     let bar = indicatif::ProgressBar::new(1000);
     let lo = a.from.unwrap_or(f64::NAN);
@@ -446,7 +448,7 @@ pub struct PainleveArgs {
     #[arg(long, value_name = "NAME=LO:HI", allow_hyphen_values = true)]
     slice: Vec<String>,
     /// Grid points per slice coordinate.
-    #[arg(long, default_value_t = 121)]
+    #[arg(long, default_value_t = PainleveSettings::default().points)]
     points: usize,
     /// Other contacts slipping with it, comma-separated, for the LCP check of several contacts
     /// (default: every other closed contact that slips at the state; held constraints join).
@@ -563,7 +565,7 @@ pub struct SlipArgs {
     #[arg(long, value_name = "COORDINATE")]
     along: Option<String>,
     /// Largest initial slip speed tried by --jam-threshold (m/s).
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = contactlab::api::JAM_MAX_SPEED)]
     max_speed: f64,
     #[command(flatten)]
     common: Common,

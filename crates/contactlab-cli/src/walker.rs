@@ -76,7 +76,7 @@ pub struct SlipArgs {
     #[arg(long)]
     jam_threshold: bool,
     /// Largest initial slip speed tried by --jam-threshold.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = contactlab::api::JAM_MAX_SPEED)]
     max_speed: f64,
     #[command(flatten)]
     common: Common,

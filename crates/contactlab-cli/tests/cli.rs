@@ -722,3 +722,38 @@ fn rimless_wheel_gait_json_carries_its_interval_proof() {
     assert_eq!(v["proof"]["proof"], "none", "{v}");
     assert!(v["proof"]["proof_reason"].as_str().unwrap().contains("impulse ratio"), "{v}");
 }
+
+#[test]
+fn the_flags_defaults_are_the_librarys() {
+    // Issue #41: one set of defaults. Every setting `contactlab::api::defaults` lists appears in
+    // its command's --help with the library's value (the Python test checks the third front end).
+    let defaults = contactlab::api::defaults();
+    let mut checked = 0;
+    for (command, settings) in defaults.as_object().unwrap() {
+        let mut args: Vec<&str> = command.split(' ').collect();
+        args.push("--help");
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{command}: {}", stderr(&o));
+        let help = String::from_utf8(o.stdout).unwrap();
+        for (key, want) in settings.as_object().unwrap() {
+            let flag = format!("--{} ", key.replace('_', "-"));
+            // The option's entry: its line and any wrapped lines up to the next option.
+            let lines: Vec<&str> = help.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| l.trim_start().starts_with(&flag))
+                .unwrap_or_else(|| panic!("{command}: no {flag} in\n{help}"));
+            let end = (at + 1..lines.len()).find(|&k| lines[k].trim_start().starts_with('-')).unwrap_or(lines.len());
+            let entry = lines[at..end].join(" ");
+            let shown = entry
+                .split("[default: ")
+                .nth(1)
+                .and_then(|t| t.split(']').next())
+                .unwrap_or_else(|| panic!("{command}: {flag} shows no default"));
+            let shown: f64 = shown.parse().unwrap_or_else(|_| panic!("{command}: {flag} default {shown}"));
+            assert_eq!(shown, want.as_f64().unwrap(), "{command} {flag}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "{checked}");
+}

@@ -612,7 +612,7 @@ fn walker_painleve<'py>(
 
 /// P2: a slip of the stance foot, or the jam threshold, as the CLI's `walker slip --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, state, jam_threshold=false, max_speed=5.0))]
+#[pyo3(signature = (name, text, is_json, state, jam_threshold=false, max_speed=contactlab::api::JAM_MAX_SPEED))]
 fn walker_slip(
     py: Python<'_>,
     name: &str,
@@ -653,7 +653,7 @@ fn model_inspect(
 
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, rtol=1e-10))]
+#[pyo3(signature = (name, text, is_json, rtol=contactlab::mechanism::gait::GaitSettings::default().rtol))]
 fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f64) -> PyResult<Py<PyAny>> {
     let m = mechanism_model(name, text, is_json)?;
     let settings = contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() };
@@ -684,7 +684,7 @@ fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
 
 /// A basin's plan (base state and stable gaits), computed once for its chunks; as a dict.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, vary, state=None, steps=60, capture_tol=1e-4, fall_height=0.5, rtol=1e-9, before_strike=false, max_step_time=10.0))]
+#[pyo3(signature = (name, text, is_json, vary, state=None, steps=contactlab::mechanism::basin::BasinSettings::default().steps as i64, capture_tol=contactlab::mechanism::basin::BasinSettings::default().capture_tol, fall_height=contactlab::mechanism::basin::BasinSettings::default().fall_height, rtol=contactlab::mechanism::basin::BasinSettings::default().rtol, before_strike=false, max_step_time=contactlab::mechanism::basin::BasinSettings::default().max_step_time))]
 #[allow(clippy::too_many_arguments)]
 fn basin_plan(
     py: Python<'_>,
@@ -729,10 +729,17 @@ fn basin_cells(
     object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points)).map_err(to_py)?)
 }
 
+/// The library's default of every setting the front ends expose, by command (as
+/// `contactlab::api::defaults`): the Python functions' defaults come from the same place.
+#[pyfunction]
+fn defaults(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    object(py, &contactlab::api::defaults())
+}
+
 /// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file, as
 /// the CLI's `continue --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, param, to, frm=None, state=None, orbit=None, max_doublings=2, step=0.02, max_step=0.05, max_points=400, rtol=1e-10))]
+#[pyo3(signature = (name, text, is_json, param, to, frm=None, state=None, orbit=None, max_doublings=contactlab::continuation::Settings::default().max_doublings as i64, step=contactlab::continuation::Settings::default().step, max_step=contactlab::continuation::Settings::default().max_step, max_points=contactlab::continuation::Settings::default().max_points as i64, rtol=contactlab::mechanism::gait::GaitSettings::default().rtol))]
 #[allow(clippy::too_many_arguments)]
 fn continuation(
     py: Python<'_>,
@@ -751,7 +758,6 @@ fn continuation(
     rtol: f64,
 ) -> PyResult<Py<PyAny>> {
     let doc = model_doc(name, text, is_json)?;
-    let defaults = contactlab::continuation::Settings::default();
     let req = contactlab::api::ContinueRequest {
         param,
         from: frm,
@@ -759,12 +765,11 @@ fn continuation(
         state,
         orbit,
         settings: contactlab::continuation::Settings {
-            step: step.min(max_step),
+            step,
             max_step,
-            min_step: defaults.min_step.min(step),
             max_points: count("max_points", max_points, 1..=1_000_000)?,
             max_doublings: count("max_doublings", max_doublings, 0..=6)?,
-            ..defaults
+            ..Default::default()
         },
         gait: contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() },
     };
@@ -774,7 +779,7 @@ fn continuation(
 /// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
 /// list of `(coordinate, lo, hi)`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=121, slipping=None, held=None))]
+#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=contactlab::mechanism::painleve::PainleveSettings::default().points, slipping=None, held=None))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_painleve(
     py: Python<'_>,
@@ -800,7 +805,7 @@ fn mechanism_painleve(
 /// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`; with
 /// `jam_threshold` the smallest initial slip speed that jams (`slip --jam-threshold --json`).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, jam_threshold=false, along=None, max_speed=5.0))]
+#[pyo3(signature = (name, text, is_json, contact, state=None, jam_threshold=false, along=None, max_speed=contactlab::api::JAM_MAX_SPEED))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_slip(
     py: Python<'_>,
@@ -845,7 +850,7 @@ fn mechanism_orbit(
 /// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
 /// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, state=None, t_max=5.0, max_events=10_000, rtol=1e-10, per_step=4))]
+#[pyo3(signature = (name, text, is_json, state=None, t_max=contactlab::mechanism::simulate::SimulateSettings::default().t_max, max_events=contactlab::mechanism::simulate::SimulateSettings::default().max_events as i64, rtol=contactlab::mechanism::simulate::SimulateSettings::default().rtol, per_step=contactlab::mechanism::simulate::SimulateSettings::default().per_step as i64))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_simulate<'py>(
     py: Python<'py>,
@@ -1014,6 +1019,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p1_maps, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_cells, m)?)?;
     m.add_function(wrap_pyfunction!(continuation, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(basin_grid, m)?)?;
     m.add_function(wrap_pyfunction!(basin_plan, m)?)?;
     m.add_function(wrap_pyfunction!(basin_cells, m)?)?;

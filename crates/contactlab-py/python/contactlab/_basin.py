@@ -8,6 +8,9 @@ from . import _core
 from ._results import Model, Result, model_text
 from .sweep import _require, map_chunks
 
+# Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
+_D = _core.defaults()
+
 
 def _basin_chunk(args):
     """One chunk's cells (runs on a worker)."""
@@ -29,13 +32,13 @@ def _label(outcome):
 def basin(
     model: Model,
     vary: Mapping[str, Tuple[float, float, int]],
-    steps: int = 60,
+    steps: int = _D["basin"]["steps"],
     state: Optional[Sequence[float]] = None,
     before_strike: bool = False,
-    capture_tol: float = 1e-4,
-    fall_height: float = 0.5,
-    rtol: float = 1e-9,
-    max_step_time: float = 10.0,
+    capture_tol: float = _D["basin"]["capture_tol"],
+    fall_height: float = _D["basin"]["fall_height"],
+    rtol: float = _D["basin"]["rtol"],
+    max_step_time: float = _D["basin"]["max_step_time"],
     client=None,
     chunk_size: Optional[int] = None,
 ) -> Result:

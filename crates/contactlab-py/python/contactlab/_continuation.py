@@ -5,6 +5,9 @@ from typing import Optional, Sequence
 from . import _core
 from ._results import Model, Result, model_text
 
+# Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
+_D = _core.defaults()
+
 
 def continuation(
     model: Model,
@@ -13,11 +16,11 @@ def continuation(
     frm: Optional[float] = None,
     state: Optional[Sequence[float]] = None,
     orbit: Optional[str] = None,
-    max_doublings: int = 2,
-    step: float = 0.02,
-    max_step: float = 0.05,
-    max_points: int = 400,
-    rtol: float = 1e-10,
+    max_doublings: int = _D["continue"]["max_doublings"],
+    step: float = _D["continue"]["step"],
+    max_step: float = _D["continue"]["max_step"],
+    max_points: int = _D["continue"]["max_points"],
+    rtol: float = _D["continue"]["rtol"],
 ) -> Result:
     """Pseudo-arclength continuation of a gait (a ``kind = "multibody"`` model with a ``[gait]``
     table) or of P3's orbit (``orbit="knee stop"``, or a ``double-pendulum-stop`` model) in the

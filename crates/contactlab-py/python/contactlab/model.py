@@ -9,6 +9,9 @@ from . import _core
 from ._results import Model, Result
 from ._results import model_text as _model_text
 
+# Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
+_D = _core.defaults()
+
 
 def model_text(model: Model):
     """As ``_results.model_text``; a bare ``.urdf`` path is the model with the scene's defaults
@@ -36,10 +39,10 @@ def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.
 def simulate(
     model: Model,
     state: Optional[Sequence[float]] = None,
-    t_max: float = 5.0,
-    max_events: int = 10_000,
-    rtol: float = 1e-10,
-    per_step: int = 4,
+    t_max: float = _D["simulate"]["t_max"],
+    max_events: int = _D["simulate"]["max_events"],
+    rtol: float = _D["simulate"]["rtol"],
+    per_step: int = _D["simulate"]["per_step"],
 ) -> Result:
     """The event-driven simulation (contact modes, impacts, Zeno completion, walking rules) up
     to ``t_max`` s, as ``contactlab simulate --json``: ``termination``, ``t_end``, ``impacts``,
@@ -54,7 +57,7 @@ def simulate(
     return Result("Simulation", d)
 
 
-def gait(model: Model, rtol: float = 1e-10) -> Result:
+def gait(model: Model, rtol: float = _D["gait"]["rtol"]) -> Result:
     """Every gait of the model (a ``[gait]`` table names the striking contact), found without a
     guess, as ``contactlab gait --json``: ``gaits`` (each with ``period``, ``q``, ``v``,
     ``multipliers``, ``stable``, ``mu_stick``, ``impulse_ratio``, ``step_length``), ``starts``,
@@ -70,7 +73,7 @@ def painleve(
     mu: Optional[float] = None,
     sigma: Optional[int] = None,
     slice: Sequence[tuple] = (),
-    points: int = 121,
+    points: int = _D["painleve"]["points"],
     slipping: Optional[Sequence[str]] = None,
     held: Optional[Sequence[str]] = None,
 ) -> Result:
@@ -97,7 +100,7 @@ def slip(
     state: Optional[Sequence[float]] = None,
     jam_threshold: bool = False,
     along: Optional[str] = None,
-    max_speed: float = 5.0,
+    max_speed: float = _D["slip"]["max_speed"],
 ) -> Result:
     """How a slip of ``contact`` that starts at ``state`` (q then q') ends, as ``contactlab slip
     --json``: ``outcome`` (stick, reversal, separation, jam, corner, impact, ...), ``t_end`` (s),

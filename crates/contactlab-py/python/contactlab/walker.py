@@ -10,6 +10,9 @@ import numpy as np
 from . import _core
 from ._results import Model, Result, model_text
 
+# Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
+_D = _core.defaults()
+
 
 def _floats(option, values):
     """``values`` as a list of floats, or ValueError naming ``option``."""
@@ -44,7 +47,10 @@ def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result
 
 
 def slip(
-    model: Model, state: Sequence[float], jam_threshold: bool = False, max_speed: float = 5.0
+    model: Model,
+    state: Sequence[float],
+    jam_threshold: bool = False,
+    max_speed: float = _D["walker slip"]["max_speed"],
 ) -> Result:
     """How a slip of the stance foot ends (P2 Sections 3.3 and 4.2): rimless wheel
     ``theta, theta_dot, x_dot`` (rates in units of 1/tau_c and l/tau_c as in P2); compass biped

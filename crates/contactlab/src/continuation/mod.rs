@@ -205,7 +205,7 @@ pub struct Settings {
     pub newton_tol: f64,
     /// Special points are located to this (relative to the parameter scale).
     pub locate_tol: f64,
-    /// Period doublings followed (0: none; 3: up to period 8).
+    /// Period doublings followed (0: none; 2, the default: up to period 4; 3: up to period 8).
     pub max_doublings: usize,
 }
 
@@ -220,7 +220,7 @@ impl Default for Settings {
             max_points: 400,
             newton_tol: 1e-9,
             locate_tol: 1e-7,
-            max_doublings: 0,
+            max_doublings: 2,
         }
     }
 }

@@ -32,7 +32,7 @@ pub struct SimulateSettings {
 
 impl Default for SimulateSettings {
     fn default() -> Self {
-        Self { t_max: 1.0, max_events: 10_000, rtol: 1e-10, per_step: 4 }
+        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 4 }
     }
 }
 

@@ -437,7 +437,7 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
         to: 0.5,
         state: None,
         orbit: None,
-        settings: crate::continuation::Settings::default(),
+        settings: crate::continuation::Settings { max_doublings: 0, ..Default::default() },
         gait: GaitSettings::default(),
     };
     let c = crate::api::continuation(&doc, &req, &|_| {})?;
