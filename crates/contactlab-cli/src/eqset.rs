@@ -40,7 +40,7 @@ pub struct AnalyzeArgs {
     #[arg(help = contactlab::model::registry::model_help("eqset analyze"))]
     model: PathBuf,
     /// Grid points of the scan for the sets (their ends are then bisected to round-off).
-    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::EQSET_GRID)))]
+    #[arg(long, default_value_t = contactlab::api::EQSET_ANALYZE_GRID as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::EQSET_GRID)))]
     grid: u32,
     #[command(flatten)]
     common: Common,
@@ -71,7 +71,7 @@ pub struct SimulateArgs {
     #[arg(help = contactlab::model::registry::model_help("eqset simulate"))]
     model: PathBuf,
     /// End time in s.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = contactlab::api::EQSET_T_MAX)]
     t_max: f64,
     /// Step size in s (default: 1/400 of the model's time scale).
     #[arg(long)]

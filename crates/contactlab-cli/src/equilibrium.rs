@@ -49,10 +49,10 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "z2=1e-4", value_name = "KEY=VALUE,...")]
     perturb: String,
     /// Maximum number of events.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = contactlab::api::P1_MAX_EVENTS)]
     max_events: usize,
     /// Stop at this time (s).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = contactlab::api::P1_T_MAX)]
     t_max: f64,
     #[command(flatten)]
     common: Common,

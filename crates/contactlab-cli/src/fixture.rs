@@ -58,10 +58,10 @@ pub struct SweepArgs {
     #[arg(help = contactlab::model::registry::model_help("fixture mu-sweep"))]
     model: PathBuf,
     /// Largest scale factor of the friction coefficients.
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, default_value_t = contactlab::api::MU_SWEEP_MAX_SCALE)]
     max_scale: f64,
     /// Number of grid points in [0, max-scale].
-    #[arg(long, default_value_t = 81, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::MU_SWEEP_STEPS)))]
+    #[arg(long, default_value_t = contactlab::api::MU_SWEEP_POINTS as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::MU_SWEEP_STEPS)))]
     steps: u32,
     #[command(flatten)]
     common: Common,

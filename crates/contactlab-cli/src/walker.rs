@@ -56,7 +56,7 @@ pub struct PainleveArgs {
     #[arg(long)]
     mu: Option<f64>,
     /// Slip direction sigma = sgn(x_dot).
-    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = parse_sigma)]
+    #[arg(long, default_value_t = contactlab::api::WALKER_SIGMA, allow_hyphen_values = true, value_parser = parse_sigma)]
     sigma: i8,
     #[command(flatten)]
     common: Common,

@@ -45,13 +45,13 @@ pub struct SimulateArgs {
     #[arg(help = contactlab::model::registry::model_help("zeno simulate"))]
     model: PathBuf,
     /// End time (s).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = contactlab::api::ZENO_T_MAX)]
     t_max: f64,
     /// Override the model's coefficient of restitution.
     #[arg(long)]
     e: Option<f64>,
     /// Largest number of events.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = contactlab::api::ZENO_MAX_EVENTS)]
     max_events: usize,
     #[command(flatten)]
     common: Common,
@@ -82,7 +82,7 @@ pub struct BoundArgs {
     #[arg(long)]
     eps3: f64,
     /// Starts per axis of Ω₂ sampled for Assumption 1 (κ and γ).
-    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::BOUND_GRID)))]
+    #[arg(long, default_value_t = contactlab::api::ZENO_BOUND_GRID as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::BOUND_GRID)))]
     grid: u32,
     #[command(flatten)]
     common: Common,
@@ -93,13 +93,13 @@ pub struct ContinueArgs {
     #[arg(help = contactlab::model::registry::model_help("zeno continue"))]
     model: PathBuf,
     /// Initial step in e (halved after failures).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = contactlab::api::ZENO_E_STEP)]
     e_step: f64,
     /// Largest e tried.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = contactlab::api::ZENO_E_MAX)]
     e_max: f64,
     /// Resolution of the end of the branch.
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = contactlab::api::ZENO_E_TOL)]
     e_tol: f64,
     #[command(flatten)]
     common: Common,

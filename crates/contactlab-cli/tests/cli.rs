@@ -755,5 +755,5 @@ fn the_flags_defaults_are_the_librarys() {
             checked += 1;
         }
     }
-    assert!(checked >= 15, "{checked}");
+    assert!(checked >= 30, "{checked}");
 }

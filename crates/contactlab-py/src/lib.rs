@@ -421,7 +421,7 @@ fn fixture_classify(py: Python<'_>, name: &str, text: &str, is_json: bool) -> Py
 /// P5: the equilibrium sets and Theorems 1 and 2 of a `rod-two-sliders` or
 /// `friction-oscillator` model, as the CLI's `eqset analyze --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, grid=4000))]
+#[pyo3(signature = (name, text, is_json, grid=contactlab::api::EQSET_ANALYZE_GRID as i64))]
 fn eqset_analyze(py: Python<'_>, name: &str, text: &str, is_json: bool, grid: i64) -> PyResult<Py<PyAny>> {
     let grid = count("grid", grid, contactlab::api::EQSET_GRID)?;
     let m = model(name, text, is_json, contactlab::eqset::model::from_model)?;
@@ -581,7 +581,7 @@ fn walker_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, guess: Opt
 /// P2: Painlevé's paradox, as the CLI's `walker painleve --json`; for the compass biped also
 /// the grid of angles and where `B < 0` on it (`[θ₂ index, θ₁ index]`).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, mu=None, sigma=1))]
+#[pyo3(signature = (name, text, is_json, mu=None, sigma=contactlab::api::WALKER_SIGMA as i64))]
 #[allow(clippy::type_complexity)]
 fn walker_painleve<'py>(
     py: Python<'py>,
@@ -894,7 +894,7 @@ fn zeno_model(name: &str, text: &str, is_json: bool, e: Option<f64>) -> PyResult
 /// `t`, `q` and `v` (rows per sample), `constrained`, `lambda` (NaN when free) and the
 /// coordinate names.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, t_max=60.0, e=None, max_events=100_000))]
+#[pyo3(signature = (name, text, is_json, t_max=contactlab::api::ZENO_T_MAX, e=None, max_events=contactlab::api::ZENO_MAX_EVENTS as i64))]
 #[allow(clippy::too_many_arguments)]
 fn zeno_simulate<'py>(
     py: Python<'py>,
@@ -932,7 +932,7 @@ fn zeno_orbit(py: Python<'_>, name: &str, text: &str, is_json: bool, e: Option<f
 
 /// P3: Theorem 1's bound, as the CLI's `zeno bound --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, eps1, eps2, eps3, grid=11))]
+#[pyo3(signature = (name, text, is_json, eps1, eps2, eps3, grid=contactlab::api::ZENO_BOUND_GRID as i64))]
 #[allow(clippy::too_many_arguments)]
 fn zeno_bound(
     py: Python<'_>,
@@ -954,7 +954,7 @@ fn zeno_bound(
 /// the branch as columns (`e`, `period`, `constrained_duration`, `gamma`, `impacts_per_cycle`,
 /// `zeno`).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, e_step=0.05, e_max=1.0, e_tol=1e-4))]
+#[pyo3(signature = (name, text, is_json, e_step=contactlab::api::ZENO_E_STEP, e_max=contactlab::api::ZENO_E_MAX, e_tol=contactlab::api::ZENO_E_TOL))]
 fn zeno_continuation<'py>(
     py: Python<'py>,
     name: &str,
@@ -983,7 +983,7 @@ fn zeno_continuation<'py>(
 /// P5: time-stepping from the model's initial state, as the CLI's `eqset simulate --json`,
 /// with the recorded `t`, `q`, `q_dot` and energy `V` as arrays and the coordinate's name.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, t_max=10.0, h=None))]
+#[pyo3(signature = (name, text, is_json, t_max=contactlab::api::EQSET_T_MAX, h=None))]
 fn eqset_simulate<'py>(
     py: Python<'py>,
     name: &str,

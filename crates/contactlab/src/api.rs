@@ -9,6 +9,9 @@
 //! Option names are those of the Python API (`t_max`); the command line shows them as flags
 //! (`--t-max`).
 
+mod defaults;
+pub use defaults::*;
+
 use std::ops::RangeInclusive;
 
 use nalgebra::{DVector, SVector};
@@ -919,41 +922,6 @@ pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> R
 
 /// Relative width of the bracket [`walker_jam_threshold`] bisects down to.
 pub const JAM_THRESHOLD_TOL: f64 = 1e-5;
-/// The front ends' default `max_speed` of the jam-threshold search (`walker slip` and `slip
-/// --jam-threshold`: the walker's units of speed, or m/s).
-pub const JAM_MAX_SPEED: f64 = 5.0;
-
-/// The library's default of every setting the front ends expose, by command (keys are the CLI
-/// flags in snake case, which are also the Python arguments' names). The CLI's flags and the
-/// Python functions take their defaults from the same `Default` impls and constants; a test
-/// compares all three.
-pub fn defaults() -> serde_json::Value {
-    use crate::mechanism::simulate::SimulateSettings;
-    use crate::mechanism::{basin::BasinSettings, gait::GaitSettings, painleve::PainleveSettings};
-    let (sim, gait, basin) = (SimulateSettings::default(), GaitSettings::default(), BasinSettings::default());
-    let cont = crate::continuation::Settings::default();
-    serde_json::json!({
-        "simulate": {"t_max": sim.t_max, "max_events": sim.max_events, "rtol": sim.rtol, "per_step": sim.per_step},
-        "gait": {"rtol": gait.rtol},
-        "basin": {
-            "steps": basin.steps,
-            "capture_tol": basin.capture_tol,
-            "fall_height": basin.fall_height,
-            "max_step_time": basin.max_step_time,
-            "rtol": basin.rtol,
-        },
-        "continue": {
-            "step": cont.step,
-            "max_step": cont.max_step,
-            "max_points": cont.max_points,
-            "max_doublings": cont.max_doublings,
-            "rtol": gait.rtol,
-        },
-        "painleve": {"points": PainleveSettings::default().points},
-        "slip": {"max_speed": JAM_MAX_SPEED},
-        "walker slip": {"max_speed": JAM_MAX_SPEED},
-    })
-}
 
 /// Names of the model's coordinates.
 pub fn zeno_coordinates(m: &ZenoModel) -> &'static [&'static str] {

@@ -6,6 +6,9 @@ Models are ``kind = "fixture"`` files (or dicts with the same keys)."""
 from . import _core
 from ._results import Model, Result, model_text
 
+# Every default below is the library's (one place: contactlab::api::defaults, as the CLI's).
+_D = _core.defaults()
+
 
 def classify(model: Model) -> Result:
     """Weak stability (system 7), strong stability (LCP 25), frictionless stability (Theorem 1)
@@ -22,7 +25,7 @@ def theorem4(model: Model) -> Result:
     return Result("Theorem4", _core.fixture_theorem4(*model_text(model)))
 
 
-def mu_sweep(model: Model, max_scale: float = 4.0, steps: int = 81) -> Result:
+def mu_sweep(model: Model, max_scale: float = _D["fixture mu-sweep"]["max_scale"], steps: int = _D["fixture mu-sweep"]["steps"]) -> Result:
     """The classification as every friction coefficient is scaled by ``steps`` factors evenly
     spaced in [0, max_scale]: ``points``, the ``transitions`` between classes located by
     bisection and ``lps`` (LPs the strong-stability searches solved): the keys of

@@ -11,8 +11,11 @@ import numpy as np
 from . import _core
 from ._results import Model, Result, model_text
 
+# Every default below is the library's (one place: contactlab::api::defaults, as the CLI's).
+_D = _core.defaults()
+
 #: Samples of phi over (-pi/2, pi/2) used by default, as by the command line.
-DEFAULT_SAMPLES = 2001
+DEFAULT_SAMPLES = _D["equilibrium maps"]["samples"]
 
 _COLUMNS = ("t", "z1", "z2", "x1", "x2")
 
@@ -56,8 +59,8 @@ def _perturbation(perturb: Union[str, Mapping[str, float]]) -> str:
 def simulate(
     model: Model,
     perturb: Union[str, Mapping[str, float]] = "z2=1e-4",
-    t_max: float = 60.0,
-    max_events: int = 2000,
+    t_max: float = _D["equilibrium simulate"]["t_max"],
+    max_events: int = _D["equilibrium simulate"]["max_events"],
 ) -> Result:
     """Event-driven simulation of the zero-order dynamics (P1 Section III) after a
     perturbation, and of the full nonlinear model from the same perturbation.

@@ -32,7 +32,7 @@ def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
     return Result("Gait", _core.walker_gait(*model_text(model), g))
 
 
-def painleve(model: Model, mu: Optional[float] = None, sigma: int = 1) -> Result:
+def painleve(model: Model, mu: Optional[float] = None, sigma: int = _D["walker painleve"]["sigma"]) -> Result:
     """Painleve's paradox (P2 eqs. 21 and 32-34): where B < 0 for slip direction
     ``sigma = sgn(x_dot)`` (+1 or -1) with friction ``mu`` (default the model's), and ``mu_min``,
     the smallest friction coefficient with a paradox (the rimless wheel's closed form is

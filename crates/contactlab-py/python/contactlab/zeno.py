@@ -8,8 +8,16 @@ from typing import Optional
 from . import _core
 from ._results import Model, Result, model_text
 
+# Every default below is the library's (one place: contactlab::api::defaults, as the CLI's).
+_D = _core.defaults()
 
-def simulate(model: Model, t_max: float = 60.0, e: Optional[float] = None, max_events: int = 100_000) -> Result:
+
+def simulate(
+    model: Model,
+    t_max: float = _D["zeno simulate"]["t_max"],
+    e: Optional[float] = None,
+    max_events: int = _D["zeno simulate"]["max_events"],
+) -> Result:
     """The completed execution (P3 Definition 3: impacts, the Zeno point located, then the
     constrained motion with the multiplier of eq. 5 until lift-off) up to ``t_max`` s, with restitution ``e`` (default the
     model's): ``termination``, ``impacts``, ``zeno_points``, ``first_zeno_time``,
@@ -34,7 +42,7 @@ def orbit(model: Model, e: Optional[float] = None) -> Result:
     return Result("ZenoOrbit", _core.zeno_orbit(*model_text(model), None if e is None else float(e)))
 
 
-def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = 11) -> Result:
+def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = _D["zeno bound"]["grid"]) -> Result:
     """P3's Theorem 1 about the stable simple orbit (e = 0): with the neighbourhood bounds
     ``eps1`` (rad), ``eps2`` (rad/s), ``eps3`` (rad), the scalars of (10), the constants of
     Assumption 1 (kappa on a ``grid`` x ``grid`` sample of Omega_2), condition (11) and the
@@ -45,7 +53,12 @@ def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = 11) -
     )
 
 
-def continuation(model: Model, e_step: float = 0.05, e_max: float = 1.0, e_tol: float = 1e-4) -> Result:
+def continuation(
+    model: Model,
+    e_step: float = _D["zeno continue"]["e_step"],
+    e_max: float = _D["zeno continue"]["e_max"],
+    e_tol: float = _D["zeno continue"]["e_tol"],
+) -> Result:
     """The branch of Zeno periodic orbits from e = 0 as restitution grows (continuation in e,
     each Newton solve from the previous orbit):
     ``e_critical`` (the largest e with a Zeno periodic orbit), ``e_failed``, ``reason``,
