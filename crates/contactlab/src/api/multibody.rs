@@ -1,0 +1,250 @@
+//! A user's mechanism (`kind = "multibody"`).
+
+use super::*;
+
+/// A state `(q, q̇)` from `2n` numbers (`q` then `q̇`) or `n` numbers (`q̇ = 0`); the model's
+/// initial state when `None`.
+pub fn mechanism_state(m: &crate::mechanism::Mechanism, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let n = m.dof();
+    let (q, v) = match state {
+        None => (m.q0.clone(), m.v0.clone()),
+        Some(s) if s.len() == 2 * n => (s[..n].to_vec(), s[n..].to_vec()),
+        Some(s) if s.len() == n => (s.to_vec(), vec![0.0; n]),
+        Some(s) => {
+            return Err(arg(
+                "state",
+                format!(
+                    "needs {n} numbers (q) or {} (q then q'); the coordinates are {}; got {}",
+                    2 * n,
+                    m.coordinates.join(", "),
+                    s.len()
+                ),
+            ))
+        }
+    };
+    m.check_state("state", &q)?;
+    m.check_state("state", &v)?;
+    Ok((q, v))
+}
+
+/// A mechanism's dynamics at a state (`model inspect`): `M`, `h`, gaps, Jacobians, energies
+/// and the finite-difference check.
+pub fn model_inspect(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    t: f64,
+) -> Result<crate::mechanism::inspect::Inspection, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::inspect::inspect(m, t, &q, &v)
+}
+
+/// Every gait of a mechanism found from nothing (`gait`): periodic orbits of its strike-to-strike
+/// map modulo its symmetry, with multipliers, `μ_stick` and the impulse ratio.
+pub fn mechanism_gait(
+    m: &crate::mechanism::Mechanism,
+    settings: &crate::mechanism::gait::GaitSettings,
+) -> Result<crate::mechanism::gait::GaitSearch, Error> {
+    crate::mechanism::gait::find_gaits(m, settings)
+}
+
+/// The basin of attraction of a mechanism's gaits over a grid of one or two section
+/// coordinates (`basin`): each cell's outcome after up to `settings.steps` strikes, the fraction
+/// per outcome. `state` is the base post-strike state `q` then `q̇` (`None`: the most stable gait
+/// found). `progress(done, total)` from worker threads.
+pub fn basin(
+    m: &crate::mechanism::Mechanism,
+    axes: &[crate::mechanism::basin::BasinAxis],
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::basin::BasinSettings,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<crate::mechanism::basin::Basin, Error> {
+    let state = basin_state(m, state)?;
+    crate::mechanism::basin::basin(m, axes, state, settings, progress)
+}
+
+/// A state split into `(q, q̇)`.
+type Split<'a> = Option<(&'a [f64], &'a [f64])>;
+
+fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) -> Result<Split<'a>, Error> {
+    match state {
+        None => Ok(None),
+        Some(x) if x.len() == 2 * m.dof() => Ok(Some(x.split_at(m.dof()))),
+        Some(x) => Err(Error::argument("state", format!("needs {} numbers (q then q'), got {}", 2 * m.dof(), x.len()))),
+    }
+}
+
+/// The plan of a basin (its base state and stable gaits), computed once for the chunks of a
+/// basin spread over workers ([`basin_cells`]).
+pub fn basin_plan(
+    m: &crate::mechanism::Mechanism,
+    vary: &[String],
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::basin::BasinSettings,
+) -> Result<crate::mechanism::basin::BasinPlan, Error> {
+    let state = basin_state(m, state)?;
+    Ok(crate::mechanism::basin::plan(m, vary, state, settings)?.0)
+}
+
+/// The cells at `points` of a basin planned by [`basin_plan`] (one chunk), in parallel.
+pub fn basin_cells(
+    m: &crate::mechanism::Mechanism,
+    plan: &crate::mechanism::basin::BasinPlan,
+    points: &[Vec<f64>],
+) -> Result<Vec<crate::mechanism::basin::BasinCell>, Error> {
+    crate::mechanism::basin::check_plan(m, plan)?;
+    crate::mechanism::basin::basin_cells(m, plan, points, &|_, _| {})
+}
+
+/// What `continue` takes besides the model.
+#[derive(Debug, Clone)]
+pub struct ContinueRequest {
+    /// The parameter's key ([`crate::model::param`]).
+    pub param: String,
+    /// Its start (`None`: the model file's value).
+    pub from: Option<f64>,
+    /// Its end.
+    pub to: f64,
+    /// The post-strike state of the gait to follow (`2n` numbers), or `None` to find it.
+    pub state: Option<Vec<f64>>,
+    /// Follow P3's periodic orbit through this constraint's constrained phases instead of a
+    /// gait (a `multibody` model's joint limit or contact; implied for P3's pendulum).
+    pub orbit: Option<String>,
+    /// Step control, tolerances, doublings followed (`from`, `to` are set from the fields above).
+    pub settings: crate::continuation::Settings,
+    /// The gait's integration settings.
+    pub gait: crate::mechanism::gait::GaitSettings,
+}
+
+/// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file
+/// (`continue`): the branch with its period, multipliers, `μ_stick`, impulse ratio, least
+/// Painlevé `B` and events, the special points located on it (fold, period doubling,
+/// Neimark–Sacker, sticking lost, slipping strike, Painlevé onset, grazing, Zeno onset or end),
+/// and the doubled branches. `progress(p)` after each point.
+pub fn continuation(
+    doc: &crate::model::ModelDoc,
+    req: &ContinueRequest,
+    progress: &dyn Fn(f64),
+) -> Result<crate::continuation::Continuation, Error> {
+    let kind = doc.kind()?;
+    if !crate::model::registry::kinds_for("continue").contains(&kind) {
+        return Err(Error::model(
+            "kind",
+            format!(
+                "continuation takes {} models, not \"{kind}\"",
+                crate::model::registry::kinds_for("continue").join(", ")
+            ),
+        ));
+    }
+    let key = crate::model::param::ParamKey::parse(&req.param)?;
+    let from = match req.from {
+        Some(f) => f,
+        None => doc.param(&key)?,
+    };
+    // The first step at most the largest, and the smallest at most the first.
+    let s = &req.settings;
+    let step = s.step.min(s.max_step);
+    let settings =
+        crate::continuation::Settings { from, to: req.to, step, min_step: s.min_step.min(step), ..req.settings };
+    if kind == "double-pendulum-stop" {
+        // P3's pendulum: its Zeno (or simple) periodic orbit through the knee stop.
+        settings.validate()?;
+        let m = crate::zeno::model::from_model(&doc.with_param(&key, from)?)?;
+        let ZenoModel::DoublePendulum { q0, v0, .. } = m else {
+            return Err(Error::model("kind", "continuation needs a pendulum with periodic motion"));
+        };
+        let system = |p: f64| -> Result<DoublePendulumStop, String> {
+            let d = doc.with_param(&key, p).map_err(|e| e.to_string())?;
+            match crate::zeno::model::from_model(&d).map_err(|e| e.to_string())? {
+                ZenoModel::DoublePendulum { system, .. } => Ok(system),
+                ZenoModel::BouncingBall { .. } => Err("not a pendulum".into()),
+            }
+        };
+        return p3::orbit_continuation(system, q0.as_slice(), v0.as_slice(), &key, &settings, progress);
+    }
+    if let Some(c) = &req.orbit {
+        return crate::mechanism::continuation::continue_orbit(doc, &key, c, &settings, progress);
+    }
+    let state = match &req.state {
+        None => None,
+        Some(x) => {
+            let m = crate::mechanism::model::from_model(doc)?;
+            if x.len() != 2 * m.dof() {
+                return Err(Error::argument(
+                    "state",
+                    format!("needs {} numbers (q then q'), got {}", 2 * m.dof(), x.len()),
+                ));
+            }
+            Some(x.split_at(m.dof()))
+        }
+    };
+    crate::mechanism::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
+}
+
+/// The event-driven simulation of a mechanism from a state (`simulate`).
+pub fn simulate(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::simulate::SimulateSettings,
+) -> Result<crate::mechanism::simulate::Simulation, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::simulate::simulate(m, &q, &v, settings)
+}
+
+/// Painlevé's paradox at a contact of a mechanism (`painleve`): `A`, `B` and the case of P2's
+/// Table 2.1 at the state, `μ_min` and the region `B < 0` over a slice of configurations, the
+/// LCP of several slipping contacts.
+pub fn mechanism_painleve(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    settings: &crate::mechanism::painleve::PainleveSettings,
+) -> Result<crate::mechanism::painleve::Painleve, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::painleve::painleve(m, &q, &v, settings)
+}
+
+/// How a slip of a mechanism's contact from a state ends (`slip`): stick, reversal,
+/// separation, jam, corner, impact (times in seconds).
+pub fn mechanism_slip(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    contact: &str,
+) -> Result<SlipReport, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    let e = crate::mechanism::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
+    Ok(SlipReport {
+        outcome: e.outcome,
+        t_end: e.t_end,
+        fn_max: e.fn_max,
+        state: e.state,
+        a: e.a_end,
+        b: e.b_end,
+        approach: e.approach,
+    })
+}
+
+/// The smallest initial slip speed of a mechanism's contact (m/s) up to `max_speed` that jams
+/// from a state, its own slip speed replaced (`slip --jam-threshold`;
+/// [`crate::mechanism::painleve::jam_threshold`] says along which direction of the velocities).
+pub fn mechanism_jam_threshold(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    contact: &str,
+    along: Option<&str>,
+    max_speed: f64,
+) -> Result<JamThresholdReport, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    let s = WalkerSettings::default();
+    let jam_threshold = crate::mechanism::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
+    Ok(JamThresholdReport { jam_threshold })
+}
+
+/// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint
+/// limit or contact), reached from a state (`orbit`).
+pub fn mechanism_orbit(
+    m: &crate::mechanism::Mechanism,
+    state: Option<&[f64]>,
+    constraint: &str,
+) -> Result<crate::mechanism::zeno_orbit::ConstraintOrbit, Error> {
+    let (q, v) = mechanism_state(m, state)?;
+    crate::mechanism::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
+}
