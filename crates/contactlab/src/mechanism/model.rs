@@ -116,21 +116,10 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
             written_normals.push(Some(written));
         }
     }
-    if f.has("limit") {
-        for (i, l) in f.tables("limit")?.into_iter().enumerate() {
-            let lname = l.str_opt("name")?.map_or_else(|| format!("limit{i}"), str::to_string);
-            let coordinate = names.coordinate(&l, "coordinate")?;
-            let (lower, bound) = match (has_angle(&l, "lower"), has_angle(&l, "upper")) {
-                (true, false) => (true, l.angle("lower", Range::Any)?),
-                (false, true) => (false, l.angle("upper", Range::Any)?),
-                _ => return Err(l.error("lower", "give exactly one of `lower` and `upper` (one [[limit]] per bound)")),
-            };
-            let law = ContactLaw { mu: 0.0, restitution: read_e(&l)? };
-            l.finish()?;
-            contacts.push(Contact::new(Constraint::JointLimit { coordinate, lower, bound }, law));
-            contact_names.push(lname);
-            written_normals.push(None);
-        }
+    for (limit, name) in read_limits(&f, &names)? {
+        contacts.push(limit);
+        contact_names.push(name);
+        written_normals.push(None);
     }
     if contacts.len() > MAX_CONSTRAINTS {
         return Err(f.error(
@@ -355,6 +344,27 @@ fn read_arm(a: &Fields, names: &Names) -> Result<Arm, Error> {
     };
     a.finish_ref()?;
     Ok(Arm { coordinate, above, threshold })
+}
+
+/// The `[[limit]]` tables: each joint limit with its name.
+fn read_limits(f: &Fields, names: &Names) -> Result<Vec<(Contact, String)>, Error> {
+    let mut out = vec![];
+    if !f.has("limit") {
+        return Ok(out);
+    }
+    for (i, l) in f.tables("limit")?.into_iter().enumerate() {
+        let name = l.str_opt("name")?.map_or_else(|| format!("limit{i}"), str::to_string);
+        let coordinate = names.coordinate(&l, "coordinate")?;
+        let (lower, bound) = match (has_angle(&l, "lower"), has_angle(&l, "upper")) {
+            (true, false) => (true, l.angle("lower", Range::Any)?),
+            (false, true) => (false, l.angle("upper", Range::Any)?),
+            _ => return Err(l.error("lower", "give exactly one of `lower` and `upper` (one [[limit]] per bound)")),
+        };
+        let law = ContactLaw { mu: 0.0, restitution: read_e(&l)? };
+        l.finish()?;
+        out.push((Contact::new(Constraint::JointLimit { coordinate, lower, bound }, law), name));
+    }
+    Ok(out)
 }
 
 /// A named line: its name, a point, its unit normal and that normal as the file wrote it.

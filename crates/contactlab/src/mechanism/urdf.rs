@@ -172,6 +172,23 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
+/// A link's mass and its moment of inertia about the plane's normal `n` through its centre of
+/// mass (the inertial frame's rotation applied), checked: the message says what is wrong.
+fn mass_and_inertia(inertial: &urdf_rs::Inertial, n: &Vector3<f64>) -> Result<(f64, f64), String> {
+    let r = rpy(&inertial.origin);
+    let i = &inertial.inertia;
+    let tensor = Matrix3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz);
+    let inertia = n.dot(&(r * tensor * r.transpose() * n));
+    let mass = inertial.mass.value;
+    if !(mass >= 0.0 && mass.is_finite()) {
+        return Err(format!("mass must be finite and >= 0, got {mass}"));
+    }
+    if !(inertia >= -PLANAR_TOL * (i.ixx.abs() + i.iyy.abs() + i.izz.abs()) && inertia.is_finite()) {
+        return Err(format!("the moment of inertia about the plane's normal is {inertia}; it must be >= 0"));
+    }
+    Ok((mass, inertia.max(0.0)))
+}
+
 fn rpy(p: &urdf_rs::Pose) -> Matrix3<f64> {
     Rotation3::from_euler_angles(p.rpy[0], p.rpy[1], p.rpy[2]).into_inner()
 }
@@ -339,31 +356,9 @@ pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
         };
         let inertial = &link.inertial;
         let key = format!("link '{}'", link.name);
-        let r = rpy(&inertial.origin);
-        let i = &inertial.inertia;
-        let tensor = Matrix3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz);
-        let inertia = n.dot(&(r * tensor * r.transpose() * n));
-        let mass = inertial.mass.value;
-        if !(mass >= 0.0 && mass.is_finite()) {
-            return Err(err(&key, format!("mass must be finite and >= 0, got {mass}")));
-        }
-        if !(inertia >= -PLANAR_TOL * (i.ixx.abs() + i.iyy.abs() + i.izz.abs()) && inertia.is_finite()) {
-            return Err(err(
-                &key,
-                format!("the moment of inertia about the plane's normal is {inertia}; it must be >= 0"),
-            ));
-        }
+        let (mass, inertia) = mass_and_inertia(inertial, &n).map_err(|m| err(&key, m))?;
         let com = in_plane(&key, "offset", v3(&inertial.origin.xyz))?;
-        bodies.push(Body {
-            name: link.name.clone(),
-            parent,
-            joint,
-            origin,
-            origin_angle,
-            mass,
-            inertia: inertia.max(0.0),
-            com,
-        });
+        bodies.push(Body { name: link.name.clone(), parent, joint, origin, origin_angle, mass, inertia, com });
     }
     // Coordinates in the file order of the moving joints.
     let mut first = vec![0; bodies.len()];
