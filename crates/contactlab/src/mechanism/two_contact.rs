@@ -132,8 +132,7 @@ pub fn to_two_contact(m: &Mechanism) -> Result<TwoContact, Error> {
         torque: 0.0,
         enclosure: None,
     };
-    p.enclosure =
-        Some(Enclosed { params: Enclosed::params_of(&p), ..enclose(m, [touching[0].0, touching[1].0], flip) });
+    p.enclosure = Some(enclose(m, [touching[0].0, touching[1].0], flip, Enclosed::params_of(&p)));
     p.validate().map_err(|e| Error::input(src, "contact", format!("as P1's body on two contacts: {e}")))?;
     Ok(p)
 }
@@ -207,8 +206,8 @@ fn enclosed_frames(m: &Mechanism) -> Vec<IFrame> {
 
 /// P1's parameters of `m` enclosed from the file's numbers (module docs), for the closed
 /// contacts `closed` and the frame orientation chosen in floats (`flip`: `x` runs from the second
-/// contact point to the first). `params` is left for the caller to fill in with the floats.
-fn enclose(m: &Mechanism, closed: [usize; 2], flip: bool) -> Enclosed {
+/// contact point to the first); `params` are the floating-point parameters they enclose.
+fn enclose(m: &Mechanism, closed: [usize; 2], flip: bool, params: [f64; 12]) -> Enclosed {
     let bodies = m.tree.bodies();
     let f = enclosed_frames(m);
     let zero = Interval::exact(0.0);
@@ -267,6 +266,6 @@ fn enclose(m: &Mechanism, closed: [usize; 2], flip: bool) -> Enclosed {
         load: [fx, fy, zero],
         gaps,
         tree_converted: m.tree_from_urdf,
-        params: [f64::NAN; 12],
+        params,
     }
 }
