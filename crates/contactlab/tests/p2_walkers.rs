@@ -9,6 +9,9 @@ use contactlab::mechanics::ContactSystem;
 use contactlab::walking::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
 use nalgebra::{DVector, Vector3};
 
+#[path = "common/desingular.rs"]
+mod desingular;
+
 fn wheel(mu: f64) -> RimlessWheel {
     // P2 Section 3: κ = 0.02, α = 10°, n = 10 (m = l = g = 1: time in units of √(l/g)).
     RimlessWheel { spokes: 10, kappa: 0.02, slope: 10f64.to_radians(), mu, mass: 1.0, length: 1.0, gravity: 1.0 }
@@ -155,8 +158,12 @@ fn dynamic_jamming_and_its_threshold() {
     let (q, v) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.5, 0.0, 0.643));
     let e = slip(&w, &q, &v, &s);
     assert_eq!(e.outcome, SlipOutcome::Jam);
-    // It jams at p₁, where A and B vanish together (θ → θ₁ = −0.2644).
-    assert!((e.state[2] + 0.26437).abs() < 1e-4 && e.a_end.abs() < 1e-6 && e.fn_max > 1e3, "{e:?}");
+    // It jams at p₁, where A and B vanish together (θ → θ₁ = −0.2644), the force growing without
+    // bound: A ∝ B^s with s below 1, near the node's eigenvalue ratio λ = 0.7485 (module docs of
+    // walking::slip).
+    let a = e.approach.clone().unwrap();
+    let s_exp = a.exponent.unwrap().0;
+    assert!((e.state[2] + 0.26437).abs() < 1e-4 && e.a_end.abs() < 1e-6 && (s_exp - 0.7485).abs() < 0.05, "{a:?}");
     let thr =
         jam_threshold(&w, &q, &Vector3::new(0.0, 0.0, 0.643), &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
     assert!((thr - 0.405).abs() < 5e-4, "threshold {thr}");
@@ -209,10 +216,10 @@ fn jamming_needs_mu_above_mu_c() {
 
 #[test]
 fn a_slip_into_p1_below_mu_c_separates() {
-    // At 0.98 μ_c this slip reaches p₁ with A and B both at the integrator's resolution (it ends
-    // with A ≈ −3e-9, B ≈ 2e-11 and f_n ≈ 3): the former rule, "the last force sample above the
-    // one four before", called it a jam for this μ and a separation one ulp away. Read from the
-    // approach, A/B falls along the last decades of B (d ln A / d ln B > 1): A vanishes first.
+    // At 0.98 μ_c this slip heads for p₁ with A and B both tiny (the event-driven run alone ended
+    // with A ≈ −3e-9, B ≈ 2e-11, f_n ≈ 3, and a former rule called it a jam for this μ and a
+    // separation one ulp away). In time rescaled by B the force falls as both vanish: A vanishes
+    // first, below the resolution of B.
     use contactlab::walking::slip::{slip, Reading, SlipOutcome};
     let w = RimlessWheel { gravity: 1.02, ..wheel(0.32325148104842466) };
     let e = slip(
@@ -222,10 +229,10 @@ fn a_slip_into_p1_below_mu_c_separates() {
         &WalkerSettings::default(),
     );
     let a = e.approach.clone().unwrap();
-    assert_eq!((e.outcome, a.reading), (SlipOutcome::Separation, Reading::Exponent), "{a:?}");
-    assert!(a.a_rel.abs() < a.resolution && a.b_rel < a.resolution, "{a:?}");
-    let f = a.fn_window.unwrap();
-    assert!(a.exponent_late.unwrap() > 1.0 + a.margin.unwrap() && f[1] < f[0], "{a:?}");
+    assert_eq!((e.outcome, a.reading), (SlipOutcome::Separation, Reading::AVanishesFirst), "{a:?}");
+    // B at its floor, the force falling as it goes: d ln A / d ln B > 1.
+    let (s_exp, se) = a.exponent.unwrap();
+    assert!(a.b_rel > 0.0 && a.slip_speed > 0.0 && s_exp > 1.0 + 3.0 * se, "{a:?}");
 }
 
 #[test]
@@ -249,14 +256,12 @@ fn mass_units_do_not_change_a_verdict() {
 
 #[test]
 fn jamming_follows_mu_c_over_a_grid_of_wheels() {
-    // P2 §3.3 after Génot and Brogliato: near p₁ (A = B = 0) the slip is a node whose eigenvalue
-    // ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) is 1 exactly at μ_c = (2/√3) μ_min, and
-    // A ≈ L B + D B^λ along every approach, so the exponent s = d ln A / d ln B is ≥ λ, and at a
-    // jam (f_n = A/B → ∞) it lies in [λ, 1). Below μ_c (λ > 1) no start jams; above it a jam
-    // threshold in the slip speed exists and every start above it jams (the (θ, θ̇) path does
-    // not depend on ẋ while the foot slips; ẋ₀ only decides whether the slip lasts until p₁).
-    // No slip ends unresolved. A corner is accepted only as `balanced` (the start lies on the
-    // separatrix D = 0 to within the exponent's margin), never below μ_c, where s ≥ λ > 1.
+    // P2 §3.3 after Génot and Brogliato: near p₁ (A = B = 0) the slip in time rescaled by B is a
+    // node whose eigenvalue ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) is 1 exactly at
+    // μ_c = (2/√3) μ_min. Below μ_c (λ > 1) every approach has A vanish first and no start jams;
+    // above it a jam threshold in the slip speed exists and every start above it jams (the
+    // (θ, θ̇) path does not depend on ẋ while the foot slips; ẋ₀ only decides whether the slip
+    // lasts until p₁). No slip ends unresolved, none at an unresolved corner.
     use contactlab::walking::painleve::b_negative_intervals;
     use contactlab::walking::slip::{jam_threshold, slip, Reading, SlipOutcome};
     let s = WalkerSettings::default();
@@ -291,25 +296,12 @@ fn jamming_follows_mu_c_over_a_grid_of_wheels() {
                 let (q, v) = start(i, j, 5.0 / w.tau_c());
                 let e = slip(&w, &q, &v, &s);
                 let why = format!("{label}, start {i},{j}: {:?} {:?}", e.outcome, e.approach);
-                assert_ne!(e.outcome, SlipOutcome::Unresolved, "{why}");
-                if let Some(late) = e.approach.as_ref().and_then(|a| a.exponent_late) {
-                    assert!(late >= lambda - 0.02, "s below the node's λ = {lambda}: {why}");
-                }
-                match e.outcome {
-                    SlipOutcome::Jam => {
-                        assert!(ratio > 1.0, "a jam below μ_c: {why}");
-                        let a = e.approach.as_ref().unwrap();
-                        if a.reading == Reading::Exponent {
-                            let f = a.fn_window.unwrap();
-                            assert!(a.exponent_late.unwrap() < 1.0 && f[1] > f[0], "{why}");
-                        }
-                        jamming.get_or_insert((i, j));
-                    }
-                    SlipOutcome::Corner => {
-                        let a = e.approach.as_ref().unwrap();
-                        assert!(ratio > 1.0 && a.reading == Reading::Balanced, "{why}");
-                    }
-                    _ => {}
+                assert!(!matches!(e.outcome, SlipOutcome::Unresolved | SlipOutcome::Corner), "{why}");
+                if e.outcome == SlipOutcome::Jam {
+                    assert!(ratio > 1.0, "a jam below μ_c: {why}");
+                    let a = e.approach.as_ref().unwrap();
+                    assert!(a.reading == Reading::ReachedP1 && a.slip_speed > 0.0, "{why}");
+                    jamming.get_or_insert((i, j));
                 }
             }
             if ratio < 1.0 {
@@ -333,8 +325,9 @@ fn jamming_follows_mu_c_over_a_grid_of_wheels() {
 #[test]
 fn jam_verdicts_do_not_depend_on_units() {
     // Masses by 10^±8, and the wheel 1000 times larger under 9.8 times the gravity: the same
-    // outcome and the same evidence (the reading, and exponents, which are unit-free) from every
-    // start, at 0.97 μ_c (all separate) and 1.05 μ_c (jams).
+    // outcome and the same evidence (the reading, and the slip speed at the end relative to the
+    // speed scale, which is unit-free) from every start, at 0.97 μ_c (all separate) and 1.05 μ_c
+    // (jams).
     use contactlab::walking::slip::slip;
     let s = WalkerSettings::default();
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (0.02f64 + 0.0004).sqrt();
@@ -359,11 +352,11 @@ fn jam_verdicts_do_not_depend_on_units() {
                     assert_eq!(e.approach.is_some(), e0.approach.is_some());
                     let (Some(a), Some(a0)) = (e.approach, e0.approach.clone()) else { continue };
                     assert_eq!(a.reading, a0.reading);
-                    // The late exponents agree within their own margins (a steep one before a
-                    // separation depends on where the nodes fall).
-                    let (s1, s0) = (a.exponent_late.unwrap_or(0.0), a0.exponent_late.unwrap_or(0.0));
-                    let margin = a.margin.unwrap_or(0.0).max(a0.margin.unwrap_or(0.0));
-                    assert!((s1 - s0).abs() <= margin, "exponent {s1} vs {s0}: {w:?} from θ = {th}, θ̇ = {rate}");
+                    let (s1, s0) = (a.slip_speed_rel, a0.slip_speed_rel);
+                    assert!(
+                        (s1 - s0).abs() <= 1e-6 * s0.abs(),
+                        "slip speed {s1} vs {s0}: {w:?} from θ = {th}, θ̇ = {rate}"
+                    );
                 }
             }
         }
@@ -388,4 +381,63 @@ fn the_rimless_proof_does_not_wait_for_the_float_search() {
     let lo = loose.mu_stick.unwrap()[0] * (1.0 - 1e-6);
     let p = walker_gait(&WalkerModel::Rimless(wheel(lo)), None).unwrap().proof.unwrap();
     assert!(!p.proof.is_proved() && p.proof.proof_reason.as_deref().is_some_and(|r| r.contains("stick")), "{p:?}");
+}
+
+/// The jam threshold of a slipping rimless wheel computed independently of the library's slip
+/// code (issue #41, [`desingular`]): the wheel's own equations, derived by hand from its
+/// Lagrangian with the stance tip on the slope (`y = 0`) and `f_t = −μ f_n` (forward slip):
+/// `A = g cos α − l θ̇² cos θ`, `B = (κ + sin²θ + μ sin θ cos θ)/(mκ)`, `f_n = A/B`,
+/// `θ̈ = (m sin θ A + μ cos θ f_n)/(m l (κ + sin²θ))`, `ẍ = l θ̇² sin θ + g sin α − l cos θ θ̈ − μ f_n/m`.
+fn rimless_jam_threshold_by_hand(w: &RimlessWheel, th0: f64, om0: f64) -> f64 {
+    let (m, l, g, k, mu, al) = (w.mass, w.length, w.gravity, w.kappa, w.mu, w.slope);
+    let ab = |th: f64, om: f64| {
+        let (s, c) = th.sin_cos();
+        let a = g * al.cos() - l * om * om * c;
+        let b = (k + s * s + mu * s * c) / (m * k);
+        (a, b, g * al.cos() + l * om * om * c.abs(), (k + s * s + mu * (s * c).abs()) / (m * k))
+    };
+    let rates = |th: f64, om: f64, a: f64, b: f64| {
+        let (s, c) = th.sin_cos();
+        let om_s = (m * s * a * b + mu * c * a) / (m * l * (k + s * s));
+        (om_s, b * (l * om * om * s + g * al.sin()) - l * c * om_s - mu * a / m)
+    };
+    desingular::jam_threshold_by_hand(&ab, &rates, th0, om0)
+}
+
+#[test]
+fn the_jam_threshold_agrees_with_an_independent_desingularised_slip() {
+    // A wheel no other test contains (issue #41): n = 10, κ = 0.01, α = 8°, μ = 0.3 > μ_c,
+    // g = 1 + κ (speeds in l/τ_c), slipping from θ = −π/10 + 0.005, θ̇ = 0.570422.
+    use contactlab::walking::slip::{jam_threshold, slip, Reading, SlipOutcome};
+    let w = RimlessWheel {
+        spokes: 10,
+        kappa: 0.01,
+        slope: 8f64.to_radians(),
+        mu: 0.3,
+        mass: 1.0,
+        length: 1.0,
+        gravity: 1.01,
+    };
+    let (th0, om0) = (-std::f64::consts::PI / 10.0 + 0.005, 0.570422);
+    let by_hand = rimless_jam_threshold_by_hand(&w, th0, om0);
+    // scripts/jam_threshold_reference.py (SciPy's DOP853 at rtol 1e-12 and 1e-13, and Radau,
+    // in the wheel's deviation coordinates about p₁) gives 0.4798556.
+    assert!((by_hand - 0.4798556).abs() < 2e-7, "{by_hand}");
+    let q = Vector3::new(0.0, 0.0, th0);
+    let v = Vector3::new(0.0, 0.0, om0);
+    let ex = Vector3::new(1.0, 0.0, 0.0);
+    let s = WalkerSettings::default();
+    // The issue asks for 3e-5; located to 1e-7, the two routes agree to 1e-6.
+    let thr = jam_threshold(&w, &q, &v, &ex, 5.0, 1e-7, &s).unwrap();
+    eprintln!("jam threshold: library {thr}, by hand {by_hand}");
+    assert!((thr - by_hand).abs() < 1e-6 * by_hand, "library {thr} vs by hand {by_hand}");
+    // Either side of it: a reversal at a huge but finite force, and a jam at p₁.
+    let below = slip(&w, &q, &(v + ex * (by_hand * (1.0 - 1e-4))), &s);
+    let above = slip(&w, &q, &(v + ex * (by_hand * (1.0 + 1e-4))), &s);
+    assert_eq!(below.outcome, SlipOutcome::Reversal, "{:?}", below.approach);
+    assert_eq!(above.outcome, SlipOutcome::Jam, "{:?}", above.approach);
+    let a = above.approach.unwrap();
+    assert_eq!(a.reading, Reading::ReachedP1);
+    // At p₁: A closed to zero by the last stretch's impulse, B at its floor (100 rtol).
+    assert!(a.a_rel.abs() < 1e-12 && a.b_rel < 2e-8 && a.slip_speed > 0.0, "{a:?}");
 }

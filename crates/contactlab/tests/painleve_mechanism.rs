@@ -13,6 +13,9 @@ use contactlab::walking::slip::SlipOutcome;
 use contactlab::walking::{ab, slip_case, SlipCase, WalkerSettings};
 use nalgebra::{Vector3, Vector4};
 
+#[path = "common/desingular.rs"]
+mod desingular;
+
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
 }
@@ -421,5 +424,82 @@ fn units_do_not_change_the_gait_or_the_paradox() {
         let (a, b) = (p.mu_min.unwrap(), p0.mu_min.as_ref().unwrap().clone());
         assert!(close(a.mu_min, b.mu_min, 1e-9), "units ({l}, {m}, {t}): mu_min {} vs {}", a.mu_min, b.mu_min);
         assert_eq!(p.b_negative_grid.unwrap().cells, p0.b_negative_grid.as_ref().unwrap().cells);
+    }
+}
+
+#[test]
+fn the_rods_jam_threshold_agrees_with_an_independent_desingularised_slip() {
+    // Painlevé's rod (examples/multibody/painleve-rod.toml): mass m, length 2l, μ = 2 > 8/(3√3),
+    // inclined by φ = −rod.theta, its end sliding away from the centre of mass's side at speed u.
+    // By hand, with the end on the floor (y = l sin φ) and the friction −μ f_n against the slip:
+    // A = g − l φ̇² sin φ, B = (1 + 3 cos²φ − 3μ sin φ cos φ)/m, f_n = A/B,
+    // φ̈ = −3 f_n (cos φ − μ sin φ)/(m l), u̇ = −μ f_n/m − l sin φ φ̈ − l cos φ φ̇².
+    let m = read("painleve-rod.toml");
+    let (mass, l, g, mu) = (1.0, 1.0, 9.81, 2.0);
+    let ab = |ph: f64, om: f64| {
+        let (s, c) = ph.sin_cos();
+        let a = g - l * om * om * s;
+        let b = (1.0 + 3.0 * c * c - 3.0 * mu * s * c) / mass;
+        (a, b, g + l * om * om * s.abs(), (1.0 + 3.0 * c * c + 3.0 * mu * (s * c).abs()) / mass)
+    };
+    let rates = |ph: f64, om: f64, a: f64, b: f64| {
+        let (s, c) = ph.sin_cos();
+        let om_s = -3.0 * a * (c - mu * s) / (mass * l);
+        (om_s, -mu * a / mass - l * s * om_s - b * l * c * om * om)
+    };
+    let (ph0, om0) = (-m.q0[2], -m.v0[2]);
+    let by_hand = desingular::jam_threshold_by_hand(&ab, &rates, ph0, om0);
+    let s = WalkerSettings::default();
+    let thr = contactlab::mechanism::painleve::jam_threshold(&m, &m.q0, &m.v0, "end", Some("rod.x"), 20.0, &s)
+        .unwrap()
+        .expect("jams below 20 m/s");
+    eprintln!("rod jam threshold: library {thr}, by hand {by_hand}");
+    assert!(close(thr, by_hand, 1e-6), "library {thr} vs by hand {by_hand}");
+    // Either side of it; the jam is at p₁: φ = atan(3 − √5), A = 0 (φ̇² = g/(l sin φ)).
+    let with_speed = |u: f64| {
+        let mut v = m.v0.clone();
+        v[0] += u - 6.0;
+        slip(&m, &m.q0, &v, "end", &s).unwrap()
+    };
+    assert_ne!(with_speed(by_hand * (1.0 - 1e-4)).outcome, SlipOutcome::Jam);
+    let jam = with_speed(by_hand * (1.0 + 1e-4));
+    assert_eq!(jam.outcome, SlipOutcome::Jam, "{:?}", jam.approach);
+    let ph1 = (3.0 - 5f64.sqrt()).atan();
+    assert!((jam.state[2] + ph1).abs() < 1e-6, "{:?}", jam.state);
+    assert!((jam.state[5].powi(2) - g / (l * ph1.sin())).abs() < 1e-5, "{:?}", jam.state);
+}
+
+#[test]
+fn the_kneed_walkers_slip_jams_with_its_knees_held_until_they_give() {
+    // The kneed walker (examples/multibody/kneed-walker.toml), its stance foot at the origin and
+    // the leg straight (foot = hip + (sin θ, −cos θ)), leaning forward at θ = 0.7 and falling
+    // (θ' = −3) into the region B < 0 of its held knees (θ ∈ (0.031, 0.599) at μ = 0.8), the
+    // foot sliding forward. The knees start locked (held closed: their limits take part in A and
+    // B); as the force grows toward the pole both give, and the run goes on without them.
+    use contactlab::walking::slip::Reading;
+    let m = read("kneed-walker.toml");
+    let (th, om) = (0.7f64, -3.0f64);
+    let state = |u: f64| {
+        let q = vec![-th.sin(), th.cos(), th, 0.0, -0.5, 0.0];
+        let v = vec![u - om * th.cos(), -om * th.sin(), om, 0.0, 0.0, 0.0];
+        (q, v)
+    };
+    let s = WalkerSettings::default();
+    let (q, v) = state(3.0);
+    let jam = slip(&m, &q, &v, "stance foot", &s).unwrap();
+    let a = jam.approach.clone().unwrap();
+    assert_eq!((jam.outcome, a.reading), (SlipOutcome::Jam, Reading::ReachedP1), "{a:?}");
+    assert!(a.exponent.is_some_and(|e| e.0 < 1.0) && a.slip_speed > 0.0, "{a:?}");
+    // The stance knee gave during the approach (it flexes: negative), the foot is still down.
+    assert!(jam.state[3] < 0.0 && jam.state[9] < 0.0, "{:?}", jam.state);
+    // The threshold: just above it jams, just below it does not.
+    let thr = contactlab::mechanism::painleve::jam_threshold(&m, &q, &v, "stance foot", Some("stance.x"), 20.0, &s)
+        .unwrap()
+        .expect("jams below 20 m/s");
+    assert!(1.0 < thr && thr < 3.0, "{thr}");
+    for (k, jams) in [(1.0 + 1e-5, true), (1.0 - 1e-5, false)] {
+        let (q, v) = state(k * thr);
+        let e = slip(&m, &q, &v, "stance foot", &s).unwrap();
+        assert_eq!(e.outcome == SlipOutcome::Jam, jams, "{k} × {thr}: {:?} {:?}", e.outcome, e.approach);
     }
 }

@@ -55,10 +55,11 @@ def slip(
     """How a slip of the stance foot ends (P2 Sections 3.3 and 4.2): rimless wheel
     ``theta, theta_dot, x_dot`` (rates in units of 1/tau_c and l/tau_c as in P2); compass biped
     ``theta1, theta2, theta1_dot, theta2_dot, x_dot`` (SI). Returns ``outcome`` ("stick",
-    "reversal", "separation", "jam" (Definition 1: B -> 0 with A > 0 and f_n unbounded), "corner"
-    (the slip reaches A = B = 0 and which vanishes first is below the integrator's resolution),
-    "impact", ...), ``t_end``, ``fn_max``, the final ``state``, ``A``, ``B`` and ``approach`` (at an
-    end at B = 0 or f_n = 0: how it was read, with the exponent d ln A / d ln B); with
+    "reversal", "separation", "jam" (the slip reaches P2's corner A = B = 0 still slipping, f_n
+    unbounded), "corner" (it reaches the corner with its speed or the force's trend unresolved),
+    "impact", ...), ``t_end``, ``fn_max``, the final ``state``, ``A``, ``B`` and ``approach`` (where B
+    fell near zero: the evidence of the run in time rescaled by B, Genot and Brogliato's
+    regularisation, with its reading, the slip speed at the end and d ln A / d ln B); with
     ``jam_threshold=True`` instead the smallest initial slip speed up to ``max_speed`` that jams
     (dynamic jamming)."""
     s = _floats("state", state)

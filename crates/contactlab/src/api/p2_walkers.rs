@@ -368,10 +368,7 @@ pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> R
         let (q, v) = slip_start(w, state)?;
         let (e_x, tc) = (w.slip_direction(), w.time_unit());
         let rest = v - e_x * e_x.dot(&v);
-        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, JAM_THRESHOLD_TOL, &s).map(|x| x * tc)
+        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, crate::mechanism::painleve::JAM_SPEED_TOL, &s).map(|x| x * tc)
     });
     Ok(JamThresholdReport { jam_threshold })
 }
-
-/// Relative width of the bracket [`walker_jam_threshold`] bisects down to.
-pub const JAM_THRESHOLD_TOL: f64 = 1e-5;

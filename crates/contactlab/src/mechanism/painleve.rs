@@ -45,6 +45,7 @@ use crate::lcp::Lcp;
 use crate::mechanics::multibody_system::{Constraint, MultibodySystem};
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
+use crate::walking::desingular::{slip_parts, Held};
 use crate::walking::painleve::negative_intervals;
 use crate::walking::{slip_case, AbTerms, SlipCase};
 use crate::Error;
@@ -424,31 +425,11 @@ pub fn held_ab<S: ContactSystem<N>, const N: usize>(
     sigma: f64,
     held: &[usize],
 ) -> AbTerms {
-    if held.is_empty() {
-        return crate::walking::ab_terms(sys, q, v, sigma);
-    }
-    let nan = AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN };
-    let Some((p, k)) = held_inverse(sys, q, held) else { return nan };
-    let dv = |x: SVector<f64, N>| DVector::from_column_slice(x.as_slice());
-    let (wn, wt) = (dv(sys.normal_jacobian(0, q)), dv(sys.tangent_jacobian(0, q)));
-    // The acceleration with the held constraints closed and no force at contact 0:
-    // q̈ = M⁻¹(h + J_Hᵀλ) with J_H q̈ + J̇_H q̇ = 0, i.e. q̈ = P h − Kᵀ J̇_H q̇.
-    let jdot = DVector::from_iterator(held.len(), held.iter().map(|&j| sys.jacobian_dot_v(j, q, v).0));
-    let kt = k.transpose();
-    let accel = |h: &DVector<f64>, with_jdot: bool| {
-        let mut a = &p * h;
-        if with_jdot {
-            a -= &kt * &jdot;
-        }
-        a
-    };
-    let h0 = dv(sys.bias(0.0, q, &SVector::zeros()));
-    let h = dv(sys.bias(0.0, q, v));
-    let a0 = -wn.dot(&accel(&h0, false));
-    let av = -wn.dot(&(accel(&h, true) - accel(&h0, false))) - sys.jacobian_dot_v(0, q, v).0;
-    let pwn = &p * &wn;
-    let (d, c) = (pwn.dot(&wn), pwn.dot(&wt) * sys.law(0).mu);
-    AbTerms { a: a0 + av, b: d - sigma * c, a_scale: a0.abs() + av.abs(), b_scale: d + c.abs() }
+    let held: Vec<Held> = held.iter().map(|&j| Held::Normal(j, 0.0)).collect();
+    slip_parts(sys, 0.0, q, v, sigma, &held).map_or(
+        AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN },
+        |p| AbTerms { a: p.a, b: p.b, a_scale: p.a_scale, b_scale: p.b_scale },
+    )
 }
 
 /// `A` and `B` of the contacts `js` slipping in directions `sigmas` (module docs), and the
@@ -667,7 +648,7 @@ pub fn jam_threshold(
 }
 
 /// Relative width of the bracket [`jam_threshold`] bisects down to.
-pub const JAM_SPEED_TOL: f64 = 1e-5;
+pub const JAM_SPEED_TOL: f64 = 1e-7;
 
 /// How a slip of contact `contact` (its name) that starts at `(q, q̇)` ends
 /// ([`crate::walking::slip::slip`] on the mechanism with that contact first).

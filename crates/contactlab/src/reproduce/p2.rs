@@ -160,13 +160,13 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
             SRC3,
         )
         .with_note(format!(
-            "ends at θ = {} (θ₁ = {}), A = {}, f_n reached {}; approach exponent d ln A / d ln B = {} (the node's \
-             eigenvalue ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) = {})",
+            "ends at θ = {} (θ₁ = {}); in time rescaled by B (Génot–Brogliato) the slip converges to p₁ still \
+             slipping (ẋ = {}), the force unbounded: A ∝ B^s with s = {} over the last two decades of B (the \
+             node's eigenvalue ratio λ = 2κ / (tan θ₁ (sin 2θ₁ + μ cos 2θ₁)) = {})",
             fmt_num(jam.state[2]),
             fmt_num(lo),
-            fmt_num(jam.a_end),
-            fmt_num(jam.fn_max),
-            fmt_num(jam.approach.as_ref().and_then(|a| a.exponent_late).unwrap_or(f64::NAN)),
+            fmt_num(jam.approach.as_ref().map_or(f64::NAN, |a| a.slip_speed)),
+            fmt_num(jam.approach.as_ref().and_then(|a| a.exponent).map_or(f64::NAN, |e| e.0)),
             fmt_num(2.0 * w.kappa / (lo.tan() * ((2.0 * lo).sin() + w.mu * (2.0 * lo).cos())))
         )),
     );

@@ -26,6 +26,7 @@ use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tole
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
 
+pub mod desingular;
 pub mod model;
 pub mod painleve;
 pub mod plots;
@@ -89,18 +90,10 @@ pub fn ab_terms<S: ContactSystem<N>, const N: usize>(
     v: &SVector<f64, N>,
     sigma: f64,
 ) -> AbTerms {
-    let m = sys.mass_matrix(q);
-    let Some(chol) = m.cholesky() else {
-        return AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN };
-    };
-    let wn = sys.normal_jacobian(0, q);
-    let wt = sys.tangent_jacobian(0, q);
-    let minv_wn = chol.solve(&wn);
-    let h0 = sys.bias(0.0, q, &SVector::zeros());
-    let a0 = -minv_wn.dot(&h0);
-    let av = -minv_wn.dot(&(sys.bias(0.0, q, v) - h0)) - sys.jacobian_dot_v(0, q, v).0;
-    let (d, c) = (minv_wn.dot(&wn), minv_wn.dot(&wt) * sys.law(0).mu);
-    AbTerms { a: a0 + av, b: d - sigma * c, a_scale: a0.abs() + av.abs(), b_scale: d + c.abs() }
+    desingular::slip_parts(sys, 0.0, q, v, sigma, &[]).map_or(
+        AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN },
+        |p| AbTerms { a: p.a, b: p.b, a_scale: p.a_scale, b_scale: p.b_scale },
+    )
 }
 
 /// The case of Table 2.1 selected by the signs of `A` and `B`.
