@@ -81,10 +81,11 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          of the sticking forces (5) along the gait, the impulse ratio that of (13) at heel strike. A and B are \
          evaluated from (21) for any walker, and B < 0 regions, μ_min and ρ are found numerically (grid and \
          refinement). A slip episode is integrated until the slip stops, the foot separates, the swing foot lands, \
-         or B reaches 0 with A > 0. Where A and B vanish together (P2's corner p₁) the outcome is read from the \
-         approach, after Génot and Brogliato: the exponent s = d ln A / d ln B over the last decades of B above \
-         the integrator's resolution is below 1 at a jam (f_n = A/B unbounded, Definition 1) and above 1 before a \
-         separation; within 10⁻³ of 1 the end is reported as a corner. Note: the rimless wheel's B printed in (31)–(32) \
+         or B reaches 0 with A > 0. Near B = 0 the slip is integrated in time rescaled by B (Génot and Brogliato's \
+         regularisation dt = (B/B₀) ds), in which the pole of f_n = A/B is a regular point and P2's corner p₁ \
+         (A = B = 0) a set of equilibria: a jam is a slip that reaches p₁ still slipping (f_n unbounded, Definition \
+         1), one that stops slipping first sticks or reverses, and where A and B vanish at comparable rates the \
+         trend of the force decides (d ln A / d ln B above 1: A vanishes first, a separation). Note: the rimless wheel's B printed in (31)–(32) \
          is κ times the B of (21) (the Schur complement of the hub block is m l² κ); the factor is positive, so \
          Table 2.1, (33) and (34) stand, but f_n = A/B needs the B of (21), which is what is used here.",
     );
@@ -213,8 +214,8 @@ fn rimless_mu_c(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
         Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, SRC3)
             .with_note(
                 "P2's formula evaluated at κ = 0.02; computed: bisection on μ for any jam among 144 slipping starts \
-             (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is an approach to p₁ along which f_n = A/B \
-             grows (d ln A / d ln B < 1)",
+             (θ₀ up to 0.3 left of θ₁, θ̇₀ in (0, 1.2), ẋ₀ = 5); a jam is an arrival at p₁, in time rescaled by B, \
+             still slipping, with f_n = A/B growing (d ln A / d ln B < 1)",
             ),
     );
     Ok(())
