@@ -37,7 +37,7 @@ impl EqsetCommand {
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    #[arg(help = contactlab::model::registry::model_help("eqset analyze"))]
+    #[arg(help = contactlab::api::registry::model_help("eqset analyze"))]
     model: PathBuf,
     /// Grid points of the scan for the sets (their ends are then bisected to round-off).
     #[arg(long, default_value_t = contactlab::api::EQSET_ANALYZE_GRID as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::EQSET_GRID)))]
@@ -48,7 +48,7 @@ pub struct AnalyzeArgs {
 
 #[derive(Args, Debug)]
 pub struct PortraitArgs {
-    #[arg(help = contactlab::model::registry::model_help("eqset portrait"))]
+    #[arg(help = contactlab::api::registry::model_help("eqset portrait"))]
     model: PathBuf,
     /// Initial states per axis of the basin grid.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..=1000))]
@@ -68,7 +68,7 @@ pub struct PortraitArgs {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    #[arg(help = contactlab::model::registry::model_help("eqset simulate"))]
+    #[arg(help = contactlab::api::registry::model_help("eqset simulate"))]
     model: PathBuf,
     /// End time in s.
     #[arg(long, default_value_t = contactlab::api::EQSET_T_MAX)]

@@ -42,7 +42,7 @@ impl EquilibriumCommand {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    #[arg(help = contactlab::model::registry::model_help("equilibrium simulate"))]
+    #[arg(help = contactlab::api::registry::model_help("equilibrium simulate"))]
     model: PathBuf,
     /// Initial perturbation, comma-separated KEY=VALUE with keys z1, z2, x2 (m) and zd1, zd2,
     /// xd2 (m/s); unspecified values are 0. A point with z = zd = 0 starts in sustained contact.
@@ -60,7 +60,7 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct AtlasArgs {
-    #[arg(help = contactlab::model::registry::model_help("equilibrium atlas"))]
+    #[arg(help = contactlab::api::registry::model_help("equilibrium atlas"))]
     model: PathBuf,
     /// KEY=lo:hi:n, once or twice. Keys: model keys, or com_x / com_z (CoM position with the
     /// contacts fixed).
@@ -79,7 +79,7 @@ pub struct AtlasArgs {
 
 #[derive(Args, Debug)]
 pub struct MapsArgs {
-    #[arg(help = contactlab::model::registry::model_help("equilibrium maps"))]
+    #[arg(help = contactlab::api::registry::model_help("equilibrium maps"))]
     model: PathBuf,
     /// Number of samples of φ.
     #[arg(long, default_value_t = contactlab::twocontact::poincare::DEFAULT_SAMPLES as u32, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::MAP_SAMPLES)))]
@@ -90,7 +90,7 @@ pub struct MapsArgs {
 
 #[derive(Args, Debug)]
 pub struct ModesArgs {
-    #[arg(help = contactlab::model::registry::model_help("equilibrium modes"))]
+    #[arg(help = contactlab::api::registry::model_help("equilibrium modes"))]
     model: PathBuf,
     #[command(flatten)]
     common: Common,

@@ -36,7 +36,7 @@ impl FixtureCommand {
 
 #[derive(Args, Debug)]
 pub struct FixtureArgs {
-    #[arg(help = contactlab::model::registry::model_help("fixture classify"))]
+    #[arg(help = contactlab::api::registry::model_help("fixture classify"))]
     model: PathBuf,
     #[command(flatten)]
     common: Common,
@@ -44,7 +44,7 @@ pub struct FixtureArgs {
 
 #[derive(Args, Debug)]
 pub struct ConesArgs {
-    #[arg(help = contactlab::model::registry::model_help("fixture cones"))]
+    #[arg(help = contactlab::api::registry::model_help("fixture cones"))]
     model: PathBuf,
     /// Unit loads tested on the sphere.
     #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u32).range(contactlab::api::flag_range(contactlab::api::CONE_SAMPLES)))]
@@ -55,7 +55,7 @@ pub struct ConesArgs {
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    #[arg(help = contactlab::model::registry::model_help("fixture mu-sweep"))]
+    #[arg(help = contactlab::api::registry::model_help("fixture mu-sweep"))]
     model: PathBuf,
     /// Largest scale factor of the friction coefficients.
     #[arg(long, default_value_t = contactlab::api::MU_SWEEP_MAX_SCALE)]

@@ -14,7 +14,7 @@ use crate::{print_json, write_json, Common, Failure};
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    #[arg(help = contactlab::model::registry::model_help("simulate"))]
+    #[arg(help = contactlab::api::registry::model_help("simulate"))]
     model: PathBuf,
     /// Initial state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated, in
     /// the order of the model's coordinates (default: the model's [initial] table).
@@ -38,7 +38,7 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct GaitArgs {
-    #[arg(help = contactlab::model::registry::model_help("gait"))]
+    #[arg(help = contactlab::api::registry::model_help("gait"))]
     model: PathBuf,
     /// Relative integration tolerance.
     #[arg(long, default_value_t = GaitSettings::default().rtol)]
@@ -97,7 +97,7 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
 
 #[derive(Args, Debug)]
 pub struct BasinArgs {
-    #[arg(help = contactlab::model::registry::model_help("basin"))]
+    #[arg(help = contactlab::api::registry::model_help("basin"))]
     model: PathBuf,
     /// A section coordinate to vary, as NAME=LO:HI:N: a coordinate's name (stance.theta) or its
     /// rate (stance.theta_dot); once or twice. The others keep the base state's values.
@@ -186,7 +186,7 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
 
 #[derive(Args, Debug)]
 pub struct ContinueArgs {
-    #[arg(help = contactlab::model::registry::model_help("continue"))]
+    #[arg(help = contactlab::api::registry::model_help("continue"))]
     model: PathBuf,
     /// The parameter: a key of the model file, e.g. slope_deg, contact[*].mu, body[hip].mass,
     /// limit[knee stop].e (docs/models.md, "Parameter keys").
@@ -311,7 +311,7 @@ impl ModelCommand {
 
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    #[arg(help = contactlab::model::registry::model_help("model inspect"))]
+    #[arg(help = contactlab::api::registry::model_help("model inspect"))]
     model: PathBuf,
     /// The state: n numbers (q, with q' = 0) or 2n numbers (q then q'), comma-separated
     /// (default: the model's [initial] table).
@@ -428,7 +428,7 @@ fn inspect(a: InspectArgs) -> Result<(), Failure> {
 
 #[derive(Args, Debug)]
 pub struct PainleveArgs {
-    #[arg(help = contactlab::model::registry::model_help("painleve"))]
+    #[arg(help = contactlab::api::registry::model_help("painleve"))]
     model: PathBuf,
     /// The slipping contact (its name in the model).
     #[arg(long)]
@@ -547,7 +547,7 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
 
 #[derive(Args, Debug)]
 pub struct SlipArgs {
-    #[arg(help = contactlab::model::registry::model_help("slip"))]
+    #[arg(help = contactlab::api::registry::model_help("slip"))]
     model: PathBuf,
     /// The slipping contact (its name in the model).
     #[arg(long)]
@@ -625,7 +625,7 @@ pub fn slip(a: SlipArgs) -> Result<(), Failure> {
 
 #[derive(Args, Debug)]
 pub struct OrbitArgs {
-    #[arg(help = contactlab::model::registry::model_help("orbit"))]
+    #[arg(help = contactlab::api::registry::model_help("orbit"))]
     model: PathBuf,
     /// The joint limit or contact whose constrained phases the orbit passes (its name).
     #[arg(long)]

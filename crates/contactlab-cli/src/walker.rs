@@ -38,7 +38,7 @@ impl WalkerCommand {
 
 #[derive(Args, Debug)]
 pub struct GaitArgs {
-    #[arg(help = contactlab::model::registry::model_help("walker gait"))]
+    #[arg(help = contactlab::api::registry::model_help("walker gait"))]
     model: PathBuf,
     /// Initial guess of the post-impact section coordinates (rimless wheel: theta_dot;
     /// compass biped: theta1,theta1_dot,theta2_dot); default: the closed form (27), or P2's gait.
@@ -50,7 +50,7 @@ pub struct GaitArgs {
 
 #[derive(Args, Debug)]
 pub struct PainleveArgs {
-    #[arg(help = contactlab::model::registry::model_help("walker painleve"))]
+    #[arg(help = contactlab::api::registry::model_help("walker painleve"))]
     model: PathBuf,
     /// Friction coefficient (default: the model's).
     #[arg(long)]
@@ -64,7 +64,7 @@ pub struct PainleveArgs {
 
 #[derive(Args, Debug)]
 pub struct SlipArgs {
-    #[arg(help = contactlab::model::registry::model_help("walker slip"))]
+    #[arg(help = contactlab::api::registry::model_help("walker slip"))]
     model: PathBuf,
     /// The state: rimless wheel theta,theta_dot,x_dot (rates in units of 1/tau_c and l/tau_c as in
     /// P2); compass biped theta1,theta2,theta1_dot,theta2_dot,x_dot (SI). The stance foot is at

@@ -42,7 +42,7 @@ impl ZenoCommand {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    #[arg(help = contactlab::model::registry::model_help("zeno simulate"))]
+    #[arg(help = contactlab::api::registry::model_help("zeno simulate"))]
     model: PathBuf,
     /// End time (s).
     #[arg(long, default_value_t = contactlab::api::ZENO_T_MAX)]
@@ -59,7 +59,7 @@ pub struct SimulateArgs {
 
 #[derive(Args, Debug)]
 pub struct OrbitArgs {
-    #[arg(help = contactlab::model::registry::model_help("zeno orbit"))]
+    #[arg(help = contactlab::api::registry::model_help("zeno orbit"))]
     model: PathBuf,
     /// Override the model's coefficient of restitution.
     #[arg(long)]
@@ -70,7 +70,7 @@ pub struct OrbitArgs {
 
 #[derive(Args, Debug)]
 pub struct BoundArgs {
-    #[arg(help = contactlab::model::registry::model_help("zeno bound"))]
+    #[arg(help = contactlab::api::registry::model_help("zeno bound"))]
     model: PathBuf,
     /// ε₁: bound on |z − z*| (rad).
     #[arg(long)]
@@ -90,7 +90,7 @@ pub struct BoundArgs {
 
 #[derive(Args, Debug)]
 pub struct ContinueArgs {
-    #[arg(help = contactlab::model::registry::model_help("zeno continue"))]
+    #[arg(help = contactlab::api::registry::model_help("zeno continue"))]
     model: PathBuf,
     /// Initial step in e (halved after failures).
     #[arg(long, default_value_t = contactlab::api::ZENO_E_STEP)]

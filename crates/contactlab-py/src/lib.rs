@@ -363,8 +363,8 @@ fn p1_maps<'py>(
 }
 
 /// A model of any kind, read by the registry.
-fn any_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::model::registry::Model> {
-    contactlab::model::registry::read(&model_doc(name, text, is_json)?).map_err(to_py)
+fn any_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::api::registry::Model> {
+    contactlab::api::registry::read(&model_doc(name, text, is_json)?).map_err(to_py)
 }
 
 /// A parameter study's cells at `points` (one row per cell, one column per key of `keys`), in
@@ -407,7 +407,7 @@ fn model_kind(name: &str, text: &str, is_json: bool) -> PyResult<String> {
 /// The columns of a parameter-study cell for `kind` (None: the kind has no parameter studies).
 #[pyfunction]
 fn sweep_columns(kind: &str) -> Option<Vec<&'static str>> {
-    contactlab::model::registry::sweep_columns(kind).map(<[&str]>::to_vec)
+    contactlab::api::registry::sweep_columns(kind).map(<[&str]>::to_vec)
 }
 
 /// P4: weak, strong and frictionless stability of a `fixture` model, as the CLI's JSON.

@@ -8,7 +8,7 @@
 //!   serialise to the `--json` output): [`api`]. Every front end (the `contactlab` binary, the
 //!   Python package) only calls these functions.
 //! * **Reading a model file**: [`model`] (strict TOML/JSON: every key consumed or refused, one-line
-//!   errors naming file, key and range) and [`model::registry`], the one list of model kinds with
+//!   errors naming file, key and range) and [`api::registry`], the one list of model kinds with
 //!   their readers, documentation and the analyses that accept them. A new kind is one entry there.
 //! * **Describing a mechanism in code**: implement [`mechanics::ContactSystem`] (mass matrix, bias,
 //!   gaps, Jacobians; the sign conventions are written once there and every system is checked by
@@ -26,8 +26,8 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`api`] | the analyses as the front ends run them: options, typed results, files they write |
-//! | [`model`] | model files: strict reading, the registry of kinds |
+//! | [`api`] | the analyses as the front ends run them: options, typed results, files they write; the registry of model kinds |
+//! | [`model`] | model files: strict reading of a document's fields |
 //! | [`lcp`] | linear complementarity: Lemke, enumeration of all solutions, pivot transforms, matrix classes, independent verification |
 //! | [`lp`] | our small dense simplex for tiny LPs solved many times |
 //! | [`conic`] | LP / second-order-cone feasibility and optimisation over Clarabel, with certificates |
@@ -79,6 +79,7 @@ pub mod mechanism;
 pub mod model;
 pub mod numeric;
 pub mod output;
+pub mod painleve;
 pub mod paper_configs;
 pub mod plot;
 pub mod report;

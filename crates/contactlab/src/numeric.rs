@@ -162,6 +162,48 @@ pub(crate) fn solve_small<const M: usize>(
     gauss(rows.as_mut_slice(), x.as_mut_slice(), M).then_some(x)
 }
 
+/// [`negative_intervals`] bisects a sign change until the bracket is below `BRACKET_TOL` of
+/// `1 + |a|` (round-off).
+pub const BRACKET_TOL: f64 = 1e-15;
+
+/// The intervals of `t` in `[lo, hi]` where `b(t) < 0`, from a scan of `n ≥ 2` points with each
+/// sign change refined by bisection to [`BRACKET_TOL`].
+pub fn negative_intervals(b: &dyn Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> Vec<[f64; 2]> {
+    let n = n.max(2);
+    let edge = |mut a: f64, mut c: f64| {
+        let neg_a = b(a) < 0.0;
+        for _ in 0..200 {
+            let m = 0.5 * (a + c);
+            if (b(m) < 0.0) == neg_a {
+                a = m;
+            } else {
+                c = m;
+            }
+            if c - a <= BRACKET_TOL * (1.0 + a.abs()) {
+                break;
+            }
+        }
+        0.5 * (a + c)
+    };
+    let mut out = Vec::new();
+    let mut start: Option<f64> = if b(lo) < 0.0 { Some(lo) } else { None };
+    let mut prev = lo;
+    for k in 1..n {
+        let t = lo + (hi - lo) * k as f64 / (n - 1) as f64;
+        let (was, is) = (b(prev) < 0.0, b(t) < 0.0);
+        if !was && is {
+            start = Some(edge(prev, t));
+        } else if was && !is {
+            out.push([start.take().unwrap_or(lo), edge(prev, t)]);
+        }
+        prev = t;
+    }
+    if let Some(s) = start {
+        out.push([s, hi]);
+    }
+    out
+}
+
 #[cfg(test)]
 mod box_tests {
     use super::maximize_on_box;

@@ -149,7 +149,7 @@ fn the_rocking_block_at_rest_has_housners_decay_as_p1s_growth_factor() {
     // classic rocking solution.
     let mut m = read("rocking-block.toml");
     m.q0 = vec![0.0, 0.4, 0.0];
-    let p = contactlab::mechanism::two_contact::to_two_contact(&m).unwrap();
+    let p = contactlab::twocontact::from_multibody::to_two_contact(&m).unwrap();
     assert!((p.h - 0.4).abs() < 1e-15 && (p.l1 + 0.1).abs() < 1e-15 && (p.l2 - 0.1).abs() < 1e-15);
     let c = contactlab::api::p1_classify(&p, 2001).unwrap();
     assert_eq!(c.verdict.as_str(), "stable", "{c:?}");

@@ -124,7 +124,7 @@ fn p1s_configuration_files_get_p1s_verdicts() {
     // Read as P1's body on two contacts (the frame along the contact line, the load from
     // gravity on the slope), each file gives the built-in configuration's parameters and the
     // same verdict, theorem and max G as the planar-two-contact model.
-    use contactlab::mechanism::two_contact::to_two_contact;
+    use contactlab::twocontact::from_multibody::to_two_contact;
     for name in ["A", "B", "D"] {
         let built = contactlab::paper_configs::p1::config(name).unwrap();
         let p = to_two_contact(&read(&format!("p1-config-{name}.toml"))).unwrap();
@@ -187,7 +187,7 @@ fn a_tilted_line_is_proved_from_the_normal_as_written() {
     // gravity straight down: in P1's frame h = 0.25/√2, l = (0, 0.5/√2), φ = 0, α = 45°. The
     // contacts are exactly on the line (x + y = −0.25 in binary fractions), so the gaps are
     // exactly zero, and the proof holds for this body rather than for the floats of 1/√2.
-    use contactlab::mechanism::two_contact::to_two_contact;
+    use contactlab::twocontact::from_multibody::to_two_contact;
     let text = r#"
 kind = "multibody"
 gravity = 9.81
@@ -259,7 +259,7 @@ mu = 1.2
 fn a_body_read_from_a_urdf_is_proved_about_its_converted_tree() {
     // Issue #40: a URDF's tree is converted in floating point (rpy rotations, projected
     // inertias); a proof about a P1 body read from one says it starts from that tree.
-    use contactlab::mechanism::two_contact::to_two_contact;
+    use contactlab::twocontact::from_multibody::to_two_contact;
     let dir = std::env::temp_dir().join(format!("contactlab-urdf-p1-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(

@@ -13,6 +13,7 @@
 //! for a user's mechanism, and `defaults` (every front end's defaults); all re-exported here.
 
 mod defaults;
+pub mod registry;
 pub use defaults::*;
 
 use std::ops::RangeInclusive;
@@ -20,13 +21,14 @@ use std::ops::RangeInclusive;
 use nalgebra::{DVector, SVector};
 use serde::Serialize;
 
+use crate::api::registry::Model;
 use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
-use crate::model::registry::Model;
 use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
-use crate::twocontact::poincare::{self, FixedPoint, MapPoint};
+pub use crate::twocontact::poincare::P1Maps;
+use crate::twocontact::poincare::{self, MapPoint};
 use crate::twocontact::sim::{EventKind, SimSettings, Simulator, State, Trajectory};
 use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
@@ -164,10 +166,10 @@ impl From<crate::lcp::LcpSolution> for LcpReport {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parameter studies over any kind that has them (`model::registry::KindDef::sweep`)
+// Parameter studies over any kind that has them (`api::registry::KindDef::sweep`)
 
 /// The cells of a parameter study, by kind; each cell holds its `values` and the kind's columns
-/// ([`crate::model::registry::sweep_columns`]).
+/// ([`crate::api::registry::sweep_columns`]).
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum SweepCells {
@@ -179,7 +181,7 @@ pub enum SweepCells {
 
 fn no_studies(m: &Model) -> Error {
     let kinds: Vec<&str> =
-        crate::model::registry::REGISTRY.iter().filter(|k| k.sweep.is_some()).map(|k| k.kind).collect();
+        crate::api::registry::REGISTRY.iter().filter(|k| k.sweep.is_some()).map(|k| k.kind).collect();
     Error::model("kind", format!("parameter studies are for {} models, not {m:?}", kinds.join(", ")))
 }
 

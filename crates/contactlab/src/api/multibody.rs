@@ -126,12 +126,12 @@ pub fn continuation(
     progress: &dyn Fn(f64),
 ) -> Result<crate::continuation::Continuation, Error> {
     let kind = doc.kind()?;
-    if !crate::model::registry::kinds_for("continue").contains(&kind) {
+    if !crate::api::registry::kinds_for("continue").contains(&kind) {
         return Err(Error::model(
             "kind",
             format!(
                 "continuation takes {} models, not \"{kind}\"",
-                crate::model::registry::kinds_for("continue").join(", ")
+                crate::api::registry::kinds_for("continue").join(", ")
             ),
         ));
     }

@@ -107,53 +107,11 @@ pub fn p1_modes(p: &TwoContact) -> Result<P1Modes, Error> {
     Ok(P1Modes { analysis, k: z.k(), modes })
 }
 
-/// The reduced Poincaré map `R(φ)` and growth map `G(φ)` on `samples` angles, with their fixed
-/// points and behaviour at `±π/2` (`equilibrium maps`).
-#[derive(Debug, Clone, Serialize)]
-pub struct P1Maps {
-    /// Number of sampled angles.
-    pub samples: usize,
-    /// Samples where `R` and `G` are defined (the motion returns to the section).
-    pub defined: usize,
-    /// Fixed points of `R`, refined by bisection.
-    pub fixed_points: Vec<FixedPoint>,
-    /// Sign changes of `R(φ) − φ` whose bisection met an undefined `R`.
-    pub unresolved_fixed_points: usize,
-    /// The maps' behaviour at `φ → ±π/2` (P1 Lemma 2).
-    pub endpoints: [crate::twocontact::classify::Endpoint; 2],
-    /// The samples.
-    pub maps: Vec<MapPoint>,
-}
-
-impl P1Maps {
-    /// Writes `maps.csv` (`phi,R,G`, empty where undefined) and the plots `R.png`, `G.png` into
-    /// `dir`, titled after `title`.
-    pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), Error> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-        let mut csv = String::from("phi,R,G\n");
-        for q in &self.maps {
-            let f = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
-            csv.push_str(&format!("{},{},{}\n", q.phi, f(q.r), f(q.g)));
-        }
-        crate::output::write_file(dir, "maps.csv", &csv)?;
-        crate::twocontact::plots::maps_plots(self, title, dir)
-    }
-}
-
 /// P1's maps `R`, `G` on `samples` angles (in [`MAP_SAMPLES`]) with their fixed points.
 pub fn p1_maps(p: &TwoContact, samples: usize) -> Result<P1Maps, Error> {
     within("samples", samples, MAP_SAMPLES)?;
     let sim = Simulator::new(Zod::new(p)?)?;
-    let maps = poincare::sample(&sim, samples)?;
-    let found = poincare::fixed_points(&sim, &maps)?;
-    Ok(P1Maps {
-        samples: maps.len(),
-        defined: maps.iter().filter(|q| q.r.is_some()).count(),
-        fixed_points: found.points,
-        unresolved_fixed_points: found.unresolved,
-        endpoints: crate::twocontact::classify::endpoints(&maps),
-        maps,
-    })
+    poincare::maps(&sim, samples)
 }
 
 /// The perturbation `KEY=VALUE,...` (keys `z1`, `z2`, `x2` in m, `zd1`, `zd2`, `xd2` in m/s;

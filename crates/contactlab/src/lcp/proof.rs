@@ -8,7 +8,7 @@
 //! * **No solution (infeasible)**: a Farkas certificate `y ≥ 0`, `Mᵀy ≤ 0`, `qᵀy = −1`
 //!   (for any `z ≥ 0`, `yᵀ(Mz + q) < 0`, so `Mz + q ≥ 0` fails) is found by the dense simplex
 //!   on the original data and proved to exist near it the same way, or, when that vertex is
-//!   degenerate, near a certificate inside the set ([`crate::verified::prove_point_centred`]).
+//!   degenerate, near a certificate inside the set ([`crate::lp::centring::prove_point_centred`]).
 //! * **No solution (enumeration)**, for `n ≤` [`PIECE_PROOF_MAX`]: every one of the `2ⁿ`
 //!   complementary pieces is empty, each by its own Farkas certificate proved as above
 //!   ([`prove_no_piece`]; the piece `z = 0` by the sign of `q` itself).
@@ -17,8 +17,9 @@ use nalgebra::{DMatrix, DVector};
 
 use super::{Lcp, LcpSolution, LcpStatus};
 use crate::interval::Interval;
+use crate::lp::centring::prove_point_centred;
 use crate::lp::{DenseLp, LpSettings, LpStatus};
-use crate::verified::{prove_point, prove_point_centred, Polyhedron, Proof, Sign};
+use crate::verified::{prove_point, Polyhedron, Proof, Sign};
 
 /// The proof status of an LCP solver's verdict (module docs).
 pub fn prove(lcp: &Lcp, sol: &LcpSolution) -> Proof {

@@ -22,6 +22,7 @@
 //! which proves that no `x ≥ 0` satisfies the constraints (multiply the constraints by `y` and
 //! compare signs); [`DenseLp::check_farkas`] verifies one.
 
+pub mod centring;
 mod simplex;
 
 use nalgebra::{DMatrix, DVector};
@@ -233,7 +234,7 @@ impl DenseLp {
     /// normalised to `b_eqᵀy_eq − b_ubᵀu = 1`, a point of `{u ≥ 0, A_ubᵀu − A_eqᵀy_eq ≥ 0}` (then
     /// any `x ≥ 0` would give `0 ≥ (A_eqᵀy_eq − A_ubᵀu)ᵀx ≥ b_eqᵀy_eq − b_ubᵀu = 1`), or, when
     /// that vertex is degenerate, a certificate inside that set
-    /// ([`crate::verified::prove_point_centred`]).
+    /// ([`centring::prove_point_centred`]).
     pub fn prove(&self, sol: &LpSolution) -> crate::verified::Proof {
         self.prove_enclosed(sol, None)
     }
@@ -242,7 +243,8 @@ impl DenseLp {
     /// approximating them): the proof is about the exact data the enclosure was computed from
     /// ([`LpBuilder::enclosure`]). `None`: the floats are the data.
     pub fn prove_enclosed(&self, sol: &LpSolution, enclosure: Option<&LpEnclosure>) -> crate::verified::Proof {
-        use crate::verified::{prove_point, prove_point_centred, MatrixEnclosure, Polyhedron, Proof, Sign};
+        use crate::verified::{prove_point, MatrixEnclosure, Polyhedron, Proof, Sign};
+        use centring::prove_point_centred;
         let (me, mu, n) = (self.a_eq.nrows(), self.a_ub.nrows(), self.n());
         if enclosure.is_some_and(|e| e.a_eq.shape() != self.a_eq.shape() || e.a_ub.shape() != self.a_ub.shape()) {
             return Proof::none("the LP's enclosure does not match its matrices");

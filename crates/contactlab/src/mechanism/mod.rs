@@ -16,7 +16,6 @@ pub mod inspect;
 pub mod model;
 pub mod painleve;
 pub mod simulate;
-pub mod two_contact;
 pub mod urdf;
 pub mod walkers;
 pub mod zeno_orbit;
@@ -65,7 +64,7 @@ pub struct Mechanism {
     /// Each body's drawing outline (polygon vertices in the body frame), if the file gives one.
     pub shapes: Vec<Option<Vec<nalgebra::Vector2<f64>>>>,
     /// Each contact's line normal as the file wrote it, before normalising (what proofs start
-    /// from: [`two_contact`]), in the order of `contacts`; `None` for joint limits.
+    /// from: [`crate::twocontact::from_multibody`]), in the order of `contacts`; `None` for joint limits.
     pub written_normals: Vec<Option<nalgebra::Vector2<f64>>>,
     /// Whether the tree was converted from a URDF file in floating point (joint angles from
     /// `rpy` rotations, inertias projected on the plane's normal, planar joints' axes): proofs

@@ -1,7 +1,7 @@
 //! Painlevé's paradox at any contact of any mechanism (P2, Section 2, for the user's system).
 //!
 //! For a slipping contact with slip direction `σ = sign ẋ`, P2's `A(q, q̇)` and `B(q, μ)`
-//! (eqs. 20–21, [`crate::walking::ab`]) give the normal acceleration `a_n = −A + B f_n`, and the
+//! (eqs. 20–21, [`crate::painleve::ab`]) give the normal acceleration `a_n = −A + B f_n`, and the
 //! signs of `A` and `B` select one of the four cases of Table 2.1 ([`SlipCase`]). `B` is affine
 //! in `μ`, `B = d(q) − σμ c(q)` with `d = w_nᵀM⁻¹w_n > 0` and `c = w_nᵀM⁻¹w_t`, so `B < 0`
 //! somewhere in a set of configurations exactly when `μ > μ_min = min d/(σc)` over the set
@@ -33,7 +33,7 @@
 //!
 //! **Slip outcomes** ([`slip`]): how a slip episode of the contact ends from a state (stick,
 //! reversal, separation, dynamic jam, P2's corner, an impact elsewhere), by the same reading
-//! of the event-driven run as the walkers' ([`crate::walking::slip`]).
+//! of the event-driven run as the walkers' ([`crate::painleve::slip`]).
 
 use nalgebra::{DMatrix, DVector, SVector};
 use serde::Serialize;
@@ -45,9 +45,10 @@ use crate::lcp::Lcp;
 use crate::mechanics::multibody_system::{Constraint, MultibodySystem};
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
-use crate::walking::desingular::{slip_parts, Held};
-use crate::walking::painleve::negative_intervals;
-use crate::walking::{slip_case, AbTerms, SlipCase};
+use crate::numeric::negative_intervals;
+use crate::painleve::desingular::{slip_parts, Held};
+use crate::painleve::slip::SlipEnd;
+use crate::painleve::{slip_case, AbTerms, SlipCase, SlipSettings};
 use crate::Error;
 
 /// One axis of a slice of configurations: a coordinate and its range.
@@ -588,10 +589,11 @@ pub fn jam_threshold(
     contact: &str,
     along: Option<&str>,
     max_speed: f64,
-    settings: &crate::walking::WalkerSettings,
+    settings: impl Into<SlipSettings>,
 ) -> Result<Option<f64>, Error> {
     m.check_state("state", q)?;
     m.check_state("state", v)?;
+    let settings: SlipSettings = settings.into();
     settings.validate()?;
     if !(max_speed > 0.0 && max_speed.is_finite()) {
         return Err(Error::argument("max_speed", "must be a positive finite speed (m/s)"));
@@ -603,7 +605,7 @@ pub fn jam_threshold(
         v: &'a [f64],
         along: Option<(usize, &'a str)>,
         max_speed: f64,
-        settings: &'a crate::walking::WalkerSettings,
+        settings: &'a SlipSettings,
     }
     impl Visit for Jam<'_> {
         type Output = Result<Option<f64>, Error>;
@@ -640,37 +642,38 @@ pub fn jam_threshold(
                 }
             };
             let rest = v - e * wt.dot(&v);
-            Ok(crate::walking::slip::jam_threshold(&sys, &q, &rest, &e, self.max_speed, JAM_SPEED_TOL, self.settings))
+            Ok(crate::painleve::slip::jam_threshold(&sys, &q, &rest, &e, self.max_speed, JAM_SPEED_TOL, self.settings))
         }
     }
     let along = k.map(|k| (k, along.unwrap_or_default()));
-    m.with_contact_first(i).visit(Jam { q, v, along, max_speed, settings })?
+    m.with_contact_first(i).visit(Jam { q, v, along, max_speed, settings: &settings })?
 }
 
 /// Relative width of the bracket [`jam_threshold`] bisects down to.
 pub const JAM_SPEED_TOL: f64 = 1e-7;
 
 /// How a slip of contact `contact` (its name) that starts at `(q, q̇)` ends
-/// ([`crate::walking::slip::slip`] on the mechanism with that contact first).
+/// ([`crate::painleve::slip::slip`] on the mechanism with that contact first).
 pub fn slip(
     m: &Mechanism,
     q: &[f64],
     v: &[f64],
     contact: &str,
-    settings: &crate::walking::WalkerSettings,
-) -> Result<crate::walking::slip::SlipEnd, Error> {
+    settings: impl Into<SlipSettings>,
+) -> Result<SlipEnd, Error> {
     m.check_state("state", q)?;
     m.check_state("state", v)?;
+    let settings: SlipSettings = settings.into();
     settings.validate()?;
-    struct Slip<'a>(&'a [f64], &'a [f64], &'a crate::walking::WalkerSettings);
+    struct Slip<'a>(&'a [f64], &'a [f64], &'a SlipSettings);
     impl Visit for Slip<'_> {
-        type Output = crate::walking::slip::SlipEnd;
+        type Output = SlipEnd;
         fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
             let q = SVector::<f64, N>::from_column_slice(self.0);
             let v = SVector::<f64, N>::from_column_slice(self.1);
-            crate::walking::slip::slip(&sys, &q, &v, self.2)
+            crate::painleve::slip::slip(&sys, &q, &v, self.2)
         }
     }
     let i = m.contact_index("contact", contact)?;
-    m.with_contact_first(i).visit(Slip(q, v, settings))
+    m.with_contact_first(i).visit(Slip(q, v, &settings))
 }

@@ -18,19 +18,6 @@ use nalgebra::{DMatrix, DVector};
 use crate::Error;
 
 pub mod param;
-pub mod registry;
-
-/// The model kinds contactlab understands (the value of the `kind` key), in the order of
-/// [`registry::REGISTRY`].
-pub const KINDS: [&str; registry::REGISTRY.len()] = {
-    let mut out = [""; registry::REGISTRY.len()];
-    let mut i = 0;
-    while i < out.len() {
-        out[i] = registry::REGISTRY[i].kind;
-        i += 1;
-    }
-    out
-};
 
 /// Largest model file read (bytes): a larger file is refused before it is read.
 pub const MAX_MODEL_BYTES: u64 = 64 << 20;
@@ -134,12 +121,22 @@ impl ModelDoc {
         Ok(Self { file: file.to_string(), table })
     }
 
-    /// The `kind` key, checked against [`KINDS`].
+    /// The `kind` key (each reader checks that it is its own; the registry of kinds,
+    /// [`crate::api::registry`], checks it against every kind with [`ModelDoc::kind_in`]).
     pub fn kind(&self) -> Result<&str, Error> {
         match self.table.get("kind") {
-            None => Err(Error::input(&self.file, "kind", format!("missing; one of {}", KINDS.join(", ")))),
-            Some(toml::Value::String(k)) if KINDS.contains(&k.as_str()) => Ok(k),
-            Some(v) => Err(Error::input(&self.file, "kind", format!("got {v}; allowed: {}", KINDS.join(", ")))),
+            None => Err(Error::input(&self.file, "kind", "missing")),
+            Some(toml::Value::String(k)) => Ok(k),
+            Some(v) => Err(Error::input(&self.file, "kind", format!("got {v}; expected a string"))),
+        }
+    }
+
+    /// The `kind` key, checked against `allowed`.
+    pub fn kind_in(&self, allowed: &[&str]) -> Result<&str, Error> {
+        match self.table.get("kind") {
+            None => Err(Error::input(&self.file, "kind", format!("missing; one of {}", allowed.join(", ")))),
+            Some(toml::Value::String(k)) if allowed.contains(&k.as_str()) => Ok(k),
+            Some(v) => Err(Error::input(&self.file, "kind", format!("got {v}; allowed: {}", allowed.join(", ")))),
         }
     }
 
@@ -438,7 +435,10 @@ mod tests {
 
     #[test]
     fn kind_is_checked_and_syntax_errors_have_lines() {
-        assert!(doc("kind = \"walker\"").kind().unwrap_err().to_string().contains("allowed: lcp"));
+        let d = doc("kind = \"walker\"");
+        assert!(d.kind_in(&["lcp", "fixture"]).unwrap_err().to_string().contains("allowed: lcp, fixture"));
+        assert_eq!(d.kind().unwrap(), "walker");
+        assert!(doc("kind = 3").kind().unwrap_err().to_string().contains("expected a string"));
         let e = ModelDoc::parse("m.toml", "a = 1\nb = [1,\n", false).unwrap_err().to_string();
         assert!(e.starts_with("m.toml: line"), "{e}");
         assert!(!e.contains('\n'));

@@ -63,27 +63,7 @@ pub struct Row {
     pub note: String,
 }
 
-/// Formats a number compactly for tables.
-pub fn fmt_num(x: f64) -> String {
-    if !x.is_finite() {
-        return format!("{x}");
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let a = x.abs();
-    if (1e-3..1e6).contains(&a) {
-        let s = format!("{x:.6}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        if s == "-0" {
-            "0".to_string()
-        } else {
-            s.to_string()
-        }
-    } else {
-        format!("{x:.3e}")
-    }
-}
+pub use crate::output::fmt_num;
 
 /// `"yes"` or `"no"`, the printed form of boolean report values.
 pub fn yes_no(b: bool) -> &'static str {

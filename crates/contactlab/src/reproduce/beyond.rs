@@ -117,7 +117,7 @@ fn rocking_block(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     // P1 on the block at rest on both corners.
     let mut at_rest = m.clone();
     at_rest.q0 = vec![0.0, 0.4, 0.0];
-    let p = crate::mechanism::two_contact::to_two_contact(&at_rest)?;
+    let p = crate::twocontact::from_multibody::to_two_contact(&at_rest)?;
     let c = crate::twocontact::classify::classify(&p, 2001)?;
     let g = c.fixed_points.iter().find(|f| f.attracting).map_or(f64::NAN, |f| f.g);
     sec.rows.push(Row::exact(

@@ -30,7 +30,7 @@ use super::poincare::{fixed_points, sample, FixedPoint, MapPoint, ReturnStatus};
 use super::sim::Simulator;
 use super::zod::Zod;
 use super::TwoContact;
-use crate::report::fmt_num;
+use crate::output::fmt_num;
 use crate::Error;
 
 /// `G = 1` at a fixed point (neither theorem applies) when `|G − 1|` is within this.

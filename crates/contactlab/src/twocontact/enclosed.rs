@@ -4,7 +4,7 @@
 //! file's floats (angles as [`Interval::angle`], which also holds the degree value a `_deg` key
 //! was converted from). A multibody model gives them only through geometry (frames, centres of
 //! mass, inertias, the contact lines' normals, gravity on the slope): there
-//! [`crate::mechanism::two_contact`] computes the same quantities again in interval arithmetic
+//! [`crate::twocontact::from_multibody`] computes the same quantities again in interval arithmetic
 //! from the file's numbers, so a proof about the enclosures holds for the body the file
 //! describes, not for its floating-point parameters.
 
@@ -33,7 +33,7 @@ pub struct Enclosed {
     pub load: [I; 3],
     /// The two contacts' gaps (m) in the model the parameters were read from, each taken as
     /// closed (P1's body rests on both): exactly zero unless the reader closed a gap within its
-    /// tolerance ([`crate::mechanism::two_contact::CLOSED_TOL`]).
+    /// tolerance ([`crate::twocontact::from_multibody::CLOSED_TOL`]).
     pub gaps: [I; 2],
     /// Whether the model's tree was converted from a URDF in floating point
     /// ([`crate::mechanism::Mechanism::tree_from_urdf`]): the enclosures then start from the

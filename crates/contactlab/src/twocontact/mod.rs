@@ -22,6 +22,7 @@
 pub mod atlas;
 pub mod classify;
 pub mod enclosed;
+pub mod from_multibody;
 pub mod impact;
 pub mod model;
 pub mod modes;
@@ -70,7 +71,7 @@ pub struct TwoContact {
     /// External torque `τ_ex` (N·m).
     pub torque: f64,
     /// Where P1's parameters were read from a multibody model
-    /// ([`crate::mechanism::two_contact`]): their enclosures computed from the model file's
+    /// ([`crate::twocontact::from_multibody`]): their enclosures computed from the model file's
     /// numbers, with the two contacts' gaps (each within the reader's tolerance of zero; P1 takes
     /// both closed, and a proof says so when a gap is not exactly zero). The proofs start from
     /// these rather than from the floats above. `None` for a `planar-two-contact` file (the

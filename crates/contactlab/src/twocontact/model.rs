@@ -8,11 +8,11 @@ use crate::Error;
 
 /// Reads a two-contact body from a parsed model document: `kind = "planar-two-contact"`, or a
 /// `kind = "multibody"` model that is one rigid body on two point contacts
-/// ([`crate::mechanism::two_contact`]).
+/// ([`crate::twocontact::from_multibody`]).
 pub fn from_model(doc: &ModelDoc) -> Result<TwoContact, Error> {
     let kind = doc.kind()?;
     if kind == "multibody" {
-        return crate::mechanism::two_contact::to_two_contact(&crate::mechanism::model::from_model(doc)?);
+        return crate::twocontact::from_multibody::to_two_contact(&crate::mechanism::model::from_model(doc)?);
     }
     if kind != "planar-two-contact" {
         return Err(Error::input(&doc.file, "kind", format!("expected \"planar-two-contact\", got \"{kind}\"")));

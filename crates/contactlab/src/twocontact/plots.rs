@@ -74,7 +74,7 @@ pub fn displacement_plot(
 
 /// P1's maps as two plots, `R.png` (with the identity) and `G.png` (with `G = 1`), the fixed
 /// points marked, into `dir`; `title` prefixes each plot's title.
-pub fn maps_plots(m: &crate::api::P1Maps, title: &str, dir: &std::path::Path) -> Result<(), crate::Error> {
+pub fn maps_plots(m: &super::poincare::P1Maps, title: &str, dir: &std::path::Path) -> Result<(), crate::Error> {
     use std::f64::consts::FRAC_PI_2;
     let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
     let (pts, fps) = (&m.maps, &m.fixed_points);

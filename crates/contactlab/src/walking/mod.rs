@@ -22,89 +22,20 @@ use serde::Serialize;
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::section::{FixedPoint, NewtonStop, ReturnMap, SectionChart};
-use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances};
+use crate::hybrid::{EventDriver, EventKind, Observer, Step};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
 
-pub mod desingular;
 pub mod model;
 pub mod painleve;
 pub mod plots;
 pub mod proof;
-pub mod slip;
+
+// The Painlevé quantities and slip episodes of any system, on which P2's analyses stand.
+pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};
 
 /// The state `[q | q̇]`.
 pub type State<const N: usize> = SMatrix<f64, N, 2>;
-
-/// The cases of P2's Table 2.1 for a slipping stance foot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SlipCase {
-    /// Case 1 (`A > 0, B > 0`): consistent slip, `f_n = A/B`.
-    ConsistentSlip,
-    /// Case 2 (`A < 0, B > 0`): consistent separation.
-    Separation,
-    /// Case 3 (`A < 0, B < 0`): slip or separation (indeterminate).
-    Indeterminate,
-    /// Case 4 (`A > 0, B < 0`): no finite-force solution (inconsistent).
-    Inconsistent,
-}
-
-/// `A(q, q̇)` and `B(q, μ)` of P2 eqs. (20)–(21) at the stance contact (contact 0), for slip
-/// direction `sigma = ±1`.
-pub fn ab<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    sigma: f64,
-) -> (f64, f64) {
-    let m = sys.mass_matrix(q);
-    let Some(chol) = m.cholesky() else { return (f64::NAN, f64::NAN) };
-    let wn = sys.normal_jacobian(0, q);
-    let wt = sys.tangent_jacobian(0, q);
-    let minv_wn = chol.solve(&wn);
-    let a = -minv_wn.dot(&sys.bias(0.0, q, v)) - sys.jacobian_dot_v(0, q, v).0;
-    let b = minv_wn.dot(&(wn - wt * (sigma * sys.law(0).mu)));
-    (a, b)
-}
-
-/// `A` and `B` of [`ab`] with the magnitudes of the terms each one sums.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct AbTerms {
-    /// `A` (eq. 21).
-    pub a: f64,
-    /// `B` (eq. 21).
-    pub b: f64,
-    /// `|w_nᵀM⁻¹h(q, 0)| + |w_nᵀM⁻¹(h(q, q̇) − h(q, 0)) + ẇ_nᵀq̇|`: the magnitude of `A`'s
-    /// position-only (gravity) and velocity (centripetal) parts, which cancel at `A = 0`; the
-    /// integrator's relative error in the state is an error in `A` relative to it.
-    pub a_scale: f64,
-    /// `w_nᵀM⁻¹w_n + μ|w_nᵀM⁻¹w_t|`: the scale of `B`'s terms.
-    pub b_scale: f64,
-}
-
-/// [`ab`] with the scales of the terms (for deciding whether `A` or `B` is resolved from zero).
-pub fn ab_terms<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    sigma: f64,
-) -> AbTerms {
-    desingular::slip_parts(sys, 0.0, q, v, sigma, &[]).map_or(
-        AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN },
-        |p| AbTerms { a: p.a, b: p.b, a_scale: p.a_scale, b_scale: p.b_scale },
-    )
-}
-
-/// The case of Table 2.1 selected by the signs of `A` and `B`.
-pub fn slip_case(a: f64, b: f64) -> SlipCase {
-    match (a > 0.0, b > 0.0) {
-        (true, true) => SlipCase::ConsistentSlip,
-        (false, true) => SlipCase::Separation,
-        (false, false) => SlipCase::Indeterminate,
-        (true, false) => SlipCase::Inconsistent,
-    }
-}
 
 /// Coordinates on the post-impact section of a walker: the state right after heel strike and
 /// relabelling, with the new stance foot at the origin and at rest.
@@ -293,12 +224,13 @@ impl WalkerSettings {
 
 impl WalkerSettings {
     fn driver(&self, t_max: f64) -> EventDriver {
-        EventDriver::new(DriverSettings {
-            tol: Tolerances { rtol: self.rtol, atol: self.rtol },
-            t_max,
-            max_events: 50,
-            ..Default::default()
-        })
+        crate::painleve::SlipSettings::from(self).driver(t_max)
+    }
+}
+
+impl From<&WalkerSettings> for crate::painleve::SlipSettings {
+    fn from(s: &WalkerSettings) -> Self {
+        Self { rtol: s.rtol, max_step_time: s.max_step_time }
     }
 }
 

@@ -14,10 +14,6 @@ use crate::mechanics::walkers::CompassBiped;
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
 
-/// The bisection of a sign change of `B` stops when the bracket is below `BRACKET_TOL` of
-/// `1 + |a|` (round-off).
-pub const BRACKET_TOL: f64 = 1e-15;
-
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact (contact 0), for any
 /// system.
 pub fn d_and_c<S: ContactSystem<N>, const N: usize>(w: &S, q: &SVector<f64, N>) -> (f64, f64) {
@@ -116,45 +112,7 @@ pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
     hi: f64,
     n: usize,
 ) -> Vec<[f64; 2]> {
-    negative_intervals(&|t| b_at(w, &[t], mu, sigma), lo, hi, n)
-}
-
-/// The intervals of `t` in `[lo, hi]` where `b(t) < 0`, from a scan of `n ≥ 2` points with each
-/// sign change refined by bisection to [`BRACKET_TOL`].
-pub fn negative_intervals(b: &dyn Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> Vec<[f64; 2]> {
-    let n = n.max(2);
-    let edge = |mut a: f64, mut c: f64| {
-        let neg_a = b(a) < 0.0;
-        for _ in 0..200 {
-            let m = 0.5 * (a + c);
-            if (b(m) < 0.0) == neg_a {
-                a = m;
-            } else {
-                c = m;
-            }
-            if c - a <= BRACKET_TOL * (1.0 + a.abs()) {
-                break;
-            }
-        }
-        0.5 * (a + c)
-    };
-    let mut out = Vec::new();
-    let mut start: Option<f64> = if b(lo) < 0.0 { Some(lo) } else { None };
-    let mut prev = lo;
-    for k in 1..n {
-        let t = lo + (hi - lo) * k as f64 / (n - 1) as f64;
-        let (was, is) = (b(prev) < 0.0, b(t) < 0.0);
-        if !was && is {
-            start = Some(edge(prev, t));
-        } else if was && !is {
-            out.push([start.take().unwrap_or(lo), edge(prev, t)]);
-        }
-        prev = t;
-    }
-    if let Some(s) = start {
-        out.push([s, hi]);
-    }
-    out
+    crate::numeric::negative_intervals(&|t| b_at(w, &[t], mu, sigma), lo, hi, n)
 }
 
 /// The sign of `B` on a grid of two angles (the compass biped's `(θ₁, θ₂)`): `true` where

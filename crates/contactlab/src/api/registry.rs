@@ -2,12 +2,12 @@
 //! documentation, the paper it comes from, the command-line analyses that accept it and, for
 //! parameter studies, the columns a cell gets.
 //!
-//! Everything that depends on the kinds reads this list: [`super::KINDS`] (the allowed values of
+//! Everything that depends on the kinds reads this list: [`KINDS`] (the allowed values of
 //! `kind`), the command line's "model file with kind = …" help ([`model_help`]), the Python
 //! package's dispatch ([`read`], [`sweep_columns`]). Adding a kind is one entry here and its
 //! reader.
 
-use super::ModelDoc;
+use crate::model::ModelDoc;
 use crate::Error;
 
 /// A model read from a document, by kind.
@@ -153,6 +153,18 @@ pub const REGISTRY: &[KindDef] = &[
     },
 ];
 
+/// The model kinds contactlab understands (the value of the `kind` key), in the order of
+/// [`REGISTRY`].
+pub const KINDS: [&str; REGISTRY.len()] = {
+    let mut out = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = REGISTRY[i].kind;
+        i += 1;
+    }
+    out
+};
+
 /// The kind named `kind`.
 pub fn find(kind: &str) -> Option<&'static KindDef> {
     REGISTRY.iter().find(|k| k.kind == kind)
@@ -160,7 +172,7 @@ pub fn find(kind: &str) -> Option<&'static KindDef> {
 
 /// Reads a document by its `kind`.
 pub fn read(doc: &ModelDoc) -> Result<Model, Error> {
-    let kind = doc.kind()?;
+    let kind = doc.kind_in(&KINDS)?;
     let def = find(kind).ok_or_else(|| Error::input(&doc.file, "kind", format!("no reader for {kind:?}")))?;
     (def.read)(doc)
 }
@@ -195,7 +207,7 @@ mod tests {
     fn every_kind_is_listed_once_and_reads_its_example() {
         for (i, k) in REGISTRY.iter().enumerate() {
             assert!(REGISTRY[..i].iter().all(|o| o.kind != k.kind), "{} twice", k.kind);
-            assert_eq!(super::super::KINDS[i], k.kind);
+            assert_eq!(KINDS[i], k.kind);
             assert!(!k.analyses.is_empty(), "{}", k.kind);
         }
         // Each kind's reader is the one for that kind: a minimal document of another kind fails.

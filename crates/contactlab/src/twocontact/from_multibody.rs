@@ -21,12 +21,12 @@
 
 use nalgebra::Vector2;
 
-use super::Mechanism;
+use super::enclosed::Enclosed;
+use super::TwoContact;
 use crate::interval::{vector as iv, Interval};
 use crate::mechanics::multibody::Joint;
 use crate::mechanics::multibody_system::Constraint;
-use crate::twocontact::enclosed::Enclosed;
-use crate::twocontact::TwoContact;
+use crate::mechanism::Mechanism;
 use crate::Error;
 
 /// A contact is closed when its gap is within this fraction of the body's size. P1 then takes it

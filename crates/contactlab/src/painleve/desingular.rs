@@ -54,7 +54,7 @@ use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 use serde::Serialize;
 
 use super::slip::{SlipOutcome, TracePoint};
-use super::WalkerSettings;
+use super::SlipSettings;
 use crate::hybrid::lagrangian::{split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::ode::{Dopri5, Step};
 use crate::hybrid::{Hybrid, Tolerances};
@@ -413,7 +413,7 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
     x0: &SMatrix<f64, N, 2>,
     mode: &Modes,
     sigma: f64,
-    settings: &WalkerSettings,
+    settings: &SlipSettings,
     mut trace: Option<&mut Vec<TracePoint>>,
 ) -> End<N> {
     let sys = lag.system();

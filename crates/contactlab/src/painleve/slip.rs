@@ -1,6 +1,7 @@
-//! How a slip episode of the stance foot ends (P2, Sections 3.3 and 4.2): it sticks, reverses,
-//! separates, is cut short by the next heel strike, or jams (Definition 1: `B → 0` with `A > 0`,
-//! the normal force unbounded); and the smallest initial slip speed that jams.
+//! How a slip episode of contact 0 (a walker's stance foot) ends (P2, Sections 3.3 and 4.2): it
+//! sticks, reverses, separates, is cut short by the next heel strike, or jams (Definition 1:
+//! `B → 0` with `A > 0`, the normal force unbounded); and the smallest initial slip speed that
+//! jams.
 //!
 //! The event-driven core runs the slip while `B` is resolved from zero. Where `B` falls below
 //! [`desingular::SWITCH`] of its terms the desingularised run takes over ([`desingular`], after
@@ -15,7 +16,7 @@ use nalgebra::SVector;
 use serde::Serialize;
 
 use super::desingular::{self, held_in, slip_parts, SWITCH};
-use super::{State, WalkerSettings};
+use super::{SlipSettings, State};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::{EventKind, FailureKind, Observer, Step, Termination};
@@ -163,9 +164,9 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
     sys: &S,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
-    settings: &WalkerSettings,
+    settings: impl Into<SlipSettings>,
 ) -> SlipEnd {
-    run_slip(sys, q, v, settings, true)
+    run_slip(sys, q, v, &settings.into(), true)
 }
 
 /// [`slip`] without the sampled states ([`SlipEnd::trace`] empty): for the searches that need
@@ -174,16 +175,16 @@ pub fn slip_outcome<S: ContactSystem<N>, const N: usize>(
     sys: &S,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
-    settings: &WalkerSettings,
+    settings: impl Into<SlipSettings>,
 ) -> SlipEnd {
-    run_slip(sys, q, v, settings, false)
+    run_slip(sys, q, v, &settings.into(), false)
 }
 
 fn run_slip<S: ContactSystem<N>, const N: usize>(
     sys: &S,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
-    settings: &WalkerSettings,
+    settings: &SlipSettings,
     keep_trace: bool,
 ) -> SlipEnd {
     let lag = Lagrangian::new(sys);
@@ -264,8 +265,9 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
     e_x: &SVector<f64, N>,
     v_max: f64,
     tol: f64,
-    settings: &WalkerSettings,
+    settings: impl Into<SlipSettings>,
 ) -> Option<f64> {
+    let settings: SlipSettings = settings.into();
     let jams = |s: f64| slip_outcome(sys, q, &(v + e_x * s), settings).outcome == SlipOutcome::Jam;
     if !jams(v_max) {
         return None;
@@ -294,8 +296,9 @@ pub fn jams_on_grid<S: ContactSystem<N>, const N: usize>(
     width: f64,
     rate_max: f64,
     n: usize,
-    settings: &WalkerSettings,
+    settings: impl Into<SlipSettings>,
 ) -> usize {
+    let settings: SlipSettings = settings.into();
     let mut count = 0;
     for i in 0..n {
         for j in 0..n {
