@@ -208,7 +208,7 @@ pub enum FailureKind {
     /// is certain. It is dynamic jamming (Definition 1) when the normal force `A/B` grows as `B`
     /// vanishes; when `A` vanishes with `B` the force may instead fall to zero (P2's case
     /// `μ < μ_c`). A caller that has the trajectory tells them apart from the approach
-    /// ([`crate::walking::slip::slip`]).
+    /// ([`crate::painleve::slip::slip`]).
     Jam,
 }
 

@@ -656,7 +656,7 @@ mod tests {
     use crate::hybrid::lagrangian::Lagrangian;
     use crate::mechanics::check::check_system;
     use crate::mechanics::double_pendulum::DoublePendulumStop;
-    use crate::zeno::{self, ZenoSettings};
+    use crate::zeno_orbit::{self as zeno, ZenoSettings};
     use nalgebra::{DVector, Vector2 as V2};
 
     #[test]

@@ -201,7 +201,7 @@ pub fn continue_gait(
 /// Continues P3's periodic orbit through the constrained phases of the constraint named
 /// `constraint` (a joint limit or contact of the mechanism in `doc`) in the parameter `key`:
 /// the orbit at `settings.from` is reached from the model's initial state (the return map
-/// iterated until it settles), then followed ([`crate::zeno::OrbitFamily`]).
+/// iterated until it settles), then followed ([`crate::zeno_orbit::OrbitFamily`]).
 pub fn continue_orbit(
     doc: &ModelDoc,
     key: &ParamKey,
@@ -230,7 +230,7 @@ pub fn continue_orbit(
                 let m = super::model::from_model(&d).map_err(|e| e.to_string())?;
                 m.with_contact_first(i).system::<N>().map_err(|e| e.to_string())
             };
-            crate::zeno::orbit_continuation(system, &self.m.q0, &self.m.v0, key, self.settings, self.progress)
+            crate::zeno_orbit::orbit_continuation(system, &self.m.q0, &self.m.v0, key, self.settings, self.progress)
         }
     }
     let first = m.with_contact_first(i);

@@ -1,5 +1,5 @@
 //! URDF import: the links, inertials, joints and collision spheres of a URDF file as a planar
-//! [`Multibody`] tree (`urdf = "path"` in a `kind = "multibody"` file; docs/models.md).
+//! [`crate::mechanics::multibody::Multibody`] tree (`urdf = "path"` in a `kind = "multibody"` file; docs/models.md).
 //!
 //! # The plane
 //! The mechanism moves in one plane of the URDF's world frame, named by the scene's `plane`

@@ -2,7 +2,7 @@
 //! return map on the constraint surface of one constraint (from one entry into its constrained
 //! phase to the next), simple (`e = 0`: a plastic closing) or Zeno (`e > 0`: infinitely many
 //! impacts accumulating at a Zeno point), with the multipliers and P3's contraction rate `γ`
-//! ([`crate::zeno::orbit`] on the mechanism with that constraint first).
+//! ([`crate::zeno_orbit::orbit`] on the mechanism with that constraint first).
 
 use nalgebra::SVector;
 use serde::Serialize;
@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{Mechanism, Visit};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::multibody_system::MultibodySystem;
-use crate::zeno::{self, Orbit, ZenoSettings, SETTLE_CYCLES, SETTLE_TOL};
+use crate::zeno_orbit::{self as zeno, Orbit, ZenoSettings, SETTLE_CYCLES, SETTLE_TOL};
 use crate::Error;
 
 /// The orbit through the constrained phases of one constraint.

@@ -1,7 +1,7 @@
 //! P1's parameters as interval enclosures: what the proofs ([`super::proof`]) start from.
 //!
 //! A `planar-two-contact` file gives P1's parameters themselves, so their enclosures are the
-//! file's floats (angles as [`Interval::angle`], which also holds the degree value a `_deg` key
+//! file's floats (angles as [`crate::interval::Interval::angle`], which also holds the degree value a `_deg` key
 //! was converted from). A multibody model gives them only through geometry (frames, centres of
 //! mass, inertias, the contact lines' normals, gravity on the slope): there
 //! [`crate::twocontact::from_multibody`] computes the same quantities again in interval arithmetic

@@ -61,7 +61,7 @@ pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi:
 /// whose stance foot sticks the motion does not depend on `μ`, so this is the friction above
 /// which Painlevé's paradox is possible on the gait (P2's `μ_min` restricted to its orbit).
 /// Sampled on the dense output (8 points an integration step), the best step refined between
-/// its samples ([`Peak`]); `None` if the stance contact never closes or `c` stays 0.
+/// its samples ([`crate::hybrid::ode::Peak`]); `None` if the stance contact never closes or `c` stays 0.
 pub fn mu_min_along_step<W: WalkerChart<N>, const N: usize>(
     w: &W,
     y: &nalgebra::DVector<f64>,

@@ -27,7 +27,7 @@
 //! positive the slip is consistent (`λ_n = A/B`); when it reaches zero with `A ≥ 0` the run ends
 //! with a [`FailureKind::Jam`](super::FailureKind::Jam) and the values of `A`, `B` and `λ_n` as evidence: dynamic jamming
 //! (P2, Definition 1) when the force grows without bound, a separation when `A` vanishes first,
-//! which the caller decides from the approach ([`crate::walking::slip`]). (With several closed
+//! which the caller decides from the approach ([`crate::painleve::slip`]). (With several closed
 //! contacts `Bᵢ` is the contact's own diagonal term, exact when it is the only closed one.)
 //!
 //! [`Hybrid::step_limit`](super::Hybrid::step_limit) ends a step at the next extremum of a free gap predicted from its

@@ -3,7 +3,7 @@
 //! Under the zero-order dynamics every quantity of a return is a closed form: constant
 //! accelerations per contact mode, landing times as roots of quadratics, slip stops as roots of
 //! linear functions, impacts as linear maps per impulse-level mode. This module evaluates a
-//! whole return in [`Interval`] arithmetic for every `φ` of an interval `Φ` at once, and proves
+//! whole return in [`crate::interval::Interval`] arithmetic for every `φ` of an interval `Φ` at once, and proves
 //! each discrete decision on the way (which mode is consistent, which impact outcome P1's order
 //! of preference selects, which event comes first) for all of `Φ`. Where a decision cannot be
 //! proved, the enclosure fails with the reason; [`prove_over_circle`] then bisects `Φ`.

@@ -119,7 +119,7 @@ pub enum ReturnEnclosure {
         /// `G(φ)`.
         #[serde(rename = "G", serialize_with = "ser_interval")]
         g: I,
-        /// Slipping double impacts met (bits as [`super::poincare::MapPoint::double_slip`]).
+        /// Slipping double impacts met (bits as [`crate::twocontact::poincare::MapPoint::double_slip`]).
         double_slip: u8,
         /// The return ends while point 1 is at rest, so point 2 lands as the body turns about
         /// point 1 and `R = R₁ = atan(e₁/e₂)` exactly, the same constant for every `φ` of the

@@ -13,7 +13,7 @@ pub struct FixedPointProof {
     pub g: [f64; 2],
 }
 
-/// The proof behind a verdict of [`super::classify::classify`].
+/// The proof behind a verdict of [`crate::twocontact::classify::classify`].
 #[derive(Debug, Clone, Serialize)]
 pub struct VerdictProof {
     /// `"interval"` or `"none"` with the reason.
