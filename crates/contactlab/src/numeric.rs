@@ -88,21 +88,104 @@ pub fn maximize_on_box(
     best
 }
 
-/// Bisection of a bracket `[good, bad]` of a predicate (true at `good`, false at `bad`) down to
-/// round-off; returns the final bracket.
-pub(crate) fn bisect(mut good: f64, mut bad: f64, test: impl Fn(f64) -> bool) -> (f64, f64) {
-    for _ in 0..200 {
-        let m = 0.5 * (good + bad);
-        if m == good || m == bad {
+/// Where a point of a bracket lies for [`bisect`]'s predicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// On the side of the bracket's `lo` end (the predicate holds there as at `lo`).
+    Lo,
+    /// On the side of its `hi` end.
+    Hi,
+    /// Undecidable there (the predicate cannot be evaluated): the bisection stops.
+    Stop,
+}
+
+/// When [`bisect`] stops: the bracket no wider than `abs + rel · max(|lo|, |hi|)`, or its
+/// midpoint rounding to an end (round-off), whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tol {
+    /// Absolute width.
+    pub abs: f64,
+    /// Width relative to the larger end's magnitude.
+    pub rel: f64,
+}
+
+impl Tol {
+    /// Down to round-off.
+    pub const ROUNDOFF: Tol = Tol { abs: 0.0, rel: 0.0 };
+
+    /// A relative width.
+    pub const fn rel(rel: f64) -> Tol {
+        Tol { abs: 0.0, rel }
+    }
+
+    /// An absolute width.
+    pub const fn abs(abs: f64) -> Tol {
+        Tol { abs, rel: 0.0 }
+    }
+}
+
+/// The bracket a bisection ends with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bracket {
+    /// The end on the `lo` side.
+    pub lo: f64,
+    /// The end on the `hi` side.
+    pub hi: f64,
+    /// Whether the predicate stopped it ([`Side::Stop`]).
+    pub stopped: bool,
+}
+
+impl Bracket {
+    /// The midpoint.
+    pub fn mid(&self) -> f64 {
+        0.5 * (self.lo + self.hi)
+    }
+}
+
+/// Most halvings of a bisection: enough to bring any two finite doubles to adjacent ones.
+pub const MAX_BISECTIONS: usize = 2200;
+
+/// Bisects `[lo, hi]` (either order) on a three-way predicate, to `tol` ([`Tol`]), at most
+/// [`MAX_BISECTIONS`] halvings; the predicate is not evaluated at the ends.
+pub fn bisect(lo: f64, hi: f64, tol: Tol, mut side: impl FnMut(f64) -> Side) -> Bracket {
+    let never = |m: f64| -> Result<Side, std::convert::Infallible> { Ok(side(m)) };
+    match try_bisect(lo, hi, tol, never) {
+        Ok(b) => b,
+        Err(e) => match e {},
+    }
+}
+
+/// [`bisect`] with a predicate that can fail: its first error ends the bisection.
+pub fn try_bisect<E>(
+    mut lo: f64,
+    mut hi: f64,
+    tol: Tol,
+    mut side: impl FnMut(f64) -> Result<Side, E>,
+) -> Result<Bracket, E> {
+    for _ in 0..MAX_BISECTIONS {
+        if (hi - lo).abs() <= tol.abs + tol.rel * lo.abs().max(hi.abs()) {
             break;
         }
-        if test(m) {
-            good = m;
-        } else {
-            bad = m;
+        let m = 0.5 * (lo + hi);
+        if m == lo || m == hi {
+            break;
+        }
+        match side(m)? {
+            Side::Lo => lo = m,
+            Side::Hi => hi = m,
+            Side::Stop => return Ok(Bracket { lo, hi, stopped: true }),
         }
     }
-    (good, bad)
+    Ok(Bracket { lo, hi, stopped: false })
+}
+
+/// [`Side::Hi`] where `hi_side` holds, [`Side::Lo`] elsewhere.
+pub fn side_if(hi_side: bool) -> Side {
+    if hi_side {
+        Side::Hi
+    } else {
+        Side::Lo
+    }
 }
 
 /// Solves the `k × k` row-major system `a y = b` in place by Gaussian elimination with partial
@@ -170,20 +253,9 @@ pub const BRACKET_TOL: f64 = 1e-15;
 /// sign change refined by bisection to [`BRACKET_TOL`].
 pub fn negative_intervals(b: &dyn Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> Vec<[f64; 2]> {
     let n = n.max(2);
-    let edge = |mut a: f64, mut c: f64| {
+    let edge = |a: f64, c: f64| {
         let neg_a = b(a) < 0.0;
-        for _ in 0..200 {
-            let m = 0.5 * (a + c);
-            if (b(m) < 0.0) == neg_a {
-                a = m;
-            } else {
-                c = m;
-            }
-            if c - a <= BRACKET_TOL * (1.0 + a.abs()) {
-                break;
-            }
-        }
-        0.5 * (a + c)
+        bisect(a, c, Tol { abs: BRACKET_TOL, rel: BRACKET_TOL }, |m| side_if((b(m) < 0.0) != neg_a)).mid()
     };
     let mut out = Vec::new();
     let mut start: Option<f64> = if b(lo) < 0.0 { Some(lo) } else { None };
@@ -202,6 +274,44 @@ pub fn negative_intervals(b: &dyn Fn(f64) -> f64, lo: f64, hi: f64, n: usize) ->
         out.push([s, hi]);
     }
     out
+}
+
+#[cfg(test)]
+mod bisect_tests {
+    use super::*;
+
+    #[test]
+    fn bisection_meets_its_tolerance_stops_on_request_and_takes_either_order() {
+        // √2 on [1, 2]: to round-off both ends are adjacent doubles around it.
+        let b = bisect(1.0, 2.0, Tol::ROUNDOFF, |x| side_if(x * x >= 2.0));
+        assert!(b.lo < b.hi && b.lo.next_up() == b.hi && !b.stopped, "{b:?}");
+        assert!(b.lo * b.lo < 2.0 && b.hi * b.hi >= 2.0);
+        // A relative width, in units of 10^±8 of the same problem: the same number of halvings.
+        for unit in [1e-8, 1.0, 1e8] {
+            let mut n = 0;
+            let b = bisect(unit, 2.0 * unit, Tol::rel(1e-6), |x| {
+                n += 1;
+                side_if(x * x >= 2.0 * unit * unit)
+            });
+            assert!(b.hi - b.lo <= 1e-6 * b.hi && n == 20, "{unit}: {b:?} after {n}");
+        }
+        // The ends in either order: the predicate's sides, not the numbers, name them.
+        let b = bisect(2.0, 1.0, Tol::abs(1e-9), |x| side_if(x * x < 2.0));
+        assert!((b.mid() - 2f64.sqrt()).abs() < 1e-9, "{b:?}");
+        // A point where the predicate cannot decide stops it, with the bracket so far.
+        let b = bisect(0.0, 1.0, Tol::ROUNDOFF, |x| if x < 0.3 { Side::Stop } else { Side::Hi });
+        assert!(b.stopped && b.lo == 0.0 && b.hi == 0.5, "{b:?}");
+        // An error ends it too; the work is bounded even at a zero of the bracket's end.
+        let r: Result<Bracket, &str> =
+            try_bisect(0.0, 1.0, Tol::ROUNDOFF, |x| if x < 0.1 { Err("no") } else { Ok(Side::Hi) });
+        assert_eq!(r, Err("no"));
+        let mut n = 0;
+        bisect(0.0, 1.0, Tol::ROUNDOFF, |_| {
+            n += 1;
+            Side::Hi
+        });
+        assert!(n <= MAX_BISECTIONS && n > 1000, "{n}");
+    }
 }
 
 #[cfg(test)]

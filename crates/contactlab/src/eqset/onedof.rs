@@ -7,7 +7,7 @@ use nalgebra::SVector;
 
 use super::{v1, SetInterval};
 use crate::mechanics::sliders::SliderSystem;
-use crate::numeric::bisect;
+use crate::numeric::{bisect, side_if, Tol};
 use crate::Error;
 
 /// The potential rises away from an equilibrium end when `U − U_e` and `±U'` exceed `RISE_TOL`
@@ -41,7 +41,8 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
             let d = self.du(q_at(k));
             if prev < 0.0 && d >= 0.0 || prev > 0.0 && d <= 0.0 {
                 let sa = prev.signum();
-                let (a, b) = bisect(q_at(k - 1), q_at(k), |m| self.du(m).signum() == sa);
+                let br = bisect(q_at(k - 1), q_at(k), Tol::ROUNDOFF, |m| side_if(self.du(m).signum() != sa));
+                let (a, b) = (br.lo, br.hi);
                 let kind = if prev < 0.0 { 1 } else { -1 };
                 let q = if self.du(b) == 0.0 { b } else { 0.5 * (a + b) };
                 if out.last().is_none_or(|&(p, _): &(f64, i32)| (q - p).abs() > super::RELATIVE_ZERO * (1.0 + q.abs()))
@@ -73,7 +74,7 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
                 if ok(q, dir) {
                     last_ok = q;
                 } else {
-                    end = Some(bisect(last_ok, q, |m| ok(m, dir)).1);
+                    end = Some(bisect(last_ok, q, Tol::ROUNDOFF, |m| side_if(!ok(m, dir))).hi);
                     break;
                 }
             }
@@ -98,7 +99,7 @@ impl<'a, S: SliderSystem<1, M>, const M: usize> OneDof<'a, S, M> {
             for k in 1..=n {
                 let q = q_e + (edge - q_e) * k as f64 / n as f64;
                 if !inside(q) {
-                    ends[e] = bisect(last, q, inside).1;
+                    ends[e] = bisect(last, q, Tol::ROUNDOFF, |m| side_if(!inside(m))).hi;
                     break;
                 }
                 last = q;

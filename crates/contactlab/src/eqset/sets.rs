@@ -101,19 +101,11 @@ impl SetInterval {
 
 /// Bisection between a point `outside` and a point `inside` of a set given by `test`: the
 /// last inside point once the bracket is at round-off.
-fn boundary(test: &dyn Fn(f64) -> Result<bool, Error>, mut outside: f64, mut inside: f64) -> Result<f64, Error> {
-    for _ in 0..200 {
-        let mid = 0.5 * (outside + inside);
-        if mid == outside || mid == inside {
-            break;
-        }
-        if test(mid)? {
-            inside = mid;
-        } else {
-            outside = mid;
-        }
-    }
-    Ok(inside)
+fn boundary(test: &dyn Fn(f64) -> Result<bool, Error>, outside: f64, inside: f64) -> Result<f64, Error> {
+    let br = crate::numeric::try_bisect(inside, outside, crate::numeric::Tol::ROUNDOFF, |m| {
+        test(m).map(|t| crate::numeric::side_if(!t))
+    })?;
+    Ok(br.lo)
 }
 
 /// The equilibrium set (5) of a one-degree-of-freedom system on `[a, b]` (for a periodic

@@ -19,6 +19,7 @@
 use nalgebra::{SMatrix, SVector, Vector2};
 
 use super::{ContactLaw, ContactSystem};
+use crate::numeric::{bisect, side_if, Tol};
 
 /// Housner's rocking block (1963): a uniform rectangle of half-width `b` and half-height `h`
 /// rocking about its bottom corners without sliding, plastic impacts at the corners. Between
@@ -375,19 +376,8 @@ impl ImpactLimitCycle {
         let h = 2.0 * std::f64::consts::PI / om / 256.0;
         // The flight starts on the wall: the first grid point back at or beyond it.
         let k = (1..64 * 256).find(|&k| self.flow(k as f64 * h, u).0 >= self.wall)?;
-        let (mut lo, mut hi) = ((k - 1) as f64 * h, k as f64 * h);
-        for _ in 0..200 {
-            let m = 0.5 * (lo + hi);
-            if m <= lo || m >= hi {
-                break;
-            }
-            if self.flow(m, u).0 < self.wall {
-                lo = m
-            } else {
-                hi = m
-            }
-        }
-        Some(0.5 * (lo + hi))
+        let (lo, hi) = ((k - 1) as f64 * h, k as f64 * h);
+        Some(bisect(lo, hi, Tol::ROUNDOFF, |m| side_if(self.flow(m, u).0 >= self.wall)).mid())
     }
 
     /// `(P(u), P'(u))`; `None` without a return.
@@ -408,16 +398,13 @@ impl ImpactLimitCycle {
         let speeds: Vec<f64> = (0..120).map(|k| -1e-3 * om * self.wall * 1.2f64.powi(k)).collect();
         let k = (1..speeds.len())
             .find(|&k| matches!((f(speeds[k - 1]), f(speeds[k])), (Some(a), Some(b)) if a < 0.0 && b >= 0.0))?;
-        let (mut lo, mut hi) = (speeds[k - 1], speeds[k]);
-        for _ in 0..200 {
-            let m = 0.5 * (lo + hi);
-            if f(m)? < 0.0 {
-                lo = m
-            } else {
-                hi = m
-            }
+        let br = bisect(speeds[k - 1], speeds[k], Tol::ROUNDOFF, |m| {
+            f(m).map_or(crate::numeric::Side::Stop, |d| side_if(d >= 0.0))
+        });
+        if br.stopped {
+            return None;
         }
-        let u = 0.5 * (lo + hi);
+        let u = br.mid();
         let (_, slope) = self.map(u)?;
         Some((u, slope, self.return_time(u)?))
     }

@@ -59,6 +59,7 @@ use crate::hybrid::lagrangian::{split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::ode::{Dopri5, Step};
 use crate::hybrid::{Hybrid, Tolerances};
 use crate::mechanics::ContactSystem;
+use crate::numeric::{bisect, side_if, Side, Tol};
 
 /// The event-driven run hands the slip over to the desingularised one where `B` falls below this
 /// fraction of the magnitude of its terms: `f_n` is then a hundred times its scale, a pole ahead.
@@ -610,19 +611,12 @@ fn last_stretch<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, y: &Y<
         }
         lo = imp;
     }
-    let Some(mut hi) = hi else { return Some((Reading::SlipStopped, stop, at(stop))) };
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if a_of(mid)? > 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+    let Some(hi) = hi else { return Some((Reading::SlipStopped, stop, at(stop))) };
+    let zero = bisect(lo, hi, Tol::ROUNDOFF, |m| a_of(m).map_or(Side::Stop, |a| side_if(a <= 0.0)));
+    if zero.stopped {
+        return None;
     }
-    Some((Reading::ReachedP1, lo, at(lo)))
+    Some((Reading::ReachedP1, zero.lo, at(zero.lo)))
 }
 
 fn reading_of(e: Ended) -> Reading {
@@ -639,18 +633,7 @@ fn reading_of(e: Ended) -> Reading {
 /// the rescaled time and state there.
 fn locate<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, step: &Step<Y<N>>) -> (f64, Y<N>) {
     let ends = |s: f64| run.signs(&step.eval(s)).is_none_or(|g| first_negative(&g, run.floor).is_some());
-    let (mut lo, mut hi) = (step.t0, step.t1());
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if ends(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
+    let hi = bisect(step.t0, step.t1(), Tol::ROUNDOFF, |m| side_if(ends(m))).hi;
     (hi, step.eval(hi))
 }
 

@@ -21,6 +21,7 @@ use crate::hybrid::driver::EventRecord;
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::{EventKind, FailureKind, Observer, Step, Termination};
 use crate::mechanics::ContactSystem;
+use crate::numeric::{bisect, side_if, Tol};
 
 /// How a slip episode ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -272,16 +273,7 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
     if !jams(v_max) {
         return None;
     }
-    let (mut lo, mut hi) = (0.0, v_max);
-    while hi - lo > tol * hi {
-        let m = 0.5 * (lo + hi);
-        if jams(m) {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    Some(hi)
+    Some(bisect(0.0, v_max, Tol::rel(tol), |m| side_if(jams(m))).hi)
 }
 
 /// How many slips jam from a grid of `n × n` starts on the approach side of the region `B < 0`

@@ -197,19 +197,14 @@ fn rimless_mu_c(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
         jams_on_grid(&wm, start, t1, 0.3, 1.2, 12, &s) > 0
     };
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
-    let (mut mlo, mut mhi) = (0.9 * mu_c, 1.1 * mu_c);
-    if !any_jam(mlo) && any_jam(mhi) {
-        for _ in 0..14 {
-            let m = 0.5 * (mlo + mhi);
-            if any_jam(m) {
-                mhi = m;
-            } else {
-                mlo = m;
-            }
-        }
+    let (mlo, mhi) = (0.9 * mu_c, 1.1 * mu_c);
+    let mhi = if !any_jam(mlo) && any_jam(mhi) {
+        // 14 halvings of the bracket.
+        let tol = crate::numeric::Tol::abs((mhi - mlo) * 2f64.powi(-14));
+        crate::numeric::bisect(mlo, mhi, tol, |m| crate::numeric::side_if(any_jam(m))).hi
     } else {
-        mhi = f64::NAN;
-    }
+        f64::NAN
+    };
     sec.rows.push(
         Row::number("Rimless wheel: smallest μ at which slips jam, μ_c = (2/√3) μ_min", mu_c, mhi, 1e-3, SRC3)
             .with_note(

@@ -48,16 +48,9 @@ pub fn force_closure_mu() -> Result<f64, Error> {
 pub fn slice_growth(mu1: f64, mu2: f64) -> Result<(f64, f64), Error> {
     let ws = |phi: f64| weak_stability(&disk(mu1, mu2, [phi.cos(), phi.sin(), 0.0])).map(|w| w.holds);
     let edge = |inside: f64, outside: f64| -> Result<f64, Error> {
-        let (mut a, mut b) = (inside, outside);
-        for _ in 0..60 {
-            let m = 0.5 * (a + b);
-            if ws(m).unwrap_or(false) {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        Ok(a)
+        // 60 halvings of the bracket.
+        let tol = crate::numeric::Tol::abs((outside - inside).abs() * 2f64.powi(-60));
+        Ok(crate::numeric::bisect(inside, outside, tol, |m| crate::numeric::side_if(!ws(m).unwrap_or(false))).lo)
     };
     let mid = 0.5 * (THETA.0 + THETA.1);
     let lo = edge(mid, THETA.0 - PI / 2.0)?;
@@ -399,16 +392,9 @@ fn example2(sec: &mut Section, _opts: &Options) -> Result<(), Error> {
             weak_stability(f).map(|w| w.holds).unwrap_or(false)
         };
         if ws(1e3, &mut f) {
-            let (mut lo, mut hi) = (0.0, 1e3);
-            for _ in 0..80 {
-                let m = 0.5 * (lo + hi);
-                if ws(m, &mut f) {
-                    hi = m;
-                } else {
-                    lo = m;
-                }
-            }
-            fmt_num(hi)
+            // 80 halvings of [0, 1000].
+            let tol = crate::numeric::Tol::abs(1e3 * 2f64.powi(-80));
+            fmt_num(crate::numeric::bisect(0.0, 1e3, tol, |m| crate::numeric::side_if(ws(m, &mut f))).hi)
         } else {
             "∞ (never weakly stable)".to_string()
         }

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::sim::{Outcome, SimSettings, Simulator, State};
+use crate::numeric::{try_bisect, Side, Tol};
 use crate::Error;
 
 /// One evaluation of the maps.
@@ -136,27 +137,25 @@ pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<FixedPoints
         if d0 != 0.0 && d0.signum() == d1.signum() {
             continue;
         }
-        let (mut lo, mut hi, mut dlo) = (w[0].phi, w[1].phi, d0);
-        let mut ok = true;
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            match diff(&return_map(sim, mid)?) {
+        // R(φ) − φ keeps the sign it has at the left end, or not (60 halvings of the sample
+        // spacing: round-off); an undefined R stops the bisection.
+        let mut dlo = d0;
+        let width = w[1].phi - w[0].phi;
+        let br = try_bisect(w[0].phi, w[1].phi, Tol::abs(width * 2f64.powi(-60)), |mid| {
+            Ok::<_, Error>(match diff(&return_map(sim, mid)?) {
                 Some(d) if d.signum() == dlo.signum() && d != 0.0 => {
-                    lo = mid;
                     dlo = d;
+                    Side::Lo
                 }
-                Some(_) => hi = mid,
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if !ok {
+                Some(_) => Side::Hi,
+                None => Side::Stop,
+            })
+        })?;
+        if br.stopped {
             out.unresolved += 1;
             continue;
         }
-        let phi = 0.5 * (lo + hi);
+        let phi = br.mid();
         let p = return_map(sim, phi)?;
         match (p.r, p.g) {
             (Some(r), Some(g)) if (r - phi).abs() < FIXED_POINT_TOL => {

@@ -144,19 +144,17 @@ pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
     if !below(0.0) {
         return None;
     }
-    let (mut lo, mut hi) = (0.0, 10.0 * c.l);
+    let (lo, hi) = (0.0, 10.0 * c.l);
     if below(hi) {
         return Some(hi);
     }
-    for _ in 0..50 {
-        let m = 0.5 * (lo + hi);
-        if below(m) {
-            lo = m;
-        } else {
-            hi = m;
-        }
-    }
-    Some(lo)
+    // 50 halvings of [0, 10 l].
+    Some(
+        crate::numeric::bisect(lo, hi, crate::numeric::Tol::abs(hi * 2f64.powi(-50)), |m| {
+            crate::numeric::side_if(!below(m))
+        })
+        .lo,
+    )
 }
 
 /// The case of P2's Table 2.1 (`slip_case` of `A` and `B`) of the rimless wheel with slip

@@ -234,17 +234,15 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 match law(0.0) {
                     Ok((plastic, _)) if !gains(&plastic) => {
                         pattern = None;
-                        let (mut lo, mut hi, mut best) = (0.0, 1.0, plastic);
-                        for _ in 0..60 {
-                            let mid = 0.5 * (lo + hi);
-                            match law(mid) {
-                                Ok((vp, _)) if !gains(&vp) => {
-                                    lo = mid;
-                                    best = vp;
-                                }
-                                _ => hi = mid,
+                        // The largest restitution in [0, 1] that gains no energy.
+                        let mut best = plastic;
+                        crate::numeric::bisect(0.0, 1.0, crate::numeric::Tol::abs(1e-18), |e| match law(e) {
+                            Ok((vp, _)) if !gains(&vp) => {
+                                best = vp;
+                                crate::numeric::Side::Lo
                             }
-                        }
+                            _ => crate::numeric::Side::Hi,
+                        });
                         vplus = best;
                     }
                     _ => return fail(ModeFailure::bare(FailureKind::Impact)),
