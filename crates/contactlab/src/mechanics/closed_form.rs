@@ -377,7 +377,13 @@ impl ImpactLimitCycle {
         // The flight starts on the wall: the first grid point back at or beyond it.
         let k = (1..64 * 256).find(|&k| self.flow(k as f64 * h, u).0 >= self.wall)?;
         let (lo, hi) = ((k - 1) as f64 * h, k as f64 * h);
-        Some(bisect(lo, hi, Tol::ROUNDOFF, |m| side_if(self.flow(m, u).0 >= self.wall)).mid())
+        Some(
+            bisect(lo, hi, Tol::ROUNDOFF, |m| {
+                let x = self.flow(m, u).0;
+                side_if(x.is_nan() || x >= self.wall)
+            })
+            .mid(),
+        )
     }
 
     /// `(P(u), P'(u))`; `None` without a return.
@@ -399,7 +405,7 @@ impl ImpactLimitCycle {
         let k = (1..speeds.len())
             .find(|&k| matches!((f(speeds[k - 1]), f(speeds[k])), (Some(a), Some(b)) if a < 0.0 && b >= 0.0))?;
         let br = bisect(speeds[k - 1], speeds[k], Tol::ROUNDOFF, |m| {
-            f(m).map_or(crate::numeric::Side::Stop, |d| side_if(d >= 0.0))
+            f(m).map_or(crate::numeric::Side::Stop, |d| side_if(d.is_nan() || d >= 0.0))
         });
         if br.stopped {
             return None;

@@ -48,7 +48,7 @@
 //! it is P2's corner.
 //!
 //! The event-driven run hands over to this one where `B` falls below [`SWITCH`] of its terms
-//! ([`super::slip`]); from there no step crosses the pole, and no reading of a trend is needed.
+//! ([`super::slip`]); from there no step crosses the pole.
 
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 use serde::Serialize;
@@ -174,7 +174,9 @@ pub fn slip_parts<S: ContactSystem<N>, const N: usize>(
     let minv_f: Vec<SVector<f64, N>> = forces.iter().map(|f| chol.solve(f)).collect();
     let g = DMatrix::from_fn(k, k, |r, c| rows[r].dot(&minv_f[c]));
     let g_lu = g.lu();
-    if k > 0 && !g_lu.is_invertible() {
+    // Dependent held rows (to round-off of the largest pivot) have no unique forces.
+    let pivots = g_lu.u().diagonal().abs();
+    if k > 0 && (pivots.min().is_nan() || pivots.min() <= 1e-13 * pivots.max()) {
         return None;
     }
     // q̈ = M⁻¹(f + Fλ) with J q̈ + c = 0: λ = −(J M⁻¹F)⁻¹(J M⁻¹f + c).
@@ -227,9 +229,13 @@ pub enum Reading {
     /// `B` reached its floor with `A/B` bounded and neither rising nor falling within the
     /// exponent's margin (corner: a start on the separatrix, or `μ` at `μ_c`).
     Balanced,
+    /// `B` reached its floor with `A/B` bounded and too few steps near the floor to read its
+    /// trend (unresolved).
+    NoTrend,
     /// Another contact struck.
     OtherContact,
-    /// A stuck contact's force left its friction cone, or the parts could not be computed.
+    /// A stuck contact's force left its friction cone, a held contact's slip stopped, or the
+    /// parts (`M`, the held rows) could not be computed.
     HeldReleased,
     /// [`MAX_STEPS`], the time bound, or the integrator's smallest step.
     Budget,
@@ -310,6 +316,7 @@ struct Signs {
     b: f64,
     gaps: Vec<f64>,
     held: Vec<f64>,
+    held_slip: Vec<f64>,
 }
 
 impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
@@ -346,11 +353,16 @@ impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
         // B λ_H = B λ_free + A λ_per_force has the sign of λ_H while B > 0.
         let lam = &p.held_free * p.b + &p.held_per_force * p.a;
         let mut held = Vec::new();
+        let mut held_slip = Vec::new();
         let mut r = 0;
         for h in &self.held {
             match *h {
-                Held::Normal(..) => {
+                Held::Normal(j, s) => {
                     held.push(lam[r]);
+                    if s != 0.0 {
+                        // A held contact slipping in direction s: its slip must not stop.
+                        held_slip.push(s * sys.tangent_jacobian(j, &q).dot(&v));
+                    }
                     r += 1;
                 }
                 Held::Stuck(j) => {
@@ -365,6 +377,7 @@ impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
             b: p.b / p.b_scale,
             gaps,
             held,
+            held_slip,
         })
     }
 }
@@ -374,6 +387,9 @@ impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
     /// one held in its normal direction only: it can open.
     fn releasable(&self, y: &Y<N>) -> Option<usize> {
         let signs = self.signs(y)?;
+        if signs.held_slip.iter().any(|u| *u <= 0.0) {
+            return None;
+        }
         let k = signs.held.iter().position(|h| *h < 0.0)?;
         matches!(self.held[k], Held::Normal(..)).then_some(k)
     }
@@ -398,7 +414,7 @@ fn first_negative(s: &Signs, floor: f64) -> Option<Ended> {
         Some(Ended::B)
     } else if s.gaps.iter().any(|g| *g <= -floor) {
         Some(Ended::Gap)
-    } else if s.held.iter().any(|h| *h < 0.0) {
+    } else if s.held.iter().any(|h| *h < 0.0) || s.held_slip.iter().any(|u| *u <= 0.0) {
         Some(Ended::Held)
     } else {
         None
@@ -447,7 +463,8 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
         return unresolved(approach, SlipOutcome::Unresolved);
     }
     run.b0 = p0.b;
-    let t_max = t0 + settings.max_step_time * time_scale;
+    // The episode's budget runs from its start at t = 0, not from the hand-over.
+    let t_max = settings.max_step_time * time_scale;
     // Every component needs a positive scale: the unused entries of the third column too.
     let mut scale = stack(&lag.state_scale(), time_scale);
     scale.column_mut(2).fill(time_scale);
@@ -479,14 +496,24 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
         };
         if let Some(which) = first_negative(&signs, run.floor) {
             let (s_e, y_e) = locate(&run, &step);
-            let which = run.signs(&y_e).and_then(|g| first_negative(&g, run.floor)).unwrap_or(which);
+            // Where the parts cannot be computed the run cannot go on: no event is read there.
+            let Some(signs_e) = run.signs(&y_e) else {
+                end = Some((Reading::HeldReleased, s_e, y_e));
+                break;
+            };
+            let which = first_negative(&signs_e, run.floor).unwrap_or(which);
             // A held constraint whose normal force reaches zero opens (a knee unlocks, another
             // foot lifts): the run goes on without it.
             if let Some(k) = (which == Ended::Held).then(|| run.releasable(&y_e)).flatten() {
                 let (Held::Normal(j, _) | Held::Stuck(j)) = run.held.remove(k);
                 run.open.push(j);
                 (s, y) = (s_e, y_e);
-                if ode.restart(&mut |_s: f64, y: &Y<N>| run.field(y), s, &y).is_err() {
+                // B of the new constraint set need not equal the old one's: the run goes on only
+                // while it is resolved positive; the trend restarts with it.
+                tail.clear();
+                if run.parts(&y).is_none_or(|p| p.b <= run.floor * p.b_scale) {
+                    end = Some((Reading::HeldReleased, s, y));
+                } else if ode.restart(&mut |_s: f64, y: &Y<N>| run.field(y), s, &y).is_err() {
                     end = Some((Reading::Budget, s, y));
                 }
                 continue;
@@ -517,11 +544,13 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
         approach.force_rel = f_rel;
         let side = match approach.exponent {
             _ if f_rel >= FORCE_DOMINANT => -1,
+            None => 2,
             Some((e, se)) if e < 1.0 - EXPONENT_MARGIN.max(3.0 * se) => -1,
             Some((e, se)) if e > 1.0 + EXPONENT_MARGIN.max(3.0 * se) => 1,
             _ => 0,
         };
         match side {
+            2 => reading = Reading::NoTrend,
             1 => reading = Reading::AVanishesFirst,
             0 => reading = Reading::Balanced,
             _ => match last_stretch(&run, &y_end) {
@@ -536,6 +565,11 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
     let (x, t) = unstack(&y_end);
     let (q, v) = split(&x);
     approach.reading = reading;
+    let struck = (reading == Reading::OtherContact)
+        .then(|| {
+            run.open.iter().copied().find(|&j| sys.armed(j, &q) && sys.gap(j, &q) / sys.length_scale() <= -run.floor)
+        })
+        .flatten();
     if let Some(p) = run.parts(&y_end) {
         approach.a_rel = p.a / p.a_scale;
         approach.b_rel = p.b / p.b_scale;
@@ -548,7 +582,9 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
         Reading::Balanced => SlipOutcome::Corner,
         Reading::ReachedP1 if approach.slip_speed_rel > SPEED_RESOLVED => SlipOutcome::Jam,
         Reading::ReachedP1 => SlipOutcome::Corner,
-        Reading::OtherContact => SlipOutcome::Impact,
+        // As the event-driven run: a strike of contact 1 (a walker's swing foot) ends the episode
+        // as an impact; the rescaled run does not take other impacts (unresolved).
+        Reading::OtherContact if struck == Some(1) => SlipOutcome::Impact,
         _ => SlipOutcome::Unresolved,
     };
     End { outcome, t, x, approach }
@@ -612,7 +648,7 @@ fn last_stretch<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, y: &Y<
         lo = imp;
     }
     let Some(hi) = hi else { return Some((Reading::SlipStopped, stop, at(stop))) };
-    let zero = bisect(lo, hi, Tol::ROUNDOFF, |m| a_of(m).map_or(Side::Stop, |a| side_if(a <= 0.0)));
+    let zero = bisect(lo, hi, Tol::ROUNDOFF, |m| a_of(m).map_or(Side::Stop, |a| side_if(a.is_nan() || a <= 0.0)));
     if zero.stopped {
         return None;
     }

@@ -61,7 +61,8 @@ pub struct SlipEnd {
     pub fn_max: f64,
     /// The state `(q, q̇)` at the end.
     pub state: Vec<f64>,
-    /// `A` and `B` (eq. 21) at the end.
+    /// `A` and `B` (eq. 21) at the end, with no constraint held (the approach's own, with the
+    /// held constraints, are in [`SlipEnd::approach`] relative to their terms).
     pub a_end: f64,
     /// See `a_end`.
     pub b_end: f64,
@@ -115,6 +116,10 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatc
         self.started = matches!(mode.get(0), ContactMode::Slip(s) if s != 0);
         if let ContactMode::Slip(s) = mode.get(0) {
             self.sigma = s as f64;
+            if s != 0 {
+                // A start already near B = 0 has a node to hand over from.
+                self.last_node = Some((t, *x, *mode));
+            }
         }
         self.sample(t, x, mode);
     }
@@ -273,7 +278,8 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
     if !jams(v_max) {
         return None;
     }
-    Some(bisect(0.0, v_max, Tol::rel(tol), |m| side_if(jams(m))).hi)
+    // Relative to the threshold; a floor far below it bounds the work should every speed jam.
+    Some(bisect(0.0, v_max, Tol { abs: 1e-3 * tol * v_max, rel: tol }, |m| side_if(jams(m))).hi)
 }
 
 /// How many slips jam from a grid of `n × n` starts on the approach side of the region `B < 0`
