@@ -44,6 +44,10 @@ pub struct GaitArgs {
     /// compass biped: theta1,theta1_dot,theta2_dot); default: the closed form (27), or P2's gait.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     guess: Option<Vec<f64>>,
+    /// Relative integration tolerance (default: the library's gait default, 1e-10); the
+    /// multipliers come from the exact variational equations, as accurate as the integration.
+    #[arg(long)]
+    rtol: Option<f64>,
     #[command(flatten)]
     common: Common,
 }
@@ -100,7 +104,7 @@ pub fn run(cmd: WalkerCommand) -> Result<(), Failure> {
 
 fn run_gait(a: GaitArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
-    let g = contactlab::api::walker_gait(&m, a.guess.as_deref())?;
+    let g = contactlab::api::walker_gait(&m, a.guess.as_deref(), a.rtol)?;
     let v = &g;
     if let Some(dir) = &a.common.out {
         write_json(dir, "gait.json", v)?;

@@ -572,10 +572,17 @@ fn walker_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::w
 
 /// P2: the periodic gait, as the CLI's `walker gait --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, guess=None))]
-fn walker_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, guess: Option<Vec<f64>>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (name, text, is_json, guess=None, rtol=None))]
+fn walker_gait(
+    py: Python<'_>,
+    name: &str,
+    text: &str,
+    is_json: bool,
+    guess: Option<Vec<f64>>,
+    rtol: Option<f64>,
+) -> PyResult<Py<PyAny>> {
     let m = walker_model(name, text, is_json)?;
-    object(py, &py.detach(|| contactlab::api::walker_gait(&m, guess.as_deref())).map_err(to_py)?)
+    object(py, &py.detach(|| contactlab::api::walker_gait(&m, guess.as_deref(), rtol)).map_err(to_py)?)
 }
 
 /// P2: Painlevé's paradox, as the CLI's `walker painleve --json`; for the compass biped also

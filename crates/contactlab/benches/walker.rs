@@ -1,25 +1,24 @@
-//! P2 targets: one compass-biped step at tolerance 1e-10 (≤ 100 µs), the compass gait fixed
-//! point (≤ 20 ms), the rimless wheel's jam threshold (≤ 20 ms); the proof of the rimless
-//! wheel's gait (issue #23).
+//! P2 targets: the compass gait's fixed point with its multipliers (`walker gait`: the
+//! multibody model, exact derivatives; ≤ 20 ms), the rimless wheel's jam threshold (≤ 20 ms);
+//! the proof of the rimless wheel's gait (issue #23). One compass step, hand-written against
+//! multibody: `benches/multibody.rs`.
 
-use contactlab::hybrid::lagrangian::Lagrangian;
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
+use contactlab::mechanism::gait::GaitSettings;
+use contactlab::walking::model::WalkerModel;
 use contactlab::walking::slip::jam_threshold;
-use contactlab::walking::{gait, step_map, WalkerSettings};
+use contactlab::walking::{gait, WalkerSettings};
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{DVector, Vector3};
 
 fn bench(c: &mut Criterion) {
     let s = WalkerSettings::default();
-    let cb = CompassBiped::paper(0.7);
-    let y = DVector::from_vec(vec![-0.14783689025242402, 0.7327967910523012, -0.500667882540015]);
-    let lag = Lagrangian::new(&cb);
-    let map = step_map(&lag, &s);
+    let cb = WalkerModel::Compass(CompassBiped::paper(0.7));
     let mut g = c.benchmark_group("walker");
-    g.bench_function("compass_one_step_rtol1e-10", |b| b.iter(|| map.apply(&y).unwrap()));
     g.sample_size(20);
     let guess = DVector::from_vec(vec![-0.15, 0.7, -0.5]);
-    g.bench_function("compass_gait_fixed_point", |b| b.iter(|| gait(&cb, &guess, &s)));
+    let gs = GaitSettings::default();
+    g.bench_function("compass_gait_fixed_point", |b| b.iter(|| gait(&cb, Some(&guess), &gs).unwrap()));
     let w = RimlessWheel::paper(0.35);
     let q = Vector3::new(0.0, 0.0, -0.3);
     let v = Vector3::new(0.0, 0.0, 0.643);

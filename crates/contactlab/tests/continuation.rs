@@ -14,6 +14,9 @@ use contactlab::mechanism::simulate::{simulate, SimulateSettings};
 use contactlab::model::param::ParamKey;
 use contactlab::model::ModelDoc;
 
+#[path = "common/hand_written_gait.rs"]
+mod hand_written_gait;
+
 fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody")
 }
@@ -318,15 +321,16 @@ fn painleve_onset_located_on_p2s_compass_biped_where_b_first_vanishes_along_its_
     // exactly when μ > μ* = min d/|c| over the orbit: the onset continuation must locate going
     // down from the file's 0.7 (where B < 0 already late in the step). Independent route: the
     // hand-written built-in biped (its own M and Jacobians, walking::painleve::d_and_c) along its
-    // own gait (walking::gait), d/|c| minimised over its dense output (mu_min_along_step).
+    // own gait (tests/common/hand_written_gait.rs), d/|c| minimised over its dense output
+    // (mu_min_along_step).
     use contactlab::mechanics::walkers::CompassBiped;
     use contactlab::walking::painleve::mu_min_along_step;
-    use contactlab::walking::{gait, WalkerSettings};
+    use contactlab::walking::WalkerSettings;
     use nalgebra::DVector;
     let cb = CompassBiped::paper(0.7);
     let s = WalkerSettings { rtol: 1e-12, ..Default::default() };
-    let g = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
-    assert!(g.converged && g.sticking, "{g:?}");
+    let g = hand_written_gait::compass(&cb, &[-0.15, 0.7, -0.5], 1e-12).expect("converges");
+    assert!(g.sticking, "{g:?}");
     let mu_star = mu_min_along_step(&cb, &DVector::from_vec(g.section_point.clone()), &s).expect("B's minimum");
     assert!(mu_star > 0.6 && mu_star < 0.7, "{mu_star}");
 

@@ -12,6 +12,9 @@ use contactlab::mechanism::{model, Mechanism};
 use contactlab::model::ModelDoc;
 use nalgebra::{Vector2, Vector3, Vector4};
 
+#[path = "common/hand_written_gait.rs"]
+mod hand_written_gait;
+
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
 }
@@ -470,18 +473,14 @@ fn the_compass_biped_file_has_p2s_gait() {
     let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
     let g = &search.gaits[0];
-    let guess = nalgebra::DVector::from_vec(vec![-0.15, 0.7, -0.5]);
-    let b =
-        contactlab::walking::gait(&CompassBiped::paper(0.7), &guess, &contactlab::walking::WalkerSettings::default());
+    let guess = [-0.15, 0.7, -0.5];
+    let b = hand_written_gait::compass(&CompassBiped::paper(0.7), &guess, 1e-10).expect("converges");
     assert!((g.period - b.period).abs() <= 1e-9 * b.period, "{} vs {}", g.period, b.period);
-    // The gait's post-strike state is the built-in gait's, in the file's hip coordinates (the
-    // position along the slope aside: the symmetry moves it).
-    let post = &b.post_impact_state;
-    let (hq, hv) = to_hip(
-        &CompassBiped::paper(0.7),
-        &Vector4::from_column_slice(&post[..4]),
-        &Vector4::from_column_slice(&post[4..]),
-    );
+    // The gait's post-strike state is the hand-written gait's, in the file's hip coordinates
+    // (the position along the slope aside: the symmetry moves it).
+    let y = &b.section_point;
+    let (hq, hv) =
+        to_hip(&CompassBiped::paper(0.7), &Vector4::new(y[0], y[0], 0.0, 0.0), &Vector4::new(y[1], y[2], 0.0, 0.0));
     for k in 0..4 {
         assert!(k == 0 || (g.q[k] - hq[k]).abs() <= 1e-8, "q[{k}]: {} vs {}", g.q[k], hq[k]);
         assert!((g.v[k] - hv[k]).abs() <= 1e-8 * hv.amax(), "v[{k}]: {} vs {}", g.v[k], hv[k]);
@@ -495,8 +494,7 @@ fn the_compass_biped_file_has_p2s_gait() {
     // differences' truncation error (7e-7 here, from their step rtol^(1/3) ≈ 5e-5).
     let tight = GaitSettings { rtol: 1e-13, ..Default::default() };
     let gt = contactlab::mechanism::gait::gait_from(&m, &g.q, &g.v, &tight).unwrap().expect("converges");
-    let ws = contactlab::walking::WalkerSettings { rtol: 1e-13, ..Default::default() };
-    let bt = contactlab::walking::gait(&CompassBiped::paper(0.7), &guess, &ws);
+    let bt = hand_written_gait::compass(&CompassBiped::paper(0.7), &guess, 1e-13).expect("converges");
     assert_eq!(gt.multipliers.len(), bt.multipliers.len());
     for (a, c) in gt.multipliers.iter().zip(&bt.multipliers) {
         let d = (a[0] - c[0]).hypot(a[1] - c[1]);

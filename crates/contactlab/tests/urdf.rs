@@ -13,6 +13,9 @@ use contactlab::mechanism::urdf;
 use contactlab::model::ModelDoc;
 use nalgebra::{DMatrix, SVector};
 
+#[path = "common/hand_written_gait.rs"]
+mod hand_written_gait;
+
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
 }
@@ -40,18 +43,14 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
     };
     // The built-in model finds the same gait without a guess (P2's default guess does not
     // converge for these parameters; `walker gait` then searches from nothing).
-    let none = contactlab::walking::gait(
-        &built_in,
-        &contactlab::walking::WalkerChart::default_gait_guess(&built_in),
-        &contactlab::walking::WalkerSettings::default(),
-    );
+    let walker = contactlab::walking::model::WalkerModel::Compass(built_in);
+    let p2_guess = contactlab::walking::multibody::default_guess(&walker);
+    let none = contactlab::walking::gait(&walker, Some(&p2_guess), &GaitSettings::default()).unwrap();
     assert!(!none.converged, "P2's guess converges here: the fallback below is untested");
-    let report =
-        contactlab::api::walker_gait(&contactlab::walking::model::WalkerModel::Compass(built_in), None).unwrap();
+    let report = contactlab::api::walker_gait(&walker, None, None).unwrap();
     assert!(report.converged && (report.period.unwrap() - 0.734460621).abs() < 1e-9, "{report:?}");
-    let guess = nalgebra::DVector::from_vec(vec![-0.3, 1.3, -0.2]);
-    let b = contactlab::walking::gait(&built_in, &guess, &contactlab::walking::WalkerSettings::default());
-    assert!(b.converged);
+    // The hand-written biped (its own equations, P2's chart, differences) from a guess.
+    let b = hand_written_gait::compass(&built_in, &[-0.3, 1.3, -0.2], 1e-10).expect("converges");
     assert!((b.period - 0.734460621).abs() < 1e-9, "built-in period {}", b.period);
     assert!((g.period - b.period).abs() < 1e-9, "period {} vs {}", g.period, b.period);
     assert!(g.stable && b.stable);
@@ -67,10 +66,10 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
     }
 }
 
-/// A gait of a multibody model against the built-in walker's: the multipliers' moduli (both
-/// from difference Jacobians: to their agreement), mu_stick (sampled maxima) and the impulse
+/// A gait of a multibody model against the hand-written walker's: the multipliers' moduli (to
+/// the agreement of exact and difference Jacobians), mu_stick (sampled maxima) and the impulse
 /// ratio.
-pub fn compare_gaits(g: &contactlab::mechanism::gait::Gait, b: &contactlab::walking::Gait) {
+fn compare_gaits(g: &contactlab::mechanism::gait::Gait, b: &hand_written_gait::HandGait) {
     let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
     let (ours, theirs): (Vec<f64>, Vec<f64>) =
         (g.multipliers.iter().map(modulus).collect(), b.multipliers.iter().map(modulus).collect());

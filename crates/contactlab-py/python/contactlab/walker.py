@@ -22,14 +22,16 @@ def _floats(option, values):
         raise ValueError(f"{option}: expected a sequence of numbers, got {values!r}") from e
 
 
-def gait(model: Model, guess: Optional[Sequence[float]] = None) -> Result:
-    """The periodic gait (P2 Sections 3.1 and 4.1) by Newton on the step map from ``guess``
-    (rimless wheel: theta_dot after impact; compass biped: theta1, theta1_dot, theta2_dot), by
-    default the closed form (27) or P2's gait: ``converged``, ``period``, the states after and
-    before impact, Floquet ``multipliers``, ``stable``, ``sticking``, ``mu_stick`` (the friction
-    the stance foot needs) and the heel strike's impulse ratio."""
+def gait(model: Model, guess: Optional[Sequence[float]] = None, rtol: Optional[float] = None) -> Result:
+    """The periodic gait (P2 Sections 3.1 and 4.1) by Newton on the step map of the walker's
+    multibody model (exact derivatives) from ``guess`` (rimless wheel: theta_dot after impact;
+    compass biped: theta1, theta1_dot, theta2_dot), by default the closed form (27) or P2's gait,
+    else the gait search from nothing: ``converged``, ``period``, the states after and before
+    impact, Floquet ``multipliers``, ``stable``, ``sticking``, ``mu_stick`` (the friction the
+    stance foot needs) and the heel strike's impulse ratio. ``rtol``: the integration tolerance
+    (default: the library's)."""
     g = None if guess is None else _floats("guess", guess)
-    return Result("Gait", _core.walker_gait(*model_text(model), g))
+    return Result("Gait", _core.walker_gait(*model_text(model), g, None if rtol is None else float(rtol)))
 
 
 def painleve(model: Model, mu: Optional[float] = None, sigma: int = _D["walker painleve"]["sigma"]) -> Result:

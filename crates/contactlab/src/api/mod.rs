@@ -25,6 +25,7 @@ use crate::api::registry::Model;
 use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
+use crate::mechanism::gait::GaitSettings;
 use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
 pub use crate::twocontact::poincare::P1Maps;
@@ -34,7 +35,7 @@ use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::slip::{jam_threshold, slip};
-use crate::walking::{gait, rimless_closed_form, Gait, WalkerChart, WalkerSettings};
+use crate::walking::{Gait, WalkerChart, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
 use crate::zeno::{self as p3, Continuation, Orbit, Simulation, ZenoSettings};
@@ -245,19 +246,15 @@ mod tests {
     #[test]
     fn settings_validate_names_the_setting() {
         assert!(WalkerSettings::default().validate().is_ok());
-        let e = WalkerSettings { max_newton: 0, ..Default::default() }.validate().unwrap_err();
-        assert!(matches!(&e, Error::Argument { name, .. } if name == "max_newton"), "{e}");
+        let e = WalkerSettings { max_step_time: 0.0, ..Default::default() }.validate().unwrap_err();
+        assert!(matches!(&e, Error::Argument { name, .. } if name == "max_step_time"), "{e}");
         let e = WalkerSettings { rtol: f64::NAN, ..Default::default() }.validate().unwrap_err();
         assert!(matches!(&e, Error::Argument { name, .. } if name == "rtol"), "{e}");
-        // The gait search stops before any work, with the setting named and no numbers.
-        let w = crate::mechanics::walkers::RimlessWheel::paper(0.6);
-        let g = gait(&w, &DVector::from_vec(vec![0.3]), &WalkerSettings { max_newton: 0, ..Default::default() });
-        assert!(!g.converged && !g.sticking && g.period.is_nan() && g.pre_impact_state.is_empty());
-        assert!(
-            matches!(&g.reason, Some(crate::hybrid::section::NewtonStop::InvalidSetting { name, .. }) if name == "max_newton"),
-            "{:?}",
-            g.reason
-        );
+        // The gait search stops before any work, with the setting named.
+        let w = WalkerModel::Rimless(crate::mechanics::walkers::RimlessWheel::paper(0.6));
+        let bad = GaitSettings { newton_tol: 2.0, ..Default::default() };
+        let e = crate::walking::gait(&w, Some(&DVector::from_vec(vec![0.3])), &bad).unwrap_err();
+        assert!(matches!(&e, Error::Argument { name, .. } if name == "newton_tol"), "{e}");
     }
 
     #[test]

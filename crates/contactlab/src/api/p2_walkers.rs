@@ -59,44 +59,38 @@ impl From<&Gait> for GaitReport {
 
 /// P2's periodic gait from `guess` (rimless wheel: `θ̇` after impact in units of `1/τ_c`;
 /// compass biped: `θ₁, θ̇₁, θ̇₂`: the walker's [`WalkerChart::section_names`]); by default the
-/// closed form (27) or P2's gait.
-pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>) -> Result<GaitReport, Error> {
-    let s = WalkerSettings::default();
+/// closed form (27) or P2's gait, and the search from nothing if that does not converge
+/// ([`crate::walking::gait`]). `rtol`: the integration tolerance (default
+/// [`GaitSettings::default`]'s).
+pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>, rtol: Option<f64>) -> Result<GaitReport, Error> {
+    let mut s = GaitSettings::default();
+    if let Some(r) = rtol {
+        crate::error::fraction("rtol", r)?;
+        s.rtol = r;
+    }
     if guess.is_some_and(|g| g.iter().any(|x| !x.is_finite())) {
         return Err(arg("guess", "every value must be a finite number"));
     }
-    with_walker!(m, w => {
-        let y = match guess {
-            Some(g) => {
-                values_for(w.kind_name(), "guess", w.section_names(), g)?;
-                w.section_from_user(g)
-            }
-            None => w.default_gait_guess(),
-        };
-        let found = gait(w, &y, &s);
-        // The rimless wheel's sticking gait, proved from the closed form (27) whatever the
-        // floating-point search did (also when it did not converge, e.g. with μ within round-off
-        // of μ_stick, and when the gait found slips: the proof then says which sticking
-        // condition fails).
-        let proof = match m {
-            WalkerModel::Rimless(r) => {
-                let (_, rate) = crate::walking::rimless_closed_form(r);
-                Some(crate::walking::proof::prove_rimless_gait(r, rate))
-            }
-            _ => None,
-        };
-        if found.converged || guess.is_some() || proof.is_some() {
-            return Ok(GaitReport { proof, ..GaitReport::from(&found) });
+    let y = match guess {
+        Some(g) => Some(with_walker!(m, w => {
+            values_for(w.kind_name(), "guess", w.section_names(), g)?;
+            w.section_from_user(g)
+        })),
+        None => None,
+    };
+    let found = crate::walking::gait(m, y.as_ref(), &s)?;
+    // The rimless wheel's sticking gait, proved from the closed form (27) whatever the
+    // floating-point search did (also when it did not converge, e.g. with μ within round-off of
+    // μ_stick, and when the gait found slips: the proof then says which sticking condition
+    // fails).
+    let proof = match m {
+        WalkerModel::Rimless(r) => {
+            let (_, rate) = crate::walking::rimless_closed_form(r);
+            Some(crate::walking::proof::prove_rimless_gait(r, rate))
         }
-        // No guess and the default did not converge: search for the gait from nothing (the
-        // compass biped as a mechanism), then converge on the built-in model from there.
-        if let WalkerModel::Compass(c) = m {
-            if let Some(y) = crate::mechanism::walkers::compass_gait_guess(c)? {
-                return Ok(GaitReport::from(&gait(c, &y, &s)));
-            }
-        }
-        Ok(GaitReport::from(&found))
-    })
+        _ => None,
+    };
+    Ok(GaitReport { proof, ..GaitReport::from(&found) })
 }
 
 /// `values` has one entry per name (an [`Error::Argument`] for `option` lists them otherwise).
@@ -219,7 +213,7 @@ impl Painleve {
         match (m.with_mu(mu)?, &self.grid) {
             (WalkerModel::Rimless(w), _) => {
                 write("cases.csv", crate::walking::painleve::rimless_cases_csv(&w, sigma, 161))?;
-                let g = gait(&w, &DVector::from_element(1, rimless_closed_form(&w).1), &s);
+                let g = crate::walking::gait(&WalkerModel::Rimless(w), None, &GaitSettings::default())?;
                 let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
                 plots::rimless_regions(&w, sigma, gy, &[], &s, &dir.join("regions.png"))?;
             }
@@ -233,7 +227,7 @@ impl Painleve {
                     }
                     write("b_negative.csv", csv)?;
                 }
-                let g = gait(&c, &c.default_gait_guess(), &s);
+                let g = crate::walking::gait(&WalkerModel::Compass(c), None, &GaitSettings::default())?;
                 let gy = g.converged.then_some(g.section_point.as_slice());
                 plots::compass_b_map(&c, sigma, gy, &s, &dir.join("b_negative.png"))?;
                 plots::compass_mu_min_curve(&c, sigma, 1.25 * c.l, &dir.join("mu_min_rho.png"))?;

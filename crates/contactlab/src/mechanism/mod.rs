@@ -10,6 +10,7 @@
 //! written for a `ContactSystem<N>` runs on a mechanism unchanged.
 
 pub mod basin;
+pub mod builder;
 pub mod continuation;
 pub mod gait;
 pub mod inspect;
@@ -17,7 +18,6 @@ pub mod model;
 pub mod painleve;
 pub mod simulate;
 pub mod urdf;
-pub mod walkers;
 pub mod zeno_orbit;
 
 use serde::Serialize;

@@ -257,7 +257,7 @@ fn sphere_of(
     }
 }
 
-struct Check;
+pub(crate) struct Check;
 
 impl super::Visit for Check {
     type Output = ();

@@ -534,7 +534,9 @@ fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
     );
     let cb = crate::mechanics::walkers::CompassBiped::paper(0.7);
     let ws = crate::walking::WalkerSettings { rtol: 1e-12, ..Default::default() };
-    let bg = crate::walking::gait(&cb, &nalgebra::DVector::from_vec(vec![-0.15, 0.7, -0.5]), &ws);
+    let guess = nalgebra::DVector::from_vec(vec![-0.15, 0.7, -0.5]);
+    let tight = GaitSettings { rtol: 1e-12, ..Default::default() };
+    let bg = crate::walking::gait(&crate::walking::model::WalkerModel::Compass(cb), Some(&guess), &tight)?;
     let y = nalgebra::DVector::from_vec(bg.section_point.clone());
     let mu_star = crate::walking::painleve::mu_min_along_step(&cb, &y, &ws).unwrap_or(f64::NAN);
     let onset = c.branches.first().and_then(|b| b.special.iter().find(|s| s.kind == SpecialKind::PainleveOnset));

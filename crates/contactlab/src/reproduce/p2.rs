@@ -4,8 +4,10 @@ use nalgebra::{DVector, Vector3, Vector4};
 
 use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
+use crate::mechanism::gait::GaitSettings;
 use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
+use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::plots;
 use crate::walking::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
@@ -45,16 +47,17 @@ struct Shared {
 }
 
 impl Shared {
-    fn find() -> Self {
+    fn find() -> Result<Self, Error> {
         let s = WalkerSettings::default();
         let w = RimlessWheel::paper(0.35);
         let iv = b_negative_intervals(&w, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
         let (lo, hi) = iv.first().map_or((f64::NAN, f64::NAN), |v| (v[0], v[1]));
         let (_, rate) = rimless_closed_form(&w);
-        let g = gait(&w, &DVector::from_element(1, rate), &s);
+        let gs = GaitSettings::default();
+        let g = gait(&WalkerModel::Rimless(w), Some(&DVector::from_element(1, rate)), &gs)?;
         let jam = slip(&w, &Vector3::new(0.0, 0.0, -0.3), &Vector3::new(0.5, 0.0, 0.643), &s);
         let cb = CompassBiped::paper(0.7);
-        let gc = gait(&cb, &DVector::from_vec(vec![-0.15, 0.7, -0.5]), &s);
+        let gc = gait(&WalkerModel::Compass(cb), Some(&DVector::from_vec(vec![-0.15, 0.7, -0.5])), &gs)?;
         let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
         // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
         let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
@@ -62,7 +65,7 @@ impl Shared {
         let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
         let s1 = slip(&cb, &Vector4::new(-0.2953, -0.5247, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
         let s2 = slip(&cb, &Vector4::new(-0.5461, 0.6860, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
-        Shared { s, w, lo, hi, rate, g, jam, cb, gc, mmc, ra, in_b_neg, s1, s2 }
+        Ok(Shared { s, w, lo, hi, rate, g, jam, cb, gc, mmc, ra, in_b_neg, s1, s2 })
     }
 }
 
@@ -100,7 +103,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     ];
     let total = steps.len() as u64 + 1;
     progress("P2", 0, total);
-    let shared = Shared::find();
+    let shared = Shared::find()?;
     for (k, step) in steps.iter().enumerate() {
         progress("P2", k as u64 + 1, total);
         step(&mut sec, opts, &shared)?;

@@ -1,35 +1,38 @@
 //! Single-contact walkers (paper P2, Or): gaits, stick and slip, Painlevé's paradox and dynamic
-//! jamming, on the hybrid dynamics core.
+//! jamming: P2's front door to the general analyses.
 //!
 //! The walkers ([`crate::mechanics::walkers`]) are [`ContactSystem`]s with a stance contact
-//! (contact 0) and a swing contact (contact 1); [`Lagrangian`] runs them with stick and slip of
-//! the stance foot, separation, P2's plastic impact at heel strike and the relabelling of the
-//! legs. This module adds P2's quantities on top of any such system:
+//! (contact 0) and a swing contact (contact 1), written by hand in P2's coordinates;
+//! [`multibody`] builds the same walkers as multibody [`crate::mechanism::Mechanism`]s. This
+//! module holds what is P2's own:
 //!
+//! * [`gait`] ([`multibody::gait`]): the periodic gait, the general gait search
+//!   ([`crate::mechanism::gait`], exact derivatives) on the walker's multibody model, in P2's
+//!   coordinates with `μ_stick = max |f_t/f_n|` along the step and the impulse ratio `|F_t/F_n|`
+//!   at heel strike (eq. 13);
 //! * [`ab`]: `A(q, q̇)` and `B(q, μ)` of eqs. (20)–(21) for slip direction `σ`, and the case of
-//!   Table 2.1 they select ([`SlipCase`]);
-//! * [`gait`]: the periodic gait under sticking contact, as a fixed point of the step-to-step
-//!   map on the post-impact states (the core's Newton on [`ReturnMap`]), with its Floquet
-//!   multipliers, `μ_stick = max |f_t/f_n|` along the step and the impulse ratio `|F_t/F_n|` at
-//!   heel strike (eq. 13).
+//!   Table 2.1 they select ([`SlipCase`]) (re-exported from [`crate::painleve`]), [`painleve`]'s
+//!   `μ_min` and regions `B < 0`, [`slip`] episodes, [`proof`] of the rimless wheel's gait;
+//! * [`WalkerChart`]: P2's section and the front ends' units (`τ_c`) of each walker.
 //!
 //! Signs: `A` and `B` follow P2 (`a_n = −A + B f_n`), with the core's bias `h = −(H + G)`:
 //! `A = −w_nᵀM⁻¹h − ẇ_nᵀq̇`, `B = w_nᵀM⁻¹(w_n − σμ w_t)`.
 
 use nalgebra::{DVector, SMatrix, SVector};
-use serde::Serialize;
 
-use crate::hybrid::driver::{EventRecord, Section};
-use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{FixedPoint, NewtonStop, ReturnMap, SectionChart};
+use crate::hybrid::driver::EventRecord;
+use crate::hybrid::lagrangian::{join, ContactMode, Lagrangian, Modes};
 use crate::hybrid::{EventDriver, EventKind, Observer, Step};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
 
 pub mod model;
+pub mod multibody;
 pub mod painleve;
 pub mod plots;
 pub mod proof;
+
+pub use multibody::{gait, Gait};
 
 // The Painlevé quantities and slip episodes of any system, on which P2's analyses stand.
 pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};
@@ -40,14 +43,8 @@ pub type State<const N: usize> = SMatrix<f64, N, 2>;
 /// Coordinates on the post-impact section of a walker: the state right after heel strike and
 /// relabelling, with the new stance foot at the origin and at rest.
 pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
-    /// Number of section coordinates.
-    fn section_dim(&self) -> usize;
     /// The post-impact state with section coordinates `y`.
     fn lift(&self, y: &DVector<f64>) -> State<N>;
-    /// The section coordinates of a post-impact state.
-    fn chart(&self, x: &State<N>) -> DVector<f64>;
-    /// Scales of the section coordinates.
-    fn section_scale(&self) -> DVector<f64>;
     /// Number of angles that fix the configuration up to the stance foot's position (1 or 2).
     fn angle_count(&self) -> usize;
     /// The configuration with the stance foot at the origin and these angles.
@@ -66,8 +63,6 @@ pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
     /// Section coordinates (SI) from values in the front ends' units, one per
     /// [`WalkerChart::section_names`].
     fn section_from_user(&self, values: &[f64]) -> DVector<f64>;
-    /// The default initial guess of the gait (section coordinates, SI): P2's gait.
-    fn default_gait_guess(&self) -> DVector<f64>;
     /// Names of a slip's initial state as the front ends give it.
     fn slip_state_names(&self) -> &'static [&'static str];
     /// The state `(q, q̇)` (SI, stance foot at the origin) from a slip's initial state in the
@@ -81,17 +76,8 @@ pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
 pub const COMPASS_GAIT_GUESS: [f64; 3] = [-0.148, 0.733, -0.501];
 
 impl WalkerChart<3> for RimlessWheel {
-    fn section_dim(&self) -> usize {
-        1
-    }
     fn lift(&self, y: &DVector<f64>) -> State<3> {
         join(&SVector::<f64, 3>::new(0.0, 0.0, -self.half_angle()), &SVector::<f64, 3>::new(0.0, 0.0, y[0]))
-    }
-    fn chart(&self, x: &State<3>) -> DVector<f64> {
-        DVector::from_element(1, x[(2, 1)])
-    }
-    fn section_scale(&self) -> DVector<f64> {
-        DVector::from_element(1, 1.0 / self.tau_c())
     }
     fn angle_count(&self) -> usize {
         1
@@ -111,9 +97,6 @@ impl WalkerChart<3> for RimlessWheel {
     fn section_from_user(&self, values: &[f64]) -> DVector<f64> {
         DVector::from_element(1, values[0] / self.tau_c())
     }
-    fn default_gait_guess(&self) -> DVector<f64> {
-        DVector::from_element(1, rimless_closed_form(self).1)
-    }
     fn slip_state_names(&self) -> &'static [&'static str] {
         &["theta", "theta_dot", "x_dot"]
     }
@@ -127,18 +110,8 @@ impl WalkerChart<3> for RimlessWheel {
 }
 
 impl WalkerChart<4> for CompassBiped {
-    fn section_dim(&self) -> usize {
-        3
-    }
     fn lift(&self, y: &DVector<f64>) -> State<4> {
         join(&SVector::<f64, 4>::new(y[0], y[0], 0.0, 0.0), &SVector::<f64, 4>::new(y[1], y[2], 0.0, 0.0))
-    }
-    fn chart(&self, x: &State<4>) -> DVector<f64> {
-        DVector::from_vec(vec![x[(0, 0)], x[(0, 1)], x[(1, 1)]])
-    }
-    fn section_scale(&self) -> DVector<f64> {
-        let w = 1.0 / self.time_scale();
-        DVector::from_vec(vec![1.0, w, w])
     }
     fn angle_count(&self) -> usize {
         2
@@ -158,9 +131,6 @@ impl WalkerChart<4> for CompassBiped {
     fn section_from_user(&self, values: &[f64]) -> DVector<f64> {
         DVector::from_column_slice(values)
     }
-    fn default_gait_guess(&self) -> DVector<f64> {
-        DVector::from_column_slice(&COMPASS_GAIT_GUESS)
-    }
     fn slip_state_names(&self) -> &'static [&'static str] {
         &["theta1", "theta2", "theta1_dot", "theta2_dot", "x_dot"]
     }
@@ -175,23 +145,6 @@ impl WalkerChart<4> for CompassBiped {
     }
 }
 
-struct Chart<'a, W>(&'a W);
-
-impl<W: WalkerChart<N>, const N: usize> SectionChart<State<N>> for Chart<'_, W> {
-    fn dim(&self) -> usize {
-        self.0.section_dim()
-    }
-    fn lift(&self, y: &DVector<f64>) -> State<N> {
-        self.0.lift(y)
-    }
-    fn chart(&self, x: &State<N>) -> DVector<f64> {
-        self.0.chart(x)
-    }
-    fn scale(&self) -> DVector<f64> {
-        self.0.section_scale()
-    }
-}
-
 /// Settings of the walker analyses.
 #[derive(Debug, Clone, Copy)]
 pub struct WalkerSettings {
@@ -199,15 +152,11 @@ pub struct WalkerSettings {
     pub rtol: f64,
     /// Longest step, in units of the system's time scale.
     pub max_step_time: f64,
-    /// Newton tolerance (relative to the chart's scales).
-    pub newton_tol: f64,
-    /// Largest number of Newton iterations.
-    pub max_newton: usize,
 }
 
 impl Default for WalkerSettings {
     fn default() -> Self {
-        Self { rtol: 1e-10, max_step_time: 100.0, newton_tol: 1e-10, max_newton: 30 }
+        Self { rtol: 1e-10, max_step_time: 100.0 }
     }
 }
 
@@ -216,8 +165,6 @@ impl WalkerSettings {
     pub fn validate(&self) -> Result<(), crate::Error> {
         crate::error::fraction("rtol", self.rtol)?;
         crate::error::positive("max_step_time", self.max_step_time)?;
-        crate::error::fraction("newton_tol", self.newton_tol)?;
-        crate::error::at_least_one("max_newton", self.max_newton)?;
         Ok(())
     }
 }
@@ -232,108 +179,6 @@ impl From<&WalkerSettings> for crate::painleve::SlipSettings {
     fn from(s: &WalkerSettings) -> Self {
         Self { rtol: s.rtol, max_step_time: s.max_step_time }
     }
-}
-
-/// The step-to-step map of a walker on its post-impact section.
-pub fn step_map<'a, W: WalkerChart<N>, const N: usize>(
-    lag: &'a Lagrangian<&'a W, N>,
-    settings: &WalkerSettings,
-) -> ReturnMap<'a, Lagrangian<&'a W, N>, impl SectionChart<State<N>> + 'a> {
-    ReturnMap {
-        system: lag,
-        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(1) },
-        chart: Chart(*lag.system()),
-        driver: settings.driver(settings.max_step_time * lag.system().time_scale()),
-        derivatives: Default::default(),
-    }
-}
-
-/// Records what P2 reports along one step: the force ratio while sticking, the impact and
-/// whether the stance foot ever left stick.
-struct StepObserver<'a, W, const N: usize> {
-    lag: &'a Lagrangian<&'a W, N>,
-    ratio_max: f64,
-    always_stick: bool,
-    pre_impact: Option<State<N>>,
-    events: Vec<EventKind>,
-}
-
-impl<W: ContactSystem<N>, const N: usize> StepObserver<'_, W, N> {
-    fn sample(&mut self, t: f64, x: &State<N>, mode: &Modes) {
-        if mode.get(0) != ContactMode::Stick {
-            self.always_stick = false;
-            return;
-        }
-        let (q, v) = split(x);
-        if let Some(s) = self.lag.solve_mode(mode, t, &q, &v) {
-            if s.lambda_n[0] > 0.0 {
-                self.ratio_max = self.ratio_max.max((s.lambda_t[0] / s.lambda_n[0]).abs());
-            }
-        }
-    }
-}
-
-impl<W: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for StepObserver<'_, W, N> {
-    fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
-        self.sample(t, x, mode);
-    }
-    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> std::ops::ControlFlow<()> {
-        if mode.get(0) == ContactMode::Stick {
-            // The largest friction use between samples too (Step::max_of).
-            let lag = self.lag;
-            self.ratio_max = step.max_of(t_end, 4, self.ratio_max, |t, x| {
-                let (q, v) = split(x);
-                match lag.solve_mode(mode, t, &q, &v) {
-                    Some(s) if s.lambda_n[0] > 0.0 => (s.lambda_t[0] / s.lambda_n[0]).abs(),
-                    _ => f64::NEG_INFINITY,
-                }
-            });
-        }
-        for (t, x) in step.samples(t_end, 4) {
-            self.sample(t, &x, mode);
-        }
-        std::ops::ControlFlow::Continue(())
-    }
-    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> std::ops::ControlFlow<()> {
-        if ev.info.kind == EventKind::Section {
-            return std::ops::ControlFlow::Continue(());
-        }
-        self.events.push(ev.info.kind);
-        if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
-            self.pre_impact = Some(ev.before);
-            return std::ops::ControlFlow::Break(());
-        }
-        std::ops::ControlFlow::Continue(())
-    }
-}
-
-/// The periodic gait of a walker (P2, Sections 3.1 and 4.1).
-#[derive(Debug, Clone, Serialize)]
-pub struct Gait {
-    /// Whether Newton's method converged.
-    pub converged: bool,
-    /// Step period.
-    pub period: f64,
-    /// The post-impact state `(q, q̇)` of the gait.
-    pub post_impact_state: Vec<f64>,
-    /// The state `(q, q̇)` just before heel strike (before the impact and the relabelling).
-    pub pre_impact_state: Vec<f64>,
-    /// Its section coordinates.
-    pub section_point: Vec<f64>,
-    /// Floquet multipliers `(re, im)`, largest modulus first.
-    pub multipliers: Vec<[f64; 2]>,
-    /// Whether every multiplier lies inside the unit circle.
-    pub stable: bool,
-    /// Whether the stance foot sticks along the whole step (needs `μ ≥ μ_stick`).
-    pub sticking: bool,
-    /// `μ_stick = max |f_t/f_n|` along the step (eq. 29).
-    pub mu_stick: f64,
-    /// `|F_t/F_n|` of the sticking impulse at heel strike (eq. 13).
-    pub impact_impulse_ratio: f64,
-    /// `‖P(y) − y‖` in the chart's scales.
-    pub residual: f64,
-    /// Why Newton stopped, when it did not converge.
-    pub reason: Option<crate::hybrid::section::NewtonStop>,
 }
 
 /// The sticking impulse `F = −(W̃ M⁻¹ W̃ᵀ)⁻¹ W̃ q̇⁻` of eq. (13) at the swing contact:
@@ -355,45 +200,6 @@ pub fn sticking_impulse<S: ContactSystem<N>, const N: usize>(
             (f[0], f[1])
         }
         None => (f64::NAN, f64::NAN),
-    }
-}
-
-/// The periodic gait near `guess` (section coordinates).
-pub fn gait<W: WalkerChart<N>, const N: usize>(walker: &W, guess: &DVector<f64>, settings: &WalkerSettings) -> Gait {
-    let lag = Lagrangian::new(walker);
-    let map = step_map(&lag, settings);
-    let invalid = settings.validate().err().map(NewtonStop::invalid_setting);
-    let fp: FixedPoint = match &invalid {
-        Some(reason) => FixedPoint::failed(guess, reason.clone(), 0),
-        None => map.fixed_point(guess, settings.newton_tol, settings.max_newton),
-    };
-    let y = DVector::from_vec(fp.y.clone());
-    let x0 = walker.lift(&y);
-    let mut obs = StepObserver { lag: &lag, ratio_max: 0.0, always_stick: true, pre_impact: None, events: vec![] };
-    if invalid.is_none() {
-        map.driver.run(&lag, 0.0, x0, &[], &mut obs);
-    }
-    let ratio = obs.pre_impact.map_or(f64::NAN, |x| {
-        let (q, v) = split(&x);
-        let (ft, fn_) = sticking_impulse(walker, &q, &v);
-        (ft / fn_).abs()
-    });
-    let sticking = invalid.is_none() && obs.always_stick && obs.events.iter().all(|k| *k == EventKind::Impact);
-    Gait {
-        converged: fp.converged,
-        period: fp.period,
-        post_impact_state: x0.column(0).iter().chain(x0.column(1).iter()).copied().collect(),
-        pre_impact_state: obs
-            .pre_impact
-            .map_or(vec![], |x| x.column(0).iter().chain(x.column(1).iter()).copied().collect()),
-        section_point: fp.y,
-        stable: fp.spectral_radius < 1.0,
-        multipliers: fp.multipliers,
-        sticking,
-        mu_stick: obs.ratio_max,
-        impact_impulse_ratio: ratio,
-        residual: fp.residual,
-        reason: fp.reason,
     }
 }
 
@@ -460,35 +266,4 @@ pub fn rimless_closed_form(w: &RimlessWheel) -> (f64, f64) {
     let beta = ((2.0 * std::f64::consts::PI / n).cos() + w.kappa) / (1.0 + w.kappa);
     let rate = 2.0 * beta * (w.slope.sin() * w.half_angle().sin() / (1.0 - beta * beta)).sqrt();
     (beta, rate / w.tau_c())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn wheel() -> RimlessWheel {
-        RimlessWheel {
-            spokes: 10,
-            kappa: 0.02,
-            slope: 10f64.to_radians(),
-            mu: 0.35,
-            mass: 1.0,
-            length: 1.0,
-            gravity: 1.0,
-        }
-    }
-
-    #[test]
-    fn rimless_wheel_gait_matches_the_closed_form() {
-        let w = wheel();
-        let (beta, rate) = rimless_closed_form(&w);
-        let g = gait(&w, &DVector::from_element(1, rate * 1.1), &WalkerSettings::default());
-        assert!(g.converged, "{g:?}");
-        assert!((g.section_point[0] - rate).abs() < 1e-8 * rate, "{} vs {rate}", g.section_point[0]);
-        assert!(g.sticking, "{g:?}");
-        // The 1-D map's multiplier: β² times the ratio of pre-impact energies' derivative (Coleman);
-        // here just inside the unit circle.
-        assert!(g.stable);
-        let _ = beta;
-    }
 }

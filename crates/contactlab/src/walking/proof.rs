@@ -238,7 +238,9 @@ mod tests {
         // contains the floating-point gait's value.
         let [lo, hi] = p.mu_stick.unwrap();
         assert!(lo > 0.3 && hi < 0.35 && hi - lo <= 1e-6 * hi, "{p:?}");
-        let g = crate::walking::gait(&w, &nalgebra::DVector::from_element(1, rate), &Default::default());
+        let walker = crate::walking::model::WalkerModel::Rimless(w);
+        let g = crate::walking::gait(&walker, Some(&nalgebra::DVector::from_element(1, rate)), &Default::default())
+            .unwrap();
         assert!((g.mu_stick - lo).abs() < 1e-6, "{} vs {p:?}", g.mu_stick);
     }
 

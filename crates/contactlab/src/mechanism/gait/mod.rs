@@ -35,7 +35,7 @@ use serde::Serialize;
 use super::{Mechanism, Visit};
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
-use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
+use crate::hybrid::section::{Derivatives, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Peak, Step, Tolerances, ZenoRule};
 use crate::mechanics::multibody_system::MultibodySystem;
 use crate::mechanics::ContactSystem;
@@ -419,6 +419,10 @@ pub struct Gait {
     pub q: Vec<f64>,
     /// `q̇` there.
     pub v: Vec<f64>,
+    /// `q` just before the strike (before its impulse and the relabelling).
+    pub pre_strike_q: Vec<f64>,
+    /// `q̇` there.
+    pub pre_strike_v: Vec<f64>,
     /// Names of the section coordinates (the chart's).
     pub section_coordinates: Vec<String>,
     /// The fixed point in those coordinates.
@@ -433,6 +437,8 @@ pub struct Gait {
     pub derivatives: JacobianRoute,
     /// Largest `|λ_t| / λ_n` of sticking contacts along the step (`None`: no sticking contact).
     pub mu_stick: Option<f64>,
+    /// Whether no contact slips along the step (every closed frictional contact sticks).
+    pub sticking: bool,
     /// `|Λ_t| / Λ_n` of the strike's impulse (`None` for a frictionless strike).
     pub impulse_ratio: Option<f64>,
     /// Displacement of the translation coordinates over a step.
@@ -499,6 +505,16 @@ pub fn find_gaits(m: &Mechanism, settings: &GaitSettings) -> Result<GaitSearch, 
 /// strike-to-strike map from there, with the multipliers and details of [`find_gaits`]; `None`
 /// if Newton does not converge (continuing a known gait, or refining one a user has).
 pub fn gait_from(m: &Mechanism, q: &[f64], v: &[f64], settings: &GaitSettings) -> Result<Option<Gait>, Error> {
+    Ok(refine_gait(m, q, v, settings)?.ok())
+}
+
+/// [`gait_from`], with the reason Newton stopped when it does not converge.
+pub fn refine_gait(
+    m: &Mechanism,
+    q: &[f64],
+    v: &[f64],
+    settings: &GaitSettings,
+) -> Result<Result<Gait, NewtonStop>, Error> {
     let spec = m.gait.clone().ok_or_else(|| {
         Error::input(&m.source, "gait", "missing; a [gait] table names the striking contact (strike = \"...\")")
     })?;
@@ -508,8 +524,8 @@ pub fn gait_from(m: &Mechanism, q: &[f64], v: &[f64], settings: &GaitSettings) -
     crate::error::fraction("newton_tol", settings.newton_tol)?;
     struct From<'a>(&'a Mechanism, &'a GaitSpec, &'a GaitSettings, &'a [f64], &'a [f64]);
     impl Visit for From<'_> {
-        type Output = Option<Gait>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Option<Gait> {
+        type Output = Result<Gait, NewtonStop>;
+        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Result<Gait, NewtonStop> {
             let lag = Lagrangian::new(&sys);
             let x = join(&SVector::<f64, N>::from_column_slice(self.3), &SVector::<f64, N>::from_column_slice(self.4));
             newton_gait(&sys, &lag, self.0, self.1, self.2, &x)

@@ -119,7 +119,7 @@ impl Visit for Search<'_> {
                 continue;
             }
             seen.push(x);
-            let Some(g) = newton_gait(&sys, &lag, m, spec, s, &x) else { continue };
+            let Ok(g) = newton_gait(&sys, &lag, m, spec, s, &x) else { continue };
             if gaits.iter().any(|h| {
                 let hx = join(&SVector::from_column_slice(&h.q), &SVector::from_column_slice(&h.v));
                 let gx = join(&SVector::from_column_slice(&g.q), &SVector::from_column_slice(&g.v));
@@ -152,7 +152,7 @@ pub(crate) fn driver_for(s: &GaitSettings, t_max: f64, events: usize, steps: usi
 }
 
 /// Newton's method on the strike-to-strike map from the post-strike state `x`, and the gait's
-/// details; `None` if Newton does not converge. The translation coordinates of the reported
+/// details, or why Newton stopped. The translation coordinates of the reported
 /// state are the model's initial ones (a gait is defined modulo the translation).
 pub(super) fn newton_gait<const N: usize>(
     sys: &MultibodySystem<N>,
@@ -161,7 +161,7 @@ pub(super) fn newton_gait<const N: usize>(
     spec: &GaitSpec,
     s: &GaitSettings,
     x: &State<N>,
-) -> Option<Gait> {
+) -> Result<Gait, NewtonStop> {
     let ts = sys.time_scale();
     let chart = StrikeChart::new(sys, x, &spec.translation);
     let map = ReturnMap {
@@ -174,7 +174,7 @@ pub(super) fn newton_gait<const N: usize>(
     let y0 = map.chart.chart(x);
     let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
     if !fp.converged {
-        return None;
+        return Err(fp.reason.unwrap_or(NewtonStop::NotConverged));
     }
     let y = DVector::from_vec(fp.y.clone());
     let mut xs = map.chart.lift(&y);
@@ -190,10 +190,16 @@ pub(super) fn newton_gait<const N: usize>(
         driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
     );
     let (q, v) = split(&xs);
-    Some(Gait {
+    let (pre_q, pre_v) = details.pre_strike.map_or((vec![], vec![]), |x| {
+        let (q, v) = split(&x);
+        (q.iter().copied().collect(), v.iter().copied().collect())
+    });
+    Ok(Gait {
         period: fp.period,
         q: q.iter().copied().collect(),
         v: v.iter().copied().collect(),
+        pre_strike_q: pre_q,
+        pre_strike_v: pre_v,
         section_coordinates: map.chart.names(&m.coordinates),
         section_point: fp.y.clone(),
         stable: fp.spectral_radius < 1.0,
@@ -201,6 +207,7 @@ pub(super) fn newton_gait<const N: usize>(
         multipliers: fp.multipliers.clone(),
         derivatives: fp.derivatives.clone(),
         mu_stick: details.mu_stick,
+        sticking: !details.slipped,
         impulse_ratio: details.impulse_ratio,
         step_length: details.step_length,
         residual: fp.residual,
@@ -300,8 +307,12 @@ pub(super) fn starting_states<const N: usize>(
     out
 }
 
-pub(crate) struct Details {
+pub(crate) struct Details<const N: usize> {
     pub(crate) mu_stick: Option<f64>,
+    /// Whether some contact slipped along the step.
+    pub(crate) slipped: bool,
+    /// The state just before the strike (before its impulse and the relabelling).
+    pub(crate) pre_strike: Option<State<N>>,
     pub(crate) impulse_ratio: Option<f64>,
     pub(crate) step_length: Vec<f64>,
     pub(crate) events: usize,
@@ -397,7 +408,7 @@ pub(crate) fn orbit_details<const N: usize>(
     spec: &GaitSpec,
     names: &[String],
     driver: EventDriver,
-) -> Details {
+) -> Details<N> {
     struct Friction<'a, const N: usize> {
         lag: &'a Lagrangian<&'a MultibodySystem<N>, N>,
         sys: &'a MultibodySystem<N>,
@@ -412,6 +423,12 @@ pub(crate) fn orbit_details<const N: usize>(
         /// `(ratio, −B)` at the run's start.
         at_start: (f64, f64),
         clearance: Clearance,
+        /// Whether some contact slipped.
+        slipped: bool,
+    }
+    /// Whether some contact of `mode` slips.
+    fn slips(mode: &Modes) -> bool {
+        (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(_)))
     }
     /// The largest friction use `|λ_t|/λ_n` of `mode`'s sticking contacts at `(t, x)`.
     pub(super) fn friction_use<const N: usize>(
@@ -456,10 +473,12 @@ pub(crate) fn orbit_details<const N: usize>(
     impl<const N: usize> Observer<State<N>, Modes> for Friction<'_, N> {
         fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
             self.at_start = (friction_use(self.lag, mode, t, x), painleve_neg_b(self.sys, mode, x));
+            self.slipped |= slips(mode);
         }
         fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
             // Both extremes between samples too: the best step refined at the end (Peak).
             let (lag, sys) = (self.lag, self.sys);
+            self.slipped |= slips(mode);
             self.ratio.offer(step, t_end, mode, |m, t, x| friction_use(lag, m, t, x));
             self.neg_b.offer(step, t_end, mode, |m, _, x| painleve_neg_b(sys, m, x));
             self.clearance.look(self.sys, step, t_end, 8);
@@ -486,6 +505,7 @@ pub(crate) fn orbit_details<const N: usize>(
         neg_b: Peak::new(8),
         at_start: (f64::NEG_INFINITY, f64::NEG_INFINITY),
         clearance: Clearance::new(sys.contact_count()),
+        slipped: false,
     };
     driver.run(lag, 0.0, *x, &[], &mut obs);
     let finite = |v: f64| (v > f64::NEG_INFINITY).then_some(v);
@@ -546,6 +566,8 @@ pub(crate) fn orbit_details<const N: usize>(
         .collect();
     Details {
         mu_stick,
+        slipped: obs.slipped,
+        pre_strike: obs.strike_event.map(|(before, _)| before),
         impulse_ratio,
         step_length,
         events: obs.events,
