@@ -92,15 +92,18 @@ pub struct BoundArgs {
 pub struct ContinueArgs {
     #[arg(help = contactlab::api::registry::model_help("zeno continue"))]
     model: PathBuf,
-    /// Initial step in e (halved after failures).
-    #[arg(long, default_value_t = contactlab::api::ZENO_E_STEP)]
-    e_step: f64,
-    /// Largest e tried.
+    /// Largest e.
     #[arg(long, default_value_t = contactlab::api::ZENO_E_MAX)]
     e_max: f64,
-    /// Resolution of the end of the branch.
-    #[arg(long, default_value_t = contactlab::api::ZENO_E_TOL)]
-    e_tol: f64,
+    /// First step, as a fraction of the range of e (arclength in scaled units; at most --max-step).
+    #[arg(long, default_value_t = contactlab::continuation::Settings::default().step)]
+    step: f64,
+    /// Largest step (same units).
+    #[arg(long, default_value_t = contactlab::continuation::Settings::default().max_step)]
+    max_step: f64,
+    /// Largest number of orbits on the branch.
+    #[arg(long, default_value_t = contactlab::continuation::Settings::default().max_points)]
+    max_points: usize,
     #[command(flatten)]
     common: Common,
 }
@@ -205,8 +208,15 @@ fn bound(a: BoundArgs) -> Result<(), Failure> {
 fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let bar = indicatif::ProgressBar::new(1000);
-    let c = contactlab::api::zeno_continuation(&m, &a.model.display().to_string(), a.e_step, a.e_max, a.e_tol, &|e| {
-        bar.set_position((e * 1000.0) as u64)
+    let settings = contactlab::continuation::Settings {
+        to: a.e_max,
+        step: a.step.min(a.max_step),
+        max_step: a.max_step,
+        max_points: a.max_points,
+        ..Default::default()
+    };
+    let c = contactlab::api::zeno_continuation(&m, &a.model.display().to_string(), &settings, &|e| {
+        bar.set_position((e / a.e_max * 1000.0) as u64)
     })?;
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {
@@ -218,11 +228,8 @@ fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     } else {
         println!("{}: {} orbits on the branch", a.model.display(), c.points.len());
         match c.e_critical {
-            Some(e) => println!(
-                "  largest e with a Zeno periodic orbit: {e:.5} (none found at {:?}: {:?})",
-                c.e_failed, c.reason
-            ),
-            None => println!("  no periodic orbit at e = 0: {:?}", c.reason),
+            Some(e) => println!("  largest e with a Zeno periodic orbit: {e:.6}; the branch ended: {}", c.end),
+            None => println!("  no periodic orbit at e = 0: {}", c.end),
         }
     }
     Ok(())

@@ -80,29 +80,37 @@ pub(crate) fn zeno_bound(
 /// the branch as columns (`e`, `period`, `constrained_duration`, `gamma`, `impacts_per_cycle`,
 /// `zeno`).
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, e_step=contactlab::api::ZENO_E_STEP, e_max=contactlab::api::ZENO_E_MAX, e_tol=contactlab::api::ZENO_E_TOL))]
+#[pyo3(signature = (name, text, is_json, e_max=None, step=None, max_step=None, max_points=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn zeno_continuation<'py>(
     py: Python<'py>,
     name: &str,
     text: &str,
     is_json: bool,
-    e_step: f64,
-    e_max: f64,
-    e_tol: f64,
+    e_max: Option<f64>,
+    step: Option<f64>,
+    max_step: Option<f64>,
+    max_points: Option<usize>,
 ) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
     let m = zeno_model(name, text, is_json, None)?;
-    let c = py.detach(|| contactlab::api::zeno_continuation(&m, name, e_step, e_max, e_tol, &|_| {})).map_err(to_py)?;
+    let d = contactlab::continuation::Settings::default();
+    let max_step = max_step.unwrap_or(d.max_step);
+    let settings = contactlab::continuation::Settings {
+        to: e_max.unwrap_or(contactlab::api::ZENO_E_MAX),
+        step: step.unwrap_or(d.step).min(max_step),
+        max_step,
+        max_points: max_points.unwrap_or(d.max_points),
+        ..d
+    };
+    let c = py.detach(|| contactlab::api::zeno_continuation(&m, name, &settings, &|_| {})).map_err(to_py)?;
     let d = PyDict::new(py);
     let pts = &c.points;
     d.set_item("e", col(py, pts.iter().map(|p| p.e).collect()))?;
-    d.set_item("period", col(py, pts.iter().map(|p| p.orbit.period).collect()))?;
-    d.set_item("constrained_duration", col(py, pts.iter().map(|p| p.orbit.constrained_duration).collect()))?;
-    d.set_item("gamma", col(py, pts.iter().map(|p| p.orbit.gamma).collect()))?;
-    d.set_item(
-        "impacts_per_cycle",
-        pts.iter().map(|p| p.orbit.impacts_per_cycle).collect::<Vec<usize>>().into_pyarray(py),
-    )?;
-    d.set_item("zeno", pts.iter().map(|p| p.orbit.zeno).collect::<Vec<bool>>().into_pyarray(py))?;
+    d.set_item("period", col(py, pts.iter().map(|p| p.period).collect()))?;
+    d.set_item("constrained_duration", col(py, pts.iter().map(|p| p.constrained_duration).collect()))?;
+    d.set_item("gamma", col(py, pts.iter().map(|p| p.gamma).collect()))?;
+    d.set_item("impacts_per_cycle", pts.iter().map(|p| p.impacts_per_cycle).collect::<Vec<usize>>().into_pyarray(py))?;
+    d.set_item("zeno", pts.iter().map(|p| p.zeno).collect::<Vec<bool>>().into_pyarray(py))?;
     Ok((object(py, &contactlab::api::ContinuationSummary::from(&c))?, d))
 }
 

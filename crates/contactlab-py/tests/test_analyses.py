@@ -144,8 +144,8 @@ def test_zeno_orbit_bound_and_continuation_match_the_cli():
     assert not none.converged and none.period is None and "never enters a constrained phase" in none.reason
     with pytest.raises(ValueError, match="periodic motion"):
         contactlab.zeno.orbit(EXAMPLES / "zeno" / "bouncing-ball.toml")
-    with pytest.raises(ValueError, match="e_step"):
-        contactlab.zeno.continuation(model, e_step=0.0)
+    with pytest.raises(ValueError, match="step"):
+        contactlab.zeno.continuation(model, step=0.0)
 
 
 # --- P4 ---------------------------------------------------------------------------------------

@@ -19,8 +19,17 @@ fn bench(c: &mut Criterion) {
     let quick = ZenoSettings { check_rate: false, ..s };
     g.bench_function("orbit_e0.5", |b| b.iter(|| orbit(&lag5, &y0, &quick)));
     g.bench_function("orbit_e0.5_with_rate_check", |b| b.iter(|| orbit(&lag5, &y0, &s)));
+    // The general continuation engine in e to the branch's numerical end (the report's
+    // settings).
+    let cs = contactlab::continuation::Settings {
+        to: 1.0,
+        max_points: contactlab::reproduce::p3::BRANCH_MAX_POINTS,
+        max_doublings: 0,
+        ..Default::default()
+    };
+    let family = |e: f64| Ok(DoublePendulumStop::paper_controlled(e));
     g.bench_function("continuation_to_end", |b| {
-        b.iter(|| continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &y0, &s, &|_| {}))
+        b.iter(|| continuation_in_e(family, q0.as_slice(), v0.as_slice(), &cs, &|_| {}).unwrap())
     });
     g.finish();
 }

@@ -212,3 +212,29 @@ fn mass_units_do_not_change_the_orbit() {
         assert!((f.0 - found[1].0).abs() < 1e-9 && (f.1 - found[1].1).abs() < 1e-6, "{found:?}");
     }
 }
+
+#[test]
+fn the_branch_in_e_meets_the_orbit_found_at_fixed_e() {
+    // `zeno continue` follows the orbit with the general pseudo-arclength engine; at e = 0.5
+    // (the branch's landing point) it must be the Zeno periodic orbit Newton's method finds at
+    // that e from the simple orbit's fixed point (P3 Figs. 3–4): same period and fixed point.
+    let (q0, v0) = start();
+    let settings = contactlab::continuation::Settings { to: 0.5, max_doublings: 0, ..Default::default() };
+    let family = |e: f64| Ok(DoublePendulumStop::paper_controlled(e));
+    let c = zeno::continuation_in_e(family, q0.as_slice(), v0.as_slice(), &settings, &|_| {}).unwrap();
+    assert!(c.end.starts_with("reached"), "{}", c.end);
+    let last = c.points.last().expect("a branch");
+    assert_eq!(last.e, 0.5);
+    assert!(last.zeno && last.constrained_duration > 0.0, "{last:?}");
+    assert!(c.points.windows(2).all(|w| w[1].e > w[0].e), "e grows along the branch");
+    let s = ZenoSettings::default();
+    let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
+    let y0 = zeno::settle(&lag0, &q0, &v0, 300, 1e-7, &s).unwrap();
+    let o = zeno::orbit(&Lagrangian::new(DoublePendulumStop::paper_controlled(0.5)), &y0, &s);
+    assert!(o.converged && o.zeno, "{o:?}");
+    assert!((last.period - o.period).abs() <= 1e-7 * o.period, "{} vs {}", last.period, o.period);
+    for (a, b) in last.section_point.iter().zip(&o.section_point) {
+        assert!((a - b).abs() <= 1e-7, "{:?} vs {:?}", last.section_point, o.section_point);
+    }
+    assert!((last.gamma - o.gamma).abs() <= 1e-4, "γ {} vs {}", last.gamma, o.gamma);
+}

@@ -55,16 +55,21 @@ def bound(model: Model, eps1: float, eps2: float, eps3: float, grid: int = _D["z
 
 def continuation(
     model: Model,
-    e_step: float = _D["zeno continue"]["e_step"],
     e_max: float = _D["zeno continue"]["e_max"],
-    e_tol: float = _D["zeno continue"]["e_tol"],
+    step: float = _D["zeno continue"]["step"],
+    max_step: float = _D["zeno continue"]["max_step"],
+    max_points: int = _D["zeno continue"]["max_points"],
 ) -> Result:
-    """The branch of Zeno periodic orbits from e = 0 as restitution grows (continuation in e,
-    each Newton solve from the previous orbit):
-    ``e_critical`` (the largest e with a Zeno periodic orbit), ``e_failed``, ``reason``,
-    ``points``; and the branch as arrays ``e``, ``period``, ``constrained_duration``, ``gamma``,
-    ``impacts_per_cycle``, ``zeno`` (under ``branch``)."""
-    summary, branch = _core.zeno_continuation(*model_text(model), float(e_step), float(e_max), float(e_tol))
+    """The branch of Zeno periodic orbits from e = 0 as restitution grows (the general
+    pseudo-arclength continuation in e, as ``continuation``, with the end of the constrained
+    phase located as a special point): ``e_critical`` (the largest e with a Zeno periodic
+    orbit), ``zeno_end`` and ``zeno_end_bracket`` (where the constrained phase vanishes, if
+    reached), ``end`` (why the branch ended), ``points``; and the branch as arrays ``e``,
+    ``period``, ``constrained_duration``, ``gamma``, ``impacts_per_cycle``, ``zeno`` (under
+    ``branch``). ``step`` and ``max_step`` are fractions of the range of e (scaled arclength)."""
+    summary, branch = _core.zeno_continuation(
+        *model_text(model), float(e_max), float(step), float(max_step), int(max_points)
+    )
     d = dict(summary)
     d["branch"] = branch
     return Result("ZenoContinuation", d)

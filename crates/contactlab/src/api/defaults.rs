@@ -24,13 +24,9 @@ pub const ZENO_T_MAX: f64 = 60.0;
 pub const ZENO_MAX_EVENTS: usize = 100_000;
 /// `zeno bound` (P3's Theorem 1): starts per axis of Ω₂.
 pub const ZENO_BOUND_GRID: usize = 11;
-/// `zeno continue` (P3, continuation in `e`): first step, largest `e`, and the resolution of the
-/// branch's end.
-pub const ZENO_E_STEP: f64 = 0.05;
-/// See [`ZENO_E_STEP`].
+/// `zeno continue` (P3, continuation in `e`): the largest `e` (its steps are
+/// [`crate::continuation::Settings::default`]'s).
 pub const ZENO_E_MAX: f64 = 1.0;
-/// See [`ZENO_E_STEP`].
-pub const ZENO_E_TOL: f64 = 1e-4;
 /// `eqset analyze` (P5): grid points of the scan for the sets.
 pub const EQSET_ANALYZE_GRID: usize = 4000;
 /// `eqset simulate` (P5): end time (s).
@@ -73,7 +69,7 @@ pub fn defaults() -> serde_json::Value {
         "equilibrium simulate": {"t_max": P1_T_MAX, "max_events": P1_MAX_EVENTS},
         "zeno simulate": {"t_max": ZENO_T_MAX, "max_events": ZENO_MAX_EVENTS},
         "zeno bound": {"grid": ZENO_BOUND_GRID},
-        "zeno continue": {"e_step": ZENO_E_STEP, "e_max": ZENO_E_MAX, "e_tol": ZENO_E_TOL},
+        "zeno continue": {"e_max": ZENO_E_MAX, "step": cont.step, "max_step": cont.max_step, "max_points": cont.max_points},
         "eqset analyze": {"grid": EQSET_ANALYZE_GRID},
         "eqset simulate": {"t_max": EQSET_T_MAX},
         "fixture mu-sweep": {"max_scale": MU_SWEEP_MAX_SCALE, "steps": MU_SWEEP_POINTS},

@@ -38,7 +38,7 @@ use crate::walking::slip::{jam_threshold, slip};
 use crate::walking::{Gait, WalkerChart, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
-use crate::zeno::{self as p3, Continuation, Orbit, Simulation, ZenoSettings};
+use crate::zeno::{self as p3, EBranch, Orbit, Simulation, ZenoSettings};
 use crate::Error;
 
 fn arg(name: &str, message: impl Into<String>) -> Error {

@@ -195,32 +195,27 @@ pub fn zeno_bound(m: &ZenoModel, name: &str, eps: Epsilons, grid: usize) -> Resu
     theorem1(&lag, &DVector::from_vec(o.section_point.clone()), o.gamma, eps, grid, &settings)
 }
 
-/// The branch of Zeno periodic orbits from `e = 0` in steps of `e_step` (halved after failures)
-/// up to `e_max`, its end resolved to `e_tol` (`zeno continue`); `progress(e)` as it goes.
+/// The branch of Zeno periodic orbits from `e = 0` up to `settings.to` (`zeno continue`): the
+/// general continuation in `e` ([`p3::continuation_in_e`]; `settings.from` is taken as 0, no
+/// period doublings followed); `progress(e)` as it goes.
 pub fn zeno_continuation(
     m: &ZenoModel,
     name: &str,
-    e_step: f64,
-    e_max: f64,
-    e_tol: f64,
+    settings: &crate::continuation::Settings,
     progress: &dyn Fn(f64),
-) -> Result<Continuation, Error> {
+) -> Result<EBranch, Error> {
     let (sys, q0, v0) = pendulum(m, name, "zeno continue")?;
-    for (k, v) in [("e_step", e_step), ("e_max", e_max), ("e_tol", e_tol)] {
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(arg(k, format!("must be a number in (0, 1] (got {v})")));
-        }
+    if !(settings.to > 0.0 && settings.to <= 1.0) {
+        return Err(arg("e_max", format!("must be a number in (0, 1] (got {})", settings.to)));
     }
-    let settings = ZenoSettings::default();
-    let lag = Lagrangian::new(sys.with_e(0.0));
-    let y = match p3::settle(&lag, &q0, &v0, p3::SETTLE_CYCLES, p3::SETTLE_TOL, &settings) {
-        Ok(y) => y,
-        // No orbit to start from: an empty branch, saying why (a result, not an error).
-        Err(never) => {
-            return Ok(p3::Continuation { points: vec![], e_critical: None, e_failed: Some(0.0), reason: Some(never) })
-        }
-    };
-    Ok(p3::continuation_in_e(|e| sys.with_e(e), 0.0, e_step, e_max, e_tol, &y, &settings, progress))
+    let settings = crate::continuation::Settings { from: 0.0, max_doublings: 0, ..*settings };
+    p3::continuation_in_e(
+        |e| if (0.0..=1.0).contains(&e) { Ok(sys.with_e(e)) } else { Err(format!("e = {e} is outside [0, 1]")) },
+        q0.as_slice(),
+        v0.as_slice(),
+        &settings,
+        progress,
+    )
 }
 
 /// What `zeno continue --json` prints of a continuation.
@@ -228,20 +223,24 @@ pub fn zeno_continuation(
 pub struct ContinuationSummary {
     /// The largest `e` with a Zeno periodic orbit found.
     pub e_critical: Option<f64>,
-    /// The smallest `e` tried beyond it where none was found.
-    pub e_failed: Option<f64>,
-    /// What happened there.
-    pub reason: Option<crate::hybrid::section::NewtonStop>,
+    /// Where the constrained phase vanishes, if the branch reached it (located to
+    /// `zeno_end_bracket`).
+    pub zeno_end: Option<f64>,
+    /// Its bracket in `e`.
+    pub zeno_end_bracket: Option<f64>,
+    /// Why the branch ended.
+    pub end: String,
     /// Orbits on the branch.
     pub points: usize,
 }
 
-impl From<&Continuation> for ContinuationSummary {
-    fn from(c: &Continuation) -> Self {
+impl From<&EBranch> for ContinuationSummary {
+    fn from(c: &EBranch) -> Self {
         ContinuationSummary {
             e_critical: c.e_critical,
-            e_failed: c.e_failed,
-            reason: c.reason.clone(),
+            zeno_end: c.zeno_end,
+            zeno_end_bracket: c.zeno_end_bracket,
+            end: c.end.clone(),
             points: c.points.len(),
         }
     }

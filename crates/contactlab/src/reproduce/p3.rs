@@ -9,7 +9,7 @@ use crate::hybrid::EventKind;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::zeno::bound::{theorem1, Epsilons};
-use crate::zeno::{self, plots, Continuation, ZenoSettings};
+use crate::zeno::{self, plots, EBranch, EPoint, ZenoSettings};
 use crate::Error;
 
 /// Section title.
@@ -261,49 +261,70 @@ fn zeno_orbit_figs3_4(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<
     Ok(())
 }
 
+/// The continuation in `e` of the report: the general engine's defaults, with room for the
+/// points the branch needs to reach its numerical end (the Zeno cascades grow as the
+/// constrained phase shrinks, until the event limit stops the return map).
+pub const BRANCH_MAX_POINTS: usize = 1000;
+
 /// Continuation in e: the Zeno-to-non-Zeno bifurcation. The branch, computed once, gives the
 /// end row, Fig. 5 near its end and the branch's figures and table.
 fn continuation(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
-    let c = zeno::continuation_in_e(DoublePendulumStop::paper_controlled, 0.0, 0.05, 1.0, 1e-4, &sh.y0, &sh.s, &|_| {});
+    let (q0, v0) = start();
+    let settings = crate::continuation::Settings {
+        from: 0.0,
+        to: 1.0,
+        max_points: BRANCH_MAX_POINTS,
+        max_doublings: 0,
+        ..Default::default()
+    };
+    let family = |e: f64| Ok(DoublePendulumStop::paper_controlled(e));
+    let c = zeno::continuation_in_e(family, q0.as_slice(), v0.as_slice(), &settings, &|_| {})?;
     branch_end(sec, &c);
     fig5(sec, opts, sh, &c)?;
     branch_figures(sec, opts, &c)
 }
 
+/// Why the branch ended, for notes and captions.
+fn end_of(c: &EBranch) -> String {
+    match (c.zeno_end, c.zeno_end_bracket) {
+        (Some(e), Some(b)) => {
+            format!("its constrained phase vanishes at e = {} (located to {})", fmt_num(e), fmt_num(b))
+        }
+        _ => format!("the branch ended: {}", c.end),
+    }
+}
+
 /// The largest e with a Zeno periodic orbit, and what ended the branch (in the introduction).
-fn branch_end(sec: &mut Section, c: &Continuation) {
+fn branch_end(sec: &mut Section, c: &EBranch) {
     let e_crit = c.e_critical.unwrap_or(f64::NAN);
     // P3 gives the largest e at which its simulations found the orbit: a lower bound of the
     // branch's end, checked one-sided with half a unit of its last digit.
     sec.rows.push(
         Row::at_least("Largest e with a Zeno periodic orbit (P3: found up to e = 0.9225)", 0.9225, e_crit, 5e-5, SRC)
             .with_note(format!(
-                "continuation in e: the branch's end is bracketed in [{}, {}]; at {} the orbit search ended: {}",
+                "continuation in e (pseudo-arclength, {} orbits): the last Zeno periodic orbit is at e = {}; {}",
+                c.points.len(),
                 fmt_num(e_crit),
-                fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-                fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-                c.reason.as_ref().map_or("end of the e range".to_string(), |r| r.to_string())
+                end_of(c)
             )),
     );
     // What ended the branch, in the section's introduction.
     if let Some(last) = c.points.last() {
         sec.intro.push_str(&format!(
-            " The continuation's last orbit, at e = {}, is constrained for {} s of its {} s period; beyond it \
-             (e = {}) the orbit search ended with: {}.",
+            " The continuation's last orbit, at e = {}, is constrained for {} s of its {} s period; {}.",
             fmt_num(last.e),
-            fmt_num(last.orbit.constrained_duration),
-            fmt_num(last.orbit.period),
-            fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-            c.reason.as_ref().map_or("the end of the e range".to_string(), |r| r.to_string())
+            fmt_num(last.constrained_duration),
+            fmt_num(last.period),
+            end_of(c)
         ));
     }
 }
 
 /// e = 0.9225 (Fig. 5): the orbit found from the branch point below it, with its very short
 /// constrained phase.
-fn fig5(sec: &mut Section, opts: &Options, sh: &Shared, c: &Continuation) -> Result<(), Error> {
+fn fig5(sec: &mut Section, opts: &Options, sh: &Shared, c: &EBranch) -> Result<(), Error> {
     let lag9 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.9225));
-    let near = c.points.iter().rev().find(|p| p.e <= 0.9225).map(|p| DVector::from_vec(p.orbit.section_point.clone()));
+    let near = c.points.iter().rev().find(|p| p.e <= 0.9225).map(|p| DVector::from_vec(p.section_point.clone()));
     let o9 = near.map(|y| zeno::orbit(&lag9, &y, &sh.s));
     let short = o9.as_ref().is_some_and(|o| o.converged && o.zeno && o.constrained_duration < 0.05 * o.period);
     sec.rows.push(
@@ -337,73 +358,75 @@ fn fig5(sec: &mut Section, opts: &Options, sh: &Shared, c: &Continuation) -> Res
 }
 
 /// The branch's constrained duration, period and γ against e, and its table.
-fn branch_figures(sec: &mut Section, opts: &Options, c: &Continuation) -> Result<(), Error> {
+fn branch_figures(sec: &mut Section, opts: &Options, c: &EBranch) -> Result<(), Error> {
     plots::branch_plots(c, &opts.out, "p3_branch")?;
     let at = |k: usize| c.points.get(k);
     let n = c.points.len();
     let (first, last, before_last) = (at(0), n.checked_sub(1).and_then(at), n.checked_sub(2).and_then(at));
-    let describe = |f: &dyn Fn(&zeno::BranchPoint) -> f64| match (first, last) {
+    let describe = |f: &dyn Fn(&EPoint) -> f64| match (first, last) {
         (Some(a), Some(b)) => {
             format!("from {} at e = {} to {} at e = {}", fmt_num(f(a)), fmt_num(a.e), fmt_num(f(b)), fmt_num(b.e))
         }
         _ => "no branch point".to_string(),
     };
-    let end = format!(
-        "The branch ends where the orbit search failed at e = {} ({})",
-        fmt_num(c.e_failed.unwrap_or(f64::NAN)),
-        c.reason.as_ref().map_or("end of the e range".to_string(), |r| r.to_string())
-    );
+    let end = end_of(c);
     sec.figures.push(Figure {
         file: "p3_branch_duration.png".into(),
         caption: format!(
             "The Zeno periodic orbit continued in e: its constrained phase shrinks {} s (P3: it vanishes at the \
-             Zeno-to-non-Zeno bifurcation). {end}, with {} s of constrained phase left: the bifurcation itself is \
-             not reached.",
-            describe(&|p| p.orbit.constrained_duration),
-            fmt_num(last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
+             Zeno-to-non-Zeno bifurcation); {end}, with {} s of constrained phase left.",
+            describe(&|p| p.constrained_duration),
+            fmt_num(last.map_or(f64::NAN, |p| p.constrained_duration)),
         ),
     });
     sec.figures.push(Figure {
         file: "p3_branch_period.png".into(),
-        caption: format!("The period along the branch, {} s.", describe(&|p| p.orbit.period)),
+        caption: format!("The period along the branch, {} s.", describe(&|p| p.period)),
     });
     sec.figures.push(Figure {
         file: "p3_branch_gamma.png".into(),
         caption: format!(
-            "γ, the largest multiplier of the return map (finite differences), along the branch, {}: {}. Its last segment goes from {} at e = {} to {} at e = {}, a step of {} in e \
-             over which the constrained phase shrinks from {} s to {} s. {end}.",
-            describe(&|p| p.orbit.gamma),
-            if c.points.iter().all(|p| p.orbit.gamma < 1.0) {
+            "γ, the largest multiplier of the return map (finite differences), along the branch, {}: {}. Its last \
+             segment goes from {} at e = {} to {} at e = {}, over which the constrained phase shrinks from {} s to \
+             {} s; {end}.",
+            describe(&|p| p.gamma),
+            if c.points.iter().all(|p| p.gamma < 1.0) {
                 "below 1 throughout, the orbit stays stable"
             } else {
                 "it reaches 1 on the branch, where the orbit loses stability"
             },
-            fmt_num(before_last.map_or(f64::NAN, |p| p.orbit.gamma)),
+            fmt_num(before_last.map_or(f64::NAN, |p| p.gamma)),
             fmt_num(before_last.map_or(f64::NAN, |p| p.e)),
-            fmt_num(last.map_or(f64::NAN, |p| p.orbit.gamma)),
+            fmt_num(last.map_or(f64::NAN, |p| p.gamma)),
             fmt_num(last.map_or(f64::NAN, |p| p.e)),
-            fmt_num(last.zip(before_last).map_or(f64::NAN, |(a, b)| a.e - b.e)),
-            fmt_num(before_last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
-            fmt_num(last.map_or(f64::NAN, |p| p.orbit.constrained_duration)),
+            fmt_num(before_last.map_or(f64::NAN, |p| p.constrained_duration)),
+            fmt_num(last.map_or(f64::NAN, |p| p.constrained_duration)),
         ),
     });
+    // The table: every tenth of the branch's orbits by e (the branch's own points crowd where
+    // the constrained phase shrinks fast), and the last.
+    let mut rows = vec![];
+    let mut next_e = f64::NEG_INFINITY;
+    for (k, p) in c.points.iter().enumerate() {
+        if p.e >= next_e || k + 1 == n {
+            rows.push(vec![
+                fmt_num(p.e),
+                fmt_num(p.period),
+                fmt_num(p.constrained_duration),
+                fmt_num(p.gamma),
+                p.impacts_per_cycle.to_string(),
+            ]);
+            next_e = p.e + 0.05;
+        }
+    }
     sec.tables.push(Table {
-        caption: "The branch of periodic orbits in e (period, constrained duration, γ, impacts simulated per cycle)."
-            .into(),
+        caption: format!(
+            "The branch of periodic orbits in e (period, constrained duration, γ, impacts simulated per cycle): its \
+             orbits at least 0.05 apart in e, and its last ({} orbits in all).",
+            n
+        ),
         header: vec!["e".into(), "T".into(), "constrained".into(), "γ".into(), "impacts".into()],
-        rows: c
-            .points
-            .iter()
-            .map(|p| {
-                vec![
-                    fmt_num(p.e),
-                    fmt_num(p.orbit.period),
-                    fmt_num(p.orbit.constrained_duration),
-                    fmt_num(p.orbit.gamma),
-                    p.orbit.impacts_per_cycle.to_string(),
-                ]
-            })
-            .collect(),
+        rows,
     });
     Ok(())
 }

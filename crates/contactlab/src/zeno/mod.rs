@@ -4,108 +4,125 @@
 //! general and lives in [`crate::zeno_orbit`], re-exported here; this layer adds P3's models
 //! ([`model`]: the double pendulum with a knee stop, the bouncing ball), Theorem 1 ([`bound`],
 //! conditions (10)–(15)), the figures ([`plots`]) and P3's continuation of the Zeno periodic orbit
-//! as `e` grows until its constrained phase vanishes ([`continuation_in_e`]).
+//! as `e` grows until its constrained phase vanishes ([`continuation_in_e`]: the general
+//! continuation engine, read in P3's terms).
 
 pub mod bound;
 pub mod model;
 pub mod plots;
 
-use nalgebra::DVector;
 use serde::Serialize;
 
-use crate::hybrid::lagrangian::Lagrangian;
-use crate::hybrid::section::NewtonStop;
 use crate::mechanics::ContactSystem;
 pub use crate::zeno_orbit::*;
 
-/// One point of the branch of periodic orbits in `e`.
+/// One orbit of P3's branch in `e` ([`continuation_in_e`]).
 #[derive(Debug, Clone, Serialize)]
-pub struct BranchPoint {
+pub struct EPoint {
     /// Coefficient of restitution.
     pub e: f64,
-    /// The orbit.
-    pub orbit: Orbit,
+    /// Period (s).
+    pub period: f64,
+    /// Duration of the constrained phase (s).
+    pub constrained_duration: f64,
+    /// `γ`: the largest multiplier modulus of the return map.
+    pub gamma: f64,
+    /// Impacts simulated per cycle before the Zeno point was extrapolated.
+    pub impacts_per_cycle: usize,
+    /// Whether the cycle's impacts accumulate at a Zeno point.
+    pub zeno: bool,
+    /// The fixed point in the constraint surface's chart ([`ConstraintChart`]).
+    pub section_point: Vec<f64>,
 }
 
-/// The branch of Zeno periodic orbits as `e` grows ([`continuation_in_e`]).
+/// P3's branch of Zeno periodic orbits as `e` grows: the general continuation's branch
+/// ([`crate::continuation`], pseudo-arclength, with the end of the constrained phase located as a
+/// special point), read in P3's terms.
 #[derive(Debug, Clone, Serialize)]
-pub struct Continuation {
-    /// Converged orbits with a constrained phase, in increasing `e`.
-    pub points: Vec<BranchPoint>,
-    /// The largest `e` with a Zeno periodic orbit found (the last point of the branch).
+pub struct EBranch {
+    /// The orbits with a constrained phase (Zeno for `e > 0`), in increasing `e`.
+    pub points: Vec<EPoint>,
+    /// The largest `e` with a Zeno periodic orbit found: the located end of the constrained
+    /// phase if the branch reached it, else its last orbit.
     pub e_critical: Option<f64>,
-    /// The smallest `e` tried beyond it where no such orbit was found (the bracket's other end).
-    pub e_failed: Option<f64>,
-    /// What happened at `e_failed`.
-    pub reason: Option<NewtonStop>,
+    /// Where the constrained phase vanishes (the multiplier `λ` at its start through zero),
+    /// located to `zeno_end_bracket`, if the branch reached it.
+    pub zeno_end: Option<f64>,
+    /// The bracket of `zeno_end` in `e`.
+    pub zeno_end_bracket: Option<f64>,
+    /// Why the branch ended (the general continuation's reason, or why no orbit was reached).
+    pub end: String,
 }
 
-/// Follows the periodic orbit from `e_start` (with `guess`) upward, each Newton solve starting
-/// from the previous orbit: steps of `e_step`, halved after every failure (and grown back after
-/// successes), until no orbit with a constrained phase is found within `e_tol` of the last one,
-/// or `e_max` is reached. `family(e)` is the system at restitution `e`; `progress(e)` is called
-/// after each point.
-#[allow(clippy::too_many_arguments)]
-pub fn continuation_in_e<S: ContactSystem<N>, const N: usize>(
-    family: impl Fn(f64) -> S,
-    e_start: f64,
-    e_step: f64,
-    e_max: f64,
-    e_tol: f64,
-    guess: &DVector<f64>,
-    settings: &ZenoSettings,
+impl EBranch {
+    /// P3's reading of a continuation in `e`: its first branch, up to the first orbit without
+    /// a constrained phase (or, for `e > 0`, without a Zeno point).
+    pub fn of(c: &crate::continuation::Continuation) -> Self {
+        let Some(b) = c.branches.first() else {
+            return EBranch {
+                points: vec![],
+                e_critical: None,
+                zeno_end: None,
+                zeno_end_bracket: None,
+                end: "no branch".into(),
+            };
+        };
+        let quantity = |p: &crate::continuation::BranchPoint, k: &str| {
+            p.observation.quantities.iter().find(|(n, _)| n == k).map_or(f64::NAN, |(_, v)| *v)
+        };
+        let mut points = vec![];
+        let mut end = b.end.clone();
+        for p in &b.points {
+            let zeno = p.observation.events.iter().any(|e| e.starts_with("zeno"));
+            let duration = quantity(p, "constrained_duration");
+            if duration.is_nan() || duration <= 0.0 || (p.p > 0.0 && !zeno) {
+                end = format!(
+                    "at e = {}: {}",
+                    p.p,
+                    if duration > 0.0 { "the orbit has no Zeno point" } else { "the orbit has no constrained phase" }
+                );
+                break;
+            }
+            points.push(EPoint {
+                e: p.p,
+                period: p.period,
+                constrained_duration: duration,
+                gamma: p.spectral_radius,
+                impacts_per_cycle: quantity(p, "impacts").max(0.0) as usize,
+                zeno,
+                section_point: p.y.clone(),
+            });
+        }
+        let special = b.special.iter().find(|s| s.kind == crate::continuation::SpecialKind::ZenoEnd);
+        let last = points.last().map(|p| p.e);
+        EBranch {
+            e_critical: special.map(|s| s.p).into_iter().chain(last).reduce(f64::max),
+            zeno_end: special.map(|s| s.p),
+            zeno_end_bracket: special.map(|s| s.bracket),
+            points,
+            end,
+        }
+    }
+}
+
+/// Continues P3's periodic orbit of `family(e)` (the system at restitution `e`) from
+/// `settings.from` toward `settings.to`: the orbit there reached from `(q0, q̇0)` by iterating
+/// the return map until it settles, then followed by the general continuation
+/// ([`orbit_continuation`]) and read in P3's terms ([`EBranch::of`]). No orbit reached is a
+/// branch without points whose `end` says why.
+pub fn continuation_in_e<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize>(
+    family: F,
+    q0: &[f64],
+    v0: &[f64],
+    settings: &crate::continuation::Settings,
     progress: &dyn Fn(f64),
-) -> Continuation {
-    let settings = &ZenoSettings { check_rate: false, ..*settings };
-    let solve = |e: f64, y: &DVector<f64>| -> Result<Orbit, NewtonStop> {
-        let lag = Lagrangian::new(family(e));
-        let o = orbit(&lag, y, settings);
-        if !o.converged {
-            return Err(o.reason.unwrap_or(NewtonStop::NotConverged));
+) -> Result<EBranch, crate::Error> {
+    settings.validate()?;
+    let key = crate::model::param::ParamKey::parse("e")?;
+    match orbit_continuation(family, q0, v0, &key, settings, progress) {
+        Ok(c) => Ok(EBranch::of(&c)),
+        Err(e) => {
+            Ok(EBranch { points: vec![], e_critical: None, zeno_end: None, zeno_end_bracket: None, end: e.to_string() })
         }
-        if o.constrained_duration.is_nan() || o.constrained_duration <= 0.0 {
-            return Err(NewtonStop::NoConstrainedPhase);
-        }
-        if e > 0.0 && !o.zeno {
-            return Err(NewtonStop::NotZeno);
-        }
-        Ok(o)
-    };
-    let mut points: Vec<BranchPoint> = Vec::new();
-    let mut failed: Option<(f64, NewtonStop)> = None;
-    match solve(e_start, guess) {
-        Ok(o) => {
-            points.push(BranchPoint { e: e_start, orbit: o });
-            progress(e_start);
-        }
-        Err(r) => failed = Some((e_start, r)),
-    }
-    let mut step = e_step;
-    while let Some(last) = points.last() {
-        if last.e >= e_max {
-            break;
-        }
-        let e = (last.e + step).min(e_max);
-        let y = DVector::from_vec(last.orbit.section_point.clone());
-        match solve(e, &y) {
-            Ok(o) => {
-                points.push(BranchPoint { e, orbit: o });
-                progress(e);
-                step = (step * 1.5).min(e_step);
-            }
-            Err(r) => {
-                failed = Some((e, r));
-                step *= 0.5;
-                if step < e_tol {
-                    break;
-                }
-            }
-        }
-    }
-    Continuation {
-        e_critical: points.last().map(|p| p.e),
-        e_failed: failed.as_ref().map(|f| f.0),
-        reason: failed.map(|f| f.1),
-        points,
     }
 }

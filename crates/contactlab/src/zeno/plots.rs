@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Continuation, Simulation};
+use super::{EBranch, EPoint, Simulation};
 use crate::plot::{Mark, XyPlot};
 use crate::Error;
 
@@ -82,17 +82,12 @@ pub fn phase_portrait(runs: &[(&str, &Simulation)], k: usize, name: &str, path: 
 
 /// The branch of Zeno periodic orbits against `e`: constrained duration, period and `γ`, one
 /// file each (`{stem}_duration.png`, `{stem}_period.png`, `{stem}_gamma.png`); returns the paths.
-pub fn branch_plots(c: &Continuation, dir: &Path, stem: &str) -> Result<Vec<std::path::PathBuf>, Error> {
-    let pts = |f: &dyn Fn(&super::BranchPoint) -> f64| c.points.iter().map(|p| (p.e, f(p))).collect::<Vec<_>>();
+pub fn branch_plots(c: &EBranch, dir: &Path, stem: &str) -> Result<Vec<std::path::PathBuf>, Error> {
+    let pts = |f: &dyn Fn(&EPoint) -> f64| c.points.iter().map(|p| (p.e, f(p))).collect::<Vec<_>>();
     let plots = [
-        (
-            "duration",
-            "Constrained phase of the Zeno periodic orbit",
-            "duration (s)",
-            pts(&|p| p.orbit.constrained_duration),
-        ),
-        ("period", "Period of the Zeno periodic orbit", "period T (s)", pts(&|p| p.orbit.period)),
-        ("gamma", "Largest multiplier of the return map", "gamma", pts(&|p| p.orbit.gamma)),
+        ("duration", "Constrained phase of the Zeno periodic orbit", "duration (s)", pts(&|p| p.constrained_duration)),
+        ("period", "Period of the Zeno periodic orbit", "period T (s)", pts(&|p| p.period)),
+        ("gamma", "Largest multiplier of the return map", "gamma", pts(&|p| p.gamma)),
     ];
     let mut out = Vec::new();
     for (suffix, title, label, data) in plots {
@@ -151,21 +146,20 @@ pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, tit
 
 /// Writes a branch of periodic orbits into `dir`: `branch.csv` (e, period, constrained duration,
 /// γ, impacts per cycle, Zeno, the section point) and the branch plots (`branch_*.png`).
-pub fn write_branch(c: &Continuation, dir: &Path) -> Result<(), Error> {
+pub fn write_branch(c: &EBranch, dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let mut csv = String::from("e,period,constrained_duration,gamma,impacts_per_cycle,zeno,theta1,theta1_dot\n");
     for p in &c.points {
-        let o = &p.orbit;
         csv.push_str(&format!(
             "{},{},{},{},{},{},{},{}\n",
             p.e,
-            num(o.period),
-            num(o.constrained_duration),
-            num(o.gamma),
-            o.impacts_per_cycle,
-            o.zeno,
-            num(o.section_point[0]),
-            num(o.section_point[1])
+            num(p.period),
+            num(p.constrained_duration),
+            num(p.gamma),
+            p.impacts_per_cycle,
+            p.zeno,
+            num(p.section_point[0]),
+            num(p.section_point[1])
         ));
     }
     crate::output::write_file(dir, "branch.csv", &csv)?;
