@@ -6,7 +6,7 @@
 mod eqset;
 mod equilibrium;
 mod fixture;
-mod mechanism;
+mod multibody;
 mod staging;
 mod walker;
 mod zeno;
@@ -54,37 +54,37 @@ enum Command {
     /// Simulate any mechanism (kind = "multibody") with the event-driven hybrid core: contact
     /// modes, impacts, Zeno completion, walking rules. --out writes trajectory.csv, events.csv,
     /// time.png and animation.gif.
-    Simulate(mechanism::SimulateArgs),
+    Simulate(multibody::SimulateArgs),
     /// Every gait of a mechanism (kind = "multibody" with a [gait] table), found without a
     /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes
     /// gaits.json.
-    Gait(mechanism::GaitArgs),
+    Gait(multibody::GaitArgs),
     /// Pseudo-arclength continuation of a mechanism's gait (kind = "multibody" with a [gait]
     /// table) in any parameter of its file: period, multipliers, mu_stick, impulse ratio, least
     /// Painlevé B along the branch; folds, period doublings (the doubled branches followed),
     /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing, scuffing
     /// and Zeno onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
-    Continue(mechanism::ContinueArgs),
+    Continue(multibody::ContinueArgs),
     /// The basin of attraction of a mechanism's gaits (kind = "multibody" with a [gait] table)
     /// over one or two section coordinates: each cell's outcome after up to --steps strikes
     /// (a gait, a period-p orbit, still walking, fell, slipped, stopped, jammed, Zeno) and the
     /// fraction per outcome. --out writes basin.json, basin.csv, fractions.csv and basin.png.
-    Basin(mechanism::BasinArgs),
+    Basin(multibody::BasinArgs),
     /// Painlevé's paradox at a contact of any mechanism (kind = "multibody"): A, B and the case
     /// of P2's Table 2.1 at a state, mu_min and the region B < 0 over a slice of one or two
     /// coordinates, the LCP of several slipping contacts. --out writes painleve.json, b.csv and
     /// b.png.
-    Painleve(mechanism::PainleveArgs),
+    Painleve(multibody::PainleveArgs),
     /// How a slip of a contact of any mechanism (kind = "multibody") ends from a state: stick,
     /// reversal, separation, dynamic jam, corner, impact. --out writes slip.json.
-    Slip(mechanism::SlipArgs),
+    Slip(multibody::SlipArgs),
     /// P3's periodic orbit of any mechanism (kind = "multibody") through the constrained phases
     /// of a joint limit or contact, simple (e = 0) or Zeno (e > 0): period, fixed point,
     /// multipliers, gamma. --out writes orbit.json.
-    Orbit(mechanism::OrbitArgs),
+    Orbit(multibody::OrbitArgs),
     /// Inspect a model (kind = "multibody") at a state.
     #[command(subcommand)]
-    Model(mechanism::ModelCommand),
+    Model(multibody::ModelCommand),
     /// Join `equilibrium atlas --shard K/N` outputs into the unsharded atlas's outputs (atlas.csv,
     /// the plot, the --json summary).
     Merge(MergeArgs),
@@ -324,14 +324,14 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Walker(c) => walker::run(c),
         Command::Eqset(c) => eqset::run(c),
         Command::Merge(a) => equilibrium::merge(&a.shards, a.common.out.as_deref(), a.common.json),
-        Command::Simulate(a) => mechanism::simulate(a),
-        Command::Gait(a) => mechanism::gait(a),
-        Command::Continue(a) => mechanism::continuation(a),
-        Command::Basin(a) => mechanism::basin(a),
-        Command::Painleve(a) => mechanism::painleve(a),
-        Command::Slip(a) => mechanism::slip(a),
-        Command::Orbit(a) => mechanism::orbit(a),
-        Command::Model(c) => mechanism::run(c),
+        Command::Simulate(a) => multibody::simulate(a),
+        Command::Gait(a) => multibody::gait(a),
+        Command::Continue(a) => multibody::continuation(a),
+        Command::Basin(a) => multibody::basin(a),
+        Command::Painleve(a) => multibody::painleve(a),
+        Command::Slip(a) => multibody::slip(a),
+        Command::Orbit(a) => multibody::orbit(a),
+        Command::Model(c) => multibody::run(c),
     }
 }
 

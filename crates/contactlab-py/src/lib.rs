@@ -638,8 +638,8 @@ fn walker_slip(
     }
 }
 
-fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::mechanism::Mechanism> {
-    model(name, text, is_json, contactlab::mechanism::model::from_model)
+fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::multibody::Mechanism> {
+    model(name, text, is_json, contactlab::multibody::model::from_model)
 }
 
 /// Any mechanism (`kind = "multibody"`): its dynamics at a state, as the CLI's
@@ -660,17 +660,17 @@ fn model_inspect(
 
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, rtol=contactlab::mechanism::gait::GaitSettings::default().rtol))]
+#[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
 fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f64) -> PyResult<Py<PyAny>> {
     let m = mechanism_model(name, text, is_json)?;
-    let settings = contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() };
+    let settings = contactlab::multibody::gait::GaitSettings { rtol, ..Default::default() };
     object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
 }
 
 /// The cells of a basin grid, the first axis varying fastest: `axes` as `(name, lo, hi, n)`.
 #[pyfunction]
 fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
-    use contactlab::mechanism::basin::{grid, BasinAxis, MAX_CELLS};
+    use contactlab::multibody::basin::{grid, BasinAxis, MAX_CELLS};
     let axes: Vec<BasinAxis> = axes
         .into_iter()
         .map(|(name, lo, hi, n)| {
@@ -691,7 +691,7 @@ fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
 
 /// A basin's plan (base state and stable gaits), computed once for its chunks; as a dict.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, vary, state=None, steps=contactlab::mechanism::basin::BasinSettings::default().steps as i64, capture_tol=contactlab::mechanism::basin::BasinSettings::default().capture_tol, fall_height=contactlab::mechanism::basin::BasinSettings::default().fall_height, rtol=contactlab::mechanism::basin::BasinSettings::default().rtol, before_strike=false, max_step_time=contactlab::mechanism::basin::BasinSettings::default().max_step_time))]
+#[pyo3(signature = (name, text, is_json, vary, state=None, steps=contactlab::multibody::basin::BasinSettings::default().steps as i64, capture_tol=contactlab::multibody::basin::BasinSettings::default().capture_tol, fall_height=contactlab::multibody::basin::BasinSettings::default().fall_height, rtol=contactlab::multibody::basin::BasinSettings::default().rtol, before_strike=false, max_step_time=contactlab::multibody::basin::BasinSettings::default().max_step_time))]
 #[allow(clippy::too_many_arguments)]
 fn basin_plan(
     py: Python<'_>,
@@ -708,8 +708,8 @@ fn basin_plan(
     max_step_time: f64,
 ) -> PyResult<Py<PyAny>> {
     let m = mechanism_model(name, text, is_json)?;
-    let settings = contactlab::mechanism::basin::BasinSettings {
-        steps: count("steps", steps, 1..=contactlab::mechanism::basin::MAX_STRIKES)?,
+    let settings = contactlab::multibody::basin::BasinSettings {
+        steps: count("steps", steps, 1..=contactlab::multibody::basin::MAX_STRIKES)?,
         capture_tol,
         fall_height,
         rtol,
@@ -731,7 +731,7 @@ fn basin_cells(
     points: Vec<Vec<f64>>,
 ) -> PyResult<Py<PyAny>> {
     let m = mechanism_model(name, text, is_json)?;
-    let plan: contactlab::mechanism::basin::BasinPlan =
+    let plan: contactlab::multibody::basin::BasinPlan =
         serde_json::from_str(plan).map_err(|e| PyValueError::new_err(format!("plan: {e}")))?;
     object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points)).map_err(to_py)?)
 }
@@ -746,7 +746,7 @@ fn defaults(py: Python<'_>) -> PyResult<Py<PyAny>> {
 /// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file, as
 /// the CLI's `continue --json`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, param, to, frm=None, state=None, orbit=None, max_doublings=contactlab::continuation::Settings::default().max_doublings as i64, step=contactlab::continuation::Settings::default().step, max_step=contactlab::continuation::Settings::default().max_step, max_points=contactlab::continuation::Settings::default().max_points as i64, rtol=contactlab::mechanism::gait::GaitSettings::default().rtol))]
+#[pyo3(signature = (name, text, is_json, param, to, frm=None, state=None, orbit=None, max_doublings=contactlab::continuation::Settings::default().max_doublings as i64, step=contactlab::continuation::Settings::default().step, max_step=contactlab::continuation::Settings::default().max_step, max_points=contactlab::continuation::Settings::default().max_points as i64, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
 #[allow(clippy::too_many_arguments)]
 fn continuation(
     py: Python<'_>,
@@ -778,7 +778,7 @@ fn continuation(
             max_doublings: count("max_doublings", max_doublings, 0..=6)?,
             ..Default::default()
         },
-        gait: contactlab::mechanism::gait::GaitSettings { rtol, ..Default::default() },
+        gait: contactlab::multibody::gait::GaitSettings { rtol, ..Default::default() },
     };
     object(py, &py.detach(|| contactlab::api::continuation(&doc, &req, &|_| {})).map_err(to_py)?)
 }
@@ -786,7 +786,7 @@ fn continuation(
 /// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
 /// list of `(coordinate, lo, hi)`.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=contactlab::mechanism::painleve::PainleveSettings::default().points, slipping=None, held=None))]
+#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=contactlab::multibody::painleve::PainleveSettings::default().points, slipping=None, held=None))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_painleve(
     py: Python<'_>,
@@ -802,7 +802,7 @@ fn mechanism_painleve(
     slipping: Option<Vec<String>>,
     held: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
-    use contactlab::mechanism::painleve::{PainleveSettings, SliceAxis};
+    use contactlab::multibody::painleve::{PainleveSettings, SliceAxis};
     let m = mechanism_model(name, text, is_json)?;
     let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
     let settings = PainleveSettings { contact, sigma, mu, slice, points, slipping, held };
@@ -857,7 +857,7 @@ fn mechanism_orbit(
 /// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
 /// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
 #[pyfunction]
-#[pyo3(signature = (name, text, is_json, state=None, t_max=contactlab::mechanism::simulate::SimulateSettings::default().t_max, max_events=contactlab::mechanism::simulate::SimulateSettings::default().max_events as i64, rtol=contactlab::mechanism::simulate::SimulateSettings::default().rtol, per_step=contactlab::mechanism::simulate::SimulateSettings::default().per_step as i64))]
+#[pyo3(signature = (name, text, is_json, state=None, t_max=contactlab::multibody::simulate::SimulateSettings::default().t_max, max_events=contactlab::multibody::simulate::SimulateSettings::default().max_events as i64, rtol=contactlab::multibody::simulate::SimulateSettings::default().rtol, per_step=contactlab::multibody::simulate::SimulateSettings::default().per_step as i64))]
 #[allow(clippy::too_many_arguments)]
 fn mechanism_simulate<'py>(
     py: Python<'py>,
@@ -870,7 +870,7 @@ fn mechanism_simulate<'py>(
     rtol: f64,
     per_step: i64,
 ) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
-    use contactlab::mechanism::simulate::{SimulateSettings, MAX_PER_STEP};
+    use contactlab::multibody::simulate::{SimulateSettings, MAX_PER_STEP};
     let max_events = count("max_events", max_events, 1..=usize::MAX)?;
     let per_step = count("per_step", per_step, 0..=MAX_PER_STEP)?;
     let m = mechanism_model(name, text, is_json)?;

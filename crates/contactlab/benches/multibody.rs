@@ -65,7 +65,7 @@ fn bench(c: &mut Criterion) {
         Vector4::new(0.732796791052304, -0.5006678825400154, 0.0, 0.0),
     );
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/compass-biped.toml");
-    let file = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let file = contactlab::multibody::model::read(&path).expect("the shipped example");
     let sys = file.system::<4>().expect("four coordinates");
     let (hq, hv) = (Vector4::from_column_slice(&file.q0), Vector4::from_column_slice(&file.v0));
     let (la, lb) = (Lagrangian::new(built_in), Lagrangian::new(&sys));
@@ -81,9 +81,9 @@ fn bench(c: &mut Criterion) {
     // McGeer's kneed walker: its gait with multipliers by Newton on the strike-to-strike map
     // from a start 1% off the gait in the velocities (each step has a knee strike and a Zeno
     // chatter of the knee stops); the search from nothing is `kneed_walker_gait_search`.
-    use contactlab::mechanism::gait::{find_gaits, gait_from, GaitSettings};
+    use contactlab::multibody::gait::{find_gaits, gait_from, GaitSettings};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/kneed-walker.toml");
-    let kneed = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let kneed = contactlab::multibody::model::read(&path).expect("the shipped example");
     let gs = GaitSettings::default();
     let found = find_gaits(&kneed, &gs).expect("a gait table");
     let gait = found.gaits.first().expect("the kneed walker's gait");
@@ -97,7 +97,7 @@ fn bench(c: &mut Criterion) {
         use contactlab::hybrid::driver::Section;
         use contactlab::hybrid::section::{ReturnMap, SectionChart};
         use contactlab::hybrid::{EventKind, ZenoRule};
-        use contactlab::mechanism::gait::StrikeChart;
+        use contactlab::multibody::gait::StrikeChart;
         let sys = kneed.system::<6>().expect("six coordinates");
         let lag = Lagrangian::new(&sys);
         let spec = kneed.gait.clone().expect("a gait table");
@@ -129,7 +129,7 @@ fn bench(c: &mut Criterion) {
     // central differences of the return map (issue #22's target: at least 2x faster).
     use contactlab::hybrid::section::Derivatives;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/compass-biped.toml");
-    let compass = contactlab::mechanism::model::read(&path).expect("the shipped example");
+    let compass = contactlab::multibody::model::read(&path).expect("the shipped example");
     let cg = find_gaits(&compass, &gs).expect("a gait table");
     let cg = cg.gaits.first().expect("the compass gait");
     let v_off: Vec<f64> = cg.v.iter().map(|x| x * 1.01).collect();
@@ -164,10 +164,10 @@ fn bench(c: &mut Criterion) {
     // (Schwab & Wisse's plane), up to 40 strikes each, against a plan computed once (as each
     // Dask chunk does). Throughput = cells / time.
     {
-        use contactlab::mechanism::basin::{basin_cells, grid, plan, BasinAxis, BasinSettings};
+        use contactlab::multibody::basin::{basin_cells, grid, plan, BasinAxis, BasinSettings};
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/simplest-walker.toml");
-        let walker = contactlab::mechanism::model::read(&path).expect("model");
+        let walker = contactlab::multibody::model::read(&path).expect("model");
         let s = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
         let axes = [
             BasinAxis { name: "stance.theta".into(), lo: -0.3, hi: -0.1, n: 20 },

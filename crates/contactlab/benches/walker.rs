@@ -4,7 +4,7 @@
 //! multibody: `benches/multibody.rs`.
 
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
-use contactlab::mechanism::gait::GaitSettings;
+use contactlab::multibody::gait::GaitSettings;
 use contactlab::walking::model::WalkerModel;
 use contactlab::walking::slip::jam_threshold;
 use contactlab::walking::{gait, WalkerSettings};

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use contactlab::api::basin;
-use contactlab::mechanism::basin::{BasinAxis, BasinSettings, Outcome};
 use contactlab::model::param::ParamKey;
 use contactlab::model::ModelDoc;
+use contactlab::multibody::basin::{BasinAxis, BasinSettings, Outcome};
 
 fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody")
@@ -18,8 +18,8 @@ fn doc(name: &str) -> ModelDoc {
     ModelDoc::read(&examples().join(name)).unwrap()
 }
 
-fn mechanism(d: &ModelDoc) -> contactlab::mechanism::Mechanism {
-    contactlab::mechanism::model::from_model(d).unwrap()
+fn mechanism(d: &ModelDoc) -> contactlab::multibody::Mechanism {
+    contactlab::multibody::model::from_model(d).unwrap()
 }
 
 fn axis(name: &str, lo: f64, hi: f64, n: usize) -> BasinAxis {
@@ -72,7 +72,7 @@ fn a_change_of_time_unit_leaves_the_basin_unchanged() {
     let slow = basin(&mechanism(&d), &[axis("wheel.theta_dot", -0.3, -0.05, 11)], None, &settings, &|_, _| {}).unwrap();
     let quick =
         basin(&mechanism(&fast), &[axis("wheel.theta_dot", -30.0, -5.0, 11)], None, &settings, &|_, _| {}).unwrap();
-    let outcomes = |b: &contactlab::mechanism::basin::Basin| -> Vec<(Outcome, usize)> {
+    let outcomes = |b: &contactlab::multibody::basin::Basin| -> Vec<(Outcome, usize)> {
         b.cells.iter().map(|c| (c.outcome, c.strikes)).collect()
     };
     assert_eq!(outcomes(&slow), outcomes(&quick));
@@ -93,7 +93,7 @@ fn simplest_walker_cells_agree_with_simulation() {
     let m = mechanism(&doc("simplest-walker.toml"));
     let settings = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
     let (plan, _) =
-        contactlab::mechanism::basin::plan(&m, &["stance.theta".into(), "stance.theta_dot".into()], None, &settings)
+        contactlab::multibody::basin::plan(&m, &["stance.theta".into(), "stance.theta_dot".into()], None, &settings)
             .unwrap();
     let (th, w) = (plan.q[2], plan.v[2]);
     let axes = [axis("stance.theta", th - 0.02, th + 0.02, 5), axis("stance.theta_dot", w - 0.02, w + 0.02, 5)];
@@ -107,11 +107,11 @@ fn simplest_walker_cells_agree_with_simulation() {
     let period = plan.periods[0];
     for c in b.cells.iter().step_by(3) {
         let x = lifted(&plan, &c.values);
-        let sim = contactlab::mechanism::simulate::simulate(
+        let sim = contactlab::multibody::simulate::simulate(
             &m,
             &x[..4],
             &x[4..],
-            &contactlab::mechanism::simulate::SimulateSettings {
+            &contactlab::multibody::simulate::SimulateSettings {
                 t_max: 200.0,
                 max_events: 10_000,
                 rtol: 1e-10,
@@ -137,7 +137,7 @@ fn simplest_walker_cells_agree_with_simulation() {
 /// The pre-strike state of the cell `values` on `plan`'s grid: the base state with the stance
 /// angle and rate set, the swing angle closing the swing foot's gap (`swing = −2 θ`), the hip
 /// placing the stance foot where the base has it and moving so that it rests.
-fn lifted(plan: &contactlab::mechanism::basin::BasinPlan, values: &[f64]) -> Vec<f64> {
+fn lifted(plan: &contactlab::multibody::basin::BasinPlan, values: &[f64]) -> Vec<f64> {
     let (th, w) = (values[0], values[1]);
     let foot = [plan.q[0] + plan.q[2].sin(), plan.q[1] - plan.q[2].cos()];
     let q = [foot[0] - th.sin(), foot[1] + th.cos(), th, -2.0 * th];

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::mechanism::gait::{gait_from, GaitSettings};
-use contactlab::mechanism::painleve::{painleve, PainleveSettings};
-use contactlab::mechanism::simulate::SimulateSettings;
-use contactlab::mechanism::{model, Mechanism};
+use contactlab::multibody::gait::{gait_from, GaitSettings};
+use contactlab::multibody::painleve::{painleve, PainleveSettings};
+use contactlab::multibody::simulate::SimulateSettings;
+use contactlab::multibody::{model, Mechanism};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)

@@ -9,10 +9,10 @@ use contactlab::api::{continuation, ContinueRequest};
 use contactlab::continuation::{Continuation, Settings, SpecialKind};
 use contactlab::hybrid::section::Derivatives;
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::gait::GaitSettings;
-use contactlab::mechanism::simulate::{simulate, SimulateSettings};
 use contactlab::model::param::ParamKey;
 use contactlab::model::ModelDoc;
+use contactlab::multibody::gait::GaitSettings;
+use contactlab::multibody::simulate::{simulate, SimulateSettings};
 
 #[path = "common/hand_written_gait.rs"]
 mod hand_written_gait;
@@ -48,7 +48,7 @@ fn doublings(c: &Continuation) -> Vec<f64> {
 /// parameter `key` at `value` from the post-strike state `x` (q then q̇): the attractor's period
 /// (0: the walker fell).
 fn attractor(d: &ModelDoc, key: &str, value: f64, x: &[f64], strike: &str) -> usize {
-    let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), value).unwrap())
+    let m = contactlab::multibody::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), value).unwrap())
         .unwrap();
     let n = m.dof();
     let s = SimulateSettings { t_max: 300.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
@@ -104,7 +104,7 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
     // and the multiplier below −1 that continuation has at the same slope.
     let past = c.branches[0].points.iter().find(|pt| pt.p > pd[0] + 0.002 && pt.p < pd[1]).expect("a point past");
     let m =
-        contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), past.p).unwrap())
+        contactlab::multibody::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), past.p).unwrap())
             .unwrap();
     let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
     assert!(search.cycled > 0, "{search:?}");
@@ -138,7 +138,7 @@ fn sticking_lost_and_neimark_sacker_on_p2s_compass_biped() {
     // P2's compass biped as μ falls. While the stance foot sticks the gait does not depend on
     // μ, so the sticking branch must end where μ reaches the gait's μ_stick.
     let d = doc("compass-biped.toml");
-    let m = contactlab::mechanism::model::from_model(&d).unwrap();
+    let m = contactlab::multibody::model::from_model(&d).unwrap();
     let g = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
     let mu_stick = g.gaits[0].mu_stick.unwrap();
     let c = continuation(&d, &request("contact[*].mu", 0.1, 0, Derivatives::Exact), &|_| {}).unwrap();
@@ -185,7 +185,7 @@ fn bad_requests_are_named() {
 fn goswamis_compass_gait_file_is_drakes_urdf() {
     // The report follows the cascade on the [[body]] file; it is Drake's URDF model.
     let gait = |name: &str| {
-        let m = contactlab::mechanism::model::read(&examples().join(name)).unwrap();
+        let m = contactlab::multibody::model::read(&examples().join(name)).unwrap();
         contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap().gaits[0].clone()
     };
     let (a, b) = (gait("goswami-compass-gait.toml"), gait("drake-compass-gait.toml"));
@@ -201,12 +201,12 @@ fn goswamis_compass_gait_file_is_drakes_urdf() {
 #[test]
 fn the_compass_gait_scuffs_and_the_kneed_walker_clears() {
     let gs = GaitSettings::default();
-    let compass = contactlab::mechanism::model::from_model(&doc("goswami-compass-gait.toml")).unwrap();
-    let g = contactlab::mechanism::gait::find_gaits(&compass, &gs).unwrap();
+    let compass = contactlab::multibody::model::from_model(&doc("goswami-compass-gait.toml")).unwrap();
+    let g = contactlab::multibody::gait::find_gaits(&compass, &gs).unwrap();
     let c = g.gaits[0].min_clearance.unwrap();
     assert!(c < 0.0, "compass gait clearance {c}");
-    let kneed = contactlab::mechanism::model::from_model(&doc("kneed-walker.toml")).unwrap();
-    let k = contactlab::mechanism::gait::find_gaits(&kneed, &gs).unwrap();
+    let kneed = contactlab::multibody::model::from_model(&doc("kneed-walker.toml")).unwrap();
+    let k = contactlab::multibody::gait::find_gaits(&kneed, &gs).unwrap();
     let c = k.gaits[0].min_clearance.unwrap();
     assert!(c > 0.0, "kneed walker clearance {c}");
     // Its value is the swing foot's lowest point in mid-swing: plain simulation of the step,
@@ -293,7 +293,7 @@ fn scuffing_located_on_the_kneed_walker_as_its_shanks_get_heavier() {
     let near = |v: f64| b.points.iter().min_by(|x, y| (x.p - v).abs().total_cmp(&(y.p - v).abs())).unwrap().clone();
     for (side, sign) in [(p - 0.02, 1.0), (p + 0.02, -1.0)] {
         let pt = near(side);
-        let m = contactlab::mechanism::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), pt.p).unwrap())
+        let m = contactlab::multibody::model::from_model(&d.with_param(&ParamKey::parse(key).unwrap(), pt.p).unwrap())
             .unwrap();
         let n = m.dof();
         let x = &pt.observation.state;
@@ -304,7 +304,7 @@ fn scuffing_located_on_the_kneed_walker_as_its_shanks_get_heavier() {
 
 /// The least gap of the kneed walker's swing foot over one step, sampled finely, while its
 /// rule disarms it (stance.theta > 0) and after the foot's height first stops rising.
-fn swing_clearance(m: &contactlab::mechanism::Mechanism, q: &[f64], v: &[f64]) -> f64 {
+fn swing_clearance(m: &contactlab::multibody::Mechanism, q: &[f64], v: &[f64]) -> f64 {
     let s = SimulateSettings { t_max: 2.0, max_events: 1000, rtol: 1e-11, per_step: 16 };
     let sim = simulate(m, q, v, &s).unwrap();
     let strike = sim.events.iter().find(|e| e.contact.as_deref() == Some("swing foot")).unwrap().t;

@@ -8,8 +8,8 @@ use contactlab::hybrid::driver::Run;
 use contactlab::hybrid::lagrangian::{join, Lagrangian, Modes};
 use contactlab::hybrid::{DriverSettings, EventDriver, Termination, Tolerances};
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::{model, Mechanism};
 use contactlab::model::ModelDoc;
+use contactlab::multibody::{model, Mechanism};
 use nalgebra::{SMatrix, SVector};
 
 fn comb(feet: usize, mu: f64) -> Mechanism {

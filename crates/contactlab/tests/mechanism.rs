@@ -8,8 +8,8 @@ use contactlab::hybrid::lagrangian::{join, split, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances};
 use contactlab::mechanics::walkers::CompassBiped;
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::{model, Mechanism};
 use contactlab::model::ModelDoc;
+use contactlab::multibody::{model, Mechanism};
 use nalgebra::{Vector2, Vector3, Vector4};
 
 #[path = "common/hand_written_gait.rs"]
@@ -430,7 +430,7 @@ fn a_twenty_link_chain_conserves_energy() {
     let sim = contactlab::api::simulate(
         &m,
         None,
-        &contactlab::mechanism::simulate::SimulateSettings { t_max: 0.5, ..Default::default() },
+        &contactlab::multibody::simulate::SimulateSettings { t_max: 0.5, ..Default::default() },
     )
     .unwrap();
     let [e0, e1] = sim.energy.unwrap();
@@ -449,7 +449,7 @@ fn the_documented_multibody_example_reads_and_runs() {
     let sim = contactlab::api::simulate(
         &m,
         None,
-        &contactlab::mechanism::simulate::SimulateSettings { t_max: 3.0, ..Default::default() },
+        &contactlab::multibody::simulate::SimulateSettings { t_max: 3.0, ..Default::default() },
     )
     .unwrap();
     assert!(sim.impacts > 0, "the arm should reach its stop");
@@ -468,7 +468,7 @@ fn the_documented_multibody_example_reads_and_runs() {
 fn the_compass_biped_file_has_p2s_gait() {
     // Found by the gait search (no guess beyond the file), the same as the built-in model's
     // gait: period, multipliers, mu_stick = 0.175 and impulse ratio 0.145 (P2's numbers).
-    use contactlab::mechanism::gait::GaitSettings;
+    use contactlab::multibody::gait::GaitSettings;
     let m = read("compass-biped.toml");
     let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
@@ -493,7 +493,7 @@ fn the_compass_biped_file_has_p2s_gait() {
     // (variational equations, converged to 1e-10: tests/variational.rs) agree to 2e-6, the
     // differences' truncation error (7e-7 here, from their step rtol^(1/3) ≈ 5e-5).
     let tight = GaitSettings { rtol: 1e-13, ..Default::default() };
-    let gt = contactlab::mechanism::gait::gait_from(&m, &g.q, &g.v, &tight).unwrap().expect("converges");
+    let gt = contactlab::multibody::gait::gait_from(&m, &g.q, &g.v, &tight).unwrap().expect("converges");
     let bt = hand_written_gait::compass(&CompassBiped::paper(0.7), &guess, 1e-13).expect("converges");
     assert_eq!(gt.multipliers.len(), bt.multipliers.len());
     for (a, c) in gt.multipliers.iter().zip(&bt.multipliers) {
@@ -530,12 +530,12 @@ fn the_rocking_block_follows_housner() {
     // factor 1 - (3/2) sin^2(alpha) of the rotation rate (Housner's closed form), so the
     // corners' approach speeds form that geometric sequence. (3) The rocking ends at a Zeno
     // point, at rest on both corners.
-    use contactlab::mechanism::simulate::SimulateSettings;
+    use contactlab::multibody::simulate::SimulateSettings;
     let m = read("rocking-block.toml");
     let housner = contactlab::mechanics::closed_form::RockingBlock { b: 0.1, h: 0.4, gravity: 9.81 };
     let t1 = housner.first_impact_time(-m.q0[2], 4000);
     let sim = contactlab::api::simulate(&m, None, &SimulateSettings { t_max: 10.0, ..Default::default() }).unwrap();
-    let impacts: Vec<&contactlab::mechanism::simulate::Event> =
+    let impacts: Vec<&contactlab::multibody::simulate::Event> =
         sim.events.iter().filter(|e| e.kind == EventKind::Impact).collect();
     assert!((impacts[0].t - t1).abs() <= 1e-9, "first impact at {} vs {t1}", impacts[0].t);
     let factor = housner.rate_ratio();
@@ -568,7 +568,7 @@ fn frictional_impacts_with_restitution_never_gain_energy() {
     // mass and contact points), random laws (e in [0, 1], mu in [0, 1.5]) and random states with
     // contact 0 about to strike the ground: the kinetic energy lost in the impact is never
     // negative (to round-off of the energy).
-    use contactlab::mechanism::simulate::SimulateSettings;
+    use contactlab::multibody::simulate::SimulateSettings;
     let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
     let mut impacts = 0;
     for case in 0..600 {
@@ -690,7 +690,7 @@ fn random_trees_have_positive_definite_mass_and_conserve_energy() {
         let [lo, hi] = r.mass_matrix_eigenvalues;
         assert!(lo > 0.0 && hi.is_finite(), "case {case}: eig(M) in [{lo}, {hi}]\n{text}");
         assert!(r.mass_matrix_asymmetry <= 1e-14, "case {case}: asymmetry {}", r.mass_matrix_asymmetry);
-        let settings = contactlab::mechanism::simulate::SimulateSettings { t_max: 0.3, ..Default::default() };
+        let settings = contactlab::multibody::simulate::SimulateSettings { t_max: 0.3, ..Default::default() };
         let sim = contactlab::api::simulate(&m, Some(&state), &settings).unwrap();
         assert_eq!(sim.impacts, 0);
         let [e0, e1] = sim.energy.expect("conservative");
@@ -725,7 +725,7 @@ fn a_pd_law_tracking_a_periodic_reference_has_its_closed_form_response() {
         (q0 + a * (hr * s + hi * co), w * a * (hr * co - hi * s))
     };
     let (x0, v0) = exact(0.0);
-    let settings = contactlab::mechanism::simulate::SimulateSettings { t_max: 3.0, ..Default::default() };
+    let settings = contactlab::multibody::simulate::SimulateSettings { t_max: 3.0, ..Default::default() };
     let sim = contactlab::api::simulate(&model, Some(&[x0, v0]), &settings).unwrap();
     assert!(sim.samples.len() > 50);
     for s in &sim.samples {
@@ -739,7 +739,7 @@ fn units_do_not_change_the_gait_search() {
     // The compass-biped file with masses, lengths or the time unit scaled by 10^±6 (inertias as
     // m L², gravity as L/T², the file's initial velocities as L/T and 1/T): the search from the
     // file finds the same gait, period (in the time unit), multipliers, μ_stick and stability.
-    use contactlab::mechanism::gait::GaitSettings;
+    use contactlab::multibody::gait::GaitSettings;
     let text = std::fs::read_to_string(example("compass-biped.toml")).unwrap();
     let scaled = |sm: f64, sl: f64, st: f64| -> String {
         let mut doc: toml::Table = text.parse().unwrap();

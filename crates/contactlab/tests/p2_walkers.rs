@@ -6,7 +6,7 @@ use contactlab::hybrid::lagrangian::{split, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventKind, EventLog, Hybrid};
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::gait::GaitSettings;
+use contactlab::multibody::gait::GaitSettings;
 use contactlab::walking::model::WalkerModel;
 use contactlab::walking::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
 use nalgebra::{DVector, Vector3};
@@ -482,7 +482,7 @@ fn walker_gait_and_gait_agree_on_the_papers_walkers() {
         [("rimless-wheel.toml", "rimless-wheel.toml"), ("compass-biped.toml", "compass-biped.toml")]
     {
         let w = contactlab::walking::model::read(&dir.join("walker").join(walker)).unwrap();
-        let m = contactlab::mechanism::model::read(&dir.join("multibody").join(multibody)).unwrap();
+        let m = contactlab::multibody::model::read(&dir.join("multibody").join(multibody)).unwrap();
         let tight = GaitSettings { rtol: 1e-12, newton_tol: 1e-12, ..Default::default() };
         let a = contactlab::walking::gait(&w, None, &tight).unwrap();
         assert!(a.converged, "{walker}: {a:?}");

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::painleve::{painleve, several_contacts, slip, PainleveSettings, SliceAxis};
-use contactlab::mechanism::{model, Mechanism};
+use contactlab::multibody::painleve::{painleve, several_contacts, slip, PainleveSettings, SliceAxis};
+use contactlab::multibody::{model, Mechanism};
 use contactlab::walking::painleve::{b_at, b_negative_intervals, mu_min};
 use contactlab::walking::slip::SlipOutcome;
 use contactlab::walking::{ab, slip_case, SlipCase, WalkerSettings};
@@ -313,7 +313,7 @@ fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
         contactlab::walking::slip::jam_threshold(&w, &q, &rest, &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
     let (hq, hv) = wheel_to_hub(&w, &q, &rest);
     let jam = |along: Option<&str>| {
-        contactlab::mechanism::painleve::jam_threshold(&m, hq.as_slice(), hv.as_slice(), "stance tip", along, 5.0, &s)
+        contactlab::multibody::painleve::jam_threshold(&m, hq.as_slice(), hv.as_slice(), "stance tip", along, 5.0, &s)
     };
     let file = jam(Some("wheel.x")).unwrap().expect("jams below 5 m/s");
     assert!(close(file, builtin, 3e-5), "{file} vs {builtin}");
@@ -344,7 +344,7 @@ fn painleve_inputs_are_checked() {
 fn the_rimless_wheel_file_has_p2s_gait() {
     // Found by the gait search: P2's closed-form gait (eq. 27), the built-in wheel's multiplier,
     // mu_stick and impulse ratio, one spoke further down the slope per step.
-    use contactlab::mechanism::gait::GaitSettings;
+    use contactlab::multibody::gait::GaitSettings;
     let w = RimlessWheel::paper(0.35);
     let m = read("rimless-wheel.toml");
     let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
@@ -388,7 +388,7 @@ fn units_do_not_change_the_gait_or_the_paradox() {
     // Lengths, masses and time scaled by 10^±6 (and combinations): the same gait (period in the
     // time unit, stability and multipliers, mu_stick, impulse ratio, step in the length unit),
     // the same mu_min, region B < 0 and case of Table 2.1.
-    use contactlab::mechanism::gait::GaitSettings;
+    use contactlab::multibody::gait::GaitSettings;
     let reference = compass_in_units(1.0, 1.0, 1.0);
     let g0 = contactlab::api::mechanism_gait(&reference, &GaitSettings::default()).unwrap().gaits.remove(0);
     let slice = [("stance.theta", -1.0, 1.0), ("swing", -2.0, 2.0)];
@@ -452,7 +452,7 @@ fn the_rods_jam_threshold_agrees_with_an_independent_desingularised_slip() {
     let (ph0, om0) = (-m.q0[2], -m.v0[2]);
     let by_hand = desingular::jam_threshold_by_hand(&ab, &rates, ph0, om0);
     let s = WalkerSettings::default();
-    let thr = contactlab::mechanism::painleve::jam_threshold(&m, &m.q0, &m.v0, "end", Some("rod.x"), 20.0, &s)
+    let thr = contactlab::multibody::painleve::jam_threshold(&m, &m.q0, &m.v0, "end", Some("rod.x"), 20.0, &s)
         .unwrap()
         .expect("jams below 20 m/s");
     eprintln!("rod jam threshold: library {thr}, by hand {by_hand}");
@@ -495,7 +495,7 @@ fn the_kneed_walkers_slip_jams_with_its_knees_held_until_they_give() {
     // The stance knee gave during the approach (it flexes: negative), the foot is still down.
     assert!(jam.state[3] < 0.0 && jam.state[9] < 0.0, "{:?}", jam.state);
     // The threshold: just above it jams, just below it does not.
-    let thr = contactlab::mechanism::painleve::jam_threshold(&m, &q, &v, "stance foot", Some("stance.x"), 20.0, &s)
+    let thr = contactlab::multibody::painleve::jam_threshold(&m, &q, &v, "stance foot", Some("stance.x"), 20.0, &s)
         .unwrap()
         .expect("jams below 20 m/s");
     assert!(1.0 < thr && thr < 3.0, "{thr}");

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use contactlab::hybrid::EventKind;
 use contactlab::mechanics::ContactSystem;
-use contactlab::mechanism::gait::GaitSettings;
-use contactlab::mechanism::model;
-use contactlab::mechanism::simulate::SimulateSettings;
-use contactlab::mechanism::urdf;
 use contactlab::model::ModelDoc;
+use contactlab::multibody::gait::GaitSettings;
+use contactlab::multibody::model;
+use contactlab::multibody::simulate::SimulateSettings;
+use contactlab::multibody::urdf;
 use nalgebra::{DMatrix, SVector};
 
 #[path = "common/hand_written_gait.rs"]
@@ -69,7 +69,7 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
 /// A gait of a multibody model against the hand-written walker's: the multipliers' moduli (to
 /// the agreement of exact and difference Jacobians), mu_stick (sampled maxima) and the impulse
 /// ratio.
-fn compare_gaits(g: &contactlab::mechanism::gait::Gait, b: &hand_written_gait::HandGait) {
+fn compare_gaits(g: &contactlab::multibody::gait::Gait, b: &hand_written_gait::HandGait) {
     let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
     let (ours, theirs): (Vec<f64>, Vec<f64>) =
         (g.multipliers.iter().map(modulus).collect(), b.multipliers.iter().map(modulus).collect());

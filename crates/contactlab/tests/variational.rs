@@ -7,9 +7,9 @@ use contactlab::hybrid::driver::{EventLog, Section};
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, ReturnMap, SectionChart};
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances, ZenoRule};
-use contactlab::mechanism::gait::StrikeChart;
-use contactlab::mechanism::gait::{find_gaits, GaitSettings};
-use contactlab::mechanism::model;
+use contactlab::multibody::gait::StrikeChart;
+use contactlab::multibody::gait::{find_gaits, GaitSettings};
+use contactlab::multibody::model;
 use nalgebra::SVector;
 
 fn example(name: &str) -> PathBuf {
@@ -66,7 +66,7 @@ fn rimless_wheel_multiplier_is_beta_squared() {
 /// `DP` at `y` of the strike-to-strike map of `m` (section at the gait state `x`), exact and
 /// by differences, with the kinds of the events of the step.
 fn both_jacobians<const N: usize>(
-    m: &contactlab::mechanism::Mechanism,
+    m: &contactlab::multibody::Mechanism,
     q: &[f64],
     v: &[f64],
     rtol: f64,

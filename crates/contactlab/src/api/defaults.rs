@@ -5,8 +5,8 @@
 //! compares its defaults with [`defaults`].
 
 use crate::continuation::Settings as ContinuationSettings;
-use crate::mechanism::simulate::SimulateSettings;
-use crate::mechanism::{basin::BasinSettings, gait::GaitSettings, painleve::PainleveSettings};
+use crate::multibody::simulate::SimulateSettings;
+use crate::multibody::{basin::BasinSettings, gait::GaitSettings, painleve::PainleveSettings};
 use crate::twocontact::poincare::DEFAULT_SAMPLES;
 
 /// `max_speed` of the jam-threshold search (`walker slip` and `slip --jam-threshold`: the

@@ -4,7 +4,7 @@ use super::*;
 
 /// A state `(q, q̇)` from `2n` numbers (`q` then `q̇`) or `n` numbers (`q̇ = 0`); the model's
 /// initial state when `None`.
-pub fn mechanism_state(m: &crate::mechanism::Mechanism, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+pub fn mechanism_state(m: &crate::multibody::Mechanism, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let n = m.dof();
     let (q, v) = match state {
         None => (m.q0.clone(), m.v0.clone()),
@@ -30,21 +30,21 @@ pub fn mechanism_state(m: &crate::mechanism::Mechanism, state: Option<&[f64]>) -
 /// A mechanism's dynamics at a state (`model inspect`): `M`, `h`, gaps, Jacobians, energies
 /// and the finite-difference check.
 pub fn model_inspect(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
     t: f64,
-) -> Result<crate::mechanism::inspect::Inspection, Error> {
+) -> Result<crate::multibody::inspect::Inspection, Error> {
     let (q, v) = mechanism_state(m, state)?;
-    crate::mechanism::inspect::inspect(m, t, &q, &v)
+    crate::multibody::inspect::inspect(m, t, &q, &v)
 }
 
 /// Every gait of a mechanism found from nothing (`gait`): periodic orbits of its strike-to-strike
 /// map modulo its symmetry, with multipliers, `μ_stick` and the impulse ratio.
 pub fn mechanism_gait(
-    m: &crate::mechanism::Mechanism,
-    settings: &crate::mechanism::gait::GaitSettings,
-) -> Result<crate::mechanism::gait::GaitSearch, Error> {
-    crate::mechanism::gait::find_gaits(m, settings)
+    m: &crate::multibody::Mechanism,
+    settings: &crate::multibody::gait::GaitSettings,
+) -> Result<crate::multibody::gait::GaitSearch, Error> {
+    crate::multibody::gait::find_gaits(m, settings)
 }
 
 /// The basin of attraction of a mechanism's gaits over a grid of one or two section
@@ -52,20 +52,20 @@ pub fn mechanism_gait(
 /// per outcome. `state` is the base post-strike state `q` then `q̇` (`None`: the most stable gait
 /// found). `progress(done, total)` from worker threads.
 pub fn basin(
-    m: &crate::mechanism::Mechanism,
-    axes: &[crate::mechanism::basin::BasinAxis],
+    m: &crate::multibody::Mechanism,
+    axes: &[crate::multibody::basin::BasinAxis],
     state: Option<&[f64]>,
-    settings: &crate::mechanism::basin::BasinSettings,
+    settings: &crate::multibody::basin::BasinSettings,
     progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<crate::mechanism::basin::Basin, Error> {
+) -> Result<crate::multibody::basin::Basin, Error> {
     let state = basin_state(m, state)?;
-    crate::mechanism::basin::basin(m, axes, state, settings, progress)
+    crate::multibody::basin::basin(m, axes, state, settings, progress)
 }
 
 /// A state split into `(q, q̇)`.
 type Split<'a> = Option<(&'a [f64], &'a [f64])>;
 
-fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) -> Result<Split<'a>, Error> {
+fn basin_state<'a>(m: &crate::multibody::Mechanism, state: Option<&'a [f64]>) -> Result<Split<'a>, Error> {
     match state {
         None => Ok(None),
         Some(x) if x.len() == 2 * m.dof() => Ok(Some(x.split_at(m.dof()))),
@@ -76,23 +76,23 @@ fn basin_state<'a>(m: &crate::mechanism::Mechanism, state: Option<&'a [f64]>) ->
 /// The plan of a basin (its base state and stable gaits), computed once for the chunks of a
 /// basin spread over workers ([`basin_cells`]).
 pub fn basin_plan(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     vary: &[String],
     state: Option<&[f64]>,
-    settings: &crate::mechanism::basin::BasinSettings,
-) -> Result<crate::mechanism::basin::BasinPlan, Error> {
+    settings: &crate::multibody::basin::BasinSettings,
+) -> Result<crate::multibody::basin::BasinPlan, Error> {
     let state = basin_state(m, state)?;
-    Ok(crate::mechanism::basin::plan(m, vary, state, settings)?.0)
+    Ok(crate::multibody::basin::plan(m, vary, state, settings)?.0)
 }
 
 /// The cells at `points` of a basin planned by [`basin_plan`] (one chunk), in parallel.
 pub fn basin_cells(
-    m: &crate::mechanism::Mechanism,
-    plan: &crate::mechanism::basin::BasinPlan,
+    m: &crate::multibody::Mechanism,
+    plan: &crate::multibody::basin::BasinPlan,
     points: &[Vec<f64>],
-) -> Result<Vec<crate::mechanism::basin::BasinCell>, Error> {
-    crate::mechanism::basin::check_plan(m, plan)?;
-    crate::mechanism::basin::basin_cells(m, plan, points, &|_, _| {})
+) -> Result<Vec<crate::multibody::basin::BasinCell>, Error> {
+    crate::multibody::basin::check_plan(m, plan)?;
+    crate::multibody::basin::basin_cells(m, plan, points, &|_, _| {})
 }
 
 /// What `continue` takes besides the model.
@@ -112,7 +112,7 @@ pub struct ContinueRequest {
     /// Step control, tolerances, doublings followed (`from`, `to` are set from the fields above).
     pub settings: crate::continuation::Settings,
     /// The gait's integration settings.
-    pub gait: crate::mechanism::gait::GaitSettings,
+    pub gait: crate::multibody::gait::GaitSettings,
 }
 
 /// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file
@@ -162,12 +162,12 @@ pub fn continuation(
         return p3::orbit_continuation(system, q0.as_slice(), v0.as_slice(), &key, &settings, progress);
     }
     if let Some(c) = &req.orbit {
-        return crate::mechanism::continuation::continue_orbit(doc, &key, c, &settings, progress);
+        return crate::multibody::continuation::continue_orbit(doc, &key, c, &settings, progress);
     }
     let state = match &req.state {
         None => None,
         Some(x) => {
-            let m = crate::mechanism::model::from_model(doc)?;
+            let m = crate::multibody::model::from_model(doc)?;
             if x.len() != 2 * m.dof() {
                 return Err(Error::argument(
                     "state",
@@ -177,40 +177,40 @@ pub fn continuation(
             Some(x.split_at(m.dof()))
         }
     };
-    crate::mechanism::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
+    crate::multibody::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
 }
 
 /// The event-driven simulation of a mechanism from a state (`simulate`).
 pub fn simulate(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
-    settings: &crate::mechanism::simulate::SimulateSettings,
-) -> Result<crate::mechanism::simulate::Simulation, Error> {
+    settings: &crate::multibody::simulate::SimulateSettings,
+) -> Result<crate::multibody::simulate::Simulation, Error> {
     let (q, v) = mechanism_state(m, state)?;
-    crate::mechanism::simulate::simulate(m, &q, &v, settings)
+    crate::multibody::simulate::simulate(m, &q, &v, settings)
 }
 
 /// Painlevé's paradox at a contact of a mechanism (`painleve`): `A`, `B` and the case of P2's
 /// Table 2.1 at the state, `μ_min` and the region `B < 0` over a slice of configurations, the
 /// LCP of several slipping contacts.
 pub fn mechanism_painleve(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
-    settings: &crate::mechanism::painleve::PainleveSettings,
-) -> Result<crate::mechanism::painleve::Painleve, Error> {
+    settings: &crate::multibody::painleve::PainleveSettings,
+) -> Result<crate::multibody::painleve::Painleve, Error> {
     let (q, v) = mechanism_state(m, state)?;
-    crate::mechanism::painleve::painleve(m, &q, &v, settings)
+    crate::multibody::painleve::painleve(m, &q, &v, settings)
 }
 
 /// How a slip of a mechanism's contact from a state ends (`slip`): stick, reversal,
 /// separation, jam, corner, impact (times in seconds).
 pub fn mechanism_slip(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
     contact: &str,
 ) -> Result<SlipReport, Error> {
     let (q, v) = mechanism_state(m, state)?;
-    let e = crate::mechanism::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
+    let e = crate::multibody::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
     Ok(SlipReport {
         outcome: e.outcome,
         t_end: e.t_end,
@@ -224,9 +224,9 @@ pub fn mechanism_slip(
 
 /// The smallest initial slip speed of a mechanism's contact (m/s) up to `max_speed` that jams
 /// from a state, its own slip speed replaced (`slip --jam-threshold`;
-/// [`crate::mechanism::painleve::jam_threshold`] says along which direction of the velocities).
+/// [`crate::multibody::painleve::jam_threshold`] says along which direction of the velocities).
 pub fn mechanism_jam_threshold(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
     contact: &str,
     along: Option<&str>,
@@ -234,17 +234,17 @@ pub fn mechanism_jam_threshold(
 ) -> Result<JamThresholdReport, Error> {
     let (q, v) = mechanism_state(m, state)?;
     let s = WalkerSettings::default();
-    let jam_threshold = crate::mechanism::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
+    let jam_threshold = crate::multibody::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
     Ok(JamThresholdReport { jam_threshold })
 }
 
 /// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint
 /// limit or contact), reached from a state (`orbit`).
 pub fn mechanism_orbit(
-    m: &crate::mechanism::Mechanism,
+    m: &crate::multibody::Mechanism,
     state: Option<&[f64]>,
     constraint: &str,
-) -> Result<crate::mechanism::zeno_orbit::ConstraintOrbit, Error> {
+) -> Result<crate::multibody::zeno_orbit::ConstraintOrbit, Error> {
     let (q, v) = mechanism_state(m, state)?;
-    crate::mechanism::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
+    crate::multibody::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
 }

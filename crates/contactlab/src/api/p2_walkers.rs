@@ -37,8 +37,8 @@ pub struct GaitReport {
     pub proof: Option<crate::walking::proof::RimlessGaitProof>,
 }
 
-impl From<&Gait> for GaitReport {
-    fn from(g: &Gait) -> Self {
+impl From<&WalkerGait> for GaitReport {
+    fn from(g: &WalkerGait) -> Self {
         let c = |v: f64| g.converged.then_some(v);
         GaitReport {
             converged: g.converged,
@@ -132,7 +132,7 @@ impl AngleGrid {
 
 /// Painlevé's paradox of a walker (`walker painleve`).
 #[derive(Debug, Clone)]
-pub struct Painleve {
+pub struct WalkerPainleve {
     /// The friction coefficient used.
     pub mu: f64,
     /// The slip direction `σ = ±1`.
@@ -199,7 +199,7 @@ pub struct GridSpec {
     pub points_per_axis: usize,
 }
 
-impl Painleve {
+impl WalkerPainleve {
     /// Writes the command's files into `dir`: for the rimless wheel the cases of P2's Table 2.1
     /// on a grid of `(θ, θ̇)` (`cases.csv`) and `regions.png` with the sticking gait (Fig. 3.2a);
     /// for the compass biped the `B < 0` grid (`b_negative.csv`, `b_negative.png` with the gait,
@@ -246,7 +246,7 @@ impl Painleve {
 
 /// Where `B < 0` (Painlevé's paradox) for slip direction `sigma = ±1`, with `mu` (default the
 /// model's); the smallest `μ` with a paradox.
-pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Painleve, Error> {
+pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<WalkerPainleve, Error> {
     if sigma != 1 && sigma != -1 {
         return Err(arg("sigma", format!("must be 1 or -1 (got {sigma})")));
     }
@@ -257,7 +257,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
             let mm = mu_min(w, sg, -1.5, 1.5, 301);
             let iv = b_negative_intervals(w, mu, sg, -w.half_angle(), w.half_angle(), 401);
             let summary = PainleveSummary::Rimless { mu, sigma, mu_min: mm.map(|m| m.mu_min), b_negative: iv };
-            Painleve { mu, sigma, summary, grid: None }
+            WalkerPainleve { mu, sigma, summary, grid: None }
         }
         WalkerModel::Compass(c) => {
             let mm = mu_min(c, sg, -1.5, 1.5, 121);
@@ -287,7 +287,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Pa
                 },
                 rho_max: compass_rho_max(c, mu, sg),
             };
-            Painleve { mu, sigma, summary, grid: Some(grid) }
+            WalkerPainleve { mu, sigma, summary, grid: Some(grid) }
         }
     })
 }
@@ -362,7 +362,7 @@ pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> R
         let (q, v) = slip_start(w, state)?;
         let (e_x, tc) = (w.slip_direction(), w.time_unit());
         let rest = v - e_x * e_x.dot(&v);
-        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, crate::mechanism::painleve::JAM_SPEED_TOL, &s).map(|x| x * tc)
+        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, crate::multibody::painleve::JAM_SPEED_TOL, &s).map(|x| x * tc)
     });
     Ok(JamThresholdReport { jam_threshold })
 }

@@ -26,7 +26,7 @@ pub enum Model {
     /// `rod-two-sliders`, `friction-oscillator` (P5).
     Eqset(crate::eqset::model::EqsetModel),
     /// `multibody` (a user's mechanism).
-    Mechanism(Box<crate::mechanism::Mechanism>),
+    Mechanism(Box<crate::multibody::Mechanism>),
 }
 
 /// One model kind.
@@ -149,7 +149,7 @@ pub const REGISTRY: &[KindDef] = &[
             "equilibrium atlas",
         ],
         sweep: None,
-        read: |d| crate::mechanism::model::from_model(d).map(|m| Model::Mechanism(Box::new(m))),
+        read: |d| crate::multibody::model::from_model(d).map(|m| Model::Mechanism(Box::new(m))),
     },
 ];
 

@@ -2,7 +2,7 @@
 //! 3.3, for any system): P2's `A(q, q̇)` and `B(q, μ)` (eqs. 20–21) and the case of Table 2.1
 //! they select ([`ab`], [`slip_case`]); how a slip episode ends, dynamic jamming located in
 //! Génot and Brogliato's desingularised time, and the jam threshold ([`slip`], [`desingular`]).
-//! P2's walkers ([`crate::walking`]) and any mechanism ([`crate::mechanism::painleve`]) stand on
+//! P2's walkers ([`crate::walking`]) and any mechanism ([`crate::multibody::painleve`]) stand on
 //! this module.
 //!
 //! Signs: `A` and `B` follow P2 (`a_n = −A + B f_n`), with the core's bias `h = −(H + G)`:

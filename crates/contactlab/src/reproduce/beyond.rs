@@ -7,12 +7,12 @@
 use super::{Options, ProgressFn};
 use crate::hybrid::{EventKind, Termination};
 use crate::mechanics::closed_form::RockingBlock;
-use crate::mechanism::gait::{find_gaits, GaitSettings};
-use crate::mechanism::painleve::{painleve, PainleveSettings, SliceAxis};
-use crate::mechanism::simulate::{simulate, SimulateSettings};
-use crate::mechanism::Mechanism;
 use crate::model::param::ParamKey;
 use crate::model::ModelDoc;
+use crate::multibody::gait::{find_gaits, GaitSettings};
+use crate::multibody::painleve::{painleve, PainleveSettings, SliceAxis};
+use crate::multibody::simulate::{simulate, SimulateSettings};
+use crate::multibody::Mechanism;
 use crate::plot::{CategoryMap, MapPath, Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::Error;
@@ -35,7 +35,7 @@ const P2_BIPED: &str = include_str!("../../../../examples/multibody/compass-bipe
 const OSCILLATOR: &str = include_str!("../../../../examples/multibody/impact-oscillator.toml");
 
 fn mechanism(name: &str, text: &str) -> Result<Mechanism, Error> {
-    crate::mechanism::model::from_model(&ModelDoc::parse(name, text, false)?)
+    crate::multibody::model::from_model(&ModelDoc::parse(name, text, false)?)
 }
 
 /// Builds the section.
@@ -292,7 +292,7 @@ pub const FEIGENBAUM_DELTA: f64 = 4.669_201_609_102_99;
 /// simulated steps from the post-strike state `x`, with the step times; 0 if the walker fell.
 fn attractor(doc: &ModelDoc, slope: f64, x: &[f64]) -> Result<(usize, Vec<f64>), Error> {
     let key = crate::model::param::ParamKey::parse("slope")?;
-    let m = crate::mechanism::model::from_model(&doc.with_param(&key, slope)?)?;
+    let m = crate::multibody::model::from_model(&doc.with_param(&key, slope)?)?;
     let n = m.dof();
     let s = SimulateSettings { t_max: 300.0, max_events: 100_000, rtol: 1e-10, per_step: 1 };
     let sim = simulate(&m, &x[..n], &x[n..], &s)?;
@@ -508,7 +508,7 @@ fn p3_as_continuation(sec: &mut Section) -> Result<(), Error> {
 fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
     use crate::continuation::{Settings, SpecialKind};
     let doc = ModelDoc::parse("compass-biped.toml", P2_BIPED, false)?;
-    let m = crate::mechanism::model::from_model(&doc)?;
+    let m = crate::multibody::model::from_model(&doc)?;
     let g = crate::api::mechanism_gait(&m, &GaitSettings::default())?;
     let mu_stick = g.gaits.first().and_then(|g| g.mu_stick).unwrap_or(f64::NAN);
     let req = crate::api::ContinueRequest {
@@ -618,7 +618,7 @@ fn grazing_and_scuffing(sec: &mut Section) -> Result<(), Error> {
         for side in [s.p - 0.02, s.p + 0.02] {
             let pt = b.points.iter().min_by(|x, y| (x.p - side).abs().total_cmp(&(y.p - side).abs()));
             let Some(pt) = pt else { continue };
-            let m = crate::mechanism::model::from_model(&doc.with_param(&ParamKey::parse(key)?, pt.p)?)?;
+            let m = crate::multibody::model::from_model(&doc.with_param(&ParamKey::parse(key)?, pt.p)?)?;
             let x = &pt.observation.state;
             let low = swing_foot_lowest(&m, &x[..m.dof()], &x[m.dof()..])?;
             verdicts.push(if low > 0.0 { "clears" } else { "scuffs" });
@@ -702,9 +702,9 @@ fn simplest_walker(sec: &mut Section) -> Result<(), Error> {
 /// The compass gait's basin between its first two doublings (issue #22, part 3): every start
 /// that keeps walking settles on a period-2 orbit, as continuation and plain simulation say.
 fn compass_basin(sec: &mut Section, opts: &Options, doc: &ModelDoc, slope: f64, x: &[f64]) -> Result<(), Error> {
-    use crate::mechanism::basin::{basin, BasinAxis, BasinSettings, Outcome};
+    use crate::multibody::basin::{basin, BasinAxis, BasinSettings, Outcome};
     let m =
-        crate::mechanism::model::from_model(&doc.with_param(&crate::model::param::ParamKey::parse("slope")?, slope)?)?;
+        crate::multibody::model::from_model(&doc.with_param(&crate::model::param::ParamKey::parse("slope")?, slope)?)?;
     let n = m.dof();
     if x.len() != 2 * n {
         return Err(Error::model("slope", "no period-1 state near the probe slope"));
@@ -762,7 +762,7 @@ fn compass_basin(sec: &mut Section, opts: &Options, doc: &ModelDoc, slope: f64, 
 /// The rimless wheel's basin over the post-strike spin rate (issue #22, part 3): the boundary
 /// against the speed that vaults the stance spoke over the vertical.
 fn rimless_basin(sec: &mut Section) -> Result<(), Error> {
-    use crate::mechanism::basin::{basin, BasinAxis, BasinSettings, Outcome};
+    use crate::multibody::basin::{basin, BasinAxis, BasinSettings, Outcome};
     let m = mechanism("rimless-wheel.toml", RIMLESS)?;
     // After a strike the stance spoke leans back by π/n − γ; with the pivot's moment of inertia
     // m l² (1 + κ) and g = 1 + κ (the file's units) the wheel passes the vertical iff
@@ -775,7 +775,7 @@ fn rimless_basin(sec: &mut Section) -> Result<(), Error> {
     // keeps those starts from counting as stopped.
     let settings = BasinSettings { steps: 40, max_step_time: 40.0, ..Default::default() };
     let b = basin(&m, &[a], None, &settings, &|_, _| {})?;
-    let walks = |c: &&crate::mechanism::basin::BasinCell| c.outcome == Outcome::Gait(0);
+    let walks = |c: &&crate::multibody::basin::BasinCell| c.outcome == Outcome::Gait(0);
     let first_walk = b.cells.iter().filter(walks).map(|c| -c.values[0]).fold(f64::INFINITY, f64::min);
     let last_fall = b.cells.iter().filter(|c| !walks(c)).map(|c| -c.values[0]).fold(0.0, f64::max);
     let wrong_side = b.cells.iter().filter(|c| walks(c) != (-c.values[0] > critical)).count();
@@ -799,7 +799,7 @@ fn rimless_basin(sec: &mut Section) -> Result<(), Error> {
 /// Garcia's simplest walker on Schwab and Wisse's plane (issue #22, part 3): the thin basin,
 /// each sampled cell checked against plain simulation from its state.
 fn simplest_basin(sec: &mut Section, opts: &Options) -> Result<(), Error> {
-    use crate::mechanism::basin::{basin, cell_state, BasinAxis, BasinSettings, Outcome};
+    use crate::multibody::basin::{basin, cell_state, BasinAxis, BasinSettings, Outcome};
     let m = mechanism("simplest-walker.toml", SIMPLEST)?;
     let axes = [
         BasinAxis { name: "stance.theta".into(), lo: -0.3, hi: -0.1, n: 41 },
@@ -809,7 +809,7 @@ fn simplest_basin(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     let b = basin(&m, &axes, None, &settings, &|_, _| {})?;
     let period = b.plan.periods.first().copied().unwrap_or(f64::NAN);
     // Every captured cell and every 40th other one, simulated plainly for 50 step periods.
-    let sample: Vec<&crate::mechanism::basin::BasinCell> = b
+    let sample: Vec<&crate::multibody::basin::BasinCell> = b
         .cells
         .iter()
         .enumerate()

@@ -4,14 +4,14 @@ use nalgebra::{DVector, Vector3, Vector4};
 
 use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
-use crate::mechanism::gait::GaitSettings;
+use crate::multibody::gait::GaitSettings;
 use crate::plot::{Mark, XyPlot};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::plots;
 use crate::walking::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
-use crate::walking::{gait, rimless_closed_form, Gait, WalkerSettings};
+use crate::walking::{gait, rimless_closed_form, WalkerGait, WalkerSettings};
 use crate::Error;
 
 /// Section title.
@@ -30,12 +30,12 @@ struct Shared {
     hi: f64,
     /// The closed-form gait rate (27) and the gait.
     rate: f64,
-    g: Gait,
+    g: WalkerGait,
     /// The jamming slip of Fig. 3.2.
     jam: SlipEnd,
     /// The compass biped (P2 eq. 35) and its gait.
     cb: CompassBiped,
-    gc: Gait,
+    gc: WalkerGait,
     /// Its μ_min and the ρ where B < 0 vanishes at μ = 0.8.
     mmc: f64,
     ra: f64,

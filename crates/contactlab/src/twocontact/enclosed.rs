@@ -36,7 +36,7 @@ pub struct Enclosed {
     /// tolerance ([`crate::twocontact::from_multibody::CLOSED_TOL`]).
     pub gaps: [I; 2],
     /// Whether the model's tree was converted from a URDF in floating point
-    /// ([`crate::mechanism::Mechanism::tree_from_urdf`]): the enclosures then start from the
+    /// ([`crate::multibody::Mechanism::tree_from_urdf`]): the enclosures then start from the
     /// converted tree's numbers, and a proof says so.
     pub tree_converted: bool,
     /// The floating-point parameters these enclose ([`Enclosed::params_of`]): a copy of the

@@ -26,7 +26,7 @@ use super::TwoContact;
 use crate::interval::{vector as iv, Interval};
 use crate::mechanics::multibody::Joint;
 use crate::mechanics::multibody_system::Constraint;
-use crate::mechanism::Mechanism;
+use crate::multibody::Mechanism;
 use crate::Error;
 
 /// A contact is closed when its gap is within this fraction of the body's size. P1 then takes it

@@ -12,7 +12,7 @@ use crate::Error;
 pub fn from_model(doc: &ModelDoc) -> Result<TwoContact, Error> {
     let kind = doc.kind()?;
     if kind == "multibody" {
-        return crate::twocontact::from_multibody::to_two_contact(&crate::mechanism::model::from_model(doc)?);
+        return crate::twocontact::from_multibody::to_two_contact(&crate::multibody::model::from_model(doc)?);
     }
     if kind != "planar-two-contact" {
         return Err(Error::input(&doc.file, "kind", format!("expected \"planar-two-contact\", got \"{kind}\"")));

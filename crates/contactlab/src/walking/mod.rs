@@ -3,11 +3,11 @@
 //!
 //! The walkers ([`crate::mechanics::walkers`]) are [`ContactSystem`]s with a stance contact
 //! (contact 0) and a swing contact (contact 1), written by hand in P2's coordinates;
-//! [`multibody`] builds the same walkers as multibody [`crate::mechanism::Mechanism`]s. This
+//! [`multibody`] builds the same walkers as multibody [`crate::multibody::Mechanism`]s. This
 //! module holds what is P2's own:
 //!
 //! * [`gait`] ([`multibody::gait`]): the periodic gait, the general gait search
-//!   ([`crate::mechanism::gait`], exact derivatives) on the walker's multibody model, in P2's
+//!   ([`crate::multibody::gait`], exact derivatives) on the walker's multibody model, in P2's
 //!   coordinates with `μ_stick = max |f_t/f_n|` along the step and the impulse ratio `|F_t/F_n|`
 //!   at heel strike (eq. 13);
 //! * [`ab`]: `A(q, q̇)` and `B(q, μ)` of eqs. (20)–(21) for slip direction `σ`, and the case of
@@ -32,7 +32,7 @@ pub mod painleve;
 pub mod plots;
 pub mod proof;
 
-pub use multibody::{gait, Gait};
+pub use multibody::{gait, WalkerGait};
 
 // The Painlevé quantities and slip episodes of any system, on which P2's analyses stand.
 pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};

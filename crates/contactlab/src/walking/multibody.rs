@@ -10,7 +10,7 @@
 //! * compass biped: P2's `(θ₁, θ₂, x, y)` ↔ `(x_h, y_h, φ₁, φ₂)` (hip, stance-leg angle, swing
 //!   leg relative to it), `φ₁ = −θ₁`, `φ₂ = θ₁ + θ₂`, hip `= foot + 2l (sin θ₁, cos θ₁)`.
 //!
-//! [`gait`] is the general gait search ([`crate::mechanism::gait`]: Newton's method on the
+//! [`gait`] is the general gait search ([`crate::multibody::gait`]: Newton's method on the
 //! strike-to-strike map with exact derivatives, a search from nothing when the default guess
 //! fails) run on these mechanisms, its result in P2's coordinates. The mechanisms' section
 //! chart has P2's coordinates plus, for the rimless wheel, the post-strike angle, which every
@@ -24,9 +24,9 @@ use super::{rimless_closed_form, COMPASS_GAIT_GUESS};
 use crate::hybrid::section::NewtonStop;
 use crate::mechanics::multibody::Joint;
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
-use crate::mechanism::builder::{Inertial, MechanismBuilder, Side};
-use crate::mechanism::gait::{find_gaits, refine_gait, Gait as MechanismGait, GaitSettings};
-use crate::mechanism::Mechanism;
+use crate::multibody::builder::{Armed, Inertial, MechanismBuilder};
+use crate::multibody::gait::{find_gaits, refine_gait, Gait as MechanismGait, GaitSettings};
+use crate::multibody::Mechanism;
 use crate::Error;
 
 /// The rimless wheel as a hub-rooted planar body (module docs), at the closed-form gait's
@@ -51,7 +51,7 @@ pub fn rimless_wheel(w: &RimlessWheel) -> Result<Mechanism, Error> {
         .contact("stance tip", "wheel", Vector2::new(0.0, -l), 0.0, "slope", w.mu)
         .released_by("next tip")
         .contact("next tip", "wheel", Vector2::new(l * step.sin(), -l * step.cos()), 0.0, "slope", w.mu)
-        .armed_if("wheel.theta", Side::Below, 0.0)
+        .armed_if("wheel.theta", Armed::Below, 0.0)
         .relabel("next tip", relabel, vec![0.0, 0.0, step])
         .gait("next tip", &["wheel.x"])
         .initial(&q, &v)
@@ -83,7 +83,7 @@ pub fn compass_biped(c: &CompassBiped) -> Result<Mechanism, Error> {
         .contact("stance foot", "stance", foot, 0.0, "slope", c.mu)
         .released_by("swing foot")
         .contact("swing foot", "swing", foot, 0.0, "slope", c.mu)
-        .armed_if("stance.theta", Side::Below, 0.0)
+        .armed_if("stance.theta", Armed::Below, 0.0)
         .relabel("swing foot", relabel, vec![0.0; 4])
         .gait("swing foot", &["stance.x"])
         .initial(&q, &v)
@@ -171,7 +171,7 @@ pub fn default_guess(walker: &WalkerModel) -> DVector<f64> {
 
 /// The periodic gait of a walker (P2, Sections 3.1 and 4.1), in P2's coordinates (SI).
 #[derive(Debug, Clone, Serialize)]
-pub struct Gait {
+pub struct WalkerGait {
     /// Whether Newton's method converged.
     pub converged: bool,
     /// Step period.
@@ -199,9 +199,9 @@ pub struct Gait {
     pub reason: Option<NewtonStop>,
 }
 
-impl Gait {
+impl WalkerGait {
     fn failed(y: &DVector<f64>, reason: NewtonStop) -> Self {
-        Gait {
+        WalkerGait {
             converged: false,
             period: f64::NAN,
             post_impact_state: vec![],
@@ -236,7 +236,7 @@ impl Gait {
         let section_point = section_point(walker, &q, &v);
         let d = section_dim(walker).min(g.multipliers.len());
         let multipliers: Vec<[f64; 2]> = g.multipliers[..d].to_vec();
-        Gait {
+        WalkerGait {
             converged: true,
             period: g.period,
             stable: multipliers.iter().all(|z| z[0].hypot(z[1]) < 1.0),
@@ -256,19 +256,19 @@ impl Gait {
 /// P2's gait of `walker` from `guess` (section coordinates, SI; `None`: [`default_guess`]):
 /// [`refine_gait`] on the walker's mechanism. Without a guess, when the default does not
 /// converge, the gait search from nothing ([`find_gaits`]: its stable gait, else its first).
-pub fn gait(walker: &WalkerModel, guess: Option<&DVector<f64>>, settings: &GaitSettings) -> Result<Gait, Error> {
+pub fn gait(walker: &WalkerModel, guess: Option<&DVector<f64>>, settings: &GaitSettings) -> Result<WalkerGait, Error> {
     let m = mechanism(walker)?;
     let y = guess.cloned().unwrap_or_else(|| default_guess(walker));
     let (q, v) = post_impact(walker, &y);
     let (q, v) = to_mechanism(walker, &q, &v);
     match refine_gait(&m, &q, &v, settings)? {
-        Ok(g) => Ok(Gait::of(walker, &g)),
-        Err(stop) if guess.is_some() => Ok(Gait::failed(&y, stop)),
+        Ok(g) => Ok(WalkerGait::of(walker, &g)),
+        Err(stop) if guess.is_some() => Ok(WalkerGait::failed(&y, stop)),
         Err(stop) => {
             let search = find_gaits(&m, settings)?;
             Ok(match search.gaits.iter().find(|g| g.stable).or(search.gaits.first()) {
-                Some(g) => Gait::of(walker, g),
-                None => Gait::failed(&y, stop),
+                Some(g) => WalkerGait::of(walker, g),
+                None => WalkerGait::failed(&y, stop),
             })
         }
     }

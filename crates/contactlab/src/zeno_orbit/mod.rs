@@ -1,7 +1,7 @@
 //! Completed Lagrangian hybrid systems and their Zeno periodic orbits (P3, Or & Ames, for any
 //! system): the general analysis on which P3's layer ([`crate::zeno`]: its models, Theorem 1,
 //! figures and the continuation in `e`) and any mechanism's `orbit` and `continue`
-//! ([`crate::mechanism`]) stand.
+//! ([`crate::multibody`]) stand.
 //!
 //! A hybrid Lagrangian `(Q, L, h)` is a [`ContactSystem`] with one frictionless contact whose
 //! gap is the unilateral constraint `h(q) ≥ 0` and Newton's restitution `e` (P3, eq. 3); an

@@ -9,7 +9,7 @@
 //! model file's reader would.
 //!
 //! ```
-//! use contactlab::mechanism::builder::{Inertial, MechanismBuilder};
+//! use contactlab::multibody::builder::{Inertial, MechanismBuilder};
 //! use contactlab::mechanics::multibody::Joint;
 //! use nalgebra::Vector2;
 //!
@@ -46,7 +46,7 @@ pub struct Inertial {
 
 /// Where a contact that ignores scuffing is armed: above or below a threshold of a coordinate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub enum Armed {
     /// Armed while the coordinate is above the threshold.
     Above,
     /// Armed while it is below.
@@ -61,7 +61,7 @@ struct PendingContact {
     line: String,
     mu: f64,
     restitution: f64,
-    armed_if: Option<(String, Side, f64)>,
+    armed_if: Option<(String, Armed, f64)>,
     released_by: Vec<String>,
 }
 
@@ -164,7 +164,7 @@ impl MechanismBuilder {
 
     /// The last contact ignores scuffing: it is armed only while `coordinate` is on `side` of
     /// `threshold`.
-    pub fn armed_if(mut self, coordinate: &str, side: Side, threshold: f64) -> Self {
+    pub fn armed_if(mut self, coordinate: &str, side: Armed, threshold: f64) -> Self {
         if let Some(c) = self.contacts.last_mut() {
             c.armed_if = Some((coordinate.to_string(), side, threshold));
         }
@@ -280,7 +280,7 @@ impl MechanismBuilder {
                 None => None,
                 Some((name, side, threshold)) => Some(Arm {
                     coordinate: coordinate(key("armed_if"), name)?,
-                    above: *side == Side::Above,
+                    above: *side == Armed::Above,
                     threshold: *threshold,
                 }),
             };

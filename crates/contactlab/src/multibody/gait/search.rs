@@ -461,7 +461,7 @@ pub(crate) fn orbit_details<const N: usize>(
             let mu = sys.law(i).mu;
             if mu > 0.0 {
                 let held: Vec<usize> = closed.iter().copied().filter(|&j| j != i).collect();
-                let (d, c) = crate::mechanism::painleve::contact_dc(sys, &q, i, &held);
+                let (d, c) = crate::multibody::painleve::contact_dc(sys, &q, i, &held);
                 let b = (d - mu * c.abs()) / (d + mu * c.abs());
                 if b.is_finite() {
                     worst = worst.max(-b);

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use contactlab::continuation::Settings as ContinuationSettings;
-use contactlab::mechanism::basin::BasinSettings;
-use contactlab::mechanism::gait::GaitSettings;
-use contactlab::mechanism::model;
-use contactlab::mechanism::painleve::PainleveSettings;
-use contactlab::mechanism::simulate::SimulateSettings;
+use contactlab::multibody::basin::BasinSettings;
+use contactlab::multibody::gait::GaitSettings;
+use contactlab::multibody::model;
+use contactlab::multibody::painleve::PainleveSettings;
+use contactlab::multibody::simulate::SimulateSettings;
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -141,7 +141,7 @@ impl BasinArgs {
 }
 
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
-    use contactlab::mechanism::basin::BasinAxis;
+    use contactlab::multibody::basin::BasinAxis;
     let m = model::read(&a.model)?;
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!(
@@ -470,7 +470,7 @@ impl PainleveArgs {
 }
 
 /// `NAME=LO:HI`.
-fn slice_axis(text: &str) -> Result<contactlab::mechanism::painleve::SliceAxis, Failure> {
+fn slice_axis(text: &str) -> Result<contactlab::multibody::painleve::SliceAxis, Failure> {
     let bad = || {
         Failure::from(contactlab::Error::argument(
             "slice",
@@ -481,13 +481,13 @@ fn slice_axis(text: &str) -> Result<contactlab::mechanism::painleve::SliceAxis, 
     let (lo, hi) = range.split_once(':').ok_or_else(bad)?;
     let lo: f64 = lo.trim().parse().map_err(|_| bad())?;
     let hi: f64 = hi.trim().parse().map_err(|_| bad())?;
-    Ok(contactlab::mechanism::painleve::SliceAxis { coordinate: name.trim().to_string(), lo, hi })
+    Ok(contactlab::multibody::painleve::SliceAxis { coordinate: name.trim().to_string(), lo, hi })
 }
 
 pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     let slice = a.slice.iter().map(|t| slice_axis(t)).collect::<Result<Vec<_>, _>>()?;
-    let settings = contactlab::mechanism::painleve::PainleveSettings {
+    let settings = contactlab::multibody::painleve::PainleveSettings {
         contact: a.contact.clone(),
         sigma: a.sigma,
         mu: a.mu,
