@@ -77,6 +77,8 @@ pub struct MechanismBuilder {
     relabel: Option<(String, Vec<f64>, Vec<f64>)>,
     gait: Option<(String, Vec<String>)>,
     initial: Option<(Vec<f64>, Vec<f64>)>,
+    /// A modifier called with nothing to modify (reported by `build`).
+    misuse: Option<(String, String)>,
 }
 
 impl MechanismBuilder {
@@ -94,6 +96,14 @@ impl MechanismBuilder {
             relabel: None,
             gait: None,
             initial: None,
+            misuse: None,
+        }
+    }
+
+    /// Records a modifier called before what it modifies.
+    fn misused(&mut self, key: &str, what: &str) {
+        if self.misuse.is_none() {
+            self.misuse = Some((key.to_string(), format!("called before any {what} was added")));
         }
     }
 
@@ -123,9 +133,12 @@ impl MechanismBuilder {
     /// Places the last body's joint frame at `origin`, turned by `angle` (rad), in its parent's
     /// frame.
     pub fn joint_origin(mut self, origin: Vector2<f64>, angle: f64) -> Self {
-        if let Some((b, _)) = self.bodies.last_mut() {
-            b.origin = origin;
-            b.origin_angle = angle;
+        match self.bodies.last_mut() {
+            Some((b, _)) => {
+                b.origin = origin;
+                b.origin_angle = angle;
+            }
+            None => self.misused("joint_origin", "body"),
         }
         self
     }
@@ -156,8 +169,9 @@ impl MechanismBuilder {
 
     /// The last contact's Newton restitution coefficient `e ∈ [0, 1]`.
     pub fn restitution(mut self, e: f64) -> Self {
-        if let Some(c) = self.contacts.last_mut() {
-            c.restitution = e;
+        match self.contacts.last_mut() {
+            Some(c) => c.restitution = e,
+            None => self.misused("restitution", "contact"),
         }
         self
     }
@@ -165,16 +179,18 @@ impl MechanismBuilder {
     /// The last contact ignores scuffing: it is armed only while `coordinate` is on `side` of
     /// `threshold`.
     pub fn armed_if(mut self, coordinate: &str, side: Armed, threshold: f64) -> Self {
-        if let Some(c) = self.contacts.last_mut() {
-            c.armed_if = Some((coordinate.to_string(), side, threshold));
+        match self.contacts.last_mut() {
+            Some(c) => c.armed_if = Some((coordinate.to_string(), side, threshold)),
+            None => self.misused("armed_if", "contact"),
         }
         self
     }
 
     /// The last contact is released (opens) when `by` strikes.
     pub fn released_by(mut self, by: &str) -> Self {
-        if let Some(c) = self.contacts.last_mut() {
-            c.released_by.push(by.to_string());
+        match self.contacts.last_mut() {
+            Some(c) => c.released_by.push(by.to_string()),
+            None => self.misused("released_by", "contact"),
         }
         self
     }
@@ -203,6 +219,17 @@ impl MechanismBuilder {
     pub fn build(self) -> Result<Mechanism, Error> {
         let src = self.source.as_str();
         let err = |key: String, msg: String| Error::input(src, key, msg);
+        if let Some((key, msg)) = &self.misuse {
+            return Err(err(key.clone(), msg.clone()));
+        }
+        if self.slope.is_nan() || self.slope.abs() >= 1.6 {
+            return Err(err("slope".into(), format!("must be a finite angle in (-1.6, 1.6) rad, got {}", self.slope)));
+        }
+        for (i, (name, ..)) in self.lines.iter().enumerate() {
+            if self.lines[..i].iter().any(|(n, ..)| n == name) {
+                return Err(err(format!("line[{i}].name"), format!("two lines are named \"{name}\"")));
+            }
+        }
         if self.bodies.len() > MAX_BODIES {
             return Err(err("body".into(), format!("{} bodies; at most {MAX_BODIES}", self.bodies.len())));
         }
@@ -210,8 +237,8 @@ impl MechanismBuilder {
         let mut bodies = Vec::with_capacity(self.bodies.len());
         let mut coordinates = vec![];
         for (i, (b, parent)) in self.bodies.iter().enumerate() {
-            if body_names[..i].contains(&b.name.as_str()) || b.name.is_empty() {
-                return Err(err(format!("body[{i}].name"), format!("\"{}\" is empty or taken", b.name)));
+            if body_names[..i].contains(&b.name.as_str()) || b.name.is_empty() || b.name == "world" {
+                return Err(err(format!("body[{i}].name"), format!("\"{}\" is empty, reserved or taken", b.name)));
             }
             let mut b = b.clone();
             b.parent = match parent {
@@ -389,6 +416,12 @@ mod tests {
         assert!(e.unwrap_err().to_string().contains("gait.strike"));
         let e = disk().initial(&[0.0, f64::NAN, 0.0], &[0.0; 3]).build().unwrap_err();
         assert!(e.to_string().contains("initial.q"), "{e}");
+        let e = disk().restitution(0.5).build().unwrap_err();
+        assert!(e.to_string().contains("restitution") && e.to_string().contains("before any contact"), "{e}");
+        let e = disk().line("ground", Vector2::zeros(), Vector2::new(0.0, 1.0)).build().unwrap_err();
+        assert!(e.to_string().contains("two lines"), "{e}");
+        let e = MechanismBuilder::new("<m>", 9.81, f64::NAN).build().unwrap_err();
+        assert!(e.to_string().contains("slope"), "{e}");
         let bad_mass = MechanismBuilder::new("<m>", 9.81, 0.0)
             .body("b", None, Joint::Planar, Inertial { mass: -1.0, inertia: 0.0, com: Vector2::zeros() })
             .build()

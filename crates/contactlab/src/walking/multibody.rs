@@ -220,7 +220,12 @@ impl WalkerGait {
     /// A mechanism's gait in P2's coordinates.
     fn of(walker: &WalkerModel, g: &MechanismGait) -> Self {
         let (mut q, v) = from_mechanism(walker, &g.q, &g.v);
-        let (mut qb, vb) = from_mechanism(walker, &g.pre_strike_q, &g.pre_strike_v);
+        // (A converged gait has its strike; without one the pre-impact state stays empty.)
+        let (mut qb, vb) = if g.pre_strike_q.len() == g.q.len() && g.pre_strike_v.len() == g.v.len() {
+            from_mechanism(walker, &g.pre_strike_q, &g.pre_strike_v)
+        } else {
+            (vec![], vec![])
+        };
         // The stance foot's position: the first two (rimless wheel) or last two coordinates.
         let foot = match walker {
             WalkerModel::Rimless(_) => 0,
@@ -234,6 +239,9 @@ impl WalkerGait {
             }
         }
         let section_point = section_point(walker, &q, &v);
+        // P2's chart: the mechanism's chart less the post-strike angle of the rimless wheel, which
+        // every strike resets (a zero multiplier). (A gait whose new stance foot slips has a larger
+        // chart; P2's chart, and these multipliers, assume it sticks.)
         let d = section_dim(walker).min(g.multipliers.len());
         let multipliers: Vec<[f64; 2]> = g.multipliers[..d].to_vec();
         WalkerGait {

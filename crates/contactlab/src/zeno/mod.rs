@@ -40,7 +40,8 @@ pub struct EPoint {
 /// special point), read in P3's terms.
 #[derive(Debug, Clone, Serialize)]
 pub struct EBranch {
-    /// The orbits with a constrained phase (Zeno for `e > 0`), in increasing `e`.
+    /// The orbits with a constrained phase (Zeno for `e > 0`), in the branch's order (increasing
+    /// `e` unless the branch folds).
     pub points: Vec<EPoint>,
     /// The largest `e` with a Zeno periodic orbit found: the located end of the constrained
     /// phase if the branch reached it, else its last orbit.
@@ -72,15 +73,22 @@ impl EBranch {
         };
         let mut points = vec![];
         let mut end = b.end.clone();
+        let mut cut = false;
         for p in &b.points {
             let zeno = p.observation.events.iter().any(|e| e.starts_with("zeno"));
             let duration = quantity(p, "constrained_duration");
-            if duration.is_nan() || duration <= 0.0 || (p.p > 0.0 && !zeno) {
-                end = format!(
-                    "at e = {}: {}",
-                    p.p,
-                    if duration > 0.0 { "the orbit has no Zeno point" } else { "the orbit has no constrained phase" }
-                );
+            let why = if duration.is_nan() {
+                Some("its cycle could not be followed to read its constrained phase")
+            } else if duration <= 0.0 {
+                Some("the orbit has no constrained phase")
+            } else if p.p > 0.0 && !zeno {
+                Some("the orbit has no Zeno point")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                end = format!("at e = {}: {why}", p.p);
+                cut = true;
                 break;
             }
             points.push(EPoint {
@@ -93,10 +101,16 @@ impl EBranch {
                 section_point: p.y.clone(),
             });
         }
-        let special = b.special.iter().find(|s| s.kind == crate::continuation::SpecialKind::ZenoEnd);
-        let last = points.last().map(|p| p.e);
+        // The largest e of the orbits kept (after a fold the branch may turn back in e), and the
+        // end of the constrained phase if located on them (not past a cut).
+        let largest = points.iter().map(|p| p.e).reduce(f64::max);
+        let special = b
+            .special
+            .iter()
+            .find(|s| s.kind == crate::continuation::SpecialKind::ZenoEnd)
+            .filter(|s| !cut || largest.is_some_and(|e| s.p <= e + s.bracket));
         EBranch {
-            e_critical: special.map(|s| s.p).into_iter().chain(last).reduce(f64::max),
+            e_critical: special.map(|s| s.p).into_iter().chain(largest).reduce(f64::max),
             zeno_end: special.map(|s| s.p),
             zeno_end_bracket: special.map(|s| s.bracket),
             points,

@@ -423,12 +423,13 @@ pub(crate) fn orbit_details<const N: usize>(
         /// `(ratio, −B)` at the run's start.
         at_start: (f64, f64),
         clearance: Clearance,
-        /// Whether some contact slipped.
+        /// Whether some frictional contact slipped.
         slipped: bool,
     }
-    /// Whether some contact of `mode` slips.
+    /// Whether some frictional contact of `mode` slips (`Slip(0)` is a closed frictionless
+    /// contact or joint limit, which has nothing to stick with).
     fn slips(mode: &Modes) -> bool {
-        (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(_)))
+        (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(s) if s != 0))
     }
     /// The largest friction use `|λ_t|/λ_n` of `mode`'s sticking contacts at `(t, x)`.
     pub(super) fn friction_use<const N: usize>(
