@@ -9,15 +9,15 @@ use contactlab::mechanics::closed_form::{Oscillator, Side};
 use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::nonlinear;
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::Vector1;
+use nalgebra::dvector;
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
     let ball = Lagrangian::new(Oscillator::bouncing_ball(0.5, 9.81, 0.6, 1.2));
-    let x0 = join(&Vector1::new(1.2), &Vector1::new(0.0));
+    let x0 = join(&dvector![1.2], &dvector![0.0]);
     let driver = EventDriver::default();
     c.bench_function("bouncing ball to its Zeno point", |b| {
-        b.iter(|| driver.run(&ball, 0.0, black_box(x0), &[], &mut ()))
+        b.iter(|| driver.run(&ball, 0.0, black_box(x0.clone()), &[], &mut ()))
     });
     let osc = Lagrangian::new(Oscillator {
         mass: 1.0,
@@ -31,11 +31,11 @@ fn bench(c: &mut Criterion) {
         time: 1.0,
     });
     let sec = [Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) }];
-    let y0 = join(&Vector1::new(0.5), &Vector1::new(-1.5));
+    let y0 = join(&dvector![0.5], &dvector![-1.5]);
     c.bench_function("impact oscillator, one return", |b| {
         b.iter(|| {
             let mut first = FirstCrossing::default();
-            driver.run(&osc, 0.0, black_box(y0), &sec, &mut first)
+            driver.run(&osc, 0.0, black_box(y0.clone()), &sec, &mut first)
         })
     });
     let d = config("D").unwrap();

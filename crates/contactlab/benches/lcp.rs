@@ -70,12 +70,12 @@ fn bench_warm_start(c: &mut Criterion) {
     use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
     use contactlab::mechanics::ContactLaw;
     use contactlab::timestep::run_warm;
-    use nalgebra::{Vector2, Vector3};
+    use nalgebra::{dvector, Vector2};
 
     let law = ContactLaw { mu: 0.4, restitution: 0.0 };
     let points = (0..5).map(|i| BodyPoint { r: Vector2::new(-0.4 + 0.2 * i as f64, -0.25), phi: 0.0, law }).collect();
     let body = PlanarBody { mass: 2.0, rho: 0.3, points, force: Vector2::new(3.0, -2.0 * 9.81), torque: 0.0 };
-    let (q0, v0) = (Vector3::zeros(), Vector3::new(1.0, 0.0, 0.0));
+    let (q0, v0) = (DVector::zeros(3), dvector![1.0, 0.0, 0.0]);
     let run = |warm: &mut WarmStart| run_warm(&body, 0.0, &q0, &v0, 1e-4, 10_000, 10_000, warm).expect("runs");
     let (mut w, mut k) = (WarmStart::new(), WarmStart::cold());
     run(&mut w);

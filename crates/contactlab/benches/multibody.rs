@@ -8,7 +8,7 @@ use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
 use contactlab::mechanics::multibody::{Body, Joint, Multibody, Scratch};
 use contactlab::mechanics::walkers::CompassBiped;
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::{DMatrix, DVector, Vector2, Vector4};
+use nalgebra::{dvector, DMatrix, DVector, Vector2};
 
 fn chain() -> Multibody {
     let mut bodies = vec![Body {
@@ -61,13 +61,13 @@ fn bench(c: &mut Criterion) {
     };
     let built_in = CompassBiped::paper(0.7);
     let (q0, v0) = (
-        Vector4::new(-0.14783689025242455, -0.14783689025242455, 0.0, 0.0),
-        Vector4::new(0.732796791052304, -0.5006678825400154, 0.0, 0.0),
+        dvector![-0.14783689025242455, -0.14783689025242455, 0.0, 0.0],
+        dvector![0.732796791052304, -0.5006678825400154, 0.0, 0.0],
     );
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/compass-biped.toml");
     let file = contactlab::multibody::model::read(&path).expect("the shipped example");
-    let sys = file.system::<4>().expect("four coordinates");
-    let (hq, hv) = (Vector4::from_column_slice(&file.q0), Vector4::from_column_slice(&file.v0));
+    let sys = file.system().expect("four coordinates");
+    let (hq, hv) = (DVector::from_column_slice(&file.q0), DVector::from_column_slice(&file.v0));
     let (la, lb) = (Lagrangian::new(built_in), Lagrangian::new(&sys));
     let driver = EventDriver::new(settings);
     let (ra, rb) =
@@ -98,13 +98,10 @@ fn bench(c: &mut Criterion) {
         use contactlab::hybrid::section::{ReturnMap, SectionChart};
         use contactlab::hybrid::{EventKind, ZenoRule};
         use contactlab::multibody::gait::StrikeChart;
-        let sys = kneed.system::<6>().expect("six coordinates");
+        let sys = kneed.system().expect("six coordinates");
         let lag = Lagrangian::new(&sys);
         let spec = kneed.gait.clone().expect("a gait table");
-        let x = join(
-            &nalgebra::SVector::<f64, 6>::from_column_slice(&gait.q),
-            &nalgebra::SVector::<f64, 6>::from_column_slice(&gait.v),
-        );
+        let x = join(&DVector::from_column_slice(&gait.q), &DVector::from_column_slice(&gait.v));
         let map = ReturnMap {
             system: &lag,
             section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },

@@ -9,7 +9,7 @@ use contactlab::walking::model::WalkerModel;
 use contactlab::walking::slip::jam_threshold;
 use contactlab::walking::{gait, WalkerSettings};
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::{DVector, Vector3};
+use nalgebra::{dvector, DVector};
 
 fn bench(c: &mut Criterion) {
     let s = WalkerSettings::default();
@@ -20,9 +20,9 @@ fn bench(c: &mut Criterion) {
     let gs = GaitSettings::default();
     g.bench_function("compass_gait_fixed_point", |b| b.iter(|| gait(&cb, Some(&guess), &gs).unwrap()));
     let w = RimlessWheel::paper(0.35);
-    let q = Vector3::new(0.0, 0.0, -0.3);
-    let v = Vector3::new(0.0, 0.0, 0.643);
-    let ex = Vector3::new(1.0, 0.0, 0.0);
+    let q = dvector![0.0, 0.0, -0.3];
+    let v = dvector![0.0, 0.0, 0.643];
+    let ex = dvector![1.0, 0.0, 0.0];
     g.bench_function("rimless_jam_threshold", |b| b.iter(|| jam_threshold(&w, &q, &v, &ex, 5.0, 1e-5, &s)));
     // The rimless wheel's sticking gait proved in interval arithmetic (issue #23 part 4):
     // interval Newton, the multiplier, and sticking with μ_stick enclosed to 1e-6 by bisection.

@@ -5,11 +5,11 @@ use contactlab::hybrid::lagrangian::Lagrangian;
 use contactlab::mechanics::double_pendulum::DoublePendulumStop;
 use contactlab::zeno::{continuation_in_e, orbit, settle, ZenoSettings};
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::Vector2;
+use nalgebra::{dvector, DVector};
 
 fn bench(c: &mut Criterion) {
     let s = ZenoSettings::default();
-    let (q0, v0) = (Vector2::new(-0.08, 0.0), Vector2::zeros());
+    let (q0, v0) = (dvector![-0.08, 0.0], DVector::zeros(2));
     let lag0 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.0));
     let y0 = settle(&lag0, &q0, &v0, 300, 1e-7, &s).unwrap();
     let lag5 = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));

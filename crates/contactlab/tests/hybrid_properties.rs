@@ -5,7 +5,7 @@ use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, EventLog, Hybri
 use contactlab::mechanics::closed_form::Particle;
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::ContactLaw;
-use nalgebra::{SMatrix, Vector2, Vector3};
+use nalgebra::{dvector, DMatrix, DVector, Vector2};
 use proptest::prelude::*;
 
 proptest! {
@@ -32,9 +32,9 @@ proptest! {
             torque: 0.0,
         };
         let sys = Lagrangian::new(body);
-        let x = join(&Vector3::zeros(), &Vector3::new(vx, vz, w));
+        let x = join(&DVector::zeros(3), &dvector![vx, vz, w]);
         let (_, v) = contactlab::hybrid::lagrangian::split(&x);
-        let ke = 0.5 * 0.8 * (v.x * v.x + v.y * v.y + rho * rho * v.z * v.z);
+        let ke = 0.5 * 0.8 * (v[0] * v[0] + v[1] * v[1] + rho * rho * v[2] * v[2]);
         if let Some(Transition::Jump { info, .. }) = sys.initial_transition(0.0, &x) {
             prop_assert_eq!(info.kind, EventKind::Impact);
             let loss = info.energy_loss.unwrap();
@@ -52,8 +52,8 @@ proptest! {
             let mut p = Particle::block_on_incline(2.0 * m, g, 0.25, 0.6);
             p.length = l;
             let sys = Lagrangian::new(p);
-            let x0 = join(&Vector2::new(0.0, 0.3 * l), &Vector2::new(1.5 * l / t, 0.4 * l / t));
-            let mut log = EventLog::<SMatrix<f64, 2, 2>, Modes>::default();
+            let x0 = join(&dvector![0.0, 0.3 * l], &dvector![1.5 * l / t, 0.4 * l / t]);
+            let mut log = EventLog::<DMatrix<f64>, Modes>::default();
             let r = EventDriver::new(DriverSettings::default()).run(&sys, 0.0, x0, &[], &mut log);
             (r.termination, log.events.iter().map(|e| (e.info.kind, e.mode_after.to_string(), e.t / t)).collect::<Vec<_>>())
         };
@@ -75,8 +75,8 @@ fn thrown_particle_sequence_is_impact_slip_stop() {
     let mut p = Particle::block_on_incline(2.0, 9.81, 0.25, 0.6);
     p.length = 1.0;
     let sys = Lagrangian::new(p);
-    let x0 = join(&Vector2::new(0.0, 0.3), &Vector2::new(1.5, 0.4));
-    let mut log = EventLog::<SMatrix<f64, 2, 2>, Modes>::default();
+    let x0 = join(&dvector![0.0, 0.3], &dvector![1.5, 0.4]);
+    let mut log = EventLog::<DMatrix<f64>, Modes>::default();
     let r = EventDriver::new(DriverSettings::default()).run(&sys, 0.0, x0, &[], &mut log);
     let kinds: Vec<_> = log.events.iter().map(|e| e.info.kind).collect();
     assert_eq!(kinds, vec![EventKind::Impact, EventKind::SlipStop], "{:?}", r.termination);
@@ -104,7 +104,7 @@ fn landing_bodies_mostly_take_a_consistent_impact() {
                     torque: 0.0,
                 };
                 let sys = Lagrangian::new(body);
-                let x = join(&Vector3::zeros(), &Vector3::new(vx, -0.5, w));
+                let x = join(&DVector::zeros(3), &dvector![vx, -0.5, w]);
                 total += 1;
                 if let Some(Transition::Jump { info, .. }) = sys.initial_transition(0.0, &x) {
                     assert!(info.energy_loss.unwrap() >= 0.0);

@@ -5,7 +5,7 @@ use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
 use contactlab::mechanics::multibody::{Body, Joint, Multibody};
 use contactlab::mechanics::multibody_system::{Constraint, Contact, MultibodySystem};
 use contactlab::mechanics::ContactSystem;
-use nalgebra::{Vector2, Vector3};
+use nalgebra::{dvector, DVector, Vector2};
 
 #[test]
 fn p1s_body_as_a_floating_tree_moves_as_the_built_in_model() {
@@ -39,12 +39,12 @@ fn p1s_body_as_a_floating_tree_moves_as_the_built_in_model() {
                 )
             })
             .collect();
-        let mb = MultibodySystem::<3>::new(tree, contacts, vec![]).unwrap();
-        let x0 = join(&Vector3::zeros(), &Vector3::new(0.02, 0.05, -0.4));
+        let mb = MultibodySystem::new(tree, contacts, vec![]).unwrap();
+        let x0 = join(&DVector::zeros(3), &dvector![0.02, 0.05, -0.4]);
         let settings =
             DriverSettings { t_max: 0.6, tol: Tolerances { rtol: 1e-11, atol: 1e-13 }, ..Default::default() };
         let (a, b) = (Lagrangian::new(body.clone()), Lagrangian::new(mb.clone()));
-        let ra = EventDriver::new(settings).run(&a, 0.0, x0, &[], &mut ());
+        let ra = EventDriver::new(settings).run(&a, 0.0, x0.clone(), &[], &mut ());
         let rb = EventDriver::new(settings).run(&b, 0.0, x0, &[], &mut ());
         assert_eq!(
             std::mem::discriminant(&ra.termination),
@@ -56,7 +56,7 @@ fn p1s_body_as_a_floating_tree_moves_as_the_built_in_model() {
         assert_eq!(ra.events, rb.events, "config {name}: event counts");
         assert!(ra.events > 0, "config {name}: nothing happened");
         assert!((ra.t - rb.t).abs() <= 1e-9 * (1.0 + ra.t), "config {name}: {} vs {}", ra.t, rb.t);
-        let d = (ra.state - rb.state).amax();
+        let d = (&ra.state - &rb.state).amax();
         assert!(d <= 1e-8 * (body.length_scale() + ra.state.amax()), "config {name}: states differ by {d:e}");
     }
 }
@@ -70,7 +70,7 @@ fn units_do_not_change_the_orbit_of_a_multibody_model() {
     use contactlab::mechanics::double_pendulum::{DoublePendulumStop, HipControl};
     use contactlab::zeno::{self, ZenoSettings};
     let s = ZenoSettings::default();
-    let (q0, v0) = (Vector2::new(-0.08, 0.0), Vector2::zeros());
+    let (q0, v0) = (dvector![-0.08, 0.0], DVector::zeros(2));
     let base = DoublePendulumStop::paper_controlled(0.5);
     let c = base.control.unwrap();
     let mut found = Vec::new();

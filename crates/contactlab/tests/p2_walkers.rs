@@ -9,7 +9,7 @@ use contactlab::mechanics::ContactSystem;
 use contactlab::multibody::gait::GaitSettings;
 use contactlab::walking::model::WalkerModel;
 use contactlab::walking::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
-use nalgebra::{DVector, Vector3};
+use nalgebra::{dvector, DVector};
 
 #[path = "common/desingular.rs"]
 mod desingular;
@@ -24,8 +24,8 @@ fn rimless_wheel_a_and_b_match_eqs_31_and_32() {
     let w = wheel(0.35);
     for &(th, thd) in &[(-0.3, 0.6), (-0.1, 1.2), (0.2, 0.3), (0.05, 2.0)] {
         for sigma in [1.0, -1.0] {
-            let q = Vector3::new(0.0, 0.0, th);
-            let v = Vector3::new(0.4 * sigma, 0.0, thd);
+            let q = dvector![0.0, 0.0, th];
+            let v = dvector![0.4 * sigma, 0.0, thd];
             let (a, b) = ab(&w, &q, &v, sigma);
             let a31 = w.gravity * w.slope.cos() - w.length * thd * thd * th.cos();
             let b31 = (w.kappa + th.sin().powi(2) + sigma * w.mu * th.sin() * th.cos()) / w.mass;
@@ -53,18 +53,18 @@ fn painleve_interval_and_mu_min_match_eqs_33_and_34() {
     let r = ((1.0 + 2.0 * w.kappa) / (1.0 + w.mu * w.mu).sqrt()).acos();
     let (t1, t2) = (-0.5 * (gamma + r), -0.5 * (gamma - r));
     assert!((t1 + 0.2644).abs() < 5e-5 && (t2 + 0.0723).abs() < 5e-5, "({t1}, {t2})");
-    let b = |th: f64| ab(&w, &Vector3::new(0.0, 0.0, th), &Vector3::zeros(), 1.0).1;
+    let b = |th: f64| ab(&w, &dvector![0.0, 0.0, th], &DVector::zeros(3), 1.0).1;
     assert!(b(t1 - 1e-6) > 0.0 && b(t1 + 1e-6) < 0.0 && b(t2 - 1e-6) < 0.0 && b(t2 + 1e-6) > 0.0);
     // Below μ_min, B > 0 everywhere.
     let below = wheel(0.99 * mu_min);
-    assert!((-300..=300).all(|k| ab(&below, &Vector3::new(0.0, 0.0, k as f64 * 0.001), &Vector3::zeros(), 1.0).1 > 0.0));
+    assert!((-300..=300).all(|k| ab(&below, &dvector![0.0, 0.0, k as f64 * 0.001], &DVector::zeros(3), 1.0).1 > 0.0));
 }
 
 #[test]
 fn table_2_1_cases_at_sample_states() {
     let w = wheel(0.35);
     let case = |th: f64, thd: f64| {
-        let (a, b) = ab(&w, &Vector3::new(0.0, 0.0, th), &Vector3::new(0.1, 0.0, thd), 1.0);
+        let (a, b) = ab(&w, &dvector![0.0, 0.0, th], &dvector![0.1, 0.0, thd], 1.0);
         slip_case(a, b)
     };
     // A > 0 for slow rotation, < 0 fast (θ̇² > g cos α / l cos θ); B < 0 inside (θ₁, θ₂).
@@ -113,7 +113,7 @@ fn stance_conserves_energy_and_impact_conserves_angular_momentum_about_the_new_f
     let (_, rate) = rimless_closed_form(&w);
     let x0 = w.lift(&DVector::from_element(1, 1.05 * rate));
     let mut log = EventLog::default();
-    EventDriver::new(DriverSettings { max_events: 3, ..Default::default() }).run(&lag, 0.0, x0, &[], &mut log);
+    EventDriver::new(DriverSettings { max_events: 3, ..Default::default() }).run(&lag, 0.0, x0.clone(), &[], &mut log);
     let mut e = lag.energy(0.0, &x0).unwrap();
     for ev in &log.events {
         let before = lag.energy(ev.t, &ev.before).unwrap();
@@ -121,7 +121,7 @@ fn stance_conserves_energy_and_impact_conserves_angular_momentum_about_the_new_f
         e = lag.energy(ev.t, &ev.after).unwrap();
         assert_eq!((ev.info.kind, ev.info.contact), (EventKind::Impact, Some(1)));
         // Angular momentum about the colliding tip P: I_c θ̇ + m (r_hub − P) × v_hub.
-        let ang = |x: &nalgebra::SMatrix<f64, 3, 2>, p: (f64, f64)| {
+        let ang = |x: &nalgebra::DMatrix<f64>, p: (f64, f64)| {
             let (q, v) = split(x);
             let (s, c) = q[2].sin_cos();
             let hub = (q[0] + w.length * s, q[1] + w.length * c);
@@ -162,7 +162,7 @@ fn dynamic_jamming_and_its_threshold() {
     // P2 Section 3.3 in units of τ_c (gravity 1 + κ makes τ_c = 1).
     let w = RimlessWheel { gravity: 1.02, ..wheel(0.35) };
     let s = WalkerSettings::default();
-    let (q, v) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.5, 0.0, 0.643));
+    let (q, v) = (dvector![0.0, 0.0, -0.3], dvector![0.5, 0.0, 0.643]);
     let e = slip(&w, &q, &v, &s);
     assert_eq!(e.outcome, SlipOutcome::Jam);
     // It jams at p₁, where A and B vanish together (θ → θ₁ = −0.2644), the force growing without
@@ -171,16 +171,14 @@ fn dynamic_jamming_and_its_threshold() {
     let a = e.approach.clone().unwrap();
     let s_exp = a.exponent.unwrap().0;
     assert!((e.state[2] + 0.26437).abs() < 1e-4 && e.a_end.abs() < 1e-6 && (s_exp - 0.7306).abs() < 0.01, "{a:?}");
-    let thr =
-        jam_threshold(&w, &q, &Vector3::new(0.0, 0.0, 0.643), &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
+    let thr = jam_threshold(&w, &q, &dvector![0.0, 0.0, 0.643], &dvector![1.0, 0.0, 0.0], 5.0, 1e-5, &s).unwrap();
     assert!((thr - 0.405).abs() < 5e-4, "threshold {thr}");
     // Below it the slip stops before p₁ (and the foot may then reverse or stick).
-    let below = slip(&w, &q, &Vector3::new(0.95 * thr, 0.0, 0.643), &s);
+    let below = slip(&w, &q, &dvector![0.95 * thr, 0.0, 0.643], &s);
     assert_ne!(below.outcome, SlipOutcome::Jam);
     // The compass biped: S1 separates, S2 jams (P2 Fig. 4.2).
     let cb = CompassBiped::paper(0.7);
-    let start =
-        |t1: f64, t2: f64| (nalgebra::Vector4::new(t1, t2, 0.0, 0.0), nalgebra::Vector4::new(0.0, 0.0, 10.0, 0.0));
+    let start = |t1: f64, t2: f64| (dvector![t1, t2, 0.0, 0.0], dvector![0.0, 0.0, 10.0, 0.0]);
     let (q1, v1) = start(-0.2953, -0.5247);
     let (q2, v2) = start(-0.5461, 0.6860);
     assert_eq!(slip(&cb, &q1, &v1, &s).outcome, SlipOutcome::Separation);
@@ -209,7 +207,7 @@ fn jamming_needs_mu_above_mu_c() {
     let count = |mu: f64, shift: f64| {
         let w = RimlessWheel { gravity: 1.02, ..wheel(mu) };
         let t1 = b_negative_intervals(&w, mu, 1.0, -1.2, 1.2, 2001)[0][0];
-        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th + shift), Vector3::new(5.0, 0.0, rate + shift));
+        let start = |th: f64, rate: f64| (dvector![0.0, 0.0, th + shift], dvector![5.0, 0.0, rate + shift]);
         jams_on_grid(&w, start, t1, 0.3, 1.2, 8, &s)
     };
     assert_eq!(count(0.98 * mu_c, 0.0), 0);
@@ -229,12 +227,7 @@ fn a_slip_into_p1_below_mu_c_separates() {
     // first, below the resolution of B.
     use contactlab::walking::slip::{slip, Reading, SlipOutcome};
     let w = RimlessWheel { gravity: 1.02, ..wheel(0.32325148104842466) };
-    let e = slip(
-        &w,
-        &Vector3::new(0.0, 0.0, -0.3973081706431364),
-        &Vector3::new(5.0, 0.0, 0.525),
-        &WalkerSettings::default(),
-    );
+    let e = slip(&w, &dvector![0.0, 0.0, -0.3973081706431364], &dvector![5.0, 0.0, 0.525], &WalkerSettings::default());
     let a = e.approach.clone().unwrap();
     assert_eq!((e.outcome, a.reading), (SlipOutcome::Separation, Reading::AVanishesFirst), "{a:?}");
     // B at its floor, the force falling as it goes: d ln A / d ln B > 1.
@@ -252,11 +245,11 @@ fn mass_units_do_not_change_a_verdict() {
         let guess = DVector::from_vec(vec![-0.15, 0.7, -0.5]);
         let g = gait(&WalkerModel::Compass(cb), Some(&guess), &GaitSettings::default()).unwrap();
         assert!((g.section_point[1] - 0.732797).abs() < 1e-6 && (g.mu_stick - 0.174918).abs() < 1e-6, "{g:?}");
-        let q = nalgebra::Vector4::new(-0.5461, 0.6860, 0.0, 0.0);
-        let v = nalgebra::Vector4::new(0.0, 0.0, 10.0, 0.0);
+        let q = dvector![-0.5461, 0.6860, 0.0, 0.0];
+        let v = dvector![0.0, 0.0, 10.0, 0.0];
         assert_eq!(slip(&cb, &q, &v, &s).outcome, SlipOutcome::Jam, "k = {k}");
         let w = RimlessWheel { mass: k, ..RimlessWheel::paper(0.35) };
-        let (q, v0, ex) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.0, 0.0, 0.643), Vector3::new(1.0, 0.0, 0.0));
+        let (q, v0, ex) = (dvector![0.0, 0.0, -0.3], dvector![0.0, 0.0, 0.643], dvector![1.0, 0.0, 0.0]);
         let t = jam_threshold(&w, &q, &v0, &ex, 5.0, 1e-5, &s).unwrap();
         assert!((t - 0.405324).abs() < 1e-5, "k = {k}: {t}");
     }
@@ -296,7 +289,7 @@ fn jamming_follows_mu_c_over_a_grid_of_wheels() {
             let start = |i: usize, j: usize, xdot: f64| {
                 let th = t1 - 0.2 * (i as f64 + 0.5) / 4.0;
                 let rate_a = (w.gravity * w.slope.cos() / (w.length * th.cos())).sqrt();
-                (Vector3::new(0.0, 0.0, th), Vector3::new(xdot, 0.0, (0.2 + 0.25 * j as f64) * rate_a))
+                (dvector![0.0, 0.0, th], dvector![xdot, 0.0, (0.2 + 0.25 * j as f64) * rate_a])
             };
             let label = format!("n = {n}, κ = {kappa}, α = {alpha}°, μ = {ratio} μ_c");
             let mut jamming = None;
@@ -319,13 +312,13 @@ fn jamming_follows_mu_c_over_a_grid_of_wheels() {
             let (i, j) = jamming.unwrap_or_else(|| panic!("{label}: no start jams"));
             let (q, v) = start(i, j, 0.0);
             let vmax = 5.0 / w.tau_c();
-            let thr = jam_threshold(&w, &q, &v, &Vector3::new(1.0, 0.0, 0.0), vmax, 1e-3, &s)
+            let thr = jam_threshold(&w, &q, &v, &dvector![1.0, 0.0, 0.0], vmax, 1e-3, &s)
                 .unwrap_or_else(|| panic!("{label}: no jam threshold"));
             for k in [1.01, 1.5, 4.0, 20.0] {
-                let e = slip(&w, &q, &(v + Vector3::new(k * thr, 0.0, 0.0)), &s);
+                let e = slip(&w, &q, &(&v + dvector![k * thr, 0.0, 0.0]), &s);
                 assert_eq!(e.outcome, SlipOutcome::Jam, "{label}: {k} × threshold {thr}: {:?}", e.approach);
             }
-            assert_ne!(slip(&w, &q, &(v + Vector3::new(0.9 * thr, 0.0, 0.0)), &s).outcome, SlipOutcome::Jam);
+            assert_ne!(slip(&w, &q, &(&v + dvector![0.9 * thr, 0.0, 0.0]), &s).outcome, SlipOutcome::Jam);
         }
     }
 }
@@ -350,8 +343,8 @@ fn jam_verdicts_do_not_depend_on_units() {
             for rate in [0.3, 0.6] {
                 let run = |w: &RimlessWheel| {
                     let tc = w.tau_c();
-                    let q = Vector3::new(0.0, 0.0, th);
-                    slip(w, &q, &Vector3::new(5.0 * w.length / tc, 0.0, rate / tc), &s)
+                    let q = dvector![0.0, 0.0, th];
+                    slip(w, &q, &dvector![5.0 * w.length / tc, 0.0, rate / tc], &s)
                 };
                 let e0 = run(&base);
                 for w in &scaled {
@@ -430,16 +423,16 @@ fn the_jam_threshold_agrees_with_an_independent_desingularised_slip() {
     // scripts/jam_threshold_reference.py (SciPy's DOP853 at rtol 1e-12 and 1e-13, and Radau,
     // in the wheel's deviation coordinates about p₁) gives 0.4798556.
     assert!((by_hand - 0.4798556).abs() < 2e-7, "{by_hand}");
-    let q = Vector3::new(0.0, 0.0, th0);
-    let v = Vector3::new(0.0, 0.0, om0);
-    let ex = Vector3::new(1.0, 0.0, 0.0);
+    let q = dvector![0.0, 0.0, th0];
+    let v = dvector![0.0, 0.0, om0];
+    let ex = dvector![1.0, 0.0, 0.0];
     let s = WalkerSettings::default();
     // The issue asks for 3e-5; located to 1e-7, the two routes agree to 1e-6.
     let thr = jam_threshold(&w, &q, &v, &ex, 5.0, 1e-7, &s).unwrap();
     eprintln!("jam threshold: library {thr}, by hand {by_hand}");
     assert!((thr - by_hand).abs() < 1e-6 * by_hand, "library {thr} vs by hand {by_hand}");
     // Either side of it: a reversal at a huge but finite force, and a jam at p₁.
-    let below = slip(&w, &q, &(v + ex * (by_hand * (1.0 - 1e-4))), &s);
+    let below = slip(&w, &q, &(&v + &ex * (by_hand * (1.0 - 1e-4))), &s);
     let above = slip(&w, &q, &(v + ex * (by_hand * (1.0 + 1e-4))), &s);
     assert_eq!(below.outcome, SlipOutcome::Reversal, "{:?}", below.approach);
     assert_eq!(above.outcome, SlipOutcome::Jam, "{:?}", above.approach);

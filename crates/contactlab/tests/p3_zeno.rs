@@ -7,17 +7,17 @@ use contactlab::mechanics::closed_form::Oscillator;
 use contactlab::mechanics::double_pendulum::DoublePendulumStop;
 use contactlab::mechanics::ContactSystem;
 use contactlab::zeno::{self, ZenoSettings};
-use nalgebra::{DVector, Vector1, Vector2};
+use nalgebra::{dvector, DVector, Vector2};
 
-fn start() -> (Vector2<f64>, Vector2<f64>) {
-    (Vector2::new(-0.08, 0.0), Vector2::zeros())
+fn start() -> (DVector<f64>, DVector<f64>) {
+    (dvector![-0.08, 0.0], DVector::zeros(2))
 }
 
 #[test]
 fn bouncing_ball_zeno_time_and_energy_loss_in_closed_form() {
     let (g, h, e, m) = (9.81, 1.0, 0.5, 2.0);
     let ball = Oscillator::bouncing_ball(m, g, e, h);
-    let sim = zeno::simulate(&ball, &Vector1::new(h), &Vector1::new(0.0), 10.0, 2, &ZenoSettings::default()).unwrap();
+    let sim = zeno::simulate(&ball, &dvector![h], &dvector![0.0], 10.0, 2, &ZenoSettings::default()).unwrap();
     let t1 = (2.0 * h / g).sqrt();
     let tz = t1 * (1.0 + 2.0 * e / (1.0 - e));
     let z = sim.events.iter().find(|ev| ev.kind == EventKind::Zeno).expect("a Zeno point");
@@ -38,7 +38,7 @@ fn pendulum_impacts_lose_one_minus_e_squared_of_the_normal_kinetic_energy() {
     let sim = zeno::simulate(&p, &q0, &v0, 12.0, 0, &ZenoSettings::default()).unwrap();
     let mut n = 0;
     for ev in sim.events.iter().filter(|ev| ev.kind == EventKind::Impact) {
-        let q = Vector2::new(ev.q[0], ev.q[1]);
+        let q = dvector![ev.q[0], ev.q[1]];
         let minv22 = p.mass_matrix(&q).try_inverse().unwrap()[(1, 1)];
         let v = ev.impact_speed.unwrap();
         let normal = 0.5 * v * v / minv22;
@@ -74,7 +74,7 @@ fn multiplier_and_constraint_are_complementary_along_the_execution() {
     assert!(lift.len() >= 2);
     for ev in lift {
         let s = sim.samples.iter().find(|s| s.t == ev.t).unwrap();
-        let lam = zeno::multiplier(&lag, &Vector2::new(s.q[0], s.q[1]), &Vector2::new(s.v[0], s.v[1]));
+        let lam = zeno::multiplier(&lag, &dvector![s.q[0], s.q[1]], &dvector![s.v[0], s.v[1]]);
         assert!(lam.abs() < 1e-8, "λ = {lam} at lift-off");
     }
 }
@@ -87,7 +87,7 @@ fn completed_flow_is_continuous_in_the_initial_state() {
     let (q0, v0) = start();
     let s = ZenoSettings::default();
     let at = |d: f64| {
-        let sim = zeno::simulate(&p, &(q0 + Vector2::new(d, 0.0)), &v0, 14.0, 0, &s).unwrap();
+        let sim = zeno::simulate(&p, &(&q0 + dvector![d, 0.0]), &v0, 14.0, 0, &s).unwrap();
         let last = sim.samples.last().unwrap();
         assert!(sim.zeno_points >= 2);
         Vector2::new(last.q[0], last.v[0])

@@ -11,7 +11,7 @@ use contactlab::multibody::{model, Mechanism};
 use contactlab::walking::painleve::{b_at, b_negative_intervals, mu_min};
 use contactlab::walking::slip::SlipOutcome;
 use contactlab::walking::{ab, slip_case, SlipCase, WalkerSettings};
-use nalgebra::{Vector3, Vector4};
+use nalgebra::{dvector, DVector};
 
 #[path = "common/desingular.rs"]
 mod desingular;
@@ -32,19 +32,19 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 
 /// The rimless wheel's state `(x, y, θ)` of the stance tip (P2) in the file's hub coordinates
 /// `(x_h, y_h, φ)`, `φ = −θ` (the file's comment).
-fn wheel_to_hub(w: &RimlessWheel, q: &Vector3<f64>, v: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+fn wheel_to_hub(w: &RimlessWheel, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>) {
     let (s, c) = q[2].sin_cos();
     let l = w.length;
-    (Vector3::new(q[0] + l * s, q[1] + l * c, -q[2]), Vector3::new(v[0] + l * c * v[2], v[1] - l * s * v[2], -v[2]))
+    (dvector![q[0] + l * s, q[1] + l * c, -q[2]], dvector![v[0] + l * c * v[2], v[1] - l * s * v[2], -v[2]])
 }
 
 /// The compass biped's state in the file's hip coordinates (as in `tests/mechanism.rs`).
-fn to_hip(b: &CompassBiped, q: &Vector4<f64>, v: &Vector4<f64>) -> (Vector4<f64>, Vector4<f64>) {
+fn to_hip(b: &CompassBiped, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>) {
     let l2 = 2.0 * b.l;
     let (s, c) = q[0].sin_cos();
     (
-        Vector4::new(q[2] + l2 * s, q[3] + l2 * c, -q[0], q[0] + q[1]),
-        Vector4::new(v[2] + l2 * c * v[0], v[3] - l2 * s * v[0], -v[0], v[0] + v[1]),
+        dvector![q[2] + l2 * s, q[3] + l2 * c, -q[0], q[0] + q[1]],
+        dvector![v[2] + l2 * c * v[0], v[3] - l2 * s * v[0], -v[0], v[0] + v[1]],
     )
 }
 
@@ -76,9 +76,9 @@ fn the_rimless_wheel_file_has_p2s_painleve_region() {
     // φ = −θ: the interval reflects.
     assert!(close(iv[0][0], -bi[0][1], 1e-8) && close(iv[0][1], -bi[0][0], 1e-8), "{iv:?} vs {bi:?}");
     // A and B and the case at states, and the slip direction's sign.
-    let sys = m.system::<3>().unwrap();
+    let sys = m.system().unwrap();
     for (th, rate, xd) in [(-0.3, 0.643, 0.5), (0.1, 0.2, -0.3), (-0.15, 1.2, 0.05), (0.25, -0.4, 0.7)] {
-        let (q, v) = (Vector3::new(0.0, 0.0, th), Vector3::new(xd, 0.0, rate));
+        let (q, v) = (dvector![0.0, 0.0, th], dvector![xd, 0.0, rate]);
         let (hq, hv) = wheel_to_hub(&w, &q, &v);
         let sigma = xd.signum();
         let (a, b) = ab(&w, &q, &v, sigma);
@@ -94,11 +94,11 @@ fn the_rimless_wheel_file_has_p2s_painleve_region() {
 fn the_compass_biped_file_has_p2s_painleve_region() {
     let c = CompassBiped::paper(0.7);
     let m = read("compass-biped.toml");
-    let sys = m.system::<4>().unwrap();
+    let sys = m.system().unwrap();
     // B at configurations: the file's B at (φ₁, φ₂) = (−θ₁, θ₁ + θ₂) is P2's B(θ₁, θ₂).
     for (t1, t2) in [(-0.25, 0.25), (0.1, -0.3), (-0.4, 0.6), (0.3, 0.9), (-0.05, -0.7)] {
         let bb = b_at(&c, &[t1, t2], 0.7, 1.0);
-        let (hq, _) = to_hip(&c, &Vector4::new(t1, t2, 0.0, 0.0), &Vector4::zeros());
+        let (hq, _) = to_hip(&c, &dvector![t1, t2, 0.0, 0.0], &DVector::zeros(4));
         let (d, cc) = contactlab::walking::painleve::d_and_c(&sys, &hq);
         assert!(close(d - 0.7 * cc, bb, 1e-10), "B({t1}, {t2}): {} vs {bb}", d - 0.7 * cc);
     }
@@ -129,12 +129,12 @@ fn one_slipping_contact_lcp_is_table_2_1() {
     // inconsistent none. Over a grid of compass-biped states with high friction (all cases).
     let m = read("compass-biped.toml");
     let m = m.with_mu(0, 1.5).unwrap();
-    let sys = m.system::<4>().unwrap();
+    let sys = m.system().unwrap();
     let mut seen = std::collections::BTreeSet::new();
     for (k, t1) in [-0.6, -0.35, -0.2, 0.0, 0.2, 0.4].into_iter().enumerate() {
         for (j, rate) in [-2.0, -0.5, 0.5, 2.0, 4.0].into_iter().enumerate() {
-            let q = Vector4::new(0.0, 1.5, t1, 0.3 - t1);
-            let v = Vector4::new(0.4 * (k as f64 - 2.5), 0.0, rate, 0.3 * (j as f64 - 2.0));
+            let q = dvector![0.0, 1.5, t1, 0.3 - t1];
+            let v = dvector![0.4 * (k as f64 - 2.5), 0.0, rate, 0.3 * (j as f64 - 2.0)];
             let sigma = sys.tangent_jacobian(0, &q).dot(&v).signum();
             let (a, b) = ab(&sys, &q, &v, sigma);
             let r = several_contacts(&sys, &q, &v, &[0], &[sigma], &m.contact_names).unwrap();
@@ -259,7 +259,7 @@ fn slips_of_the_compass_file_end_as_the_built_in_bipeds() {
         for r1 in [-4.0, -1.0, 4.0] {
             for r2 in [-5.0, 5.0] {
                 for xd in [-1.0, 0.3] {
-                    let (q, v) = (Vector4::new(th1, 0.3, 0.0, 0.0), Vector4::new(r1, r2, xd, 0.0));
+                    let (q, v) = (dvector![th1, 0.3, 0.0, 0.0], dvector![r1, r2, xd, 0.0]);
                     let a = contactlab::walking::slip::slip(&b, &q, &v, &s);
                     let (hq, hv) = to_hip(&b, &q, &v);
                     let f = slip(&m, hq.as_slice(), hv.as_slice(), "stance foot", &s).unwrap();
@@ -295,7 +295,7 @@ fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
     let s = WalkerSettings::default();
     let mut outcomes = Vec::new();
     for xd in [0.05, 0.5] {
-        let (q, v) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(xd, 0.0, 0.643));
+        let (q, v) = (dvector![0.0, 0.0, -0.3], dvector![xd, 0.0, 0.643]);
         let a = contactlab::walking::slip::slip(&w, &q, &v, &s);
         let (hq, hv) = wheel_to_hub(&w, &q, &v);
         let b = slip(&m, hq.as_slice(), hv.as_slice(), "stance tip", &s).unwrap();
@@ -308,9 +308,9 @@ fn slips_of_the_wheel_file_end_as_the_built_in_wheels() {
 
     // The jam threshold from that state: the built-in wheel slid along x, the file's wheel along
     // its hub's x (the same translation): the same speed, to the bisections' 1e-5.
-    let (q, rest) = (Vector3::new(0.0, 0.0, -0.3), Vector3::new(0.0, 0.0, 0.643));
+    let (q, rest) = (dvector![0.0, 0.0, -0.3], dvector![0.0, 0.0, 0.643]);
     let builtin =
-        contactlab::walking::slip::jam_threshold(&w, &q, &rest, &Vector3::new(1.0, 0.0, 0.0), 5.0, 1e-5, &s).unwrap();
+        contactlab::walking::slip::jam_threshold(&w, &q, &rest, &dvector![1.0, 0.0, 0.0], 5.0, 1e-5, &s).unwrap();
     let (hq, hv) = wheel_to_hub(&w, &q, &rest);
     let jam = |along: Option<&str>| {
         contactlab::multibody::painleve::jam_threshold(&m, hq.as_slice(), hv.as_slice(), "stance tip", along, 5.0, &s)

@@ -7,7 +7,7 @@ use contactlab::mechanics::closed_form::{FrictionOscillator, Oscillator};
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::ContactLaw;
 use contactlab::timestep::{run, run_warm};
-use nalgebra::{Vector1, Vector2};
+use nalgebra::{dvector, DVector, Vector2};
 
 #[test]
 fn time_stepping_converges_to_the_event_driven_motion() {
@@ -22,14 +22,14 @@ fn time_stepping_converges_to_the_event_driven_motion() {
     let t_end = 1.7 * o.half_period();
     let lag = Lagrangian::new(o);
     let s = DriverSettings { t_max: t_end, ..Default::default() };
-    let ev = EventDriver::new(s).run(&lag, 0.0, join(&Vector2::new(x0, 0.0), &Vector2::zeros()), &[], &mut ());
+    let ev = EventDriver::new(s).run(&lag, 0.0, join(&dvector![x0, 0.0], &DVector::zeros(2)), &[], &mut ());
     let x_event = ev.state[(0, 0)];
     assert!((x_event - o.position(x0, t_end)).abs() < 1e-8 * d, "{x_event} vs {}", o.position(x0, t_end));
     let mut errs = Vec::new();
     for m in [250, 500, 1000, 2000] {
         let h = o.half_period() / (m as f64 + 0.5);
         let n = (t_end / h) as usize;
-        let ts = run(&o, 0.0, &Vector2::new(x0, 0.0), &Vector2::zeros(), h, n, 1).unwrap();
+        let ts = run(&o, 0.0, &dvector![x0, 0.0], &DVector::zeros(2), h, n, 1).unwrap();
         let max = ts.t.iter().zip(&ts.q).map(|(t, q)| (q[0] - o.position(x0, *t)).abs()).fold(0.0, f64::max);
         errs.push(max);
     }
@@ -46,7 +46,7 @@ fn bouncing_ball_comes_to_rest_at_the_zeno_time() {
     let ball = Oscillator::bouncing_ball(1.0, g, e, hgt);
     let tz = (2.0 * hgt / g).sqrt() * (1.0 + 2.0 * e / (1.0 - e));
     let h = 1e-4;
-    let ts = run(&ball, 0.0, &Vector1::new(hgt), &Vector1::new(0.0), h, (1.1 * tz / h) as usize, 1).unwrap();
+    let ts = run(&ball, 0.0, &dvector![hgt], &dvector![0.0], h, (1.1 * tz / h) as usize, 1).unwrap();
     let last = ts.q.len() - 1;
     assert!(ts.q[last][0].abs() < 1e-6 && ts.v[last][0].abs() < 1e-9, "{:?} {:?}", ts.q[last], ts.v[last]);
     // At rest from about t∞ on: the last time the ball moved is within a few steps of... O(h)
@@ -85,7 +85,7 @@ fn warm_started_time_stepping_takes_five_times_fewer_pivots_and_the_same_path() 
     // 10⁴ steps, each with a contact LCP of n = 20 (five contacts, all closed): launched at
     // 1 m/s against a push of 3 N (μ m g = 7.85 N), the box slides for 0.21 s, then sticks.
     let body = box_on_five_points(3.0);
-    let (q0, v0) = (nalgebra::Vector3::zeros(), nalgebra::Vector3::new(1.0, 0.0, 0.0));
+    let (q0, v0) = (DVector::zeros(3), dvector![1.0, 0.0, 0.0]);
     let (h, steps) = (1e-4, 10_000);
     let (mut warm, mut cold) = (WarmStart::new(), WarmStart::cold());
     let tw = run_warm(&body, 0.0, &q0, &v0, h, steps, 100, &mut warm).unwrap();

@@ -11,7 +11,7 @@ use contactlab::multibody::gait::GaitSettings;
 use contactlab::multibody::model;
 use contactlab::multibody::simulate::SimulateSettings;
 use contactlab::multibody::urdf;
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{dvector, DMatrix};
 
 #[path = "common/hand_written_gait.rs"]
 mod hand_written_gait;
@@ -247,8 +247,8 @@ fn scene_errors_name_the_model_file() {
     };
     let ok = parse(&format!("{base}[[line]]\nnormal = [0, 1]\n[[contact]]\nbody = \"left_leg\"\n")).unwrap();
     // The contact is the collision sphere: radius 0 at the end of the 1 m leg.
-    let sys = ok.system::<4>().unwrap();
-    let q = SVector::<f64, 4>::new(0.0, -1.0, 0.0, 0.0);
+    let sys = ok.system().unwrap();
+    let q = dvector![0.0, -1.0, 0.0, 0.0];
     assert!(sys.gap(0, &q).abs() < 1e-15, "the foot touches the slope with the hip 1 m up");
     let e = parse(&format!("{base}plane = \"xw\"\n")).unwrap_err();
     assert!(e.contains("scene.toml: plane") && e.contains("xz, yz, xy"), "{e}");

@@ -18,7 +18,7 @@ pub use defaults::*;
 
 use std::ops::RangeInclusive;
 
-use nalgebra::{DVector, SVector};
+use nalgebra::DVector;
 use serde::Serialize;
 
 use crate::api::registry::Model;

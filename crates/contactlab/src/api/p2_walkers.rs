@@ -1,6 +1,7 @@
 //! P2 (Or): walkers, Painlevé's paradox and slips.
 
 use super::*;
+use nalgebra::DVector;
 
 /// A gait as `walker gait --json` prints it. A gait that did not converge carries no numbers
 /// (every field but `converged` and `reason` is `None`), and `mu_stick` is `None` unless the foot
@@ -322,10 +323,7 @@ pub struct JamThresholdReport {
 }
 
 /// A walker's slip start `(q, q̇)` (SI) from `state` in the front ends' units.
-fn slip_start<W: WalkerChart<N>, const N: usize>(
-    w: &W,
-    state: &[f64],
-) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+fn slip_start<W: WalkerChart>(w: &W, state: &[f64]) -> Result<(DVector<f64>, DVector<f64>), Error> {
     if state.iter().any(|x| !x.is_finite()) {
         return Err(arg("state", "every value must be a finite number"));
     }
@@ -361,7 +359,7 @@ pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> R
     let jam_threshold = with_walker!(m, w => {
         let (q, v) = slip_start(w, state)?;
         let (e_x, tc) = (w.slip_direction(), w.time_unit());
-        let rest = v - e_x * e_x.dot(&v);
+        let rest = v.clone() - e_x.clone() * e_x.dot(&v);
         jam_threshold(w, &q, &rest, &e_x, max_speed / tc, crate::multibody::painleve::JAM_SPEED_TOL, &s).map(|x| x * tc)
     });
     Ok(JamThresholdReport { jam_threshold })

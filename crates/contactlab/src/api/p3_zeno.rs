@@ -1,6 +1,7 @@
 //! P3 (Or & Ames): Zeno executions and orbits.
 
 use super::*;
+use nalgebra::DVector;
 
 /// Names of the model's coordinates.
 pub fn zeno_coordinates(m: &ZenoModel) -> &'static [&'static str] {
@@ -58,11 +59,11 @@ pub fn zeno_simulate(
     Ok((sim, summary))
 }
 
-type Pendulum = (DoublePendulumStop, SVector<f64, 2>, SVector<f64, 2>);
+type Pendulum = (DoublePendulumStop, DVector<f64>, DVector<f64>);
 
 fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
     match m {
-        ZenoModel::DoublePendulum { system, q0, v0 } => Ok((*system, *q0, *v0)),
+        ZenoModel::DoublePendulum { system, q0, v0 } => Ok((*system, q0.clone(), v0.clone())),
         ZenoModel::BouncingBall { .. } => Err(Error::input(
             name,
             "kind",
@@ -76,7 +77,7 @@ fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
 /// The orbit from the initial state: the return map iterated to settle, then Newton.
 /// The orbit reached from the model's initial state; a motion that never enters a constrained
 /// phase is a result ("no orbit at this e"), not an error.
-fn find_orbit(lag: &Lagrangian<DoublePendulumStop, 2>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
+fn find_orbit(lag: &Lagrangian<DoublePendulumStop>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
     match p3::settle(lag, &p.1, &p.2, p3::SETTLE_CYCLES, p3::SETTLE_TOL, settings) {
         Ok(y) => p3::orbit(lag, &y, settings),
         Err(never) => Orbit::not_found(never),
@@ -129,7 +130,7 @@ impl OrbitReport {
         use crate::zeno::plots;
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
         let (Some(x), Some(period)) = (&self.fixed_point, self.period) else { return Ok(()) };
-        let (q, v) = (SVector::<f64, 2>::new(x[0], x[1]), SVector::<f64, 2>::new(x[2], x[3]));
+        let (q, v) = (DVector::from_column_slice(&x[..2]), DVector::from_column_slice(&x[2..]));
         let one = p3::simulate(&self.system, &q, &v, period, 8, &ZenoSettings::default())?;
         let label = format!("e = {}", self.e);
         plots::phase_portrait(&[(label.as_str(), &one)], 0, "theta1", &dir.join("phase_theta1.png"))?;

@@ -213,7 +213,7 @@ pub enum FailureKind {
 }
 
 /// A next event known in closed form ([`Hybrid::next_event`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ExactEvent<S> {
     /// Time to the event from the current state (`+∞`: none).
     pub dt: f64,

@@ -21,15 +21,15 @@
 use std::fmt::Debug;
 use std::ops::{Add, Mul, Sub};
 
-use nalgebra::SMatrix;
+use nalgebra::{DMatrix, SMatrix};
 
 /// A state vector the integrator can work on: a fixed-size array of `f64` with vector-space
 /// operations (implemented for every `nalgebra::SMatrix<f64, R, C>`).
 pub trait OdeState:
-    Copy + Debug + PartialEq + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<f64, Output = Self> + 'static
+    Clone + Debug + PartialEq + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<f64, Output = Self> + 'static
 {
-    /// The zero vector.
-    fn zeros() -> Self;
+    /// The zero vector of the same shape as `self`.
+    fn zeros_like(&self) -> Self;
     /// The components, in storage order.
     fn as_slice(&self) -> &[f64];
     /// The components, mutably.
@@ -41,8 +41,21 @@ pub trait OdeState:
 }
 
 impl<const R: usize, const C: usize> OdeState for SMatrix<f64, R, C> {
-    fn zeros() -> Self {
+    fn zeros_like(&self) -> Self {
         SMatrix::zeros()
+    }
+    fn as_slice(&self) -> &[f64] {
+        nalgebra::Matrix::as_slice(self)
+    }
+    fn as_mut_slice(&mut self) -> &mut [f64] {
+        nalgebra::Matrix::as_mut_slice(self)
+    }
+}
+
+/// A state whose size is known at run time (a mechanism's `(q, q̇)` as an `n × 2` matrix).
+impl OdeState for DMatrix<f64> {
+    fn zeros_like(&self) -> Self {
+        DMatrix::zeros(self.nrows(), self.ncols())
     }
     fn as_slice(&self) -> &[f64] {
         nalgebra::Matrix::as_slice(self)
@@ -68,7 +81,7 @@ impl Default for Tolerances {
 }
 
 /// One accepted step `[t₀, t₀ + h]` with its dense output.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Step<S> {
     /// Start time.
     pub t0: f64,
@@ -99,11 +112,17 @@ impl<S: OdeState> Step<S> {
     pub fn eval(&self, t: f64) -> S {
         let th = ((t - self.t0) / self.h).clamp(0.0, 1.0);
         if th == 1.0 {
-            return self.y1;
+            return self.y1.clone();
         }
         let th1 = 1.0 - th;
-        let [r2, r3, r4, r5] = self.r;
-        self.y0 + (r2 + (r3 + (r4 + r5 * th1) * th) * th1) * th
+        // y0 + θ(r2 + θ₁(r3 + θ(r4 + θ₁ r5))), in place.
+        let [r2, r3, r4, r5] = &self.r;
+        let mut acc = r5.clone();
+        nest(&mut acc, th1, r4);
+        nest(&mut acc, th, r3);
+        nest(&mut acc, th1, r2);
+        nest(&mut acc, th, &self.y0);
+        acc
     }
 
     /// `n` points `(t, x(t))` evenly spaced on `(t₀, t_end]` (`t_end` ≤ the step's end when an
@@ -174,10 +193,11 @@ impl<S: OdeState> Step<S> {
     /// cubic Hermite interpolation of its ends as dense output.
     pub fn hermite(t0: f64, h: f64, y0: S, f0: S, y1: S, f1: S) -> Self {
         // The same nested form with r5 = 0: y0 + θ(Δ + θ₁(b + θc)), b = h f0 − Δ, c = Δ − b − h f1.
-        let d = y1 - y0;
-        let b = f0 * h - d;
-        let c = d - f1 * h - b;
-        Self { t0, h, y0, y1, f0, f1, r: [d, b, c, S::zeros()] }
+        let d = y1.clone() - y0.clone();
+        let b = f0.clone() * h - d.clone();
+        let c = d.clone() - f1.clone() * h - b.clone();
+        let z = y0.zeros_like();
+        Self { t0, h, y0, y1, f0, f1, r: [d, b, c, z] }
     }
 }
 
@@ -244,6 +264,40 @@ const D5: f64 = 701980252875.0 / 199316789632.0;
 const D6: f64 = -1453857185.0 / 822651844.0;
 const D7: f64 = 69997945.0 / 29380423.0;
 
+/// `y + Σ cᵢ kᵢ`, computed in place on a copy of `y`.
+fn comb<S: OdeState>(y: &S, terms: &[(&S, f64)]) -> S {
+    let mut out = y.clone();
+    let o = out.as_mut_slice();
+    for (k, c) in terms {
+        for (oi, ki) in o.iter_mut().zip(k.as_slice()) {
+            *oi += c * ki;
+        }
+    }
+    out
+}
+
+/// `y + (Σ aᵢ kᵢ) h`, element by element in this order (the sum first, then the step): the
+/// rounding of the written-out vector expression, without its temporaries.
+fn stage<S: OdeState>(y: &S, h: f64, terms: &[(&S, f64)]) -> S {
+    let mut out = y.clone();
+    let o = out.as_mut_slice();
+    for (i, oi) in o.iter_mut().enumerate() {
+        let mut acc = terms[0].0.as_slice()[i] * terms[0].1;
+        for (k, a) in &terms[1..] {
+            acc += k.as_slice()[i] * a;
+        }
+        *oi += acc * h;
+    }
+    out
+}
+
+/// `acc ← a + θ·acc`, in place (one level of the dense output's nested form).
+fn nest<S: OdeState>(acc: &mut S, th: f64, a: &S) {
+    for (x, ai) in acc.as_mut_slice().iter_mut().zip(a.as_slice()) {
+        *x = ai + th * *x;
+    }
+}
+
 /// Sample `k` of `n` even ones on `[t₀, t_end]`.
 fn sample_time(t0: f64, t_end: f64, n: usize, k: usize) -> f64 {
     t0 + (t_end - t0) * k as f64 / n as f64
@@ -270,7 +324,7 @@ impl<S: OdeState, M: Clone> Peak<S, M> {
     pub fn offer(&mut self, step: &Step<S>, t_end: f64, mode: &M, mut f: impl FnMut(&M, f64, &S) -> f64) {
         let Some((k, v)) = step.best_sample(t_end, self.n, |t, x| f(mode, t, x)) else { return };
         if v > f64::NEG_INFINITY && self.best.as_ref().is_none_or(|b| v > b.0) {
-            self.best = Some((v, k, t_end, *step, mode.clone()));
+            self.best = Some((v, k, t_end, step.clone(), mode.clone()));
         }
     }
 
@@ -301,7 +355,8 @@ impl<S: OdeState> Dopri5<S> {
     /// An integrator with tolerances `tol`, component scales `scale` (all `> 0`) and the
     /// system's time scale (for the initial step and the smallest step).
     pub fn new(tol: Tolerances, scale: S, time_scale: f64) -> Self {
-        Self { tol, scale, time_scale, h: 0.0, f0: S::zeros(), fac_old: FAC_OLD_MIN, evaluations: 0, rejections: 0 }
+        let f0 = scale.zeros_like();
+        Self { tol, scale, time_scale, h: 0.0, f0, fac_old: FAC_OLD_MIN, evaluations: 0, rejections: 0 }
     }
 
     fn sk(&self, i: usize, a: f64, b: f64) -> f64 {
@@ -327,7 +382,6 @@ impl<S: OdeState> Dopri5<S> {
         if !f0.as_slice().iter().all(|v| v.is_finite()) {
             return Err(StepFailure::NonFinite);
         }
-        self.f0 = f0;
         self.fac_old = FAC_OLD_MIN;
         let d0 = self.norm(y, y);
         let d1 = self.norm(&f0, y);
@@ -337,10 +391,11 @@ impl<S: OdeState> Dopri5<S> {
             0.01 * d0 / d1
         };
         let h0 = h0.min(self.time_scale);
-        let y1 = *y + f0 * h0;
+        let y1 = comb(y, &[(&f0, h0)]);
         let f1 = f(t + h0, &y1);
         self.evaluations += 1;
-        let d2 = self.norm(&(f1 - f0), y) / h0;
+        let d2 = self.norm(&comb(&f1, &[(&f0, -1.0)]), y) / h0;
+        self.f0 = f0;
         let dm = d1.max(d2);
         let h1 = if dm <= NEGLIGIBLE_CURVATURE {
             (h0 * 1e-3).max(H_FALLBACK_REL * self.time_scale)
@@ -370,7 +425,7 @@ impl<S: OdeState> Dopri5<S> {
     ) -> Result<Step<S>, StepFailure> {
         let h_min = H_MIN_REL * self.time_scale.max(t.abs() * 1e-2);
         let mut h = self.h.min(h_max);
-        let k1 = self.f0;
+        let k1 = self.f0.clone();
         loop {
             // A step below the lower bound is allowed only when the caller asked for exactly that
             // (a final step to an end time).
@@ -378,27 +433,29 @@ impl<S: OdeState> Dopri5<S> {
             if h.is_nan() || (h < h_min && !tiny_final) {
                 return Err(StepFailure::StepTooSmall);
             }
-            let y2 = *y + k1 * (h * A21);
+            let y2 = comb(y, &[(&k1, h * A21)]);
             let k2 = f(t + C2 * h, &y2);
-            let y3 = *y + (k1 * A31 + k2 * A32) * h;
+            let y3 = stage(y, h, &[(&k1, A31), (&k2, A32)]);
             let k3 = f(t + C3 * h, &y3);
-            let y4 = *y + (k1 * A41 + k2 * A42 + k3 * A43) * h;
+            let y4 = stage(y, h, &[(&k1, A41), (&k2, A42), (&k3, A43)]);
             let k4 = f(t + C4 * h, &y4);
-            let y5 = *y + (k1 * A51 + k2 * A52 + k3 * A53 + k4 * A54) * h;
+            let y5 = stage(y, h, &[(&k1, A51), (&k2, A52), (&k3, A53), (&k4, A54)]);
             let k5 = f(t + C5 * h, &y5);
-            let y6 = *y + (k1 * A61 + k2 * A62 + k3 * A63 + k4 * A64 + k5 * A65) * h;
+            let y6 = stage(y, h, &[(&k1, A61), (&k2, A62), (&k3, A63), (&k4, A64), (&k5, A65)]);
             let k6 = f(t + h, &y6);
-            let ynew = *y + (k1 * A71 + k3 * A73 + k4 * A74 + k5 * A75 + k6 * A76) * h;
+            let ynew = stage(y, h, &[(&k1, A71), (&k3, A73), (&k4, A74), (&k5, A75), (&k6, A76)]);
             let k7 = f(t + h, &ynew);
             self.evaluations += 6;
-            let err_v = (k1 * E1 + k3 * E3 + k4 * E4 + k5 * E5 + k6 * E6 + k7 * E7) * h;
-            let (es, y0s, y1s) = (err_v.as_slice(), y.as_slice(), ynew.as_slice());
+            let (k1s, k3s, k4s, k5s, k6s, k7s) =
+                (k1.as_slice(), k3.as_slice(), k4.as_slice(), k5.as_slice(), k6.as_slice(), k7.as_slice());
+            let (y0s, y1s) = (y.as_slice(), ynew.as_slice());
             let mut acc = 0.0;
-            for i in 0..es.len() {
-                let r = es[i] / self.sk(i, y0s[i], y1s[i]);
+            for i in 0..y0s.len() {
+                let e = h * (k1s[i] * E1 + k3s[i] * E3 + k4s[i] * E4 + k5s[i] * E5 + k6s[i] * E6 + k7s[i] * E7);
+                let r = e / self.sk(i, y0s[i], y1s[i]);
                 acc += r * r;
             }
-            let err = (acc / es.len().max(1) as f64).sqrt();
+            let err = (acc / y0s.len().max(1) as f64).sqrt();
             if !err.is_finite() {
                 self.rejections += 1;
                 h *= 0.1;
@@ -411,19 +468,14 @@ impl<S: OdeState> Dopri5<S> {
                 let fac = (fac11 / self.fac_old.powf(0.04) / 0.9).clamp(0.1, 5.0);
                 self.fac_old = err.max(FAC_OLD_MIN);
                 self.h = h / fac;
-                let ydiff = ynew - *y;
-                let bspl = k1 * h - ydiff;
-                let r5 = (k1 * D1 + k3 * D3 + k4 * D4 + k5 * D5 + k6 * D6 + k7 * D7) * h;
-                self.f0 = k7;
-                return Ok(Step {
-                    t0: t,
-                    h,
-                    y0: *y,
-                    y1: ynew,
-                    f0: k1,
-                    f1: k7,
-                    r: [ydiff, bspl, ydiff - k7 * h - bspl, r5],
-                });
+                let ydiff = comb(&ynew, &[(y, -1.0)]);
+                let mut bspl = comb(&ydiff, &[(&k1, -h)]);
+                bspl.as_mut_slice().iter_mut().for_each(|b| *b = -*b);
+                let r5 =
+                    stage(&k1.zeros_like(), h, &[(&k1, D1), (&k3, D3), (&k4, D4), (&k5, D5), (&k6, D6), (&k7, D7)]);
+                let r4 = comb(&ydiff, &[(&k7, -h), (&bspl, -1.0)]);
+                self.f0 = k7.clone();
+                return Ok(Step { t0: t, h, y0: y.clone(), y1: ynew, f0: k1, f1: k7, r: [ydiff, bspl, r4, r5] });
             }
             self.rejections += 1;
             h /= (fac11 / 0.9).min(5.0);

@@ -125,10 +125,10 @@ impl<S> Default for FirstCrossing<S> {
     }
 }
 
-impl<S: Copy, M> Observer<S, M> for FirstCrossing<S> {
+impl<S: Clone, M> Observer<S, M> for FirstCrossing<S> {
     fn on_event(&mut self, ev: &EventRecord<S, M>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Section && ev.t > 0.0 {
-            self.hit = Some((ev.t, ev.after));
+            self.hit = Some((ev.t, ev.after.clone()));
             return ControlFlow::Break(());
         }
         if ev.info.kind != EventKind::Section {
@@ -340,7 +340,7 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
                 None => Err(run.termination),
             };
         };
-        let ret = Return { y: self.chart.chart(&x), t, state: x, events: c.events };
+        let ret = Return { y: self.chart.chart(&x), t, state: x.clone(), events: c.events };
         let exact = match (sens.failure, sens.at_section, self.chart.chart_jacobian(&x)) {
             (Some(why), ..) => Err(why),
             (None, None, _) => Err("no derivative at the section".into()),

@@ -307,8 +307,8 @@ impl<H: Hybrid> Sensitivity<'_, H> {
         let (dd2, dd3) = (&m2.tau - &m1.tau, &m3.tau - &m2.tau);
         let dg = (&dd3 - &dd2 * r) / (d2 * (1.0 - r) * (1.0 - r));
         let tau_z = &m3.tau + &dd3 * g + &dg * d3;
-        let xz = m3.x + (m3.x - m2.x) * g;
-        let dxz = &m3.dx + (&m3.dx - &m2.dx) * g + flat(&(m3.x - m2.x)) * &dg;
+        let xz = m3.x.clone() + (m3.x.clone() - m2.x.clone()) * g;
+        let dxz = &m3.dx + (&m3.dx - &m2.dx) * g + flat(&(m3.x.clone() - m2.x.clone())) * &dg;
         let mut at = ev.clone();
         at.before = xz;
         let Some(dpi) = self.sys.zeno_jacobian(&at) else {
@@ -336,7 +336,7 @@ impl<H: Hybrid> Sensitivity<'_, H> {
             h.clear();
             return;
         }
-        h.push_back(Mark { t: ev.t, x: ev.after, dx: &self.phi + fp * tau, tau: tau.clone() });
+        h.push_back(Mark { t: ev.t, x: ev.after.clone(), dx: &self.phi + fp * tau, tau: tau.clone() });
         if h.len() > 3 {
             h.pop_front();
         }

@@ -18,7 +18,7 @@
 
 use nalgebra::{SMatrix, SVector, Vector2};
 
-use super::{ContactLaw, ContactSystem};
+use super::{ContactLaw, FixedSystem};
 use crate::numeric::{bisect, side_if, Tol};
 
 /// Housner's rocking block (1963): a uniform rectangle of half-width `b` and half-height `h`
@@ -101,7 +101,9 @@ impl Pendulum {
     }
 }
 
-impl ContactSystem<1> for Pendulum {
+crate::fixed_size_system!(Pendulum, 1);
+
+impl FixedSystem<1> for Pendulum {
     fn contact_count(&self) -> usize {
         0
     }
@@ -179,7 +181,9 @@ impl Particle {
     }
 }
 
-impl ContactSystem<2> for Particle {
+crate::fixed_size_system!(Particle, 2);
+
+impl FixedSystem<2> for Particle {
     fn contact_count(&self) -> usize {
         self.walls.len()
     }
@@ -282,7 +286,9 @@ impl Oscillator {
     }
 }
 
-impl ContactSystem<1> for Oscillator {
+crate::fixed_size_system!(Oscillator, 1);
+
+impl FixedSystem<1> for Oscillator {
     fn contact_count(&self) -> usize {
         1
     }
@@ -322,12 +328,12 @@ impl ContactSystem<1> for Oscillator {
         _t: f64,
         _q: &SVector<f64, 1>,
         _v: &SVector<f64, 1>,
-    ) -> Option<super::linearization::Linearization<1>> {
+    ) -> Option<super::linearization::Linearization> {
         Some(super::linearization::Linearization {
-            dm_dq: vec![SMatrix::zeros()],
-            dh_dq: SMatrix::<f64, 1, 1>::new(-self.stiffness),
-            dh_dv: SMatrix::<f64, 1, 1>::new(-self.damping),
-            contacts: vec![super::linearization::ContactLinearization::constant()],
+            dm_dq: vec![nalgebra::DMatrix::zeros(1, 1)],
+            dh_dq: nalgebra::DMatrix::from_element(1, 1, -self.stiffness),
+            dh_dv: nalgebra::DMatrix::from_element(1, 1, -self.damping),
+            contacts: vec![super::linearization::ContactLinearization::constant(1)],
         })
     }
 }
@@ -475,7 +481,9 @@ impl FrictionOscillator {
     }
 }
 
-impl ContactSystem<2> for FrictionOscillator {
+crate::fixed_size_system!(FrictionOscillator, 2);
+
+impl FixedSystem<2> for FrictionOscillator {
     fn contact_count(&self) -> usize {
         1
     }

@@ -21,7 +21,7 @@
 use nalgebra::{Matrix2, SVector, Vector2};
 use serde::Serialize;
 
-use super::{ContactLaw, ContactSystem};
+use super::{ContactLaw, FixedSystem};
 
 /// The PD law on the hip joint, `u₁ = −k₁(θ₁ − θ₁ₑ) − c₁θ̇₁` (N·m).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -84,7 +84,7 @@ impl DoublePendulumStop {
     /// (uniform links, centres of mass at mid-length), the knee stop a joint limit `θ₂ ≥ 0`, the
     /// hip's PD law a joint spring and damper. Its dynamics are computed
     /// ([`super::multibody`]), not derived by hand: the check that both agree.
-    pub fn as_multibody(&self) -> Result<super::multibody_system::MultibodySystem<2>, crate::Error> {
+    pub fn as_multibody(&self) -> Result<super::multibody_system::MultibodySystem, crate::Error> {
         use super::multibody::{Body, Joint, Multibody};
         use super::multibody_system::{Constraint, Contact, JointSpring, MultibodySystem};
         let link = |name: &str, parent, origin: Vector2<f64>, m: f64, l: f64| Body {
@@ -119,7 +119,9 @@ impl DoublePendulumStop {
     }
 }
 
-impl ContactSystem<2> for DoublePendulumStop {
+crate::fixed_size_system!(DoublePendulumStop, 2);
+
+impl FixedSystem<2> for DoublePendulumStop {
     fn contact_count(&self) -> usize {
         1
     }
@@ -189,13 +191,20 @@ mod tests {
             let sys = DoublePendulumStop { m1: 1.3, m2: 0.7, l1: 0.9, l2: 1.1, gravity: 9.81, e: 0.5, control };
             assert!(sys.potential(&Vector2::zeros()).is_some());
             for (q, v) in [([-0.3, 0.2], [0.4, -1.1]), ([0.7, 0.0], [-0.2, 0.3])] {
-                let r = check_system(&sys, 0.0, &Vector2::from(q), &Vector2::from(v));
+                let r = check_system(
+                    &sys,
+                    0.0,
+                    &nalgebra::DVector::from_column_slice(&q),
+                    &nalgebra::DVector::from_column_slice(&v),
+                );
                 assert!(r.is_empty(), "{r:?}");
             }
         }
         // A wrong Coriolis sign is caught.
         struct Wrong(DoublePendulumStop);
-        impl ContactSystem<2> for Wrong {
+        crate::fixed_size_system!(Wrong, 2);
+
+        impl FixedSystem<2> for Wrong {
             fn contact_count(&self) -> usize {
                 1
             }
@@ -225,8 +234,8 @@ mod tests {
         let r = check_system(
             &Wrong(DoublePendulumStop::paper(0.0)),
             0.0,
-            &Vector2::new(0.2, 0.4),
-            &Vector2::new(1.0, -0.5),
+            &nalgebra::dvector![0.2, 0.4],
+            &nalgebra::dvector![1.0, -0.5],
         );
         assert!(!r.is_empty());
     }

@@ -10,59 +10,59 @@
 //! fall back on differences. [`check_linearization`] compares a system's derivatives with central
 //! differences of its own functions (tests).
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 
 use super::ContactSystem;
 
 /// Derivatives of one contact's kinematics (module docs). Column `k` of a matrix is the
 /// derivative with respect to `q_k`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContactLinearization<const N: usize> {
+pub struct ContactLinearization {
     /// `∂w_n/∂q`.
-    pub dwn_dq: SMatrix<f64, N, N>,
+    pub dwn_dq: DMatrix<f64>,
     /// `∂w_t/∂q`.
-    pub dwt_dq: SMatrix<f64, N, N>,
+    pub dwt_dq: DMatrix<f64>,
     /// `∂(ẇ_nᵀq̇)/∂q`.
-    pub dn_dq: SVector<f64, N>,
+    pub dn_dq: DVector<f64>,
     /// `∂(ẇ_nᵀq̇)/∂q̇`.
-    pub dn_dv: SVector<f64, N>,
+    pub dn_dv: DVector<f64>,
     /// `∂(ẇ_tᵀq̇)/∂q`.
-    pub dt_dq: SVector<f64, N>,
+    pub dt_dq: DVector<f64>,
     /// `∂(ẇ_tᵀq̇)/∂q̇`.
-    pub dt_dv: SVector<f64, N>,
+    pub dt_dv: DVector<f64>,
 }
 
-impl<const N: usize> ContactLinearization<N> {
+impl ContactLinearization {
     /// A contact whose Jacobians are constant (a joint limit).
-    pub fn constant() -> Self {
+    pub fn constant(n: usize) -> Self {
         Self {
-            dwn_dq: SMatrix::zeros(),
-            dwt_dq: SMatrix::zeros(),
-            dn_dq: SVector::zeros(),
-            dn_dv: SVector::zeros(),
-            dt_dq: SVector::zeros(),
-            dt_dv: SVector::zeros(),
+            dwn_dq: DMatrix::zeros(n, n),
+            dwt_dq: DMatrix::zeros(n, n),
+            dn_dq: DVector::zeros(n),
+            dn_dv: DVector::zeros(n),
+            dt_dq: DVector::zeros(n),
+            dt_dv: DVector::zeros(n),
         }
     }
 }
 
 /// Derivatives of `M`, `h` and the contact kinematics at one state (module docs).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Linearization<const N: usize> {
-    /// `∂M/∂q_k`, `k = 0 … N − 1`.
-    pub dm_dq: Vec<SMatrix<f64, N, N>>,
+pub struct Linearization {
+    /// `∂M/∂q_k`, `k = 0 … n − 1`.
+    pub dm_dq: Vec<DMatrix<f64>>,
     /// `∂h/∂q` (column `k`: `∂h/∂q_k`).
-    pub dh_dq: SMatrix<f64, N, N>,
+    pub dh_dq: DMatrix<f64>,
     /// `∂h/∂q̇`.
-    pub dh_dv: SMatrix<f64, N, N>,
+    pub dh_dv: DMatrix<f64>,
     /// Per contact.
-    pub contacts: Vec<ContactLinearization<N>>,
+    pub contacts: Vec<ContactLinearization>,
 }
 
-impl<const N: usize> Linearization<N> {
+impl Linearization {
     /// `(∂M/∂q · δq)`: the derivative of `M` along `δq`.
-    pub fn dm_along(&self, dq: &SVector<f64, N>) -> SMatrix<f64, N, N> {
-        self.dm_dq.iter().zip(dq.iter()).fold(SMatrix::zeros(), |a, (m, &d)| a + m * d)
+    pub fn dm_along(&self, dq: &DVector<f64>) -> DMatrix<f64> {
+        self.dm_dq.iter().zip(dq.iter()).fold(DMatrix::zeros(dq.len(), dq.len()), |a, (m, &d)| a + m * d)
     }
 }
 
@@ -70,11 +70,11 @@ impl<const N: usize> Linearization<N> {
 /// system's own `M`, `h`, Jacobians and velocity products (step `step` times each coordinate's
 /// scale), each relative to `1 +` the size of the derivative compared; `None` when the system
 /// has no linearization.
-pub fn check_linearization<S: ContactSystem<N>, const N: usize>(
+pub fn check_linearization<S: ContactSystem>(
     sys: &S,
     t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     step: f64,
 ) -> Option<f64> {
     let lin = sys.linearization(t, q, v)?;
@@ -84,10 +84,11 @@ pub fn check_linearization<S: ContactSystem<N>, const N: usize>(
     let mut cmp = |got: f64, want: f64| {
         worst = worst.max((got - want).abs() / (1.0 + want.abs()));
     };
-    for k in 0..N {
+    let n = q.len();
+    for k in 0..n {
         for vel in [false, true] {
             let h = step * if vel { sc[k] / ts } else { sc[k] };
-            let (mut qp, mut qm, mut vp, mut vm) = (*q, *q, *v, *v);
+            let (mut qp, mut qm, mut vp, mut vm) = (q.clone(), q.clone(), v.clone(), v.clone());
             if vel {
                 vp[k] += h;
                 vm[k] -= h;
@@ -97,14 +98,14 @@ pub fn check_linearization<S: ContactSystem<N>, const N: usize>(
             }
             let d = |a: f64, b: f64| (a - b) / (2.0 * h);
             let (hp, hm) = (sys.bias(t, &qp, &vp), sys.bias(t, &qm, &vm));
-            for r in 0..N {
+            for r in 0..n {
                 let got = if vel { lin.dh_dv[(r, k)] } else { lin.dh_dq[(r, k)] };
                 cmp(got, d(hp[r], hm[r]));
             }
             if !vel {
                 let (mp, mm) = (sys.mass_matrix(&qp), sys.mass_matrix(&qm));
-                for r in 0..N {
-                    for c in 0..N {
+                for r in 0..n {
+                    for c in 0..n {
                         cmp(lin.dm_dq[k][(r, c)], d(mp[(r, c)], mm[(r, c)]));
                     }
                 }
@@ -113,7 +114,7 @@ pub fn check_linearization<S: ContactSystem<N>, const N: usize>(
                 if !vel {
                     let (np, nm) = (sys.normal_jacobian(i, &qp), sys.normal_jacobian(i, &qm));
                     let (tp, tm) = (sys.tangent_jacobian(i, &qp), sys.tangent_jacobian(i, &qm));
-                    for r in 0..N {
+                    for r in 0..n {
                         cmp(cl.dwn_dq[(r, k)], d(np[r], nm[r]));
                         cmp(cl.dwt_dq[(r, k)], d(tp[r], tm[r]));
                     }

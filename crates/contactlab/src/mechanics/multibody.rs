@@ -714,7 +714,7 @@ mod tests {
         let mb = p.as_multibody().unwrap().multibody().clone();
         for (q, v) in [([0.3, -0.7], [1.1, -2.0]), ([-1.2, 0.4], [0.0, 3.0]), ([2.9, 1.5], [-0.4, 0.2])] {
             let (m, h) = mb.mass_and_bias(&mb.frames(&q, &v));
-            let (qs, vs) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+            let (qs, vs) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
             let (m0, h0) = (p.mass_matrix(&qs), p.bias(0.0, &qs, &vs));
             for i in 0..2 {
                 assert!((h[i] - h0[i]).abs() <= 1e-13 * (1.0 + h0.amax()), "h {h} vs {h0}");
@@ -749,7 +749,7 @@ mod tests {
         for (q, v) in [([0.01, -0.02, 0.3], [0.5, -1.0, 2.0]), ([-0.3, 0.1, -1.1], [0.0, 0.2, -0.7])] {
             let f = mb.frames(&q, &v);
             let (m, h) = mb.mass_and_bias(&f);
-            let (qs, vs) = (nalgebra::Vector3::from(q), nalgebra::Vector3::from(v));
+            let (qs, vs) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
             assert!((m - DMatrix::from_iterator(3, 3, paper.mass_matrix().iter().copied())).amax() <= 1e-14);
             let h0 = paper.bias(0.0, &qs, &vs);
             assert!((0..3).all(|k| (h[k] - h0[k]).abs() <= 1e-13 * (1.0 + h0.amax())), "{h} vs {h0}");
@@ -766,7 +766,8 @@ mod tests {
                     );
                     assert!((jn - wn[c]).abs() <= 1e-15 && (jt - wt[c]).abs() <= 1e-15, "Jacobians");
                 }
-                let (an, at) = paper.jacobian_dot_v(i, &qs, &vs);
+                let (an, at) =
+                    paper.jacobian_dot_v(i, &crate::mechanics::fixed::<3>(&qs), &crate::mechanics::fixed::<3>(&vs));
                 assert!((n.dot(&k.accel_bias) - an).abs() <= 1e-14 && (t.dot(&k.accel_bias) - at).abs() <= 1e-14);
             }
         }

@@ -30,7 +30,7 @@
 //! The dimension is a type parameter `N` (the hand-written models' fast path); [`MultibodySystem::new`]
 //! checks that the tree has exactly `N` coordinates.
 
-use nalgebra::{SMatrix, SVector, Vector2};
+use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::linearization::{ContactLinearization, Linearization};
 use super::multibody::{Joint, Multibody};
@@ -165,7 +165,7 @@ impl JointSpring {
 
 /// A multibody tree with contacts and joint forces, `N` coordinates (module docs).
 #[derive(Debug, Clone, PartialEq)]
-pub struct MultibodySystem<const N: usize> {
+pub struct MultibodySystem {
     mb: Multibody,
     contacts: Vec<Contact>,
     springs: Vec<JointSpring>,
@@ -223,13 +223,11 @@ fn bits(x: &[f64]) -> impl Iterator<Item = u64> + '_ {
     x.iter().map(|v| v.to_bits())
 }
 
-impl<const N: usize> MultibodySystem<N> {
+impl MultibodySystem {
     /// Checks the pieces against each other: `N` coordinates, bodies and coordinates that
     /// exist, unit normals, finite numbers, laws with `μ ≥ 0` and `e ∈ [0, 1]`.
     pub fn new(mb: Multibody, contacts: Vec<Contact>, springs: Vec<JointSpring>) -> Result<Self, Error> {
-        if mb.dof() != N {
-            return Err(Error::Dimension(format!("the tree has {} coordinates, the system {N}", mb.dof())));
-        }
+        let n = mb.dof();
         let nb = mb.bodies().len();
         for (i, c) in contacts.iter().enumerate() {
             let key = format!("contact[{i}]");
@@ -253,16 +251,16 @@ impl<const N: usize> MultibodySystem<N> {
                     }
                 }
                 Constraint::JointLimit { coordinate, bound, .. } => {
-                    if coordinate >= N || !bound.is_finite() {
-                        return Err(Error::model(key, format!("needs a coordinate below {N} and a finite bound")));
+                    if coordinate >= n || !bound.is_finite() {
+                        return Err(Error::model(key, format!("needs a coordinate below {n} and a finite bound")));
                     }
                 }
             }
             if let Some(a) = c.arm {
-                if a.coordinate >= N || !a.threshold.is_finite() {
+                if a.coordinate >= n || !a.threshold.is_finite() {
                     return Err(Error::model(
                         key,
-                        format!("arming needs a coordinate below {N} and a finite threshold"),
+                        format!("arming needs a coordinate below {n} and a finite threshold"),
                     ));
                 }
             }
@@ -275,10 +273,10 @@ impl<const N: usize> MultibodySystem<N> {
         }
         for (i, s) in springs.iter().enumerate() {
             let numbers = [s.stiffness, s.rest, s.damping, s.amplitude, s.frequency, s.phase];
-            if s.coordinate >= N || !numbers.iter().all(|v| v.is_finite()) {
+            if s.coordinate >= n || !numbers.iter().all(|v| v.is_finite()) {
                 return Err(Error::model(
                     format!("spring[{i}]"),
-                    format!("needs a coordinate below {N} and finite numbers"),
+                    format!("needs a coordinate below {n} and finite numbers"),
                 ));
             }
         }
@@ -308,8 +306,9 @@ impl<const N: usize> MultibodySystem<N> {
         if r.contact >= self.contacts.len() {
             return Err(Error::model("relabel.contact", format!("contact {} does not exist", r.contact)));
         }
-        if r.matrix.len() != N * N || r.offset.len() != N {
-            return Err(Error::model("relabel", format!("needs a {N}x{N} matrix and {N} offsets")));
+        let n = self.mb.dof();
+        if r.matrix.len() != n * n || r.offset.len() != n {
+            return Err(Error::model("relabel", format!("needs a {n}x{n} matrix and {n} offsets")));
         }
         if !r.matrix.iter().chain(&r.offset).all(|v| v.is_finite()) {
             return Err(Error::model("relabel", "must be finite numbers"));
@@ -367,7 +366,7 @@ impl<const N: usize> MultibodySystem<N> {
 
     /// The point-on-line kinematics of contact `i` at `q` (and `q̇`, for `J̇q̇`): gap, tangential
     /// coordinate, normal and tangent Jacobians, and `(ẇ_nᵀq̇, ẇ_tᵀq̇)` (zero without `q̇`).
-    fn kinematics(&self, i: usize, q: &SVector<f64, N>, v: Option<&SVector<f64, N>>) -> ContactKinematics<N> {
+    fn kinematics(&self, i: usize, q: &DVector<f64>, v: Option<&DVector<f64>>) -> ContactKinematics {
         match self.contacts[i].constraint {
             Constraint::PointOnLine { body, point, line_point, normal, radius } => {
                 let t = Vector2::new(normal.y, -normal.x);
@@ -378,8 +377,9 @@ impl<const N: usize> MultibodySystem<N> {
                     let d = f.position[body] + rho - line_point;
                     let (jx, jy, jphi) = (f.jacobian_row(body, 0), f.jacobian_row(body, 1), f.jacobian_row(body, 2));
                     let (np, tp) = (normal.dot(&rp), t.dot(&rp) + radius);
-                    let wn = SVector::<f64, N>::from_fn(|c, _| normal.x * jx[c] + normal.y * jy[c] + np * jphi[c]);
-                    let wt = SVector::<f64, N>::from_fn(|c, _| t.x * jx[c] + t.y * jy[c] + tp * jphi[c]);
+                    let wn =
+                        DVector::<f64>::from_fn(q.len(), |c, _| normal.x * jx[c] + normal.y * jy[c] + np * jphi[c]);
+                    let wt = DVector::<f64>::from_fn(q.len(), |c, _| t.x * jx[c] + t.y * jy[c] + tp * jphi[c]);
                     let dot = if v.is_some() {
                         let w = f.omega[body];
                         let acc = f.accel_bias[body] + rp * f.alpha_bias[body] - rho * (w * w);
@@ -398,13 +398,13 @@ impl<const N: usize> MultibodySystem<N> {
             }
             Constraint::JointLimit { coordinate, lower, bound } => {
                 let s = if lower { 1.0 } else { -1.0 };
-                let mut wn = SVector::<f64, N>::zeros();
+                let mut wn = DVector::<f64>::zeros(q.len());
                 wn[coordinate] = s;
                 ContactKinematics {
                     gap: s * (q[coordinate] - bound),
                     tangential: 0.0,
                     wn,
-                    wt: SVector::zeros(),
+                    wt: DVector::zeros(q.len()),
                     dot: (0.0, 0.0),
                 }
             }
@@ -413,17 +413,35 @@ impl<const N: usize> MultibodySystem<N> {
 
     /// One forward-mode pass of [`super::multibody_ad::evaluate`] seeded along the coordinates:
     /// the gradients of every entry of `M`, `h` and the contact kinematics with respect to `q`.
-    fn dual_pass(&self, q: &SVector<f64, N>, v: &SVector<f64, N>) -> DualPass<N> {
+    /// The dual numbers carry a fixed number `K ≥ n` of derivative components (the smallest of a
+    /// few sizes; the components past `n` stay zero), so that they live on the stack.
+    fn dual_pass(&self, q: &DVector<f64>, v: &DVector<f64>) -> DualPass {
+        match q.len() {
+            0..=2 => self.dual_pass_k::<2>(q, v),
+            3..=4 => self.dual_pass_k::<4>(q, v),
+            5..=6 => self.dual_pass_k::<6>(q, v),
+            7..=8 => self.dual_pass_k::<8>(q, v),
+            9..=12 => self.dual_pass_k::<12>(q, v),
+            13..=16 => self.dual_pass_k::<16>(q, v),
+            _ => self.dual_pass_k::<{ crate::multibody::MAX_DOF }>(q, v),
+        }
+    }
+
+    fn dual_pass_k<const K: usize>(&self, q: &DVector<f64>, v: &DVector<f64>) -> DualPass {
         use num_dual::DualSVec64;
-        let qd: Vec<DualSVec64<N>> = (0..N).map(|k| DualSVec64::<N>::from_re(q[k]).derivative(k)).collect();
-        let vd: Vec<DualSVec64<N>> = (0..N).map(|k| DualSVec64::<N>::from_re(v[k])).collect();
+        let n = q.len();
+        let qd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(q[k]).derivative(k)).collect();
+        let vd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(v[k])).collect();
         let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, true);
-        let grad = |x: &DualSVec64<N>| x.eps.unwrap_generic(nalgebra::Const::<N>, nalgebra::U1);
-        let mut dm = vec![SMatrix::<f64, N, N>::zeros(); N];
-        let mut dh = SMatrix::<f64, N, N>::zeros();
-        for r in 0..N {
+        let grad = |x: &DualSVec64<K>| {
+            let g = x.eps.unwrap_generic(nalgebra::Const::<K>, nalgebra::U1);
+            DVector::from_column_slice(&g.as_slice()[..n])
+        };
+        let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
+        let mut dh = DMatrix::<f64>::zeros(n, n);
+        for r in 0..n {
             dh.set_row(r, &grad(&ev.bias[r]).transpose());
-            for c in 0..N {
+            for c in 0..n {
                 let g = grad(&ev.m(r, c));
                 for (k, m) in dm.iter_mut().enumerate() {
                     m[(r, c)] = g[k];
@@ -438,8 +456,8 @@ impl<const N: usize> MultibodySystem<N> {
                     let t = (normal.y, -normal.x);
                     let p = ev.point(body, (point.x, point.y));
                     let b = &ev.bodies[body];
-                    let mut cl = ContactLinearization::<N>::constant();
-                    for k in 0..N {
+                    let mut cl = ContactLinearization::constant(n);
+                    for k in 0..n {
                         let wn = p.jac[0][k] * normal.x + p.jac[1][k] * normal.y;
                         let wt = p.jac[0][k] * t.0 + p.jac[1][k] * t.1 + b.jac[2][k] * radius;
                         cl.dwn_dq.set_row(k, &grad(&wn).transpose());
@@ -450,11 +468,11 @@ impl<const N: usize> MultibodySystem<N> {
                     (cl.dn_dq, cl.dt_dq) = (grad(&dn), grad(&dt));
                     // The velocity products are quadratic forms: ẇᵀq̇ = q̇ᵀ (∂w/∂q) q̇, so their
                     // gradient in q̇ is (∂w/∂q + ∂w/∂qᵀ) q̇.
-                    cl.dn_dv = (cl.dwn_dq + cl.dwn_dq.transpose()) * v;
-                    cl.dt_dv = (cl.dwt_dq + cl.dwt_dq.transpose()) * v;
+                    cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
+                    cl.dt_dv = (&cl.dwt_dq + cl.dwt_dq.transpose()) * v;
                     cl
                 }
-                Constraint::JointLimit { .. } => ContactLinearization::constant(),
+                Constraint::JointLimit { .. } => ContactLinearization::constant(n),
             })
             .collect();
         DualPass { dm, dh, contacts }
@@ -464,14 +482,15 @@ impl<const N: usize> MultibodySystem<N> {
     /// the velocity products `−c(q, q̇)` of Lagrange's equations, `c = Ṁq̇ − ½ ∂(q̇ᵀMq̇)/∂q`, so
     /// `∂c_i/∂q̇_m = Σ_k (∂_k M_im + ∂_m M_ik − ∂_i M_mk) q̇_k` (twice the Christoffel symbols
     /// contracted with `q̇`): no second pass seeded along the velocities is needed.
-    fn velocity_products_gradient(dm: &[SMatrix<f64, N, N>], v: &SVector<f64, N>) -> SMatrix<f64, N, N> {
-        let mdot = dm.iter().zip(v.iter()).fold(SMatrix::<f64, N, N>::zeros(), |a, (m, &vk)| a + m * vk);
-        let dmv: Vec<SVector<f64, N>> = dm.iter().map(|m| m * v).collect();
-        SMatrix::from_fn(|i, m| -(mdot[(i, m)] + dmv[m][i] - dmv[i][m]))
+    fn velocity_products_gradient(dm: &[DMatrix<f64>], v: &DVector<f64>) -> DMatrix<f64> {
+        let n = v.len();
+        let mdot = dm.iter().zip(v.iter()).fold(DMatrix::<f64>::zeros(n, n), |a, (m, &vk)| a + m * vk);
+        let dmv: Vec<DVector<f64>> = dm.iter().map(|m| m * v).collect();
+        DMatrix::from_fn(n, n, |i, m| -(mdot[(i, m)] + dmv[m][i] - dmv[i][m]))
     }
 
-    fn spring_force(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
-        let mut f = SVector::<f64, N>::zeros();
+    fn spring_force(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {
+        let mut f = DVector::<f64>::zeros(q.len());
         for s in &self.springs {
             f[s.coordinate] += s.force(t, q[s.coordinate], v[s.coordinate]);
         }
@@ -481,21 +500,25 @@ impl<const N: usize> MultibodySystem<N> {
 
 /// The gradients in `q` that one [`MultibodySystem::dual_pass`] gives, with the contacts'
 /// velocity-product gradients in `q̇` from their quadratic form.
-struct DualPass<const N: usize> {
-    dm: Vec<SMatrix<f64, N, N>>,
-    dh: SMatrix<f64, N, N>,
-    contacts: Vec<ContactLinearization<N>>,
+struct DualPass {
+    dm: Vec<DMatrix<f64>>,
+    dh: DMatrix<f64>,
+    contacts: Vec<ContactLinearization>,
 }
 
-struct ContactKinematics<const N: usize> {
+struct ContactKinematics {
     gap: f64,
     tangential: f64,
-    wn: SVector<f64, N>,
-    wt: SVector<f64, N>,
+    wn: DVector<f64>,
+    wt: DVector<f64>,
     dot: (f64, f64),
 }
 
-impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
+impl ContactSystem for MultibodySystem {
+    fn dof(&self) -> usize {
+        self.mb.dof()
+    }
+
     fn contact_count(&self) -> usize {
         self.contacts.len()
     }
@@ -507,58 +530,52 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         }
     }
 
-    fn mass_matrix(&self, q: &SVector<f64, N>) -> SMatrix<f64, N, N> {
-        self.evaluated(q.as_slice(), None, |e| SMatrix::<f64, N, N>::from_column_slice(e.mass.as_slice()))
+    fn mass_matrix(&self, q: &DVector<f64>) -> DMatrix<f64> {
+        self.evaluated(q.as_slice(), None, |e| e.mass.clone())
     }
 
-    fn bias(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
-        let h = self
-            .evaluated(q.as_slice(), Some(v.as_slice()), |e| SVector::<f64, N>::from_column_slice(e.bias.as_slice()));
+    fn bias(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {
+        let h = self.evaluated(q.as_slice(), Some(v.as_slice()), |e| e.bias.clone());
         h + self.spring_force(t, q, v)
     }
 
-    fn gap(&self, i: usize, q: &SVector<f64, N>) -> f64 {
+    fn gap(&self, i: usize, q: &DVector<f64>) -> f64 {
         self.kinematics(i, q, None).gap
     }
 
-    fn tangential(&self, i: usize, q: &SVector<f64, N>) -> f64 {
+    fn tangential(&self, i: usize, q: &DVector<f64>) -> f64 {
         self.kinematics(i, q, None).tangential
     }
 
-    fn normal_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
+    fn normal_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
         self.kinematics(i, q, None).wn
     }
 
-    fn tangent_jacobian(&self, i: usize, q: &SVector<f64, N>) -> SVector<f64, N> {
+    fn tangent_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
         self.kinematics(i, q, None).wt
     }
 
-    fn jacobian_dot_v(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>) -> (f64, f64) {
+    fn jacobian_dot_v(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (f64, f64) {
         self.kinematics(i, q, Some(v)).dot
     }
 
-    fn contact_rows(
-        &self,
-        i: usize,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> (SVector<f64, N>, SVector<f64, N>, (f64, f64)) {
+    fn contact_rows(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>, (f64, f64)) {
         let k = self.kinematics(i, q, Some(v));
         (k.wn, k.wt, k.dot)
     }
 
-    fn potential(&self, q: &SVector<f64, N>) -> Option<f64> {
+    fn potential(&self, q: &DVector<f64>) -> Option<f64> {
         if self.springs.iter().any(|s| s.damping != 0.0 || s.periodic()) {
             return None;
         }
-        let f = self.mb.frames(q.as_slice(), &[0.0; N]);
+        let f = self.mb.frames(q.as_slice(), &vec![0.0; q.len()]);
         let springs: f64 = self.springs.iter().map(|s| 0.5 * s.stiffness * (q[s.coordinate] - s.rest).powi(2)).sum();
         Some(self.mb.potential_energy(&f) + springs)
     }
 
-    fn coordinate_scale(&self) -> SVector<f64, N> {
+    fn coordinate_scale(&self) -> DVector<f64> {
         // Angles in radians; displacements (prismatic, a floating body's x and y) in lengths.
-        let mut s = SVector::<f64, N>::repeat(1.0);
+        let mut s = DVector::<f64>::repeat(self.mb.dof(), 1.0);
         for (b, body) in self.mb.bodies().iter().enumerate() {
             let k = self.mb.first_coordinate(b);
             match body.joint {
@@ -581,7 +598,7 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         !self.springs.iter().any(JointSpring::periodic)
     }
 
-    fn armed(&self, i: usize, q: &SVector<f64, N>) -> bool {
+    fn armed(&self, i: usize, q: &DVector<f64>) -> bool {
         self.contacts[i].arm.is_none_or(|a| a.holds(q.as_slice()))
     }
 
@@ -589,22 +606,18 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         self.contacts[i].released_by.iter().any(|j| colliding.contains(j))
     }
 
-    fn relabel(
-        &self,
-        contact: usize,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
+    fn relabel(&self, contact: usize, q: &DVector<f64>, v: &DVector<f64>) -> Option<(DVector<f64>, DVector<f64>)> {
         let r = self.relabel.as_ref().filter(|r| r.contact == contact)?;
-        let p = SMatrix::<f64, N, N>::from_row_slice(&r.matrix);
-        Some((p * q + SVector::<f64, N>::from_column_slice(&r.offset), p * v))
+        let n = q.len();
+        let p = DMatrix::<f64>::from_row_slice(n, n, &r.matrix);
+        Some((&p * q + DVector::<f64>::from_column_slice(&r.offset), p * v))
     }
 
     /// By forward-mode automatic differentiation of the tree ([`super::multibody_ad`]): one pass
     /// seeded along `q`; the derivatives in `q̇` follow from it (the velocity products are
     /// quadratic in `q̇`: `velocity_products_gradient` and the contacts'
     /// quadratic forms); the joint springs and dampers add `−k` and `−c`.
-    fn linearization(&self, _t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<Linearization<N>> {
+    fn linearization(&self, _t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<Linearization> {
         let pq = self.dual_pass(q, v);
         let mut dh_dq = pq.dh;
         let mut dh_dv = Self::velocity_products_gradient(&pq.dm, v);
@@ -622,9 +635,10 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         finite.then_some(lin)
     }
 
-    fn relabel_matrix(&self, contact: usize) -> Option<SMatrix<f64, N, N>> {
+    fn relabel_matrix(&self, contact: usize) -> Option<DMatrix<f64>> {
         let r = self.relabel.as_ref().filter(|r| r.contact == contact)?;
-        Some(SMatrix::<f64, N, N>::from_row_slice(&r.matrix))
+        let n = self.mb.dof();
+        Some(DMatrix::<f64>::from_row_slice(n, n, &r.matrix))
     }
 
     /// `√(L/g)`; without gravity the fastest of the joint springs' `√(M_jj/k)` (at `q = 0`),
@@ -635,7 +649,7 @@ impl<const N: usize> ContactSystem<N> for MultibodySystem<N> {
         if g > 0.0 {
             return (self.length / g).sqrt();
         }
-        let m = self.mass_matrix(&SVector::zeros());
+        let m = self.mass_matrix(&DVector::zeros(self.mb.dof()));
         let fastest = |f: &dyn Fn(&JointSpring, f64) -> f64| {
             self.springs
                 .iter()
@@ -665,10 +679,10 @@ mod tests {
         // orbit (its section point to 1e-8) and multiplier γ.
         let p = DoublePendulumStop::paper_controlled(0.5);
         let m = p.as_multibody().unwrap();
-        let (q, v) = (nalgebra::Vector2::new(0.4, 0.3), nalgebra::Vector2::new(-0.5, 1.2));
+        let (q, v) = (nalgebra::dvector![0.4, 0.3], nalgebra::dvector![-0.5, 1.2]);
         assert!(check_system(&m, 0.0, &q, &v).is_empty(), "{:?}", check_system(&m, 0.0, &q, &v));
         let s = ZenoSettings::default();
-        let (q0, v0) = (nalgebra::Vector2::new(-0.08, 0.0), nalgebra::Vector2::zeros());
+        let (q0, v0) = (nalgebra::dvector![-0.08, 0.0], nalgebra::DVector::<f64>::zeros(2));
         let (lb, lm) = (Lagrangian::new(p), Lagrangian::new(m));
         let y = zeno::settle(&lb, &q0, &v0, 400, 1e-10, &s).unwrap();
         let (ob, om) = (zeno::orbit(&lb, &y, &s), zeno::orbit(&lm, &y, &s));
@@ -712,9 +726,9 @@ mod tests {
                 law,
             ),
         ];
-        let m = MultibodySystem::<2>::new(mb, contacts, vec![]).unwrap();
+        let m = MultibodySystem::new(mb, contacts, vec![]).unwrap();
         for (q, v) in [([0.4, 0.3], [-0.5, 1.2]), ([-1.0, 2.0], [2.0, -0.3])] {
-            let (q, v) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+            let (q, v) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
             let problems = check_system(&m, 0.0, &q, &v);
             assert!(problems.is_empty(), "{problems:?}");
         }
@@ -746,9 +760,9 @@ mod tests {
         let line = |body, radius| slanted_line_contact(body, radius, law);
         let limit = Contact::new(Constraint::JointLimit { coordinate: 1, lower: true, bound: 0.0 }, law);
         let springs = vec![JointSpring::constant(1, 3.0, 0.2, 0.4)];
-        let a = MultibodySystem::<2>::new(mb, vec![line(1, 0.1), line(0, 0.0), limit], springs).unwrap();
+        let a = MultibodySystem::new(mb, vec![line(1, 0.1), line(0, 0.0), limit], springs).unwrap();
         for (q, v) in [([0.4, 0.3], [-0.5, 1.2]), ([-1.0, 2.0], [2.0, -0.3])] {
-            let (q, v) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+            let (q, v) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
             let worst = check_linearization(&a, 0.0, &q, &v, 1e-5).unwrap();
             assert!(worst < 1e-8, "worst disagreement {worst:e}");
         }
@@ -763,14 +777,14 @@ mod tests {
         let mb = p.as_multibody().unwrap().multibody().clone();
         let law = ContactLaw { mu: 0.6, restitution: 0.2 };
         let line = |body, radius| slanted_line_contact(body, radius, law);
-        let a = MultibodySystem::<2>::new(mb.clone(), vec![line(1, 0.1), line(0, 0.0)], vec![]).unwrap();
-        let b = MultibodySystem::<2>::new(mb, vec![line(0, 0.3)], vec![]).unwrap();
+        let a = MultibodySystem::new(mb.clone(), vec![line(1, 0.1), line(0, 0.0)], vec![]).unwrap();
+        let b = MultibodySystem::new(mb, vec![line(0, 0.3)], vec![]).unwrap();
         type Answers = (Vec<u64>, Vec<u64>);
-        let ask = |s: &MultibodySystem<2>, q: [f64; 2], v: [f64; 2], order: usize| -> Answers {
-            let (q, v) = (nalgebra::Vector2::from(q), nalgebra::Vector2::from(v));
+        let ask = |s: &MultibodySystem, q: [f64; 2], v: [f64; 2], order: usize| -> Answers {
+            let (q, v) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
             let mut pos = vec![];
             let mut vel = vec![];
-            let mut positional = |s: &MultibodySystem<2>| {
+            let mut positional = |s: &MultibodySystem| {
                 pos.extend(s.mass_matrix(&q).iter().map(|x| x.to_bits()));
                 for i in 0..s.contact_count() {
                     pos.push(s.gap(i, &q).to_bits());
@@ -804,9 +818,9 @@ mod tests {
         // And equal to the tree's own computation, without the cache.
         let (q, v) = states[2];
         let (m, h) = a.multibody().mass_and_bias(&a.multibody().frames(&q, &v));
-        let qv = nalgebra::Vector2::from(q);
-        assert_eq!(a.mass_matrix(&qv).as_slice(), m.as_slice());
-        assert_eq!(a.bias(0.0, &qv, &nalgebra::Vector2::from(v)).as_slice(), h.as_slice());
+        let qv = nalgebra::DVector::from_column_slice(&q);
+        assert_eq!(a.mass_matrix(&nalgebra::DVector::from_column_slice(qv.as_slice())).as_slice(), m.as_slice());
+        assert_eq!(a.bias(0.0, &qv, &nalgebra::DVector::from_column_slice(&v)).as_slice(), h.as_slice());
     }
 
     #[test]
@@ -819,13 +833,12 @@ mod tests {
                 ContactLaw { mu: 0.5, restitution: 0.0 },
             )
         };
-        assert!(MultibodySystem::<3>::new(mb.clone(), vec![], vec![]).is_err());
-        let e = MultibodySystem::<2>::new(mb.clone(), vec![line(V2::new(0.0, 2.0))], vec![]).unwrap_err();
+        let e = MultibodySystem::new(mb.clone(), vec![line(V2::new(0.0, 2.0))], vec![]).unwrap_err();
         assert!(e.to_string().contains("contact[0]") && e.to_string().contains("unit vector"), "{e}");
         let mut bad = line(V2::new(0.0, 1.0));
         bad.law.mu = -0.1;
-        assert!(MultibodySystem::<2>::new(mb.clone(), vec![bad], vec![]).is_err());
+        assert!(MultibodySystem::new(mb.clone(), vec![bad], vec![]).is_err());
         let spring = JointSpring::constant(2, 1.0, 0.0, 0.0);
-        assert!(MultibodySystem::<2>::new(mb, vec![], vec![spring]).unwrap_err().to_string().contains("spring[0]"));
+        assert!(MultibodySystem::new(mb, vec![], vec![spring]).unwrap_err().to_string().contains("spring[0]"));
     }
 }

@@ -17,7 +17,7 @@
 
 use nalgebra::{Matrix3, SMatrix, SVector, Vector2, Vector3};
 
-use super::{ContactLaw, ContactSystem};
+use super::{ContactLaw, FixedSystem};
 
 /// One contact point of a [`PlanarBody`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,10 +126,12 @@ impl PlanarBody {
     }
 }
 
+crate::fixed_size_system!(PlanarBody, 3);
+
 /// The body as a Lagrangian contact system in `s = (x, z, θ)`: constant mass matrix, so no
 /// velocity-product terms in the bias; the velocity-product terms of the contacts are
 /// [`PlanarBody::jacobian_dot_v`].
-impl ContactSystem<3> for PlanarBody {
+impl FixedSystem<3> for PlanarBody {
     fn contact_count(&self) -> usize {
         self.points.len()
     }
@@ -232,8 +234,8 @@ mod tests {
     #[test]
     fn passes_the_contact_system_check() {
         let b = body();
-        let q = Vector3::new(0.01, -0.02, 0.3);
-        let v = Vector3::new(0.2, -0.1, 1.1);
+        let q = nalgebra::dvector![0.01, -0.02, 0.3];
+        let v = nalgebra::dvector![0.2, -0.1, 1.1];
         let bad = crate::mechanics::check::check_system(&b, 0.0, &q, &v);
         assert!(bad.is_empty(), "{bad:?}");
     }

@@ -26,7 +26,7 @@
 use nalgebra::{Matrix3, Matrix4, SVector, Vector3, Vector4};
 use serde::Serialize;
 
-use super::{ContactLaw, ContactSystem};
+use super::{ContactLaw, FixedSystem};
 
 /// P2's rimless wheel (Section 3, Fig. 3.1a).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -71,7 +71,9 @@ impl RimlessWheel {
     }
 }
 
-impl ContactSystem<3> for RimlessWheel {
+crate::fixed_size_system!(RimlessWheel, 3);
+
+impl FixedSystem<3> for RimlessWheel {
     fn contact_count(&self) -> usize {
         2
     }
@@ -207,7 +209,9 @@ impl CompassBiped {
     }
 }
 
-impl ContactSystem<4> for CompassBiped {
+crate::fixed_size_system!(CompassBiped, 4);
+
+impl FixedSystem<4> for CompassBiped {
     fn contact_count(&self) -> usize {
         2
     }
@@ -368,14 +372,24 @@ mod tests {
     fn both_walkers_pass_the_finite_difference_checks() {
         let w = wheel();
         for (q, v) in [([0.1, 0.02, -0.2], [0.3, -0.1, 0.7]), ([-0.3, 0.0, 0.25], [0.0, 0.2, -0.4])] {
-            let r = check_system(&w, 0.0, &Vector3::from(q), &Vector3::from(v));
+            let r = check_system(
+                &w,
+                0.0,
+                &nalgebra::DVector::from_column_slice(&q),
+                &nalgebra::DVector::from_column_slice(&v),
+            );
             assert!(r.is_empty(), "{r:?}");
         }
         let cb = CompassBiped { inertia: 0.05, ..CompassBiped::paper(0.7) };
         for (q, v) in
             [([-0.15, 0.3, 0.1, 0.02], [0.7, -0.5, 0.2, -0.1]), ([0.2, -0.1, 0.0, 0.0], [-0.3, 1.1, 0.0, 0.4])]
         {
-            let r = check_system(&cb, 0.0, &Vector4::from(q), &Vector4::from(v));
+            let r = check_system(
+                &cb,
+                0.0,
+                &nalgebra::DVector::from_column_slice(&q),
+                &nalgebra::DVector::from_column_slice(&v),
+            );
             assert!(r.is_empty(), "{r:?}");
         }
     }

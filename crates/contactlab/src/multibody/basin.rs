@@ -43,7 +43,7 @@
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use nalgebra::{DVector, SVector, Vector2};
+use nalgebra::{DVector, Vector2};
 use serde::{Deserialize, Serialize};
 
 use super::gait::{driver_for, find_gaits, gait_from, Gait, GaitSettings, GaitSpec, StrikeChart, MAX_STEPS_PER_STRIKE};
@@ -345,12 +345,13 @@ fn strike_from(m: &Mechanism, x: &[f64], settings: &BasinSettings) -> Result<(Ve
     struct First<'a>(&'a [f64], GaitSettings, usize);
     impl Visit for First<'_> {
         type Output = Option<(Vec<f64>, Vec<f64>)>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
-            struct Catch<const N: usize>(usize, Option<(State<N>, State<N>)>);
-            impl<const N: usize> Observer<State<N>, Modes> for Catch<N> {
-                fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+        fn visit(self, sys: MultibodySystem) -> Self::Output {
+            let n = sys.dof();
+            struct Catch(usize, Option<(State, State)>);
+            impl Observer<State, Modes> for Catch {
+                fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
                     if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.0) {
-                        self.1 = Some((ev.before, ev.after));
+                        self.1 = Some((ev.before.clone(), ev.after.clone()));
                         return ControlFlow::Break(());
                     }
                     ControlFlow::Continue(())
@@ -358,13 +359,13 @@ fn strike_from(m: &Mechanism, x: &[f64], settings: &BasinSettings) -> Result<(Ve
             }
             let lag = Lagrangian::new(&sys);
             let x = join(
-                &SVector::<f64, N>::from_column_slice(&self.0[..N]),
-                &SVector::<f64, N>::from_column_slice(&self.0[N..]),
+                &DVector::<f64>::from_column_slice(&self.0[..n]),
+                &DVector::<f64>::from_column_slice(&self.0[n..]),
             );
-            let mut c = Catch::<N>(self.2, None);
+            let mut c = Catch(self.2, None);
             let t = self.1.max_step_time * sys.time_scale();
             driver_for(&self.1, t, EVENTS_PER_STRIKE, MAX_STEPS_PER_STRIKE).run(&lag, 0.0, x, &[], &mut c);
-            let flat = |x: &State<N>| -> Vec<f64> { x.column(0).iter().chain(x.column(1).iter()).copied().collect() };
+            let flat = |x: &State| -> Vec<f64> { x.column(0).iter().chain(x.column(1).iter()).copied().collect() };
             c.1.map(|(b, a)| (flat(&b), flat(&a)))
         }
     }
@@ -508,7 +509,7 @@ struct Cells<'a> {
     progress: &'a (dyn Fn(u64, u64) + Sync),
 }
 
-type State<const N: usize> = nalgebra::SMatrix<f64, N, 2>;
+type State = nalgebra::DMatrix<f64>;
 
 /// Why a cell's run was stopped by its observer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -519,9 +520,9 @@ enum Stop {
     Done,
 }
 
-struct Watch<'a, const N: usize> {
-    sys: &'a MultibodySystem<N>,
-    chart: &'a StrikeChart<'a, N>,
+struct Watch<'a> {
+    sys: &'a MultibodySystem,
+    chart: &'a StrikeChart<'a>,
     scale: DVector<f64>,
     strike: usize,
     gaits: &'a [DVector<f64>],
@@ -537,9 +538,10 @@ struct Watch<'a, const N: usize> {
 }
 
 /// The centre of mass of the tree at `q`.
-fn centre_of_mass<const N: usize>(sys: &MultibodySystem<N>, q: &SVector<f64, N>) -> Vector2<f64> {
+fn centre_of_mass(sys: &MultibodySystem, q: &DVector<f64>) -> Vector2<f64> {
+    let n = sys.dof();
     let tree = sys.multibody();
-    let f = tree.frames(q.as_slice(), &[0.0; N]);
+    let f = tree.frames(q.as_slice(), &vec![0.0; n]);
     let (mut c, mut mass) = (Vector2::zeros(), 0.0);
     for (b, body) in tree.bodies().iter().enumerate() {
         c += body.mass * f.point(b, &body.com).position;
@@ -552,14 +554,14 @@ fn centre_of_mass<const N: usize>(sys: &MultibodySystem<N>, q: &SVector<f64, N>)
     }
 }
 
-impl<const N: usize> Watch<'_, N> {
+impl Watch<'_> {
     fn distance(&self, a: &DVector<f64>, b: &DVector<f64>) -> f64 {
         (a - b).component_div(&self.scale).amax()
     }
 }
 
-impl<const N: usize> Observer<State<N>, Modes> for Watch<'_, N> {
-    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+impl Observer<State, Modes> for Watch<'_> {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
         self.slipping = (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(s) if s != 0));
         if let Some((p, n, h)) = self.floor {
             let x = step.eval(t_end);
@@ -576,7 +578,7 @@ impl<const N: usize> Observer<State<N>, Modes> for Watch<'_, N> {
         ControlFlow::Continue(())
     }
 
-    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
         if ev.info.kind != EventKind::Impact || ev.info.contact != Some(self.strike) {
             return ControlFlow::Continue(());
         }
@@ -606,14 +608,15 @@ fn period(points: &[DVector<f64>], scale: &DVector<f64>, tol: f64) -> Option<usi
 
 impl Visit for Cells<'_> {
     type Output = Result<Vec<BasinCell>, Error>;
-    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
+    fn visit(self, sys: MultibodySystem) -> Self::Output {
+        let n = sys.dof();
         let (m, plan) = (self.m, self.plan);
         let spec = gait_spec(m)?;
         let grid = GridChart::new(&sys, m, plan)?;
-        let x0 = grid.x0;
+        let x0 = grid.x0.clone();
         let post = join(
-            &SVector::<f64, N>::from_column_slice(&plan.post[..N]),
-            &SVector::<f64, N>::from_column_slice(&plan.post[N..]),
+            &DVector::<f64>::from_column_slice(&plan.post[..n]),
+            &DVector::<f64>::from_column_slice(&plan.post[n..]),
         );
         let strikes = StrikeChart::new(&sys, &post, &spec.translation);
         let scale = strikes.scale();
@@ -621,10 +624,7 @@ impl Visit for Cells<'_> {
             .gaits
             .iter()
             .map(|g| {
-                let x = join(
-                    &SVector::<f64, N>::from_column_slice(&g[..N]),
-                    &SVector::<f64, N>::from_column_slice(&g[N..]),
-                );
+                let x = join(&DVector::<f64>::from_column_slice(&g[..n]), &DVector::<f64>::from_column_slice(&g[n..]));
                 strikes.chart(&x)
             })
             .collect();
@@ -639,9 +639,9 @@ impl Visit for Cells<'_> {
             }
             Constraint::JointLimit { .. } => None,
         };
-        let kinetic = |x: &State<N>| {
+        let kinetic = |x: &State| {
             let (q, v) = split(x);
-            0.5 * v.dot(&(sys.mass_matrix(&q) * v))
+            0.5 * v.dot(&(sys.mass_matrix(&q) * &v))
         };
         let ke0 = kinetic(&x0);
         let total = self.points.len() as u64;
@@ -723,20 +723,21 @@ impl Visit for Cells<'_> {
 }
 
 /// The grid's chart at the base state, with the varied coordinates free.
-struct GridChart<'a, const N: usize> {
-    sys: &'a MultibodySystem<N>,
-    chart: StrikeChart<'a, N>,
-    x0: State<N>,
+struct GridChart<'a> {
+    sys: &'a MultibodySystem,
+    chart: StrikeChart<'a>,
+    x0: State,
     y0: DVector<f64>,
     /// Where each varied coordinate sits in the chart.
     slots: Vec<usize>,
 }
 
-impl<'a, const N: usize> GridChart<'a, N> {
-    fn new(sys: &'a MultibodySystem<N>, m: &Mechanism, plan: &BasinPlan) -> Result<Self, Error> {
+impl<'a> GridChart<'a> {
+    fn new(sys: &'a MultibodySystem, m: &Mechanism, plan: &BasinPlan) -> Result<Self, Error> {
+        let n = sys.dof();
         let spec = gait_spec(m)?;
         let keep = varied(m, &plan.vary)?;
-        let x0 = join(&SVector::<f64, N>::from_column_slice(&plan.q), &SVector::<f64, N>::from_column_slice(&plan.v));
+        let x0 = join(&DVector::<f64>::from_column_slice(&plan.q), &DVector::<f64>::from_column_slice(&plan.v));
         let names = state_names(m);
         let chart = StrikeChart::keeping(sys, &x0, &spec.translation, &keep).map_err(|k| {
             Error::argument(
@@ -744,7 +745,7 @@ impl<'a, const N: usize> GridChart<'a, N> {
                 format!(
                     "'{}' cannot vary on the section at the base state: {}",
                     names[k],
-                    if k < N && spec.translation.contains(&k) {
+                    if k < n && spec.translation.contains(&k) {
                         "it is a translation coordinate of the [gait]".to_string()
                     } else {
                         format!(
@@ -774,7 +775,7 @@ impl<'a, const N: usize> GridChart<'a, N> {
 
     /// The state of the cell `values`, `None` when it is not a state on the section (the
     /// constraints cannot be met, a non-finite value, or an armed contact inside its support).
-    fn lift(&self, values: &[f64]) -> Option<State<N>> {
+    fn lift(&self, values: &[f64]) -> Option<State> {
         let mut y = self.y0.clone();
         for (j, &slot) in self.slots.iter().enumerate() {
             y[slot] = values[j];
@@ -798,7 +799,7 @@ pub fn cell_state(m: &Mechanism, plan: &BasinPlan, values: &[f64]) -> Result<Opt
     struct One<'a>(&'a Mechanism, &'a BasinPlan, &'a [f64]);
     impl Visit for One<'_> {
         type Output = Result<Option<Vec<f64>>, Error>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
+        fn visit(self, sys: MultibodySystem) -> Self::Output {
             let g = GridChart::new(&sys, self.0, self.1)?;
             Ok(g.lift(self.2).map(|x| x.column(0).iter().chain(x.column(1).iter()).copied().collect()))
         }
@@ -807,7 +808,7 @@ pub fn cell_state(m: &Mechanism, plan: &BasinPlan, values: &[f64]) -> Result<Opt
 }
 
 /// The base state's closed contacts are closed at `q` too (the lift's Newton converged).
-fn x0_gaps_hold<const N: usize>(sys: &MultibodySystem<N>, x0: &State<N>, q: &SVector<f64, N>, ls: f64) -> bool {
+fn x0_gaps_hold(sys: &MultibodySystem, x0: &State, q: &DVector<f64>, ls: f64) -> bool {
     let (q0, _) = split(x0);
     (0..sys.contact_count())
         .filter(|&i| sys.gap(i, &q0).abs() <= super::gait::SECTION_TOL * ls)
@@ -815,7 +816,7 @@ fn x0_gaps_hold<const N: usize>(sys: &MultibodySystem<N>, x0: &State<N>, q: &SVe
 }
 
 /// The chart's free coordinates at `x0` (for errors).
-fn chart_names<const N: usize>(sys: &MultibodySystem<N>, x0: &State<N>, spec: &GaitSpec, m: &Mechanism) -> String {
+fn chart_names(sys: &MultibodySystem, x0: &State, spec: &GaitSpec, m: &Mechanism) -> String {
     StrikeChart::new(sys, x0, &spec.translation).names(&m.coordinates).join(", ")
 }
 

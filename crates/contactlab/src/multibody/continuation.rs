@@ -17,7 +17,7 @@
 //! its sign change is the [`SpecialKind::Scuffing`] test), and the step's events (their changes are grazing,
 //! sticking lost, a slipping strike, Zeno onset or end).
 
-use nalgebra::{DVector, SVector};
+use nalgebra::DVector;
 
 use super::gait::{
     driver_for, find_gaits, gait_from, orbit_details, GaitSettings, GaitSpec, StrikeChart, MAX_STEPS_PER_STRIKE,
@@ -35,26 +35,26 @@ use crate::model::ModelDoc;
 use crate::Error;
 
 /// The gait's strike-to-strike maps as the parameter varies.
-struct GaitFamily<'a, const N: usize> {
+struct GaitFamily<'a> {
     doc: &'a ModelDoc,
     key: &'a ParamKey,
     spec: &'a GaitSpec,
-    chart: StrikeChart<'a, N>,
+    chart: StrikeChart<'a>,
     settings: &'a GaitSettings,
     names: &'a [String],
     q0: Vec<f64>,
 }
 
-impl<const N: usize> GaitFamily<'_, N> {
-    fn system(&self, p: f64) -> Result<MultibodySystem<N>, String> {
+impl GaitFamily<'_> {
+    fn system(&self, p: f64) -> Result<MultibodySystem, String> {
         let doc = self.doc.with_param(self.key, p).map_err(|e| e.to_string())?;
         let m = super::model::from_model(&doc).map_err(|e| e.to_string())?;
-        m.system::<N>().map_err(|e| e.to_string())
+        m.system().map_err(|e| e.to_string())
     }
     fn with_map<T>(
         &self,
         p: f64,
-        f: impl FnOnce(&ReturnMap<'_, Lagrangian<&MultibodySystem<N>, N>, StrikeChart<'_, N>>) -> T,
+        f: impl FnOnce(&ReturnMap<'_, Lagrangian<&MultibodySystem>, StrikeChart<'_>>) -> T,
     ) -> Result<T, String> {
         let sys = self.system(p)?;
         let lag = Lagrangian::new(&sys);
@@ -71,7 +71,7 @@ impl<const N: usize> GaitFamily<'_, N> {
     }
 }
 
-impl<const N: usize> MapFamily for GaitFamily<'_, N> {
+impl MapFamily for GaitFamily<'_> {
     fn dim(&self) -> usize {
         self.chart.dim()
     }
@@ -177,8 +177,8 @@ pub fn continue_gait(
     }
     impl Visit for Run<'_> {
         type Output = Continuation;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Continuation {
-            let x = join(&SVector::<f64, N>::from_column_slice(self.q), &SVector::<f64, N>::from_column_slice(self.v));
+        fn visit(self, sys: MultibodySystem) -> Continuation {
+            let x = join(&DVector::<f64>::from_column_slice(self.q), &DVector::<f64>::from_column_slice(self.v));
             let chart = StrikeChart::new(&sys, &x, &self.spec.translation);
             let y0 = chart.chart(&x);
             let fam = GaitFamily {
@@ -223,12 +223,12 @@ pub fn continue_orbit(
     }
     impl Visit for Run<'_> {
         type Output = Result<Continuation, Error>;
-        fn visit<const N: usize>(self, _sys: MultibodySystem<N>) -> Result<Continuation, Error> {
+        fn visit(self, _sys: MultibodySystem) -> Result<Continuation, Error> {
             let (doc, key, i) = (self.doc, self.key, self.i);
-            let system = move |p: f64| -> Result<MultibodySystem<N>, String> {
+            let system = move |p: f64| -> Result<MultibodySystem, String> {
                 let d = doc.with_param(key, p).map_err(|e| e.to_string())?;
                 let m = super::model::from_model(&d).map_err(|e| e.to_string())?;
-                m.with_contact_first(i).system::<N>().map_err(|e| e.to_string())
+                m.with_contact_first(i).system().map_err(|e| e.to_string())
             };
             crate::zeno_orbit::orbit_continuation(system, &self.m.q0, &self.m.v0, key, self.settings, self.progress)
         }

@@ -2,7 +2,7 @@
 //! before analysing it. Everything printed is computed by the multibody algorithm (no
 //! differences); the finite-difference check of [`check_system`] is reported beside it.
 
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::{Mechanism, MechanismSummary, Visit};
@@ -105,21 +105,21 @@ struct At<'a> {
 
 impl Visit for At<'_> {
     type Output = Inspection;
-    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Inspection {
+    fn visit(self, sys: MultibodySystem) -> Inspection {
+        let n = sys.dof();
         let (t, m) = (self.t, self.m);
-        let q = SVector::<f64, N>::from_column_slice(self.q);
-        let v = SVector::<f64, N>::from_column_slice(self.v);
+        let q = DVector::<f64>::from_column_slice(self.q);
+        let v = DVector::<f64>::from_column_slice(self.v);
         let mass = sys.mass_matrix(&q);
         let tree = sys.multibody();
         let (_, h_tree) = tree.mass_and_bias(&tree.frames(self.q, self.v));
-        let (_, h_static) = tree.mass_and_bias(&tree.frames(self.q, &vec![0.0; N]));
+        let (_, h_static) = tree.mass_and_bias(&tree.frames(self.q, &vec![0.0; n]));
         let bias = sys.bias(t, &q, &v);
-        let joint = bias - SVector::<f64, N>::from_column_slice(h_tree.as_slice());
-        let eig = DMatrix::from_fn(N, N, |i, j| 0.5 * (mass[(i, j)] + mass[(j, i)])).symmetric_eigenvalues();
-        let asym = (mass - mass.transpose()).amax();
-        let dense = DMatrix::from_fn(N, N, |i, j| mass[(i, j)]);
-        let rhs = nalgebra::DVector::from_column_slice(bias.as_slice());
-        let free = dense.lu().solve(&rhs).map_or_else(|| vec![f64::NAN; N], |a| a.iter().copied().collect());
+        let joint = bias.clone() - DVector::<f64>::from_column_slice(h_tree.as_slice());
+        let eig = DMatrix::from_fn(n, n, |i, j| 0.5 * (mass[(i, j)] + mass[(j, i)])).symmetric_eigenvalues();
+        let asym = (mass.clone() - mass.transpose()).amax();
+        let dense = DMatrix::from_fn(n, n, |i, j| mass[(i, j)]);
+        let free = dense.lu().solve(&bias).map_or_else(|| vec![f64::NAN; n], |a| a.iter().copied().collect());
         let contacts = (0..sys.contact_count())
             .map(|i| {
                 let (wn, wt) = (sys.normal_jacobian(i, &q), sys.tangent_jacobian(i, &q));
@@ -142,15 +142,15 @@ impl Visit for At<'_> {
             .collect();
         let kinetic = sys.kinetic_energy(&q, &v);
         let potential = sys.potential(&q);
-        let rows = |x: &SVector<f64, N>| x.iter().copied().collect::<Vec<f64>>();
-        let velocity_products = SVector::<f64, N>::from_column_slice(h_tree.as_slice())
-            - SVector::<f64, N>::from_column_slice(h_static.as_slice());
+        let rows = |x: &DVector<f64>| x.iter().copied().collect::<Vec<f64>>();
+        let velocity_products = DVector::<f64>::from_column_slice(h_tree.as_slice())
+            - DVector::<f64>::from_column_slice(h_static.as_slice());
         Inspection {
             model: m.summary(),
             t,
             q: self.q.to_vec(),
             v: self.v.to_vec(),
-            mass_matrix: (0..N).map(|i| (0..N).map(|j| mass[(i, j)]).collect()).collect(),
+            mass_matrix: (0..n).map(|i| (0..n).map(|j| mass[(i, j)]).collect()).collect(),
             mass_matrix_eigenvalues: [eig.min(), eig.max()],
             mass_matrix_asymmetry: asym,
             bias: rows(&bias),

@@ -3,11 +3,10 @@
 //! analyses that take any such mechanism: [`inspect`] (what a user runs first on a new model)
 //! and [`simulate`] (the event-driven hybrid core).
 //!
-//! The dynamics are [`MultibodySystem`]'s, whose dimension is a type parameter (the
-//! hand-written models' fast path: fixed-size matrices on the stack). A [`Mechanism`] has its
-//! dimension at run time; [`Mechanism::visit`] builds the system with the matching `N` (one
-//! instantiation per dimension up to [`MAX_DOF`]) and hands it to a [`Visit`], so every analysis
-//! written for a `ContactSystem<N>` runs on a mechanism unchanged.
+//! The dynamics are [`MultibodySystem`]'s. Dimensions are run-time values throughout (the
+//! [`crate::mechanics::ContactSystem`] trait works on `DVector`/`DMatrix`), so every analysis is
+//! compiled once, whatever the number of degrees of freedom: [`Mechanism::system`] builds the
+//! system (at most [`MAX_DOF`] coordinates) and [`Mechanism::visit`] hands it to a [`Visit`].
 
 pub mod basin;
 pub mod builder;
@@ -76,21 +75,8 @@ pub struct Mechanism {
 pub trait Visit {
     /// What it returns.
     type Output;
-    /// Runs on the `N`-dimensional system.
-    fn visit<const N: usize>(self, system: MultibodySystem<N>) -> Self::Output;
-}
-
-macro_rules! dispatch {
-    ($m:expr, $v:expr, $($n:literal)*) => {
-        match $m.dof() {
-            $($n => Ok($v.visit($m.system::<$n>()?)),)*
-            n => Err(Error::input(
-                &$m.source,
-                "body",
-                format!("{n} degrees of freedom; at most {MAX_DOF} are supported"),
-            )),
-        }
-    };
+    /// Runs on the system.
+    fn visit(self, system: MultibodySystem) -> Self::Output;
 }
 
 impl Mechanism {
@@ -99,18 +85,26 @@ impl Mechanism {
         self.tree.dof()
     }
 
-    /// The system with `N = dof` coordinates.
-    pub fn system<const N: usize>(&self) -> Result<MultibodySystem<N>, Error> {
-        let s = MultibodySystem::<N>::new(self.tree.clone(), self.contacts.clone(), self.springs.clone())?;
+    /// The system (at most [`MAX_DOF`] coordinates).
+    pub fn system(&self) -> Result<MultibodySystem, Error> {
+        let n = self.dof();
+        if n == 0 || n > MAX_DOF {
+            return Err(Error::input(
+                &self.source,
+                "body",
+                format!("{n} degrees of freedom; between 1 and {MAX_DOF} are supported"),
+            ));
+        }
+        let s = MultibodySystem::new(self.tree.clone(), self.contacts.clone(), self.springs.clone())?;
         match &self.relabel {
             Some(r) => s.with_relabel(r.clone()),
             None => Ok(s),
         }
     }
 
-    /// Runs `v` on the system of the right dimension.
+    /// Runs `v` on the mechanism's system.
     pub fn visit<V: Visit>(&self, v: V) -> Result<V::Output, Error> {
-        dispatch!(self, v, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
+        Ok(v.visit(self.system()?))
     }
 
     /// Checks that `x` has one entry per coordinate, all finite; `what` names it in errors.

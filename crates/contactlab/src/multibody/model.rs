@@ -261,7 +261,7 @@ pub(crate) struct Check;
 
 impl super::Visit for Check {
     type Output = ();
-    fn visit<const N: usize>(self, _: crate::mechanics::multibody_system::MultibodySystem<N>) {}
+    fn visit(self, _: crate::mechanics::multibody_system::MultibodySystem) {}
 }
 
 fn list(names: &[&str]) -> String {

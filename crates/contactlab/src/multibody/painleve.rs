@@ -35,7 +35,7 @@
 //! reversal, separation, dynamic jam, P2's corner, an impact elsewhere), by the same reading
 //! of the event-driven run as the walkers' ([`crate::painleve::slip`]).
 
-use nalgebra::{DMatrix, DVector, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::{Mechanism, Visit};
@@ -265,9 +265,9 @@ const CLOSED_TOL: f64 = 1e-9;
 impl Visit for Run<'_> {
     type Output = Result<Painleve, Error>;
 
-    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
-        let q = SVector::<f64, N>::from_column_slice(self.q);
-        let v = SVector::<f64, N>::from_column_slice(self.v);
+    fn visit(self, sys: MultibodySystem) -> Self::Output {
+        let q = DVector::<f64>::from_column_slice(self.q);
+        let v = DVector::<f64>::from_column_slice(self.v);
         let speed = sys.length_scale() / sys.time_scale();
         let slip_of = |j: usize| sys.tangent_jacobian(j, &q).dot(&v);
         let sigma_of = |j: usize| if slip_of(j) < 0.0 { -1.0 } else { 1.0 };
@@ -287,7 +287,7 @@ impl Visit for Run<'_> {
         let at_state = AtState { a: t.a, b: t.b, a_scale: t.a_scale, b_scale: t.b_scale, case: slip_case(t.a, t.b) };
 
         let with = |x: &[f64]| {
-            let mut qq = q;
+            let mut qq = q.clone();
             for (&(k, _, _), &val) in self.axes.iter().zip(x) {
                 qq[k] = val;
             }
@@ -378,14 +378,11 @@ impl Visit for Run<'_> {
 /// With the constraints `held` bilateral, the constrained inverse
 /// `P = M⁻¹ − M⁻¹J_Hᵀ(J_H M⁻¹J_Hᵀ)⁻¹J_H M⁻¹` and `K = (J_H M⁻¹J_Hᵀ)⁻¹J_H M⁻¹` (the forces that
 /// hold them); `None` if `M` is not positive definite or the held constraints are dependent.
-fn held_inverse<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    held: &[usize],
-) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
-    let m = DMatrix::from_column_slice(N, N, sys.mass_matrix(q).as_slice());
+fn held_inverse<S: ContactSystem>(sys: &S, q: &DVector<f64>, held: &[usize]) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
+    let n = sys.dof();
+    let m = DMatrix::from_column_slice(n, n, sys.mass_matrix(q).as_slice());
     let minv = m.cholesky()?.inverse();
-    let jh = DMatrix::from_fn(held.len(), N, |r, c| sys.normal_jacobian(held[r], q)[c]);
+    let jh = DMatrix::from_fn(held.len(), n, |r, c| sys.normal_jacobian(held[r], q)[c]);
     let g = &jh * &minv * jh.transpose();
     let k = g.lu().solve(&(&jh * &minv))?; // (J M⁻¹ Jᵀ)⁻¹ J M⁻¹
     let p = &minv - &minv * jh.transpose() * &k;
@@ -394,23 +391,18 @@ fn held_inverse<S: ContactSystem<N>, const N: usize>(
 
 /// `d = w_nᵀ P w_n` and `c = w_nᵀ P w_t` of contact 0 with the constraints `held` bilateral
 /// (`P = M⁻¹` when none is held).
-pub fn held_dc<S: ContactSystem<N>, const N: usize>(sys: &S, q: &SVector<f64, N>, held: &[usize]) -> (f64, f64) {
+pub fn held_dc<S: ContactSystem>(sys: &S, q: &DVector<f64>, held: &[usize]) -> (f64, f64) {
     contact_dc(sys, q, 0, held)
 }
 
 /// [`held_dc`] of contact `i`.
-pub fn contact_dc<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    i: usize,
-    held: &[usize],
-) -> (f64, f64) {
+pub fn contact_dc<S: ContactSystem>(sys: &S, q: &DVector<f64>, i: usize, held: &[usize]) -> (f64, f64) {
     if held.is_empty() {
         let Some(chol) = sys.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
         let mwn = chol.solve(&sys.normal_jacobian(i, q));
         return (mwn.dot(&sys.normal_jacobian(i, q)), mwn.dot(&sys.tangent_jacobian(i, q)));
     }
-    let dv = |x: SVector<f64, N>| DVector::from_column_slice(x.as_slice());
+    let dv = |x: DVector<f64>| DVector::from_column_slice(x.as_slice());
     let (wn, wt) = (dv(sys.normal_jacobian(i, q)), dv(sys.tangent_jacobian(i, q)));
     let Some((p, _)) = held_inverse(sys, q, held) else { return (f64::NAN, f64::NAN) };
     let pwn = &p * &wn;
@@ -419,13 +411,7 @@ pub fn contact_dc<S: ContactSystem<N>, const N: usize>(
 
 /// P2's `A` and `B` of contact 0 for slip direction `sigma` with the constraints `held`
 /// bilateral (module docs), with the magnitudes of their terms.
-pub fn held_ab<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    sigma: f64,
-    held: &[usize],
-) -> AbTerms {
+pub fn held_ab<S: ContactSystem>(sys: &S, q: &DVector<f64>, v: &DVector<f64>, sigma: f64, held: &[usize]) -> AbTerms {
     let held: Vec<Held> = held.iter().map(|&j| Held::Normal(j, 0.0)).collect();
     slip_parts(sys, 0.0, q, v, sigma, &held).map_or(
         AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN },
@@ -435,10 +421,10 @@ pub fn held_ab<S: ContactSystem<N>, const N: usize>(
 
 /// `A` and `B` of the contacts `js` slipping in directions `sigmas` (module docs), and the
 /// solutions of their LCP.
-pub fn several_contacts<S: ContactSystem<N>, const N: usize>(
+pub fn several_contacts<S: ContactSystem>(
     sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     js: &[usize],
     sigmas: &[f64],
     names: &[String],
@@ -552,10 +538,10 @@ fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Err
     struct Curve<'a>(&'a Painleve, usize, usize, Vec<usize>);
     impl Visit for Curve<'_> {
         type Output = Vec<(f64, f64)>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
+        fn visit(self, sys: MultibodySystem) -> Self::Output {
             let (p, k, n) = (self.0, self.1, self.2);
             let a = &p.slice[0];
-            let mut q = SVector::<f64, N>::from_column_slice(&p.q);
+            let mut q = DVector::<f64>::from_column_slice(&p.q);
             (0..n)
                 .map(|i| {
                     let x = a.lo + (a.hi - a.lo) * i as f64 / (n - 1) as f64;
@@ -609,11 +595,11 @@ pub fn jam_threshold(
     }
     impl Visit for Jam<'_> {
         type Output = Result<Option<f64>, Error>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
-            let q = SVector::<f64, N>::from_column_slice(self.q);
-            let v = SVector::<f64, N>::from_column_slice(self.v);
+        fn visit(self, sys: MultibodySystem) -> Self::Output {
+            let q = DVector::<f64>::from_column_slice(self.q);
+            let v = DVector::<f64>::from_column_slice(self.v);
             let (wn, wt) = (sys.normal_jacobian(0, &q), sys.tangent_jacobian(0, &q));
-            let e: SVector<f64, N> = match self.along {
+            let e: DVector<f64> = match self.along {
                 Some((k, name)) => {
                     let scale = wn.abs().max().max(wt.abs().max());
                     if wt[k].abs() <= 1e-12 * scale || wn[k].abs() > 1e-12 * scale {
@@ -625,7 +611,7 @@ pub fn jam_threshold(
                             ),
                         ));
                     }
-                    SVector::<f64, N>::from_fn(|r, _| if r == k { 1.0 / wt[k] } else { 0.0 })
+                    DVector::<f64>::from_fn(wt.len(), |r, _| if r == k { 1.0 / wt[k] } else { 0.0 })
                 }
                 None => {
                     let minv = sys
@@ -633,15 +619,15 @@ pub fn jam_threshold(
                         .cholesky()
                         .ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?
                         .inverse();
-                    let j = nalgebra::SMatrix::<f64, 2, N>::from_rows(&[wt.transpose(), wn.transpose()]);
-                    let a = j * minv * j.transpose();
+                    let j = nalgebra::DMatrix::<f64>::from_rows(&[wt.transpose(), wn.transpose()]);
+                    let a = &j * &minv * j.transpose();
                     let y = a.try_inverse().ok_or_else(|| {
                         Error::argument("contact", "its normal and tangent rows are dependent: it cannot slide")
                     })? * nalgebra::Vector2::new(1.0, 0.0);
                     minv * j.transpose() * y
                 }
             };
-            let rest = v - e * wt.dot(&v);
+            let rest = &v - &e * wt.dot(&v);
             Ok(crate::painleve::slip::jam_threshold(&sys, &q, &rest, &e, self.max_speed, JAM_SPEED_TOL, self.settings))
         }
     }
@@ -668,9 +654,9 @@ pub fn slip(
     struct Slip<'a>(&'a [f64], &'a [f64], &'a SlipSettings);
     impl Visit for Slip<'_> {
         type Output = SlipEnd;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Self::Output {
-            let q = SVector::<f64, N>::from_column_slice(self.0);
-            let v = SVector::<f64, N>::from_column_slice(self.1);
+        fn visit(self, sys: MultibodySystem) -> Self::Output {
+            let q = DVector::<f64>::from_column_slice(self.0);
+            let v = DVector::<f64>::from_column_slice(self.1);
             crate::painleve::slip::slip(&sys, &q, &v, self.2)
         }
     }

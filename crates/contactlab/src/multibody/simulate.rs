@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::{Mechanism, MechanismSummary, Visit};
@@ -153,16 +153,16 @@ struct Run<'a> {
     settings: &'a SimulateSettings,
 }
 
-struct Rec<'a, const N: usize> {
-    sys: &'a MultibodySystem<N>,
+struct Rec<'a> {
+    sys: &'a MultibodySystem,
     names: &'a [String],
     per_step: usize,
     samples: Vec<Sample>,
     events: Vec<Event>,
 }
 
-impl<const N: usize> Rec<'_, N> {
-    fn push(&mut self, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) {
+impl Rec<'_> {
+    fn push(&mut self, t: f64, x: &DMatrix<f64>, mode: &Modes) {
         let (q, v) = split(x);
         self.samples.push(Sample {
             t,
@@ -176,17 +176,17 @@ impl<const N: usize> Rec<'_, N> {
     }
 }
 
-impl<const N: usize> Observer<SMatrix<f64, N, 2>, Modes> for Rec<'_, N> {
-    fn on_start(&mut self, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) {
+impl Observer<DMatrix<f64>, Modes> for Rec<'_> {
+    fn on_start(&mut self, t: f64, x: &DMatrix<f64>, mode: &Modes) {
         self.push(t, x, mode);
     }
-    fn on_step(&mut self, step: &Step<SMatrix<f64, N, 2>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+    fn on_step(&mut self, step: &Step<DMatrix<f64>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
         for (t, x) in step.samples(t_end, self.per_step + 1) {
             self.push(t, &x, mode);
         }
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<SMatrix<f64, N, 2>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<DMatrix<f64>, Modes>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Section {
             return ControlFlow::Continue(());
         }
@@ -209,10 +209,10 @@ impl<const N: usize> Observer<SMatrix<f64, N, 2>, Modes> for Rec<'_, N> {
 
 impl Visit for Run<'_> {
     type Output = Simulation;
-    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Simulation {
+    fn visit(self, sys: MultibodySystem) -> Simulation {
         let s = self.settings;
-        let q0 = SVector::<f64, N>::from_column_slice(self.q0);
-        let v0 = SVector::<f64, N>::from_column_slice(self.v0);
+        let q0 = DVector::<f64>::from_column_slice(self.q0);
+        let v0 = DVector::<f64>::from_column_slice(self.v0);
         let driver = EventDriver::new(DriverSettings {
             tol: Tolerances { rtol: s.rtol, atol: s.rtol },
             t_max: s.t_max,

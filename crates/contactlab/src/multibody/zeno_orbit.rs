@@ -4,7 +4,7 @@
 //! impacts accumulating at a Zeno point), with the multipliers and P3's contraction rate `γ`
 //! ([`crate::zeno_orbit::orbit`] on the mechanism with that constraint first).
 
-use nalgebra::SVector;
+use nalgebra::DVector;
 use serde::Serialize;
 
 use super::{Mechanism, Visit};
@@ -35,10 +35,10 @@ pub fn constraint_orbit(m: &Mechanism, q: &[f64], v: &[f64], constraint: &str) -
     struct Find<'a>(&'a [f64], &'a [f64]);
     impl Visit for Find<'_> {
         type Output = Orbit;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Orbit {
+        fn visit(self, sys: MultibodySystem) -> Orbit {
             let lag = Lagrangian::new(sys);
             let s = ZenoSettings::default();
-            let (q, v) = (SVector::<f64, N>::from_column_slice(self.0), SVector::<f64, N>::from_column_slice(self.1));
+            let (q, v) = (DVector::<f64>::from_column_slice(self.0), DVector::<f64>::from_column_slice(self.1));
             match zeno::settle(&lag, &q, &v, SETTLE_CYCLES, SETTLE_TOL, &s) {
                 Ok(y) => zeno::orbit(&lag, &y, &s),
                 Err(reason) => Orbit::not_found(reason),

@@ -50,7 +50,7 @@
 //! The event-driven run hands over to this one where `B` falls below [`SWITCH`] of its terms
 //! ([`super::slip`]); from there no step crosses the pole.
 
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::slip::{SlipOutcome, TracePoint};
@@ -121,7 +121,7 @@ pub fn held_in(mode: &Modes) -> Vec<Held> {
 /// Contact 0 slipping in direction `σ` with the constraints [`Held`] closed: P2's `A` and `B`,
 /// the magnitudes of their terms, and the accelerations and held forces affine in `f_n`.
 #[derive(Debug, Clone)]
-pub struct SlipParts<const N: usize> {
+pub struct SlipParts {
     /// `A`: `a_n = −A + B f_n` (eq. 21).
     pub a: f64,
     /// `B`.
@@ -131,9 +131,9 @@ pub struct SlipParts<const N: usize> {
     /// `d + μ|c|` with `B = d − σμc`.
     pub b_scale: f64,
     /// `q̈` with no force at contact 0.
-    pub accel_free: SVector<f64, N>,
+    pub accel_free: DVector<f64>,
     /// `q̈` per unit normal force at contact 0 (with its friction `−σμ f_n`).
-    pub accel_per_force: SVector<f64, N>,
+    pub accel_per_force: DVector<f64>,
     /// The held constraints' forces (one per row: a stuck contact has two) with no force at 0.
     pub held_free: DVector<f64>,
     /// Their change per unit normal force at contact 0.
@@ -142,14 +142,14 @@ pub struct SlipParts<const N: usize> {
 
 /// [`SlipParts`] at `(t, q, q̇)` (module docs of [`super`] for the signs); `None` if `M` is not
 /// positive definite or the held constraints are dependent.
-pub fn slip_parts<S: ContactSystem<N>, const N: usize>(
+pub fn slip_parts<S: ContactSystem>(
     sys: &S,
     t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     sigma: f64,
     held: &[Held],
-) -> Option<SlipParts<N>> {
+) -> Option<SlipParts> {
     let chol = sys.mass_matrix(q).cholesky()?;
     let (wn, wt, (wn_dot_v, _)) = sys.contact_rows(0, q, v);
     // Held rows J (with J̇q̇) and the force directions F they take.
@@ -158,20 +158,20 @@ pub fn slip_parts<S: ContactSystem<N>, const N: usize>(
         match *h {
             Held::Normal(j, s) => {
                 let (n, tj, (dn, _)) = sys.contact_rows(j, q, v);
+                forces.push(if s == 0.0 { n.clone() } else { &n - tj * (s * sys.law(j).mu) });
                 rows.push(n);
-                forces.push(if s == 0.0 { n } else { n - tj * (s * sys.law(j).mu) });
                 jdot.push(dn);
             }
             Held::Stuck(j) => {
                 let (n, tj, (dn, dt)) = sys.contact_rows(j, q, v);
+                forces.extend([n.clone(), tj.clone()]);
                 rows.extend([n, tj]);
-                forces.extend([n, tj]);
                 jdot.extend([dn, dt]);
             }
         }
     }
     let k = rows.len();
-    let minv_f: Vec<SVector<f64, N>> = forces.iter().map(|f| chol.solve(f)).collect();
+    let minv_f: Vec<DVector<f64>> = forces.iter().map(|f| chol.solve(f)).collect();
     let g = DMatrix::from_fn(k, k, |r, c| rows[r].dot(&minv_f[c]));
     let g_lu = g.lu();
     // Dependent held rows (to round-off of the largest pivot) have no unique forces.
@@ -180,25 +180,25 @@ pub fn slip_parts<S: ContactSystem<N>, const N: usize>(
         return None;
     }
     // q̈ = M⁻¹(f + Fλ) with J q̈ + c = 0: λ = −(J M⁻¹F)⁻¹(J M⁻¹f + c).
-    let solve = |f: &SVector<f64, N>, c: Option<&[f64]>| -> Option<(SVector<f64, N>, DVector<f64>)> {
+    let solve = |f: &DVector<f64>, c: Option<&[f64]>| -> Option<(DVector<f64>, DVector<f64>)> {
         let mf = chol.solve(f);
         if k == 0 {
             return Some((mf, DVector::zeros(0)));
         }
         let rhs = DVector::from_fn(k, |r, _| rows[r].dot(&mf) + c.map_or(0.0, |c| c[r]));
         let lam = -g_lu.solve(&rhs)?;
-        let acc = minv_f.iter().zip(lam.iter()).fold(mf, |a, (x, l)| a + x * *l);
+        let acc = minv_f.iter().zip(lam.iter()).fold(mf.clone(), |a, (x, l)| a + x * *l);
         Some((acc, lam))
     };
     let mu = sys.law(0).mu;
-    let h0 = sys.bias(t, q, &SVector::zeros());
+    let h0 = sys.bias(t, q, &DVector::zeros(q.len()));
     let h = sys.bias(t, q, v);
     let (acc0, _) = solve(&h0, None)?;
     let (accel_free, held_free) = solve(&h, Some(&jdot))?;
     let (acc_n, held_n) = solve(&wn, None)?;
     let (acc_t, held_t) = solve(&wt, None)?;
     let a0 = -wn.dot(&acc0);
-    let av = -wn.dot(&(accel_free - acc0)) - wn_dot_v;
+    let av = -wn.dot(&(&accel_free - acc0)) - wn_dot_v;
     let (d, c) = (wn.dot(&acc_n), mu * wn.dot(&acc_t));
     Some(SlipParts {
         a: a0 + av,
@@ -274,29 +274,29 @@ pub struct Approach {
 }
 
 /// The end of a desingularised run: outcome, time, state, evidence.
-pub(super) struct End<const N: usize> {
+pub(super) struct End {
     pub outcome: SlipOutcome,
     pub t: f64,
-    pub x: SMatrix<f64, N, 2>,
+    pub x: DMatrix<f64>,
     pub approach: Approach,
 }
 
 /// The rescaled state: `q`, `q̇`, and `t` in the first entry of the third column.
-type Y<const N: usize> = SMatrix<f64, N, 3>;
+type Y = DMatrix<f64>;
 
-fn stack<const N: usize>(x: &SMatrix<f64, N, 2>, t: f64) -> Y<N> {
-    let mut y = Y::<N>::zeros();
-    y.fixed_columns_mut::<2>(0).copy_from(x);
+fn stack(x: &DMatrix<f64>, t: f64) -> Y {
+    let mut y = Y::zeros(x.nrows(), 3);
+    y.columns_mut(0, 2).copy_from(x);
     y[(0, 2)] = t;
     y
 }
 
-fn unstack<const N: usize>(y: &Y<N>) -> (SMatrix<f64, N, 2>, f64) {
-    (y.fixed_columns::<2>(0).into_owned(), y[(0, 2)])
+fn unstack(y: &Y) -> (DMatrix<f64>, f64) {
+    (y.columns(0, 2).into_owned(), y[(0, 2)])
 }
 
-struct Run<'a, S, const N: usize> {
-    lag: &'a Lagrangian<S, N>,
+struct Run<'a, S> {
+    lag: &'a Lagrangian<S>,
     sigma: f64,
     held: Vec<Held>,
     /// `B₀`: the rescaling's constant.
@@ -319,31 +319,31 @@ struct Signs {
     held_slip: Vec<f64>,
 }
 
-impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
+impl<S: ContactSystem> Run<'_, S> {
     fn sys(&self) -> &S {
         self.lag.system()
     }
 
-    fn parts(&self, y: &Y<N>) -> Option<SlipParts<N>> {
+    fn parts(&self, y: &Y) -> Option<SlipParts> {
         let (x, t) = unstack(y);
         let (q, v) = split(&x);
         slip_parts(self.sys(), t, &q, &v, self.sigma, &self.held)
     }
 
-    fn field(&self, y: &Y<N>) -> Y<N> {
-        let Some(p) = self.parts(y) else { return Y::repeat(f64::NAN) };
+    fn field(&self, y: &Y) -> Y {
+        let Some(p) = self.parts(y) else { return Y::repeat(y.nrows(), 3, f64::NAN) };
         let (x, _) = unstack(y);
         let (_, v) = split(&x);
         let r = p.b / self.b0;
         let dv = (p.accel_free * p.b + p.accel_per_force * p.a) / self.b0;
-        let mut out = Y::<N>::zeros();
+        let mut out = Y::zeros(y.nrows(), 3);
         out.column_mut(0).copy_from(&(v * r));
         out.column_mut(1).copy_from(&dv);
         out[(0, 2)] = r;
         out
     }
 
-    fn signs(&self, y: &Y<N>) -> Option<Signs> {
+    fn signs(&self, y: &Y) -> Option<Signs> {
         let p = self.parts(y)?;
         let (x, _) = unstack(y);
         let (q, v) = split(&x);
@@ -382,10 +382,10 @@ impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
     }
 }
 
-impl<S: ContactSystem<N>, const N: usize> Run<'_, S, N> {
+impl<S: ContactSystem> Run<'_, S> {
     /// The held constraint (its index in `held`) whose force at `y` has left its cone, if it is
     /// one held in its normal direction only: it can open.
-    fn releasable(&self, y: &Y<N>) -> Option<usize> {
+    fn releasable(&self, y: &Y) -> Option<usize> {
         let signs = self.signs(y)?;
         if signs.held_slip.iter().any(|u| *u <= 0.0) {
             return None;
@@ -424,15 +424,15 @@ fn first_negative(s: &Signs, floor: f64) -> Option<Ended> {
 /// Runs the slip of contact 0 in desingularised time from `(t₀, x₀)` in `mode` (contact 0
 /// slipping in direction `sigma`) until it ends (module docs); `trace` receives the accepted
 /// steps as `(t, q, q̇, f_n)`.
-pub(super) fn run<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
+pub(super) fn run<S: ContactSystem>(
+    lag: &Lagrangian<S>,
     t0: f64,
-    x0: &SMatrix<f64, N, 2>,
+    x0: &DMatrix<f64>,
     mode: &Modes,
     sigma: f64,
     settings: &SlipSettings,
     mut trace: Option<&mut Vec<TracePoint>>,
-) -> End<N> {
+) -> End {
     let sys = lag.system();
     let held = held_in(mode);
     let open: Vec<usize> = (1..mode.len()).filter(|&j| !mode.get(j).closed()).collect();
@@ -456,7 +456,7 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
         exponent: None,
         steps: 0,
     };
-    let unresolved = |approach: Approach, outcome| End { outcome, t: t0, x: *x0, approach };
+    let unresolved = |approach: Approach, outcome| End { outcome, t: t0, x: x0.clone(), approach };
     let Some(p0) = run.parts(&y0) else { return unresolved(approach, SlipOutcome::Unresolved) };
     approach.b_rel_switch = p0.b / p0.b_scale;
     if p0.b.is_nan() || p0.b <= 0.0 {
@@ -473,25 +473,25 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
     let (mut s, mut y) = (0.0, y0);
     // (ln B, ln A) relative to their terms at the steps within TREND_WINDOW of the floor.
     let mut tail: Vec<(f64, f64)> = Vec::new();
-    let mut end: Option<(Reading, f64, Y<N>)> = None;
-    if ode.restart(&mut |_s: f64, y: &Y<N>| run.field(y), s, &y).is_err() {
-        end = Some((Reading::Budget, s, y));
+    let mut end: Option<(Reading, f64, Y)> = None;
+    if ode.restart(&mut |_s: f64, y: &Y| run.field(y), s, &y).is_err() {
+        end = Some((Reading::Budget, s, y.clone()));
     }
     while end.is_none() {
         if approach.steps >= MAX_STEPS || unstack(&y).1 > t_max {
-            end = Some((Reading::Budget, s, y));
+            end = Some((Reading::Budget, s, y.clone()));
             break;
         }
-        let step = match ode.step(&mut |_s: f64, y: &Y<N>| run.field(y), s, &y, f64::INFINITY) {
+        let step = match ode.step(&mut |_s: f64, y: &Y| run.field(y), s, &y, f64::INFINITY) {
             Ok(st) => st,
             Err(_) => {
-                end = Some((Reading::Budget, s, y));
+                end = Some((Reading::Budget, s, y.clone()));
                 break;
             }
         };
         approach.steps += 1;
         let Some(signs) = run.signs(&step.y1) else {
-            end = Some((Reading::HeldReleased, step.t1(), step.y1));
+            end = Some((Reading::HeldReleased, step.t1(), step.y1.clone()));
             break;
         };
         if let Some(which) = first_negative(&signs, run.floor) {
@@ -512,16 +512,16 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
                 // while it is resolved positive; the trend restarts with it.
                 tail.clear();
                 if run.parts(&y).is_none_or(|p| p.b <= run.floor * p.b_scale) {
-                    end = Some((Reading::HeldReleased, s, y));
-                } else if ode.restart(&mut |_s: f64, y: &Y<N>| run.field(y), s, &y).is_err() {
-                    end = Some((Reading::Budget, s, y));
+                    end = Some((Reading::HeldReleased, s, y.clone()));
+                } else if ode.restart(&mut |_s: f64, y: &Y| run.field(y), s, &y).is_err() {
+                    end = Some((Reading::Budget, s, y.clone()));
                 }
                 continue;
             }
             end = Some((reading_of(which), s_e, y_e));
             break;
         }
-        (s, y) = (step.t1(), step.y1);
+        (s, y) = (step.t1(), step.y1.clone());
         if let Some(p) = run.parts(&y) {
             let (x, t) = unstack(&y);
             approach.fn_max = approach.fn_max.max(p.a / p.b);
@@ -594,7 +594,7 @@ pub(super) fn run<S: ContactSystem<N>, const N: usize>(
 /// `a₁` at fixed `q` to the first zero of `A` (`p₁`) or of the slip speed, whichever comes
 /// first; the reading, `P` and the state there. `None` if the parts cannot be computed or `A`
 /// has no zero along a slip that does not stop.
-fn last_stretch<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, y: &Y<N>) -> Option<(Reading, f64, Y<N>)> {
+fn last_stretch<S: ContactSystem>(run: &Run<'_, S>, y: &Y) -> Option<(Reading, f64, Y)> {
     let p = run.parts(y)?;
     let (x, t) = unstack(y);
     let (q, v) = split(&x);
@@ -602,12 +602,12 @@ fn last_stretch<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, y: &Y<
     let wt = sys.tangent_jacobian(0, &q);
     let (u0, du) = (run.sigma * wt.dot(&v), run.sigma * wt.dot(&p.accel_per_force));
     let at = |imp: f64| {
-        let mut z = *y;
-        z.column_mut(1).copy_from(&(v + p.accel_per_force * imp));
+        let mut z = y.clone();
+        z.column_mut(1).copy_from(&(&v + &p.accel_per_force * imp));
         z
     };
     let a_of = |imp: f64| {
-        let vi = v + p.accel_per_force * imp;
+        let vi = &v + &p.accel_per_force * imp;
         slip_parts(sys, t, &q, &vi, run.sigma, &run.held).map(|pp| pp.a)
     };
     // The impulse that stops the slip, if it decelerates; otherwise one that takes A to zero at
@@ -667,19 +667,15 @@ fn reading_of(e: Ended) -> Reading {
 
 /// The first zero of the run's signs in `step` (bisection on the dense output to round-off):
 /// the rescaled time and state there.
-fn locate<S: ContactSystem<N>, const N: usize>(run: &Run<'_, S, N>, step: &Step<Y<N>>) -> (f64, Y<N>) {
+fn locate<S: ContactSystem>(run: &Run<'_, S>, step: &Step<Y>) -> (f64, Y) {
     let ends = |s: f64| run.signs(&step.eval(s)).is_none_or(|g| first_negative(&g, run.floor).is_some());
     let hi = bisect(step.t0, step.t1(), Tol::ROUNDOFF, |m| side_if(ends(m))).hi;
     (hi, step.eval(hi))
 }
 
 /// Stick or reversal where the slip speed reached zero: the mode the core starts in there.
-fn after_stop<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
-    t: f64,
-    x: &SMatrix<f64, N, 2>,
-) -> SlipOutcome {
-    let mut x = *x;
+fn after_stop<S: ContactSystem>(lag: &Lagrangian<S>, t: f64, x: &DMatrix<f64>) -> SlipOutcome {
+    let mut x = x.clone();
     match lag.initial_mode(t, &mut x) {
         Ok(m) => match m.get(0) {
             ContactMode::Stick => SlipOutcome::Stick,

@@ -8,7 +8,7 @@
 //! Signs: `A` and `B` follow P2 (`a_n = −A + B f_n`), with the core's bias `h = −(H + G)`:
 //! `A = −w_nᵀM⁻¹h − ẇ_nᵀq̇`, `B = w_nᵀM⁻¹(w_n − σμ w_t)`.
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use crate::hybrid::{DriverSettings, EventDriver, Tolerances};
@@ -18,7 +18,7 @@ pub mod desingular;
 pub mod slip;
 
 /// The state `[q | q̇]`.
-type State<const N: usize> = SMatrix<f64, N, 2>;
+type State = DMatrix<f64>;
 
 /// The integration settings of a slip episode.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,12 +76,7 @@ pub enum SlipCase {
 
 /// `A(q, q̇)` and `B(q, μ)` of P2 eqs. (20)–(21) at the stance contact (contact 0), for slip
 /// direction `sigma = ±1`.
-pub fn ab<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    sigma: f64,
-) -> (f64, f64) {
+pub fn ab<S: ContactSystem>(sys: &S, q: &DVector<f64>, v: &DVector<f64>, sigma: f64) -> (f64, f64) {
     let m = sys.mass_matrix(q);
     let Some(chol) = m.cholesky() else { return (f64::NAN, f64::NAN) };
     let wn = sys.normal_jacobian(0, q);
@@ -108,12 +103,7 @@ pub struct AbTerms {
 }
 
 /// [`ab`] with the scales of the terms (for deciding whether `A` or `B` is resolved from zero).
-pub fn ab_terms<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    sigma: f64,
-) -> AbTerms {
+pub fn ab_terms<S: ContactSystem>(sys: &S, q: &DVector<f64>, v: &DVector<f64>, sigma: f64) -> AbTerms {
     desingular::slip_parts(sys, 0.0, q, v, sigma, &[]).map_or(
         AbTerms { a: f64::NAN, b: f64::NAN, a_scale: f64::NAN, b_scale: f64::NAN },
         |p| AbTerms { a: p.a, b: p.b, a_scale: p.a_scale, b_scale: p.b_scale },

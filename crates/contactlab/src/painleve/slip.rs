@@ -12,7 +12,7 @@
 
 use std::ops::ControlFlow;
 
-use nalgebra::SVector;
+use nalgebra::DVector;
 use serde::Serialize;
 
 use super::desingular::{self, held_in, slip_parts, SWITCH};
@@ -78,24 +78,24 @@ pub type TracePoint = (f64, Vec<f64>, Vec<f64>, f64);
 
 pub use super::desingular::{Approach, Reading};
 
-struct SlipWatch<'a, S, const N: usize> {
-    lag: &'a Lagrangian<S, N>,
+struct SlipWatch<'a, S> {
+    lag: &'a Lagrangian<S>,
     /// `(t, f_n)` of every sample.
     forces: Vec<(f64, f64)>,
     /// The samples with their states, when the caller keeps them (see [`slip`]).
     trace: Option<Vec<TracePoint>>,
     fn_max: f64,
-    end: Option<(SlipOutcome, f64, State<N>)>,
+    end: Option<(SlipOutcome, f64, State)>,
     started: bool,
     sigma: f64,
     /// The last accepted step end while slipping, with its mode.
-    last_node: Option<(f64, State<N>, Modes)>,
+    last_node: Option<(f64, State, Modes)>,
     /// Where `B` fell below [`SWITCH`] of its terms: the desingularised run starts there.
-    switch: Option<(f64, State<N>, Modes)>,
+    switch: Option<(f64, State, Modes)>,
 }
 
-impl<S: ContactSystem<N>, const N: usize> SlipWatch<'_, S, N> {
-    fn sample(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+impl<S: ContactSystem> SlipWatch<'_, S> {
+    fn sample(&mut self, t: f64, x: &State, mode: &Modes) {
         if let ContactMode::Slip(s) = mode.get(0) {
             if s != 0 {
                 let (q, v) = split(x);
@@ -111,19 +111,19 @@ impl<S: ContactSystem<N>, const N: usize> SlipWatch<'_, S, N> {
     }
 }
 
-impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatch<'_, S, N> {
-    fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+impl<S: ContactSystem> Observer<State, Modes> for SlipWatch<'_, S> {
+    fn on_start(&mut self, t: f64, x: &State, mode: &Modes) {
         self.started = matches!(mode.get(0), ContactMode::Slip(s) if s != 0);
         if let ContactMode::Slip(s) = mode.get(0) {
             self.sigma = s as f64;
             if s != 0 {
                 // A start already near B = 0 has a node to hand over from.
-                self.last_node = Some((t, *x, *mode));
+                self.last_node = Some((t, x.clone(), *mode));
             }
         }
         self.sample(t, x, mode);
     }
-    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
         for (t, x) in step.samples(t_end, 4) {
             self.sample(t, &x, mode);
         }
@@ -132,19 +132,19 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatc
             _ => return ControlFlow::Continue(()),
         };
         if t_end == step.t1() {
-            self.last_node = Some((t_end, step.y1, *mode));
+            self.last_node = Some((t_end, step.y1.clone(), *mode));
             let (q, v) = split(&step.y1);
             let parts = slip_parts(self.lag.system(), t_end, &q, &v, sigma, &held_in(mode));
             // P2's Definition 1: B → 0 from above (a slip in B < 0 has A < 0 too, Table 2.1's
             // case 3, and the core runs it as before).
             if parts.is_some_and(|p| p.b > 0.0 && p.b < SWITCH * p.b_scale) {
-                self.switch = self.last_node;
+                self.switch = self.last_node.clone();
                 return ControlFlow::Break(());
             }
         }
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
         let outcome = match (ev.info.kind, ev.info.contact) {
             (EventKind::Impact, Some(1)) => Some(SlipOutcome::Impact),
             (EventKind::LiftOff, Some(0)) => Some(SlipOutcome::Separation),
@@ -157,7 +157,7 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatc
         };
         match outcome {
             Some(o) => {
-                self.end = Some((o, ev.t, ev.before));
+                self.end = Some((o, ev.t, ev.before.clone()));
                 ControlFlow::Break(())
             }
             None => ControlFlow::Continue(()),
@@ -166,10 +166,10 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for SlipWatc
 }
 
 /// Runs the walker from `(q, q̇)` (the stance foot slipping) until the slip episode ends.
-pub fn slip<S: ContactSystem<N>, const N: usize>(
+pub fn slip<S: ContactSystem>(
     sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     settings: impl Into<SlipSettings>,
 ) -> SlipEnd {
     run_slip(sys, q, v, &settings.into(), true)
@@ -177,19 +177,19 @@ pub fn slip<S: ContactSystem<N>, const N: usize>(
 
 /// [`slip`] without the sampled states ([`SlipEnd::trace`] empty): for the searches that need
 /// only the outcome (thresholds, grids), which would otherwise allocate two vectors per sample.
-pub fn slip_outcome<S: ContactSystem<N>, const N: usize>(
+pub fn slip_outcome<S: ContactSystem>(
     sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     settings: impl Into<SlipSettings>,
 ) -> SlipEnd {
     run_slip(sys, q, v, &settings.into(), false)
 }
 
-fn run_slip<S: ContactSystem<N>, const N: usize>(
+fn run_slip<S: ContactSystem>(
     sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     settings: &SlipSettings,
     keep_trace: bool,
 ) -> SlipEnd {
@@ -213,7 +213,7 @@ fn run_slip<S: ContactSystem<N>, const N: usize>(
     // Where the slip approached B = 0: the hand-over point, or (should the core have stopped at
     // the pole before a step end fell below the switch) the last step end while slipping.
     let from = match (&watch.switch, &watch.end, &run.termination) {
-        (Some(sw), _, _) => Some(*sw),
+        (Some(sw), _, _) => Some(sw.clone()),
         (None, None, Termination::Failed(f)) if f.kind == FailureKind::Jam => {
             trace.retain(|p| p.0 < run.t);
             fn_max = watch.forces.iter().filter(|p| p.0 < run.t).map(|p| p.1).fold(0.0, f64::max);
@@ -234,7 +234,7 @@ fn run_slip<S: ContactSystem<N>, const N: usize>(
             approach = Some(e.approach);
             (e.outcome, e.t, e.x)
         }
-        (None, Some((o, t, x)), _) => (*o, *t, *x),
+        (None, Some((o, t, x)), _) => (*o, *t, x.clone()),
         (None, None, Termination::Failed(f)) => {
             let o = match f.kind {
                 FailureKind::Painleve => SlipOutcome::Inconsistent,
@@ -264,11 +264,11 @@ fn run_slip<S: ContactSystem<N>, const N: usize>(
 /// The smallest initial slip speed that jams from `(q, q̇)`, the slip speed being set along the
 /// stance foot's tangential direction `e_x` (a unit vector in the velocities): bisection on
 /// `(0, v_max]` to relative tolerance `tol`. `None` if `v_max` does not jam.
-pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
+pub fn jam_threshold<S: ContactSystem>(
     sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-    e_x: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+    e_x: &DVector<f64>,
     v_max: f64,
     tol: f64,
     settings: impl Into<SlipSettings>,
@@ -287,9 +287,9 @@ pub fn jam_threshold<S: ContactSystem<N>, const N: usize>(
 /// `(0, rate_max)`, the slip speed `ẋ₀` along `e_x`. P2 (after Génot and Brogliato, and \[38\])
 /// states that jamming needs `μ ≥ μ_c = (2/√3) μ_min`: below it the slip reaches `A = 0` first.
 #[allow(clippy::too_many_arguments)]
-pub fn jams_on_grid<S: ContactSystem<N>, const N: usize>(
+pub fn jams_on_grid<S: ContactSystem>(
     sys: &S,
-    start: impl Fn(f64, f64) -> (SVector<f64, N>, SVector<f64, N>),
+    start: impl Fn(f64, f64) -> (DVector<f64>, DVector<f64>),
     theta1: f64,
     width: f64,
     rate_max: f64,

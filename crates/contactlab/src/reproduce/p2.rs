@@ -1,6 +1,6 @@
 //! P2 (Or): Painlevé's paradox and dynamic jamming in the rimless wheel and the compass biped.
 
-use nalgebra::{DVector, Vector3, Vector4};
+use nalgebra::{dvector, DVector};
 
 use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
@@ -55,7 +55,7 @@ impl Shared {
         let (_, rate) = rimless_closed_form(&w);
         let gs = GaitSettings::default();
         let g = gait(&WalkerModel::Rimless(w), Some(&DVector::from_element(1, rate)), &gs)?;
-        let jam = slip(&w, &Vector3::new(0.0, 0.0, -0.3), &Vector3::new(0.5, 0.0, 0.643), &s);
+        let jam = slip(&w, &dvector!(0.0, 0.0, -0.3), &dvector!(0.5, 0.0, 0.643), &s);
         let cb = CompassBiped::paper(0.7);
         let gc = gait(&WalkerModel::Compass(cb), Some(&DVector::from_vec(vec![-0.15, 0.7, -0.5])), &gs)?;
         let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
@@ -63,8 +63,8 @@ impl Shared {
         let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
         let y = &gc.section_point;
         let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
-        let s1 = slip(&cb, &Vector4::new(-0.2953, -0.5247, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
-        let s2 = slip(&cb, &Vector4::new(-0.5461, 0.6860, 0.0, 0.0), &Vector4::new(0.0, 0.0, 10.0, 0.0), &s);
+        let s1 = slip(&cb, &dvector!(-0.2953, -0.5247, 0.0, 0.0), &dvector!(0.0, 0.0, 10.0, 0.0), &s);
+        let s2 = slip(&cb, &dvector!(-0.5461, 0.6860, 0.0, 0.0), &dvector!(0.0, 0.0, 10.0, 0.0), &s);
         Ok(Shared { s, w, lo, hi, rate, g, jam, cb, gc, mmc, ra, in_b_neg, s1, s2 })
     }
 }
@@ -176,9 +176,9 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
     );
     let thr = jam_threshold(
         &w,
-        &Vector3::new(0.0, 0.0, -0.3),
-        &Vector3::new(0.0, 0.0, 0.643),
-        &Vector3::new(1.0, 0.0, 0.0),
+        &dvector!(0.0, 0.0, -0.3),
+        &dvector!(0.0, 0.0, 0.643),
+        &dvector!(1.0, 0.0, 0.0),
         5.0,
         1e-5,
         &s,
@@ -196,7 +196,7 @@ fn rimless_mu_c(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
     let any_jam = |mu: f64| {
         let wm = RimlessWheel::paper(mu);
         let t1 = b_negative_intervals(&wm, mu, 1.0, -1.2, 1.2, 2001).first().map_or(f64::NAN, |v| v[0]);
-        let start = |th: f64, rate: f64| (Vector3::new(0.0, 0.0, th), Vector3::new(5.0, 0.0, rate));
+        let start = |th: f64, rate: f64| (dvector!(0.0, 0.0, th), dvector!(5.0, 0.0, rate));
         jams_on_grid(&wm, start, t1, 0.3, 1.2, 12, &s) > 0
     };
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
@@ -328,8 +328,8 @@ fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
     let ratio = crate::walking::stick_force_ratio(&cb, &cstep);
     let (ft, fn_) = {
         let pre = &gc.pre_impact_state;
-        let q = Vector4::new(pre[0], pre[1], pre[2], pre[3]);
-        let v = Vector4::new(pre[4], pre[5], pre[6], pre[7]);
+        let q = dvector!(pre[0], pre[1], pre[2], pre[3]);
+        let v = dvector!(pre[4], pre[5], pre[6], pre[7]);
         crate::walking::sticking_impulse(&cb, &q, &v)
     };
     XyPlot::new("P2 Fig. 4.1(d): force ratio along the gait", "time t (s)", "R = f_t / f_n")

@@ -1,7 +1,7 @@
 //! P3 (Or & Ames): the double pendulum with a mechanical stop, its simple and Zeno periodic
 //! orbits, Theorem 1 and the Zeno-to-non-Zeno bifurcation in `e`.
 
-use nalgebra::{DVector, SVector, Vector2};
+use nalgebra::{dvector, DVector};
 
 use super::{Options, ProgressFn};
 use crate::hybrid::lagrangian::Lagrangian;
@@ -21,8 +21,8 @@ pub const SECTION: super::SectionDef = super::SectionDef { id: "P3", title: TITL
 const SRC: &str = "P3 Section 5";
 
 /// `q(0) = (−0.08, 0)`, `q̇(0) = 0` (P3, Section 5).
-fn start() -> (SVector<f64, 2>, SVector<f64, 2>) {
-    (Vector2::new(-0.08, 0.0), Vector2::zeros())
+fn start() -> (DVector<f64>, DVector<f64>) {
+    (dvector![-0.08, 0.0], DVector::zeros(2))
 }
 
 /// What the row groups share, computed once: the simple periodic orbit with PD control at
@@ -32,7 +32,7 @@ struct Shared {
     /// Settings of every simulation and orbit search.
     s: ZenoSettings,
     /// The pendulum with PD control at `e = 0`.
-    lag0: Lagrangian<DoublePendulumStop, 2>,
+    lag0: Lagrangian<DoublePendulumStop>,
     /// The point of the constraint surface reached by settling from [`start`].
     y0: DVector<f64>,
     /// The simple periodic orbit.
@@ -229,8 +229,8 @@ fn zeno_orbit_figs3_4(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<
         let x = &o.fixed_point;
         zeno::simulate(
             &DoublePendulumStop::paper_controlled(e),
-            &Vector2::new(x[0], x[1]),
-            &Vector2::new(x[2], x[3]),
+            &dvector![x[0], x[1]],
+            &dvector![x[2], x[3]],
             o.period,
             8,
             s,
@@ -338,8 +338,8 @@ fn fig5(sec: &mut Section, opts: &Options, sh: &Shared, c: &EBranch) -> Result<(
     let x9 = o9.as_ref().map(|o| o.fixed_point.clone()).unwrap_or_else(|| vec![-0.08, 0.0, 0.0, 0.0]);
     let sim9 = zeno::simulate(
         &DoublePendulumStop::paper_controlled(0.9225),
-        &Vector2::new(x9[0], x9[1]),
-        &Vector2::new(x9[2], x9[3]),
+        &dvector![x9[0], x9[1]],
+        &dvector![x9[2], x9[3]],
         20.0,
         4,
         &sh.s,

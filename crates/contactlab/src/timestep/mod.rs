@@ -40,7 +40,7 @@ pub mod bilateral;
 
 use std::ops::ControlFlow;
 
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, DVector, OVector};
 use serde::Serialize;
 
 use crate::hybrid::driver::Observer;
@@ -63,26 +63,26 @@ pub struct Trajectory {
 }
 
 /// One Moreau–Jean step (module docs); `Err(Numerical)` when the contact LCP is not solved.
-pub fn step<S: ContactSystem<N>, const N: usize>(
+pub fn step<S: ContactSystem>(
     sys: &S,
     t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     h: f64,
-) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+) -> Result<(DVector<f64>, DVector<f64>), Error> {
     step_warm(sys, t, q, v, h, &mut WarmStart::new())
 }
 
 /// [`step`] with the contact LCP solved through `warm`: the active set of the previous step's
 /// LCP is tried first ([`crate::lcp::warm`]; same check, same status).
-pub fn step_warm<S: ContactSystem<N>, const N: usize>(
+pub fn step_warm<S: ContactSystem>(
     sys: &S,
     t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
     h: f64,
     warm: &mut WarmStart,
-) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+) -> Result<(DVector<f64>, DVector<f64>), Error> {
     let qm = q + v * (0.5 * h);
     let chol = sys
         .mass_matrix(&qm)
@@ -96,13 +96,13 @@ pub fn step_warm<S: ContactSystem<N>, const N: usize>(
         .filter(|&i| sys.gap(i, &qm) + 0.5 * h * sys.normal_jacobian(i, &qm).dot(&v_free).min(0.0) <= 0.0)
         .collect();
     if active.is_empty() {
-        return Ok((qm + v_free * (0.5 * h), v_free));
+        return Ok((qm + &v_free * (0.5 * h), v_free));
     }
     let k = active.len();
-    let wn: Vec<SVector<f64, N>> = active.iter().map(|&i| sys.normal_jacobian(i, &qm)).collect();
-    let wt: Vec<SVector<f64, N>> = active.iter().map(|&i| sys.tangent_jacobian(i, &qm)).collect();
-    let bn: Vec<SVector<f64, N>> = wn.iter().map(|w| chol.solve(w)).collect();
-    let bt: Vec<SVector<f64, N>> = wt.iter().map(|w| chol.solve(w)).collect();
+    let wn: Vec<DVector<f64>> = active.iter().map(|&i| sys.normal_jacobian(i, &qm)).collect();
+    let wt: Vec<DVector<f64>> = active.iter().map(|&i| sys.tangent_jacobian(i, &qm)).collect();
+    let bn: Vec<DVector<f64>> = wn.iter().map(|w| chol.solve(w)).collect();
+    let bt: Vec<DVector<f64>> = wt.iter().map(|w| chol.solve(w)).collect();
     let mut m = DMatrix::zeros(4 * k, 4 * k);
     let mut qv = DVector::zeros(4 * k);
     for r in 0..k {
@@ -140,18 +140,19 @@ pub fn step_warm<S: ContactSystem<N>, const N: usize>(
     }
     let mut v1 = v_free;
     for r in 0..k {
-        v1 += bn[r] * sol.z[r] + bt[r] * (sol.z[k + r] - sol.z[2 * k + r]);
+        v1.axpy(sol.z[r], &bn[r], 1.0);
+        v1.axpy(sol.z[k + r] - sol.z[2 * k + r], &bt[r], 1.0);
     }
-    Ok((qm + v1 * (0.5 * h), v1))
+    Ok((qm + &v1 * (0.5 * h), v1))
 }
 
 /// Runs `steps` steps of size `h` from `(q₀, v₀)` at `t₀`, keeping every `every`-th state; each
 /// step's contact LCP is warm-started from the one before ([`run_warm`]).
-pub fn run<S: ContactSystem<N>, const N: usize>(
+pub fn run<S: ContactSystem>(
     sys: &S,
     t0: f64,
-    q0: &SVector<f64, N>,
-    v0: &SVector<f64, N>,
+    q0: &DVector<f64>,
+    v0: &DVector<f64>,
     h: f64,
     steps: usize,
     every: usize,
@@ -162,11 +163,11 @@ pub fn run<S: ContactSystem<N>, const N: usize>(
 /// [`run`] through the warm start `warm` (pass [`WarmStart::cold`] for cold solves); its
 /// counters tell how many LCPs kept their active set and how many pivots the others took.
 #[allow(clippy::too_many_arguments)]
-pub fn run_warm<S: ContactSystem<N>, const N: usize>(
+pub fn run_warm<S: ContactSystem>(
     sys: &S,
     t0: f64,
-    q0: &SVector<f64, N>,
-    v0: &SVector<f64, N>,
+    q0: &DVector<f64>,
+    v0: &DVector<f64>,
     h: f64,
     steps: usize,
     every: usize,
@@ -177,20 +178,23 @@ pub fn run_warm<S: ContactSystem<N>, const N: usize>(
 
 /// The loop behind every `run`: `steps` applications of `one_step(t, q, v)`, keeping every
 /// `every`-th state (and the last).
-pub(crate) fn march<const N: usize>(
-    mut one_step: impl FnMut(f64, &SVector<f64, N>, &SVector<f64, N>) -> Result<(SVector<f64, N>, SVector<f64, N>), Error>,
+pub(crate) fn march<R: nalgebra::Dim>(
+    mut one_step: impl FnMut(f64, &OVector<f64, R>, &OVector<f64, R>) -> Result<(OVector<f64, R>, OVector<f64, R>), Error>,
     t0: f64,
-    q0: &SVector<f64, N>,
-    v0: &SVector<f64, N>,
+    q0: &OVector<f64, R>,
+    v0: &OVector<f64, R>,
     h: f64,
     steps: usize,
     every: usize,
-) -> Result<Trajectory, Error> {
+) -> Result<Trajectory, Error>
+where
+    nalgebra::DefaultAllocator: nalgebra::allocator::Allocator<R>,
+{
     if !(h > 0.0 && h.is_finite()) {
         return Err(Error::argument("h", format!("must be a finite number > 0 (got {h})")));
     }
     let every = every.max(1);
-    let (mut q, mut v, mut t) = (*q0, *v0, t0);
+    let (mut q, mut v, mut t) = (q0.clone(), v0.clone(), t0);
     let mut out = Trajectory { t: vec![t], q: vec![q.iter().copied().collect()], v: vec![v.iter().copied().collect()] };
     for k in 1..=steps {
         (q, v) = one_step(t, &q, &v)?;
@@ -205,13 +209,13 @@ pub(crate) fn march<const N: usize>(
 }
 
 /// Records the event-driven run's steps for evaluation at any time.
-struct Dense<const N: usize> {
-    steps: Vec<(Step<SMatrix<f64, N, 2>>, f64)>,
+struct Dense {
+    steps: Vec<(Step<DMatrix<f64>>, f64)>,
 }
 
-impl<const N: usize, Mo> Observer<SMatrix<f64, N, 2>, Mo> for Dense<N> {
-    fn on_step(&mut self, step: &Step<SMatrix<f64, N, 2>>, t_end: f64, _mode: &Mo) -> ControlFlow<()> {
-        self.steps.push((*step, t_end));
+impl<Mo> Observer<DMatrix<f64>, Mo> for Dense {
+    fn on_step(&mut self, step: &Step<DMatrix<f64>>, t_end: f64, _mode: &Mo) -> ControlFlow<()> {
+        self.steps.push((step.clone(), t_end));
         ControlFlow::Continue(())
     }
 }
@@ -223,22 +227,22 @@ impl<const N: usize, Mo> Observer<SMatrix<f64, N, 2>, Mo> for Dense<N> {
 /// the perturbation's size). Positions are continuous through impacts, so this measure is
 /// `O(h)` for a first-order scheme even where an event's position in the step grid makes the
 /// error at any single time jump about.
-pub fn compare_with_event_driven<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
+pub fn compare_with_event_driven<S: ContactSystem>(
+    lag: &Lagrangian<S>,
     sys: &S,
-    x0: &SMatrix<f64, N, 2>,
+    x0: &DMatrix<f64>,
     t_end: f64,
     steps: &[usize],
-    observe: &dyn Fn(&SVector<f64, N>) -> Vec<f64>,
+    observe: &dyn Fn(&DVector<f64>) -> Vec<f64>,
 ) -> Result<Vec<f64>, Error> {
     let settings = DriverSettings { t_max: t_end, tol: Tolerances { rtol: 1e-12, atol: 1e-12 }, ..Default::default() };
-    let mut dense = Dense::<N> { steps: Vec::new() };
-    let ev = EventDriver::new(settings).run(lag, 0.0, *x0, &[], &mut dense);
+    let mut dense = Dense { steps: Vec::new() };
+    let ev = EventDriver::new(settings).run(lag, 0.0, x0.clone(), &[], &mut dense);
     if let Termination::Failed(f) = ev.termination {
         return Err(Error::Numerical(format!("event-driven reference failed: {f:?}")));
     }
-    let final_q: SVector<f64, N> = ev.state.column(0).into_owned();
-    let reference = |t: f64| -> SVector<f64, N> {
+    let final_q: DVector<f64> = ev.state.column(0).into_owned();
+    let reference = |t: f64| -> DVector<f64> {
         let k = dense.steps.partition_point(|(s, _)| s.t0 <= t);
         if k == 0 {
             return x0.column(0).into_owned();
@@ -247,10 +251,10 @@ pub fn compare_with_event_driven<S: ContactSystem<N>, const N: usize>(
         if t <= *t_stop {
             s.eval(t).column(0).into_owned()
         } else {
-            final_q
+            final_q.clone()
         }
     };
-    let (q0, v0): (SVector<f64, N>, SVector<f64, N>) = (x0.column(0).into_owned(), x0.column(1).into_owned());
+    let (q0, v0): (DVector<f64>, DVector<f64>) = (x0.column(0).into_owned(), x0.column(1).into_owned());
     steps
         .iter()
         .map(|&m| {
@@ -258,7 +262,7 @@ pub fn compare_with_event_driven<S: ContactSystem<N>, const N: usize>(
             let tr = run(sys, 0.0, &q0, &v0, h, m, 1)?;
             let mut sum = 0.0;
             for (t, q) in tr.t.iter().zip(&tr.q).skip(1) {
-                let a = observe(&SVector::from_column_slice(q));
+                let a = observe(&DVector::from_column_slice(q));
                 let b = observe(&reference(*t));
                 sum += a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
             }
@@ -281,7 +285,6 @@ pub fn observed_order(h: &[f64], e: &[f64]) -> f64 {
 mod tests {
     use super::*;
     use crate::mechanics::closed_form::FrictionOscillator;
-    use nalgebra::Vector2;
 
     fn osc() -> FrictionOscillator {
         FrictionOscillator { mass: 2.0, stiffness: 50.0, gravity: 9.81, mu: 0.3 }
@@ -296,7 +299,9 @@ mod tests {
         // inside the band: at rest at 0.7δ.
         let t_end = 5.0 * o.half_period();
         let h = o.half_period() / 2000.0;
-        let traj = run(&o, 0.0, &Vector2::new(x0, 0.0), &Vector2::zeros(), h, (t_end / h) as usize, 1).unwrap();
+        let traj =
+            run(&o, 0.0, &nalgebra::dvector![x0, 0.0], &nalgebra::DVector::<f64>::zeros(2), h, (t_end / h) as usize, 1)
+                .unwrap();
         let exact = o.position(x0, t_end);
         assert!((exact - 0.7 * d).abs() < 1e-12);
         let x_end = traj.q.last().unwrap()[0];
@@ -318,7 +323,8 @@ mod tests {
         let t_end = 0.8 * o.half_period();
         let err = |n: usize| {
             let h = t_end / n as f64;
-            let traj = run(&o, 0.0, &Vector2::new(x0, 0.0), &Vector2::zeros(), h, n, n).unwrap();
+            let traj =
+                run(&o, 0.0, &nalgebra::dvector![x0, 0.0], &nalgebra::DVector::<f64>::zeros(2), h, n, n).unwrap();
             (traj.q.last().unwrap()[0] - o.position(x0, t_end)).abs()
         };
         let e: Vec<f64> = [200, 400, 800, 1600].iter().map(|&n| err(n)).collect();

@@ -11,7 +11,7 @@
 
 use std::ops::ControlFlow;
 
-use nalgebra::{SMatrix, Vector3};
+use nalgebra::{DMatrix, Vector3};
 
 use super::sim::{EventKind, Outcome};
 use super::zod::{Zod, X1, Z1};
@@ -20,7 +20,7 @@ use crate::hybrid::driver::{EventRecord, Observer};
 use crate::hybrid::lagrangian::{join, split, Lagrangian, Modes};
 use crate::hybrid::{DriverSettings, EventDriver, FailureKind, Step, Termination, Tolerances};
 use crate::mechanics::planar_body::PlanarBody;
-use crate::mechanics::ContactSystem;
+use crate::mechanics::{dvec, fixed};
 use crate::Error;
 
 /// A crossing of P1's section in the nonlinear model.
@@ -80,7 +80,13 @@ pub struct NonlinearRun {
     pub samples: Vec<[f64; 5]>,
 }
 
-type X = SMatrix<f64, 3, 2>;
+type X = DMatrix<f64>;
+
+/// `(s, ṡ)` of a state as fixed-size vectors.
+fn split3(x: &X) -> (Vector3<f64>, Vector3<f64>) {
+    let (s, v) = split(x);
+    (fixed::<3>(&s), fixed::<3>(&v))
+}
 
 /// Records events, crossings and samples; stops after `max_crossings` crossings.
 struct P1Observer<'a> {
@@ -92,7 +98,7 @@ struct P1Observer<'a> {
 
 impl P1Observer<'_> {
     fn sample(&mut self, t: f64, x: &X) {
-        let (s, _) = split(x);
+        let (s, _) = split3(x);
         let (z1, x1) = self.body.gap_slip(0, &s);
         let (z2, x2) = self.body.gap_slip(1, &s);
         self.run.samples.push([t, z1, z2, x1, x2]);
@@ -123,7 +129,7 @@ impl Observer<X, Modes> for P1Observer<'_> {
         self.run.events.push((ev.t, kind, ev.info.contact));
         self.sample(ev.t, &ev.after);
         // P1's section: point 2 lands while point 1 is in sustained contact (before the impact).
-        let (s, v) = split(&ev.before);
+        let (s, v) = split3(&ev.before);
         // (The initial impact has no previous mode: point 1 is closed if it started sustained.)
         let p1_closed = if ev.guard.is_none() { self.p1_sustained } else { ev.mode_before.get(0).closed() };
         if kind == EventKind::Impact && ev.info.contact == Some(1) && p1_closed {
@@ -160,14 +166,14 @@ pub fn simulate(
     // Scales of the perturbation.
     let z = Zod::at_state(p, &s0, &v0)?;
     let a_free = z.a0.amax().max(crate::numeric::SCALE_FLOOR);
-    let gap0 = (0..2).fold(0.0f64, |a, i| a.max(body.gap(i, &s0)));
+    let gap0 = (0..2).fold(0.0f64, |a, i| a.max(body.gap_slip(i, &s0).0));
     let speed = (z.j * v0).amax().max((2.0 * a_free * gap0).sqrt());
     if speed.is_nan() || speed <= 0.0 {
         // No perturbation: the equilibrium itself.
         return Ok(NonlinearRun { outcome: Outcome::Rest, events: vec![], crossings: vec![], samples: vec![] });
     }
     let sys = Lagrangian::new(body.clone()).with_scales(speed * speed / a_free, speed / a_free);
-    let mut x0 = join(&s0, &v0);
+    let mut x0 = join(&dvec(&s0), &dvec(&v0));
     let on: Vec<usize> = (0..2).filter(|&i| sustained[i]).collect();
     sys.project_onto(&mut x0, &on);
     let driver = EventDriver::new(DriverSettings {
@@ -227,12 +233,13 @@ pub fn time_stepping_errors(
     let body = p.body();
     let ts = (2.0 * delta * p.mass / p.force).sqrt();
     let lag = Lagrangian::new(body.clone()).with_scales(2.0 * delta, ts);
-    let mut x0 = join(&sim.body_velocity(&[0.0, delta, 0.0]), &Vector3::zeros());
+    let mut x0 = join(&dvec(&sim.body_velocity(&[0.0, delta, 0.0])), &dvec(&Vector3::zeros()));
     lag.project_onto(&mut x0, &[0]);
     let t_end = windows * ts;
-    let observe = |s: &Vector3<f64>| {
-        let (z1, x1) = body.gap_slip(0, s);
-        let (z2, x2) = body.gap_slip(1, s);
+    let observe = |s: &nalgebra::DVector<f64>| {
+        let s = fixed::<3>(s);
+        let (z1, x1) = body.gap_slip(0, &s);
+        let (z2, x2) = body.gap_slip(1, &s);
         vec![z1 / delta, z2 / delta, x1 / delta, x2 / delta]
     };
     let e = crate::timestep::compare_with_event_driven(&lag, &body, &x0, t_end, steps, &observe)?;

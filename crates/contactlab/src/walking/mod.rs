@@ -18,7 +18,7 @@
 //! Signs: `A` and `B` follow P2 (`a_n = −A + B f_n`), with the core's bias `h = −(H + G)`:
 //! `A = −w_nᵀM⁻¹h − ẇ_nᵀq̇`, `B = w_nᵀM⁻¹(w_n − σμ w_t)`.
 
-use nalgebra::{DVector, SMatrix, SVector};
+use nalgebra::{dvector, DMatrix, DVector};
 
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::lagrangian::{join, ContactMode, Lagrangian, Modes};
@@ -38,17 +38,17 @@ pub use multibody::{gait, WalkerGait};
 pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};
 
 /// The state `[q | q̇]`.
-pub type State<const N: usize> = SMatrix<f64, N, 2>;
+pub type State = DMatrix<f64>;
 
 /// Coordinates on the post-impact section of a walker: the state right after heel strike and
 /// relabelling, with the new stance foot at the origin and at rest.
-pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
+pub trait WalkerChart: ContactSystem + Sized {
     /// The post-impact state with section coordinates `y`.
-    fn lift(&self, y: &DVector<f64>) -> State<N>;
+    fn lift(&self, y: &DVector<f64>) -> State;
     /// Number of angles that fix the configuration up to the stance foot's position (1 or 2).
     fn angle_count(&self) -> usize;
     /// The configuration with the stance foot at the origin and these angles.
-    fn configuration(&self, angles: &[f64]) -> SVector<f64, N>;
+    fn configuration(&self, angles: &[f64]) -> DVector<f64>;
 
     // What the front ends exchange with a walker of this kind: the one place (with the model
     // file's reader) that a new kind of walker fills in.
@@ -67,23 +67,23 @@ pub trait WalkerChart<const N: usize>: ContactSystem<N> + Sized {
     fn slip_state_names(&self) -> &'static [&'static str];
     /// The state `(q, q̇)` (SI, stance foot at the origin) from a slip's initial state in the
     /// front ends' units, one value per [`WalkerChart::slip_state_names`].
-    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, N>, SVector<f64, N>);
+    fn slip_state_from_user(&self, values: &[f64]) -> (DVector<f64>, DVector<f64>);
     /// The unit vector of `q̇` along which the stance foot slips (its speed `ẋ`).
-    fn slip_direction(&self) -> SVector<f64, N>;
+    fn slip_direction(&self) -> DVector<f64>;
 }
 
 /// P2's compass-biped gait `(θ₁, θ̇₁, θ̇₂)` after heel strike: the default initial guess.
 pub const COMPASS_GAIT_GUESS: [f64; 3] = [-0.148, 0.733, -0.501];
 
-impl WalkerChart<3> for RimlessWheel {
-    fn lift(&self, y: &DVector<f64>) -> State<3> {
-        join(&SVector::<f64, 3>::new(0.0, 0.0, -self.half_angle()), &SVector::<f64, 3>::new(0.0, 0.0, y[0]))
+impl WalkerChart for RimlessWheel {
+    fn lift(&self, y: &DVector<f64>) -> State {
+        join(&dvector![0.0, 0.0, -self.half_angle()], &dvector![0.0, 0.0, y[0]])
     }
     fn angle_count(&self) -> usize {
         1
     }
-    fn configuration(&self, angles: &[f64]) -> SVector<f64, 3> {
-        SVector::<f64, 3>::new(0.0, 0.0, angles[0])
+    fn configuration(&self, angles: &[f64]) -> DVector<f64> {
+        dvector![0.0, 0.0, angles[0]]
     }
     fn kind_name(&self) -> &'static str {
         "rimless wheel"
@@ -100,24 +100,24 @@ impl WalkerChart<3> for RimlessWheel {
     fn slip_state_names(&self) -> &'static [&'static str] {
         &["theta", "theta_dot", "x_dot"]
     }
-    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, 3>, SVector<f64, 3>) {
+    fn slip_state_from_user(&self, values: &[f64]) -> (DVector<f64>, DVector<f64>) {
         let tc = self.tau_c();
-        (SVector::<f64, 3>::new(0.0, 0.0, values[0]), SVector::<f64, 3>::new(values[2] / tc, 0.0, values[1] / tc))
+        (dvector![0.0, 0.0, values[0]], dvector![values[2] / tc, 0.0, values[1] / tc])
     }
-    fn slip_direction(&self) -> SVector<f64, 3> {
-        SVector::<f64, 3>::new(1.0, 0.0, 0.0)
+    fn slip_direction(&self) -> DVector<f64> {
+        dvector![1.0, 0.0, 0.0]
     }
 }
 
-impl WalkerChart<4> for CompassBiped {
-    fn lift(&self, y: &DVector<f64>) -> State<4> {
-        join(&SVector::<f64, 4>::new(y[0], y[0], 0.0, 0.0), &SVector::<f64, 4>::new(y[1], y[2], 0.0, 0.0))
+impl WalkerChart for CompassBiped {
+    fn lift(&self, y: &DVector<f64>) -> State {
+        join(&dvector![y[0], y[0], 0.0, 0.0], &dvector![y[1], y[2], 0.0, 0.0])
     }
     fn angle_count(&self) -> usize {
         2
     }
-    fn configuration(&self, angles: &[f64]) -> SVector<f64, 4> {
-        SVector::<f64, 4>::new(angles[0], angles[1], 0.0, 0.0)
+    fn configuration(&self, angles: &[f64]) -> DVector<f64> {
+        dvector![angles[0], angles[1], 0.0, 0.0]
     }
     fn kind_name(&self) -> &'static str {
         "compass biped"
@@ -134,14 +134,11 @@ impl WalkerChart<4> for CompassBiped {
     fn slip_state_names(&self) -> &'static [&'static str] {
         &["theta1", "theta2", "theta1_dot", "theta2_dot", "x_dot"]
     }
-    fn slip_state_from_user(&self, values: &[f64]) -> (SVector<f64, 4>, SVector<f64, 4>) {
-        (
-            SVector::<f64, 4>::new(values[0], values[1], 0.0, 0.0),
-            SVector::<f64, 4>::new(values[2], values[3], values[4], 0.0),
-        )
+    fn slip_state_from_user(&self, values: &[f64]) -> (DVector<f64>, DVector<f64>) {
+        (dvector![values[0], values[1], 0.0, 0.0], dvector![values[2], values[3], values[4], 0.0])
     }
-    fn slip_direction(&self) -> SVector<f64, 4> {
-        SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0)
+    fn slip_direction(&self) -> DVector<f64> {
+        dvector![0.0, 0.0, 1.0, 0.0]
     }
 }
 
@@ -183,11 +180,7 @@ impl From<&WalkerSettings> for crate::painleve::SlipSettings {
 
 /// The sticking impulse `F = −(W̃ M⁻¹ W̃ᵀ)⁻¹ W̃ q̇⁻` of eq. (13) at the swing contact:
 /// `(F_t, F_n)`.
-pub fn sticking_impulse<S: ContactSystem<N>, const N: usize>(
-    sys: &S,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> (f64, f64) {
+pub fn sticking_impulse<S: ContactSystem>(sys: &S, q: &DVector<f64>, v: &DVector<f64>) -> (f64, f64) {
     let m = sys.mass_matrix(q);
     let Some(chol) = m.cholesky() else { return (f64::NAN, f64::NAN) };
     let (wt, wn) = (sys.tangent_jacobian(1, q), sys.normal_jacobian(1, q));
@@ -205,28 +198,28 @@ pub fn sticking_impulse<S: ContactSystem<N>, const N: usize>(
 
 /// One step of the walker from the post-impact state with section coordinates `y`, sampled
 /// (`(t, q, q̇)`, 8 points per integration step) up to the heel strike (pre-impact state last).
-pub fn step_trajectory<W: WalkerChart<N>, const N: usize>(
+pub fn step_trajectory<W: WalkerChart>(
     walker: &W,
     y: &DVector<f64>,
     settings: &WalkerSettings,
 ) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
-    struct Rec<const N: usize>(Vec<(f64, Vec<f64>, Vec<f64>)>);
-    impl<const N: usize> Rec<N> {
-        fn push(&mut self, t: f64, x: &State<N>) {
+    struct Rec(Vec<(f64, Vec<f64>, Vec<f64>)>);
+    impl Rec {
+        fn push(&mut self, t: f64, x: &State) {
             self.0.push((t, x.column(0).iter().copied().collect(), x.column(1).iter().copied().collect()));
         }
     }
-    impl<const N: usize> Observer<State<N>, Modes> for Rec<N> {
-        fn on_start(&mut self, t: f64, x: &State<N>, _m: &Modes) {
+    impl Observer<State, Modes> for Rec {
+        fn on_start(&mut self, t: f64, x: &State, _m: &Modes) {
             self.push(t, x);
         }
-        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, _m: &Modes) -> std::ops::ControlFlow<()> {
+        fn on_step(&mut self, step: &Step<State>, t_end: f64, _m: &Modes) -> std::ops::ControlFlow<()> {
             for (t, x) in step.samples(t_end, 8) {
                 self.push(t, &x);
             }
             std::ops::ControlFlow::Continue(())
         }
-        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> std::ops::ControlFlow<()> {
+        fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> std::ops::ControlFlow<()> {
             if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
                 self.push(ev.t, &ev.before);
                 return std::ops::ControlFlow::Break(());
@@ -235,25 +228,22 @@ pub fn step_trajectory<W: WalkerChart<N>, const N: usize>(
         }
     }
     let lag = Lagrangian::new(walker);
-    let mut rec = Rec::<N>(Vec::new());
+    let mut rec = Rec(Vec::new());
     settings.driver(settings.max_step_time * walker.time_scale()).run(&lag, 0.0, walker.lift(y), &[], &mut rec);
     rec.0
 }
 
 /// The sticking force ratio `R = f_t/f_n` (eq. 5) along sampled states `(t, q, q̇)` of a walker
 /// whose stance foot sticks (P2 Fig. 4.1d).
-pub fn stick_force_ratio<W: ContactSystem<N>, const N: usize>(
-    walker: &W,
-    samples: &[(f64, Vec<f64>, Vec<f64>)],
-) -> Vec<(f64, f64)> {
+pub fn stick_force_ratio<W: ContactSystem>(walker: &W, samples: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<(f64, f64)> {
     let lag = Lagrangian::new(walker);
     let mut mode = Modes::free(walker.contact_count());
     mode.set(0, ContactMode::Stick);
     samples
         .iter()
         .filter_map(|(t, q, v)| {
-            let q = SVector::<f64, N>::from_column_slice(q);
-            let v = SVector::<f64, N>::from_column_slice(v);
+            let q = DVector::<f64>::from_column_slice(q);
+            let v = DVector::<f64>::from_column_slice(v);
             lag.solve_mode(&mode, *t, &q, &v).map(|s| (*t, s.lambda_t[0] / s.lambda_n[0]))
         })
         .collect()

@@ -309,15 +309,15 @@ mod tests {
         // foot (the old stance foot) too, the wheel's next spoke ahead at l (cos π/n − cos 3π/n).
         let w = RimlessWheel::paper(0.35);
         let m = rimless_wheel(&w).unwrap();
-        let s = m.system::<3>().unwrap();
-        let q = nalgebra::SVector::<f64, 3>::from_column_slice(&m.q0);
+        let s = m.system().unwrap();
+        let q = nalgebra::DVector::<f64>::from_column_slice(&m.q0);
         let gaps: Vec<f64> = (0..2).map(|i| crate::mechanics::ContactSystem::gap(&s, i, &q)).collect();
         let n = w.half_angle();
         let ahead = w.length * (n.cos() - (3.0 * n).cos());
         assert!(gaps[0].abs() < 1e-12 && (gaps[1] - ahead).abs() < 1e-12, "{gaps:?} vs {ahead}");
         let m = compass_biped(&CompassBiped::paper(0.7)).unwrap();
-        let s = m.system::<4>().unwrap();
-        let q = nalgebra::SVector::<f64, 4>::from_column_slice(&m.q0);
+        let s = m.system().unwrap();
+        let q = nalgebra::DVector::<f64>::from_column_slice(&m.q0);
         let gaps: Vec<f64> = (0..2).map(|i| crate::mechanics::ContactSystem::gap(&s, i, &q)).collect();
         assert!(gaps.iter().all(|g| g.abs() < 1e-12), "{gaps:?}");
     }

@@ -6,7 +6,7 @@
 //! biped P2 calls a closed form an open problem and finds `μ_min ≈ 0.5533` numerically, as
 //! [`mu_min`] does: the minimum over a grid, refined by a pattern search.
 
-use nalgebra::SVector;
+use nalgebra::DVector;
 use serde::Serialize;
 
 use super::WalkerChart;
@@ -16,14 +16,14 @@ use crate::numeric::maximize_on_box;
 
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact (contact 0), for any
 /// system.
-pub fn d_and_c<S: ContactSystem<N>, const N: usize>(w: &S, q: &SVector<f64, N>) -> (f64, f64) {
+pub fn d_and_c<S: ContactSystem>(w: &S, q: &DVector<f64>) -> (f64, f64) {
     let Some(chol) = w.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
     let mwn = chol.solve(&w.normal_jacobian(0, q));
     (mwn.dot(&w.normal_jacobian(0, q)), mwn.dot(&w.tangent_jacobian(0, q)))
 }
 
 /// `B(q, μ)` for slip direction `sigma`, with the walker's `μ` replaced by `mu`.
-pub fn b_at<W: WalkerChart<N>, const N: usize>(w: &W, angles: &[f64], mu: f64, sigma: f64) -> f64 {
+pub fn b_at<W: WalkerChart>(w: &W, angles: &[f64], mu: f64, sigma: f64) -> f64 {
     let (d, c) = d_and_c(w, &w.configuration(angles));
     d - sigma * mu * c
 }
@@ -41,7 +41,7 @@ pub struct MuMin {
 
 /// [`MuMin`] by a grid of `n` points per angle and a pattern search from the best point
 /// ([`maximize_on_box`] on `−d/(σc)`).
-pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<MuMin> {
+pub fn mu_min<W: WalkerChart>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<MuMin> {
     let k = w.angle_count();
     let ratio = |a: &[f64]| {
         let (d, c) = d_and_c(w, &w.configuration(a));
@@ -62,7 +62,7 @@ pub fn mu_min<W: WalkerChart<N>, const N: usize>(w: &W, sigma: f64, lo: f64, hi:
 /// which Painlevé's paradox is possible on the gait (P2's `μ_min` restricted to its orbit).
 /// Sampled on the dense output (8 points an integration step), the best step refined between
 /// its samples ([`crate::hybrid::ode::Peak`]); `None` if the stance contact never closes or `c` stays 0.
-pub fn mu_min_along_step<W: WalkerChart<N>, const N: usize>(
+pub fn mu_min_along_step<W: WalkerChart>(
     w: &W,
     y: &nalgebra::DVector<f64>,
     settings: &super::WalkerSettings,
@@ -71,26 +71,26 @@ pub fn mu_min_along_step<W: WalkerChart<N>, const N: usize>(
     use crate::hybrid::lagrangian::{Lagrangian, Modes};
     use crate::hybrid::{EventKind, Observer, Peak, Step};
     use std::ops::ControlFlow;
-    type State<const N: usize> = nalgebra::SMatrix<f64, N, 2>;
+    type State = nalgebra::DMatrix<f64>;
     /// `−d/|c|` while the stance contact (0) is closed.
-    fn neg_ratio<W: ContactSystem<N>, const N: usize>(w: &W, m: &Modes, x: &State<N>) -> f64 {
+    fn neg_ratio<W: ContactSystem>(w: &W, m: &Modes, x: &State) -> f64 {
         if !m.get(0).closed() {
             return f64::NEG_INFINITY;
         }
         let (d, c) = d_and_c(w, &x.column(0).into_owned());
         -d / c.abs()
     }
-    struct Least<'a, W, const N: usize> {
+    struct Least<'a, W> {
         w: &'a W,
-        peak: Peak<State<N>, Modes>,
+        peak: Peak<State, Modes>,
     }
-    impl<W: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for Least<'_, W, N> {
-        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+    impl<W: ContactSystem> Observer<State, Modes> for Least<'_, W> {
+        fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
             let w = self.w;
             self.peak.offer(step, t_end, mode, |m, _, x| neg_ratio(w, m, x));
             ControlFlow::Continue(())
         }
-        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+        fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
             if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
                 return ControlFlow::Break(());
             }
@@ -104,27 +104,13 @@ pub fn mu_min_along_step<W: WalkerChart<N>, const N: usize>(
 
 /// The intervals of `θ` in `[lo, hi]` where `B(θ, μ) < 0` for a one-angle walker (the rimless
 /// wheel: P2 eq. 34), from a scan of `n` points with each sign change refined by bisection.
-pub fn b_negative_intervals<W: WalkerChart<N>, const N: usize>(
-    w: &W,
-    mu: f64,
-    sigma: f64,
-    lo: f64,
-    hi: f64,
-    n: usize,
-) -> Vec<[f64; 2]> {
+pub fn b_negative_intervals<W: WalkerChart>(w: &W, mu: f64, sigma: f64, lo: f64, hi: f64, n: usize) -> Vec<[f64; 2]> {
     crate::numeric::negative_intervals(&|t| b_at(w, &[t], mu, sigma), lo, hi, n)
 }
 
 /// The sign of `B` on a grid of two angles (the compass biped's `(θ₁, θ₂)`): `true` where
 /// `B < 0`. Rows are the second angle.
-pub fn b_negative_grid<W: WalkerChart<N>, const N: usize>(
-    w: &W,
-    mu: f64,
-    sigma: f64,
-    lo: f64,
-    hi: f64,
-    n: usize,
-) -> Vec<Vec<bool>> {
+pub fn b_negative_grid<W: WalkerChart>(w: &W, mu: f64, sigma: f64, lo: f64, hi: f64, n: usize) -> Vec<Vec<bool>> {
     let at = |k: usize| lo + (hi - lo) * k as f64 / (n - 1) as f64;
     (0..n).map(|j| (0..n).map(|i| b_at(w, &[at(i), at(j)], mu, sigma) < 0.0).collect()).collect()
 }
@@ -161,15 +147,13 @@ pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
 /// direction `sigma`, on an `n × n` grid of `θ` over the stance range and `θ̇` in `[0, 2/τ_c]`,
 /// as CSV `theta,theta_dot_tau_c,case`.
 pub fn rimless_cases_csv(w: &crate::mechanics::walkers::RimlessWheel, sigma: f64, n: usize) -> String {
-    use nalgebra::SVector;
     let rate_max = 2.0 / w.tau_c();
     let mut csv = String::from("theta,theta_dot_tau_c,case\n");
     for j in 0..n {
         for i in 0..n {
             let th = -w.half_angle() + 2.0 * w.half_angle() * i as f64 / (n - 1) as f64;
             let rate = rate_max * j as f64 / (n - 1) as f64;
-            let (a, b) =
-                super::ab(w, &SVector::<f64, 3>::new(0.0, 0.0, th), &SVector::<f64, 3>::new(sigma, 0.0, rate), sigma);
+            let (a, b) = super::ab(w, &nalgebra::dvector![0.0, 0.0, th], &nalgebra::dvector![sigma, 0.0, rate], sigma);
             csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), crate::output::kebab(&super::slip_case(a, b))));
         }
     }

@@ -117,7 +117,7 @@ pub fn compass_mu_min_curve(c: &CompassBiped, sigma: f64, rho_max: f64, path: &P
 }
 
 /// Figs. 3.1(b), 4.1(b): one step of the gait in the `(angle, rate)` planes.
-pub fn gait_phase<W: WalkerChart<N>, const N: usize>(
+pub fn gait_phase<W: WalkerChart>(
     w: &W,
     y: &[f64],
     angles: &[(usize, &str)],

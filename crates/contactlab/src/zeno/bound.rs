@@ -29,7 +29,7 @@
 //!   (15) e ≤ √(2a_min ε₃) / (κv*)
 //! ```
 
-use nalgebra::{DVector, SVector};
+use nalgebra::DVector;
 use serde::Serialize;
 
 use super::{return_map, ConstraintChart, ZenoSettings};
@@ -123,8 +123,8 @@ fn limits(b: &Bound, gamma: f64) -> Limits {
 /// Evaluates Theorem 1 for the simple periodic orbit of `plastic` (the system with `e = 0`)
 /// through `y_star` (chart coordinates, a converged fixed point) with multiplier modulus
 /// `gamma_multiplier`; `grid` starts per axis of `Ω₂` for Assumption 1.
-pub fn theorem1<S: ContactSystem<N>, const N: usize>(
-    plastic: &Lagrangian<S, N>,
+pub fn theorem1<S: ContactSystem>(
+    plastic: &Lagrangian<S>,
     y_star: &DVector<f64>,
     gamma_multiplier: f64,
     eps: Epsilons,
@@ -139,15 +139,16 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
     if plastic.system().law(0).restitution != 0.0 {
         return Err(Error::model("e", "Theorem 1 starts from the simple orbit of the system with e = 0"));
     }
-    let m = N - 1;
     let sys = plastic.system();
+    let dof = sys.dof();
+    let m = dof - 1;
     let map = return_map(plastic, settings);
-    let chart = ConstraintChart::<N>::new(sys);
+    let chart = ConstraintChart::new(sys);
     // v*: the approach speed of the orbit's plastic impact (the last impact of the cycle).
     let x0 = chart.lift(y_star);
     // The events up to the return (the first crossing stops the run).
     let mut log = (FirstCrossing::default(), EventLog::default());
-    map.driver.run(plastic, 0.0, x0, std::slice::from_ref(&map.section), &mut log);
+    map.driver.run(plastic, 0.0, x0.clone(), std::slice::from_ref(&map.section), &mut log);
     let log = log.1;
     let v_star = log
         .events
@@ -189,8 +190,8 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
     }
 
     // The scalars (10) over Ω = Ω₄(ε₁, ε₂, ε₃, κv*): variables (z, ż, h, ḣ).
-    let mut lo = Vec::with_capacity(2 * N);
-    let mut hi = Vec::with_capacity(2 * N);
+    let mut lo = Vec::with_capacity(2 * dof);
+    let mut hi = Vec::with_capacity(2 * dof);
     for i in 0..m {
         lo.push(zs[i] - eps.eps1);
         hi.push(zs[i] + eps.eps1);
@@ -201,24 +202,24 @@ pub fn theorem1<S: ContactSystem<N>, const N: usize>(
     }
     lo.extend([0.0, -kappa * v_star]);
     hi.extend([eps.eps3, kappa * v_star]);
-    let state = |p: &[f64]| -> (SVector<f64, N>, SVector<f64, N>) {
-        let q = SVector::<f64, N>::from_fn(|i, _| if i < m { p[i] } else { p[2 * m] });
-        let v = SVector::<f64, N>::from_fn(|i, _| if i < m { p[m + i] } else { p[2 * m + 1] });
+    let state = |p: &[f64]| -> (DVector<f64>, DVector<f64>) {
+        let q = DVector::<f64>::from_fn(dof, |i, _| if i < m { p[i] } else { p[2 * m] });
+        let v = DVector::<f64>::from_fn(dof, |i, _| if i < m { p[m + i] } else { p[2 * m + 1] });
         (q, v)
     };
-    let acc = |p: &[f64]| -> SVector<f64, N> {
+    let acc = |p: &[f64]| -> DVector<f64> {
         let (q, v) = state(p);
-        sys.mass_matrix(&q).cholesky().map_or(SVector::repeat(f64::NAN), |c| c.solve(&sys.bias(0.0, &q, &v)))
+        sys.mass_matrix(&q).cholesky().map_or(DVector::repeat(dof, f64::NAN), |c| c.solve(&sys.bias(0.0, &q, &v)))
     };
-    let n = if 2 * N <= 4 { 11 } else { 7 };
-    let max_hdd = maximize_box(&|p| acc(p)[N - 1], &lo, &hi, n);
-    let min_hdd = -maximize_box(&|p| -acc(p)[N - 1], &lo, &hi, n);
+    let n = if 2 * dof <= 4 { 11 } else { 7 };
+    let max_hdd = maximize_box(&|p| acc(p)[dof - 1], &lo, &hi, n);
+    let min_hdd = -maximize_box(&|p| -acc(p)[dof - 1], &lo, &hi, n);
     let z_ddot_max = maximize_box(&|p| (0..m).fold(0.0f64, |a, i| a.max(acc(p)[i].abs())), &lo, &hi, n);
     // η(z) at h = 0 over Ω₁(ε₁).
     let eta = |p: &[f64]| -> f64 {
-        let q = SVector::<f64, N>::from_fn(|i, _| if i < m { p[i] } else { 0.0 });
+        let q = DVector::<f64>::from_fn(dof, |i, _| if i < m { p[i] } else { 0.0 });
         let Some(minv) = sys.mass_matrix(&q).try_inverse() else { return f64::NAN };
-        (0..m).fold(0.0f64, |a, i| a.max((minv[(i, N - 1)] / minv[(N - 1, N - 1)]).abs()))
+        (0..m).fold(0.0f64, |a, i| a.max((minv[(i, dof - 1)] / minv[(dof - 1, dof - 1)]).abs()))
     };
     let eta_max = maximize_box(&eta, &lo[..m], &hi[..m], 21);
     let (a_min, a_max) = (-max_hdd, -min_hdd);

@@ -124,7 +124,7 @@ impl EBranch {
 /// the return map until it settles, then followed by the general continuation
 /// ([`orbit_continuation`]) and read in P3's terms ([`EBranch::of`]). No orbit reached is a
 /// branch without points whose `end` says why.
-pub fn continuation_in_e<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize>(
+pub fn continuation_in_e<S: ContactSystem, F: Fn(f64) -> Result<S, String>>(
     family: F,
     q0: &[f64],
     v0: &[f64],

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use nalgebra::{Vector1, Vector2};
+use nalgebra::{dvector, DVector};
 
 use crate::mechanics::closed_form::Oscillator;
 use crate::mechanics::double_pendulum::{DoublePendulumStop, HipControl};
@@ -18,18 +18,18 @@ pub enum ZenoModel {
         /// The system.
         system: DoublePendulumStop,
         /// Initial configuration.
-        q0: Vector2<f64>,
+        q0: DVector<f64>,
         /// Initial velocity.
-        v0: Vector2<f64>,
+        v0: DVector<f64>,
     },
     /// A ball dropped on a floor: Zeno time in closed form.
     BouncingBall {
         /// The system (height `x ≥ 0`).
         system: Oscillator,
         /// Initial height.
-        q0: Vector1<f64>,
+        q0: DVector<f64>,
         /// Initial velocity (upward positive).
-        v0: Vector1<f64>,
+        v0: DVector<f64>,
     },
 }
 
@@ -91,13 +91,12 @@ pub fn from_model(doc: &ModelDoc) -> Result<ZenoModel, Error> {
                 let i = f.table("initial")?;
                 let theta2 =
                     if i.has("theta2") || i.has("theta2_deg") { i.angle("theta2", Range::NonNegative)? } else { 0.0 };
-                let q0 = Vector2::new(i.angle("theta1", Range::Any)?, theta2);
-                let v0 =
-                    Vector2::new(i.f64_or("theta1_dot", 0.0, Range::Any)?, i.f64_or("theta2_dot", 0.0, Range::Any)?);
+                let q0 = dvector!(i.angle("theta1", Range::Any)?, theta2);
+                let v0 = dvector!(i.f64_or("theta1_dot", 0.0, Range::Any)?, i.f64_or("theta2_dot", 0.0, Range::Any)?);
                 i.finish()?;
                 (q0, v0)
             } else {
-                (Vector2::zeros(), Vector2::zeros())
+                (DVector::zeros(2), DVector::zeros(2))
             };
             ZenoModel::DoublePendulum { system, q0, v0 }
         }
@@ -108,7 +107,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<ZenoModel, Error> {
             let height = f.f64("height", Range::Positive)?;
             let velocity = f.f64_or("velocity", 0.0, Range::Any)?;
             let system = Oscillator::bouncing_ball(mass, gravity, e, height);
-            ZenoModel::BouncingBall { system, q0: Vector1::new(height), v0: Vector1::new(velocity) }
+            ZenoModel::BouncingBall { system, q0: dvector![height], v0: dvector![velocity] }
         }
         other => {
             return Err(Error::input(
@@ -144,7 +143,7 @@ mod tests {
         .unwrap();
         let ZenoModel::DoublePendulum { system, q0, .. } = m else { panic!() };
         assert_eq!(system, DoublePendulumStop::paper_controlled(0.5));
-        assert_eq!(q0, Vector2::new(-0.08, 0.0));
+        assert_eq!(q0, dvector!(-0.08, 0.0));
     }
 
     #[test]

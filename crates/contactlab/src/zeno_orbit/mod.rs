@@ -31,7 +31,7 @@
 
 use std::ops::ControlFlow;
 
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use crate::hybrid::driver::{EventRecord, Section};
@@ -44,7 +44,7 @@ use crate::mechanics::ContactSystem;
 use crate::Error;
 
 /// The state `[q | q̇]`.
-pub type State<const N: usize> = SMatrix<f64, N, 2>;
+pub type State = DMatrix<f64>;
 
 /// The coordinate chart P3 needs (the last coordinate is the contact's gap, `∂g/∂q` its unit
 /// row) is checked to this relative accuracy at three probe points.
@@ -135,7 +135,8 @@ impl ZenoSettings {
 
 /// Verifies P3's coordinates: contact 0 exists, is frictionless, and its gap is the last
 /// coordinate (`h(q) = q_{N−1}`, `dh = e_{N−1}`), at a few configurations.
-pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result<(), Error> {
+pub fn check_coordinates<S: ContactSystem>(sys: &S) -> Result<(), Error> {
+    let n = sys.dof();
     if sys.contact_count() != 1 {
         return Err(Error::model(
             "contact",
@@ -151,11 +152,11 @@ pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result
     }
     let cs = sys.coordinate_scale();
     for k in 0..3 {
-        let q = SVector::<f64, N>::from_fn(|i, _| cs[i] * 0.1 * ((i + k) as f64 - 1.0));
+        let q = DVector::<f64>::from_fn(n, |i, _| cs[i] * 0.1 * ((i + k) as f64 - 1.0));
         let dh = sys.normal_jacobian(0, &q);
-        let last = N - 1;
+        let last = n - 1;
         let ok = (sys.gap(0, &q) - q[last]).abs() <= CHART_CHECK_TOL * cs[last].max(q[last].abs())
-            && (0..N).all(|i| (dh[i] - if i == last { 1.0 } else { 0.0 }).abs() <= CHART_CHECK_TOL);
+            && (0..n).all(|i| (dh[i] - if i == last { 1.0 } else { 0.0 }).abs() <= CHART_CHECK_TOL);
         if !ok {
             return Err(Error::model(
                 "coordinates",
@@ -168,32 +169,36 @@ pub fn check_coordinates<S: ContactSystem<N>, const N: usize>(sys: &S) -> Result
 
 /// The chart `y = (z, ż)` of the constraint surface `S = {h = 0, ḣ = 0}` (module docs).
 #[derive(Debug, Clone)]
-pub struct ConstraintChart<const N: usize> {
+pub struct ConstraintChart {
     scale: DVector<f64>,
 }
 
-impl<const N: usize> ConstraintChart<N> {
+impl ConstraintChart {
     /// The chart with the scales of `sys` (coordinates, and coordinates per time scale).
-    pub fn new<S: ContactSystem<N>>(sys: &S) -> Self {
+    pub fn new<S: ContactSystem>(sys: &S) -> Self {
+        let n = sys.dof();
         let cs = sys.coordinate_scale();
         let ts = sys.time_scale();
-        let m = N - 1;
+        let m = n - 1;
         Self { scale: DVector::from_fn(2 * m, |i, _| if i < m { cs[i] } else { cs[i - m] / ts }) }
     }
 }
 
-impl<const N: usize> SectionChart<State<N>> for ConstraintChart<N> {
+impl SectionChart<State> for ConstraintChart {
     fn dim(&self) -> usize {
-        2 * (N - 1)
+        let n = self.scale.len() / 2 + 1;
+        2 * (n - 1)
     }
-    fn lift(&self, y: &DVector<f64>) -> State<N> {
-        let m = N - 1;
-        let q = SVector::<f64, N>::from_fn(|i, _| if i < m { y[i] } else { 0.0 });
-        let v = SVector::<f64, N>::from_fn(|i, _| if i < m { y[m + i] } else { 0.0 });
+    fn lift(&self, y: &DVector<f64>) -> State {
+        let n = self.scale.len() / 2 + 1;
+        let m = n - 1;
+        let q = DVector::<f64>::from_fn(n, |i, _| if i < m { y[i] } else { 0.0 });
+        let v = DVector::<f64>::from_fn(n, |i, _| if i < m { y[m + i] } else { 0.0 });
         join(&q, &v)
     }
-    fn chart(&self, x: &State<N>) -> DVector<f64> {
-        let m = N - 1;
+    fn chart(&self, x: &State) -> DVector<f64> {
+        let n = self.scale.len() / 2 + 1;
+        let m = n - 1;
         let (q, v) = split(x);
         DVector::from_fn(2 * m, |i, _| if i < m { q[i] } else { v[i - m] })
     }
@@ -201,9 +206,10 @@ impl<const N: usize> SectionChart<State<N>> for ConstraintChart<N> {
         self.scale.clone()
     }
     fn lift_jacobian(&self, _y: &DVector<f64>) -> Option<DMatrix<f64>> {
-        let m = N - 1;
-        Some(DMatrix::from_fn(2 * N, 2 * m, |r, c| {
-            let (col, row) = (c % m + if c < m { 0 } else { N }, r);
+        let n = self.scale.len() / 2 + 1;
+        let m = n - 1;
+        Some(DMatrix::from_fn(2 * n, 2 * m, |r, c| {
+            let (col, row) = (c % m + if c < m { 0 } else { n }, r);
             if row == col {
                 1.0
             } else {
@@ -211,17 +217,13 @@ impl<const N: usize> SectionChart<State<N>> for ConstraintChart<N> {
             }
         }))
     }
-    fn chart_jacobian(&self, _x: &State<N>) -> Option<DMatrix<f64>> {
+    fn chart_jacobian(&self, _x: &State) -> Option<DMatrix<f64>> {
         self.lift_jacobian(&DVector::zeros(0)).map(|j| j.transpose())
     }
 }
 
 /// The multiplier `λ` of eq. (5) that holds the constraint at `(q, q̇)` (whatever its sign).
-pub fn multiplier<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> f64 {
+pub fn multiplier<S: ContactSystem>(lag: &Lagrangian<S>, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
     let mut closed = Modes::free(1);
     closed.set(0, ContactMode::Slip(0));
     lag.solve_mode(&closed, 0.0, q, v).map_or(f64::NAN, |s| s.lambda_n[0])
@@ -276,16 +278,16 @@ pub struct Simulation {
     pub termination: Termination,
 }
 
-struct PhaseRecorder<'a, S, const N: usize> {
-    lag: &'a Lagrangian<S, N>,
+struct PhaseRecorder<'a, S> {
+    lag: &'a Lagrangian<S>,
     per_step: usize,
     samples: Vec<Sample>,
     events: Vec<Event>,
     constrained_time: f64,
 }
 
-impl<S: ContactSystem<N>, const N: usize> PhaseRecorder<'_, S, N> {
-    fn push(&mut self, t: f64, x: &State<N>, constrained: bool) {
+impl<S: ContactSystem> PhaseRecorder<'_, S> {
+    fn push(&mut self, t: f64, x: &State, constrained: bool) {
         let (q, v) = split(x);
         let lambda = constrained.then(|| multiplier(self.lag, &q, &v));
         self.samples.push(Sample {
@@ -298,11 +300,11 @@ impl<S: ContactSystem<N>, const N: usize> PhaseRecorder<'_, S, N> {
     }
 }
 
-impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for PhaseRecorder<'_, S, N> {
-    fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+impl<S: ContactSystem> Observer<State, Modes> for PhaseRecorder<'_, S> {
+    fn on_start(&mut self, t: f64, x: &State, mode: &Modes) {
         self.push(t, x, mode.get(0).closed());
     }
-    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
         let closed = mode.get(0).closed();
         if closed {
             self.constrained_time += t_end - step.t0;
@@ -312,7 +314,7 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for PhaseRec
         }
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Section {
             return ControlFlow::Continue(());
         }
@@ -333,10 +335,10 @@ impl<S: ContactSystem<N>, const N: usize> Observer<State<N>, Modes> for PhaseRec
 
 /// Simulates the completed execution from `(q₀, q̇₀)` over `[0, t_max]`, with `per_step`
 /// samples inside every integration step.
-pub fn simulate<S: ContactSystem<N>, const N: usize>(
+pub fn simulate<S: ContactSystem>(
     sys: &S,
-    q0: &SVector<f64, N>,
-    v0: &SVector<f64, N>,
+    q0: &DVector<f64>,
+    v0: &DVector<f64>,
     t_max: f64,
     per_step: usize,
     settings: &ZenoSettings,
@@ -362,10 +364,10 @@ pub fn simulate<S: ContactSystem<N>, const N: usize>(
 }
 
 /// The return map `Φ: S → S` of a system (module docs).
-pub fn return_map<'a, S: ContactSystem<N>, const N: usize>(
-    lag: &'a Lagrangian<S, N>,
+pub fn return_map<'a, S: ContactSystem>(
+    lag: &'a Lagrangian<S>,
     settings: &ZenoSettings,
-) -> ReturnMap<'a, Lagrangian<S, N>, ConstraintChart<N>> {
+) -> ReturnMap<'a, Lagrangian<S>, ConstraintChart> {
     ReturnMap {
         system: lag,
         section: Section::Closing { contact: 0 },
@@ -394,30 +396,30 @@ pub struct Cycle {
     pub amplitude: f64,
 }
 
-struct CycleObserver<const N: usize> {
+struct CycleObserver {
     lift_off: Option<f64>,
     impacts: usize,
     last_kind: Option<EventKind>,
     hit: Option<f64>,
-    start: State<N>,
-    scale: State<N>,
+    start: State,
+    scale: State,
     amplitude: f64,
 }
 
-impl<const N: usize> CycleObserver<N> {
-    fn track(&mut self, x: &State<N>) {
-        let d = (x - self.start).component_div(&self.scale).amax();
+impl CycleObserver {
+    fn track(&mut self, x: &State) {
+        let d = (x - &self.start).component_div(&self.scale).amax();
         self.amplitude = self.amplitude.max(d);
     }
 }
 
-impl<M, const N: usize> Observer<State<N>, M> for CycleObserver<N> {
-    fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, _mode: &M) -> ControlFlow<()> {
+impl<M> Observer<State, M> for CycleObserver {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, _mode: &M) -> ControlFlow<()> {
         self.track(&step.eval(t_end));
         self.track(&step.eval(0.5 * (step.t0 + t_end)));
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<State<N>, M>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<State, M>) -> ControlFlow<()> {
         self.track(&ev.after);
         match ev.info.kind {
             EventKind::Section if ev.t > 0.0 => {
@@ -441,11 +443,7 @@ impl<M, const N: usize> Observer<State<N>, M> for CycleObserver<N> {
 
 /// Runs one cycle of the return map from `y ∈ S` and reports its phases; `None` if the motion
 /// does not return.
-pub fn cycle<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
-    y: &DVector<f64>,
-    settings: &ZenoSettings,
-) -> Option<Cycle> {
+pub fn cycle<S: ContactSystem>(lag: &Lagrangian<S>, y: &DVector<f64>, settings: &ZenoSettings) -> Option<Cycle> {
     let map = return_map(lag, settings);
     let x0 = map.chart.lift(y);
     let (q, v) = split(&x0);
@@ -455,7 +453,7 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
         impacts: 0,
         last_kind: None,
         hit: None,
-        start: x0,
+        start: x0.clone(),
         scale: lag.state_scale(),
         amplitude: 0.0,
     };
@@ -475,10 +473,10 @@ pub fn cycle<S: ContactSystem<N>, const N: usize>(
 /// Iterates the return map from the first entry into a constrained phase after `(q₀, q̇₀)`, at
 /// most `cycles` times or until two successive points agree to `tol` (relative to the chart's
 /// scales); returns the last point, a guess for [`orbit`].
-pub fn settle<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
-    q0: &SVector<f64, N>,
-    v0: &SVector<f64, N>,
+pub fn settle<S: ContactSystem>(
+    lag: &Lagrangian<S>,
+    q0: &DVector<f64>,
+    v0: &DVector<f64>,
     cycles: usize,
     tol: f64,
     settings: &ZenoSettings,
@@ -499,8 +497,8 @@ fn scaled_distance(a: &DVector<f64>, b: &DVector<f64>, scale: &DVector<f64>) -> 
 
 /// Iterates `Φ` from `y` until `‖Φ(y) − y‖ ≤ tol` (chart scales), at most `max` times; returns
 /// the last iterate and whether that test was met (a missing return ends the iteration).
-fn iterate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usize>(
-    map: &ReturnMap<'_, Lagrangian<S, N>, C>,
+fn iterate<C: SectionChart<State>, S: ContactSystem>(
+    map: &ReturnMap<'_, Lagrangian<S>, C>,
     y: &DVector<f64>,
     tol: f64,
     max: usize,
@@ -524,8 +522,8 @@ fn iterate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usize>(
 /// The observed contraction rate of the iterates of `Φ` towards the fixed point `y*`: from a
 /// perturbation of `10⁻⁵` (chart scales), 80 iterations; the geometric mean of the last ten
 /// distance ratios, if those ratios agree to 1 % and the distances stay above the noise.
-fn contraction_rate<C: SectionChart<State<N>>, S: ContactSystem<N>, const N: usize>(
-    map: &ReturnMap<'_, Lagrangian<S, N>, C>,
+fn contraction_rate<C: SectionChart<State>, S: ContactSystem>(
+    map: &ReturnMap<'_, Lagrangian<S>, C>,
     ystar: &DVector<f64>,
 ) -> Option<f64> {
     let sc = map.chart.scale();
@@ -616,11 +614,7 @@ impl Orbit {
 /// The periodic orbit through `S` near `guess` (chart coordinates), by Newton's method on the
 /// return map; when that fails, by iterating the map from `guess` (which converges to a stable
 /// orbit) and polishing with Newton.
-pub fn orbit<S: ContactSystem<N>, const N: usize>(
-    lag: &Lagrangian<S, N>,
-    guess: &DVector<f64>,
-    settings: &ZenoSettings,
-) -> Orbit {
+pub fn orbit<S: ContactSystem>(lag: &Lagrangian<S>, guess: &DVector<f64>, settings: &ZenoSettings) -> Orbit {
     let map = return_map(lag, settings);
     let invalid = settings.validate().err().map(NewtonStop::invalid_setting);
     let mut fp: FixedPoint = match &invalid {
@@ -676,7 +670,7 @@ pub fn orbit<S: ContactSystem<N>, const N: usize>(
 /// `λ` at the start of the constrained phase (normalised by its scale; its sign change is where
 /// the constrained phase, and with it the Zeno orbit of P3, ends) and the return's events
 /// (`zeno(limit)` or one `impact(limit)` per simulated impact).
-pub struct OrbitFamily<S, F, const N: usize> {
+pub struct OrbitFamily<S, F> {
     /// The system at each parameter value.
     pub system: F,
     /// Integration and Newton settings.
@@ -685,11 +679,11 @@ pub struct OrbitFamily<S, F, const N: usize> {
     _s: std::marker::PhantomData<S>,
 }
 
-impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> OrbitFamily<S, F, N> {
+impl<S: ContactSystem, F: Fn(f64) -> Result<S, String>> OrbitFamily<S, F> {
     /// The family, its chart's scales taken at `p0`.
     pub fn new(system: F, p0: f64, settings: ZenoSettings) -> Result<Self, String> {
         let s = system(p0)?;
-        let scale = ConstraintChart::<N>::new(&s).scale();
+        let scale = ConstraintChart::new(&s).scale();
         Ok(Self {
             system,
             settings: ZenoSettings { check_rate: false, ..settings },
@@ -699,9 +693,7 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> Orbit
     }
 }
 
-impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate::continuation::MapFamily
-    for OrbitFamily<S, F, N>
-{
+impl<S: ContactSystem, F: Fn(f64) -> Result<S, String>> crate::continuation::MapFamily for OrbitFamily<S, F> {
     fn dim(&self) -> usize {
         self.scale.len()
     }
@@ -721,7 +713,7 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate
     fn observe(&self, p: f64, y: &DVector<f64>) -> crate::continuation::Observation {
         let Ok(s) = (self.system)(p) else { return Default::default() };
         let lag = Lagrangian::new(s);
-        let x = ConstraintChart::<N>::new(lag.system()).lift(y);
+        let x = ConstraintChart::new(lag.system()).lift(y);
         let Some(c) = cycle(&lag, y, &self.settings) else { return Default::default() };
         let (q, v) = split(&x);
         // λ in units of the system's force scale: its mass times gravity's scale of acceleration.
@@ -746,7 +738,7 @@ impl<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize> crate
 /// Continues P3's periodic orbit of the family `system(p)` in `p` from `settings.from`, the
 /// orbit there reached from `(q0, q̇0)` by iterating the return map until it settles
 /// ([`settle`]).
-pub fn orbit_continuation<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, const N: usize>(
+pub fn orbit_continuation<S: ContactSystem, F: Fn(f64) -> Result<S, String>>(
     system: F,
     q0: &[f64],
     v0: &[f64],
@@ -759,8 +751,8 @@ pub fn orbit_continuation<S: ContactSystem<N>, F: Fn(f64) -> Result<S, String>, 
     let lag = Lagrangian::new((fam.system)(settings.from).map_err(|e| Error::model(key.as_str(), e))?);
     let y = settle(
         &lag,
-        &SVector::<f64, N>::from_column_slice(q0),
-        &SVector::<f64, N>::from_column_slice(v0),
+        &DVector::<f64>::from_column_slice(q0),
+        &DVector::<f64>::from_column_slice(v0),
         SETTLE_CYCLES,
         SETTLE_TOL,
         &zs,
@@ -796,7 +788,8 @@ mod tests {
         }
         let bad = ZenoSettings { rtol: -1.0, ..Default::default() };
         let p = DoublePendulumStop::paper(0.3);
-        assert!(simulate(&p, &SVector::<f64, 2>::zeros(), &SVector::<f64, 2>::zeros(), 1.0, 4, &bad).is_err());
+        assert!(simulate(&p, &nalgebra::DVector::<f64>::zeros(2), &nalgebra::DVector::<f64>::zeros(2), 1.0, 4, &bad)
+            .is_err());
         // The orbit search stops before any work, with the setting named and no numbers.
         let lag = Lagrangian::new(DoublePendulumStop::paper_controlled(0.5));
         let o = orbit(
@@ -825,7 +818,7 @@ mod tests {
     #[test]
     fn chart_lifts_onto_the_constraint_surface() {
         let p = DoublePendulumStop::paper(0.0);
-        let c = ConstraintChart::<2>::new(&p);
+        let c = ConstraintChart::new(&p);
         let y = DVector::from_vec(vec![0.1, -0.2]);
         let x = c.lift(&y);
         assert_eq!((x[(1, 0)], x[(1, 1)]), (0.0, 0.0));

@@ -15,7 +15,7 @@ use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step,
 use contactlab::mechanics::walkers::{CompassBiped, RimlessWheel};
 use contactlab::mechanics::ContactSystem;
 use contactlab::walking::{sticking_impulse, WalkerChart};
-use nalgebra::{DVector, SMatrix};
+use nalgebra::{DMatrix, DVector};
 
 /// A hand-written walker's gait.
 #[derive(Debug, Clone)]
@@ -37,14 +37,14 @@ struct Chart<'a, W> {
     scale: Vec<f64>,
 }
 
-impl<W: WalkerChart<N>, const N: usize> SectionChart<SMatrix<f64, N, 2>> for Chart<'_, W> {
+impl<W: WalkerChart> SectionChart<DMatrix<f64>> for Chart<'_, W> {
     fn dim(&self) -> usize {
         self.scale.len()
     }
-    fn lift(&self, y: &DVector<f64>) -> SMatrix<f64, N, 2> {
+    fn lift(&self, y: &DVector<f64>) -> DMatrix<f64> {
         self.walker.lift(y)
     }
-    fn chart(&self, x: &SMatrix<f64, N, 2>) -> DVector<f64> {
+    fn chart(&self, x: &DMatrix<f64>) -> DVector<f64> {
         DVector::from_vec((self.chart)(self.walker, x.column(0).as_slice(), x.column(1).as_slice()))
     }
     fn scale(&self) -> DVector<f64> {
@@ -54,16 +54,16 @@ impl<W: WalkerChart<N>, const N: usize> SectionChart<SMatrix<f64, N, 2>> for Cha
 
 /// The largest sticking force ratio along the step, whether the stance foot ever left stick,
 /// and the state before heel strike.
-struct StepObserver<'a, W, const N: usize> {
-    lag: &'a Lagrangian<&'a W, N>,
+struct StepObserver<'a, W> {
+    lag: &'a Lagrangian<&'a W>,
     ratio_max: f64,
     always_stick: bool,
     other_events: bool,
-    pre_impact: Option<SMatrix<f64, N, 2>>,
+    pre_impact: Option<DMatrix<f64>>,
 }
 
-impl<W: ContactSystem<N>, const N: usize> StepObserver<'_, W, N> {
-    fn ratio(lag: &Lagrangian<&W, N>, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) -> f64 {
+impl<W: ContactSystem> StepObserver<'_, W> {
+    fn ratio(lag: &Lagrangian<&W>, t: f64, x: &DMatrix<f64>, mode: &Modes) -> f64 {
         let (q, v) = split(x);
         match lag.solve_mode(mode, t, &q, &v) {
             Some(s) if s.lambda_n[0] > 0.0 => (s.lambda_t[0] / s.lambda_n[0]).abs(),
@@ -72,15 +72,15 @@ impl<W: ContactSystem<N>, const N: usize> StepObserver<'_, W, N> {
     }
 }
 
-impl<W: ContactSystem<N>, const N: usize> Observer<SMatrix<f64, N, 2>, Modes> for StepObserver<'_, W, N> {
-    fn on_start(&mut self, t: f64, x: &SMatrix<f64, N, 2>, mode: &Modes) {
+impl<W: ContactSystem> Observer<DMatrix<f64>, Modes> for StepObserver<'_, W> {
+    fn on_start(&mut self, t: f64, x: &DMatrix<f64>, mode: &Modes) {
         if mode.get(0) == ContactMode::Stick {
             self.ratio_max = self.ratio_max.max(Self::ratio(self.lag, t, x, mode));
         } else {
             self.always_stick = false;
         }
     }
-    fn on_step(&mut self, step: &Step<SMatrix<f64, N, 2>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+    fn on_step(&mut self, step: &Step<DMatrix<f64>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
         if mode.get(0) == ContactMode::Stick {
             let lag = self.lag;
             self.ratio_max = step.max_of(t_end, 4, self.ratio_max, |t, x| Self::ratio(lag, t, x, mode));
@@ -89,12 +89,12 @@ impl<W: ContactSystem<N>, const N: usize> Observer<SMatrix<f64, N, 2>, Modes> fo
         }
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<SMatrix<f64, N, 2>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<DMatrix<f64>, Modes>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Section {
             return ControlFlow::Continue(());
         }
         if ev.info.kind == EventKind::Impact && ev.info.contact == Some(1) {
-            self.pre_impact = Some(ev.before);
+            self.pre_impact = Some(ev.before.clone());
             return ControlFlow::Break(());
         }
         self.other_events = true;
@@ -102,7 +102,7 @@ impl<W: ContactSystem<N>, const N: usize> Observer<SMatrix<f64, N, 2>, Modes> fo
     }
 }
 
-fn gait<W: WalkerChart<N>, const N: usize>(chart: Chart<'_, W>, guess: &DVector<f64>, rtol: f64) -> Option<HandGait> {
+fn gait<W: WalkerChart>(chart: Chart<'_, W>, guess: &DVector<f64>, rtol: f64) -> Option<HandGait> {
     let w = chart.walker;
     let lag = Lagrangian::new(w);
     let driver = || {

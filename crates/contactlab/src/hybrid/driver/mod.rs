@@ -317,7 +317,7 @@ impl<S> Recorder<S> {
 
 impl<S: OdeState, M> Observer<S, M> for Recorder<S> {
     fn on_start(&mut self, t: f64, x: &S, _mode: &M) {
-        self.samples.push((t, *x));
+        self.samples.push((t, x.clone()));
     }
     fn on_step(&mut self, step: &Step<S>, t_end: f64, _mode: &M) -> ControlFlow<()> {
         self.samples.extend(step.samples(t_end, self.per_step + 1));
@@ -325,7 +325,7 @@ impl<S: OdeState, M> Observer<S, M> for Recorder<S> {
     }
     fn on_event(&mut self, event: &EventRecord<S, M>) -> ControlFlow<()> {
         if event.info.kind != EventKind::Section {
-            self.samples.push((event.t, event.after));
+            self.samples.push((event.t, event.after.clone()));
         }
         ControlFlow::Continue(())
     }
@@ -440,7 +440,7 @@ fn imminent_guards<H: Hybrid>(
     fired: &mut Vec<usize>,
 ) {
     fired.clear();
-    let xp = *x + sys.flow(mode, t, x) * ttol;
+    let xp = x.clone() + sys.flow(mode, t, x) * ttol;
     if xp.as_slice().iter().any(|v| !v.is_finite()) {
         return;
     }
@@ -505,8 +505,8 @@ impl EventDriver {
                 }
             }
         };
-        let mut runner = Runner::new(&self.settings, sys, sections, t0, x, mode);
-        obs.on_start(t0, &initial_event.as_ref().map_or(x, |e| e.before), &mode);
+        let mut runner = Runner::new(&self.settings, sys, sections, t0, x.clone(), mode);
+        obs.on_start(t0, &initial_event.as_ref().map_or(x, |e| e.before.clone()), &mode);
         if let Some(ev) = &initial_event {
             runner.events += 1;
             if obs.on_event(ev).is_break() {
@@ -551,8 +551,15 @@ type Start<S, M> = Result<(S, M, Option<EventRecord<S, M>>), (S, ModeFailure)>;
 fn start<H: Hybrid>(sys: &H, t: f64, x0: H::State) -> Start<H::State, H::Mode> {
     match sys.initial_transition(t, &x0) {
         Some(Transition::Jump { state, mode, info }) => {
-            let event =
-                EventRecord { t, info, guard: None, mode_before: mode, mode_after: mode, before: x0, after: state };
+            let event = EventRecord {
+                t,
+                info,
+                guard: None,
+                mode_before: mode,
+                mode_after: mode,
+                before: x0,
+                after: state.clone(),
+            };
             Ok((state, mode, Some(event)))
         }
         Some(Transition::Failed(f)) => Err((x0, f)),

@@ -75,7 +75,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             mode,
             ts,
             ttol: settings.event_tol * ts,
-            scale,
+            scale: scale.clone(),
             ode: Dopri5::new(settings.tol, scale, ts),
             restart: true,
             steps: 0,
@@ -183,7 +183,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         let (te, xe) = (self.t + ev.dt, ev.state);
         if let Some(seg) = &ev.segment {
             self.report_sections(seg, te, true, obs)?;
-            self.step_to_event(seg, te, xe, obs)?;
+            self.step_to_event(seg, te, xe.clone(), obs)?;
         }
         self.fired.push(ev.guard);
         Ok((te, xe))
@@ -200,7 +200,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         }
         let Some(step) = self.step(&mut f)? else {
             // The step size collapsed onto an imminent guard: it fires here.
-            return Ok(Some((self.t, self.x)));
+            return Ok(Some((self.t, self.x.clone())));
         };
         self.steps += 1;
         sys.guards(&mode, step.t1(), &step.y1, &mut self.g1[..ng]);
@@ -212,7 +212,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         let te = self.locate(&step);
         let xe = step.eval(te);
         self.report_sections(&step, te, false, obs)?;
-        self.step_to_event(&step, te, xe, obs)?;
+        self.step_to_event(&step, te, xe.clone(), obs)?;
         Ok(Some((te, xe)))
     }
 
@@ -323,7 +323,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         self.report_sections(step, step.t1(), false, obs)?;
         let flow = obs.on_step(step, step.t1(), &self.mode);
         self.t = step.t1();
-        self.x = step.y1;
+        self.x = step.y1.clone();
         let ng = self.ng;
         for k in 0..ng {
             self.armed[k] |= self.g1[k] > 0.0;
@@ -417,7 +417,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         let mut stop = self.report_event(&rec, obs);
         let mode_before = self.mode;
         self.t = next.t;
-        self.x = next.state;
+        self.x = rec.after;
         self.mode = next.mode;
         if let Some(z) = completion {
             self.events += 1;
@@ -427,12 +427,11 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 guard: None,
                 mode_before,
                 mode_after: z.mode,
-                before: self.x,
-                after: z.state,
+                before: std::mem::replace(&mut self.x, z.state),
+                after: self.x.clone(),
             };
             stop |= self.report_event(&rec, obs);
             self.t = z.t;
-            self.x = z.state;
             self.mode = z.mode;
         }
         self.restart = true;
@@ -481,7 +480,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                     self.history.resize_with(c + 1, VecDeque::new);
                 }
                 let h = &mut self.history[c];
-                h.push_back(ImpactMark { t: te, speed, after: next.state });
+                h.push_back(ImpactMark { t: te, speed, after: next.state.clone() });
                 if h.len() > 4 {
                     h.pop_front();
                 }
@@ -490,7 +489,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 let found = zeno_point(h, tolerance * self.ts).or_else(|| {
                     let (t, x) = unresolved(h, next.info.rebound, res)?;
                     // The completion comes after the predicted tail, along the flow.
-                    Some((t, x + self.sys.flow(&next.mode, te, &x) * (t - te)))
+                    Some((t, x.clone() + self.sys.flow(&next.mode, te, &x) * (t - te)))
                 });
                 let Some((tz, xz)) = found else { return Ok(None) };
                 h.clear();
@@ -564,7 +563,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 guard: Some(k),
                 mode_before: self.mode,
                 mode_after: self.mode,
-                before: y,
+                before: y.clone(),
                 after: y,
             };
             if obs.on_event(&rec).is_break() {
@@ -600,8 +599,8 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                     guard: Some(k),
                     mode_before: rec.mode_after,
                     mode_after: rec.mode_after,
-                    before: rec.after,
-                    after: rec.after,
+                    before: rec.after.clone(),
+                    after: rec.after.clone(),
                 };
                 stop |= obs.on_event(&r).is_break();
             }
@@ -680,7 +679,7 @@ pub(super) fn zeno_point<S: OdeState>(h: &VecDeque<ImpactMark<S>>, tol: f64) -> 
         }
     }
     let g = r2 / (1.0 - r2);
-    let x = c.after + (c.after - b.after) * g;
+    let x = c.after.clone() + (c.after.clone() - b.after.clone()) * g;
     Some((c.t + tail2, x))
 }
 
@@ -702,11 +701,11 @@ pub(super) fn unresolved<S: OdeState>(
 ) -> Option<(f64, S)> {
     let c = h.back()?;
     if let Some(r) = rebound.filter(|r| r.apex <= HOP_FLOOR || r.tail <= res) {
-        return Some((c.t + r.tail, c.after));
+        return Some((c.t + r.tail, c.after.clone()));
     }
     let stuck = h.len() >= 2 && {
         let b = &h[h.len() - 2];
         c.t - b.t <= res && c.speed <= b.speed
     };
-    stuck.then_some((c.t, c.after))
+    stuck.then(|| (c.t, c.after.clone()))
 }

@@ -2,7 +2,7 @@
 //! of contacts' constraints for their multipliers (forces at the acceleration level, impulses at
 //! the velocity level), and the mass-weighted projection of a state onto constraints.
 
-use nalgebra::{DMatrix, DVector, SVector};
+use nalgebra::{DMatrix, DVector};
 
 use super::modes::{ContactMode, ModeSolution};
 use super::{join, split, Lagrangian, State, MAX_CONTACTS};
@@ -14,20 +14,20 @@ const MAXK: usize = 2 * MAX_CONTACTS;
 /// One contact of a constrained solve, at the acceleration level (forces) or the velocity level
 /// (impulses): its mode, the rows its constraints use, the images under `M⁻¹` of the columns its
 /// multipliers act on, and the values the constrained quantities must take.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Part<const N: usize> {
+#[derive(Debug, Clone)]
+pub(super) struct Part {
     /// Where its multipliers go in the result.
     pub(super) slot: usize,
     /// `Stick` (unknowns `λ_n`, `λ_t`) or `Slip(s)` (unknown `λ_n` with `λ_t = coef·λ_n`).
     pub(super) mode: ContactMode,
     /// `λ_t = coef·λ_n` in slip (`−sμ`; `0` frictionless).
     pub(super) coef: f64,
-    pub(super) wn: SVector<f64, N>,
-    pub(super) wt: SVector<f64, N>,
+    pub(super) wn: DVector<f64>,
+    pub(super) wt: DVector<f64>,
     /// `M⁻¹` times the column of `λ_n` (`w_n`, or `w_n + coef·w_t` in slip).
-    pub(super) col_n: SVector<f64, N>,
+    pub(super) col_n: DVector<f64>,
     /// `M⁻¹w_t` (used when sticking).
-    pub(super) col_t: SVector<f64, N>,
+    pub(super) col_t: DVector<f64>,
     /// Required `w_nᵀx` and, when sticking, `w_tᵀx`.
     pub(super) goal_n: f64,
     pub(super) goal_t: f64,
@@ -37,56 +37,39 @@ pub(super) struct Part<const N: usize> {
 /// needs `w_nᵀx = goal_n` (and `w_tᵀx = goal_t` when sticking) with `x = base + Σ M⁻¹w λ`. One
 /// mechanism for the forces of a mode and for the impulses of an impact. The result goes into
 /// `out` (`acc` holds `x`; `out` must start with zero multipliers); `None` if it is not finite.
-pub(super) fn solve_parts<const N: usize>(
-    parts: impl IntoIterator<Item = Part<N>>,
+pub(super) fn solve_parts(
+    parts: impl IntoIterator<Item = Part>,
     count: usize,
-    base: &SVector<f64, N>,
-    out: &mut ModeSolution<N>,
+    base: &DVector<f64>,
+    out: &mut ModeSolution,
 ) -> Option<()> {
-    // Buffers sized for the common case of at most two constrained contacts: zeroing the largest
-    // ones on every call would cost more than the solve.
-    if count <= 2 {
-        solve_parts_cap::<N, 4>(parts, base, out)
-    } else {
-        solve_parts_cap::<N, MAXK>(parts, base, out)
-    }
-}
-
-fn solve_parts_cap<const N: usize, const CAP: usize>(
-    parts: impl IntoIterator<Item = Part<N>>,
-    base: &SVector<f64, N>,
-    out: &mut ModeSolution<N>,
-) -> Option<()> {
-    let z = SVector::<f64, N>::zeros();
-    let mut cols = [z; CAP];
-    let mut rows = [(z, 0.0); CAP];
+    let mut cols: Vec<DVector<f64>> = Vec::with_capacity(2 * count);
+    let mut rows: Vec<(DVector<f64>, f64)> = Vec::with_capacity(2 * count);
     // (slot, tangential?, slip coefficient with λ_t = coef·λ_n)
-    let mut unk = [(0usize, false, 0.0f64); CAP];
-    let mut k = 0;
+    let mut unk: Vec<(usize, bool, f64)> = Vec::with_capacity(2 * count);
     for p in parts {
-        if k + 2 > CAP {
+        if unk.len() + 2 > MAXK {
             return None;
         }
         match p.mode {
             ContactMode::Stick => {
-                cols[k] = p.col_n;
-                rows[k] = (p.wn, p.goal_n);
-                unk[k] = (p.slot, false, 0.0);
-                cols[k + 1] = p.col_t;
-                rows[k + 1] = (p.wt, p.goal_t);
-                unk[k + 1] = (p.slot, true, 0.0);
-                k += 2;
+                cols.push(p.col_n);
+                rows.push((p.wn, p.goal_n));
+                unk.push((p.slot, false, 0.0));
+                cols.push(p.col_t);
+                rows.push((p.wt, p.goal_t));
+                unk.push((p.slot, true, 0.0));
             }
             ContactMode::Slip(_) => {
-                cols[k] = p.col_n;
-                rows[k] = (p.wn, p.goal_n);
-                unk[k] = (p.slot, false, p.coef);
-                k += 1;
+                cols.push(p.col_n);
+                rows.push((p.wn, p.goal_n));
+                unk.push((p.slot, false, p.coef));
             }
             ContactMode::Free => {}
         }
     }
-    out.acc = *base;
+    let k = unk.len();
+    out.acc.copy_from(base);
     if k == 0 {
         return base.iter().all(|x| x.is_finite()).then_some(());
     }
@@ -100,7 +83,7 @@ fn solve_parts_cap<const N: usize, const CAP: usize>(
         large.resize(k * k, 0.0);
         &mut large
     };
-    let mut rhs = [0.0; CAP];
+    let mut rhs = [0.0; MAXK];
     for r in 0..k {
         for j in 0..k {
             a[r * k + j] = rows[r].0.dot(&cols[j]);
@@ -117,7 +100,7 @@ fn solve_parts_cap<const N: usize, const CAP: usize>(
         out.redundant = true;
     }
     for j in 0..k {
-        out.acc += cols[j] * rhs[j];
+        out.acc.axpy(rhs[j], &cols[j], 1.0);
         let (slot, tang, coef) = unk[j];
         if tang {
             out.lambda_t[slot] = rhs[j];
@@ -131,28 +114,19 @@ fn solve_parts_cap<const N: usize, const CAP: usize>(
     out.acc.iter().all(|x| x.is_finite()).then_some(())
 }
 
-impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+impl<S: ContactSystem> Lagrangian<S> {
     /// Projects `q` onto `g = 0` for the contacts in `normal`, then `q̇` onto `ġ = 0` for them and
     /// `ẋ = 0` for the contacts in `tangent` (mass-weighted, minimum-norm corrections).
-    pub(super) fn project(
-        &self,
-        q: &mut SVector<f64, N>,
-        v: &mut SVector<f64, N>,
-        normal: &[usize],
-        tangent: &[usize],
-    ) {
+    pub(super) fn project(&self, q: &mut DVector<f64>, v: &mut DVector<f64>, normal: &[usize], tangent: &[usize]) {
         if normal.is_empty() && tangent.is_empty() {
             return;
         }
         let Some(chol) = self.system.mass_matrix(q).cholesky() else { return };
         // Mass-weighted minimum-norm correction d = M⁻¹Rᵀ(R M⁻¹ Rᵀ)⁻¹ err (pseudo-inverse when the
         // rows are redundant).
-        let correct = |rows: &[SVector<f64, N>], err: &[f64]| -> SVector<f64, N> {
+        let correct = |rows: &[DVector<f64>], err: &[f64]| -> DVector<f64> {
             let k = rows.len();
-            let mut b = [SVector::<f64, N>::zeros(); MAXK];
-            for j in 0..k {
-                b[j] = chol.solve(&rows[j]);
-            }
+            let b: Vec<DVector<f64>> = rows.iter().map(|r| chol.solve(r)).collect();
             let mut a = [0.0; MAXK * MAXK];
             let mut lam = [0.0; MAXK];
             for i in 0..k {
@@ -167,14 +141,14 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 let x = min_norm_solve(&am, &e).unwrap_or_else(|| DVector::zeros(k));
                 lam[..k].copy_from_slice(x.as_slice());
             }
-            let mut d = SVector::<f64, N>::zeros();
+            let mut d = DVector::<f64>::zeros(rows.first().map_or(0, |r| r.len()));
             for j in 0..k {
-                d += b[j] * lam[j];
+                d.axpy(lam[j], &b[j], 1.0);
             }
             d
         };
         let ls = self.length();
-        let mut rows = [SVector::<f64, N>::zeros(); MAXK];
+        let mut rows = vec![DVector::<f64>::zeros(q.len()); MAXK];
         let mut err = [0.0; MAXK];
         let nn = normal.len().min(MAX_CONTACTS);
         for _ in 0..4 {
@@ -210,7 +184,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// Puts the contacts in `contacts` exactly on their supports with zero normal velocity
     /// (mass-weighted minimum-norm corrections of `q`, then of `q̇`).
-    pub fn project_onto(&self, x: &mut State<N>, contacts: &[usize]) {
+    pub fn project_onto(&self, x: &mut State, contacts: &[usize]) {
         let (mut q, mut v) = split(x);
         self.project(&mut q, &mut v, contacts, &[]);
         *x = join(&q, &v);

@@ -2,7 +2,7 @@
 //! limits, the transitions at events and the completion after a Zeno point (module docs of
 //! [`super`]).
 
-use nalgebra::SVector;
+use nalgebra::DVector;
 
 use super::modes::{Class, ContactMode, Modes};
 use super::{
@@ -11,12 +11,12 @@ use super::{
 use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
 use crate::mechanics::ContactSystem;
 
-impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+impl<S: ContactSystem> Lagrangian<S> {
     /// Half the time to `B̂ᵢ = 0` of every slipping contact whose `B̂ᵢ` decreases (its rate by a
     /// difference along `q̇` over [`JAM_RATE_STEP`] of the time scale): the steps approach the pole of `λ_n`
     /// geometrically, so the integrator's own points resolve the approach (P2's dynamic
     /// jamming is read from them) and no step jumps across the pole.
-    fn jam_step_limit(&self, mode: &Modes, q: &SVector<f64, N>, v: &SVector<f64, N>) -> f64 {
+    fn jam_step_limit(&self, mode: &Modes, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
         let dt = JAM_RATE_STEP * self.time();
         let mut lim = f64::INFINITY;
         for i in 0..self.nc() {
@@ -34,20 +34,20 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     }
 }
 
-impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
-    type State = State<N>;
+impl<S: ContactSystem> Hybrid for Lagrangian<S> {
+    type State = State;
     type Mode = Modes;
 
     fn time_scale(&self) -> f64 {
         self.time()
     }
 
-    fn state_scale(&self) -> State<N> {
+    fn state_scale(&self) -> State {
         let c = self.coordinate_scales();
-        join(&c, &(c / self.time()))
+        join(&c, &(&c / self.time()))
     }
 
-    fn initial_mode(&self, t: f64, x: &mut State<N>) -> Result<Modes, ModeFailure> {
+    fn initial_mode(&self, t: f64, x: &mut State) -> Result<Modes, ModeFailure> {
         let (mut q, mut v) = split(x);
         let nc = self.nc();
         let gtol = CONTACT_TOL * self.length();
@@ -77,7 +77,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         Ok(mode)
     }
 
-    fn initial_transition(&self, t: f64, x: &State<N>) -> Option<Transition<State<N>, Modes>> {
+    fn initial_transition(&self, t: f64, x: &State) -> Option<Transition<State, Modes>> {
         let (q, v) = split(x);
         let nc = self.nc();
         let gtol = CONTACT_TOL * self.length();
@@ -91,7 +91,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         (!approaching.is_empty()).then(|| self.impact(&Modes::free(nc), t, &q, &v, &approaching))
     }
 
-    fn flow(&self, mode: &Modes, t: f64, x: &State<N>) -> State<N> {
+    fn flow(&self, mode: &Modes, t: f64, x: &State) -> State {
         let (q, v) = split(x);
         // Free flight (the common case) needs no forces: the acceleration alone, without building
         // (and copying) a mode solution.
@@ -100,14 +100,14 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         } else {
             self.solve_mode(mode, t, &q, &v).map(|sol| sol.acc)
         };
-        acc.map_or_else(|| State::<N>::repeat(f64::NAN), |a| join(&v, &a))
+        acc.map_or_else(|| State::repeat(q.len(), 2, f64::NAN), |a| join(&v, &a))
     }
 
     fn guard_count(&self, _mode: &Modes) -> usize {
         3 * self.nc()
     }
 
-    fn guards(&self, mode: &Modes, t: f64, x: &State<N>, out: &mut [f64]) {
+    fn guards(&self, mode: &Modes, t: f64, x: &State, out: &mut [f64]) {
         let (q, v) = split(x);
         let nc = self.nc();
         let any_closed = (0..nc).any(|i| mode.get(i).closed());
@@ -140,7 +140,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         }
     }
 
-    fn step_limit(&self, mode: &Modes, t: f64, x: &State<N>) -> f64 {
+    fn step_limit(&self, mode: &Modes, t: f64, x: &State) -> f64 {
         let (q, v) = split(x);
         let nc = self.nc();
         let jam = self.jam_step_limit(mode, &q, &v);
@@ -172,7 +172,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         lim.min(jam)
     }
 
-    fn transition(&self, mode: &Modes, fired: &[usize], t: f64, x: &State<N>) -> Transition<State<N>, Modes> {
+    fn transition(&self, mode: &Modes, fired: &[usize], t: f64, x: &State) -> Transition<State, Modes> {
         let (mut q, mut v) = split(x);
         let nc = self.nc();
         let mut impacting = Vec::new();
@@ -237,7 +237,7 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         }
     }
 
-    fn at_rest(&self, mode: &Modes, _x: &State<N>) -> bool {
+    fn at_rest(&self, mode: &Modes, _x: &State) -> bool {
         mode.is_rest()
     }
 
@@ -250,9 +250,9 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         mode: &Modes,
         contact: usize,
         t: f64,
-        x: &State<N>,
-        last: &State<N>,
-    ) -> Option<Transition<State<N>, Modes>> {
+        x: &State,
+        last: &State,
+    ) -> Option<Transition<State, Modes>> {
         let (mut q, mut v) = split(x);
         let (ql, vl) = split(last);
         let nc = self.nc();
@@ -289,29 +289,29 @@ impl<S: ContactSystem<N>, const N: usize> Hybrid for Lagrangian<S, N> {
         })
     }
 
-    fn energy(&self, _t: f64, x: &State<N>) -> Option<f64> {
+    fn energy(&self, _t: f64, x: &State) -> Option<f64> {
         let (q, v) = split(x);
         self.system.potential(&q).map(|p| p + self.system.kinetic_energy(&q, &v))
     }
 
-    fn flow_jacobian(&self, mode: &Modes, t: f64, x: &State<N>) -> Option<nalgebra::DMatrix<f64>> {
+    fn flow_jacobian(&self, mode: &Modes, t: f64, x: &State) -> Option<nalgebra::DMatrix<f64>> {
         self.flow_jacobian_at(mode, t, x)
     }
 
-    fn guard_gradient(&self, mode: &Modes, guard: usize, t: f64, x: &State<N>) -> Option<nalgebra::DVector<f64>> {
+    fn guard_gradient(&self, mode: &Modes, guard: usize, t: f64, x: &State) -> Option<nalgebra::DVector<f64>> {
         self.guard_gradient_at(mode, guard, t, x)
     }
 
     fn zeno_jacobian(
         &self,
-        event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,
+        event: &crate::hybrid::driver::EventRecord<State, Modes>,
     ) -> Option<nalgebra::DMatrix<f64>> {
         self.zeno_jacobian_at(event)
     }
 
     fn jump_jacobian(
         &self,
-        event: &crate::hybrid::driver::EventRecord<State<N>, Modes>,
+        event: &crate::hybrid::driver::EventRecord<State, Modes>,
     ) -> Option<nalgebra::DMatrix<f64>> {
         self.jump_jacobian_at(event)
     }

@@ -2,7 +2,7 @@
 //! closed form for one contact and as an LCP for several, and the frictional impact law by
 //! enumeration of the impulse-level modes.
 
-use nalgebra::{DMatrix, DVector, SVector};
+use nalgebra::{DMatrix, DVector};
 
 use super::constraints::{solve_parts, Part};
 use super::modes::{ContactMode, ModeSolution, Modes};
@@ -17,11 +17,11 @@ pub(super) type Pattern = Vec<(usize, ContactMode)>;
 
 /// The velocity jump of an impact before the relabelling ([`Lagrangian::impact_outcome`]).
 #[derive(Debug, Clone)]
-pub(super) struct ImpactOutcome<const N: usize> {
+pub(super) struct ImpactOutcome {
     /// The configuration, touching contacts put exactly on their supports.
-    pub(super) q: SVector<f64, N>,
+    pub(super) q: DVector<f64>,
     /// `q̇⁺`.
-    pub(super) vplus: SVector<f64, N>,
+    pub(super) vplus: DVector<f64>,
     /// The contacts that took part (touching their supports).
     pub(super) touching: Vec<usize>,
     /// How each active one (an index into `touching`) took its impulse: `Stick`, `Slip(s)`
@@ -42,16 +42,16 @@ pub(super) struct ImpactOutcome<const N: usize> {
 /// fraction (round-off of the energies).
 pub const IMPACT_ENERGY_TOL: f64 = 1e-12;
 
-impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+impl<S: ContactSystem> Lagrangian<S> {
     /// The impact of the contacts in `impacting` at `(t, q, q̇⁻)` (module docs).
     pub(super) fn impact(
         &self,
         mode: &Modes,
         t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         impacting: &[usize],
-    ) -> Transition<State<N>, Modes> {
+    ) -> Transition<State, Modes> {
         let o = match self.impact_outcome(mode, q, v, impacting) {
             Ok(o) => o,
             Err(f) => return Transition::Failed(f),
@@ -96,8 +96,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         mode: &Modes,
         c: usize,
         t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         speed: f64,
     ) -> Option<Rebound> {
         if mode.get(c).closed() || !self.system.armed(c, q) {
@@ -123,15 +123,15 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     pub(super) fn impact_outcome(
         &self,
         mode: &Modes,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         impacting: &[usize],
-    ) -> Result<ImpactOutcome<N>, ModeFailure> {
+    ) -> Result<ImpactOutcome, ModeFailure> {
         let nc = self.nc();
         let ls = self.length();
         let gtol = CONTACT_TOL * ls;
         let fail = |f: ModeFailure| Err(f);
-        let mut q = *q;
+        let mut q = q.clone();
         // Contacts on their supports that are not separating take part (a resting contact can
         // take an impulse); "not separating" is judged against the impacting speed.
         let vin = impacting.iter().fold(0.0f64, |a, &i| a.max(-self.system.normal_jacobian(i, &q).dot(v)));
@@ -153,13 +153,12 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         }
         let touching = &touching[..k];
         // Put the touching contacts exactly on their supports.
-        let mut vv = *v;
+        let mut vv = v.clone();
         self.project(&mut q, &mut vv, touching, &[]);
         let m = self.system.mass_matrix(&q);
-        let Some(chol) = m.cholesky() else { return fail(ModeFailure::bare(FailureKind::Singular)) };
-        let z = SVector::<f64, N>::zeros();
-        let (mut wn, mut wt, mut bn, mut bt) =
-            ([z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS], [z; MAX_CONTACTS]);
+        let Some(chol) = m.clone().cholesky() else { return fail(ModeFailure::bare(FailureKind::Singular)) };
+        let z = vec![DVector::<f64>::zeros(q.len()); k];
+        let (mut wn, mut wt, mut bn, mut bt) = (z.clone(), z.clone(), z.clone(), z);
         let (mut un, mut ut) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
         let (mut mu, mut target) = ([0.0; MAX_CONTACTS], [0.0; MAX_CONTACTS]);
         let mut speed = 0.0f64;
@@ -178,7 +177,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             }
         }
         let vref = un[..k].iter().chain(&ut[..k]).fold(speed, |a, u| a.max(u.abs())).max(crate::numeric::SCALE_FLOOR);
-        let mut vplus = *v;
+        let mut vplus = v.clone();
         // The impulse-level pattern (touching contact j and how it takes part), while the law
         // is a smooth function of the state there: not after a lowered restitution.
         let mut pattern: Option<Pattern>;
@@ -187,7 +186,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             if k == 1 {
                 let a = wn[0].dot(&bn[0]);
                 let lam = if a > 0.0 { (-(un[0] - target[0]) / a).max(0.0) } else { f64::NAN };
-                vplus += bn[0] * lam;
+                vplus.axpy(lam, &bn[0], 1.0);
                 pattern = Some(if lam > 0.0 { vec![(0, ContactMode::Slip(0))] } else { vec![] });
             } else {
                 let a = DMatrix::from_fn(k, k, |r, c| wn[r].dot(&bn[c]));
@@ -199,7 +198,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 match lcp::lemke::solve(&lcp, &LcpSettings::default()) {
                     Ok(s) if s.status == LcpStatus::Solved => {
                         for j in 0..k {
-                            vplus += bn[j] * s.z[j];
+                            vplus.axpy(s.z[j], &bn[j], 1.0);
                         }
                         pattern = Some((0..k).filter(|&j| s.z[j] > 0.0).map(|j| (j, ContactMode::Slip(0))).collect());
                     }
@@ -228,8 +227,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             // impact, eccentric contacts): then the restitution of this impact is lowered to the
             // largest fraction of e (bisection) whose outcome does not gain energy; the plastic
             // outcome (e = 0) never does.
-            let kinetic = 0.5 * v.dot(&(m * v));
-            let gains = |vp: &SVector<f64, N>| 0.5 * vp.dot(&(m * vp)) - kinetic > IMPACT_ENERGY_TOL * kinetic;
+            let kinetic = 0.5 * v.dot(&(&m * v));
+            let gains = |vp: &DVector<f64>| 0.5 * vp.dot(&(&m * vp)) - kinetic > IMPACT_ENERGY_TOL * kinetic;
             if gains(&vplus) && target[..k].iter().any(|&x| x > 0.0) {
                 match law(0.0) {
                     Ok((plastic, _)) if !gains(&plastic) => {
@@ -252,7 +251,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         if !vplus.iter().all(|x| x.is_finite()) {
             return fail(ModeFailure::bare(FailureKind::Singular));
         }
-        let energy_loss = 0.5 * v.dot(&(m * v)) - 0.5 * vplus.dot(&(m * vplus));
+        let energy_loss = 0.5 * v.dot(&(&m * v)) - 0.5 * vplus.dot(&(&m * &vplus));
         Ok(ImpactOutcome {
             q,
             vplus,
@@ -270,15 +269,15 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     #[allow(clippy::too_many_arguments)]
     fn frictional_impact(
         &self,
-        wn: &[SVector<f64, N>],
-        wt: &[SVector<f64, N>],
-        bn: &[SVector<f64, N>],
-        bt: &[SVector<f64, N>],
+        wn: &[DVector<f64>],
+        wt: &[DVector<f64>],
+        bn: &[DVector<f64>],
+        bt: &[DVector<f64>],
         target: &[f64],
         mu: &[f64],
         vref: f64,
-        v: &SVector<f64, N>,
-    ) -> Result<(SVector<f64, N>, Option<Pattern>), Vec<Candidate>> {
+        v: &DVector<f64>,
+    ) -> Result<(DVector<f64>, Option<Pattern>), Vec<Candidate>> {
         // Impulse-level mode per contact: 0 passive, 1 stick, 2 slip +, 3 slip −.
         let k = wn.len();
         let imp_scale =
@@ -289,8 +288,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
             return self.impact_lcp(wn, wt, bn, bt, target, mu, v).map(|vp| (vp, None));
         }
         // (rank: active and sticking contacts, margin, q̇⁺, pattern) of the best outcome so far.
-        type Best<const N: usize> = ((usize, usize), f64, SVector<f64, N>, Pattern);
-        let mut best: Option<Best<N>> = None;
+        type Best = ((usize, usize), f64, DVector<f64>, Pattern);
+        let mut best: Option<Best> = None;
         let mut tested = Vec::new();
         for code in 0..total {
             let modes: Vec<usize> = (0..k).map(|j| (code / 4usize.pow(j as u32)) % 4).collect();
@@ -318,16 +317,16 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                     slot: j,
                     mode,
                     coef,
-                    wn: wn[j],
-                    wt: wt[j],
-                    col_n: if coef != 0.0 { bn[j] + bt[j] * coef } else { bn[j] },
-                    col_t: bt[j],
+                    wn: wn[j].clone(),
+                    wt: wt[j].clone(),
+                    col_n: if coef != 0.0 { &bn[j] + &bt[j] * coef } else { bn[j].clone() },
+                    col_t: bt[j].clone(),
                     goal_n: target[j],
                     goal_t: 0.0,
                 });
             }
             let mut solved = ModeSolution {
-                acc: *v,
+                acc: v.clone(),
                 lambda_n: [0.0; MAX_CONTACTS],
                 lambda_t: [0.0; MAX_CONTACTS],
                 redundant: false,
@@ -380,26 +379,27 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     #[allow(clippy::too_many_arguments)]
     fn impact_lcp(
         &self,
-        wn: &[SVector<f64, N>],
-        wt: &[SVector<f64, N>],
-        bn: &[SVector<f64, N>],
-        bt: &[SVector<f64, N>],
+        wn: &[DVector<f64>],
+        wt: &[DVector<f64>],
+        bn: &[DVector<f64>],
+        bt: &[DVector<f64>],
         target: &[f64],
         mu: &[f64],
-        v: &SVector<f64, N>,
-    ) -> Result<SVector<f64, N>, Vec<Candidate>> {
+        v: &DVector<f64>,
+    ) -> Result<DVector<f64>, Vec<Candidate>> {
         use nalgebra::{DMatrix, DVector};
         let k = wn.len();
         let fr: Vec<usize> = (0..k).filter(|&j| mu[j] > 0.0).collect();
         let size = k + 3 * fr.len();
         // Generalized-velocity change per unit of each variable, and each row's velocity map.
-        let mut cols: Vec<SVector<f64, N>> = bn.to_vec();
-        let mut rows: Vec<(SVector<f64, N>, f64)> = (0..k).map(|j| (wn[j], -target[j])).collect();
+        let mut cols: Vec<DVector<f64>> = bn.to_vec();
+        let mut rows: Vec<(DVector<f64>, f64)> = (0..k).map(|j| (wn[j].clone(), -target[j])).collect();
         let mut m = DMatrix::zeros(size, size);
         for (a, &j) in fr.iter().enumerate() {
             let b = k + 3 * a;
-            cols.extend([bt[j], -bt[j], SVector::zeros()]);
-            rows.extend([(wt[j], 0.0), (-wt[j], 0.0), (SVector::zeros(), 0.0)]);
+            let n = bt[j].len();
+            cols.extend([bt[j].clone(), -&bt[j], DVector::zeros(n)]);
+            rows.extend([(wt[j].clone(), 0.0), (-&wt[j], 0.0), (DVector::zeros(n), 0.0)]);
             m[(b, b + 2)] = 1.0;
             m[(b + 1, b + 2)] = 1.0;
             m[(b + 2, j)] = mu[j];
@@ -420,9 +420,9 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         if sol.status != crate::lcp::LcpStatus::Solved {
             return Err(fail(format!("impact LCP of {k} contacts: {}", sol.status.as_str())));
         }
-        let mut vp = *v;
+        let mut vp = v.clone();
         for (c, col) in cols.iter().enumerate() {
-            vp += col * sol.z[c];
+            vp.axpy(sol.z[c], col, 1.0);
         }
         Ok(vp)
     }

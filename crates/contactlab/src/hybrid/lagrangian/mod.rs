@@ -99,7 +99,7 @@
 
 use std::cell::RefCell;
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 
 use crate::mechanics::ContactSystem;
 
@@ -153,7 +153,7 @@ pub const ENUMERATION_LIMIT: usize = 256;
 
 /// A [`ContactSystem`] run as a hybrid system (module docs).
 #[derive(Debug, Clone)]
-pub struct Lagrangian<S, const N: usize> {
+pub struct Lagrangian<S> {
     /// The mechanical system: read through [`Lagrangian::system`]; it is fixed once wrapped, so
     /// that the remembered mode solution below cannot go stale.
     system: S,
@@ -172,25 +172,29 @@ pub struct Lagrangian<S, const N: usize> {
     /// compass biped's return map). [`Lagrangian::solve_mode`] is a pure function of its key and
     /// of the (immutable) system, so the cache cannot change a result: the test
     /// `mode_solutions_do_not_depend_on_call_order` checks that bit for bit.
-    last: RefCell<Option<Solved<N>>>,
+    last: RefCell<Option<Solved>>,
 }
 
-type State<const N: usize> = SMatrix<f64, N, 2>;
+/// The state `[q | q̇]` (`n × 2`).
+pub type State = DMatrix<f64>;
 
 /// A remembered mode solution: the mode, time and state it was computed at, and the result.
-type Solved<const N: usize> = (Modes, f64, State<N>, Option<ModeSolution<N>>);
+type Solved = (Modes, f64, State, Option<ModeSolution>);
 
 /// `[q | q̇]` from `q` and `q̇`.
-pub fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
-    SMatrix::from_columns(&[*q, *v])
+pub fn join(q: &DVector<f64>, v: &DVector<f64>) -> State {
+    let mut x = DMatrix::zeros(q.len(), 2);
+    x.set_column(0, q);
+    x.set_column(1, v);
+    x
 }
 
 /// `(q, q̇)` of a state.
-pub fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
+pub fn split(x: &State) -> (DVector<f64>, DVector<f64>) {
     (x.column(0).into_owned(), x.column(1).into_owned())
 }
 
-impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+impl<S: ContactSystem> Lagrangian<S> {
     /// Wraps `system` (at most [`MAX_CONTACTS`] contacts).
     pub fn new(system: S) -> Self {
         Self {
@@ -233,7 +237,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     }
 
     /// Each coordinate's scale, in the length unit [`Lagrangian::with_scales`] may set.
-    fn coordinate_scales(&self) -> SVector<f64, N> {
+    fn coordinate_scales(&self) -> DVector<f64> {
         self.system.coordinate_scale() * (self.length() / self.system.length_scale())
     }
 }

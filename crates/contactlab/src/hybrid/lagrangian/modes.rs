@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::constraints::{solve_parts, Part};
@@ -107,10 +107,10 @@ pub(super) enum Class {
 }
 
 /// Contact forces and accelerations of one mode at one state.
-#[derive(Debug, Clone, Copy)]
-pub struct ModeSolution<const N: usize> {
+#[derive(Debug, Clone)]
+pub struct ModeSolution {
     /// `q̈`.
-    pub acc: SVector<f64, N>,
+    pub acc: DVector<f64>,
     /// Normal forces (0 for free contacts).
     pub lambda_n: [f64; MAX_CONTACTS],
     /// Tangential forces.
@@ -120,7 +120,7 @@ pub struct ModeSolution<const N: usize> {
 }
 
 /// Equality of every entry's bits: the exact key of the remembered mode solution.
-fn same_bits<'a, const N: usize>(a: impl IntoIterator<Item = &'a f64>, b: &SVector<f64, N>) -> bool {
+fn same_bits<'a>(a: impl IntoIterator<Item = &'a f64>, b: &DVector<f64>) -> bool {
     a.into_iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
@@ -128,48 +128,31 @@ fn labelled(tested: Vec<(Modes, f64)>) -> Vec<Candidate> {
     tested.into_iter().map(|(m, margin)| Candidate { mode: m.to_string(), margin }).collect()
 }
 
-impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
+impl<S: ContactSystem> Lagrangian<S> {
     /// Forces and accelerations of `mode` at `(t, q, q̇)`; `None` if the mass matrix is not
     /// positive definite or the data are not finite.
-    pub fn solve_mode(
-        &self,
-        mode: &Modes,
-        t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> Option<ModeSolution<N>> {
+    pub fn solve_mode(&self, mode: &Modes, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<ModeSolution> {
         // Free flight is cheaper to recompute than to look up.
         if (0..self.nc()).all(|i| !mode.get(i).closed()) {
             return self.solve_mode_uncached(mode, t, q, v);
         }
         if let Some((m, tc, xc, sol)) = self.last.borrow().as_ref() {
             if tc.to_bits() == t.to_bits() && same_bits(xc.column(0), q) && same_bits(xc.column(1), v) && m == mode {
-                return *sol;
+                return sol.clone();
             }
         }
         let sol = self.solve_mode_uncached(mode, t, q, v);
-        *self.last.borrow_mut() = Some((*mode, t, super::join(q, v), sol));
+        *self.last.borrow_mut() = Some((*mode, t, super::join(q, v), sol.clone()));
         sol
     }
 
     /// `M⁻¹h` with every contact free; `None` as for [`Lagrangian::solve_mode`].
-    pub(super) fn free_acceleration(
-        &self,
-        t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> Option<SVector<f64, N>> {
+    pub(super) fn free_acceleration(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<DVector<f64>> {
         let a0 = self.system.mass_matrix(q).cholesky()?.solve(&self.system.bias(t, q, v));
         a0.iter().all(|x| x.is_finite()).then_some(a0)
     }
 
-    fn solve_mode_uncached(
-        &self,
-        mode: &Modes,
-        t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> Option<ModeSolution<N>> {
+    fn solve_mode_uncached(&self, mode: &Modes, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<ModeSolution> {
         let nc = self.nc();
         if (0..nc).all(|i| !mode.get(i).closed()) {
             // Free flight (the common case): no constraint forces.
@@ -183,7 +166,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let m = self.system.mass_matrix(q);
         let chol = m.cholesky()?;
         let a0 = chol.solve(&self.system.bias(t, q, v));
-        let z = SVector::<f64, N>::zeros();
+        // Unused in slip (a part's tangential column counts only when sticking).
+        let z = || DVector::<f64>::zeros(0);
         let parts = (0..nc).filter_map(|i| {
             let cm = mode.get(i);
             if !cm.closed() {
@@ -201,27 +185,32 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                     // One solve for the combined column w_n + coef·w_t.
                     let (wn, col, cn) = if coef != 0.0 {
                         let (wn, wt, (cn, _)) = self.system.contact_rows(i, q, v);
-                        (wn, wn + wt * coef, cn)
+                        let col = &wn + wt * coef;
+                        (wn, col, cn)
                     } else {
                         let wn = self.system.normal_jacobian(i, q);
-                        (wn, wn, self.system.jacobian_dot_v(i, q, v).0)
+                        (wn.clone(), wn, self.system.jacobian_dot_v(i, q, v).0)
                     };
                     Part {
                         slot: i,
                         mode: cm,
                         coef,
                         wn,
-                        wt: z,
+                        wt: z(),
                         col_n: chol.solve(&col),
-                        col_t: z,
+                        col_t: z(),
                         goal_n: -cn,
                         goal_t: 0.0,
                     }
                 }
             })
         });
-        let mut sol =
-            ModeSolution { acc: a0, lambda_n: [0.0; MAX_CONTACTS], lambda_t: [0.0; MAX_CONTACTS], redundant: false };
+        let mut sol = ModeSolution {
+            acc: a0.clone(),
+            lambda_n: [0.0; MAX_CONTACTS],
+            lambda_t: [0.0; MAX_CONTACTS],
+            redundant: false,
+        };
         let count = (0..nc).filter(|&i| mode.get(i).closed()).count();
         solve_parts(parts, count, &a0, &mut sol)?;
         Some(sol)
@@ -229,7 +218,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// Acceleration and force scales at `(t, q, q̇)` for the touching contacts: the largest
     /// force-free contact acceleration and that acceleration times the smallest effective mass.
-    fn scales(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, touching: &[bool]) -> (f64, f64) {
+    fn scales(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>, touching: &[bool]) -> (f64, f64) {
         let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (1.0, 1.0) };
         let a0 = chol.solve(&self.system.bias(t, q, v));
         let (mut acc, mut inv_m) = (0.0f64, 0.0f64);
@@ -253,9 +242,9 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     fn margin(
         &self,
         mode: &Modes,
-        sol: &ModeSolution<N>,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        sol: &ModeSolution,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         classes: &[Class],
         exempt: &[bool],
         (acc_s, frc_s): (f64, f64),
@@ -295,8 +284,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     fn decide(
         &self,
         t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         classes: &[Class],
         forced: &[Option<ContactMode>],
     ) -> Result<Modes, ModeFailure> {
@@ -395,8 +384,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     fn lcp_mode(
         &self,
         t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
         classes: &[Class],
         exempt: &[bool],
         cands: &[&[ContactMode]],
@@ -408,13 +397,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         let chol = self.system.mass_matrix(q).cholesky().ok_or_else(singular)?;
         let a0 = chol.solve(&self.system.bias(t, q, v));
         // Variables: per contact in the LCP, λ_n; with friction at rest also β⁺, β⁻, s.
-        struct Var<const N: usize> {
+        struct Var {
             contact: usize,
             rest: bool,
             // generalized-force column of λ_n (w_n, or w_n − sμ w_t when slipping)
-            col: SVector<f64, N>,
+            col: DVector<f64>,
         }
-        let mut vars: Vec<Var<N>> = vec![];
+        let mut vars: Vec<Var> = vec![];
         let mut fixed = Modes::free(nc);
         for i in 0..nc {
             let only = cands[i];
@@ -442,8 +431,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
         // Index of each block: λ_n first (k entries), then (β⁺, β⁻, s) per rest contact.
         let mut m = nalgebra::DMatrix::zeros(size, size);
         let mut qv = DVector::zeros(size);
-        let mut cols: Vec<SVector<f64, N>> = vars.iter().map(|x| chol.solve(&x.col)).collect();
-        let mut rows: Vec<(SVector<f64, N>, f64)> = vec![];
+        let mut cols: Vec<DVector<f64>> = vars.iter().map(|x| chol.solve(&x.col)).collect();
+        let mut rows: Vec<(DVector<f64>, f64)> = vec![];
         let mut triple = vec![usize::MAX; k];
         let mut next = k;
         for (a, x) in vars.iter().enumerate() {
@@ -461,12 +450,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 let mt = chol.solve(&wt);
                 let b = triple[a];
                 // Rows b, b+1: ±(ẍ) + s; row b+2: μλ_n − β⁺ − β⁻. Columns b, b+1: ±w_t.
-                cols.push(mt);
+                let n = q.len();
+                cols.push(mt.clone());
                 cols.push(-mt);
-                cols.push(SVector::zeros());
-                rows.push((wt, ct));
+                cols.push(DVector::zeros(n));
+                rows.push((wt.clone(), ct));
                 rows.push((-wt, -ct));
-                rows.push((SVector::zeros(), 0.0));
+                rows.push((DVector::zeros(n), 0.0));
                 m[(b, b + 2)] = 1.0;
                 m[(b + 1, b + 2)] = 1.0;
                 m[(b + 2, a)] = self.system.law(x.contact).mu;
@@ -547,8 +537,8 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     pub(super) fn settle(
         &self,
         t: f64,
-        q: &mut SVector<f64, N>,
-        v: &mut SVector<f64, N>,
+        q: &mut DVector<f64>,
+        v: &mut DVector<f64>,
         classes: &[Class],
         forced: &[Option<ContactMode>],
     ) -> Result<Modes, ModeFailure> {
@@ -571,7 +561,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// Classes of all contacts from the state: touching when the gap and the normal velocity
     /// are within `gtol` and `vtol`, then at rest or slipping by the tangential velocity.
-    pub(super) fn classes_from_state(&self, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Vec<Class> {
+    pub(super) fn classes_from_state(&self, q: &DVector<f64>, v: &DVector<f64>, vtol: f64) -> Vec<Class> {
         let gtol = super::CONTACT_TOL * self.length();
         (0..self.nc())
             .map(|i| {
@@ -587,7 +577,7 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// The class of a touching contact by its tangential velocity: frictionless, at rest (within
     /// `vtol`) or slipping in the direction of its sign.
-    pub(super) fn tangential_class(&self, i: usize, q: &SVector<f64, N>, v: &SVector<f64, N>, vtol: f64) -> Class {
+    pub(super) fn tangential_class(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>, vtol: f64) -> Class {
         if self.system.law(i).mu == 0.0 {
             return Class::Slipping(0);
         }
@@ -600,12 +590,12 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
     }
 
     /// Whether every closed contact of `mode` sticks (or is frictionless) and the constraint
-    /// rows have rank `N`.
-    fn rest_rank(&self, mode: &Modes, q: &SVector<f64, N>) -> bool {
+    /// rows have rank `n`.
+    fn rest_rank(&self, mode: &Modes, q: &DVector<f64>) -> bool {
         if !self.system.autonomous() {
             return false;
         }
-        let mut rows: Vec<SVector<f64, N>> = Vec::new();
+        let mut rows: Vec<DVector<f64>> = Vec::new();
         for i in 0..self.nc() {
             match mode.get(i) {
                 ContactMode::Free => {}
@@ -617,24 +607,25 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
                 ContactMode::Slip(_) => return false,
             }
         }
-        if rows.len() < N {
+        let n = q.len();
+        if rows.len() < n {
             return false;
         }
-        let m = DMatrix::from_fn(rows.len(), N, |r, c| rows[r][c]);
+        let m = DMatrix::from_fn(rows.len(), n, |r, c| rows[r][c]);
         let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
-        m.svd(false, false).rank(super::REST_RANK_TOL * scale) == N
+        m.svd(false, false).rank(super::REST_RANK_TOL * scale) == n
     }
 
     /// Largest normalised margin over the force family of a redundant all-stick mode (an LP;
     /// `−∞` if the equilibrium equations have no solution).
-    fn stick_family_margin(&self, mode: &Modes, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>, frc_s: f64) -> f64 {
+    fn stick_family_margin(&self, mode: &Modes, t: f64, q: &DVector<f64>, v: &DVector<f64>, frc_s: f64) -> f64 {
         let h = self.system.bias(t, q, v);
         let closed: Vec<usize> = (0..self.nc()).filter(|&i| mode.get(i).closed()).collect();
         // Variables: per contact λ_n = a − b, λ_t = c − d; margin τ = e − f.
         let nv = 4 * closed.len() + 2;
         let (tp, tn) = (nv - 2, nv - 1);
         let mut lp = LpBuilder::new(nv);
-        for r in 0..N {
+        for r in 0..q.len() {
             let mut row = Vec::new();
             for (k, &i) in closed.iter().enumerate() {
                 let wn = self.system.normal_jacobian(i, q);
@@ -664,13 +655,13 @@ impl<S: ContactSystem<N>, const N: usize> Lagrangian<S, N> {
 
     /// `B = w_nᵀM⁻¹(w_n − sμ w_t)` of a contact slipping in direction `s` (P2, eq. 21) and its
     /// dimensionless form `B / (w_nᵀM⁻¹w_n)`.
-    pub(super) fn slip_b(&self, i: usize, s: i8, q: &SVector<f64, N>) -> (f64, f64) {
+    pub(super) fn slip_b(&self, i: usize, s: i8, q: &DVector<f64>) -> (f64, f64) {
         let Some(chol) = self.system.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
         let wn = self.system.normal_jacobian(i, q);
         let wt = self.system.tangent_jacobian(i, q);
         let mwn = chol.solve(&wn);
         let d = mwn.dot(&wn);
-        let b = mwn.dot(&(wn - wt * (s as f64 * self.system.law(i).mu)));
+        let b = mwn.dot(&(&wn - wt * (s as f64 * self.system.law(i).mu)));
         (b, b / d)
     }
 }

@@ -29,7 +29,7 @@
 
 use std::ops::ControlFlow;
 
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::{Mechanism, Visit};
@@ -74,12 +74,12 @@ pub struct GaitSpec {
     pub translation: Vec<usize>,
 }
 
-type State<const N: usize> = SMatrix<f64, N, 2>;
+type State = DMatrix<f64>;
 
 /// Coordinates on the post-strike section (module docs).
-pub struct StrikeChart<'a, const N: usize> {
-    sys: &'a MultibodySystem<N>,
-    reference: State<N>,
+pub struct StrikeChart<'a> {
+    sys: &'a MultibodySystem,
+    reference: State,
     /// Contacts whose gaps vanish on the section.
     gaps: Vec<usize>,
     /// Velocity constraints: `(contact, tangential)`.
@@ -88,8 +88,8 @@ pub struct StrikeChart<'a, const N: usize> {
     q_dep: Vec<usize>,
     v_free: Vec<usize>,
     v_dep: Vec<usize>,
-    q_scale: SVector<f64, N>,
-    v_scale: SVector<f64, N>,
+    q_scale: DVector<f64>,
+    v_scale: DVector<f64>,
 }
 
 /// Columns chosen by Gaussian elimination with column pivoting among `candidates` for the rows
@@ -122,10 +122,10 @@ fn pivots(a: &DMatrix<f64>, candidates: &[usize]) -> (Vec<usize>, Vec<usize>) {
     (kept, used_cols)
 }
 
-impl<'a, const N: usize> StrikeChart<'a, N> {
+impl<'a> StrikeChart<'a> {
     /// The chart at the section state `x` (module docs); `translation` lists the coordinates
     /// whose positions are not coordinates of the chart.
-    pub fn new(sys: &'a MultibodySystem<N>, x: &State<N>, translation: &[usize]) -> Self {
+    pub fn new(sys: &'a MultibodySystem, x: &State, translation: &[usize]) -> Self {
         let (gaps, rests) = Self::constraints_at(sys, x);
         Self::with_constraints(sys, x, translation, gaps, rests)
     }
@@ -133,13 +133,9 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     /// The chart at the section state `x` in which the coordinates `keep` (indices into
     /// `[q | q̇]`: a position `k`, a velocity `N + k`) are free coordinates; `Err(k)` names one
     /// the section's constraints fix given the others (or a translation coordinate).
-    pub fn keeping(
-        sys: &'a MultibodySystem<N>,
-        x: &State<N>,
-        translation: &[usize],
-        keep: &[usize],
-    ) -> Result<Self, usize> {
-        if let Some(&k) = keep.iter().find(|&&k| k < N && translation.contains(&k)) {
+    pub fn keeping(sys: &'a MultibodySystem, x: &State, translation: &[usize], keep: &[usize]) -> Result<Self, usize> {
+        let n = sys.dof();
+        if let Some(&k) = keep.iter().find(|&&k| k < n && translation.contains(&k)) {
             return Err(k);
         }
         let (gaps, rests) = Self::constraints_at(sys, x);
@@ -155,7 +151,7 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     }
 
     /// The contacts closed at `x` and the velocity constraints holding there (module docs).
-    fn constraints_at(sys: &MultibodySystem<N>, x: &State<N>) -> (Vec<usize>, Vec<(usize, bool)>) {
+    fn constraints_at(sys: &MultibodySystem, x: &State) -> (Vec<usize>, Vec<(usize, bool)>) {
         let (q, v) = split(x);
         let (ls, ts) = (sys.length_scale(), sys.time_scale());
         let vs = ls / ts;
@@ -175,8 +171,8 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     /// The chart with the given closed contacts (`gaps`) and velocity constraints (`rests`:
     /// `(contact, tangential)`).
     pub fn with_constraints(
-        sys: &'a MultibodySystem<N>,
-        x: &State<N>,
+        sys: &'a MultibodySystem,
+        x: &State,
         translation: &[usize],
         gaps: Vec<usize>,
         rests: Vec<(usize, bool)>,
@@ -187,37 +183,39 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     /// [`Self::with_constraints`] with the coordinates `keep` (indices into `[q | q̇]`) never
     /// chosen as dependent ones (rows they would have to answer are dropped).
     fn build(
-        sys: &'a MultibodySystem<N>,
-        x: &State<N>,
+        sys: &'a MultibodySystem,
+        x: &State,
         translation: &[usize],
         gaps: Vec<usize>,
         rests: Vec<(usize, bool)>,
         keep: &[usize],
     ) -> Self {
+        let n = sys.dof();
         let (q, _) = split(x);
         let ts = sys.time_scale();
-        let cand_q: Vec<usize> = (0..N).filter(|k| !translation.contains(k) && !keep.contains(k)).collect();
-        let gq = DMatrix::from_fn(gaps.len(), N, |r, c| sys.normal_jacobian(gaps[r], &q)[c]);
+        let cand_q: Vec<usize> = (0..n).filter(|k| !translation.contains(k) && !keep.contains(k)).collect();
+        let gq = DMatrix::from_fn(gaps.len(), n, |r, c| sys.normal_jacobian(gaps[r], &q)[c]);
         let (kept, q_dep) = pivots(&gq, &cand_q);
         let gaps: Vec<usize> = kept.iter().map(|&r| gaps[r]).collect();
         let row = |&(i, t): &(usize, bool)| if t { sys.tangent_jacobian(i, &q) } else { sys.normal_jacobian(i, &q) };
-        let cv = DMatrix::from_fn(rests.len(), N, |r, c| row(&rests[r])[c]);
-        let all: Vec<usize> = (0..N).collect();
-        let cand_v: Vec<usize> = (0..N).filter(|k| !keep.contains(&(N + k))).collect();
+        let cv = DMatrix::from_fn(rests.len(), n, |r, c| row(&rests[r])[c]);
+        let all: Vec<usize> = (0..n).collect();
+        let cand_v: Vec<usize> = (0..n).filter(|k| !keep.contains(&(n + k))).collect();
         let (kept, v_dep) = pivots(&cv, &cand_v);
         let rests: Vec<(usize, bool)> = kept.iter().map(|&r| rests[r]).collect();
-        let q_free = (0..N).filter(|k| !translation.contains(k) && !q_dep.contains(k)).collect();
+        let q_free = (0..n).filter(|k| !translation.contains(k) && !q_dep.contains(k)).collect();
         let v_free = all.iter().copied().filter(|k| !v_dep.contains(k)).collect();
         let q_scale = sys.coordinate_scale();
-        StrikeChart { sys, reference: *x, gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale: q_scale / ts }
+        let v_scale = &q_scale / ts;
+        StrikeChart { sys, reference: x.clone(), gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale }
     }
 
     /// The same chart (constraints and coordinates) on another system of the same mechanism
     /// (a parameter changed: continuation), with the reference state `x`.
-    pub fn rebind<'b>(&self, sys: &'b MultibodySystem<N>, x: &State<N>) -> StrikeChart<'b, N> {
+    pub fn rebind<'b>(&self, sys: &'b MultibodySystem, x: &State) -> StrikeChart<'b> {
         StrikeChart {
             sys,
-            reference: *x,
+            reference: x.clone(),
             gaps: self.gaps.clone(),
             rests: self.rests.clone(),
             q_free: self.q_free.clone(),
@@ -231,8 +229,8 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
 
     /// The state the chart was made at (its dependent positions start Newton from it; its
     /// translation coordinates are the lifted states').
-    pub fn reference_state(&self) -> State<N> {
-        self.reference
+    pub fn reference_state(&self) -> State {
+        self.reference.clone()
     }
 
     /// Names of the chart's coordinates, from the coordinate names.
@@ -245,12 +243,12 @@ impl<'a, const N: usize> StrikeChart<'a, N> {
     }
 }
 
-impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
+impl SectionChart<State> for StrikeChart<'_> {
     fn dim(&self) -> usize {
         self.q_free.len() + self.v_free.len()
     }
 
-    fn lift(&self, y: &DVector<f64>) -> State<N> {
+    fn lift(&self, y: &DVector<f64>) -> State {
         let (mut q, mut v) = split(&self.reference);
         for (j, &k) in self.q_free.iter().enumerate() {
             q[k] = y[j];
@@ -276,7 +274,7 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
         // The velocity constraints: C_dep v_dep = −C_free v_free.
         let r = self.rests.len();
         if r > 0 {
-            let rows: Vec<SVector<f64, N>> = self
+            let rows: Vec<DVector<f64>> = self
                 .rests
                 .iter()
                 .map(|&(i, t)| if t { self.sys.tangent_jacobian(i, &q) } else { self.sys.normal_jacobian(i, &q) })
@@ -295,7 +293,7 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
         join(&q, &v)
     }
 
-    fn chart(&self, x: &State<N>) -> DVector<f64> {
+    fn chart(&self, x: &State) -> DVector<f64> {
         let (q, v) = split(x);
         DVector::from_iterator(self.dim(), self.q_free.iter().map(|&k| q[k]).chain(self.v_free.iter().map(|&k| v[k])))
     }
@@ -306,17 +304,18 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
     /// `δq̇_dep = −C_dep⁻¹ (C_free δq̇_free + ∂(C q̇)/∂q δq)`, the last term from the model's
     /// exact derivatives of its Jacobians.
     fn lift_jacobian(&self, y: &DVector<f64>) -> Option<DMatrix<f64>> {
+        let n = self.sys.dof();
         let x = self.lift(y);
         let (q, v) = split(&x);
         let (nq, nv) = (self.q_free.len(), self.v_free.len());
         let m = nq + nv;
-        let mut dq = DMatrix::zeros(N, m);
+        let mut dq = DMatrix::zeros(n, m);
         for (j, &k) in self.q_free.iter().enumerate() {
             dq[(k, j)] = 1.0;
         }
         let k = self.gaps.len();
         if k > 0 {
-            let rows: Vec<SVector<f64, N>> = self.gaps.iter().map(|&i| self.sys.normal_jacobian(i, &q)).collect();
+            let rows: Vec<DVector<f64>> = self.gaps.iter().map(|&i| self.sys.normal_jacobian(i, &q)).collect();
             let a = DMatrix::from_fn(k, k, |r, c| rows[r][self.q_dep[c]]);
             let b = DMatrix::from_fn(k, nq, |r, c| rows[r][self.q_free[c]]);
             let d = a.lu().solve(&b)?;
@@ -326,7 +325,7 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
                 }
             }
         }
-        let mut dv = DMatrix::zeros(N, m);
+        let mut dv = DMatrix::zeros(n, m);
         for (j, &kk) in self.v_free.iter().enumerate() {
             dv[(kk, nq + j)] = 1.0;
         }
@@ -340,9 +339,9 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
                     self.sys.normal_jacobian(i, &q)
                 }
             };
-            let rows: Vec<SVector<f64, N>> = self.rests.iter().map(row).collect();
+            let rows: Vec<DVector<f64>> = self.rests.iter().map(row).collect();
             // ∂(C q̇)/∂q: row a is (∂w_a/∂q)ᵀ q̇.
-            let dcv = DMatrix::from_fn(r, N, |a, kq| {
+            let dcv = DMatrix::from_fn(r, n, |a, kq| {
                 let (i, t) = self.rests[a];
                 let c = &lin.contacts[i];
                 if t {
@@ -354,7 +353,7 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
             let a = DMatrix::from_fn(r, r, |a, c| rows[a][self.v_dep[c]]);
             // Everything the dependent velocities answer: C over all columns times δq̇ (the
             // free part, dependent columns zero) plus ∂(Cq̇)/∂q δq.
-            let c_all = DMatrix::from_fn(r, N, |a, c| if self.v_dep.contains(&c) { 0.0 } else { rows[a][c] });
+            let c_all = DMatrix::from_fn(r, n, |a, c| if self.v_dep.contains(&c) { 0.0 } else { rows[a][c] });
             let rhs = &c_all * &dv + &dcv * &dq;
             let d = a.lu().solve(&rhs)?;
             for (ri, &j) in self.v_dep.iter().enumerate() {
@@ -363,20 +362,21 @@ impl<const N: usize> SectionChart<State<N>> for StrikeChart<'_, N> {
                 }
             }
         }
-        let mut out = DMatrix::zeros(2 * N, m);
-        out.view_mut((0, 0), (N, m)).copy_from(&dq);
-        out.view_mut((N, 0), (N, m)).copy_from(&dv);
+        let mut out = DMatrix::zeros(2 * n, m);
+        out.view_mut((0, 0), (n, m)).copy_from(&dq);
+        out.view_mut((n, 0), (n, m)).copy_from(&dv);
         Some(out)
     }
 
-    fn chart_jacobian(&self, _x: &State<N>) -> Option<DMatrix<f64>> {
-        let mut out = DMatrix::zeros(self.dim(), 2 * N);
+    fn chart_jacobian(&self, _x: &State) -> Option<DMatrix<f64>> {
+        let n = self.sys.dof();
+        let mut out = DMatrix::zeros(self.dim(), 2 * n);
         for (j, &k) in self.q_free.iter().enumerate() {
             out[(j, k)] = 1.0;
         }
         let nq = self.q_free.len();
         for (j, &k) in self.v_free.iter().enumerate() {
-            out[(nq + j, N + k)] = 1.0;
+            out[(nq + j, n + k)] = 1.0;
         }
         Some(out)
     }
@@ -525,9 +525,9 @@ pub fn refine_gait(
     struct From<'a>(&'a Mechanism, &'a GaitSpec, &'a GaitSettings, &'a [f64], &'a [f64]);
     impl Visit for From<'_> {
         type Output = Result<Gait, NewtonStop>;
-        fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> Result<Gait, NewtonStop> {
+        fn visit(self, sys: MultibodySystem) -> Result<Gait, NewtonStop> {
             let lag = Lagrangian::new(&sys);
-            let x = join(&SVector::<f64, N>::from_column_slice(self.3), &SVector::<f64, N>::from_column_slice(self.4));
+            let x = join(&DVector::<f64>::from_column_slice(self.3), &DVector::<f64>::from_column_slice(self.4));
             newton_gait(&sys, &lag, self.0, self.1, self.2, &x)
         }
     }

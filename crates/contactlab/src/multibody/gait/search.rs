@@ -2,6 +2,7 @@
 //! cycle, Newton on the step map, and the swing foot's clearance ([`super`]'s module docs).
 
 use super::*;
+use nalgebra::{DMatrix, DVector};
 
 pub(super) struct Search<'a> {
     pub(super) m: &'a Mechanism,
@@ -10,25 +11,25 @@ pub(super) struct Search<'a> {
 }
 
 /// Records the post-strike states of a run.
-pub(super) struct Strikes<const N: usize> {
+pub(super) struct Strikes {
     pub(super) contact: usize,
-    pub(super) states: Vec<(f64, State<N>)>,
+    pub(super) states: Vec<(f64, State)>,
     pub(super) limit: usize,
     /// A run ends when no strike comes for this long (s): the mechanism fell or stopped.
     pub(super) patience: f64,
 }
 
-impl<const N: usize> Observer<State<N>, Modes> for Strikes<N> {
-    fn on_step(&mut self, _step: &Step<State<N>>, t_end: f64, _mode: &Modes) -> ControlFlow<()> {
+impl Observer<State, Modes> for Strikes {
+    fn on_step(&mut self, _step: &Step<State>, t_end: f64, _mode: &Modes) -> ControlFlow<()> {
         let last = self.states.last().map_or(0.0, |s| s.0);
         if t_end - last > self.patience {
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
     }
-    fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+    fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
         if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.contact) {
-            self.states.push((ev.t, ev.after));
+            self.states.push((ev.t, ev.after.clone()));
             if self.states.len() >= self.limit {
                 return ControlFlow::Break(());
             }
@@ -39,24 +40,25 @@ impl<const N: usize> Observer<State<N>, Modes> for Strikes<N> {
 
 impl Visit for Search<'_> {
     type Output = GaitSearch;
-    fn visit<const N: usize>(self, sys: MultibodySystem<N>) -> GaitSearch {
+    fn visit(self, sys: MultibodySystem) -> GaitSearch {
+        let n = sys.dof();
         let (m, spec, s) = (self.m, self.spec, self.settings);
         let lag = Lagrangian::new(&sys);
         let ts = sys.time_scale();
         let driver = |t_max: f64, events: usize, steps: usize| driver_for(s, t_max, events, steps);
         let starts = starting_states(&sys, m, &spec.translation);
         let scale = sys.coordinate_scale();
-        let distance = |a: &State<N>, b: &State<N>| {
-            (0..N)
+        let distance = |a: &State, b: &State| {
+            (0..n)
                 .filter(|k| !spec.translation.contains(k))
                 .map(|k| ((a[(k, 0)] - b[(k, 0)]) / scale[k]).abs())
-                .chain((0..N).map(|k| ((a[(k, 1)] - b[(k, 1)]) * ts / scale[k]).abs()))
+                .chain((0..n).map(|k| ((a[(k, 1)] - b[(k, 1)]) * ts / scale[k]).abs()))
                 .fold(0.0, f64::max)
         };
         // Each start's strikes (in parallel: the system is shared, each thread has its own
         // Lagrangian and evaluation cache).
         use rayon::prelude::*;
-        let runs: Vec<Vec<State<N>>> = starts
+        let runs: Vec<Vec<State>> = starts
             .par_iter()
             .map(|x0| {
                 let lag = Lagrangian::new(&sys);
@@ -66,7 +68,7 @@ impl Visit for Search<'_> {
                 driver(t_max, 50 * SETTLE_STRIKES, MAX_STEPS_PER_STRIKE * SETTLE_STRIKES).run(
                     &lag,
                     0.0,
-                    *x0,
+                    x0.clone(),
                     &[],
                     &mut rec,
                 );
@@ -77,13 +79,13 @@ impl Visit for Search<'_> {
         // settled onto (past a period doubling the unstable period-1 gait lies amid the cycle),
         // and where two successive strikes came closest (an unstable gait is passed near, not
         // approached).
-        let mut settled_at: Vec<State<N>> = vec![];
-        let mut cycle_means: Vec<State<N>> = vec![];
-        let mut passed_near: Vec<(f64, State<N>)> = vec![];
+        let mut settled_at: Vec<State> = vec![];
+        let mut cycle_means: Vec<State> = vec![];
+        let mut passed_near: Vec<(f64, State)> = vec![];
         for st in &runs {
             let last = st.len().saturating_sub(1);
             if st.len() >= 3 && distance(&st[last], &st[last - 1]) <= SETTLE_TOL {
-                settled_at.push(st[last]);
+                settled_at.push(st[last].clone());
                 continue;
             }
             let cycle = (2..=MAX_CYCLE).find(|&p| {
@@ -101,28 +103,28 @@ impl Visit for Search<'_> {
                 }
                 continue;
             }
-            let closest = st.windows(2).map(|w| (distance(&w[0], &w[1]), w[1])).min_by(|a, b| a.0.total_cmp(&b.0));
+            let closest = st.windows(2).map(|w| (distance(&w[0], &w[1]), &w[1])).min_by(|a, b| a.0.total_cmp(&b.0));
             if let Some((d, x)) = closest {
                 if d <= NEAR_RETURN {
-                    passed_near.push((d, x));
+                    passed_near.push((d, x.clone()));
                 }
             }
         }
         let (settled, cycled) = (settled_at.len(), cycle_means.len());
         passed_near.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let candidates: Vec<State<N>> =
+        let candidates: Vec<State> =
             settled_at.into_iter().chain(cycle_means).chain(passed_near.into_iter().map(|p| p.1)).collect();
         let mut gaits: Vec<Gait> = vec![];
-        let mut seen: Vec<State<N>> = vec![];
+        let mut seen: Vec<State> = vec![];
         for x in candidates {
             if seen.iter().any(|y| distance(&x, y) <= 1e-3) {
                 continue;
             }
-            seen.push(x);
+            seen.push(x.clone());
             let Ok(g) = newton_gait(&sys, &lag, m, spec, s, &x) else { continue };
             if gaits.iter().any(|h| {
-                let hx = join(&SVector::from_column_slice(&h.q), &SVector::from_column_slice(&h.v));
-                let gx = join(&SVector::from_column_slice(&g.q), &SVector::from_column_slice(&g.v));
+                let hx = join(&DVector::from_column_slice(&h.q), &DVector::from_column_slice(&h.v));
+                let gx = join(&DVector::from_column_slice(&g.q), &DVector::from_column_slice(&g.v));
                 distance(&hx, &gx) <= SAME_GAIT_TOL
             }) {
                 continue;
@@ -154,13 +156,13 @@ pub(crate) fn driver_for(s: &GaitSettings, t_max: f64, events: usize, steps: usi
 /// Newton's method on the strike-to-strike map from the post-strike state `x`, and the gait's
 /// details, or why Newton stopped. The translation coordinates of the reported
 /// state are the model's initial ones (a gait is defined modulo the translation).
-pub(super) fn newton_gait<const N: usize>(
-    sys: &MultibodySystem<N>,
-    lag: &Lagrangian<&MultibodySystem<N>, N>,
+pub(super) fn newton_gait(
+    sys: &MultibodySystem,
+    lag: &Lagrangian<&MultibodySystem>,
     m: &Mechanism,
     spec: &GaitSpec,
     s: &GaitSettings,
-    x: &State<N>,
+    x: &State,
 ) -> Result<Gait, NewtonStop> {
     let ts = sys.time_scale();
     let chart = StrikeChart::new(sys, x, &spec.translation);
@@ -218,20 +220,17 @@ pub(super) fn newton_gait<const N: usize>(
 
 /// The model's initial state, and its posture in rigid rotation about the lowest closed
 /// contact (module docs).
-pub(super) fn starting_states<const N: usize>(
-    sys: &MultibodySystem<N>,
-    m: &Mechanism,
-    translation: &[usize],
-) -> Vec<State<N>> {
-    let q0 = SVector::<f64, N>::from_column_slice(&m.q0);
-    let v0 = SVector::<f64, N>::from_column_slice(&m.v0);
+pub(super) fn starting_states(sys: &MultibodySystem, m: &Mechanism, translation: &[usize]) -> Vec<State> {
+    let n = sys.dof();
+    let q0 = DVector::<f64>::from_column_slice(&m.q0);
+    let v0 = DVector::<f64>::from_column_slice(&m.v0);
     let mut out = vec![join(&q0, &v0)];
     let ls = sys.length_scale();
     let pivot =
         (0..sys.contact_count()).filter(|&i| sys.gap(i, &q0).abs() <= 1e-6 * ls && sys.armed(i, &q0)).find_map(|i| {
             match sys.contacts()[i].constraint {
                 crate::mechanics::multibody_system::Constraint::PointOnLine { body, point, .. } => {
-                    let f = sys.multibody().frames(q0.as_slice(), &[0.0; N]);
+                    let f = sys.multibody().frames(q0.as_slice(), &vec![0.0; n]);
                     Some(f.position[body] + f.offset(body, &point))
                 }
                 _ => None,
@@ -240,15 +239,15 @@ pub(super) fn starting_states<const N: usize>(
     let Some(c) = pivot else { return out };
     // Rigid rotation at unit rate about c: each body's origin moves with perp(p − c), turns at 1.
     let tree = sys.multibody();
-    let f = tree.frames(q0.as_slice(), &[0.0; N]);
+    let f = tree.frames(q0.as_slice(), &vec![0.0; n]);
     let nb = tree.bodies().len();
-    let mut a = DMatrix::zeros(3 * nb, N);
+    let mut a = DMatrix::zeros(3 * nb, n);
     let mut b = DVector::zeros(3 * nb);
     for k in 0..nb {
         let d = f.position[k] - c;
         for (r, target) in [(0, -d.y), (1, d.x), (2, 1.0)] {
             let row = f.jacobian_row(k, r);
-            for j in 0..N {
+            for j in 0..n {
                 a[(3 * k + r, j)] = row[j] * if r == 2 { ls } else { 1.0 };
             }
             b[3 * k + r] = target * if r == 2 { ls } else { 1.0 };
@@ -258,7 +257,7 @@ pub(super) fn starting_states<const N: usize>(
     let rate = 1.0 / sys.time_scale();
     for w in [0.25, 0.5, 0.75, 1.0, 1.5] {
         for sign in [-1.0, 1.0] {
-            let v = SVector::<f64, N>::from_iterator(unit.iter().map(|u| u * w * sign * rate));
+            let v = DVector::<f64>::from_iterator(n, unit.iter().map(|u| u * w * sign * rate));
             out.push(join(&q0, &v));
         }
     }
@@ -271,7 +270,7 @@ pub(super) fn starting_states<const N: usize>(
     if sys.law(stance).mu > 0.0 {
         rests.push((stance, true));
     }
-    let x0 = join(&q0, &SVector::zeros());
+    let x0 = join(&q0, &DVector::zeros(q0.len()));
     let chart = StrikeChart::with_constraints(sys, &x0, translation, gaps, rests);
     let (nq, nv) = (chart.q_free.len(), chart.v_free.len());
     let per_axis: usize = match nv {
@@ -307,12 +306,12 @@ pub(super) fn starting_states<const N: usize>(
     out
 }
 
-pub(crate) struct Details<const N: usize> {
+pub(crate) struct Details {
     pub(crate) mu_stick: Option<f64>,
     /// Whether some contact slipped along the step.
     pub(crate) slipped: bool,
     /// The state just before the strike (before its impulse and the relabelling).
-    pub(crate) pre_strike: Option<State<N>>,
+    pub(crate) pre_strike: Option<State>,
     pub(crate) impulse_ratio: Option<f64>,
     pub(crate) step_length: Vec<f64>,
     pub(crate) events: usize,
@@ -353,15 +352,9 @@ impl Clearance {
         Clearance { descended: vec![false; contacts], lowest: vec![None; contacts], rising: vec![None; contacts] }
     }
     /// Looks at one step of the flow (`t_end` its end) with `n` samples.
-    pub(super) fn look<const N: usize>(
-        &mut self,
-        sys: &MultibodySystem<N>,
-        step: &Step<State<N>>,
-        t_end: f64,
-        n: usize,
-    ) {
+    pub(super) fn look(&mut self, sys: &MultibodySystem, step: &Step<State>, t_end: f64, n: usize) {
         let ls = sys.length_scale();
-        let disarmed = |i: usize, x: &State<N>| !sys.armed(i, &x.column(0).into_owned());
+        let disarmed = |i: usize, x: &State| !sys.armed(i, &x.column(0).into_owned());
         for i in (0..self.descended.len()).filter(|&i| step.samples(t_end, n).any(|(_, x)| disarmed(i, &x))) {
             // Where the rise ends within this step (the first disarmed sample with ġ ≤ 0).
             let mut from = if self.descended[i] { Some(step.t0) } else { None };
@@ -401,25 +394,26 @@ impl Clearance {
 
 /// Friction use along one step from the post-strike state `x`, the strike's impulse ratio and
 /// the translation over the step.
-pub(crate) fn orbit_details<const N: usize>(
-    lag: &Lagrangian<&MultibodySystem<N>, N>,
-    sys: &MultibodySystem<N>,
-    x: &State<N>,
+pub(crate) fn orbit_details(
+    lag: &Lagrangian<&MultibodySystem>,
+    sys: &MultibodySystem,
+    x: &State,
     spec: &GaitSpec,
     names: &[String],
     driver: EventDriver,
-) -> Details<N> {
-    struct Friction<'a, const N: usize> {
-        lag: &'a Lagrangian<&'a MultibodySystem<N>, N>,
-        sys: &'a MultibodySystem<N>,
+) -> Details {
+    let n = sys.dof();
+    struct Friction<'a> {
+        lag: &'a Lagrangian<&'a MultibodySystem>,
+        sys: &'a MultibodySystem,
         strike: usize,
         /// The largest `|λ_t|/λ_n` of the sticking contacts (μ_stick).
-        ratio: Peak<State<N>, Modes>,
-        strike_event: Option<(State<N>, State<N>)>,
+        ratio: Peak<State, Modes>,
+        strike_event: Option<(State, State)>,
         events: usize,
         labels: Vec<(EventKind, Option<usize>)>,
         /// The largest `−B` (normalised) of the closed frictional contacts.
-        neg_b: Peak<State<N>, Modes>,
+        neg_b: Peak<State, Modes>,
         /// `(ratio, −B)` at the run's start.
         at_start: (f64, f64),
         clearance: Clearance,
@@ -432,12 +426,7 @@ pub(crate) fn orbit_details<const N: usize>(
         (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(s) if s != 0))
     }
     /// The largest friction use `|λ_t|/λ_n` of `mode`'s sticking contacts at `(t, x)`.
-    pub(super) fn friction_use<const N: usize>(
-        lag: &Lagrangian<&MultibodySystem<N>, N>,
-        mode: &Modes,
-        t: f64,
-        x: &State<N>,
-    ) -> f64 {
+    pub(super) fn friction_use(lag: &Lagrangian<&MultibodySystem>, mode: &Modes, t: f64, x: &State) -> f64 {
         if !(0..mode.len()).any(|i| mode.get(i) == ContactMode::Stick) {
             return f64::NEG_INFINITY;
         }
@@ -450,7 +439,7 @@ pub(crate) fn orbit_details<const N: usize>(
     }
     /// The largest `−(d − μ|c|)/(d + μ|c|)` over `mode`'s closed frictional contacts at `x`
     /// (the others closed held): minus the least normalised Painlevé `B`.
-    pub(super) fn painleve_neg_b<const N: usize>(sys: &MultibodySystem<N>, mode: &Modes, x: &State<N>) -> f64 {
+    pub(super) fn painleve_neg_b(sys: &MultibodySystem, mode: &Modes, x: &State) -> f64 {
         let closed: Vec<usize> =
             (0..mode.len()).filter(|&i| matches!(mode.get(i), ContactMode::Stick | ContactMode::Slip(_))).collect();
         if closed.is_empty() {
@@ -471,12 +460,12 @@ pub(crate) fn orbit_details<const N: usize>(
         }
         worst
     }
-    impl<const N: usize> Observer<State<N>, Modes> for Friction<'_, N> {
-        fn on_start(&mut self, t: f64, x: &State<N>, mode: &Modes) {
+    impl Observer<State, Modes> for Friction<'_> {
+        fn on_start(&mut self, t: f64, x: &State, mode: &Modes) {
             self.at_start = (friction_use(self.lag, mode, t, x), painleve_neg_b(self.sys, mode, x));
             self.slipped |= slips(mode);
         }
-        fn on_step(&mut self, step: &Step<State<N>>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
+        fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
             // Both extremes between samples too: the best step refined at the end (Peak).
             let (lag, sys) = (self.lag, self.sys);
             self.slipped |= slips(mode);
@@ -485,11 +474,11 @@ pub(crate) fn orbit_details<const N: usize>(
             self.clearance.look(self.sys, step, t_end, 8);
             ControlFlow::Continue(())
         }
-        fn on_event(&mut self, ev: &EventRecord<State<N>, Modes>) -> ControlFlow<()> {
+        fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
             self.events += 1;
             self.labels.push((ev.info.kind, ev.info.contact));
             if ev.info.kind == EventKind::Impact && ev.info.contact == Some(self.strike) {
-                self.strike_event = Some((ev.before, ev.after));
+                self.strike_event = Some((ev.before.clone(), ev.after.clone()));
                 return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
@@ -508,7 +497,7 @@ pub(crate) fn orbit_details<const N: usize>(
         clearance: Clearance::new(sys.contact_count()),
         slipped: false,
     };
-    driver.run(lag, 0.0, *x, &[], &mut obs);
+    driver.run(lag, 0.0, x.clone(), &[], &mut obs);
     let finite = |v: f64| (v > f64::NEG_INFINITY).then_some(v);
     let mu_stick = obs
         .ratio
@@ -525,16 +514,16 @@ pub(crate) fn orbit_details<const N: usize>(
         .map(|v| -v);
     let mut impulse_ratio = None;
     let mut step_length = vec![];
-    if let Some((before, after)) = obs.strike_event {
-        let (q, vm) = split(&before);
+    if let Some((before, after)) = &obs.strike_event {
+        let (q, vm) = split(before);
         // The post-impact velocity before the relabelling: v⁺ = P⁻¹ v' (the relabelling is linear
         // in the velocities).
-        let (_, va) = split(&after);
+        let (_, va) = split(after);
         let vp = relabel_inverse(sys, spec.strike, &q, &va);
         if let Some(vp) = vp {
             let p = sys.mass_matrix(&q) * (vp - vm);
             let (wn, wt) = (sys.normal_jacobian(spec.strike, &q), sys.tangent_jacobian(spec.strike, &q));
-            let a = DMatrix::from_fn(N, 2, |r, c| if c == 0 { wn[r] } else { wt[r] });
+            let a = DMatrix::from_fn(n, 2, |r, c| if c == 0 { wn[r] } else { wt[r] });
             let pd = DVector::from_column_slice(p.as_slice());
             if let Ok(lam) = a.clone().svd(true, true).solve(&pd, 1e-12) {
                 if lam[0] > 0.0 && sys.law(spec.strike).mu > 0.0 {
@@ -542,7 +531,7 @@ pub(crate) fn orbit_details<const N: usize>(
                 }
             }
         }
-        let (qa, _) = split(&after);
+        let (qa, _) = split(after);
         let (q0, _) = split(x);
         step_length = spec.translation.iter().map(|&k| qa[k] - q0[k]).collect();
     }
@@ -579,21 +568,22 @@ pub(crate) fn orbit_details<const N: usize>(
 }
 
 /// `P⁻¹ v'` for the relabelling after `contact` (the identity without one).
-pub(super) fn relabel_inverse<const N: usize>(
-    sys: &MultibodySystem<N>,
+pub(super) fn relabel_inverse(
+    sys: &MultibodySystem,
     contact: usize,
-    q: &SVector<f64, N>,
-    v_after: &SVector<f64, N>,
-) -> Option<SVector<f64, N>> {
+    q: &DVector<f64>,
+    v_after: &DVector<f64>,
+) -> Option<DVector<f64>> {
+    let n = sys.dof();
     // The relabelling's velocity part is linear: its matrix column by column.
-    let mut p = DMatrix::zeros(N, N);
-    for j in 0..N {
-        let mut e = SVector::<f64, N>::zeros();
+    let mut p = DMatrix::zeros(n, n);
+    for j in 0..n {
+        let mut e = DVector::<f64>::zeros(n);
         e[j] = 1.0;
         match sys.relabel(contact, q, &e) {
             Some((_, col)) => p.set_column(j, &DVector::from_column_slice(col.as_slice())),
-            None => return Some(*v_after),
+            None => return Some(v_after.clone()),
         }
     }
-    p.lu().solve(&DVector::from_column_slice(v_after.as_slice())).map(|s| SVector::from_column_slice(s.as_slice()))
+    p.lu().solve(v_after)
 }
