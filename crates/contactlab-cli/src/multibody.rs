@@ -12,6 +12,20 @@ use contactlab::multibody::simulate::SimulateSettings;
 
 use crate::{print_json, write_json, Common, Failure};
 
+/// `out_dir()` (the command's output directory, if given) of argument structs with a `common`.
+macro_rules! out_dir_from_common {
+    ($($args:ty),*) => {$(
+        impl $args {
+            /// The command's output directory, if given.
+            pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
+                self.common.out.as_mut()
+            }
+        }
+    )*};
+}
+
+out_dir_from_common!(GaitArgs, BasinArgs, ContinueArgs, SimulateArgs, PainleveArgs, SlipArgs, OrbitArgs);
+
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
     #[arg(help = contactlab::api::registry::model_help("simulate"))]
@@ -45,13 +59,6 @@ pub struct GaitArgs {
     rtol: f64,
     #[command(flatten)]
     common: Common,
-}
-
-impl GaitArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
 }
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
@@ -131,13 +138,6 @@ pub struct BasinArgs {
     rtol: f64,
     #[command(flatten)]
     common: Common,
-}
-
-impl BasinArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
 }
 
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
@@ -225,13 +225,6 @@ pub struct ContinueArgs {
     rtol: f64,
     #[command(flatten)]
     common: Common,
-}
-
-impl ContinueArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
 }
 
 pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
@@ -322,13 +315,6 @@ pub struct InspectArgs {
     t: f64,
     #[command(flatten)]
     common: Common,
-}
-
-impl SimulateArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
 }
 
 pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
@@ -462,13 +448,6 @@ pub struct PainleveArgs {
     common: Common,
 }
 
-impl PainleveArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
-}
-
 /// `NAME=LO:HI`.
 fn slice_axis(text: &str) -> Result<contactlab::multibody::painleve::SliceAxis, Failure> {
     let bad = || {
@@ -571,13 +550,6 @@ pub struct SlipArgs {
     common: Common,
 }
 
-impl SlipArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
-}
-
 pub fn slip(a: SlipArgs) -> Result<(), Failure> {
     let m = model::read(&a.model)?;
     if a.jam_threshold {
@@ -635,13 +607,6 @@ pub struct OrbitArgs {
     state: Option<Vec<f64>>,
     #[command(flatten)]
     common: Common,
-}
-
-impl OrbitArgs {
-    /// The command's output directory, if given.
-    pub fn out_dir(&mut self) -> Option<&mut PathBuf> {
-        self.common.out.as_mut()
-    }
 }
 
 pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {

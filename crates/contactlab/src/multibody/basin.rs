@@ -47,7 +47,7 @@ use nalgebra::{DVector, Vector2};
 use serde::{Deserialize, Serialize};
 
 use super::gait::{driver_for, find_gaits, gait_from, Gait, GaitSettings, GaitSpec, StrikeChart, MAX_STEPS_PER_STRIKE};
-use super::{Mechanism, Visit};
+use super::Mechanism;
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::section::SectionChart;
@@ -343,9 +343,8 @@ pub fn plan(
 /// The states just before and just after the first strike of the run from `x = [q | q̇]`.
 fn strike_from(m: &Mechanism, x: &[f64], settings: &BasinSettings) -> Result<(Vec<f64>, Vec<f64>), Error> {
     struct First<'a>(&'a [f64], GaitSettings, usize);
-    impl Visit for First<'_> {
-        type Output = Option<(Vec<f64>, Vec<f64>)>;
-        fn visit(self, sys: MultibodySystem) -> Self::Output {
+    impl First<'_> {
+        fn run(self, sys: MultibodySystem) -> Option<(Vec<f64>, Vec<f64>)> {
             let n = sys.dof();
             struct Catch(usize, Option<(State, State)>);
             impl Observer<State, Modes> for Catch {
@@ -370,7 +369,7 @@ fn strike_from(m: &Mechanism, x: &[f64], settings: &BasinSettings) -> Result<(Ve
         }
     }
     let spec = gait_spec(m)?;
-    m.visit(First(x, settings.gait(), spec.strike))?.ok_or_else(|| {
+    First(x, settings.gait(), spec.strike).run(m.system()?).ok_or_else(|| {
         Error::Numerical(format!(
             "{}: no strike of '{}' within {} time units of the base state",
             m.source, m.contact_names[spec.strike], settings.max_step_time
@@ -429,7 +428,7 @@ pub fn check_plan(m: &Mechanism, plan: &BasinPlan) -> Result<(), Error> {
             return Err(Error::argument("plan.gaits", format!("each gait needs {} finite numbers", 2 * m.dof())));
         }
     }
-    m.visit(Cells { m, plan, points: &[], progress: &|_, _| {} })?.map(|_| ())
+    Cells { m, plan, points: &[], progress: &|_, _| {} }.run(m.system()?).map(|_| ())
 }
 
 /// Evaluates the cells at `points` (each one value per varied coordinate) against `plan`, in
@@ -451,7 +450,7 @@ pub fn basin_cells(
             format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
         ));
     }
-    m.visit(Cells { m, plan, points, progress })?
+    Cells { m, plan, points, progress }.run(m.system()?)
 }
 
 /// The grid spanned by `axes`, the first varying fastest.
@@ -606,9 +605,8 @@ fn period(points: &[DVector<f64>], scale: &DVector<f64>, tol: f64) -> Option<usi
     })
 }
 
-impl Visit for Cells<'_> {
-    type Output = Result<Vec<BasinCell>, Error>;
-    fn visit(self, sys: MultibodySystem) -> Self::Output {
+impl Cells<'_> {
+    fn run(self, sys: MultibodySystem) -> Result<Vec<BasinCell>, Error> {
         let n = sys.dof();
         let (m, plan) = (self.m, self.plan);
         let spec = gait_spec(m)?;
@@ -797,14 +795,13 @@ pub fn cell_state(m: &Mechanism, plan: &BasinPlan, values: &[f64]) -> Result<Opt
         return Err(Error::argument("cell", format!("needs {} values ({})", plan.vary.len(), plan.vary.join(", "))));
     }
     struct One<'a>(&'a Mechanism, &'a BasinPlan, &'a [f64]);
-    impl Visit for One<'_> {
-        type Output = Result<Option<Vec<f64>>, Error>;
-        fn visit(self, sys: MultibodySystem) -> Self::Output {
+    impl One<'_> {
+        fn run(self, sys: MultibodySystem) -> Result<Option<Vec<f64>>, Error> {
             let g = GridChart::new(&sys, self.0, self.1)?;
             Ok(g.lift(self.2).map(|x| x.column(0).iter().chain(x.column(1).iter()).copied().collect()))
         }
     }
-    m.visit(One(m, plan, values))?
+    One(m, plan, values).run(m.system()?)
 }
 
 /// The base state's closed contacts are closed at `q` too (the lift's Newton converged).

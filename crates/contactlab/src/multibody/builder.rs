@@ -379,7 +379,7 @@ impl MechanismBuilder {
             written_normals,
             tree_from_urdf: false,
         };
-        m.visit(super::model::Check).map_err(|e| e.in_file(src))?;
+        m.system().map_err(|e| e.in_file(src))?;
         Ok(m)
     }
 }

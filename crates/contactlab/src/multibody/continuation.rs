@@ -22,7 +22,7 @@ use nalgebra::DVector;
 use super::gait::{
     driver_for, find_gaits, gait_from, orbit_details, GaitSettings, GaitSpec, StrikeChart, MAX_STEPS_PER_STRIKE,
 };
-use super::{Mechanism, Visit};
+use super::Mechanism;
 use crate::continuation::{self, Continuation, Evaluation, MapFamily, Observation, Settings, SpecialKind};
 use crate::hybrid::driver::Section;
 use crate::hybrid::lagrangian::{join, split, Lagrangian};
@@ -175,9 +175,8 @@ pub fn continue_gait(
         v: &'a [f64],
         progress: &'a dyn Fn(f64),
     }
-    impl Visit for Run<'_> {
-        type Output = Continuation;
-        fn visit(self, sys: MultibodySystem) -> Continuation {
+    impl Run<'_> {
+        fn run(self, sys: MultibodySystem) -> Continuation {
             let x = join(&DVector::<f64>::from_column_slice(self.q), &DVector::<f64>::from_column_slice(self.v));
             let chart = StrikeChart::new(&sys, &x, &self.spec.translation);
             let y0 = chart.chart(&x);
@@ -195,7 +194,7 @@ pub fn continue_gait(
             c
         }
     }
-    m.visit(Run { doc, key, m: &m, spec: &spec, gait, settings, q: &g.q, v: &g.v, progress })
+    Ok(Run { doc, key, m: &m, spec: &spec, gait, settings, q: &g.q, v: &g.v, progress }.run(m.system()?))
 }
 
 /// Continues P3's periodic orbit through the constrained phases of the constraint named
@@ -221,9 +220,8 @@ pub fn continue_orbit(
         settings: &'a Settings,
         progress: &'a dyn Fn(f64),
     }
-    impl Visit for Run<'_> {
-        type Output = Result<Continuation, Error>;
-        fn visit(self, _sys: MultibodySystem) -> Result<Continuation, Error> {
+    impl Run<'_> {
+        fn run(self, _sys: MultibodySystem) -> Result<Continuation, Error> {
             let (doc, key, i) = (self.doc, self.key, self.i);
             let system = move |p: f64| -> Result<MultibodySystem, String> {
                 let d = doc.with_param(key, p).map_err(|e| e.to_string())?;
@@ -234,5 +232,5 @@ pub fn continue_orbit(
         }
     }
     let first = m.with_contact_first(i);
-    first.visit(Run { doc, key, m: &first, i, settings, progress })?
+    Run { doc, key, m: &first, i, settings, progress }.run(first.system()?)
 }

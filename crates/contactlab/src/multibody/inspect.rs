@@ -5,7 +5,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use super::{Mechanism, MechanismSummary, Visit};
+use super::{Mechanism, MechanismSummary};
 use crate::mechanics::check::check_system;
 use crate::mechanics::multibody_system::MultibodySystem;
 use crate::mechanics::ContactSystem;
@@ -93,7 +93,7 @@ pub fn inspect(m: &Mechanism, t: f64, q: &[f64], v: &[f64]) -> Result<Inspection
     if !t.is_finite() {
         return Err(Error::argument("t", format!("must be finite (got {t})")));
     }
-    m.visit(At { m, t, q, v })
+    Ok(At { m, t, q, v }.run(m.system()?))
 }
 
 struct At<'a> {
@@ -103,9 +103,8 @@ struct At<'a> {
     v: &'a [f64],
 }
 
-impl Visit for At<'_> {
-    type Output = Inspection;
-    fn visit(self, sys: MultibodySystem) -> Inspection {
+impl At<'_> {
+    fn run(self, sys: MultibodySystem) -> Inspection {
         let n = sys.dof();
         let (t, m) = (self.t, self.m);
         let q = DVector::<f64>::from_column_slice(self.q);

@@ -6,7 +6,7 @@
 //! The dynamics are [`MultibodySystem`]'s. Dimensions are run-time values throughout (the
 //! [`crate::mechanics::ContactSystem`] trait works on `DVector`/`DMatrix`), so every analysis is
 //! compiled once, whatever the number of degrees of freedom: [`Mechanism::system`] builds the
-//! system (at most [`MAX_DOF`] coordinates) and [`Mechanism::visit`] hands it to a [`Visit`].
+//! system (at most [`MAX_DOF`] coordinates) that the analyses run on.
 
 pub mod basin;
 pub mod builder;
@@ -71,14 +71,6 @@ pub struct Mechanism {
     pub tree_from_urdf: bool,
 }
 
-/// An analysis written for any dimension: [`Mechanism::visit`] calls it with the system.
-pub trait Visit {
-    /// What it returns.
-    type Output;
-    /// Runs on the system.
-    fn visit(self, system: MultibodySystem) -> Self::Output;
-}
-
 impl Mechanism {
     /// Number of degrees of freedom.
     pub fn dof(&self) -> usize {
@@ -100,11 +92,6 @@ impl Mechanism {
             Some(r) => s.with_relabel(r.clone()),
             None => Ok(s),
         }
-    }
-
-    /// Runs `v` on the mechanism's system.
-    pub fn visit<V: Visit>(&self, v: V) -> Result<V::Output, Error> {
-        Ok(v.visit(self.system()?))
     }
 
     /// Checks that `x` has one entry per coordinate, all finite; `what` names it in errors.

@@ -231,7 +231,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         tree_from_urdf: spheres.is_some(),
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.
-    m.visit(Check).map_err(|e| e.in_file(file))?;
+    m.system().map_err(|e| e.in_file(file))?;
     Ok(m)
 }
 
@@ -255,13 +255,6 @@ fn sphere_of(
             format!("link \"{link}\" has {n} collision spheres; choose one with `sphere` (0 to {})", n - 1),
         )),
     }
-}
-
-pub(crate) struct Check;
-
-impl super::Visit for Check {
-    type Output = ();
-    fn visit(self, _: crate::mechanics::multibody_system::MultibodySystem) {}
 }
 
 fn list(names: &[&str]) -> String {

@@ -38,7 +38,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use super::{Mechanism, Visit};
+use super::Mechanism;
 use crate::lcp::classes::is_p_matrix;
 use crate::lcp::enumerate::{enumerate, EnumSettings};
 use crate::lcp::Lcp;
@@ -242,7 +242,7 @@ pub fn painleve(m: &Mechanism, q: &[f64], v: &[f64], s: &PainleveSettings) -> Re
     };
     let several = several.map(|v| v.into_iter().map(renumber).collect());
     let held = held.map(|v| v.into_iter().map(renumber).collect());
-    first.visit(Run { m: &first, q, v, s, axes: &axes, several, held })?
+    Run { m: &first, q, v, s, axes: &axes, several, held }.run(first.system()?)
 }
 
 struct Run<'a> {
@@ -262,10 +262,8 @@ const SLIP_TOL: f64 = 1e-9;
 /// A contact is closed when its gap is within this fraction of the system's length scale.
 const CLOSED_TOL: f64 = 1e-9;
 
-impl Visit for Run<'_> {
-    type Output = Result<Painleve, Error>;
-
-    fn visit(self, sys: MultibodySystem) -> Self::Output {
+impl Run<'_> {
+    fn run(self, sys: MultibodySystem) -> Result<Painleve, Error> {
         let q = DVector::<f64>::from_column_slice(self.q);
         let v = DVector::<f64>::from_column_slice(self.v);
         let speed = sys.length_scale() / sys.time_scale();
@@ -536,9 +534,8 @@ impl Painleve {
 /// `B` along a one-coordinate slice at `n` points (for the files).
 fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Error> {
     struct Curve<'a>(&'a Painleve, usize, usize, Vec<usize>);
-    impl Visit for Curve<'_> {
-        type Output = Vec<(f64, f64)>;
-        fn visit(self, sys: MultibodySystem) -> Self::Output {
+    impl Curve<'_> {
+        fn run(self, sys: MultibodySystem) -> Vec<(f64, f64)> {
             let (p, k, n) = (self.0, self.1, self.2);
             let a = &p.slice[0];
             let mut q = DVector::<f64>::from_column_slice(&p.q);
@@ -556,7 +553,7 @@ fn b_curve(m: &Mechanism, p: &Painleve, n: usize) -> Result<Vec<(f64, f64)>, Err
     let k = m.coordinate_index("slice", &p.slice[0].coordinate)?;
     let first = m.with_contact_first(i).with_mu(0, p.mu)?;
     let held = p.held.iter().map(|h| first.contact_index("held", h)).collect::<Result<Vec<_>, _>>()?;
-    first.visit(Curve(p, k, n, held))
+    Ok(Curve(p, k, n, held).run(first.system()?))
 }
 
 /// The smallest initial slip speed of `contact` (m/s, along its line's tangent `t`) up to
@@ -593,9 +590,8 @@ pub fn jam_threshold(
         max_speed: f64,
         settings: &'a SlipSettings,
     }
-    impl Visit for Jam<'_> {
-        type Output = Result<Option<f64>, Error>;
-        fn visit(self, sys: MultibodySystem) -> Self::Output {
+    impl Jam<'_> {
+        fn run(self, sys: MultibodySystem) -> Result<Option<f64>, Error> {
             let q = DVector::<f64>::from_column_slice(self.q);
             let v = DVector::<f64>::from_column_slice(self.v);
             let (wn, wt) = (sys.normal_jacobian(0, &q), sys.tangent_jacobian(0, &q));
@@ -632,7 +628,7 @@ pub fn jam_threshold(
         }
     }
     let along = k.map(|k| (k, along.unwrap_or_default()));
-    m.with_contact_first(i).visit(Jam { q, v, along, max_speed, settings: &settings })?
+    Jam { q, v, along, max_speed, settings: &settings }.run(m.with_contact_first(i).system()?)
 }
 
 /// Relative width of the bracket [`jam_threshold`] bisects down to.
@@ -652,14 +648,13 @@ pub fn slip(
     let settings: SlipSettings = settings.into();
     settings.validate()?;
     struct Slip<'a>(&'a [f64], &'a [f64], &'a SlipSettings);
-    impl Visit for Slip<'_> {
-        type Output = SlipEnd;
-        fn visit(self, sys: MultibodySystem) -> Self::Output {
+    impl Slip<'_> {
+        fn run(self, sys: MultibodySystem) -> SlipEnd {
             let q = DVector::<f64>::from_column_slice(self.0);
             let v = DVector::<f64>::from_column_slice(self.1);
             crate::painleve::slip::slip(&sys, &q, &v, self.2)
         }
     }
     let i = m.contact_index("contact", contact)?;
-    m.with_contact_first(i).visit(Slip(q, v, &settings))
+    Ok(Slip(q, v, &settings).run(m.with_contact_first(i).system()?))
 }

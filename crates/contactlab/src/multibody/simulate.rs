@@ -8,7 +8,7 @@ use std::path::Path;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use super::{Mechanism, MechanismSummary, Visit};
+use super::{Mechanism, MechanismSummary};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::lagrangian::{join, split, Lagrangian, Modes};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Termination, Tolerances, ZenoRule};
@@ -143,7 +143,7 @@ pub fn simulate(m: &Mechanism, q0: &[f64], v0: &[f64], settings: &SimulateSettin
     settings.validate()?;
     m.check_state("q", q0)?;
     m.check_state("v", v0)?;
-    m.visit(Run { m, q0, v0, settings })
+    Ok(Run { m, q0, v0, settings }.run(m.system()?))
 }
 
 struct Run<'a> {
@@ -207,9 +207,8 @@ impl Observer<DMatrix<f64>, Modes> for Rec<'_> {
     }
 }
 
-impl Visit for Run<'_> {
-    type Output = Simulation;
-    fn visit(self, sys: MultibodySystem) -> Simulation {
+impl Run<'_> {
+    fn run(self, sys: MultibodySystem) -> Simulation {
         let s = self.settings;
         let q0 = DVector::<f64>::from_column_slice(self.q0);
         let v0 = DVector::<f64>::from_column_slice(self.v0);

@@ -7,7 +7,7 @@
 use nalgebra::DVector;
 use serde::Serialize;
 
-use super::{Mechanism, Visit};
+use super::Mechanism;
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::multibody_system::MultibodySystem;
 use crate::zeno_orbit::{self as zeno, Orbit, ZenoSettings, SETTLE_CYCLES, SETTLE_TOL};
@@ -33,9 +33,8 @@ pub fn constraint_orbit(m: &Mechanism, q: &[f64], v: &[f64], constraint: &str) -
     m.check_state("state", v)?;
     let i = m.contact_index("constraint", constraint)?;
     struct Find<'a>(&'a [f64], &'a [f64]);
-    impl Visit for Find<'_> {
-        type Output = Orbit;
-        fn visit(self, sys: MultibodySystem) -> Orbit {
+    impl Find<'_> {
+        fn run(self, sys: MultibodySystem) -> Orbit {
             let lag = Lagrangian::new(sys);
             let s = ZenoSettings::default();
             let (q, v) = (DVector::<f64>::from_column_slice(self.0), DVector::<f64>::from_column_slice(self.1));
@@ -46,6 +45,6 @@ pub fn constraint_orbit(m: &Mechanism, q: &[f64], v: &[f64], constraint: &str) -
         }
     }
     let first = m.with_contact_first(i);
-    let orbit = first.visit(Find(q, v))?;
+    let orbit = Find(q, v).run(first.system()?);
     Ok(ConstraintOrbit { constraint: constraint.to_string(), e: m.contacts[i].law.restitution, orbit })
 }

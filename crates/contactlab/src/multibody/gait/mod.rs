@@ -32,7 +32,7 @@ use std::ops::ControlFlow;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use super::{Mechanism, Visit};
+use super::Mechanism;
 use crate::hybrid::driver::{EventRecord, Section};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::section::{Derivatives, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
@@ -483,7 +483,7 @@ pub fn find_gaits(m: &Mechanism, settings: &GaitSettings) -> Result<GaitSearch, 
     })?;
     crate::error::fraction("rtol", settings.rtol)?;
     crate::error::fraction("newton_tol", settings.newton_tol)?;
-    let mut search = m.visit(Search { m, spec: &spec, settings })?;
+    let mut search = Search { m, spec: &spec, settings }.run(m.system()?);
     if search.gaits.is_empty() && m.contacts.iter().any(|c| c.law.mu > 0.0 && c.law.mu < HIGH_MU) {
         let mut sticky = m.clone();
         for c in &mut sticky.contacts {
@@ -491,7 +491,7 @@ pub fn find_gaits(m: &Mechanism, settings: &GaitSettings) -> Result<GaitSearch, 
                 c.law.mu = HIGH_MU;
             }
         }
-        let found = sticky.visit(Search { m: &sticky, spec: &spec, settings })?;
+        let found = Search { m: &sticky, spec: &spec, settings }.run(sticky.system()?);
         search.needs_mu = found.gaits.iter().filter_map(|g| g.mu_stick).reduce(f64::min);
         if let Some(mu) = search.needs_mu {
             search.reason =
@@ -523,13 +523,12 @@ pub fn refine_gait(
     crate::error::fraction("rtol", settings.rtol)?;
     crate::error::fraction("newton_tol", settings.newton_tol)?;
     struct From<'a>(&'a Mechanism, &'a GaitSpec, &'a GaitSettings, &'a [f64], &'a [f64]);
-    impl Visit for From<'_> {
-        type Output = Result<Gait, NewtonStop>;
-        fn visit(self, sys: MultibodySystem) -> Result<Gait, NewtonStop> {
+    impl From<'_> {
+        fn run(self, sys: MultibodySystem) -> Result<Gait, NewtonStop> {
             let lag = Lagrangian::new(&sys);
             let x = join(&DVector::<f64>::from_column_slice(self.3), &DVector::<f64>::from_column_slice(self.4));
             newton_gait(&sys, &lag, self.0, self.1, self.2, &x)
         }
     }
-    m.visit(From(m, &spec, settings, q, v))
+    Ok(From(m, &spec, settings, q, v).run(m.system()?))
 }

@@ -38,9 +38,8 @@ impl Observer<State, Modes> for Strikes {
     }
 }
 
-impl Visit for Search<'_> {
-    type Output = GaitSearch;
-    fn visit(self, sys: MultibodySystem) -> GaitSearch {
+impl Search<'_> {
+    pub(super) fn run(self, sys: MultibodySystem) -> GaitSearch {
         let n = sys.dof();
         let (m, spec, s) = (self.m, self.spec, self.settings);
         let lag = Lagrangian::new(&sys);
