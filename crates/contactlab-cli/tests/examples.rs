@@ -122,7 +122,7 @@ fn every_example_runs_every_command_that_applies() {
             commands.push((vec!["orbit"], argv(&["--constraint", &limit])));
         }
         // The gait searches of the kneed walker and the simplest walker take seconds even in a
-        // release build; tests/beyond.rs and tests/continuation.rs run them through the same
+        // release build; tests/integration/beyond.rs and tests/integration/continuation.rs run them through the same
         // api call. The others run here.
         if text.contains("[gait]") && !name.contains("kneed") && !name.contains("simplest") {
             commands.push((vec!["gait"], vec![]));

@@ -13,10 +13,8 @@ use contactlab::walking::slip::SlipOutcome;
 use contactlab::walking::{ab, slip_case, SlipCase, WalkerSettings};
 use nalgebra::{dvector, DVector};
 
-#[path = "common/desingular.rs"]
-mod desingular;
-#[path = "common/hand_written_gait.rs"]
-mod hand_written_gait;
+use crate::common::desingular;
+use crate::common::hand_written_gait;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
@@ -38,7 +36,7 @@ fn wheel_to_hub(w: &RimlessWheel, q: &DVector<f64>, v: &DVector<f64>) -> (DVecto
     (dvector![q[0] + l * s, q[1] + l * c, -q[2]], dvector![v[0] + l * c * v[2], v[1] - l * s * v[2], -v[2]])
 }
 
-/// The compass biped's state in the file's hip coordinates (as in `tests/mechanism.rs`).
+/// The compass biped's state in the file's hip coordinates (as in `tests/integration/mechanism.rs`).
 fn to_hip(b: &CompassBiped, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>) {
     let l2 = 2.0 * b.l;
     let (s, c) = q[0].sin_cos();

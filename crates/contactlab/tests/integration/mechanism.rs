@@ -12,8 +12,7 @@ use contactlab::model::ModelDoc;
 use contactlab::multibody::{model, Mechanism};
 use nalgebra::{dvector, DVector, Vector4};
 
-#[path = "common/hand_written_gait.rs"]
-mod hand_written_gait;
+use crate::common::hand_written_gait;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)
@@ -493,7 +492,7 @@ fn the_compass_biped_file_has_p2s_gait() {
         assert!((modulus(a) - modulus(c)).abs() <= contactlab::hybrid::section::JACOBIAN_AGREEMENT);
     }
     // At rtol 1e-13 the built-in model's central differences and the file's exact multipliers
-    // (variational equations, converged to 1e-10: tests/variational.rs) agree to 2e-6, the
+    // (variational equations, converged to 1e-10: tests/integration/variational.rs) agree to 2e-6, the
     // differences' truncation error (7e-7 here, from their step rtol^(1/3) ≈ 5e-5).
     let tight = GaitSettings { rtol: 1e-13, ..Default::default() };
     let gt = contactlab::multibody::gait::gait_from(&m, &g.q, &g.v, &tight).unwrap().expect("converges");

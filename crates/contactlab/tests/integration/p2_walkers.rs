@@ -11,8 +11,7 @@ use contactlab::walking::model::WalkerModel;
 use contactlab::walking::{ab, gait, rimless_closed_form, slip_case, SlipCase, WalkerChart, WalkerSettings};
 use nalgebra::{dvector, DVector};
 
-#[path = "common/desingular.rs"]
-mod desingular;
+use crate::common::desingular;
 
 fn wheel(mu: f64) -> RimlessWheel {
     // P2 Section 3: κ = 0.02, α = 10°, n = 10 (m = l = g = 1: time in units of √(l/g)).

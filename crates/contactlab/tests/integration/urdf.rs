@@ -13,8 +13,7 @@ use contactlab::multibody::simulate::SimulateSettings;
 use contactlab::multibody::urdf;
 use nalgebra::{dvector, DMatrix};
 
-#[path = "common/hand_written_gait.rs"]
-mod hand_written_gait;
+use crate::common::hand_written_gait;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody").join(name)

@@ -14,8 +14,7 @@ use contactlab::model::ModelDoc;
 use contactlab::multibody::gait::GaitSettings;
 use contactlab::multibody::simulate::{simulate, SimulateSettings};
 
-#[path = "common/hand_written_gait.rs"]
-mod hand_written_gait;
+use crate::common::hand_written_gait;
 
 fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody")
@@ -321,7 +320,7 @@ fn painleve_onset_located_on_p2s_compass_biped_where_b_first_vanishes_along_its_
     // exactly when μ > μ* = min d/|c| over the orbit: the onset continuation must locate going
     // down from the file's 0.7 (where B < 0 already late in the step). Independent route: the
     // hand-written built-in biped (its own M and Jacobians, walking::painleve::d_and_c) along its
-    // own gait (tests/common/hand_written_gait.rs), d/|c| minimised over its dense output
+    // own gait (tests/integration/common/hand_written_gait.rs), d/|c| minimised over its dense output
     // (mu_min_along_step).
     use contactlab::mechanics::walkers::CompassBiped;
     use contactlab::walking::painleve::mu_min_along_step;

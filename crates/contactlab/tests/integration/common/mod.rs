@@ -1,0 +1,4 @@
+//! Helpers that several test modules share, each written independently of the code it checks.
+
+pub mod desingular;
+pub mod hand_written_gait;

@@ -1,0 +1,29 @@
+//! The library's integration tests, one module per file, built as one test binary: one link of
+//! the library and one copy of its generic code instead of one per file, and one process in
+//! which the test threads share the whole suite.
+
+mod basin;
+mod beyond;
+mod common;
+mod continuation;
+mod examples_agree;
+mod hybrid_core;
+mod hybrid_properties;
+mod lcp_exact;
+mod lcp_properties;
+mod lcp_scaling;
+mod lcp_siconos;
+mod many_contacts;
+mod mechanism;
+mod multibody;
+mod p1_dynamics;
+mod p1_modes;
+mod p2_walkers;
+mod p3_zeno;
+mod p4_fixture;
+mod p5_eqset;
+mod painleve_mechanism;
+mod scale_invariance;
+mod timestep;
+mod urdf;
+mod variational;
