@@ -152,10 +152,13 @@ pub fn continuation(
         let ZenoModel::DoublePendulum { q0, v0, .. } = m else {
             return Err(Error::model("kind", "continuation needs a pendulum with periodic motion"));
         };
-        let system = |p: f64| -> Result<DoublePendulumStop, String> {
+        // Built as a multibody model at each parameter value: exact Jacobians.
+        let system = |p: f64| -> Result<crate::mechanics::multibody_system::MultibodySystem, String> {
             let d = doc.with_param(&key, p).map_err(|e| e.to_string())?;
             match crate::zeno::model::from_model(&d).map_err(|e| e.to_string())? {
-                ZenoModel::DoublePendulum { system, .. } => Ok(system),
+                ZenoModel::DoublePendulum { system, .. } => {
+                    crate::zeno::model::pendulum_mechanism(&system).and_then(|m| m.system()).map_err(|e| e.to_string())
+                }
                 ZenoModel::BouncingBall { .. } => Err("not a pendulum".into()),
             }
         };

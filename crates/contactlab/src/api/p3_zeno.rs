@@ -77,7 +77,7 @@ fn pendulum(m: &ZenoModel, name: &str, what: &str) -> Result<Pendulum, Error> {
 /// The orbit from the initial state: the return map iterated to settle, then Newton.
 /// The orbit reached from the model's initial state; a motion that never enters a constrained
 /// phase is a result ("no orbit at this e"), not an error.
-fn find_orbit(lag: &Lagrangian<DoublePendulumStop>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
+fn find_orbit<S: crate::mechanics::ContactSystem>(lag: &Lagrangian<S>, p: &Pendulum, settings: &ZenoSettings) -> Orbit {
     match p3::settle(lag, &p.1, &p.2, p3::SETTLE_CYCLES, p3::SETTLE_TOL, settings) {
         Ok(y) => p3::orbit(lag, &y, settings),
         Err(never) => Orbit::not_found(never),
@@ -167,7 +167,10 @@ impl OrbitReport {
 /// (`zeno orbit`); the system and the orbit.
 pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<OrbitReport, Error> {
     let p = pendulum(m, name, "zeno orbit")?;
-    let o = find_orbit(&Lagrangian::new(p.0), &p, &ZenoSettings::default());
+    // On the pendulum's multibody model: its multipliers from exact derivatives, as `orbit`
+    // gives them for the same model written as a file.
+    let system = crate::zeno::model::pendulum_mechanism(&p.0)?.system()?;
+    let o = find_orbit(&Lagrangian::new(system), &p, &ZenoSettings::default());
     Ok(OrbitReport::new(p.0, &o))
 }
 
@@ -211,7 +214,15 @@ pub fn zeno_continuation(
     }
     let settings = crate::continuation::Settings { from: 0.0, max_doublings: 0, ..*settings };
     p3::continuation_in_e(
-        |e| if (0.0..=1.0).contains(&e) { Ok(sys.with_e(e)) } else { Err(format!("e = {e} is outside [0, 1]")) },
+        // As a multibody model: exact Jacobians for the continuation.
+        |e| {
+            if !(0.0..=1.0).contains(&e) {
+                return Err(format!("e = {e} is outside [0, 1]"));
+            }
+            crate::zeno::model::pendulum_mechanism(&sys.with_e(e))
+                .and_then(|m| m.system())
+                .map_err(|err| err.to_string())
+        },
         q0.as_slice(),
         v0.as_slice(),
         &settings,

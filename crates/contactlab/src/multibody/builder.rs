@@ -29,7 +29,7 @@ use nalgebra::Vector2;
 use super::gait::GaitSpec;
 use super::{Mechanism, MAX_BODIES, MAX_CONSTRAINTS, MAX_DOF};
 use crate::mechanics::multibody::{Body, Joint, Multibody};
-use crate::mechanics::multibody_system::{Arm, Constraint, Contact, Relabel};
+use crate::mechanics::multibody_system::{Arm, Constraint, Contact, JointSpring, Relabel};
 use crate::mechanics::ContactLaw;
 use crate::Error;
 
@@ -42,6 +42,33 @@ pub struct Inertial {
     pub inertia: f64,
     /// Centre of mass in the body frame (m).
     pub com: Vector2<f64>,
+}
+
+/// Which side of a joint limit is allowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// `q ≥ bound`.
+    Lower(f64),
+    /// `q ≤ bound`.
+    Upper(f64),
+}
+
+/// A joint force on a coordinate, `τ = −k (q − r(t)) − c (q̇ − ṙ(t))` with the reference
+/// `r(t) = q⁰ + a sin(ω t + ψ)` (a model file's `[[spring]]`: a spring and damper, a PD law).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spring {
+    /// Stiffness `k` (N·m/rad or N/m).
+    pub stiffness: f64,
+    /// Damping `c` (negative: energy is injected).
+    pub damping: f64,
+    /// Rest position `q⁰` (rad or m).
+    pub rest: f64,
+    /// Amplitude `a` of the reference's periodic part.
+    pub amplitude: f64,
+    /// Its angular frequency `ω` (rad/s, `≥ 0`).
+    pub frequency: f64,
+    /// Its phase `ψ` (rad).
+    pub phase: f64,
 }
 
 /// Where a contact that ignores scuffing is armed: above or below a threshold of a coordinate.
@@ -74,6 +101,9 @@ pub struct MechanismBuilder {
     bodies: Vec<(Body, Option<String>)>,
     lines: Vec<(String, Vector2<f64>, Vector2<f64>)>,
     contacts: Vec<PendingContact>,
+    /// Name, coordinate, bound, restitution.
+    limits: Vec<(String, String, Bound, f64)>,
+    springs: Vec<(String, Spring)>,
     relabel: Option<(String, Vec<f64>, Vec<f64>)>,
     gait: Option<(String, Vec<String>)>,
     initial: Option<(Vec<f64>, Vec<f64>)>,
@@ -93,6 +123,8 @@ impl MechanismBuilder {
             bodies: vec![],
             lines: vec![],
             contacts: vec![],
+            limits: vec![],
+            springs: vec![],
             relabel: None,
             gait: None,
             initial: None,
@@ -164,6 +196,20 @@ impl MechanismBuilder {
             armed_if: None,
             released_by: vec![],
         });
+        self
+    }
+
+    /// A frictionless joint limit on `coordinate` with Newton's restitution `e ∈ [0, 1]` (a model
+    /// file's `[[limit]]`; its name is shared with the contacts'). Limits follow the contacts in
+    /// the mechanism's constraint order.
+    pub fn limit(mut self, name: &str, coordinate: &str, bound: Bound, e: f64) -> Self {
+        self.limits.push((name.to_string(), coordinate.to_string(), bound, e));
+        self
+    }
+
+    /// A joint force on `coordinate` (see [`Spring`]).
+    pub fn spring(mut self, coordinate: &str, spring: Spring) -> Self {
+        self.springs.push((coordinate.to_string(), spring));
         self
     }
 
@@ -266,15 +312,19 @@ impl MechanismBuilder {
                 err(key, format!("no coordinate named \"{name}\"; coordinates: {}", coordinates.join(", ")))
             })
         };
-        let contact_names: Vec<String> = self.contacts.iter().map(|c| c.name.clone()).collect();
+        let contact_names: Vec<String> =
+            self.contacts.iter().map(|c| c.name.clone()).chain(self.limits.iter().map(|l| l.0.clone())).collect();
         let contact = |key: String, name: &str| {
             contact_names
                 .iter()
                 .position(|c| c == name)
                 .ok_or_else(|| err(key, format!("no contact named \"{name}\"; contacts: {}", contact_names.join(", "))))
         };
-        if self.contacts.len() > MAX_CONSTRAINTS {
-            return Err(err("contact".into(), format!("{} contacts; at most {MAX_CONSTRAINTS}", self.contacts.len())));
+        if contact_names.len() > MAX_CONSTRAINTS {
+            return Err(err(
+                "contact".into(),
+                format!("{} contacts and limits; at most {MAX_CONSTRAINTS}", contact_names.len()),
+            ));
         }
         let mut contacts = vec![];
         let mut written_normals = vec![];
@@ -334,6 +384,52 @@ impl MechanismBuilder {
             });
             written_normals.push(Some(*written));
         }
+        for (i, (name, on, bound, e)) in self.limits.iter().enumerate() {
+            let key = |k: &str| format!("limit[{i}].{k}");
+            if contact_names[..self.contacts.len() + i].contains(name) {
+                return Err(err(key("name"), format!("a contact or limit is already named \"{name}\"")));
+            }
+            let coordinate = coordinate(key("coordinate"), on)?;
+            let (lower, bound) = match *bound {
+                Bound::Lower(b) => (true, b),
+                Bound::Upper(b) => (false, b),
+            };
+            if !bound.is_finite() {
+                return Err(err(key("bound"), format!("must be finite, got {bound}")));
+            }
+            if !(0.0..=1.0).contains(e) {
+                return Err(err(key("e"), format!("out of range [0, 1]: {e}")));
+            }
+            let law = ContactLaw { mu: 0.0, restitution: *e };
+            contacts.push(Contact::new(Constraint::JointLimit { coordinate, lower, bound }, law));
+            written_normals.push(None);
+        }
+        let mut springs = vec![];
+        for (i, (on, s)) in self.springs.iter().enumerate() {
+            let key = |k: &str| format!("spring[{i}].{k}");
+            let coordinate = coordinate(key("coordinate"), on)?;
+            for (k, v) in [
+                ("stiffness", s.stiffness),
+                ("damping", s.damping),
+                ("rest", s.rest),
+                ("amplitude", s.amplitude),
+                ("frequency", s.frequency),
+                ("phase", s.phase),
+            ] {
+                if !v.is_finite() || (k == "frequency" && v < 0.0) {
+                    return Err(err(key(k), format!("must be finite (frequency >= 0), got {v}")));
+                }
+            }
+            springs.push(JointSpring {
+                coordinate,
+                stiffness: s.stiffness,
+                rest: s.rest,
+                damping: s.damping,
+                amplitude: s.amplitude,
+                frequency: s.frequency,
+                phase: s.phase,
+            });
+        }
         let relabel = match self.relabel {
             None => None,
             Some((after, matrix, offset)) => {
@@ -368,7 +464,7 @@ impl MechanismBuilder {
             name: self.name,
             tree,
             contacts,
-            springs: vec![],
+            springs,
             relabel,
             coordinates,
             contact_names,
@@ -427,5 +523,44 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(bad_mass.to_string().contains("<m>") && bad_mass.to_string().contains("mass"), "{bad_mass}");
+    }
+
+    #[test]
+    fn limits_and_springs_are_checked_and_named() {
+        let pendulum = || {
+            MechanismBuilder::new("<pendulum>", 9.81, 0.0).body(
+                "link",
+                None,
+                Joint::Revolute { axis: 1.0 },
+                Inertial { mass: 1.0, inertia: 0.1, com: Vector2::new(0.0, -0.5) },
+            )
+        };
+        let m = pendulum()
+            .limit("stop", "link", Bound::Upper(0.3), 0.5)
+            .spring("link", Spring { stiffness: 2.0, damping: -0.1, ..Default::default() })
+            .build()
+            .unwrap();
+        assert_eq!(m.contact_names, ["stop"]);
+        assert_eq!(m.written_normals, [None]);
+        assert!(
+            matches!(m.contacts[0].constraint, Constraint::JointLimit { coordinate: 0, lower: false, bound } if bound == 0.3)
+        );
+        assert_eq!(m.contacts[0].law.restitution, 0.5);
+        assert_eq!((m.springs.len(), m.springs[0].stiffness, m.springs[0].damping), (1, 2.0, -0.1));
+        for (b, key) in [
+            (pendulum().limit("stop", "knee", Bound::Lower(0.0), 0.0), "limit[0].coordinate"),
+            (pendulum().limit("stop", "link", Bound::Lower(0.0), 1.5), "limit[0].e"),
+            (pendulum().limit("stop", "link", Bound::Lower(f64::INFINITY), 0.0), "limit[0].bound"),
+            (
+                pendulum().limit("stop", "link", Bound::Lower(0.0), 0.0).limit("stop", "link", Bound::Upper(1.0), 0.0),
+                "limit[1].name",
+            ),
+            (pendulum().spring("knee", Spring::default()), "spring[0].coordinate"),
+            (pendulum().spring("link", Spring { damping: f64::NAN, ..Default::default() }), "spring[0].damping"),
+            (pendulum().spring("link", Spring { frequency: -1.0, ..Default::default() }), "spring[0].frequency"),
+        ] {
+            let e = b.build().unwrap_err().to_string();
+            assert!(e.contains("<pendulum>") && e.contains(key), "{key}: {e}");
+        }
     }
 }

@@ -126,6 +126,29 @@ pub fn read(path: &Path) -> Result<ZenoModel, Error> {
     from_model(&ModelDoc::read(path)?)
 }
 
+/// P3's double pendulum as a multibody [`Mechanism`](crate::multibody::Mechanism), built from its
+/// parameters in the layout of `examples/multibody/p3-double-pendulum-pd-e0.5.toml`: bodies
+/// `thigh` (`θ₁`, from the downward vertical) and `shank` (`θ₂`, relative to the thigh), uniform
+/// links, the knee stop `θ₂ ≥ 0` as the joint limit `knee stop`, and the hip's PD law as a
+/// spring on `thigh`. Coordinates and signs are the hand-written model's, so states carry over
+/// unchanged; the general engine gives it exact derivatives (the hand-written model has none).
+pub fn pendulum_mechanism(p: &DoublePendulumStop) -> Result<crate::multibody::Mechanism, Error> {
+    use crate::mechanics::multibody::Joint;
+    use crate::multibody::builder::{Bound, Inertial, MechanismBuilder, Spring};
+    use nalgebra::Vector2;
+    let link = |m: f64, l: f64| Inertial { mass: m, inertia: m * l * l / 12.0, com: Vector2::new(0.0, -0.5 * l) };
+    let mut b = MechanismBuilder::new("<double pendulum with a stop>", p.gravity, 0.0)
+        .name("double-pendulum-stop")
+        .body("thigh", None, Joint::Revolute { axis: 1.0 }, link(p.m1, p.l1))
+        .body("shank", Some("thigh"), Joint::Revolute { axis: 1.0 }, link(p.m2, p.l2))
+        .joint_origin(Vector2::new(0.0, -p.l1), 0.0)
+        .limit("knee stop", "shank", Bound::Lower(0.0), p.e);
+    if let Some(c) = p.control {
+        b = b.spring("thigh", Spring { stiffness: c.k1, damping: c.c1, rest: c.theta1e, ..Default::default() });
+    }
+    b.build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +180,35 @@ mod tests {
         assert!(e.contains("unknown key"), "{e}");
         let e = parse("kind = \"bouncing-ball\"\ngravity = 9.81\ne = 0.5\nheight = -1\n").unwrap_err().to_string();
         assert!(e.contains("height"), "{e}");
+    }
+
+    /// The multibody pendulum is the hand-written one: the same M, h (gravity, Coriolis, the PD
+    /// law), gap and Jacobian at assorted states, for P3's parameters and for others.
+    #[test]
+    fn the_multibody_pendulum_is_the_hand_written_one() {
+        use crate::mechanics::ContactSystem;
+        let other = DoublePendulumStop {
+            m1: 2.0,
+            m2: 0.7,
+            l1: 0.9,
+            l2: 0.6,
+            gravity: 9.81,
+            e: 0.3,
+            control: Some(HipControl { k1: 3.0, theta1e: -0.2, c1: 0.4 }),
+        };
+        for p in [DoublePendulumStop::paper(0.5), DoublePendulumStop::paper_controlled(0.0), other] {
+            let mb = super::pendulum_mechanism(&p).unwrap().system().unwrap();
+            assert_eq!((mb.dof(), mb.contact_count()), (2, 1));
+            assert_eq!(mb.law(0).restitution, p.e);
+            for (q, v) in [([0.3, 0.0], [0.0, 0.0]), ([-1.1, 0.7], [2.0, -3.0]), ([2.5, 1.9], [-0.4, 5.0])] {
+                let (q, v) = (dvector![q[0], q[1]], dvector![v[0], v[1]]);
+                let (m0, m1) = (p.mass_matrix(&q), mb.mass_matrix(&q));
+                let (h0, h1) = (p.bias(0.0, &q, &v), mb.bias(0.0, &q, &v));
+                assert!((&m0 - &m1).amax() <= 1e-13 * m0.amax(), "{p:?} {q} M: {m0} {m1}");
+                assert!((&h0 - &h1).amax() <= 1e-12 * h0.amax().max(1.0), "{p:?} {q} {v} h: {h0} {h1}");
+                assert!((p.gap(0, &q) - mb.gap(0, &q)).abs() <= 1e-15);
+                assert_eq!(p.normal_jacobian(0, &q), mb.normal_jacobian(0, &q));
+            }
+        }
     }
 }
