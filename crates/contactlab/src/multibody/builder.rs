@@ -46,7 +46,7 @@ pub struct Inertial {
 
 /// Which side of a joint limit is allowed.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Bound {
+pub enum LimitBound {
     /// `q ≥ bound`.
     Lower(f64),
     /// `q ≤ bound`.
@@ -102,7 +102,7 @@ pub struct MechanismBuilder {
     lines: Vec<(String, Vector2<f64>, Vector2<f64>)>,
     contacts: Vec<PendingContact>,
     /// Name, coordinate, bound, restitution.
-    limits: Vec<(String, String, Bound, f64)>,
+    limits: Vec<(String, String, LimitBound, f64)>,
     springs: Vec<(String, Spring)>,
     relabel: Option<(String, Vec<f64>, Vec<f64>)>,
     gait: Option<(String, Vec<String>)>,
@@ -202,7 +202,7 @@ impl MechanismBuilder {
     /// A frictionless joint limit on `coordinate` with Newton's restitution `e ∈ [0, 1]` (a model
     /// file's `[[limit]]`; its name is shared with the contacts'). Limits follow the contacts in
     /// the mechanism's constraint order.
-    pub fn limit(mut self, name: &str, coordinate: &str, bound: Bound, e: f64) -> Self {
+    pub fn limit(mut self, name: &str, coordinate: &str, bound: LimitBound, e: f64) -> Self {
         self.limits.push((name.to_string(), coordinate.to_string(), bound, e));
         self
     }
@@ -391,8 +391,8 @@ impl MechanismBuilder {
             }
             let coordinate = coordinate(key("coordinate"), on)?;
             let (lower, bound) = match *bound {
-                Bound::Lower(b) => (true, b),
-                Bound::Upper(b) => (false, b),
+                LimitBound::Lower(b) => (true, b),
+                LimitBound::Upper(b) => (false, b),
             };
             if !bound.is_finite() {
                 return Err(err(key("bound"), format!("must be finite, got {bound}")));
@@ -536,7 +536,7 @@ mod tests {
             )
         };
         let m = pendulum()
-            .limit("stop", "link", Bound::Upper(0.3), 0.5)
+            .limit("stop", "link", LimitBound::Upper(0.3), 0.5)
             .spring("link", Spring { stiffness: 2.0, damping: -0.1, ..Default::default() })
             .build()
             .unwrap();
@@ -548,11 +548,16 @@ mod tests {
         assert_eq!(m.contacts[0].law.restitution, 0.5);
         assert_eq!((m.springs.len(), m.springs[0].stiffness, m.springs[0].damping), (1, 2.0, -0.1));
         for (b, key) in [
-            (pendulum().limit("stop", "knee", Bound::Lower(0.0), 0.0), "limit[0].coordinate"),
-            (pendulum().limit("stop", "link", Bound::Lower(0.0), 1.5), "limit[0].e"),
-            (pendulum().limit("stop", "link", Bound::Lower(f64::INFINITY), 0.0), "limit[0].bound"),
+            (pendulum().limit("stop", "knee", LimitBound::Lower(0.0), 0.0), "limit[0].coordinate"),
+            (pendulum().limit("stop", "link", LimitBound::Lower(0.0), 1.5), "limit[0].e"),
+            (pendulum().limit("stop", "link", LimitBound::Lower(f64::INFINITY), 0.0), "limit[0].bound"),
             (
-                pendulum().limit("stop", "link", Bound::Lower(0.0), 0.0).limit("stop", "link", Bound::Upper(1.0), 0.0),
+                pendulum().limit("stop", "link", LimitBound::Lower(0.0), 0.0).limit(
+                    "stop",
+                    "link",
+                    LimitBound::Upper(1.0),
+                    0.0,
+                ),
                 "limit[1].name",
             ),
             (pendulum().spring("knee", Spring::default()), "spring[0].coordinate"),
