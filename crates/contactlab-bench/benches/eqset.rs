@@ -2,7 +2,7 @@
 //! portrait of Fig. 3 with its 20 × 20 basin (target: 400 runs of 10⁴ steps ≤ 2 s), and the
 //! analysis (sets, Theorems 1 and 2).
 
-use contactlab::eqset::{self, PortraitSettings, Settings};
+use contactlab::eqset::{self, EqsetSettings, PortraitSettings};
 use contactlab::mechanics::sliders::{RodTwoSliders, SliderSystem};
 use contactlab::timestep::bilateral;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
                 .sum::<f64>()
         })
     });
-    let settings = Settings::for_system(&rod);
+    let settings = EqsetSettings::for_system(&rod);
     let a = eqset::analyze(&rod, &settings).unwrap();
     let ps = PortraitSettings::for_system(&rod);
     g.throughput(Throughput::Elements(1));

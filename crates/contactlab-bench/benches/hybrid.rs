@@ -1,11 +1,11 @@
 //! The hybrid dynamics core: the bouncing ball to its Zeno point, the impact oscillator's return
 //! map, and P1's nonlinear return map (configuration D, φ = 0.9).
 
-use contactlab::hybrid::driver::Section;
+use contactlab::hybrid::driver::PoincareSection;
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::section::FirstCrossing;
 use contactlab::hybrid::{EventDriver, EventKind};
-use contactlab::mechanics::closed_form::{Oscillator, Side};
+use contactlab::mechanics::closed_form::{Oscillator, StopSide};
 use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::nonlinear;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -25,12 +25,12 @@ fn bench(c: &mut Criterion) {
         stiffness: 1.0,
         force: 0.0,
         position: 0.5,
-        side: Side::Below,
+        side: StopSide::Below,
         restitution: 0.8,
         length: 1.0,
         time: 1.0,
     });
-    let sec = [Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) }];
+    let sec = [PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(0) }];
     let y0 = join(&dvector![0.5], &dvector![-1.5]);
     c.bench_function("impact oscillator, one return", |b| {
         b.iter(|| {

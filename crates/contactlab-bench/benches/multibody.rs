@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
     // One strike-to-strike step of its gait, plain and with the exact derivatives (variational
     // equations, saltation matrices, the differentiated Zeno completion of the knee cascade).
     {
-        use contactlab::hybrid::driver::Section;
+        use contactlab::hybrid::driver::PoincareSection;
         use contactlab::hybrid::section::{ReturnMap, SectionChart};
         use contactlab::hybrid::{EventKind, ZenoRule};
         use contactlab::multibody::gait::StrikeChart;
@@ -104,7 +104,7 @@ fn bench(c: &mut Criterion) {
         let x = join(&DVector::from_column_slice(&gait.q), &DVector::from_column_slice(&gait.v));
         let map = ReturnMap {
             system: &lag,
-            section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+            section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
             chart: StrikeChart::new(&sys, &x, &spec.translation),
             driver: EventDriver::new(DriverSettings {
                 tol: Tolerances { rtol: gs.rtol, atol: gs.rtol },

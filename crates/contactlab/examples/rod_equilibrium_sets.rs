@@ -3,14 +3,14 @@
 //!
 //! Run with `cargo run --release -p contactlab --example rod_equilibrium_sets`.
 
-use contactlab::eqset::{analyze, Settings};
+use contactlab::eqset::{analyze, EqsetSettings};
 use contactlab::mechanics::sliders::{RodTwoSliders, SliderSystem};
 use contactlab::timestep::bilateral;
 use nalgebra::Vector1;
 
 fn main() -> Result<(), contactlab::Error> {
     let rod = RodTwoSliders { mu1: 0.2, mu2: 0.4, ..RodTwoSliders::paper() };
-    let a = analyze(&rod, &Settings::for_system(&rod))?;
+    let a = analyze(&rod, &EqsetSettings::for_system(&rod))?;
     for (k, s) in a.sets.iter().enumerate() {
         println!("E{}: θ ∈ [{:.4}, {:.4}] rad — {}", k + 1, s.lo, s.hi, s.theorem);
     }

@@ -26,11 +26,11 @@ use crate::fixture::{self, stability, theorem4, Fixture};
 use crate::hybrid::lagrangian::Lagrangian;
 use crate::mechanics::double_pendulum::DoublePendulumStop;
 use crate::multibody::gait::GaitSettings;
-use crate::twocontact::modes::{self, all_modes, solve_mode, EquilibriumModes, ModeSolution, PointState};
+use crate::twocontact::modes::{self, all_modes, solve_mode, BodyModeSolution, ContactPointState, EquilibriumModes};
 use crate::twocontact::nonlinear::{self, NonlinearRun, NonlinearSettings};
 pub use crate::twocontact::poincare::P1Maps;
 use crate::twocontact::poincare::{self, MapPoint};
-use crate::twocontact::sim::{EventKind, SimSettings, Simulator, State, Trajectory};
+use crate::twocontact::sim::{BodyEventKind, BodyTrajectory, SimSettings, SimState, Simulator};
 use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
@@ -38,7 +38,7 @@ use crate::walking::slip::{jam_threshold, slip};
 use crate::walking::{WalkerChart, WalkerGait, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
-use crate::zeno::{self as p3, EBranch, Orbit, Simulation, ZenoSettings};
+use crate::zeno::{self as p3, EBranch, Orbit, ZenoSettings, ZenoSimulation};
 use crate::Error;
 
 fn arg(name: &str, message: impl Into<String>) -> Error {

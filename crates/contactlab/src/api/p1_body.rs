@@ -10,7 +10,7 @@ pub struct P1Modes {
     /// `k` with `ẋ₁ = k ẋ₂` while both contacts are held.
     pub k: f64,
     /// Every consistent mode at rest, with its forces and accelerations.
-    pub modes: Vec<ModeSolution>,
+    pub modes: Vec<BodyModeSolution>,
 }
 
 impl P1Modes {
@@ -33,7 +33,7 @@ impl P1Modes {
 /// P1's verdict by Theorems 1–5 on `samples` values of `φ` (`equilibrium classify`), with its
 /// proof over all `φ` in interval arithmetic where one is implemented (Theorems 1–3, no
 /// equilibrium) and the reason where not.
-pub fn p1_classify(p: &TwoContact, samples: usize) -> Result<crate::twocontact::classify::Classification, Error> {
+pub fn p1_classify(p: &TwoContact, samples: usize) -> Result<crate::twocontact::classify::ConfigClassification, Error> {
     within("samples", samples, MAP_SAMPLES)?;
     let mut c = crate::twocontact::classify::classify(p, samples)?;
     c.proof = Some(crate::twocontact::proof::prove_verdict(p, &c));
@@ -102,8 +102,10 @@ pub fn p1_atlas_merge(inputs: &[std::path::PathBuf]) -> Result<(atlas::Shard, Ve
 pub fn p1_modes(p: &TwoContact) -> Result<P1Modes, Error> {
     let z = Zod::new(p)?;
     let analysis = modes::analyze(&z)?;
-    let modes =
-        all_modes().into_iter().filter_map(|m| solve_mode(&z, m, [PointState::Rest, PointState::Rest])).collect();
+    let modes = all_modes()
+        .into_iter()
+        .filter_map(|m| solve_mode(&z, m, [ContactPointState::Rest, ContactPointState::Rest]))
+        .collect();
     Ok(P1Modes { analysis, k: z.k(), modes })
 }
 
@@ -116,8 +118,8 @@ pub fn p1_maps(p: &TwoContact, samples: usize) -> Result<P1Maps, Error> {
 
 /// The perturbation `KEY=VALUE,...` (keys `z1`, `z2`, `x2` in m, `zd1`, `zd2`, `xd2` in m/s;
 /// unspecified values are 0) as a state of the zero-order dynamics.
-pub fn p1_perturbation(spec: &str) -> Result<State, Error> {
-    let mut st = State { q: [0.0; 3], qd: [0.0; 3] };
+pub fn p1_perturbation(spec: &str) -> Result<SimState, Error> {
+    let mut st = SimState { q: [0.0; 3], qd: [0.0; 3] };
     let mut seen: Vec<&str> = Vec::new();
     let bad = |m: String| arg("perturb", m);
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -154,7 +156,7 @@ pub fn p1_perturbation(spec: &str) -> Result<State, Error> {
 #[derive(Debug, Clone)]
 pub struct P1Simulation {
     /// The zero-order dynamics.
-    pub zod: Trajectory,
+    pub zod: BodyTrajectory,
     /// The full nonlinear model (positions and velocities mapped through the linearised
     /// kinematics).
     pub nonlinear: NonlinearRun,
@@ -179,14 +181,14 @@ impl P1Simulation {
             outcome: tr.outcome,
             t_end: tr.t_end,
             events: tr.events.len(),
-            impacts: tr.events.iter().filter(|e| e.kind == EventKind::Impact).count(),
+            impacts: tr.events.iter().filter(|e| e.kind == BodyEventKind::Impact).count(),
             zeno_times: tr.zeno_times(),
             nonlinear: NonlinearSummary {
                 outcome: nl.outcome,
                 t_end: self.nonlinear_t_end(),
                 events: nl.events.len(),
-                impacts: nl.events.iter().filter(|e| e.1 == EventKind::Impact).count(),
-                zeno_times: nl.events.iter().filter(|e| e.1 == EventKind::Zeno).map(|e| e.0).collect(),
+                impacts: nl.events.iter().filter(|e| e.1 == BodyEventKind::Impact).count(),
+                zeno_times: nl.events.iter().filter(|e| e.1 == BodyEventKind::Zeno).map(|e| e.0).collect(),
             },
         }
     }
@@ -244,7 +246,7 @@ impl P1Simulation {
 #[derive(Debug, Clone, Serialize)]
 pub struct P1SimulationSummary {
     /// How the zero-order run ended.
-    pub outcome: crate::twocontact::sim::Outcome,
+    pub outcome: crate::twocontact::sim::BodyOutcome,
     /// Its end time (s).
     pub t_end: f64,
     /// Events logged.
@@ -261,7 +263,7 @@ pub struct P1SimulationSummary {
 #[derive(Debug, Clone, Serialize)]
 pub struct NonlinearSummary {
     /// How the run ended.
-    pub outcome: crate::twocontact::sim::Outcome,
+    pub outcome: crate::twocontact::sim::BodyOutcome,
     /// End time (s).
     pub t_end: f64,
     /// Events logged.
@@ -274,7 +276,7 @@ pub struct NonlinearSummary {
 
 /// Simulates P1's body from the perturbation `start` until rest, `t_max` (s) or `max_events`.
 /// A point with zero gap and gap rate starts in sustained contact.
-pub fn p1_simulate(p: &TwoContact, start: State, t_max: f64, max_events: usize) -> Result<P1Simulation, Error> {
+pub fn p1_simulate(p: &TwoContact, start: SimState, t_max: f64, max_events: usize) -> Result<P1Simulation, Error> {
     positive("t_max", t_max)?;
     let sim = Simulator::new(Zod::new(p)?)?;
     let sustained = [start.q[0] == 0.0 && start.qd[0] == 0.0, start.q[1] == 0.0 && start.qd[1] == 0.0];

@@ -170,7 +170,7 @@ pub enum PainleveSummary {
         /// The angles `(θ₁, θ₂)` where it is attained.
         mu_min_at: Option<Vec<f64>>,
         /// Where `B < 0` on the grid.
-        b_negative: BNegativeGrid,
+        b_negative: WalkerBNegativeGrid,
         /// The legs' radius of gyration at which the region vanishes for this `μ`.
         rho_max: Option<f64>,
     },
@@ -178,7 +178,7 @@ pub enum PainleveSummary {
 
 /// The compass biped's `B < 0` region on a grid of `(θ₁, θ₂)`.
 #[derive(Debug, Clone, Serialize)]
-pub struct BNegativeGrid {
+pub struct WalkerBNegativeGrid {
     /// Cells with `B < 0`.
     pub grid_cells: usize,
     /// The grid.
@@ -280,7 +280,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Wa
                 sigma,
                 mu_min: mm.as_ref().map(|m| m.mu_min),
                 mu_min_at: mm.map(|m| m.at),
-                b_negative: BNegativeGrid {
+                b_negative: WalkerBNegativeGrid {
                     grid_cells: cells.len(),
                     grid: GridSpec { theta_min: lo, theta_max: hi, points_per_axis: n },
                     theta1_range: (!cells.is_empty()).then(|| bbox(|p| p.0)),

@@ -38,7 +38,7 @@ pub fn zeno_simulate(
     m: &ZenoModel,
     t_max: f64,
     max_events: usize,
-) -> Result<(Simulation, ZenoSimulationSummary), Error> {
+) -> Result<(ZenoSimulation, ZenoSimulationSummary), Error> {
     positive("t_max", t_max)?;
     let settings = ZenoSettings { max_events, ..Default::default() };
     let sim = match m {

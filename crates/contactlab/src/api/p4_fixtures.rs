@@ -13,7 +13,7 @@ pub fn fixture_cones(f: &Fixture, dir: &std::path::Path, samples: usize) -> Resu
 }
 
 /// P4's weak, strong and frictionless stability of a fixture (`fixture classify`).
-pub fn fixture_classify(f: &Fixture) -> Result<stability::Classification, Error> {
+pub fn fixture_classify(f: &Fixture) -> Result<stability::FixtureClassification, Error> {
     stability::classify(f)
 }
 /// What `fixture theorem4 --json` prints.

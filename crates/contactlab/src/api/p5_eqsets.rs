@@ -35,11 +35,11 @@ pub enum ClosedForm {
 /// The equilibrium sets with Theorems 1 and 2 and the closed forms P5 prints
 /// (`eqset analyze`), scanned on `grid` points.
 pub fn eqset_analyze(m: &crate::eqset::model::EqsetModel, grid: usize) -> Result<EqsetReport, Error> {
-    use crate::eqset::{self, model::EqsetModel, Settings};
+    use crate::eqset::{self, model::EqsetModel, EqsetSettings};
     within("grid", grid, EQSET_GRID)?;
     Ok(match m {
         EqsetModel::Rod { system, .. } => EqsetReport {
-            analysis: eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            analysis: eqset::analyze(system, &EqsetSettings { grid, ..EqsetSettings::for_system(system) })?,
             closed_form: ClosedForm::Rod {
                 theta_hat: system.theta_hat(),
                 c_star_eq23: system.c_star_eq23(),
@@ -49,7 +49,7 @@ pub fn eqset_analyze(m: &crate::eqset::model::EqsetModel, grid: usize) -> Result
             },
         },
         EqsetModel::Block { system, .. } => EqsetReport {
-            analysis: eqset::analyze(system, &Settings { grid, ..Settings::for_system(system) })?,
+            analysis: eqset::analyze(system, &EqsetSettings { grid, ..EqsetSettings::for_system(system) })?,
             closed_form: ClosedForm::Block { band: system.band() },
         },
     })
@@ -143,8 +143,8 @@ fn portrait_of<S: crate::mechanics::sliders::SliderSystem<1, M>, const M: usize>
     opts: &PortraitOptions,
     out: Option<&std::path::Path>,
 ) -> Result<PortraitSummary, Error> {
-    use crate::eqset::{self as p5, plots, PortraitSettings, Settings};
-    let settings = Settings::for_system(sys);
+    use crate::eqset::{self as p5, plots, EqsetSettings, PortraitSettings};
+    let settings = EqsetSettings::for_system(sys);
     let an = p5::analyze(sys, &settings)?;
     let ps = PortraitSettings {
         grid: opts.grid,

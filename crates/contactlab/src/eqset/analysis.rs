@@ -47,7 +47,7 @@ pub struct Analysis {
 
 /// Settings of the one-degree-of-freedom analyses.
 #[derive(Debug, Clone, Copy)]
-pub struct Settings {
+pub struct EqsetSettings {
     /// Lower end of the scanned coordinate range (one period from here for a periodic
     /// coordinate).
     pub q_min: f64,
@@ -57,7 +57,7 @@ pub struct Settings {
     pub grid: usize,
 }
 
-impl Settings {
+impl EqsetSettings {
     /// One period centred on 0 for a periodic coordinate, else `±50` coordinate scales.
     pub fn for_system<S: SliderSystem<1, M>, const M: usize>(sys: &S) -> Self {
         match sys.period(0) {
@@ -72,7 +72,7 @@ impl Settings {
 
 /// `eqset analyze` for a one-degree-of-freedom system: the sets, then Theorem 1 for each set
 /// around a minimum of `U` and Theorem 2 for each set around a maximum.
-pub fn analyze<S: SliderSystem<1, M>, const M: usize>(sys: &S, settings: &Settings) -> Result<Analysis, Error> {
+pub fn analyze<S: SliderSystem<1, M>, const M: usize>(sys: &S, settings: &EqsetSettings) -> Result<Analysis, Error> {
     let period = sys.period(0);
     let sets = equilibrium_sets(sys, settings.q_min, settings.q_max, settings.grid)?;
     let mut reports = Vec::new();
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn the_rods_analysis() {
         let rod = RodTwoSliders::paper();
-        let a = analyze(&rod, &Settings::for_system(&rod)).unwrap();
+        let a = analyze(&rod, &EqsetSettings::for_system(&rod)).unwrap();
         assert_eq!(a.sets.len(), 2);
         assert_eq!(a.sets[0].attractive, Some(true), "{:#?}", a.sets[0]);
         assert_eq!(a.sets[1].unstable, Some(true), "{:#?}", a.sets[1]);

@@ -15,7 +15,7 @@ pub const SET_DISTANCE_TOL: f64 = 1e-9;
 
 /// Settings of a basin computation.
 #[derive(Debug, Clone, Copy)]
-pub struct BasinSettings {
+pub struct EqsetBasinSettings {
     /// Initial states per axis.
     pub grid: usize,
     /// Coordinate range of the initial states.
@@ -30,7 +30,7 @@ pub struct BasinSettings {
 
 /// The basin of attraction found by time-stepping against Theorem 1's estimate.
 #[derive(Debug, Clone, Serialize)]
-pub struct Basin {
+pub struct EqsetBasin {
     /// Initial states `(q, q̇)`.
     pub starts: Vec<(f64, f64)>,
     /// Index of the set each run came to rest in (`None`: still moving at `max_steps`).
@@ -58,8 +58,8 @@ pub fn basin<S: SliderSystem<1, M>, const M: usize>(
     sets: &[SetReport],
     target: usize,
     t1: &Theorem1,
-    b: &BasinSettings,
-) -> Result<Basin, Error> {
+    b: &EqsetBasinSettings,
+) -> Result<EqsetBasin, Error> {
     let period = sys.period(0);
     let n = b.grid.max(2);
     let starts: Vec<(f64, f64)> = (0..n * n)
@@ -101,7 +101,7 @@ pub fn basin<S: SliderSystem<1, M>, const M: usize>(
     let inside_conv = in_estimate.iter().zip(&ends_in).filter(|(i, e)| **i && **e == Some(target)).count();
     let conv = ends_in.iter().filter(|e| **e == Some(target)).count();
     let elsewhere = in_estimate.iter().zip(&ends_in).filter(|(i, e)| **i && e.is_some_and(|k| k != target)).count();
-    Ok(Basin {
+    Ok(EqsetBasin {
         estimate_elsewhere: elsewhere,
         share_in_estimate: inside as f64 / total,
         estimate_converges: if inside > 0 { inside_conv as f64 / inside as f64 } else { f64::NAN },

@@ -43,8 +43,8 @@ pub mod theorems;
 
 use nalgebra::SVector;
 
-pub use analysis::{analyze, Analysis, SetReport, Settings};
-pub use basin::{basin, Basin, BasinSettings};
+pub use analysis::{analyze, Analysis, EqsetSettings, SetReport};
+pub use basin::{basin, EqsetBasin, EqsetBasinSettings};
 pub use portrait::{portrait, Portrait, PortraitSettings};
 pub use sets::{equilibrium_sets, is_equilibrium, sample_equilibrium_set, SampledSet, SetInterval};
 pub use theorems::{theorem1, theorem2, Condition, Theorem1, Theorem2};

@@ -1,7 +1,7 @@
 //! Figures of P5: the phase portrait with the equilibrium sets and the level set `V = c*`
 //! (Fig. 3), and the basin found by time-stepping.
 
-use super::{Basin, SetReport, Theorem1};
+use super::{EqsetBasin, SetReport, Theorem1};
 use crate::mechanics::sliders::SliderSystem;
 use crate::plot::{Mark, XyPlot};
 use crate::timestep::Trajectory;
@@ -97,7 +97,7 @@ pub fn portrait<S: SliderSystem<1, M>, const M: usize>(
 /// The basin: each initial state coloured by the set it comes to rest in, with `V = c*`.
 pub fn basin_map<S: SliderSystem<1, M>, const M: usize>(
     sys: &S,
-    basin: &Basin,
+    basin: &EqsetBasin,
     t1: &Theorem1,
     coordinate: (&str, &str),
     title: &str,

@@ -3,8 +3,8 @@
 
 use rayon::prelude::*;
 
-use super::basin::{basin, Basin, BasinSettings};
-use super::{v1, Analysis, Settings};
+use super::basin::{basin, EqsetBasin, EqsetBasinSettings};
+use super::{v1, Analysis, EqsetSettings};
 use crate::mechanics::sliders::SliderSystem;
 use crate::timestep::{bilateral, Trajectory};
 use crate::Error;
@@ -39,7 +39,7 @@ pub struct Portrait {
     /// The drawn trajectories.
     pub trajectories: Vec<Trajectory>,
     /// The set Theorem 1 was applied to, and the basin against its estimate.
-    pub basin: Option<(usize, Basin)>,
+    pub basin: Option<(usize, EqsetBasin)>,
 }
 
 /// The window, trajectories and basin of a portrait: the coordinate over one period (or the
@@ -48,7 +48,7 @@ pub struct Portrait {
 pub fn portrait<S: SliderSystem<1, M>, const M: usize>(
     sys: &S,
     analysis: &Analysis,
-    settings: &Settings,
+    settings: &EqsetSettings,
     ps: &PortraitSettings,
 ) -> Result<Portrait, Error> {
     let period = sys.period(0);
@@ -90,7 +90,13 @@ pub fn portrait<S: SliderSystem<1, M>, const M: usize>(
     let basin = match target {
         Some(k) => {
             let t1 = analysis.sets[k].theorem1.as_ref().expect("target has Theorem 1");
-            let b = BasinSettings { grid: ps.grid, q_range: window_q, v_range: window_v, h: ps.h, max_steps: ps.steps };
+            let b = EqsetBasinSettings {
+                grid: ps.grid,
+                q_range: window_q,
+                v_range: window_v,
+                h: ps.h,
+                max_steps: ps.steps,
+            };
             Some((k, basin(sys, &analysis.sets, k, t1, &b)?))
         }
         None => None,

@@ -222,13 +222,13 @@ pub fn sample_equilibrium_set<S: SliderSystem<N, M>, const N: usize, const M: us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eqset::Settings;
+    use crate::eqset::EqsetSettings;
     use crate::mechanics::sliders::{RodTwoSliders, SlidingBlock};
 
     #[test]
     fn the_rods_sets_are_p5_eq22() {
         let rod = RodTwoSliders::paper();
-        let s = Settings::for_system(&rod);
+        let s = EqsetSettings::for_system(&rod);
         let sets = equilibrium_sets(&rod, s.q_min, s.q_max, 1000).unwrap();
         let th = rod.theta_hat().unwrap();
         assert_eq!(sets.len(), 2, "{sets:?}");
@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn the_sliding_blocks_set_is_its_band() {
         let b = SlidingBlock { mass: 3.0, stiffness: 20.0, gravity: 9.81, mu: 0.4 };
-        let s = Settings::for_system(&b);
+        let s = EqsetSettings::for_system(&b);
         let sets = equilibrium_sets(&b, s.q_min, s.q_max, 1000).unwrap();
         assert_eq!(sets.len(), 1);
         // The membership test accepts forces within 1e-12 m g of the friction bound, which is

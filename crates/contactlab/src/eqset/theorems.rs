@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::onedof::OneDof;
-use super::{v1, SetInterval, Settings};
+use super::{v1, EqsetSettings, SetInterval};
 use crate::mechanics::sliders::SliderSystem;
 use crate::Error;
 
@@ -84,7 +84,7 @@ pub fn theorem1<S: SliderSystem<1, M>, const M: usize>(
     sys: &S,
     sets: &[SetInterval],
     i: usize,
-    settings: &Settings,
+    settings: &EqsetSettings,
 ) -> Result<Option<Theorem1>, Error> {
     let set = sets[i];
     let one = OneDof::<S, M> { sys, period: sys.period(0) };

@@ -292,7 +292,7 @@ pub trait Hybrid {
         None
     }
     /// Whether `contact` is closed (held on its constraint) in `mode`; used by
-    /// [`driver::Section::Closing`]. Systems without contacts keep the default.
+    /// [`driver::PoincareSection::Closing`]. Systems without contacts keep the default.
     fn closed(&self, _mode: &Self::Mode, _contact: usize) -> bool {
         false
     }

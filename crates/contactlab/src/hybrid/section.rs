@@ -33,7 +33,7 @@ use std::ops::ControlFlow;
 use nalgebra::{DMatrix, DVector, RowDVector};
 use serde::Serialize;
 
-use super::driver::{EventDriver, EventRecord, Observer, Section, Termination};
+use super::driver::{EventDriver, EventRecord, Observer, PoincareSection, Termination};
 use super::variational::Sensitivity;
 use super::{EventKind, Hybrid};
 
@@ -143,7 +143,7 @@ pub struct ReturnMap<'a, H: Hybrid, C> {
     /// The system.
     pub system: &'a H,
     /// The section.
-    pub section: Section<'a, H::State>,
+    pub section: PoincareSection<'a, H::State>,
     /// Coordinates on it.
     pub chart: C,
     /// The driver (its settings bound each run).

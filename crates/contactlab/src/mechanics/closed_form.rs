@@ -232,7 +232,7 @@ impl FixedSystem<2> for Particle {
 
 /// Which side of the stop the motion is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub enum StopSide {
     /// `x ≥ position` (a floor under a bouncing ball).
     Above,
     /// `x ≤ position` (a wall to the right of an oscillator).
@@ -253,7 +253,7 @@ pub struct Oscillator {
     /// Stop position.
     pub position: f64,
     /// Side of the admissible motion.
-    pub side: Side,
+    pub side: StopSide,
     /// Coefficient of restitution `e`.
     pub restitution: f64,
     /// Characteristic length, for tolerances.
@@ -271,7 +271,7 @@ impl Oscillator {
             stiffness: 0.0,
             force: -mass * gravity,
             position: 0.0,
-            side: Side::Above,
+            side: StopSide::Above,
             restitution,
             length: height,
             time: (height / gravity).sqrt(),
@@ -280,8 +280,8 @@ impl Oscillator {
 
     fn sign(&self) -> f64 {
         match self.side {
-            Side::Above => 1.0,
-            Side::Below => -1.0,
+            StopSide::Above => 1.0,
+            StopSide::Below => -1.0,
         }
     }
 }

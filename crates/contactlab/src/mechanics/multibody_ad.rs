@@ -74,7 +74,7 @@ pub struct BodyState<T> {
 
 /// A point fixed in a body: position, velocity, Jacobian rows and bias acceleration.
 #[derive(Debug, Clone)]
-pub struct PointState<T> {
+pub struct DualPointKinematics<T> {
     /// Position.
     pub position: V2<T>,
     /// Jacobian rows `x`, `y` (`n` each).
@@ -85,7 +85,7 @@ pub struct PointState<T> {
 
 /// The tree's kinematics and dynamics at `(q, q̇)` in `T`.
 #[derive(Debug, Clone)]
-pub struct Evaluation<T> {
+pub struct DualEvaluation<T> {
     n: usize,
     /// Per body.
     pub bodies: Vec<BodyState<T>>,
@@ -95,14 +95,14 @@ pub struct Evaluation<T> {
     pub bias: Vec<T>,
 }
 
-impl<T: DualNum<Primitive = f64> + Copy> Evaluation<T> {
+impl<T: DualNum<Primitive = f64> + Copy> DualEvaluation<T> {
     /// `M[(r, c)]`.
     pub fn m(&self, r: usize, c: usize) -> T {
         self.mass[c * self.n + r]
     }
 
     /// The point `x` (body frame) of body `b`.
-    pub fn point(&self, b: usize, x: (f64, f64)) -> PointState<T> {
+    pub fn point(&self, b: usize, x: (f64, f64)) -> DualPointKinematics<T> {
         let s = &self.bodies[b];
         let rho = V2::from_f64(x.0, x.1).rotated(s.sin_cos);
         let rp = rho.perp();
@@ -111,7 +111,7 @@ impl<T: DualNum<Primitive = f64> + Copy> Evaluation<T> {
             (0..self.n).map(|k| s.jac[r][k] + rp_r * s.jac[2][k]).collect()
         });
         let w2 = s.omega * s.omega;
-        PointState {
+        DualPointKinematics {
             position: s.position.add(rho),
             jac,
             accel_bias: s.accel_bias.add(rp.scale(s.alpha_bias)).sub(rho.scale(w2)),
@@ -128,7 +128,7 @@ pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(
     q: &[T],
     v: &[T],
     with_mass: bool,
-) -> Evaluation<T> {
+) -> DualEvaluation<T> {
     let n = mb.dof();
     let zero = T::from(0.0);
     let mut bodies: Vec<BodyState<T>> = Vec::with_capacity(mb.bodies().len());
@@ -220,7 +220,7 @@ pub fn evaluate<T: DualNum<Primitive = f64> + Copy>(
         });
     }
     let mass = if with_mass { vec![zero; n * n] } else { vec![] };
-    let mut ev = Evaluation { n, bodies, mass, bias: vec![zero; n] };
+    let mut ev = DualEvaluation { n, bodies, mass, bias: vec![zero; n] };
     let g = mb.gravity_vector();
     for (b, body) in mb.bodies().iter().enumerate() {
         if body.mass == 0.0 && body.inertia == 0.0 {

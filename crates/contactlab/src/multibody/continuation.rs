@@ -24,7 +24,7 @@ use super::gait::{
 };
 use super::Mechanism;
 use crate::continuation::{self, Continuation, Evaluation, MapFamily, Observation, Settings, SpecialKind};
-use crate::hybrid::driver::Section;
+use crate::hybrid::driver::PoincareSection;
 use crate::hybrid::lagrangian::{join, split, Lagrangian};
 use crate::hybrid::section::{ReturnMap, SectionChart};
 use crate::hybrid::EventKind;
@@ -62,7 +62,7 @@ impl GaitFamily<'_> {
         let s = self.settings;
         let map = ReturnMap {
             system: &lag,
-            section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(self.spec.strike) },
+            section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(self.spec.strike) },
             chart: self.chart.rebind(&sys, &self.chart.reference_state()),
             driver: driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
             derivatives: s.derivatives,

@@ -18,7 +18,7 @@ use crate::twocontact::nonlinear;
 use crate::twocontact::plots::{displacement_plot, Displacement};
 use crate::twocontact::poincare::sample;
 use crate::twocontact::poincare::DEFAULT_SAMPLES;
-use crate::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State, Trajectory};
+use crate::twocontact::sim::{BodyEventKind, BodyOutcome, BodyTrajectory, SimSettings, SimState, Simulator};
 use crate::twocontact::zod::Zod;
 use crate::verified::ProofKind;
 use crate::Error;
@@ -444,7 +444,7 @@ fn zod_against_nonlinear(sec: &mut Section, _opts: &Options) -> Result<(), Error
 /// The simulations of Fig. 4.
 fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     // Fig. 4: time histories under the ZOD.
-    let on_section = |phi: f64| State { q: [0.0; 3], qd: [0.0, -0.01, 0.01 * phi.tan()] };
+    let on_section = |phi: f64| SimState { q: [0.0; 3], qd: [0.0, -0.01, 0.01 * phi.tan()] };
     let sa = Simulator::new(Zod::new(&config("A").expect("A"))?)?;
     let unbounded = SimSettings { t_max: f64::INFINITY, ..Default::default() };
     let runs = [
@@ -452,8 +452,8 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         ("A", 1.35, sa.run(on_section(1.35), [true, false], &unbounded)?),
     ];
     // After the impacts have died out (Zeno point, or the last impact), is there two-contact slip?
-    let slip_after_zeno = |tr: &Trajectory| {
-        let last_impact = tr.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| e.t).fold(0.0, f64::max);
+    let slip_after_zeno = |tr: &BodyTrajectory| {
+        let last_impact = tr.events.iter().filter(|e| e.kind == BodyEventKind::Impact).map(|e| e.t).fold(0.0, f64::max);
         let tz = tr.zeno_times().first().copied().unwrap_or(last_impact);
         tr.phases.iter().any(|ph| {
             ph.t0 >= tz
@@ -463,7 +463,7 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         })
     };
     // The impacts decay geometrically: Zeno point, or normal speeds down by 1e-6 at the last section crossing.
-    let decays = |tr: &Trajectory| {
+    let decays = |tr: &BodyTrajectory| {
         let sec_speeds: Vec<f64> = tr.events.iter().filter(|e| e.section).map(|e| e.before.qd[1].abs()).collect();
         !tr.zeno_times().is_empty() || sec_speeds.last().zip(sec_speeds.first()).is_some_and(|(l, f)| *l < 1e-6 * f)
     };
@@ -475,7 +475,7 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         format!(
             "{}, {}, {}",
             if decays(tr_a) { "decay" } else { "no decay" },
-            if tr_a.outcome == Outcome::Rest { "rest" } else { "no rest" },
+            if tr_a.outcome == BodyOutcome::Rest { "rest" } else { "no rest" },
             if slip_after_zeno(tr_a) { "slip" } else { "no slip" }
         ),
         src4,
@@ -484,16 +484,17 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     sec.rows.push(Row::exact(
         "config A from the section at φ = 1.35 (> φ₃*, → π/2): decaying impacts with finite slip, then two-contact slip to rest (Fig. 4b,e)",
         "decay, rest, slip",
-        format!("{}, {}, {}", if decays(tr_b) { "decay" } else { "no decay" }, if tr_b.outcome == Outcome::Rest { "rest" } else { "no rest" }, if slip_after_zeno(tr_b) { "slip" } else { "no slip" }),
+        format!("{}, {}, {}", if decays(tr_b) { "decay" } else { "no decay" }, if tr_b.outcome == BodyOutcome::Rest { "rest" } else { "no rest" }, if slip_after_zeno(tr_b) { "slip" } else { "no slip" }),
         src4,
     ));
     let sd = Simulator::new(Zod::new(&config("D").expect("D"))?)?;
     let tr_d = sd.run(
-        State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] },
+        SimState { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] },
         [true, false],
         &SimSettings { t_max: f64::INFINITY, diverge_ratio: 1e3, ..Default::default() },
     )?;
-    let pts: Vec<usize> = tr_d.events.iter().filter(|e| e.kind == EventKind::Impact).filter_map(|e| e.point).collect();
+    let pts: Vec<usize> =
+        tr_d.events.iter().filter(|e| e.kind == BodyEventKind::Impact).filter_map(|e| e.point).collect();
     let alternating = pts.windows(2).filter(|w| w[0] != w[1]).count() as f64 / (pts.len().max(2) - 1) as f64;
     sec.rows.push(
         Row::exact(
@@ -528,9 +529,9 @@ fn simulations_fig4(sec: &mut Section, opts: &Options) -> Result<(), Error> {
     }
     // The growth of the impact sequence (P1 Fig. 4c): each impact's pre-impact normal speed over
     // the first one's, on a log scale.
-    let impacts: Vec<&crate::twocontact::sim::Event> =
-        tr_d.events.iter().filter(|e| e.kind == EventKind::Impact && e.point.is_some()).collect();
-    let speed = |e: &crate::twocontact::sim::Event| e.before.qd[e.point.unwrap_or(0)].abs();
+    let impacts: Vec<&crate::twocontact::sim::BodyEvent> =
+        tr_d.events.iter().filter(|e| e.kind == BodyEventKind::Impact && e.point.is_some()).collect();
+    let speed = |e: &crate::twocontact::sim::BodyEvent| e.before.qd[e.point.unwrap_or(0)].abs();
     let v0 = impacts.first().map_or(1.0, |e| speed(e)).max(crate::numeric::SCALE_FLOOR);
     let mut growth = XyPlot::new(
         "P1 Fig. 4c: config D after lifting point 2 by 0.1 mm (reverse chatter)",

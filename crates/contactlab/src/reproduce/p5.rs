@@ -3,7 +3,7 @@
 //! time-stepping core against the event-driven one.
 
 use super::{Options, ProgressFn};
-use crate::eqset::{self, plots, Analysis, PortraitSettings, SetReport, Settings, Theorem1};
+use crate::eqset::{self, plots, Analysis, EqsetSettings, PortraitSettings, SetReport, Theorem1};
 use crate::mechanics::sliders::{RodTwoSliders, SlidingBlock};
 use crate::report::{fmt_num, yes_no, Figure, Row, Section, Table};
 use crate::timestep::{bilateral, observed_order};
@@ -21,7 +21,7 @@ const SRC: &str = "P5 Section IV";
 /// The rod of P5 Fig. 1 and its analysis (sets and theorems), computed once for the row groups.
 struct Rod {
     rod: RodTwoSliders,
-    settings: Settings,
+    settings: EqsetSettings,
     analysis: Analysis,
     /// `θ̂` of P5 (22), the published half width of each set.
     th: f64,
@@ -30,7 +30,7 @@ struct Rod {
 impl Rod {
     fn analyze() -> Result<Self, Error> {
         let rod = RodTwoSliders::paper();
-        let settings = Settings::for_system(&rod);
+        let settings = EqsetSettings::for_system(&rod);
         let analysis = eqset::analyze(&rod, &settings)?;
         let th = rod.theta_hat().ok_or_else(|| Error::Numerical("P5: θ̂ undefined for μ₁μ₂ ≥ 1".into()))?;
         Ok(Rod { rod, settings, analysis, th })
@@ -96,7 +96,7 @@ fn sets(sec: &mut Section, _opts: &Options, r: &Rod) -> Result<(), Error> {
     // Merging.
     let merged = |p: f64| -> Result<bool, Error> {
         let r = RodTwoSliders { mu1: p / 0.8, mu2: 0.8, ..r.rod };
-        let s = Settings { grid: 400, ..Settings::for_system(&r) };
+        let s = EqsetSettings { grid: 400, ..EqsetSettings::for_system(&r) };
         let sets = eqset::equilibrium_sets(&r, s.q_min, s.q_max, s.grid)?;
         Ok(sets.len() == 1 && sets[0].whole)
     };

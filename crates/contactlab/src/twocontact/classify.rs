@@ -26,7 +26,7 @@ use std::f64::consts::FRAC_PI_2;
 use serde::Serialize;
 
 use super::modes::{analyze, Mode};
-use super::poincare::{fixed_points, sample, FixedPoint, MapPoint, ReturnStatus};
+use super::poincare::{fixed_points, sample, MapFixedPoint, MapPoint, ReturnStatus};
 use super::sim::Simulator;
 use super::zod::Zod;
 use super::TwoContact;
@@ -41,7 +41,7 @@ pub const MONOTONE_TOL: f64 = 1e-9;
 
 /// The verdict and its evidence (the JSON of `contactlab equilibrium classify`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Classification {
+pub struct ConfigClassification {
     /// `SS` consistent at rest.
     pub equilibrium: bool,
     /// Another mode is consistent at rest.
@@ -55,7 +55,7 @@ pub struct Classification {
     /// Consistent modes at rest.
     pub modes_at_rest: Vec<Mode>,
     /// Fixed points of `R`.
-    pub fixed_points: Vec<FixedPoint>,
+    pub fixed_points: Vec<MapFixedPoint>,
     /// `G⁻`: the constant value of `G` near `−π/2` when `R → −π/2` (Lemma 2a, set 1).
     #[serde(rename = "G_minus")]
     pub g_minus: Option<f64>,
@@ -384,7 +384,7 @@ impl std::fmt::Display for Verdict {
 /// assert_eq!(c.verdict, Verdict::Stable);
 /// # Ok::<(), contactlab::Error>(())
 /// ```
-pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error> {
+pub fn classify(p: &TwoContact, samples: usize) -> Result<ConfigClassification, Error> {
     let zod = Zod::new(p)?;
     let eq = analyze(&zod)?;
     let sim = Simulator::new(zod)?;
@@ -493,7 +493,7 @@ pub fn classify(p: &TwoContact, samples: usize) -> Result<Classification, Error>
     } else {
         (Verdict::Undetermined, Theorem::None, "no theorem of P1 applies".to_string())
     };
-    Ok(Classification {
+    Ok(ConfigClassification {
         equilibrium: eq.equilibrium,
         ambiguous: eq.ambiguous,
         painleve_free: eq.painleve_free,

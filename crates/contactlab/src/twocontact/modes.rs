@@ -69,7 +69,7 @@ pub fn all_modes() -> Vec<Mode> {
 
 /// The kinematic state of one point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum PointState {
+pub enum ContactPointState {
     /// Not in contact (`z > 0`, or `z = 0` with `ż > 0`).
     Separated,
     /// Sustained contact (`z = ż = 0`) at rest tangentially (`ẋ = 0`).
@@ -78,15 +78,15 @@ pub enum PointState {
     Slip(i8),
 }
 
-impl PointState {
+impl ContactPointState {
     /// The point modes that can follow this state.
     pub fn candidates(&self) -> &'static [PointMode] {
         use PointMode::*;
         match self {
-            PointState::Separated => &[F],
-            PointState::Rest => &[F, S, P, N],
-            PointState::Slip(d) if *d > 0 => &[F, P],
-            PointState::Slip(_) => &[F, N],
+            ContactPointState::Separated => &[F],
+            ContactPointState::Rest => &[F, S, P, N],
+            ContactPointState::Slip(d) if *d > 0 => &[F, P],
+            ContactPointState::Slip(_) => &[F, N],
         }
     }
 }
@@ -114,7 +114,7 @@ pub fn admissible(zod: &Zod, mode: Mode) -> bool {
 
 /// Forces, accelerations and consistency of one mode in one state.
 #[derive(Debug, Clone, Serialize)]
-pub struct ModeSolution {
+pub struct BodyModeSolution {
     /// The mode.
     pub mode: Mode,
     /// Contact forces `(f₁ᶻ, f₂ᶻ, f₁ˣ, f₂ˣ)` (for `SS`: one member of the family).
@@ -140,7 +140,7 @@ fn scales(zod: &Zod) -> (f64, f64) {
     (acc, acc / inv_mass)
 }
 
-fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &Vector4<f64>) -> f64 {
+fn margins(zod: &Zod, mode: Mode, state: [ContactPointState; 2], f: &Vector4<f64>, a: &Vector4<f64>) -> f64 {
     let (acc, frc) = scales(zod);
     let mut m = f64::INFINITY;
     for (i, pm) in [mode.0, mode.1].into_iter().enumerate() {
@@ -148,7 +148,7 @@ fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &
         let mu = zod.mu[i];
         match pm {
             PointMode::F => {
-                if state[i] != PointState::Separated {
+                if state[i] != ContactPointState::Separated {
                     m = m.min(a[zi] / acc);
                 }
             }
@@ -157,7 +157,7 @@ fn margins(zod: &Zod, mode: Mode, state: [PointState; 2], f: &Vector4<f64>, a: &
             }
             PointMode::P | PointMode::N => {
                 m = m.min(f[zi] / frc);
-                if state[i] == PointState::Rest {
+                if state[i] == ContactPointState::Rest {
                     m = m.min(slip_sign(pm) as f64 * a[xi] / acc);
                 }
             }
@@ -217,7 +217,7 @@ pub(crate) fn mode_gain(zod: &Zod, mode: Mode) -> Option<Matrix4<f64>> {
 
 /// Solves mode `mode` in `state` (non-`SS` modes: a 4×4 linear system). `None` when the mode is
 /// kinematically inadmissible, not a candidate of the state, or its system is singular.
-pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeSolution> {
+pub fn solve_mode(zod: &Zod, mode: Mode, state: [ContactPointState; 2]) -> Option<BodyModeSolution> {
     if !admissible(zod, mode) || !state[0].candidates().contains(&mode.0) || !state[1].candidates().contains(&mode.1) {
         return None;
     }
@@ -226,7 +226,7 @@ pub fn solve_mode(zod: &Zod, mode: Mode, state: [PointState; 2]) -> Option<ModeS
     }
     let (f, a) = solve_equalities(zod, mode, &zod.a0)?;
     let margin = margins(zod, mode, state, &f, &a);
-    Some(ModeSolution {
+    Some(BodyModeSolution {
         mode,
         forces: f.into(),
         accel: a.into(),
@@ -341,11 +341,11 @@ pub(crate) fn stick_family_exact(zod: &Zod, g: &nalgebra::Vector3<f64>, scale: f
 }
 
 /// `SS` at rest: the double-stick family with `g = F` (`a = 0`), margin normalised by the force scale.
-pub fn ss_solution(zod: &Zod) -> Result<ModeSolution, Error> {
+pub fn ss_solution(zod: &Zod) -> Result<BodyModeSolution, Error> {
     let (_, frc) = scales(zod);
     let (f, margin) = stick_family(zod, &zod.applied, frc)?;
     let a = zod.accel(&f);
-    Ok(ModeSolution {
+    Ok(BodyModeSolution {
         mode: Mode(PointMode::S, PointMode::S),
         forces: f.into(),
         accel: a.into(),
@@ -381,7 +381,7 @@ pub struct EquilibriumModes {
 }
 
 /// Consistent modes among the candidates of a state.
-pub fn consistent_modes(zod: &Zod, state: [PointState; 2]) -> (Vec<ModeSolution>, bool) {
+pub fn consistent_modes(zod: &Zod, state: [ContactPointState; 2]) -> (Vec<BodyModeSolution>, bool) {
     let mut out = Vec::new();
     let mut marginal = false;
     for &a in state[0].candidates() {
@@ -399,14 +399,14 @@ pub fn consistent_modes(zod: &Zod, state: [PointState; 2]) -> (Vec<ModeSolution>
 
 /// Equilibrium, ambiguity, Painlevé-freeness and persistence (P1, §III-A).
 pub fn analyze(zod: &Zod) -> Result<EquilibriumModes, Error> {
-    use PointState::*;
+    use ContactPointState::*;
     let ss = ss_solution(zod)?;
     let (rest, mut marginal) = consistent_modes(zod, [Rest, Rest]);
     marginal |= ss.marginal;
     let modes_at_rest: Vec<Mode> = rest.iter().map(|s| s.mode).collect();
     let ambiguous = ss.consistent && modes_at_rest.iter().any(|m| *m != Mode(PointMode::S, PointMode::S));
     let k = zod.k().signum() as i8;
-    let classes: Vec<(String, [PointState; 2])> = vec![
+    let classes: Vec<(String, [ContactPointState; 2])> = vec![
         ("point 1 at rest, point 2 free".into(), [Rest, Separated]),
         ("point 1 free, point 2 at rest".into(), [Separated, Rest]),
         ("point 1 slipping +, point 2 free".into(), [Slip(1), Separated]),
@@ -469,7 +469,7 @@ mod tests {
     fn mode_equalities_hold() {
         let z = Zod::new(&slope(-0.05, 0.17, 0.14)).unwrap();
         for m in all_modes() {
-            if let Some(s) = solve_mode(&z, m, [PointState::Rest, PointState::Rest]) {
+            if let Some(s) = solve_mode(&z, m, [ContactPointState::Rest, ContactPointState::Rest]) {
                 for (i, pm) in [m.0, m.1].into_iter().enumerate() {
                     let (f, a) = (s.forces, s.accel);
                     match pm {

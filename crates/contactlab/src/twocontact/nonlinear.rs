@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 
 use nalgebra::{DMatrix, Vector3};
 
-use super::sim::{EventKind, Outcome};
+use super::sim::{BodyEventKind, BodyOutcome};
 use super::zod::{Zod, X1, Z1};
 use super::TwoContact;
 use crate::hybrid::driver::{EventRecord, Observer};
@@ -70,9 +70,9 @@ impl NonlinearSettings {
 #[derive(Debug, Clone)]
 pub struct NonlinearRun {
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: BodyOutcome,
     /// `(t, kind, point)` of every impact, slip stop and Zeno point.
-    pub events: Vec<(f64, EventKind, Option<usize>)>,
+    pub events: Vec<(f64, BodyEventKind, Option<usize>)>,
     /// Section crossings (point 2 lands while point 1 is in sustained contact).
     pub crossings: Vec<Crossing>,
     /// Time history `(t, z₁, z₂, x₁, x₂)`: eight points of the dense output per step, and every
@@ -121,9 +121,9 @@ impl Observer<X, Modes> for P1Observer<'_> {
     fn on_event(&mut self, ev: &EventRecord<X, Modes>) -> ControlFlow<()> {
         use crate::hybrid::EventKind as K;
         let kind = match ev.info.kind {
-            K::Impact => EventKind::Impact,
-            K::SlipStop => EventKind::SlipStop,
-            K::Zeno => EventKind::Zeno,
+            K::Impact => BodyEventKind::Impact,
+            K::SlipStop => BodyEventKind::SlipStop,
+            K::Zeno => BodyEventKind::Zeno,
             _ => return ControlFlow::Continue(()),
         };
         self.run.events.push((ev.t, kind, ev.info.contact));
@@ -132,7 +132,7 @@ impl Observer<X, Modes> for P1Observer<'_> {
         let (s, v) = split3(&ev.before);
         // (The initial impact has no previous mode: point 1 is closed if it started sustained.)
         let p1_closed = if ev.guard.is_none() { self.p1_sustained } else { ev.mode_before.get(0).closed() };
-        if kind == EventKind::Impact && ev.info.contact == Some(1) && p1_closed {
+        if kind == BodyEventKind::Impact && ev.info.contact == Some(1) && p1_closed {
             let u = |i: usize, tang: bool| {
                 let (wn, wt) = self.body.jacobian(i, &s);
                 if tang {
@@ -170,7 +170,7 @@ pub fn simulate(
     let speed = (z.j * v0).amax().max((2.0 * a_free * gap0).sqrt());
     if speed.is_nan() || speed <= 0.0 {
         // No perturbation: the equilibrium itself.
-        return Ok(NonlinearRun { outcome: Outcome::Rest, events: vec![], crossings: vec![], samples: vec![] });
+        return Ok(NonlinearRun { outcome: BodyOutcome::Rest, events: vec![], crossings: vec![], samples: vec![] });
     }
     let sys = Lagrangian::new(body.clone()).with_scales(speed * speed / a_free, speed / a_free);
     let mut x0 = join(&dvec(&s0), &dvec(&v0));
@@ -188,18 +188,18 @@ pub fn simulate(
         body: &body,
         max_crossings,
         p1_sustained: sustained[0],
-        run: NonlinearRun { outcome: Outcome::Limit, events: vec![], crossings: vec![], samples: vec![] },
+        run: NonlinearRun { outcome: BodyOutcome::Limit, events: vec![], crossings: vec![], samples: vec![] },
     };
     let run = driver.run(&sys, 0.0, x0, &[], &mut obs);
     obs.run.outcome = match run.termination {
-        Termination::Rest => Outcome::Rest,
-        Termination::Diverged => Outcome::Diverged,
-        Termination::NoFurtherEvent => Outcome::MovesAway,
+        Termination::Rest => BodyOutcome::Rest,
+        Termination::Diverged => BodyOutcome::Diverged,
+        Termination::NoFurtherEvent => BodyOutcome::MovesAway,
         Termination::Failed(f) => match f.kind {
-            FailureKind::Impact => Outcome::ImpactFailure,
-            _ => Outcome::Painleve,
+            FailureKind::Impact => BodyOutcome::ImpactFailure,
+            _ => BodyOutcome::Painleve,
         },
-        _ => Outcome::Limit,
+        _ => BodyOutcome::Limit,
     };
     Ok(obs.run)
 }
@@ -288,12 +288,12 @@ mod tests {
         let v0 = t.try_inverse().unwrap() * Vector3::new(0.0, -1e-3, 1e-3 * 0.5f64.tan());
         let run = simulate(&p, Vector3::zeros(), v0, [true, false], usize::MAX, &NonlinearSettings::default()).unwrap();
         assert!(
-            run.events.iter().any(|e| e.1 == EventKind::Zeno),
+            run.events.iter().any(|e| e.1 == BodyEventKind::Zeno),
             "{:?} after {} events",
             run.outcome,
             run.events.len()
         );
-        assert_eq!(run.outcome, Outcome::Rest);
+        assert_eq!(run.outcome, BodyOutcome::Rest);
         // No point passes through its support (gaps stay above round-off of the motion's scale).
         let zmax = run.samples.iter().fold(0.0f64, |a, s| a.max(s[1].abs()).max(s[2].abs()));
         let zmin = run.samples.iter().fold(0.0f64, |a, s| a.min(s[1]).min(s[2]));

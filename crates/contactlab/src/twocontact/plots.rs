@@ -2,7 +2,7 @@
 //! nonlinear model beside it, impacts and Zeno points marked.
 
 use super::nonlinear::NonlinearRun;
-use super::sim::{EventKind, Trajectory};
+use super::sim::{BodyEventKind, BodyTrajectory};
 use crate::plot::{Mark, XyPlot};
 
 /// Which displacements to draw.
@@ -18,7 +18,7 @@ pub enum Displacement {
 /// seconds) and of `nl` up to the same end time.
 pub fn displacement_plot(
     title: &str,
-    tr: &Trajectory,
+    tr: &BodyTrajectory,
     nl: Option<&NonlinearRun>,
     which: Displacement,
     tail: f64,
@@ -62,7 +62,7 @@ pub fn displacement_plot(
             let pts = tr
                 .events
                 .iter()
-                .filter(|e| e.kind == EventKind::Impact && e.point == Some(i))
+                .filter(|e| e.kind == BodyEventKind::Impact && e.point == Some(i))
                 .map(|e| (e.t, 0.0))
                 .collect();
             plot = plot.add_colored(format!("impacts at point {}", i + 1), pts, Mark::Points, i);

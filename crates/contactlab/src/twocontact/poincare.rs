@@ -14,7 +14,7 @@ use std::f64::consts::FRAC_PI_2;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::sim::{Outcome, SimSettings, Simulator, State};
+use super::sim::{BodyOutcome, SimSettings, SimState, Simulator};
 use crate::numeric::{try_bisect, Side, Tol};
 use crate::Error;
 
@@ -66,7 +66,7 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
     if !(phi > -FRAC_PI_2 && phi < FRAC_PI_2) {
         return Err(Error::argument("phi", format!("the impact angle must lie in (-π/2, π/2), got {phi}")));
     }
-    let start = State { q: [0.0; 3], qd: [0.0, -1.0, phi.tan()] };
+    let start = SimState { q: [0.0; 3], qd: [0.0, -1.0, phi.tan()] };
     let ret = sim.return_to_section(start, [true, false], 2, &return_settings());
     let double_slip = ret.double_slip;
     match (ret.crossing, ret.outcome) {
@@ -80,7 +80,7 @@ pub fn return_map(sim: &Simulator, phi: f64) -> Result<MapPoint, Error> {
                 status: ReturnStatus::Returned,
             })
         }
-        (None, Outcome::Rest) => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Rest }),
+        (None, BodyOutcome::Rest) => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Rest }),
         _ => Ok(MapPoint { phi, r: None, g: None, double_slip, status: ReturnStatus::Failed }),
     }
 }
@@ -103,7 +103,7 @@ pub const DEFAULT_SAMPLES: usize = 2001;
 
 /// A fixed point `φ* = R(φ*)` with its growth rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct FixedPoint {
+pub struct MapFixedPoint {
     /// `φ*` (rad).
     pub phi: f64,
     /// `G(φ*)`.
@@ -119,7 +119,7 @@ pub struct FixedPoint {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FixedPoints {
     /// The fixed points found.
-    pub points: Vec<FixedPoint>,
+    pub points: Vec<MapFixedPoint>,
     /// Sign changes of `R(φ) − φ` whose bisection met an undefined `R` (unknown fixed points).
     pub unresolved: usize,
     /// Sign changes that are jumps of `R` across the diagonal, not fixed points.
@@ -165,7 +165,7 @@ pub fn fixed_points(sim: &Simulator, samples: &[MapPoint]) -> Result<FixedPoints
                     (Some(ra), Some(rb)) => (rb - ra) / (2.0 * h),
                     _ => f64::NAN,
                 };
-                out.points.push(FixedPoint { phi, g, slope, attracting: slope.abs() < 1.0 });
+                out.points.push(MapFixedPoint { phi, g, slope, attracting: slope.abs() < 1.0 });
             }
             (Some(_), Some(_)) => out.jumps += 1,
             _ => out.unresolved += 1,
@@ -214,7 +214,7 @@ pub struct P1Maps {
     /// Samples where `R` and `G` are defined (the motion returns to the section).
     pub defined: usize,
     /// Fixed points of `R`, refined by bisection.
-    pub fixed_points: Vec<FixedPoint>,
+    pub fixed_points: Vec<MapFixedPoint>,
     /// Sign changes of `R(φ) − φ` whose bisection met an undefined `R`.
     pub unresolved_fixed_points: usize,
     /// The maps' behaviour at `φ → ±π/2` (P1 Lemma 2).

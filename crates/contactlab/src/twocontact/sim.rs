@@ -28,7 +28,7 @@ use nalgebra::{Matrix3, SMatrix, Vector3};
 use serde::Serialize;
 
 use super::impact::{impact_with, ImpactGains};
-use super::modes::{consistent_modes, Mode, ModeSolution, PointMode, PointState};
+use super::modes::{consistent_modes, BodyModeSolution, ContactPointState, Mode, PointMode};
 use super::zod::{Zod, X1, Z1};
 use crate::hybrid::driver::{EventRecord, Observer};
 use crate::hybrid::EventKind as CoreKind;
@@ -86,7 +86,7 @@ pub const ZENO_JOIN: f64 = 1e-6;
 
 /// A state `(q, q̇)` with `q = (z₁, z₂, x₂)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct State {
+pub struct SimState {
     /// `(z₁, z₂, x₂)` (m).
     pub q: [f64; 3],
     /// `(ż₁, ż₂, ẋ₂)` (m/s).
@@ -103,7 +103,7 @@ pub struct Phase {
     /// Mode during the phase.
     pub mode: Mode,
     /// State at the start.
-    pub start: State,
+    pub start: SimState,
     /// Constant `q̈`.
     pub qdd: [f64; 3],
     /// Constant `ẍ₁` and the `ẋ₁`, `x₁` at the start.
@@ -127,7 +127,7 @@ impl Phase {
 /// What happened at an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum EventKind {
+pub enum BodyEventKind {
     /// Point `i` hit its support.
     Impact,
     /// A slipping point came to rest tangentially.
@@ -138,11 +138,11 @@ pub enum EventKind {
 
 /// A logged event.
 #[derive(Debug, Clone, Serialize)]
-pub struct Event {
+pub struct BodyEvent {
     /// Time.
     pub t: f64,
     /// Kind.
-    pub kind: EventKind,
+    pub kind: BodyEventKind,
     /// The point involved (0 or 1), if any.
     pub point: Option<usize>,
     /// For impacts: the impulse-level mode; otherwise the new mode.
@@ -151,15 +151,15 @@ pub struct Event {
     /// is in sustained contact).
     pub section: bool,
     /// State just before the event.
-    pub before: State,
+    pub before: SimState,
     /// State just after.
-    pub after: State,
+    pub after: SimState,
 }
 
 /// How a simulation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum BodyOutcome {
     /// Static equilibrium (`SS`) reached.
     Rest,
     /// A mode with no further event carries the body away (sliding or flying off).
@@ -176,24 +176,24 @@ pub enum Outcome {
 
 /// A simulated trajectory.
 #[derive(Debug, Clone, Serialize)]
-pub struct Trajectory {
+pub struct BodyTrajectory {
     /// Phases in time order.
     pub phases: Vec<Phase>,
     /// Events in time order.
-    pub events: Vec<Event>,
+    pub events: Vec<BodyEvent>,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: BodyOutcome,
     /// Final time.
     pub t_end: f64,
 }
 
 /// One sample of a trajectory: `(t, z₁, z₂, x₁, x₂)`.
-pub type Sample = [f64; 5];
+pub type BodySample = [f64; 5];
 
-impl Trajectory {
+impl BodyTrajectory {
     /// Samples every phase at `per_phase` evenly spaced times (the final, unbounded phase over
     /// `tail` seconds), for time plots.
-    pub fn sample(&self, per_phase: usize, tail: f64) -> Vec<Sample> {
+    pub fn sample(&self, per_phase: usize, tail: f64) -> Vec<BodySample> {
         let mut out = Vec::new();
         for ph in &self.phases {
             let dur = if ph.duration.is_finite() { ph.duration } else { tail };
@@ -208,7 +208,7 @@ impl Trajectory {
 
     /// Times of the Zeno points.
     pub fn zeno_times(&self) -> Vec<f64> {
-        self.events.iter().filter(|e| e.kind == EventKind::Zeno).map(|e| e.t).collect()
+        self.events.iter().filter(|e| e.kind == BodyEventKind::Zeno).map(|e| e.t).collect()
     }
 }
 
@@ -221,22 +221,22 @@ pub struct Simulator {
     tinv: Matrix3<f64>,
     /// Consistent modes of each of the 16 discrete state classes: under the ZOD consistency
     /// depends only on the class, so it is decided once.
-    table: Vec<Vec<ModeSolution>>,
+    table: Vec<Vec<BodyModeSolution>>,
     /// Impulse-level gain matrices of the 16 modes.
     gains: ImpactGains,
 }
 
 /// The four state classes of one point, in [`class_index`] order.
-pub(crate) const CLASSES: [PointState; 4] =
-    [PointState::Separated, PointState::Rest, PointState::Slip(1), PointState::Slip(-1)];
+pub(crate) const CLASSES: [ContactPointState; 4] =
+    [ContactPointState::Separated, ContactPointState::Rest, ContactPointState::Slip(1), ContactPointState::Slip(-1)];
 
 /// The index of a point's state class in [`CLASSES`].
-pub(crate) fn class_index(p: PointState) -> usize {
+pub(crate) fn class_index(p: ContactPointState) -> usize {
     match p {
-        PointState::Separated => 0,
-        PointState::Rest => 1,
-        PointState::Slip(d) if d > 0 => 2,
-        PointState::Slip(_) => 3,
+        ContactPointState::Separated => 0,
+        ContactPointState::Rest => 1,
+        ContactPointState::Slip(d) if d > 0 => 2,
+        ContactPointState::Slip(_) => 3,
     }
 }
 
@@ -276,18 +276,18 @@ pub(crate) fn landing_time(z0: f64, w: f64, a: f64) -> Option<f64> {
 /// The hybrid state `[q | q̇]` (columns) of the ZOD.
 pub type ZodState = SMatrix<f64, 3, 2>;
 
-fn to_x(st: &State) -> ZodState {
+fn to_x(st: &SimState) -> ZodState {
     ZodState::from_columns(&[Vector3::from_row_slice(&st.q), Vector3::from_row_slice(&st.qd)])
 }
 
 /// Points exactly on their supports with zero normal velocity: the sustained contacts a state
 /// starts with.
-fn resting(st: &State) -> [bool; 2] {
+fn resting(st: &SimState) -> [bool; 2] {
     [st.q[0] == 0.0 && st.qd[0] == 0.0, st.q[1] == 0.0 && st.qd[1] == 0.0]
 }
 
-fn from_x(x: &ZodState) -> State {
-    State { q: [x[(0, 0)], x[(1, 0)], x[(2, 0)]], qd: [x[(0, 1)], x[(1, 1)], x[(2, 1)]] }
+fn from_x(x: &ZodState) -> SimState {
+    SimState { q: [x[(0, 0)], x[(1, 0)], x[(2, 0)]], qd: [x[(0, 1)], x[(1, 1)], x[(2, 1)]] }
 }
 
 /// The discrete state of the ZOD: the contact mode with its constant accelerations, and the
@@ -336,7 +336,7 @@ struct ZodRun<'a> {
 impl ZodRun<'_> {
     /// The velocity tolerance at `st`, [`VEL_TOL`] of the largest speed of the run (after raising
     /// it to the speed at `st`).
-    fn vtol(&self, st: &State) -> f64 {
+    fn vtol(&self, st: &SimState) -> f64 {
         let speed = st.qd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         self.vmax.set(self.vmax.get().max(speed));
         VEL_TOL * self.vmax.get()
@@ -345,7 +345,7 @@ impl ZodRun<'_> {
     /// The mode that follows at `st` with the given sustained contacts: grazing landings become
     /// sustained candidates, tangential rest is made exact, and the mode table decides (one
     /// consistent mode, or a Painlevé failure).
-    fn settle(&self, st: &mut State, mut sustained: [bool; 2], via: Option<Mode>) -> Result<ZodMode, ModeFailure> {
+    fn settle(&self, st: &mut SimState, mut sustained: [bool; 2], via: Option<Mode>) -> Result<ZodMode, ModeFailure> {
         let sim = self.sim;
         let vtol = self.vtol(st);
         for i in 0..2 {
@@ -363,10 +363,10 @@ impl ZodRun<'_> {
         let ps = [sim.point_state(st, sustained, 0, vtol), sim.point_state(st, sustained, 1, vtol)];
         // A point at rest tangentially is put exactly at rest, so that round-off of either sign
         // cannot start a zero-length slip phase.
-        if ps[1] == PointState::Rest {
+        if ps[1] == ContactPointState::Rest {
             st.qd[2] = 0.0;
         }
-        if ps[0] == PointState::Rest && sim.zod.e[2] != 0.0 && ps[1] != PointState::Rest {
+        if ps[0] == ContactPointState::Rest && sim.zod.e[2] != 0.0 && ps[1] != ContactPointState::Rest {
             st.qd[2] = -(sim.zod.e[0] * st.qd[0] + sim.zod.e[1] * st.qd[1]) / sim.zod.e[2];
         }
         let sols = &sim.table[4 * class_index(ps[0]) + class_index(ps[1])];
@@ -394,7 +394,7 @@ impl ZodRun<'_> {
 
     /// Impacts of every point on its support moving into it, then the mode that follows.
     /// `None` when no point is impacting.
-    fn impacts(&self, st: &mut State, mut sustained: [bool; 2]) -> Option<Transition<ZodState, ZodMode>> {
+    fn impacts(&self, st: &mut SimState, mut sustained: [bool; 2]) -> Option<Transition<ZodState, ZodMode>> {
         let sim = self.sim;
         let vtol = self.vtol(st);
         let mut info: Option<EventInfo> = None;
@@ -527,7 +527,7 @@ impl Hybrid for ZodRun<'_> {
             x1: [self.sim.x1(&st.q), self.sim.x1(&st.qd), x1dd],
         };
         let (q, qd, _) = phase.at(t + dt);
-        let end = to_x(&State { q, qd });
+        let end = to_x(&SimState { q, qd });
         let f0 = self.flow(mode, t, x);
         let f1 = self.flow(mode, t + dt, &end);
         Some(ExactEvent { dt, guard, state: end, segment: Some(Step::hermite(t, dt, *x, f0, end, f1)) })
@@ -612,38 +612,38 @@ impl Hybrid for ZodRun<'_> {
     }
 }
 
-/// Builds the [`Trajectory`] of a run and forwards to an inner observer.
+/// Builds the [`BodyTrajectory`] of a run and forwards to an inner observer.
 struct TrajectoryBuilder<'a> {
     sim: &'a Simulator,
     record_phases: bool,
     p1_sustained: bool,
     phases: Vec<Phase>,
-    events: Vec<Event>,
+    events: Vec<BodyEvent>,
 }
 
 impl TrajectoryBuilder<'_> {
     /// The P1 event of a core event (`None` for grazing landings and sections).
-    fn event(&self, ev: &EventRecord<ZodState, ZodMode>) -> Option<Event> {
+    fn event(&self, ev: &EventRecord<ZodState, ZodMode>) -> Option<BodyEvent> {
         let kind = match ev.info.kind {
-            CoreKind::Impact => EventKind::Impact,
-            CoreKind::SlipStop => EventKind::SlipStop,
-            CoreKind::Zeno => EventKind::Zeno,
+            CoreKind::Impact => BodyEventKind::Impact,
+            CoreKind::SlipStop => BodyEventKind::SlipStop,
+            CoreKind::Zeno => BodyEventKind::Zeno,
             _ => return None,
         };
         // P1's section: point 2 lands while point 1 is in sustained contact (the initial impact
         // has no previous mode: point 1 counts as sustained if it started so).
         let p1_sustained = if ev.guard.is_none() { self.p1_sustained } else { ev.mode_before.mode.0 != PointMode::F };
         let (mode, section) = match kind {
-            EventKind::Impact => {
+            BodyEventKind::Impact => {
                 (ev.mode_after.via.unwrap_or(ev.mode_after.mode), ev.info.contact == Some(1) && p1_sustained)
             }
-            EventKind::SlipStop => (ev.mode_before.mode, false),
-            EventKind::Zeno => (Mode(PointMode::S, PointMode::S), false),
+            BodyEventKind::SlipStop => (ev.mode_before.mode, false),
+            BodyEventKind::Zeno => (Mode(PointMode::S, PointMode::S), false),
         };
-        Some(Event {
+        Some(BodyEvent {
             t: ev.t,
             kind,
-            point: ev.info.contact.filter(|_| kind != EventKind::Zeno),
+            point: ev.info.contact.filter(|_| kind != BodyEventKind::Zeno),
             mode,
             section,
             before: from_x(&ev.before),
@@ -681,14 +681,14 @@ struct SectionStop<'a> {
     builder: TrajectoryBuilder<'a>,
     crossings: usize,
     wanted: usize,
-    last_crossing: Option<State>,
+    last_crossing: Option<SimState>,
     double_slip: u8,
 }
 
 impl Observer<ZodState, ZodMode> for SectionStop<'_> {
     fn on_event(&mut self, ev: &EventRecord<ZodState, ZodMode>) -> ControlFlow<()> {
         let Some(e) = self.builder.event(ev) else { return ControlFlow::Continue(()) };
-        if e.kind == EventKind::Impact {
+        if e.kind == BodyEventKind::Impact {
             let slipping = |pm: PointMode| matches!(pm, PointMode::P | PointMode::N);
             if slipping(e.mode.0) && slipping(e.mode.1) {
                 self.double_slip |= if e.mode.1 == PointMode::P { 1 } else { 2 };
@@ -709,21 +709,21 @@ impl Observer<ZodState, ZodMode> for SectionStop<'_> {
 #[derive(Debug, Clone, Copy)]
 pub struct SectionReturn {
     /// The state just before the `n`-th crossing, if it happened.
-    pub crossing: Option<State>,
+    pub crossing: Option<SimState>,
     /// How the run ended otherwise.
-    pub outcome: Outcome,
+    pub outcome: BodyOutcome,
     /// Slipping double impacts met: bit 0 with `ẋ₂ > 0`, bit 1 with `ẋ₂ < 0`.
     pub double_slip: u8,
 }
 
-fn outcome(term: &Termination) -> Outcome {
+fn outcome(term: &Termination) -> BodyOutcome {
     match term {
-        Termination::Rest => Outcome::Rest,
-        Termination::NoFurtherEvent => Outcome::MovesAway,
-        Termination::Diverged => Outcome::Diverged,
-        Termination::Failed(f) if f.kind == FailureKind::Impact => Outcome::ImpactFailure,
-        Termination::Failed(_) => Outcome::Painleve,
-        _ => Outcome::Limit,
+        Termination::Rest => BodyOutcome::Rest,
+        Termination::NoFurtherEvent => BodyOutcome::MovesAway,
+        Termination::Diverged => BodyOutcome::Diverged,
+        Termination::Failed(f) if f.kind == FailureKind::Impact => BodyOutcome::ImpactFailure,
+        Termination::Failed(_) => BodyOutcome::Painleve,
+        _ => BodyOutcome::Limit,
     }
 }
 
@@ -753,15 +753,15 @@ impl Simulator {
         self.tinv * Vector3::from_row_slice(qd)
     }
 
-    fn point_state(&self, st: &State, sustained: [bool; 2], i: usize, vtol: f64) -> PointState {
+    fn point_state(&self, st: &SimState, sustained: [bool; 2], i: usize, vtol: f64) -> ContactPointState {
         if !sustained[i] {
-            return PointState::Separated;
+            return ContactPointState::Separated;
         }
         let xd = if i == 0 { self.x1(&st.qd) } else { st.qd[2] };
         if xd.abs() <= vtol {
-            PointState::Rest
+            ContactPointState::Rest
         } else {
-            PointState::Slip(if xd > 0.0 { 1 } else { -1 })
+            ContactPointState::Slip(if xd > 0.0 { 1 } else { -1 })
         }
     }
 
@@ -769,7 +769,7 @@ impl Simulator {
     /// supports, reporting to `obs`.
     fn drive<O: Observer<ZodState, ZodMode>>(
         &self,
-        mut start: State,
+        mut start: SimState,
         sustained: [bool; 2],
         settings: &SimSettings,
         obs: &mut O,
@@ -800,7 +800,7 @@ impl Simulator {
 
     /// Simulates from `start` with the given points in sustained contact (their `z`, `ż` are
     /// set to 0). A point with `z = 0` and `ż < 0` that is not sustained impacts at once.
-    pub fn run(&self, start: State, sustained: [bool; 2], settings: &SimSettings) -> Result<Trajectory, Error> {
+    pub fn run(&self, start: SimState, sustained: [bool; 2], settings: &SimSettings) -> Result<BodyTrajectory, Error> {
         settings.validate()?;
         let mut b = TrajectoryBuilder {
             sim: self,
@@ -816,7 +816,7 @@ impl Simulator {
         // ended the run between events (the phases are closed forms, so the run ends at t_max).
         let mut t_end = run.t;
         let last = match (&run.termination, out) {
-            (_, Outcome::Rest) | (_, Outcome::MovesAway) => Some(f64::INFINITY),
+            (_, BodyOutcome::Rest) | (_, BodyOutcome::MovesAway) => Some(f64::INFINITY),
             (Termination::TimeLimit, _) if settings.t_max.is_finite() && settings.t_max > run.t => {
                 t_end = settings.t_max;
                 Some(settings.t_max - run.t)
@@ -833,14 +833,14 @@ impl Simulator {
                 x1: [self.x1(&st.q), self.x1(&st.qd), m.x1dd],
             });
         }
-        Ok(Trajectory { phases: b.phases, events: b.events, outcome: out, t_end })
+        Ok(BodyTrajectory { phases: b.phases, events: b.events, outcome: out, t_end })
     }
 
     /// Runs from `start` until the `n`-th crossing of P1's section (point 2 lands while point 1
     /// is in sustained contact; an impact at the start counts), for return maps.
     pub fn return_to_section(
         &self,
-        start: State,
+        start: SimState,
         sustained: [bool; 2],
         n: usize,
         settings: &SimSettings,
@@ -878,7 +878,7 @@ mod tests {
         ] {
             let e = bad.validate().unwrap_err();
             assert!(matches!(&e, Error::Argument { name: n, .. } if n == name), "{e}");
-            let start = State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
+            let start = SimState { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
             assert!(sim("A").run(start, [true, false], &bad).is_err());
         }
         let nl = crate::twocontact::nonlinear::NonlinearSettings { tol: 0.0, ..Default::default() };
@@ -900,8 +900,8 @@ mod tests {
     #[test]
     fn at_rest_stays_at_rest() {
         let s = sim("A");
-        let tr = s.run(State { q: [0.0; 3], qd: [0.0; 3] }, [true, true], &SimSettings::default()).unwrap();
-        assert_eq!(tr.outcome, Outcome::Rest);
+        let tr = s.run(SimState { q: [0.0; 3], qd: [0.0; 3] }, [true, true], &SimSettings::default()).unwrap();
+        assert_eq!(tr.outcome, BodyOutcome::Rest);
         assert!(tr.events.is_empty());
     }
 
@@ -909,9 +909,9 @@ mod tests {
     fn small_lift_of_point_2_settles_for_stable_config_b() {
         // Lift point 2 slightly and release: configuration B is stable (P1, Theorem 5).
         let s = sim("B");
-        let tr = s.run(State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] }, [true, false], &SimSettings::default()).unwrap();
-        assert!(matches!(tr.outcome, Outcome::Rest), "{:?} after {} events", tr.outcome, tr.events.len());
-        assert!(tr.events.iter().any(|e| e.kind == EventKind::Impact));
+        let tr = s.run(SimState { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] }, [true, false], &SimSettings::default()).unwrap();
+        assert!(matches!(tr.outcome, BodyOutcome::Rest), "{:?} after {} events", tr.outcome, tr.events.len());
+        assert!(tr.events.iter().any(|e| e.kind == BodyEventKind::Impact));
     }
 
     #[test]
@@ -920,7 +920,7 @@ mod tests {
         // trajectories fresh, after another run (one whose speeds grow far beyond its start:
         // D diverges) and after itself, in any order.
         let settings = SimSettings { diverge_ratio: 1e2, ..Default::default() };
-        let lift = State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
+        let lift = SimState { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] };
         let (b, d) = (sim("B"), sim("D"));
         let run_b = || format!("{:?}", b.run(lift, [true, false], &settings).unwrap());
         let run_d = || format!("{:?}", d.run(lift, [true, false], &settings).unwrap());
@@ -940,7 +940,7 @@ mod tests {
         let v0 = 1e-2;
         let run = |vmax: f64| ZodRun { sim: &s, v0, diverge_ratio: 1e6, vmax: Cell::new(vmax) };
         let (fresh, fast) = (run(v0), run(1e3 * v0));
-        let mut x = to_x(&State { q: [0.0, 1e-4, 0.0], qd: [0.0, 0.0, 0.0] });
+        let mut x = to_x(&SimState { q: [0.0, 1e-4, 0.0], qd: [0.0, 0.0, 0.0] });
         let mode = fresh.initial_mode(0.0, &mut x).unwrap();
         let show = |sys: &ZodRun| {
             let mut g = [0.0; 4];
@@ -955,11 +955,11 @@ mod tests {
         let s = sim("D");
         let tr = s
             .run(
-                State { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] },
+                SimState { q: [0.0, 1e-4, 0.0], qd: [0.0; 3] },
                 [true, false],
                 &SimSettings { diverge_ratio: 1e2, ..Default::default() },
             )
             .unwrap();
-        assert_eq!(tr.outcome, Outcome::Diverged, "{:?} after {} events", tr.outcome, tr.events.len());
+        assert_eq!(tr.outcome, BodyOutcome::Diverged, "{:?} after {} events", tr.outcome, tr.events.len());
     }
 }

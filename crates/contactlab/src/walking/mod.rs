@@ -18,10 +18,10 @@
 //! Signs: `A` and `B` follow P2 (`a_n = −A + B f_n`), with the core's bias `h = −(H + G)`:
 //! `A = −w_nᵀM⁻¹h − ẇ_nᵀq̇`, `B = w_nᵀM⁻¹(w_n − σμ w_t)`.
 
-use nalgebra::{dvector, DMatrix, DVector};
+use nalgebra::{dvector, DVector};
 
 use crate::hybrid::driver::EventRecord;
-use crate::hybrid::lagrangian::{join, ContactMode, Lagrangian, Modes};
+use crate::hybrid::lagrangian::{join, ContactMode, Lagrangian, Modes, State};
 use crate::hybrid::{EventDriver, EventKind, Observer, Step};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
@@ -36,9 +36,6 @@ pub use multibody::{gait, WalkerGait};
 
 // The Painlevé quantities and slip episodes of any system, on which P2's analyses stand.
 pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};
-
-/// The state `[q | q̇]`.
-pub type State = DMatrix<f64>;
 
 /// Coordinates on the post-impact section of a walker: the state right after heel strike and
 /// relabelling, with the new stance foot at the origin and at rest.

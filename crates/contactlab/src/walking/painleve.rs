@@ -32,16 +32,16 @@ pub fn b_at<W: WalkerChart>(w: &W, angles: &[f64], mu: f64, sigma: f64) -> f64 {
 /// `[lo, hi]` (per angle), with the configuration where it is attained; `None` if `σc ≤ 0`
 /// everywhere (no `μ` makes `B` negative).
 #[derive(Debug, Clone, Serialize)]
-pub struct MuMin {
+pub struct WalkerMuMin {
     /// `μ_min`.
     pub mu_min: f64,
     /// The angles where `d/(σc)` is smallest.
     pub at: Vec<f64>,
 }
 
-/// [`MuMin`] by a grid of `n` points per angle and a pattern search from the best point
+/// [`WalkerMuMin`] by a grid of `n` points per angle and a pattern search from the best point
 /// ([`maximize_on_box`] on `−d/(σc)`).
-pub fn mu_min<W: WalkerChart>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<MuMin> {
+pub fn mu_min<W: WalkerChart>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> Option<WalkerMuMin> {
     let k = w.angle_count();
     let ratio = |a: &[f64]| {
         let (d, c) = d_and_c(w, &w.configuration(a));
@@ -52,7 +52,7 @@ pub fn mu_min<W: WalkerChart>(w: &W, sigma: f64, lo: f64, hi: f64, n: usize) -> 
         }
     };
     let (v, a) = maximize_on_box(&|a| -ratio(a), &vec![lo; k], &vec![hi; k], n, 1)?;
-    Some(MuMin { mu_min: -v, at: a })
+    Some(WalkerMuMin { mu_min: -v, at: a })
 }
 
 /// The least `d/|c|` at the stance contact along one step of the walker's motion from the

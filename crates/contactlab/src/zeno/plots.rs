@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use super::{EBranch, EPoint, Simulation};
+use super::{EBranch, EPoint, ZenoSimulation};
 use crate::plot::{Mark, XyPlot};
 use crate::Error;
 
 type Curve = Vec<(f64, f64)>;
 
 /// Splits samples into constrained and unconstrained runs (gaps where the other kind is).
-fn split_phases(sim: &Simulation, y: impl Fn(&super::Sample) -> f64) -> (Curve, Curve) {
+fn split_phases(sim: &ZenoSimulation, y: impl Fn(&super::ZenoSample) -> f64) -> (Curve, Curve) {
     let mut solid = Vec::new();
     let mut dashed = Vec::new();
     let gap = (f64::NAN, f64::NAN);
@@ -39,7 +39,7 @@ fn split_phases(sim: &Simulation, y: impl Fn(&super::Sample) -> f64) -> (Curve, 
 
 /// Time plot of every coordinate: constrained phases solid, unconstrained dashed, impacts marked
 /// with squares on the first coordinate (P3, Figs. 2b, 4, 5). `names` labels the coordinates.
-pub fn time_plot(sim: &Simulation, title: &str, names: &[&str], path: &Path) -> Result<(), Error> {
+pub fn time_plot(sim: &ZenoSimulation, title: &str, names: &[&str], path: &Path) -> Result<(), Error> {
     let mut p = XyPlot::new(title, "time t (s)", "angle (rad)");
     let n = sim.samples.first().map_or(0, |s| s.q.len());
     for k in 0..n {
@@ -58,7 +58,7 @@ pub fn time_plot(sim: &Simulation, title: &str, names: &[&str], path: &Path) -> 
 
 /// Phase portrait of coordinate `k` (`(q_k, q̇_k)`) for one or more executions, each drawn with
 /// its constrained part solid and free part dashed (P3, Fig. 3).
-pub fn phase_portrait(runs: &[(&str, &Simulation)], k: usize, name: &str, path: &Path) -> Result<(), Error> {
+pub fn phase_portrait(runs: &[(&str, &ZenoSimulation)], k: usize, name: &str, path: &Path) -> Result<(), Error> {
     let mut p =
         XyPlot::new(format!("Phase portrait ({name}, {name}')"), format!("{name} (rad)"), format!("{name}' (rad/s)"));
     for (c, (label, sim)) in runs.iter().enumerate() {
@@ -108,7 +108,7 @@ fn num(x: f64) -> String {
 
 /// Writes a completed execution into `dir`: `trajectory.csv` (t, the coordinates `names`, their
 /// rates, whether constrained, λ), `events.csv` and `time.png` titled `title`.
-pub fn write_simulation(sim: &super::Simulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Error> {
+pub fn write_simulation(sim: &super::ZenoSimulation, names: &[&str], dir: &Path, title: &str) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     let n = names.len();
     let mut csv = String::from("t");

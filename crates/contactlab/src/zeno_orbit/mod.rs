@@ -22,8 +22,8 @@
 //! plastic impact that returns to `x*`; a *Zeno* periodic orbit (`e > 0`) returns to `x*` through
 //! infinitely many impacts accumulating at a Zeno point. Both are fixed points of the return map
 //! `Φ: S → S` from one entry into a constrained phase to the next (the core's
-//! [`Section::Closing`]), found by Newton's method ([`ReturnMap::fixed_point`]). Starting the
-//! map later along the same constrained phase returns to the same point, so `DΦ` has a zero
+//! [`PoincareSection::Closing`]), found by Newton's method ([`ReturnMap::fixed_point`]). Starting
+//! the map later along the same constrained phase returns to the same point, so `DΦ` has a zero
 //! multiplier along the flow; the other multipliers decide stability, and their largest modulus
 //! is the contraction rate `γ` of P3's Definition 5 for the linearised map.
 //!
@@ -34,17 +34,14 @@ use std::ops::ControlFlow;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::hybrid::driver::{EventRecord, Section};
-use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
+use crate::hybrid::driver::{EventRecord, PoincareSection};
+use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes, State};
 use crate::hybrid::section::{Derivatives, FixedPoint, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{
     DriverSettings, EventDriver, EventKind, Hybrid, Observer, Step, Termination, Tolerances, ZenoRule,
 };
 use crate::mechanics::ContactSystem;
 use crate::Error;
-
-/// The state `[q | q̇]`.
-pub type State = DMatrix<f64>;
 
 /// The coordinate chart P3 needs (the last coordinate is the contact's gap, `∂g/∂q` its unit
 /// row) is checked to this relative accuracy at three probe points.
@@ -231,7 +228,7 @@ pub fn multiplier<S: ContactSystem>(lag: &Lagrangian<S>, q: &DVector<f64>, v: &D
 
 /// One recorded point of a trajectory.
 #[derive(Debug, Clone, Serialize)]
-pub struct Sample {
+pub struct ZenoSample {
     /// Time.
     pub t: f64,
     /// `q`.
@@ -246,7 +243,7 @@ pub struct Sample {
 
 /// One event of a trajectory.
 #[derive(Debug, Clone, Serialize)]
-pub struct Event {
+pub struct ZenoEvent {
     /// Time.
     pub t: f64,
     /// `impact`, `zeno` (a Zeno point: the constrained phase starts) or `lift-off`.
@@ -263,11 +260,11 @@ pub struct Event {
 
 /// A completed execution, sampled.
 #[derive(Debug, Clone, Serialize)]
-pub struct Simulation {
+pub struct ZenoSimulation {
     /// Samples in time order (the start, points inside every step, every event).
-    pub samples: Vec<Sample>,
+    pub samples: Vec<ZenoSample>,
     /// The events.
-    pub events: Vec<Event>,
+    pub events: Vec<ZenoEvent>,
     /// Number of impacts simulated.
     pub impacts: usize,
     /// Number of Zeno points.
@@ -281,8 +278,8 @@ pub struct Simulation {
 struct PhaseRecorder<'a, S> {
     lag: &'a Lagrangian<S>,
     per_step: usize,
-    samples: Vec<Sample>,
-    events: Vec<Event>,
+    samples: Vec<ZenoSample>,
+    events: Vec<ZenoEvent>,
     constrained_time: f64,
 }
 
@@ -290,7 +287,7 @@ impl<S: ContactSystem> PhaseRecorder<'_, S> {
     fn push(&mut self, t: f64, x: &State, constrained: bool) {
         let (q, v) = split(x);
         let lambda = constrained.then(|| multiplier(self.lag, &q, &v));
-        self.samples.push(Sample {
+        self.samples.push(ZenoSample {
             t,
             q: q.iter().copied().collect(),
             v: v.iter().copied().collect(),
@@ -321,7 +318,7 @@ impl<S: ContactSystem> Observer<State, Modes> for PhaseRecorder<'_, S> {
         let closed = ev.mode_after.get(0).closed();
         self.push(ev.t, &ev.after, closed);
         let (q, _) = split(&ev.after);
-        self.events.push(Event {
+        self.events.push(ZenoEvent {
             t: ev.t,
             kind: ev.info.kind,
             impact_speed: ev.info.impact_speed,
@@ -342,7 +339,7 @@ pub fn simulate<S: ContactSystem>(
     t_max: f64,
     per_step: usize,
     settings: &ZenoSettings,
-) -> Result<Simulation, Error> {
+) -> Result<ZenoSimulation, Error> {
     settings.validate()?;
     check_coordinates(sys)?;
     if !(t_max > 0.0 && t_max.is_finite()) {
@@ -353,7 +350,7 @@ pub fn simulate<S: ContactSystem>(
     let run = settings.driver(t_max).run(&lag, 0.0, join(q0, v0), &[], &mut rec);
     let impacts = rec.events.iter().filter(|e| e.kind == EventKind::Impact).count();
     let zeno_points = rec.events.iter().filter(|e| e.kind == EventKind::Zeno).count();
-    Ok(Simulation {
+    Ok(ZenoSimulation {
         samples: rec.samples,
         events: rec.events,
         impacts,
@@ -370,7 +367,7 @@ pub fn return_map<'a, S: ContactSystem>(
 ) -> ReturnMap<'a, Lagrangian<S>, ConstraintChart> {
     ReturnMap {
         system: lag,
-        section: Section::Closing { contact: 0 },
+        section: PoincareSection::Closing { contact: 0 },
         chart: ConstraintChart::new(lag.system()),
         driver: settings.driver(settings.max_return_time * lag.time_scale()),
         derivatives: settings.derivatives,

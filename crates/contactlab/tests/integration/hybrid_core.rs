@@ -1,12 +1,12 @@
 //! The hybrid dynamics core against closed forms and independent computations.
 
-use contactlab::hybrid::driver::{Direction, EventRecord, IntegrationCause, Section};
+use contactlab::hybrid::driver::{Direction, EventRecord, IntegrationCause, PoincareSection};
 use contactlab::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, ReturnMap, SectionChart};
 use contactlab::hybrid::{
     DriverSettings, EventDriver, EventKind, EventLog, FailureKind, Hybrid, Termination, Tolerances, ZenoRule,
 };
-use contactlab::mechanics::closed_form::{ImpactLimitCycle, Oscillator, Particle, Pendulum, Side};
+use contactlab::mechanics::closed_form::{ImpactLimitCycle, Oscillator, Particle, Pendulum, StopSide};
 use contactlab::mechanics::planar_body::{BodyPoint, PlanarBody};
 use contactlab::mechanics::{ContactLaw, FixedSystem};
 use nalgebra::{dvector, DMatrix, DVector, SMatrix, SVector, Vector1, Vector2};
@@ -24,8 +24,10 @@ fn pendulum_period_matches_elliptic_integral() {
     for theta0 in [0.1, 1.0, 2.5] {
         let x0 = join(&dvector![theta0], &dvector![0.0]);
         // θ̇ crosses zero downwards once per period (at θ = θ₀).
-        let sec =
-            [Section::Surface { sigma: Box::new(|_t, x: &DMatrix<f64>| x[(0, 1)]), direction: Direction::Decreasing }];
+        let sec = [PoincareSection::Surface {
+            sigma: Box::new(|_t, x: &DMatrix<f64>| x[(0, 1)]),
+            direction: Direction::Decreasing,
+        }];
         let mut first = FirstCrossing::default();
         let run = EventDriver::default().run(&sys, 0.0, x0.clone(), &sec, &mut first);
         assert_eq!(run.termination, Termination::Stopped);
@@ -233,7 +235,7 @@ fn impact_oscillator_fixed_point_and_multiplier() {
         stiffness: exact.stiffness,
         force: 0.0,
         position: exact.wall,
-        side: Side::Below,
+        side: StopSide::Below,
         restitution: exact.restitution,
         length: 1.0,
         time: 1.0,
@@ -246,7 +248,7 @@ fn impact_oscillator_fixed_point_and_multiplier() {
                 DriverSettings { tol: Tolerances { rtol, atol: rtol }, max_events: 10, ..Default::default() };
             let map = ReturnMap {
                 system: &sys,
-                section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
+                section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
                 chart: PostImpact { d: exact.wall },
                 driver: EventDriver::new(settings),
                 derivatives,
@@ -289,7 +291,7 @@ fn bouncing_ball_map_has_derivative_e() {
     let settings = DriverSettings { tol: Tolerances { rtol: 1e-12, atol: 1e-12 }, max_events: 3, ..Default::default() };
     let map = ReturnMap {
         system: &sys,
-        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(0) },
         chart: PostImpact { d: 0.0 },
         driver: EventDriver::new(settings),
         derivatives: Derivatives::Exact,

@@ -5,7 +5,7 @@
 
 use contactlab::paper_configs::p1::config;
 use contactlab::twocontact::impact::impact;
-use contactlab::twocontact::sim::{EventKind, Outcome, SimSettings, Simulator, State};
+use contactlab::twocontact::sim::{BodyEventKind, BodyOutcome, SimSettings, SimState, Simulator};
 use contactlab::twocontact::zod::Zod;
 use contactlab::twocontact::TwoContact;
 use nalgebra::{Matrix3, Vector3};
@@ -46,17 +46,17 @@ proptest! {
     fn zod_is_scale_invariant(name in cfg(), z2 in 0.0f64..1e-3, zd2 in -0.05f64..0.05, xd2 in -0.05f64..0.05, lambda in 0.05f64..20.0) {
         let s = sim(&config(name).unwrap());
         let settings = SimSettings { max_events: 40, t_max: f64::INFINITY, ..Default::default() };
-        let a = s.run(State { q: [0.0, z2, 0.0], qd: [0.0, zd2, xd2] }, [true, false], &settings).unwrap();
+        let a = s.run(SimState { q: [0.0, z2, 0.0], qd: [0.0, zd2, xd2] }, [true, false], &settings).unwrap();
         let l2 = lambda * lambda;
-        let b = s.run(State { q: [0.0, z2 * l2, 0.0], qd: [0.0, zd2 * lambda, xd2 * lambda] }, [true, false], &settings).unwrap();
+        let b = s.run(SimState { q: [0.0, z2 * l2, 0.0], qd: [0.0, zd2 * lambda, xd2 * lambda] }, [true, false], &settings).unwrap();
         prop_assert_eq!(a.events.len(), b.events.len());
         prop_assert_eq!(a.outcome, b.outcome);
         for (ea, eb) in a.events.iter().zip(b.events.iter()) {
             prop_assert_eq!(ea.kind, eb.kind);
             prop_assert_eq!(ea.mode, eb.mode);
             prop_assert!((eb.t - lambda * ea.t).abs() <= 1e-9 * (1.0 + lambda * ea.t));
-            if ea.kind == EventKind::Impact && ea.section {
-                let phi = |st: &State| (st.qd[2] / st.qd[1].abs()).atan();
+            if ea.kind == BodyEventKind::Impact && ea.section {
+                let phi = |st: &SimState| (st.qd[2] / st.qd[1].abs()).atan();
                 prop_assert!((phi(&ea.before) - phi(&eb.before)).abs() < 1e-9);
             }
         }
@@ -84,8 +84,8 @@ proptest! {
     #[test]
     fn perturbations_never_meet_painleve_states(name in cfg(), z2 in 1e-6f64..1e-3, xd2 in -0.02f64..0.02, zd1 in 0.0f64..0.02) {
         let s = sim(&config(name).unwrap());
-        let tr = s.run(State { q: [0.0, z2, 0.0], qd: [zd1, 0.0, xd2] }, [zd1 == 0.0, false], &SimSettings { max_events: 400, diverge_ratio: 1e3, ..Default::default() }).unwrap();
-        prop_assert!(!matches!(tr.outcome, Outcome::Painleve | Outcome::ImpactFailure), "{:?}", tr.outcome);
+        let tr = s.run(SimState { q: [0.0, z2, 0.0], qd: [zd1, 0.0, xd2] }, [zd1 == 0.0, false], &SimSettings { max_events: 400, diverge_ratio: 1e3, ..Default::default() }).unwrap();
+        prop_assert!(!matches!(tr.outcome, BodyOutcome::Painleve | BodyOutcome::ImpactFailure), "{:?}", tr.outcome);
     }
 }
 

@@ -2,7 +2,7 @@
 //! friction oscillator against closed forms, the bilateral time-stepping against an independent
 //! integration, and invariants (energy, units).
 
-use contactlab::eqset::{self, BasinSettings, Settings};
+use contactlab::eqset::{self, EqsetBasinSettings, EqsetSettings};
 use contactlab::mechanics::sliders::{RodTwoSliders, SliderSystem, SlidingBlock};
 use contactlab::timestep::bilateral;
 use nalgebra::Vector1;
@@ -19,7 +19,7 @@ proptest! {
     fn the_set_width_is_the_closed_form(mu1 in 0.0f64..2.0, mu2 in 0.01f64..1.0) {
         prop_assume!(mu1 * mu2 < 0.98);
         let rod = RodTwoSliders { mu1, mu2, ..RodTwoSliders::paper() };
-        let s = Settings { grid: 1000, ..Settings::for_system(&rod) };
+        let s = EqsetSettings { grid: 1000, ..EqsetSettings::for_system(&rod) };
         let sets = eqset::equilibrium_sets(&rod, s.q_min, s.q_max, s.grid).unwrap();
         let th = (2.0 * mu2 / (1.0 - mu1 * mu2)).atan();
         prop_assert_eq!(sets.len(), 2);
@@ -32,7 +32,7 @@ proptest! {
     #[test]
     fn the_sets_merge_when_mu1_mu2_reaches_one(mu1 in 0.5f64..3.0, excess in 1.0f64..3.0) {
         let rod = RodTwoSliders { mu1, mu2: excess / mu1, ..RodTwoSliders::paper() };
-        let s = Settings { grid: 200, ..Settings::for_system(&rod) };
+        let s = EqsetSettings { grid: 200, ..EqsetSettings::for_system(&rod) };
         let sets = eqset::equilibrium_sets(&rod, s.q_min, s.q_max, s.grid).unwrap();
         prop_assert_eq!(sets.len(), 1);
         prop_assert!(sets[0].whole);
@@ -43,7 +43,7 @@ proptest! {
 fn units_never_change_the_verdicts() {
     // Mass, length and gravity scaled by 10^±8: the same sets (θ̂ is dimensionless), the same
     // verdicts, and c* / (m g l) unchanged.
-    let base = eqset::analyze(&RodTwoSliders::paper(), &Settings::for_system(&RodTwoSliders::paper())).unwrap();
+    let base = eqset::analyze(&RodTwoSliders::paper(), &EqsetSettings::for_system(&RodTwoSliders::paper())).unwrap();
     let c0 = base.c_star.unwrap() / 10.0;
     for f in [1e-8, 1e8] {
         for rod in [
@@ -51,7 +51,7 @@ fn units_never_change_the_verdicts() {
             RodTwoSliders { l: f, inertia: f * f / 3.0, ..RodTwoSliders::paper() },
             RodTwoSliders { gravity: 10.0 * f, ..RodTwoSliders::paper() },
         ] {
-            let a = eqset::analyze(&rod, &Settings::for_system(&rod)).unwrap();
+            let a = eqset::analyze(&rod, &EqsetSettings::for_system(&rod)).unwrap();
             assert_eq!(a.sets.len(), 2);
             for (s, b) in a.sets.iter().zip(&base.sets) {
                 assert_eq!((s.attractive, s.unstable, &s.theorem), (b.attractive, b.unstable, &b.theorem), "{rod:?}");
@@ -64,7 +64,7 @@ fn units_never_change_the_verdicts() {
     // The block's band scales with m g / k.
     for f in [1e-8, 1.0, 1e8] {
         let b = SlidingBlock { mass: 2.0 * f, stiffness: 50.0, gravity: 9.81, mu: 0.3 };
-        let a = eqset::analyze(&b, &Settings::for_system(&b)).unwrap();
+        let a = eqset::analyze(&b, &EqsetSettings::for_system(&b)).unwrap();
         assert_eq!(a.sets.len(), 1);
         assert!((a.sets[0].half_width / b.band() - 1.0).abs() < 1e-10, "{f}");
         assert_eq!(a.sets[0].attractive, Some(true));
@@ -176,11 +176,11 @@ fn the_estimate_is_conservative_and_e2_has_a_thick_stable_manifold() {
     // P5 Section IV: {V < c*} lies in E1's basin (Theorem 1), and a bundle of solutions with a
     // non-empty interior is attracted to the unstable set E2.
     let rod = RodTwoSliders::paper();
-    let settings = Settings::for_system(&rod);
+    let settings = EqsetSettings::for_system(&rod);
     let a = eqset::analyze(&rod, &settings).unwrap();
     let t1 = a.sets[0].theorem1.as_ref().unwrap();
     let vmax = 1.25 * (2.0 * t1.c_star / rod.moment()).sqrt();
-    let b = BasinSettings {
+    let b = EqsetBasinSettings {
         grid: 16,
         q_range: (-std::f64::consts::PI, std::f64::consts::PI),
         v_range: (-vmax, vmax),

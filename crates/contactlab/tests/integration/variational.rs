@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::hybrid::driver::{EventLog, Section};
+use contactlab::hybrid::driver::{EventLog, PoincareSection};
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::section::{Derivatives, FirstCrossing, JacobianRoute, ReturnMap, SectionChart};
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances, ZenoRule};
@@ -83,7 +83,7 @@ fn both_jacobians(
     });
     let mut map = ReturnMap {
         system: &lag,
-        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
         chart: StrikeChart::new(&sys, &x, &spec.translation),
         driver,
         derivatives: Derivatives::Exact,

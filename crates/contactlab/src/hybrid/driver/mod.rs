@@ -347,7 +347,7 @@ pub type SectionFn<'a, S> = Box<dyn Fn(f64, &S) -> f64 + Send + Sync + 'a>;
 
 /// A Poincaré section: a surface `σ(t, x) = 0` crossed in a direction, or the state right after
 /// events of a kind (for example every impact of contact 1).
-pub enum Section<'a, S> {
+pub enum PoincareSection<'a, S> {
     /// A surface `σ(t, x) = 0`.
     Surface {
         /// The section function.
@@ -371,12 +371,12 @@ pub enum Section<'a, S> {
     },
 }
 
-impl<S> std::fmt::Debug for Section<'_, S> {
+impl<S> std::fmt::Debug for PoincareSection<'_, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Section::Surface { direction, .. } => write!(f, "Surface({direction:?})"),
-            Section::AfterEvent { kind, contact } => write!(f, "AfterEvent({kind:?}, {contact:?})"),
-            Section::Closing { contact } => write!(f, "Closing({contact})"),
+            PoincareSection::Surface { direction, .. } => write!(f, "Surface({direction:?})"),
+            PoincareSection::AfterEvent { kind, contact } => write!(f, "AfterEvent({kind:?}, {contact:?})"),
+            PoincareSection::Closing { contact } => write!(f, "Closing({contact})"),
         }
     }
 }
@@ -476,7 +476,7 @@ impl EventDriver {
         sys: &H,
         t0: f64,
         x0: H::State,
-        sections: &[Section<'_, H::State>],
+        sections: &[PoincareSection<'_, H::State>],
         obs: &mut O,
     ) -> Run<H::State, H::Mode> {
         // A bad setting ends the run before it starts, with the setting named.
@@ -528,7 +528,7 @@ impl EventDriver {
         sys: &H,
         t0: f64,
         x0: H::State,
-        sections: &[Section<'_, H::State>],
+        sections: &[PoincareSection<'_, H::State>],
     ) -> (Run<H::State, H::Mode>, Vec<EventRecord<H::State, H::Mode>>) {
         let mut log = EventLog::default();
         let run = self.run(sys, t0, x0, sections, &mut log);

@@ -16,7 +16,7 @@ pub(super) struct Next<S, M> {
 pub(super) struct Runner<'r, 's, H: Hybrid> {
     pub(super) settings: &'r DriverSettings,
     pub(super) sys: &'r H,
-    pub(super) sections: &'r [Section<'s, H::State>],
+    pub(super) sections: &'r [PoincareSection<'s, H::State>],
     pub(super) t: f64,
     pub(super) x: H::State,
     pub(super) mode: H::Mode,
@@ -59,7 +59,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     pub(super) fn new(
         settings: &'r DriverSettings,
         sys: &'r H,
-        sections: &'r [Section<'s, H::State>],
+        sections: &'r [PoincareSection<'s, H::State>],
         t: f64,
         x: H::State,
         mode: H::Mode,
@@ -277,7 +277,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
             self.armed[k] = self.gprev[k] > 0.0;
         }
         for (k, s) in self.sections.iter().enumerate() {
-            if let Section::Surface { sigma, .. } = s {
+            if let PoincareSection::Surface { sigma, .. } = s {
                 self.sec_prev[k] = sigma(t, &self.x);
             }
         }
@@ -535,7 +535,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         }
         let mut hits: Vec<(f64, usize)> = Vec::new();
         for (k, s) in self.sections.iter().enumerate() {
-            let Section::Surface { sigma, direction } = s else { continue };
+            let PoincareSection::Surface { sigma, direction } = s else { continue };
             let s0 = if fresh { sigma(step.t0, &step.y0) } else { self.sec_prev[k] };
             let y_end = step.eval(t_end);
             let s1 = sigma(t_end, &y_end);
@@ -573,8 +573,8 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         Ok(())
     }
 
-    /// Reports the after-event sections ([`Section::AfterEvent`], [`Section::Closing`]) that the
-    /// event `rec` hits; whether the observer asked to stop.
+    /// Reports the after-event sections ([`PoincareSection::AfterEvent`],
+    /// [`PoincareSection::Closing`]) that the event `rec` hits; whether the observer asked to stop.
     pub(super) fn after_event_sections<O: Observer<H::State, H::Mode>>(
         &self,
         rec: &EventRecord<H::State, H::Mode>,
@@ -583,14 +583,14 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
         let mut stop = false;
         for (k, s) in self.sections.iter().enumerate() {
             let (hit, contact) = match s {
-                Section::AfterEvent { kind, contact } => {
+                PoincareSection::AfterEvent { kind, contact } => {
                     (rec.info.kind == *kind && (contact.is_none() || *contact == rec.info.contact), rec.info.contact)
                 }
-                Section::Closing { contact } => {
+                PoincareSection::Closing { contact } => {
                     let c = *contact;
                     (!self.sys.closed(&rec.mode_before, c) && self.sys.closed(&rec.mode_after, c), Some(c))
                 }
-                Section::Surface { .. } => (false, None),
+                PoincareSection::Surface { .. } => (false, None),
             };
             if hit {
                 let r = EventRecord {

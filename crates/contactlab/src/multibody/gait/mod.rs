@@ -33,7 +33,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::Mechanism;
-use crate::hybrid::driver::{EventRecord, Section};
+use crate::hybrid::driver::{EventRecord, PoincareSection};
 use crate::hybrid::lagrangian::{join, split, ContactMode, Lagrangian, Modes};
 use crate::hybrid::section::{Derivatives, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Peak, Step, Tolerances, ZenoRule};

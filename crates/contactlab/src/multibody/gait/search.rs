@@ -167,7 +167,7 @@ pub(super) fn newton_gait(
     let chart = StrikeChart::new(sys, x, &spec.translation);
     let map = ReturnMap {
         system: lag,
-        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
         chart,
         driver: driver_for(s, s.max_step_time * ts, 500, MAX_STEPS_PER_STRIKE),
         derivatives: s.derivatives,

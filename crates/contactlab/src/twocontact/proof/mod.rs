@@ -47,9 +47,9 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::classify::{Classification, Theorem};
+use super::classify::{ConfigClassification, Theorem};
 use super::impact::{mode_index, slip_sign};
-use super::modes::{all_modes, Mode, PointMode, PointState};
+use super::modes::{all_modes, ContactPointState, Mode, PointMode};
 use super::sim::{class_index, CLASSES};
 use super::TwoContact;
 use crate::interval::Interval as I;
@@ -349,7 +349,7 @@ impl IZod {
 
     /// Consistency of `mode` in the state class `state` under the ZOD (as
     /// [`super::modes::solve_mode`]), with its accelerations; `None` if not a candidate.
-    fn class_mode(&self, mode: Mode, state: [PointState; 2]) -> Option<(Tri, [I; 4])> {
+    fn class_mode(&self, mode: Mode, state: [ContactPointState; 2]) -> Option<(Tri, [I; 4])> {
         if !state[0].candidates().contains(&mode.0) || !state[1].candidates().contains(&mode.1) {
             return None;
         }
@@ -367,7 +367,7 @@ impl IZod {
             let (zi, xi) = (Z[i], X[i]);
             match pm {
                 PointMode::F => {
-                    if state[i] != PointState::Separated {
+                    if state[i] != ContactPointState::Separated {
                         t = t.and(Tri::positive(a[zi]));
                     }
                 }
@@ -376,7 +376,7 @@ impl IZod {
                 }
                 PointMode::P | PointMode::N => {
                     t = t.and(Tri::positive(f[zi]));
-                    if state[i] == PointState::Rest {
+                    if state[i] == ContactPointState::Rest {
                         t = t.and(Tri::positive(ex(slip_sign(pm)) * a[xi]));
                     }
                 }
@@ -386,7 +386,7 @@ impl IZod {
     }
 
     /// The unique consistent mode of a class, proved: every other candidate proved inconsistent.
-    fn prove_class(&self, state: [PointState; 2]) -> Result<(Mode, [I; 4]), String> {
+    fn prove_class(&self, state: [ContactPointState; 2]) -> Result<(Mode, [I; 4]), String> {
         let mut found = None;
         for m in all_modes() {
             match self.class_mode(m, state) {
@@ -403,7 +403,7 @@ impl IZod {
         found.ok_or_else(|| "no consistent mode (Painlevé)".to_string())
     }
 
-    fn mode_of(&self, state: [PointState; 2]) -> Result<(Mode, [I; 4]), String> {
+    fn mode_of(&self, state: [ContactPointState; 2]) -> Result<(Mode, [I; 4]), String> {
         self.table[4 * class_index(state[0]) + class_index(state[1])].clone()
     }
 }
@@ -458,7 +458,7 @@ pub struct ModeFacts {
 impl ModeFacts {
     /// Proves the facts from the interval ZOD.
     pub fn prove(z: &IZod) -> ModeFacts {
-        use PointState::*;
+        use ContactPointState::*;
         let mut reason = None;
         let ss = z.stick_family(&z.a0);
         let mut unambiguous = Tri::Yes;

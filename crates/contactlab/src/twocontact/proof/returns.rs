@@ -265,18 +265,18 @@ impl IZod {
 
     /// The class of the state and its proved mode; a sustained point whose mode is `F` lifts off.
     pub(super) fn settle(&self, st: &mut St) -> Result<(Mode, [I; 4]), String> {
-        let mut ps = [PointState::Separated; 2];
+        let mut ps = [ContactPointState::Separated; 2];
         for i in 0..2 {
             if st.sustained[i] {
                 let v = st.xd[i];
                 ps[i] = if v.lo() == 0.0 && v.hi() == 0.0 {
-                    PointState::Rest
+                    ContactPointState::Rest
                 } else if v.is_positive() {
-                    PointState::Slip(1)
+                    ContactPointState::Slip(1)
                 } else if v.is_negative() {
-                    PointState::Slip(-1)
+                    ContactPointState::Slip(-1)
                 } else if st.hint[i] != 0 {
-                    PointState::Slip(st.hint[i])
+                    ContactPointState::Slip(st.hint[i])
                 } else {
                     return Err(format!("slip direction of point {} undecided", i + 1));
                 };
@@ -464,7 +464,7 @@ pub(super) fn candidates(st: &St, pms: [PointMode; 2], acc: &[I; 4]) -> Result<V
 
 /// One piece of the circle and what is proved on it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Piece {
+pub struct ReturnPiece {
     /// `φ` from (rad).
     pub lo: f64,
     /// `φ` to (rad).
@@ -484,7 +484,7 @@ pub struct Piece {
 /// return is enclosed and `accept` holds, bisecting each piece where the enclosure fails or
 /// `accept` does not hold, down to [`MAX_DEPTH`] halvings. Pieces that stay undecided carry the
 /// last reason.
-pub fn prove_over_circle(z: &IZod, accept: &(dyn Fn(&ReturnEnclosure) -> bool + Sync)) -> Vec<Piece> {
+pub fn prove_over_circle(z: &IZod, accept: &(dyn Fn(&ReturnEnclosure) -> bool + Sync)) -> Vec<ReturnPiece> {
     cover_circle(z, &|_, _, e| e.iter().all(accept), &AtomicUsize::new(0))
 }
 
@@ -492,7 +492,7 @@ pub fn prove_over_circle(z: &IZod, accept: &(dyn Fn(&ReturnEnclosure) -> bool + 
 pub(super) type Accept<'a> = dyn Fn(f64, f64, &[ReturnEnclosure]) -> bool + Sync + 'a;
 
 /// [`prove_over_circle`] with a condition on the whole piece.
-pub(super) fn cover_circle(z: &IZod, accept: &Accept, spent: &AtomicUsize) -> Vec<Piece> {
+pub(super) fn cover_circle(z: &IZod, accept: &Accept, spent: &AtomicUsize) -> Vec<ReturnPiece> {
     let end = FRAC_PI_2.next_up();
     let n = INITIAL_PIECES;
     let cut = |k: usize| {
@@ -509,13 +509,18 @@ pub(super) fn cover_circle(z: &IZod, accept: &Accept, spent: &AtomicUsize) -> Ve
 
 /// The bisection of [`prove_over_circle`] on one piece `(lo, hi, depth)`: its decided and
 /// undecided sub-pieces in order. `spent` counts enclosures against [`MAX_EVALUATIONS`].
-pub(super) fn prove_piece(z: &IZod, piece: (f64, f64, usize), accept: &Accept, spent: &AtomicUsize) -> Vec<Piece> {
+pub(super) fn prove_piece(
+    z: &IZod,
+    piece: (f64, f64, usize),
+    accept: &Accept,
+    spent: &AtomicUsize,
+) -> Vec<ReturnPiece> {
     let mut out = Vec::new();
     let mut stack = vec![piece];
     while let Some((lo, hi, depth)) = stack.pop() {
         if spent.fetch_add(1, Ordering::Relaxed) >= MAX_EVALUATIONS {
             let reason = format!("work bound: {MAX_EVALUATIONS} enclosures");
-            out.push(Piece { lo, hi, depth, outcomes: vec![], reason: Some(reason) });
+            out.push(ReturnPiece { lo, hi, depth, outcomes: vec![], reason: Some(reason) });
             continue;
         }
         let res = z.enclose_return(lo, hi).and_then(|e| {
@@ -526,11 +531,11 @@ pub(super) fn prove_piece(z: &IZod, piece: (f64, f64, usize), accept: &Accept, s
             }
         });
         match res {
-            Ok(e) => out.push(Piece { lo, hi, depth, outcomes: e, reason: None }),
+            Ok(e) => out.push(ReturnPiece { lo, hi, depth, outcomes: e, reason: None }),
             Err(reason) => {
                 let mid = 0.5 * (lo + hi);
                 if depth >= MAX_DEPTH || !(lo < mid && mid < hi) {
-                    out.push(Piece { lo, hi, depth, outcomes: vec![], reason: Some(reason) });
+                    out.push(ReturnPiece { lo, hi, depth, outcomes: vec![], reason: Some(reason) });
                 } else {
                     stack.push((mid, hi, depth + 1));
                     stack.push((lo, mid, depth + 1));

@@ -62,7 +62,7 @@ pub(super) const COUNTEREXAMPLE_TRIES: usize = 64;
 
 /// A proved `G(φ) > 1` at the midpoint of an undecided piece (the return a single proved path
 /// there), if one of the first [`COUNTEREXAMPLE_TRIES`] has it.
-pub(super) fn counterexample(z: &IZod, pieces: &[Piece]) -> Option<Counterexample> {
+pub(super) fn counterexample(z: &IZod, pieces: &[ReturnPiece]) -> Option<Counterexample> {
     pieces.iter().filter(|p| p.outcomes.is_empty()).take(COUNTEREXAMPLE_TRIES).find_map(|p| {
         let phi = 0.5 * (p.lo + p.hi);
         match z.enclose_return(phi, phi).ok()?.as_slice() {
@@ -180,7 +180,7 @@ pub(super) fn need(t: Tri, what: &str) -> Result<(), String> {
 /// Proves the verdict `c` of `p`: P1's Theorems 1–3, no equilibrium, Theorem 5 (`R` constant, or
 /// else through a stable partition) and Theorems 4, 4a (a stable partition); `"none"` with the
 /// reason where a proof does not close.
-pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
+pub fn prove_verdict(p: &TwoContact, c: &ConfigClassification) -> VerdictProof {
     let mut v = prove_verdict_of_closed(p, c);
     let e = p.enclosed();
     let mut assumes = vec![];
@@ -205,7 +205,7 @@ pub fn prove_verdict(p: &TwoContact, c: &Classification) -> VerdictProof {
 }
 
 /// [`prove_verdict`] for P1's body with both contacts closed.
-pub(super) fn prove_verdict_of_closed(p: &TwoContact, c: &Classification) -> VerdictProof {
+pub(super) fn prove_verdict_of_closed(p: &TwoContact, c: &ConfigClassification) -> VerdictProof {
     let z = match IZod::new(p) {
         Ok(z) => z,
         Err(e) => return VerdictProof::none(e, None),
@@ -398,7 +398,7 @@ pub(super) fn returned_r(o: &ReturnEnclosure) -> Option<I> {
 
 /// The slipping double impacts met in any return of `pieces` (bits as
 /// [`super::poincare::MapPoint::double_slip`]).
-pub(super) fn double_slip_bits(pieces: &[Piece]) -> u8 {
+pub(super) fn double_slip_bits(pieces: &[ReturnPiece]) -> u8 {
     pieces.iter().flat_map(|p| p.outcomes.iter()).fold(0u8, |b, o| match o {
         ReturnEnclosure::Returned { double_slip, .. } | ReturnEnclosure::Rest { double_slip } => b | double_slip,
     })
@@ -415,7 +415,7 @@ pub(super) fn safe(outs: &[ReturnEnclosure]) -> bool {
 /// The interval graph of P1's Definition 4 over the ordered pieces, over-approximated: an edge
 /// `j → k` (`k ≠ j`) wherever the enclosure of `R` on piece `j` meets piece `k`. Extra edges
 /// only add cycles, so a piece off every cycle of this graph is off every cycle of the exact one.
-pub(super) fn interval_graph(pieces: &[Piece]) -> Vec<Vec<usize>> {
+pub(super) fn interval_graph(pieces: &[ReturnPiece]) -> Vec<Vec<usize>> {
     pieces
         .iter()
         .enumerate()
@@ -485,7 +485,7 @@ pub(super) const WHAT: &str = "every piece safe (G < 1) or drifting (R(φ) − �
 
 /// The pieces of a proved stable partition and the refinement rounds it took (see
 /// [`prove_stable_partition`]), or the failed proof.
-pub(crate) fn partition(z: &IZod, f: &ModeFacts) -> Result<(Vec<Piece>, usize), Box<VerdictProof>> {
+pub(crate) fn partition(z: &IZod, f: &ModeFacts) -> Result<(Vec<ReturnPiece>, usize), Box<VerdictProof>> {
     let accept = |lo: f64, hi: f64, outs: &[ReturnEnclosure]| safe(outs) || drift(lo, hi, outs) != 0;
     let spent = AtomicUsize::new(0);
     let mut pieces = cover_circle(z, &accept, &spent);
@@ -551,7 +551,7 @@ pub(crate) fn partition(z: &IZod, f: &ModeFacts) -> Result<(Vec<Piece>, usize), 
 /// (Definition 8a) and, when `weak` (the direction is not persistent), `|R(±π/2)| < π/2`
 /// (Definition 2, condition (10)). Shrinks the end piece towards `±π/2` until the enclosures
 /// decide: every limit lies in the enclosures of every piece reaching the end.
-pub(super) fn prove_end(z: &IZod, p: &Piece, plus: bool, weak: bool) -> Result<(), String> {
+pub(super) fn prove_end(z: &IZod, p: &ReturnPiece, plus: bool, weak: bool) -> Result<(), String> {
     let decided = |outs: &[ReturnEnclosure]| {
         outs.iter().all(|o| match o {
             ReturnEnclosure::Rest { .. } => true,
@@ -585,8 +585,8 @@ pub(super) fn prove_end(z: &IZod, p: &Piece, plus: bool, weak: bool) -> Result<(
     Err(last)
 }
 
-pub(super) fn circle_proof(pieces: &[Piece], facts: ModeFacts, what: &str) -> VerdictProof {
-    let undecided: Vec<&Piece> = pieces.iter().filter(|p| p.outcomes.is_empty()).collect();
+pub(super) fn circle_proof(pieces: &[ReturnPiece], facts: ModeFacts, what: &str) -> VerdictProof {
+    let undecided: Vec<&ReturnPiece> = pieces.iter().filter(|p| p.outcomes.is_empty()).collect();
     // A bound over the decided pieces only is no bound: null unless every piece is decided.
     let g_max = pieces
         .iter()

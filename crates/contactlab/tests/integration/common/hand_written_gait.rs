@@ -8,7 +8,7 @@
 
 use std::ops::ControlFlow;
 
-use contactlab::hybrid::driver::{EventRecord, Section};
+use contactlab::hybrid::driver::{EventRecord, PoincareSection};
 use contactlab::hybrid::lagrangian::{split, ContactMode, Lagrangian, Modes};
 use contactlab::hybrid::section::{Derivatives, ReturnMap, SectionChart};
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Step, Tolerances};
@@ -115,7 +115,7 @@ fn gait<W: WalkerChart>(chart: Chart<'_, W>, guess: &DVector<f64>, rtol: f64) ->
     };
     let map = ReturnMap {
         system: &lag,
-        section: Section::AfterEvent { kind: EventKind::Impact, contact: Some(1) },
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(1) },
         chart,
         driver: driver(),
         derivatives: Derivatives::Differences,
