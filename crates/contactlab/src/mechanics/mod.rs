@@ -145,6 +145,13 @@ pub trait ContactSystem: Send + Sync {
     fn kinetic_energy(&self, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
         0.5 * v.dot(&(self.mass_matrix(q) * v))
     }
+    /// The acceleration with no contact force, `M⁻¹h` (Cholesky); `None` if `M` is not positive
+    /// definite. A system may compute it faster; the result must be the same.
+    fn free_acceleration(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<DVector<f64>> {
+        let mut a = self.bias(t, q, v);
+        self.mass_matrix(q).cholesky()?.solve_mut(&mut a);
+        Some(a)
+    }
     /// Exact first derivatives of `M`, `h` and the contact kinematics at `(t, q, q̇)`
     /// ([`linearization`]); `None` (the default) when the system does not provide them, and
     /// return maps then use differences.
@@ -219,6 +226,9 @@ impl<T: ContactSystem> ContactSystem for &T {
     }
     fn kinetic_energy(&self, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
         (**self).kinetic_energy(q, v)
+    }
+    fn free_acceleration(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<DVector<f64>> {
+        (**self).free_acceleration(t, q, v)
     }
     fn linearization(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<linearization::Linearization> {
         (**self).linearization(t, q, v)
@@ -327,6 +337,19 @@ macro_rules! fixed_size_system {
             fn kinetic_energy(&self, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> f64 {
                 let (q, v) = ($crate::mechanics::fixed::<$n>(q), $crate::mechanics::fixed::<$n>(v));
                 <$t as $crate::mechanics::FixedSystem<$n>>::kinetic_energy(self, &q, &v)
+            }
+            // On the stack: nalgebra's Cholesky is the same algorithm for every size, so the
+            // result is the default's to the bit, without its heap matrices.
+            fn free_acceleration(
+                &self,
+                t: f64,
+                q: &nalgebra::DVector<f64>,
+                v: &nalgebra::DVector<f64>,
+            ) -> Option<nalgebra::DVector<f64>> {
+                let (q, v) = ($crate::mechanics::fixed::<$n>(q), $crate::mechanics::fixed::<$n>(v));
+                let mut a = <$t as $crate::mechanics::FixedSystem<$n>>::bias(self, t, &q, &v);
+                <$t as $crate::mechanics::FixedSystem<$n>>::mass_matrix(self, &q).cholesky()?.solve_mut(&mut a);
+                Some($crate::mechanics::dvec(&a))
             }
             fn linearization(
                 &self,

@@ -148,7 +148,7 @@ impl<S: ContactSystem> Lagrangian<S> {
 
     /// `M⁻¹h` with every contact free; `None` as for [`Lagrangian::solve_mode`].
     pub(super) fn free_acceleration(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<DVector<f64>> {
-        let a0 = self.system.mass_matrix(q).cholesky()?.solve(&self.system.bias(t, q, v));
+        let a0 = self.system.free_acceleration(t, q, v)?;
         a0.iter().all(|x| x.is_finite()).then_some(a0)
     }
 
