@@ -157,7 +157,7 @@ pub fn continuation(
             let d = doc.with_param(&key, p).map_err(|e| e.to_string())?;
             match crate::zeno::model::from_model(&d).map_err(|e| e.to_string())? {
                 ZenoModel::DoublePendulum { system, .. } => {
-                    crate::zeno::model::pendulum_mechanism(&system).and_then(|m| m.system()).map_err(|e| e.to_string())
+                    crate::zeno::model::pendulum_system(&system).map_err(|e| e.to_string())
                 }
                 ZenoModel::BouncingBall { .. } => Err("not a pendulum".into()),
             }

@@ -169,7 +169,7 @@ pub fn zeno_orbit(m: &ZenoModel, name: &str) -> Result<OrbitReport, Error> {
     let p = pendulum(m, name, "zeno orbit")?;
     // On the pendulum's multibody model: its multipliers from exact derivatives, as `orbit`
     // gives them for the same model written as a file.
-    let system = crate::zeno::model::pendulum_mechanism(&p.0)?.system()?;
+    let system = crate::zeno::model::pendulum_system(&p.0)?;
     let o = find_orbit(&Lagrangian::new(system), &p, &ZenoSettings::default());
     Ok(OrbitReport::new(p.0, &o))
 }
@@ -219,9 +219,7 @@ pub fn zeno_continuation(
             if !(0.0..=1.0).contains(&e) {
                 return Err(format!("e = {e} is outside [0, 1]"));
             }
-            crate::zeno::model::pendulum_mechanism(&sys.with_e(e))
-                .and_then(|m| m.system())
-                .map_err(|err| err.to_string())
+            crate::zeno::model::pendulum_system(&sys.with_e(e)).map_err(|err| err.to_string())
         },
         q0.as_slice(),
         v0.as_slice(),

@@ -280,11 +280,8 @@ fn continuation(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Er
         ..Default::default()
     };
     // The pendulum as a multibody model: the continuation's Jacobians are then exact.
-    let family = |e: f64| {
-        zeno::model::pendulum_mechanism(&DoublePendulumStop::paper_controlled(e))
-            .and_then(|m| m.system())
-            .map_err(|err| err.to_string())
-    };
+    let family =
+        |e: f64| zeno::model::pendulum_system(&DoublePendulumStop::paper_controlled(e)).map_err(|err| err.to_string());
     let c = zeno::continuation_in_e(family, q0.as_slice(), v0.as_slice(), &settings, &|_| {})?;
     branch_end(sec, &c);
     fig5(sec, opts, sh, &c)?;

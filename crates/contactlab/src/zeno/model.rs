@@ -149,6 +149,11 @@ pub fn pendulum_mechanism(p: &DoublePendulumStop) -> Result<crate::multibody::Me
     b.build()
 }
 
+/// The system of [`pendulum_mechanism`]: what the orbit search and the continuation run on.
+pub fn pendulum_system(p: &DoublePendulumStop) -> Result<crate::mechanics::multibody_system::MultibodySystem, Error> {
+    pendulum_mechanism(p)?.system()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,7 +202,7 @@ mod tests {
             control: Some(HipControl { k1: 3.0, theta1e: -0.2, c1: 0.4 }),
         };
         for p in [DoublePendulumStop::paper(0.5), DoublePendulumStop::paper_controlled(0.0), other] {
-            let mb = super::pendulum_mechanism(&p).unwrap().system().unwrap();
+            let mb = super::pendulum_system(&p).unwrap();
             assert_eq!((mb.dof(), mb.contact_count()), (2, 1));
             assert_eq!(mb.law(0).restitution, p.e);
             for (q, v) in [([0.3, 0.0], [0.0, 0.0]), ([-1.1, 0.7], [2.0, -3.0]), ([2.5, 1.9], [-0.4, 5.0])] {
