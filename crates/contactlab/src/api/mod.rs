@@ -34,8 +34,8 @@ use crate::twocontact::sim::{BodyEventKind, BodyTrajectory, SimSettings, SimStat
 use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
-use crate::walking::slip::{jam_threshold, slip};
-use crate::walking::{WalkerChart, WalkerGait, WalkerSettings};
+use crate::walking::slip::{jam_threshold, slip_outcome};
+use crate::walking::{MultibodyWalker, WalkerChart, WalkerGait, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;
 use crate::zeno::{self as p3, EBranch, Orbit, ZenoSettings, ZenoSimulation};
@@ -43,17 +43,6 @@ use crate::Error;
 
 fn arg(name: &str, message: impl Into<String>) -> Error {
     Error::Argument { name: name.into(), message: message.into() }
-}
-
-/// Runs `$body` with `$w` bound to the walker inside the [`WalkerModel`] `$m`, whatever its kind:
-/// the one list of walker kinds in this module (each kind implements [`WalkerChart`]).
-macro_rules! with_walker {
-    ($m:expr, $w:ident => $body:expr) => {
-        match $m {
-            WalkerModel::Rimless($w) => $body,
-            WalkerModel::Compass($w) => $body,
-        }
-    };
 }
 
 /// Samples of `φ` allowed for the maps and the verdict (`equilibrium maps | classify`).

@@ -73,10 +73,11 @@ pub fn walker_gait(m: &WalkerModel, guess: Option<&[f64]>, rtol: Option<f64>) ->
         return Err(arg("guess", "every value must be a finite number"));
     }
     let y = match guess {
-        Some(g) => Some(with_walker!(m, w => {
+        Some(g) => {
+            let w = MultibodyWalker::new(m)?;
             values_for(w.kind_name(), "guess", w.section_names(), g)?;
-            w.section_from_user(g)
-        })),
+            Some(w.section_from_user(g))
+        }
         None => None,
     };
     let found = crate::walking::gait(m, y.as_ref(), &s)?;
@@ -213,7 +214,7 @@ impl WalkerPainleve {
         let write = |name: &str, text: String| crate::output::write_file(dir, name, &text);
         match (m.with_mu(mu)?, &self.grid) {
             (WalkerModel::Rimless(w), _) => {
-                write("cases.csv", crate::walking::painleve::rimless_cases_csv(&w, sigma, 161))?;
+                write("cases.csv", crate::walking::painleve::rimless_cases_csv(&w, sigma, 161)?)?;
                 let g = crate::walking::gait(&WalkerModel::Rimless(w), None, &GaitSettings::default())?;
                 let gy = (g.converged && g.sticking).then(|| g.section_point[0]);
                 plots::rimless_regions(&w, sigma, gy, &[], &s, &dir.join("regions.png"))?;
@@ -253,17 +254,18 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Wa
     }
     let mu = m.with_mu(mu.unwrap_or(m.mu()))?.mu();
     let sg = sigma as f64;
+    let sys = MultibodyWalker::new(m)?;
     Ok(match m {
         WalkerModel::Rimless(w) => {
-            let mm = mu_min(w, sg, -1.5, 1.5, 301);
-            let iv = b_negative_intervals(w, mu, sg, -w.half_angle(), w.half_angle(), 401);
+            let mm = mu_min(&sys, sg, -1.5, 1.5, 301);
+            let iv = b_negative_intervals(&sys, mu, sg, -w.half_angle(), w.half_angle(), 401);
             let summary = PainleveSummary::Rimless { mu, sigma, mu_min: mm.map(|m| m.mu_min), b_negative: iv };
             WalkerPainleve { mu, sigma, summary, grid: None }
         }
         WalkerModel::Compass(c) => {
-            let mm = mu_min(c, sg, -1.5, 1.5, 121);
+            let mm = mu_min(&sys, sg, -1.5, 1.5, 121);
             let (n, lo, hi) = (121, -1.0, 1.0);
-            let grid = AngleGrid { lo, hi, n, negative: b_negative_grid(c, mu, sg, lo, hi, n) };
+            let grid = AngleGrid { lo, hi, n, negative: b_negative_grid(&sys, mu, sg, lo, hi, n) };
             let mut cells = Vec::new();
             for (j, row) in grid.negative.iter().enumerate() {
                 for (i, &neg) in row.iter().enumerate() {
@@ -286,7 +288,7 @@ pub fn walker_painleve(m: &WalkerModel, mu: Option<f64>, sigma: i8) -> Result<Wa
                     theta1_range: (!cells.is_empty()).then(|| bbox(|p| p.0)),
                     theta2_range: (!cells.is_empty()).then(|| bbox(|p| p.1)),
                 },
-                rho_max: compass_rho_max(c, mu, sg),
+                rho_max: compass_rho_max(c, mu, sg)?,
             };
             WalkerPainleve { mu, sigma, summary, grid: Some(grid) }
         }
@@ -336,18 +338,17 @@ fn slip_start<W: WalkerChart>(w: &W, state: &[f64]) -> Result<(DVector<f64>, DVe
 /// [`WalkerChart::slip_state_names`]) until it ends (`walker slip`).
 pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> {
     let s = WalkerSettings::default();
-    with_walker!(m, w => {
-        let (q, v) = slip_start(w, state)?;
-        let e = slip(w, &q, &v, &s);
-        Ok(SlipReport {
-            outcome: e.outcome,
-            t_end: e.t_end / w.time_unit(),
-            fn_max: e.fn_max,
-            state: e.state,
-            a: e.a_end,
-            b: e.b_end,
-            approach: e.approach,
-        })
+    let w = MultibodyWalker::new(m)?;
+    let (q, v) = slip_start(&w, state)?;
+    let e = crate::walking::slip_in_walker_coordinates(&w, slip_outcome(&w, &q, &v, &s));
+    Ok(SlipReport {
+        outcome: e.outcome,
+        t_end: e.t_end / w.time_unit(),
+        fn_max: e.fn_max,
+        state: e.state,
+        a: e.a_end,
+        b: e.b_end,
+        approach: e.approach,
     })
 }
 
@@ -356,11 +357,12 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> 
 pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> Result<JamThresholdReport, Error> {
     let s = WalkerSettings::default();
     positive("max_speed", max_speed)?;
-    let jam_threshold = with_walker!(m, w => {
-        let (q, v) = slip_start(w, state)?;
-        let (e_x, tc) = (w.slip_direction(), w.time_unit());
-        let rest = v.clone() - e_x.clone() * e_x.dot(&v);
-        jam_threshold(w, &q, &rest, &e_x, max_speed / tc, crate::multibody::painleve::JAM_SPEED_TOL, &s).map(|x| x * tc)
-    });
+    let w = MultibodyWalker::new(m)?;
+    let (q, v) = slip_start(&w, state)?;
+    let (e_x, tc) = (w.slip_direction(), w.time_unit());
+    let rest = v.clone() - e_x.clone() * e_x.dot(&v);
+    let jam_threshold =
+        jam_threshold(&w, &q, &rest, &e_x, max_speed / tc, crate::multibody::painleve::JAM_SPEED_TOL, &s)
+            .map(|x| x * tc);
     Ok(JamThresholdReport { jam_threshold })
 }

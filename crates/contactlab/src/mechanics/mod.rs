@@ -166,76 +166,86 @@ pub trait ContactSystem: Send + Sync {
     }
 }
 
+/// The methods of a [`ContactSystem`] that hands every call to another one:
+/// `forward_contact_system!(self => expr)` inside an `impl ContactSystem for …` block, `expr` the
+/// system that answers (a reference, or a field of `self`).
+#[macro_export]
+macro_rules! forward_contact_system {
+    ($s:ident => $inner:expr) => {
+        fn dof(&$s) -> usize {
+            $inner.dof()
+        }
+        fn contact_count(&$s) -> usize {
+            $inner.contact_count()
+        }
+        fn law(&$s, i: usize) -> $crate::mechanics::ContactLaw {
+            $inner.law(i)
+        }
+        fn mass_matrix(&$s, q: &nalgebra::DVector<f64>) -> nalgebra::DMatrix<f64> {
+            $inner.mass_matrix(q)
+        }
+        fn bias(&$s, t: f64, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> nalgebra::DVector<f64> {
+            $inner.bias(t, q, v)
+        }
+        fn gap(&$s, i: usize, q: &nalgebra::DVector<f64>) -> f64 {
+            $inner.gap(i, q)
+        }
+        fn tangential(&$s, i: usize, q: &nalgebra::DVector<f64>) -> f64 {
+            $inner.tangential(i, q)
+        }
+        fn normal_jacobian(&$s, i: usize, q: &nalgebra::DVector<f64>) -> nalgebra::DVector<f64> {
+            $inner.normal_jacobian(i, q)
+        }
+        fn tangent_jacobian(&$s, i: usize, q: &nalgebra::DVector<f64>) -> nalgebra::DVector<f64> {
+            $inner.tangent_jacobian(i, q)
+        }
+        fn jacobian_dot_v(&$s, i: usize, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> (f64, f64) {
+            $inner.jacobian_dot_v(i, q, v)
+        }
+        fn contact_rows(&$s, i: usize, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> (nalgebra::DVector<f64>, nalgebra::DVector<f64>, (f64, f64)) {
+            $inner.contact_rows(i, q, v)
+        }
+        fn potential(&$s, q: &nalgebra::DVector<f64>) -> Option<f64> {
+            $inner.potential(q)
+        }
+        fn coordinate_scale(&$s) -> nalgebra::DVector<f64> {
+            $inner.coordinate_scale()
+        }
+        fn length_scale(&$s) -> f64 {
+            $inner.length_scale()
+        }
+        fn time_scale(&$s) -> f64 {
+            $inner.time_scale()
+        }
+        fn relabel(&$s, contact: usize, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> Option<(nalgebra::DVector<f64>, nalgebra::DVector<f64>)> {
+            $inner.relabel(contact, q, v)
+        }
+        fn autonomous(&$s) -> bool {
+            $inner.autonomous()
+        }
+        fn armed(&$s, i: usize, q: &nalgebra::DVector<f64>) -> bool {
+            $inner.armed(i, q)
+        }
+        fn released_by(&$s, i: usize, colliding: &[usize]) -> bool {
+            $inner.released_by(i, colliding)
+        }
+        fn kinetic_energy(&$s, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> f64 {
+            $inner.kinetic_energy(q, v)
+        }
+        fn free_acceleration(&$s, t: f64, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> Option<nalgebra::DVector<f64>> {
+            $inner.free_acceleration(t, q, v)
+        }
+        fn linearization(&$s, t: f64, q: &nalgebra::DVector<f64>, v: &nalgebra::DVector<f64>) -> Option<$crate::mechanics::linearization::Linearization> {
+            $inner.linearization(t, q, v)
+        }
+        fn relabel_matrix(&$s, contact: usize) -> Option<nalgebra::DMatrix<f64>> {
+            $inner.relabel_matrix(contact)
+        }
+    };
+}
+
 impl<T: ContactSystem> ContactSystem for &T {
-    fn dof(&self) -> usize {
-        (**self).dof()
-    }
-    fn contact_count(&self) -> usize {
-        (**self).contact_count()
-    }
-    fn law(&self, i: usize) -> ContactLaw {
-        (**self).law(i)
-    }
-    fn mass_matrix(&self, q: &DVector<f64>) -> DMatrix<f64> {
-        (**self).mass_matrix(q)
-    }
-    fn bias(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {
-        (**self).bias(t, q, v)
-    }
-    fn gap(&self, i: usize, q: &DVector<f64>) -> f64 {
-        (**self).gap(i, q)
-    }
-    fn tangential(&self, i: usize, q: &DVector<f64>) -> f64 {
-        (**self).tangential(i, q)
-    }
-    fn normal_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
-        (**self).normal_jacobian(i, q)
-    }
-    fn tangent_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
-        (**self).tangent_jacobian(i, q)
-    }
-    fn jacobian_dot_v(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (f64, f64) {
-        (**self).jacobian_dot_v(i, q, v)
-    }
-    fn contact_rows(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>, (f64, f64)) {
-        (**self).contact_rows(i, q, v)
-    }
-    fn potential(&self, q: &DVector<f64>) -> Option<f64> {
-        (**self).potential(q)
-    }
-    fn coordinate_scale(&self) -> DVector<f64> {
-        (**self).coordinate_scale()
-    }
-    fn length_scale(&self) -> f64 {
-        (**self).length_scale()
-    }
-    fn time_scale(&self) -> f64 {
-        (**self).time_scale()
-    }
-    fn relabel(&self, contact: usize, q: &DVector<f64>, v: &DVector<f64>) -> Option<(DVector<f64>, DVector<f64>)> {
-        (**self).relabel(contact, q, v)
-    }
-    fn autonomous(&self) -> bool {
-        (**self).autonomous()
-    }
-    fn armed(&self, i: usize, q: &DVector<f64>) -> bool {
-        (**self).armed(i, q)
-    }
-    fn released_by(&self, i: usize, colliding: &[usize]) -> bool {
-        (**self).released_by(i, colliding)
-    }
-    fn kinetic_energy(&self, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
-        (**self).kinetic_energy(q, v)
-    }
-    fn free_acceleration(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<DVector<f64>> {
-        (**self).free_acceleration(t, q, v)
-    }
-    fn linearization(&self, t: f64, q: &DVector<f64>, v: &DVector<f64>) -> Option<linearization::Linearization> {
-        (**self).linearization(t, q, v)
-    }
-    fn relabel_matrix(&self, contact: usize) -> Option<DMatrix<f64>> {
-        (**self).relabel_matrix(contact)
-    }
+    forward_contact_system!(self => (**self));
 }
 
 /// `x` as a fixed-size vector (`x` has `N` entries).

@@ -37,6 +37,10 @@ use super::multibody::{Joint, Multibody};
 use super::{ContactLaw, ContactSystem};
 use crate::Error;
 
+/// Largest number of degrees of freedom of a mechanism (the exact derivatives' dual numbers
+/// carry at most this many components on the stack).
+pub const MAX_DOF: usize = 24;
+
 /// What a unilateral constraint of a [`MultibodySystem`] holds (module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Constraint {
@@ -423,7 +427,7 @@ impl MultibodySystem {
             7..=8 => self.dual_pass_k::<8>(q, v),
             9..=12 => self.dual_pass_k::<12>(q, v),
             13..=16 => self.dual_pass_k::<16>(q, v),
-            _ => self.dual_pass_k::<{ crate::multibody::MAX_DOF }>(q, v),
+            _ => self.dual_pass_k::<MAX_DOF>(q, v),
         }
     }
 

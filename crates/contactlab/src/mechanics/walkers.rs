@@ -1,6 +1,11 @@
 //! The passive walkers of P2 (Or, Sections 3 and 4): the rimless wheel and the compass biped,
 //! each a planar Lagrangian system with one stance contact and one swing contact.
 //!
+//! These structs are the walkers' parameters everywhere. Their [`ContactSystem`]s, written by
+//! hand in P2's coordinates, are the independent oracle of the multibody models
+//! ([`crate::walking::multibody`]), on which every command and the report run P2's analyses:
+//! the tests compare the two.
+//!
 //! # Coordinates (P2's)
 //! Both models carry the position `(x, y)` of the stance foot among their coordinates: `x`
 //! along the slope (downhill positive), `y` normal to it (up). The stance foot is contact 0

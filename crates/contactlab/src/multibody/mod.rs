@@ -25,8 +25,7 @@ use crate::mechanics::multibody::Multibody;
 use crate::mechanics::multibody_system::{Contact, JointSpring, MultibodySystem, Relabel};
 use crate::Error;
 
-/// Largest number of degrees of freedom of a mechanism.
-pub const MAX_DOF: usize = 24;
+pub use crate::mechanics::multibody_system::MAX_DOF;
 
 /// Largest number of bodies of a mechanism (fixed joints add bodies without coordinates).
 pub const MAX_BODIES: usize = 256;

@@ -1,6 +1,6 @@
 //! P2 (Or): Painlevé's paradox and dynamic jamming in the rimless wheel and the compass biped.
 
-use nalgebra::{dvector, DVector};
+use nalgebra::DVector;
 
 use super::{Options, ProgressFn};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
@@ -11,7 +11,9 @@ use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_at, b_negative_intervals, compass_rho_max, mu_min};
 use crate::walking::plots;
 use crate::walking::slip::{jam_threshold, jams_on_grid, slip, SlipEnd};
-use crate::walking::{gait, rimless_closed_form, WalkerGait, WalkerSettings};
+use crate::walking::{
+    gait, rimless_closed_form, slip_in_walker_coordinates, MultibodyWalker, WalkerChart, WalkerGait, WalkerSettings,
+};
 use crate::Error;
 
 /// Section title.
@@ -23,18 +25,20 @@ pub const SECTION: super::SectionDef = super::SectionDef { id: "P2", title: TITL
 /// What several row groups of the section use, computed once.
 struct Shared {
     s: WalkerSettings,
-    /// The rimless wheel (P2 eq. 23).
+    /// The rimless wheel (P2 eq. 23), and its multibody model (on which the analyses run).
     w: RimlessWheel,
+    wm: MultibodyWalker,
     /// The ends of its `B < 0` interval of `θ` (σ = +1).
     lo: f64,
     hi: f64,
     /// The closed-form gait rate (27) and the gait.
     rate: f64,
     g: WalkerGait,
-    /// The jamming slip of Fig. 3.2.
+    /// The jamming slip of Fig. 3.2 (in P2's coordinates, as the slips below).
     jam: SlipEnd,
-    /// The compass biped (P2 eq. 35) and its gait.
+    /// The compass biped (P2 eq. 35), its multibody model and its gait.
     cb: CompassBiped,
+    cbm: MultibodyWalker,
     gc: WalkerGait,
     /// Its μ_min and the ρ where B < 0 vanishes at μ = 0.8.
     mmc: f64,
@@ -50,22 +54,28 @@ impl Shared {
     fn find() -> Result<Self, Error> {
         let s = WalkerSettings::default();
         let w = RimlessWheel::paper(0.35);
-        let iv = b_negative_intervals(&w, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
+        let wm = MultibodyWalker::new(&WalkerModel::Rimless(w))?;
+        let iv = b_negative_intervals(&wm, 0.35, 1.0, -w.half_angle(), w.half_angle(), 401);
         let (lo, hi) = iv.first().map_or((f64::NAN, f64::NAN), |v| (v[0], v[1]));
         let (_, rate) = rimless_closed_form(&w);
         let gs = GaitSettings::default();
         let g = gait(&WalkerModel::Rimless(w), Some(&DVector::from_element(1, rate)), &gs)?;
-        let jam = slip(&w, &dvector!(0.0, 0.0, -0.3), &dvector!(0.5, 0.0, 0.643), &s);
+        let slip = |w: &MultibodyWalker, q: &[f64], v: &[f64]| {
+            let (q, v) = w.system_state(q, v);
+            slip_in_walker_coordinates(w, slip(w, &q, &v, &s))
+        };
+        let jam = slip(&wm, &[0.0, 0.0, -0.3], &[0.5, 0.0, 0.643]);
         let cb = CompassBiped::paper(0.7);
+        let cbm = MultibodyWalker::new(&WalkerModel::Compass(cb))?;
         let gc = gait(&WalkerModel::Compass(cb), Some(&DVector::from_vec(vec![-0.15, 0.7, -0.5])), &gs)?;
-        let mmc = mu_min(&cb, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
+        let mmc = mu_min(&cbm, 1.0, -1.5, 1.5, 121).map_or(f64::NAN, |m| m.mu_min);
         // ρ = √(I_c/m) at which B < 0 vanishes for μ = 0.8: bisection on μ_min(ρ) = 0.8.
-        let ra = compass_rho_max(&cb, 0.8, 1.0).unwrap_or(f64::NAN);
+        let ra = compass_rho_max(&cb, 0.8, 1.0)?.unwrap_or(f64::NAN);
         let y = &gc.section_point;
-        let in_b_neg = b_at(&cb, &[y[0], y[0]], 0.7, 1.0) < 0.0;
-        let s1 = slip(&cb, &dvector!(-0.2953, -0.5247, 0.0, 0.0), &dvector!(0.0, 0.0, 10.0, 0.0), &s);
-        let s2 = slip(&cb, &dvector!(-0.5461, 0.6860, 0.0, 0.0), &dvector!(0.0, 0.0, 10.0, 0.0), &s);
-        Ok(Shared { s, w, lo, hi, rate, g, jam, cb, gc, mmc, ra, in_b_neg, s1, s2 })
+        let in_b_neg = b_at(&cbm, &[y[0], y[0]], 0.7, 1.0) < 0.0;
+        let s1 = slip(&cbm, &[-0.2953, -0.5247, 0.0, 0.0], &[0.0, 0.0, 10.0, 0.0]);
+        let s2 = slip(&cbm, &[-0.5461, 0.6860, 0.0, 0.0], &[0.0, 0.0, 10.0, 0.0]);
+        Ok(Shared { s, w, wm, lo, hi, rate, g, jam, cb, cbm, gc, mmc, ra, in_b_neg, s1, s2 })
     }
 }
 
@@ -115,7 +125,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
 /// The rimless wheel's μ_min, B < 0 interval, gait, jamming slip and its threshold.
 fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), Error> {
     let (w, s, lo, hi, g, rate, jam) = (sh.w, sh.s, sh.lo, sh.hi, &sh.g, sh.rate, &sh.jam);
-    let mm = mu_min(&w, 1.0, -1.5, 1.5, 301).map_or(f64::NAN, |m| m.mu_min);
+    let mm = mu_min(&sh.wm, 1.0, -1.5, 1.5, 301).map_or(f64::NAN, |m| m.mu_min);
     sec.rows.push(
         Row::number("Rimless wheel: μ_min for Painlevé's paradox (eq. 33)", 0.286, mm, 5e-4, SRC3)
             .with_note("minimum of d/(σc) over θ; the closed form 2√(κ + κ²) = 0.285657"),
@@ -174,16 +184,8 @@ fn rimless_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
             fmt_num(2.0 * w.kappa / (lo.tan() * ((2.0 * lo).sin() + w.mu * (2.0 * lo).cos())))
         )),
     );
-    let thr = jam_threshold(
-        &w,
-        &dvector!(0.0, 0.0, -0.3),
-        &dvector!(0.0, 0.0, 0.643),
-        &dvector!(1.0, 0.0, 0.0),
-        5.0,
-        1e-5,
-        &s,
-    )
-    .unwrap_or(f64::NAN);
+    let (q, v) = sh.wm.system_state(&[0.0, 0.0, -0.3], &[0.0, 0.0, 0.643]);
+    let thr = jam_threshold(&sh.wm, &q, &v, &sh.wm.slip_direction(), 5.0, 1e-5, &s).unwrap_or(f64::NAN);
     sec.rows.push(Row::number("Rimless wheel: smallest ẋ(0) that jams", 0.405, thr, 5e-4, SRC3));
     Ok(())
 }
@@ -194,9 +196,9 @@ fn rimless_mu_c(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
     // μ_c = (2/√3) μ_min: the smallest μ at which any slip from a 12 × 12 grid of starts left of
     // θ₁ (ẋ(0) = 5) jams, by bisection.
     let any_jam = |mu: f64| {
-        let wm = RimlessWheel::paper(mu);
+        let Ok(wm) = MultibodyWalker::new(&WalkerModel::Rimless(RimlessWheel::paper(mu))) else { return false };
         let t1 = b_negative_intervals(&wm, mu, 1.0, -1.2, 1.2, 2001).first().map_or(f64::NAN, |v| v[0]);
-        let start = |th: f64, rate: f64| (dvector!(0.0, 0.0, th), dvector!(5.0, 0.0, rate));
+        let start = |th: f64, rate: f64| wm.system_state(&[0.0, 0.0, th], &[5.0, 0.0, rate]);
         jams_on_grid(&wm, start, t1, 0.3, 1.2, 12, &s) > 0
     };
     let mu_c = 2.0 / 3f64.sqrt() * 2.0 * (w.kappa + w.kappa * w.kappa).sqrt();
@@ -224,7 +226,7 @@ fn rimless_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(),
     let (w, s, g, jam) = (sh.w, sh.s, &sh.g, &sh.jam);
     // Fig. 3.1(b) and Fig. 3.2(a).
     plots::gait_phase(
-        &w,
+        &sh.wm,
         &g.section_point,
         &[(2, "θ")],
         &s,
@@ -295,11 +297,11 @@ fn compass_rows(sec: &mut Section, _opts: &Options, sh: &Shared) -> Result<(), E
 
 /// Figs. 4.1(b), (c), (d): the compass biped's gait and its force ratio.
 fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Result<(), Error> {
-    let (cb, gc, s) = (sh.cb, &sh.gc, sh.s);
+    let (gc, s) = (&sh.gc, sh.s);
     let y = &gc.section_point;
     // Fig. 4.1(b) and Fig. 4.2(a).
     plots::gait_phase(
-        &cb,
+        &sh.cbm,
         y,
         &[(0, "θ₁"), (1, "θ₂")],
         &s,
@@ -314,7 +316,7 @@ fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
                 .into(),
     });
     // Fig. 4.1(c): the gait in (θ₁, θ₂) with the scuffing region |θ₂| < |θ₁|; (d): R = f_t/f_n.
-    let cstep = crate::walking::step_trajectory(&cb, &DVector::from_vec(y.clone()), &s);
+    let cstep = crate::walking::step_trajectory(&sh.cbm, &DVector::from_vec(y.clone()), &s);
     let edge = y[0].abs() * 1.6;
     XyPlot::new("P2 Fig. 4.1(c): compass biped gait in (θ₁, θ₂)", "θ₁ (rad)", "θ₂ (rad)")
         .add("gait", cstep.iter().map(|p| (p.1[0], p.1[1])).collect(), Mark::Line)
@@ -325,12 +327,11 @@ fn compass_gait_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
             Mark::Dashed,
         )
         .save(&opts.out.join("p2_fig4_1c.png"))?;
-    let ratio = crate::walking::stick_force_ratio(&cb, &cstep);
+    let ratio = crate::walking::stick_force_ratio(&sh.cbm, &cstep);
     let (ft, fn_) = {
         let pre = &gc.pre_impact_state;
-        let q = dvector!(pre[0], pre[1], pre[2], pre[3]);
-        let v = dvector!(pre[4], pre[5], pre[6], pre[7]);
-        crate::walking::sticking_impulse(&cb, &q, &v)
+        let (q, v) = sh.cbm.system_state(&pre[..4], &pre[4..]);
+        crate::walking::sticking_impulse(&sh.cbm, &q, &v)
     };
     XyPlot::new("P2 Fig. 4.1(d): force ratio along the gait", "time t (s)", "R = f_t / f_n")
         .add("R(t) (sticking forces, eq. 5)", ratio, Mark::Line)
@@ -362,7 +363,7 @@ fn compass_slip_figures(sec: &mut Section, opts: &Options, sh: &Shared) -> Resul
     plots::compass_b_map_with(
         &cb,
         1.0,
-        vec![plots::gait_path(&cb, y, &s)],
+        vec![plots::gait_path(&cb, y, &s)?],
         vec![("S1 start".into(), s1_start.0, s1_start.1), ("S2 start".into(), s2_start.0, s2_start.1)],
         "P2 Fig. 4.2(a): B < 0 at μ = 0.7 (σ = +1)",
         &opts.out.join("p2_fig4_2a.png"),

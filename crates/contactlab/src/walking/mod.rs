@@ -3,8 +3,10 @@
 //!
 //! The walkers ([`crate::mechanics::walkers`]) are [`ContactSystem`]s with a stance contact
 //! (contact 0) and a swing contact (contact 1), written by hand in P2's coordinates;
-//! [`multibody`] builds the same walkers as multibody [`crate::multibody::Mechanism`]s. This
-//! module holds what is P2's own:
+//! [`multibody`] builds the same walkers as multibody [`crate::multibody::Mechanism`]s, and
+//! [`MultibodyWalker`] puts P2's chart on them: the commands and the report run the analyses
+//! below on it (the hand-written walkers are the tests' oracle). This module holds what is P2's
+//! own:
 //!
 //! * [`gait`] ([`multibody::gait`]): the periodic gait, the general gait search
 //!   ([`crate::multibody::gait`], exact derivatives) on the walker's multibody model, in P2's
@@ -32,7 +34,7 @@ pub mod painleve;
 pub mod plots;
 pub mod proof;
 
-pub use multibody::{gait, WalkerGait};
+pub use multibody::{gait, MultibodyWalker, WalkerGait};
 
 // The Painlevé quantities and slip episodes of any system, on which P2's analyses stand.
 pub use crate::painleve::{ab, ab_terms, desingular, slip, slip_case, AbTerms, SlipCase};
@@ -67,6 +69,16 @@ pub trait WalkerChart: ContactSystem + Sized {
     fn slip_state_from_user(&self, values: &[f64]) -> (DVector<f64>, DVector<f64>);
     /// The unit vector of `q̇` along which the stance foot slips (its speed `ẋ`).
     fn slip_direction(&self) -> DVector<f64>;
+    /// A state `(q, q̇)` of this system in P2's coordinates of the walker
+    /// ([`crate::mechanics::walkers`]; the identity for the walkers written in them).
+    fn walker_state(&self, q: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        (q.to_vec(), v.to_vec())
+    }
+    /// A state in P2's coordinates as this system's (the inverse of
+    /// [`WalkerChart::walker_state`]).
+    fn system_state(&self, q: &[f64], v: &[f64]) -> (DVector<f64>, DVector<f64>) {
+        (DVector::from_column_slice(q), DVector::from_column_slice(v))
+    }
 }
 
 /// P2's compass-biped gait `(θ₁, θ̇₁, θ̇₂)` after heel strike: the default initial guess.
@@ -194,19 +206,21 @@ pub fn sticking_impulse<S: ContactSystem>(sys: &S, q: &DVector<f64>, v: &DVector
 }
 
 /// One step of the walker from the post-impact state with section coordinates `y`, sampled
-/// (`(t, q, q̇)`, 8 points per integration step) up to the heel strike (pre-impact state last).
+/// (`(t, q, q̇)` in P2's coordinates, [`WalkerChart::walker_state`]; 8 points per integration
+/// step) up to the heel strike (pre-impact state last).
 pub fn step_trajectory<W: WalkerChart>(
     walker: &W,
     y: &DVector<f64>,
     settings: &WalkerSettings,
 ) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
-    struct Rec(Vec<(f64, Vec<f64>, Vec<f64>)>);
-    impl Rec {
+    struct Rec<'a, W>(Vec<(f64, Vec<f64>, Vec<f64>)>, &'a W);
+    impl<W: WalkerChart> Rec<'_, W> {
         fn push(&mut self, t: f64, x: &State) {
-            self.0.push((t, x.column(0).iter().copied().collect(), x.column(1).iter().copied().collect()));
+            let (q, v) = self.1.walker_state(x.column(0).as_slice(), x.column(1).as_slice());
+            self.0.push((t, q, v));
         }
     }
-    impl Observer<State, Modes> for Rec {
+    impl<W: WalkerChart> Observer<State, Modes> for Rec<'_, W> {
         fn on_start(&mut self, t: f64, x: &State, _m: &Modes) {
             self.push(t, x);
         }
@@ -225,25 +239,37 @@ pub fn step_trajectory<W: WalkerChart>(
         }
     }
     let lag = Lagrangian::new(walker);
-    let mut rec = Rec(Vec::new());
+    let mut rec = Rec(Vec::new(), walker);
     settings.driver(settings.max_step_time * walker.time_scale()).run(&lag, 0.0, walker.lift(y), &[], &mut rec);
     rec.0
 }
 
-/// The sticking force ratio `R = f_t/f_n` (eq. 5) along sampled states `(t, q, q̇)` of a walker
-/// whose stance foot sticks (P2 Fig. 4.1d).
-pub fn stick_force_ratio<W: ContactSystem>(walker: &W, samples: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<(f64, f64)> {
+/// The sticking force ratio `R = f_t/f_n` (eq. 5) along sampled states `(t, q, q̇)` (in P2's
+/// coordinates, as [`step_trajectory`] gives them) of a walker whose stance foot sticks (P2
+/// Fig. 4.1d).
+pub fn stick_force_ratio<W: WalkerChart>(walker: &W, samples: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<(f64, f64)> {
     let lag = Lagrangian::new(walker);
     let mut mode = Modes::free(walker.contact_count());
     mode.set(0, ContactMode::Stick);
     samples
         .iter()
         .filter_map(|(t, q, v)| {
-            let q = DVector::<f64>::from_column_slice(q);
-            let v = DVector::<f64>::from_column_slice(v);
+            let (q, v) = walker.system_state(q, v);
             lag.solve_mode(&mode, *t, &q, &v).map(|s| (*t, s.lambda_t[0] / s.lambda_n[0]))
         })
         .collect()
+}
+
+/// A slip's end ([`slip::slip`] on the walker's system) with its state and samples in P2's
+/// coordinates ([`WalkerChart::walker_state`]).
+pub fn slip_in_walker_coordinates<W: WalkerChart>(walker: &W, mut e: slip::SlipEnd) -> slip::SlipEnd {
+    let n = walker.dof();
+    let (q, v) = walker.walker_state(&e.state[..n], &e.state[n..]);
+    e.state = [q, v].concat();
+    for p in &mut e.trace {
+        (p.1, p.2) = walker.walker_state(&p.1, &p.2);
+    }
+    e
 }
 
 /// The rimless wheel's closed forms under sticking contact (P2 eqs. 26–27): `β` and the

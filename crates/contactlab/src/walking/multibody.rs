@@ -20,10 +20,13 @@ use nalgebra::{DVector, Vector2};
 use serde::Serialize;
 
 use super::model::WalkerModel;
-use super::{rimless_closed_form, COMPASS_GAIT_GUESS};
+use super::{rimless_closed_form, WalkerChart, COMPASS_GAIT_GUESS};
+use crate::hybrid::lagrangian::{join, State};
 use crate::hybrid::section::NewtonStop;
 use crate::mechanics::multibody::Joint;
+use crate::mechanics::multibody_system::MultibodySystem;
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
+use crate::mechanics::ContactSystem;
 use crate::multibody::builder::{Armed, Inertial, MechanismBuilder};
 use crate::multibody::gait::{find_gaits, refine_gait, Gait as MechanismGait, GaitSettings};
 use crate::multibody::Mechanism;
@@ -88,6 +91,92 @@ pub fn compass_biped(c: &CompassBiped) -> Result<Mechanism, Error> {
         .gait("swing foot", &["stance.x"])
         .initial(&q, &v)
         .build()
+}
+
+/// A walker's multibody model in the role of P2's walker: the [`ContactSystem`] is the
+/// mechanism's (its coordinates, the stance contact first and the swing contact second, as the
+/// hand-written walkers of [`crate::mechanics::walkers`] have them), and the [`WalkerChart`]
+/// maps P2's section, angles, slip states and units into those coordinates
+/// ([`WalkerChart::walker_state`] maps a state back). P2's analyses (Painlevé's paradox, slips,
+/// jams, the step's trajectory) run on it.
+#[derive(Debug, Clone)]
+pub struct MultibodyWalker {
+    walker: WalkerModel,
+    sys: MultibodySystem,
+}
+
+impl MultibodyWalker {
+    /// The walker's mechanism ([`mechanism`]) as a system.
+    pub fn new(walker: &WalkerModel) -> Result<Self, Error> {
+        Ok(Self { walker: *walker, sys: mechanism(walker)?.system()? })
+    }
+
+    /// The walker's parameters.
+    pub fn walker(&self) -> &WalkerModel {
+        &self.walker
+    }
+}
+
+impl ContactSystem for MultibodyWalker {
+    crate::forward_contact_system!(self => self.sys);
+}
+
+/// `$body` with `$w` bound to the walker's parameters, whatever its kind (both implement P2's
+/// [`WalkerChart`] in P2's own coordinates).
+macro_rules! with_params {
+    ($m:expr, $w:ident => $body:expr) => {
+        match $m {
+            WalkerModel::Rimless($w) => $body,
+            WalkerModel::Compass($w) => $body,
+        }
+    };
+}
+
+impl WalkerChart for MultibodyWalker {
+    fn lift(&self, y: &DVector<f64>) -> State {
+        let (q, v) = post_impact(&self.walker, y);
+        let (q, v) = self.system_state(&q, &v);
+        join(&q, &v)
+    }
+    fn angle_count(&self) -> usize {
+        with_params!(&self.walker, w => w.angle_count())
+    }
+    fn configuration(&self, angles: &[f64]) -> DVector<f64> {
+        let q = with_params!(&self.walker, w => w.configuration(angles));
+        self.system_state(q.as_slice(), &vec![0.0; q.len()]).0
+    }
+    fn kind_name(&self) -> &'static str {
+        with_params!(&self.walker, w => w.kind_name())
+    }
+    fn time_unit(&self) -> f64 {
+        with_params!(&self.walker, w => w.time_unit())
+    }
+    fn section_names(&self) -> &'static [&'static str] {
+        with_params!(&self.walker, w => w.section_names())
+    }
+    fn section_from_user(&self, values: &[f64]) -> DVector<f64> {
+        with_params!(&self.walker, w => w.section_from_user(values))
+    }
+    fn slip_state_names(&self) -> &'static [&'static str] {
+        with_params!(&self.walker, w => w.slip_state_names())
+    }
+    fn slip_state_from_user(&self, values: &[f64]) -> (DVector<f64>, DVector<f64>) {
+        let (q, v) = with_params!(&self.walker, w => w.slip_state_from_user(values));
+        self.system_state(q.as_slice(), v.as_slice())
+    }
+    fn slip_direction(&self) -> DVector<f64> {
+        // Sliding the whole walker along the slope: a velocity linear in P2's, at any angle.
+        let (q, e) =
+            with_params!(&self.walker, w => (w.configuration(&[0.0; 2][..w.angle_count()]), w.slip_direction()));
+        self.system_state(q.as_slice(), e.as_slice()).1
+    }
+    fn walker_state(&self, q: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        from_mechanism(&self.walker, q, v)
+    }
+    fn system_state(&self, q: &[f64], v: &[f64]) -> (DVector<f64>, DVector<f64>) {
+        let (q, v) = to_mechanism(&self.walker, q, v);
+        (DVector::from_vec(q), DVector::from_vec(v))
+    }
 }
 
 /// The walker as a mechanism.

@@ -9,17 +9,16 @@
 use nalgebra::DVector;
 use serde::Serialize;
 
-use super::WalkerChart;
-use crate::mechanics::walkers::CompassBiped;
+use super::model::WalkerModel;
+use super::{MultibodyWalker, WalkerChart};
+use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::mechanics::ContactSystem;
 use crate::numeric::maximize_on_box;
 
 /// `d(q) = w_nᵀM⁻¹w_n` and `c(q) = w_nᵀM⁻¹w_t` at the stance contact (contact 0), for any
 /// system.
 pub fn d_and_c<S: ContactSystem>(w: &S, q: &DVector<f64>) -> (f64, f64) {
-    let Some(chol) = w.mass_matrix(q).cholesky() else { return (f64::NAN, f64::NAN) };
-    let mwn = chol.solve(&w.normal_jacobian(0, q));
-    (mwn.dot(&w.normal_jacobian(0, q)), mwn.dot(&w.tangent_jacobian(0, q)))
+    crate::multibody::painleve::contact_dc(w, q, 0, &[])
 }
 
 /// `B(q, μ)` for slip direction `sigma`, with the walker's `μ` replaced by `mu`.
@@ -116,46 +115,51 @@ pub fn b_negative_grid<W: WalkerChart>(w: &W, mu: f64, sigma: f64, lo: f64, hi: 
 }
 
 /// The compass biped's `μ_min` (σ = `sigma`, angles in `[−1.5, 1.5]`) when its legs have radius
-/// of gyration `ρ = √(I_c/m)` (P2 Fig. 4.2f).
-pub fn compass_mu_min(c: &CompassBiped, rho: f64, sigma: f64) -> Option<f64> {
+/// of gyration `ρ = √(I_c/m)` (P2 Fig. 4.2f), on its multibody model.
+pub fn compass_mu_min(c: &CompassBiped, rho: f64, sigma: f64) -> Result<Option<f64>, crate::Error> {
     let cc = CompassBiped { inertia: c.mass * rho * rho, ..*c };
-    mu_min(&cc, sigma, -1.5, 1.5, 61).map(|m| m.mu_min)
+    let w = MultibodyWalker::new(&WalkerModel::Compass(cc))?;
+    Ok(mu_min(&w, sigma, -1.5, 1.5, 61).map(|m| m.mu_min))
 }
 
 /// The radius of gyration `ρ` at which the compass biped's region `B < 0` vanishes for friction
 /// `mu` (P2: `ρ ≈ 0.4617` at `μ = 0.8`), by bisection on `μ_min(ρ) = mu` over `[0, 10 l]`;
 /// `None` when there is no such region even at `ρ = 0`.
-pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Option<f64> {
-    let below = |rho: f64| compass_mu_min(c, rho, sigma).is_some_and(|m| m < mu);
-    if !below(0.0) {
-        return None;
+pub fn compass_rho_max(c: &CompassBiped, mu: f64, sigma: f64) -> Result<Option<f64>, crate::Error> {
+    // (A model that cannot be built at some ρ is reported once, from ρ = 0 or 10 l: the
+    // parameters checked there are those at every ρ in between.)
+    let below = |rho: f64| Ok::<_, crate::Error>(compass_mu_min(c, rho, sigma)?.is_some_and(|m| m < mu));
+    if !below(0.0)? {
+        return Ok(None);
     }
     let (lo, hi) = (0.0, 10.0 * c.l);
-    if below(hi) {
-        return Some(hi);
+    if below(hi)? {
+        return Ok(Some(hi));
     }
     // 50 halvings of [0, 10 l].
-    Some(
+    Ok(Some(
         crate::numeric::bisect(lo, hi, crate::numeric::Tol::abs(hi * 2f64.powi(-50)), |m| {
-            crate::numeric::side_if(!below(m))
+            crate::numeric::side_if(!below(m).unwrap_or(false))
         })
         .lo,
-    )
+    ))
 }
 
 /// The case of P2's Table 2.1 (`slip_case` of `A` and `B`) of the rimless wheel with slip
 /// direction `sigma`, on an `n × n` grid of `θ` over the stance range and `θ̇` in `[0, 2/τ_c]`,
 /// as CSV `theta,theta_dot_tau_c,case`.
-pub fn rimless_cases_csv(w: &crate::mechanics::walkers::RimlessWheel, sigma: f64, n: usize) -> String {
+pub fn rimless_cases_csv(w: &RimlessWheel, sigma: f64, n: usize) -> Result<String, crate::Error> {
+    let sys = MultibodyWalker::new(&WalkerModel::Rimless(*w))?;
     let rate_max = 2.0 / w.tau_c();
     let mut csv = String::from("theta,theta_dot_tau_c,case\n");
     for j in 0..n {
         for i in 0..n {
             let th = -w.half_angle() + 2.0 * w.half_angle() * i as f64 / (n - 1) as f64;
             let rate = rate_max * j as f64 / (n - 1) as f64;
-            let (a, b) = super::ab(w, &nalgebra::dvector![0.0, 0.0, th], &nalgebra::dvector![sigma, 0.0, rate], sigma);
+            let (q, v) = sys.system_state(&[0.0, 0.0, th], &[sigma, 0.0, rate]);
+            let (a, b) = super::ab(&sys, &q, &v, sigma);
             csv.push_str(&format!("{th},{},{}\n", rate * w.tau_c(), crate::output::kebab(&super::slip_case(a, b))));
         }
     }
-    csv
+    Ok(csv)
 }

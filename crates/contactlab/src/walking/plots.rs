@@ -6,8 +6,9 @@ use std::path::Path;
 
 use nalgebra::DVector;
 
+use super::model::WalkerModel;
 use super::painleve::{b_negative_grid, b_negative_intervals, compass_mu_min};
-use super::{step_trajectory, WalkerChart, WalkerSettings};
+use super::{step_trajectory, MultibodyWalker, WalkerChart, WalkerSettings};
 use crate::mechanics::walkers::{CompassBiped, RimlessWheel};
 use crate::plot::{CategoryMap, MapPath, Mark, XyPlot};
 use crate::Error;
@@ -22,8 +23,8 @@ pub fn rimless_regions(
     settings: &WalkerSettings,
     path: &Path,
 ) -> Result<(), Error> {
-    let tc = w.tau_c();
-    let n = w.half_angle();
+    let (tc, n) = (w.tau_c(), w.half_angle());
+    let sys = MultibodyWalker::new(&WalkerModel::Rimless(*w))?;
     let a_zero: Vec<(f64, f64)> = (0..=200)
         .map(|k| {
             let th = -n + 2.0 * n * k as f64 / 200.0;
@@ -37,14 +38,14 @@ pub fn rimless_regions(
         "θ̇ (1/τ_c)",
     );
     if let Some(y) = gait_y {
-        let step = step_trajectory(w, &DVector::from_element(1, y), settings);
+        let step = step_trajectory(&sys, &DVector::from_element(1, y), settings);
         p = p.add("gait (sticking)", step.iter().map(|s| (s.1[2], s.2[2] * tc)).collect(), Mark::Line);
     }
     for (label, pts) in extra {
         p = p.add(*label, pts.clone(), Mark::Dashed);
     }
     p = p.add("A = 0 (R₂, R₃ above)", a_zero, Mark::Line);
-    for (k, iv) in b_negative_intervals(w, w.mu, sigma, -n, n, 401).iter().enumerate() {
+    for (k, iv) in b_negative_intervals(&sys, w.mu, sigma, -n, n, 401).iter().enumerate() {
         for (j, &x) in iv.iter().enumerate() {
             let label = if k == 0 && j == 0 { "B = 0 (B < 0 between)" } else { "" };
             p = p.add_colored(label, vec![(x, 0.0), (x, top)], Mark::Line, 3);
@@ -61,17 +62,19 @@ pub fn compass_b_map(
     settings: &WalkerSettings,
     path: &Path,
 ) -> Result<(), Error> {
-    let paths = gait_y.map_or(vec![], |y| vec![gait_path(c, y, settings)]);
+    let paths = match gait_y {
+        Some(y) => vec![gait_path(c, y, settings)?],
+        None => vec![],
+    };
     let title = format!("Compass biped: B < 0 at μ = {} (σ = {sigma:+})", c.mu);
     compass_b_map_with(c, sigma, paths, vec![], &title, path)
 }
 
 /// One step of the compass biped's gait from section coordinates `y`, as a path in `(θ₁, θ₂)`.
-pub fn gait_path(c: &CompassBiped, y: &[f64], settings: &WalkerSettings) -> MapPath {
-    MapPath {
-        label: "sticking gait, one step".into(),
-        points: step_trajectory(c, &DVector::from_vec(y.to_vec()), settings).iter().map(|p| (p.1[0], p.1[1])).collect(),
-    }
+pub fn gait_path(c: &CompassBiped, y: &[f64], settings: &WalkerSettings) -> Result<MapPath, Error> {
+    let sys = MultibodyWalker::new(&WalkerModel::Compass(*c))?;
+    let step = step_trajectory(&sys, &DVector::from_vec(y.to_vec()), settings);
+    Ok(MapPath { label: "sticking gait, one step".into(), points: step.iter().map(|p| (p.1[0], p.1[1])).collect() })
 }
 
 /// The sign of `B` on a grid of `(θ₁, θ₂)` with paths (trajectories) and labelled points drawn
@@ -85,7 +88,7 @@ pub fn compass_b_map_with(
     path: &Path,
 ) -> Result<(), Error> {
     let (ng, lo, hi) = (121, -0.8, 0.8);
-    let grid = b_negative_grid(c, c.mu, sigma, lo, hi, ng);
+    let grid = b_negative_grid(&MultibodyWalker::new(&WalkerModel::Compass(*c))?, c.mu, sigma, lo, hi, ng);
     let axis: Vec<f64> = (0..ng).map(|k| lo + (hi - lo) * k as f64 / (ng - 1) as f64).collect();
     CategoryMap {
         title: title.into(),
@@ -104,12 +107,12 @@ pub fn compass_b_map_with(
 /// `μ_min` of the compass biped against the legs' radius of gyration `ρ = √(I_c/m)` on `[0, ρ_max]`
 /// (Fig. 4.2e, f: the region `B < 0` exists for `μ` above the curve); returns the points.
 pub fn compass_mu_min_curve(c: &CompassBiped, sigma: f64, rho_max: f64, path: &Path) -> Result<Vec<(f64, f64)>, Error> {
-    let curve: Vec<(f64, f64)> = (0..=20)
+    let curve = (0..=20)
         .map(|k| {
             let rho = rho_max * k as f64 / 20.0;
-            (rho, compass_mu_min(c, rho, sigma).unwrap_or(f64::NAN))
+            Ok((rho, compass_mu_min(c, rho, sigma)?.unwrap_or(f64::NAN)))
         })
-        .collect();
+        .collect::<Result<Vec<(f64, f64)>, Error>>()?;
     XyPlot::new("Compass biped: where Painlevé's paradox can occur", "ρ = √(I_c/m) (m)", "μ_min [–]")
         .add("μ_min(ρ): B < 0 somewhere for μ above", curve.clone(), Mark::LinePoints)
         .save(path)?;
@@ -154,7 +157,7 @@ pub fn compass_nested(
     };
     let mut cells = vec![0usize; ng * ng];
     for (v, _) in &variants {
-        let grid = b_negative_grid(v, v.mu, sigma, lo, hi, ng);
+        let grid = b_negative_grid(&MultibodyWalker::new(&WalkerModel::Compass(*v))?, v.mu, sigma, lo, hi, ng);
         for (j, row) in grid.iter().enumerate() {
             for (i, &neg) in row.iter().enumerate() {
                 if neg {

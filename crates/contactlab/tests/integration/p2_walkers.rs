@@ -489,3 +489,66 @@ fn walker_gait_and_gait_agree_on_the_papers_walkers() {
         }
     }
 }
+
+#[test]
+fn the_walker_commands_run_on_the_multibody_walkers_as_on_the_hand_written_ones() {
+    // `walker painleve | slip` and the report run P2's analyses on the walkers' multibody models
+    // (`MultibodyWalker`, the mechanism's coordinates behind P2's chart); the hand-written
+    // walkers in P2's own coordinates are the independent oracle.
+    use contactlab::walking::painleve::{b_at, b_negative_intervals, mu_min};
+    use contactlab::walking::slip::{jam_threshold, slip, slip_outcome, SlipOutcome};
+    use contactlab::walking::{slip_in_walker_coordinates, step_trajectory, MultibodyWalker};
+    let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * (1.0 + b.abs());
+    let s = WalkerSettings::default();
+    let w = RimlessWheel { gravity: 1.02, ..wheel(0.35) };
+    let wm = MultibodyWalker::new(&WalkerModel::Rimless(w)).unwrap();
+    let (a, b) = (mu_min(&w, 1.0, -1.5, 1.5, 301).unwrap(), mu_min(&wm, 1.0, -1.5, 1.5, 301).unwrap());
+    assert!(close(a.mu_min, b.mu_min, 1e-9) && close(a.at[0], b.at[0], 1e-6), "{a:?} vs {b:?}");
+    let half = w.half_angle();
+    let (ia, ib) =
+        (b_negative_intervals(&w, 0.35, 1.0, -half, half, 401), b_negative_intervals(&wm, 0.35, 1.0, -half, half, 401));
+    assert_eq!(ia.len(), 1);
+    assert!(
+        ia.len() == ib.len() && ia.iter().zip(&ib).all(|(x, y)| close(x[0], y[0], 1e-9) && close(x[1], y[1], 1e-9))
+    );
+    // The jamming slip of P2 Fig. 3.2, its end state in P2's coordinates, and its threshold.
+    let (q, v) = (dvector![0.0, 0.0, -0.3], dvector![0.5, 0.0, 0.643]);
+    let (mq, mv) = wm.system_state(q.as_slice(), v.as_slice());
+    let (ea, eb) = (slip(&w, &q, &v, &s), slip_in_walker_coordinates(&wm, slip(&wm, &mq, &mv, &s)));
+    assert_eq!((ea.outcome, eb.outcome), (SlipOutcome::Jam, SlipOutcome::Jam));
+    assert!(
+        ea.state.iter().zip(&eb.state).take(3).all(|(x, y)| (x - y).abs() < 1e-6),
+        "{:?} vs {:?}",
+        ea.state,
+        eb.state
+    );
+    assert!(eb.trace.iter().all(|p| p.1[2] < -0.26 && p.1[2] >= -0.3 - 1e-12), "the trace is in P2's θ");
+    let rest = dvector![0.0, 0.0, 0.643];
+    let (_, mrest) = wm.system_state(q.as_slice(), rest.as_slice());
+    let ta = jam_threshold(&w, &q, &rest, &w.slip_direction(), 5.0, 1e-7, &s).unwrap();
+    let tb = jam_threshold(&wm, &mq, &mrest, &wm.slip_direction(), 5.0, 1e-7, &s).unwrap();
+    assert!(close(ta, tb, 1e-5), "jam threshold {ta} vs {tb}");
+    // The compass biped: B on P2's angles, the slips S1 and S2, and one step of the gait.
+    let cb = CompassBiped::paper(0.7);
+    let cm = MultibodyWalker::new(&WalkerModel::Compass(cb)).unwrap();
+    for (t1, t2) in [(-0.25, 0.25), (0.1, -0.3), (-0.4, 0.6)] {
+        assert!(close(b_at(&cb, &[t1, t2], 0.7, 1.0), b_at(&cm, &[t1, t2], 0.7, 1.0), 1e-12));
+    }
+    for ((t1, t2), end) in [((-0.2953, -0.5247), SlipOutcome::Separation), ((-0.5461, 0.6860), SlipOutcome::Jam)] {
+        let (q, v) = (dvector![t1, t2, 0.0, 0.0], dvector![0.0, 0.0, 10.0, 0.0]);
+        let (mq, mv) = cm.system_state(q.as_slice(), v.as_slice());
+        let (ea, eb) =
+            (slip_outcome(&cb, &q, &v, &s), slip_in_walker_coordinates(&cm, slip_outcome(&cm, &mq, &mv, &s)));
+        assert_eq!((ea.outcome, eb.outcome), (end, end));
+        assert!(close(ea.t_end, eb.t_end, 1e-6), "{} vs {}", ea.t_end, eb.t_end);
+        assert!(ea.state.iter().zip(&eb.state).all(|(x, y)| (x - y).abs() < 1e-5), "{:?} vs {:?}", ea.state, eb.state);
+    }
+    let y = DVector::from_column_slice(&[-0.148, 0.733, -0.501]);
+    let (pa, pb) = (step_trajectory(&cb, &y, &s), step_trajectory(&cm, &y, &s));
+    let (la, lb) = (pa.last().unwrap(), pb.last().unwrap());
+    assert!(close(la.0, lb.0, 1e-8), "heel strike at {} vs {}", la.0, lb.0);
+    assert!(
+        la.1.iter().zip(&lb.1).chain(la.2.iter().zip(&lb.2)).all(|(x, y)| (x - y).abs() < 1e-7),
+        "{la:?} vs {lb:?}"
+    );
+}
