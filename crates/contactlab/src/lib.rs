@@ -37,11 +37,12 @@
 //! | [`verified`] | verified linear solves (Krawczyk) and proved points of polyhedra: LP and LCP certificates checked in interval arithmetic |
 //! | [`timestep`] | Moreau–Jean time-stepping: unilateral contacts (any `ContactSystem`) and bilateral frictional sliders |
 //! | [`twocontact`] | P1: body on two frictional contacts: zero-order dynamics, contact modes, maps R and G, verdicts, atlas |
+//! | [`spatial`] | rigid bodies in space: spatial algebra, joints (revolute, prismatic, planar, ball, free), a tree's `M` (CRBA) and bias (RNEA), points' Jacobians |
 //! | [`multibody`] | a user's mechanism (`kind = "multibody"`, URDF): inspect, simulate, gaits from nothing, basins, Painlevé and slips, orbits, continuation |
 //! | [`painleve`] | Painlevé's A and B, Table 2.1, slip episodes of any system, jams located in desingularised time |
 //! | [`zeno_orbit`] | completed executions of any Lagrangian hybrid system: Zeno completion, return maps on a constraint surface, simple and Zeno periodic orbits |
 //! | [`continuation`] | pseudo-arclength continuation of families of return maps, with folds, bifurcations and event changes |
-//! | [`walking`] | P2: the walkers built as multibody models ([`walking::multibody`]; their gaits by [`multibody::gait`]), Painlevé regions and proofs, on [`painleve`] (the hand-written walkers are in [`mechanics::walkers`]) |
+//! | [`walking`] | P2: the walkers built as multibody models ([`walking::multibody`]; their gaits by [`multibody::gait`]; Painlevé regions, slips and jams on [`painleve`] through P2's chart, [`walking::MultibodyWalker`]) and proofs (the hand-written walkers in [`mechanics::walkers`] are the tests' oracle) |
 //! | [`zeno`] | P3: its models, Theorem 1, figures and continuation in e ([`continuation`] on [`zeno_orbit`]'s return map) |
 //! | [`fixture`] | P4: weak, strong and frictionless stability of fixtured bodies, Theorem 4, load cones, sweeps |
 //! | [`eqset`] | P5: equilibrium sets under set-valued friction, Theorems 1 and 2, basins |
@@ -88,6 +89,7 @@ pub mod paper_configs;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
+pub mod spatial;
 pub mod timestep;
 pub mod twocontact;
 pub mod verified;

@@ -1,0 +1,238 @@
+//! Joints of a spatial tree: the motion of a body's frame relative to its joint's placement in
+//! the parent, with configuration `q` (`nq` numbers) and velocity `v` (`nv` numbers), in
+//! Pinocchio's conventions:
+//!
+//! | joint | `q` | `v` |
+//! |---|---|---|
+//! | fixed | none | none |
+//! | revolute (also URDF's continuous) about a unit axis | the angle (rad) | its rate |
+//! | prismatic along a unit axis | the displacement (m) | its rate |
+//! | planar (the placement's xy plane) | `x, y, θ` | `v_x, v_y, ω` in the body's axes |
+//! | ball | the unit quaternion `x, y, z, w` | `ω` in the body's axes |
+//! | free | `x, y, z, q_x, q_y, q_z, q_w` | `v, ω` of the body's origin in its axes |
+//!
+//! Every joint's motion subspace `S` (`v_J = S v`, in the body's axes) is constant in the body
+//! frame, so the velocity-product term `c_J = Ṡ v` of Featherstone's algorithms is zero; the
+//! velocities that are not rates of `q` (planar, ball, free) map to `q̇` by [`Joint3::qdot`].
+
+use super::algebra::{axis_angle, quaternion_matrix, Force, Mat3, Motion, Transform, Vec3};
+
+/// A joint (module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Joint3 {
+    /// No motion.
+    Fixed,
+    /// Rotation about a unit axis (in the placement's axes, which the rotation keeps).
+    Revolute {
+        /// The unit axis.
+        axis: Vec3,
+    },
+    /// Translation along a unit axis.
+    Prismatic {
+        /// The unit axis.
+        axis: Vec3,
+    },
+    /// Motion in the placement's xy plane.
+    Planar,
+    /// Any rotation about the placement's origin.
+    Ball,
+    /// Any motion (a floating base).
+    Free,
+}
+
+impl Joint3 {
+    /// Number of configuration coordinates.
+    pub fn nq(&self) -> usize {
+        match self {
+            Joint3::Fixed => 0,
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => 1,
+            Joint3::Planar => 3,
+            Joint3::Ball => 4,
+            Joint3::Free => 7,
+        }
+    }
+
+    /// Number of velocity coordinates.
+    pub fn nv(&self) -> usize {
+        match self {
+            Joint3::Fixed => 0,
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => 1,
+            Joint3::Planar | Joint3::Ball => 3,
+            Joint3::Free => 6,
+        }
+    }
+
+    /// The kind's name in messages and files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Joint3::Fixed => "fixed",
+            Joint3::Revolute { .. } => "revolute",
+            Joint3::Prismatic { .. } => "prismatic",
+            Joint3::Planar => "planar",
+            Joint3::Ball => "ball",
+            Joint3::Free => "free",
+        }
+    }
+
+    /// The body frame's pose in the joint's placement frame at `q` (`nq` numbers; a quaternion
+    /// need not be normalised).
+    pub fn transform(&self, q: &[f64]) -> Transform {
+        match self {
+            Joint3::Fixed => Transform::identity(),
+            Joint3::Revolute { axis } => Transform::rotation(axis_angle(axis, q[0])),
+            Joint3::Prismatic { axis } => Transform::translation(axis * q[0]),
+            Joint3::Planar => Transform { rot: axis_angle(&Vec3::z(), q[2]), pos: Vec3::new(q[0], q[1], 0.0) },
+            Joint3::Ball => Transform::rotation(quaternion_matrix(q[0], q[1], q[2], q[3])),
+            Joint3::Free => {
+                Transform { rot: quaternion_matrix(q[3], q[4], q[5], q[6]), pos: Vec3::new(q[0], q[1], q[2]) }
+            }
+        }
+    }
+
+    /// Column `k` of the motion subspace `S` (in the body's axes).
+    pub fn column(&self, k: usize) -> Motion {
+        let e = |i: usize| Vec3::from_fn(|r, _| if r == i { 1.0 } else { 0.0 });
+        match self {
+            Joint3::Fixed => Motion::zero(),
+            Joint3::Revolute { axis } => Motion::new(Vec3::zeros(), *axis),
+            Joint3::Prismatic { axis } => Motion::new(*axis, Vec3::zeros()),
+            Joint3::Planar if k < 2 => Motion::new(e(k), Vec3::zeros()),
+            Joint3::Planar => Motion::new(Vec3::zeros(), Vec3::z()),
+            Joint3::Ball => Motion::new(Vec3::zeros(), e(k)),
+            Joint3::Free if k < 3 => Motion::new(e(k), Vec3::zeros()),
+            Joint3::Free => Motion::new(Vec3::zeros(), e(k - 3)),
+        }
+    }
+
+    /// The joint's velocity `S v` (in the body's axes).
+    pub fn motion(&self, v: &[f64]) -> Motion {
+        match self {
+            Joint3::Fixed => Motion::zero(),
+            Joint3::Revolute { axis } => Motion::new(Vec3::zeros(), axis * v[0]),
+            Joint3::Prismatic { axis } => Motion::new(axis * v[0], Vec3::zeros()),
+            Joint3::Planar => Motion::new(Vec3::new(v[0], v[1], 0.0), Vec3::new(0.0, 0.0, v[2])),
+            Joint3::Ball => Motion::new(Vec3::zeros(), Vec3::new(v[0], v[1], v[2])),
+            Joint3::Free => Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5])),
+        }
+    }
+
+    /// `Sᵀ f` into `out` (`nv` numbers): the generalised force of a spatial force on the body.
+    pub fn project(&self, f: &Force, out: &mut [f64]) {
+        match self {
+            Joint3::Fixed => {}
+            Joint3::Revolute { axis } => out[0] = axis.dot(&f.ang),
+            Joint3::Prismatic { axis } => out[0] = axis.dot(&f.lin),
+            Joint3::Planar => {
+                out[0] = f.lin.x;
+                out[1] = f.lin.y;
+                out[2] = f.ang.z;
+            }
+            Joint3::Ball => out[..3].copy_from_slice(f.ang.as_slice()),
+            Joint3::Free => {
+                out[..3].copy_from_slice(f.lin.as_slice());
+                out[3..6].copy_from_slice(f.ang.as_slice());
+            }
+        }
+    }
+
+    /// `q̇` (`nq` numbers) from `q` and `v`.
+    pub fn qdot(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        match self {
+            Joint3::Fixed => {}
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => out[0] = v[0],
+            Joint3::Planar => {
+                let (s, c) = q[2].sin_cos();
+                out[0] = c * v[0] - s * v[1];
+                out[1] = s * v[0] + c * v[1];
+                out[2] = v[2];
+            }
+            Joint3::Ball => quaternion_rate(&q[..4], &v[..3], out),
+            Joint3::Free => {
+                let r = quaternion_matrix(q[3], q[4], q[5], q[6]);
+                let p = r * Vec3::new(v[0], v[1], v[2]);
+                out[..3].copy_from_slice(p.as_slice());
+                quaternion_rate(&q[3..7], &v[3..6], &mut out[3..7]);
+            }
+        }
+    }
+
+    /// The neutral configuration (zero, identity rotation) into `out` (`nq` numbers).
+    pub fn neutral(&self, out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        match self {
+            Joint3::Ball => out[3] = 1.0,
+            Joint3::Free => out[6] = 1.0,
+            _ => {}
+        }
+    }
+
+    /// Scales the joint's quaternion to unit length (other joints are left alone); `false` if
+    /// it is zero or not finite.
+    pub fn normalize(&self, q: &mut [f64]) -> bool {
+        let quat = match self {
+            Joint3::Ball => &mut q[..4],
+            Joint3::Free => &mut q[3..7],
+            _ => return true,
+        };
+        let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(n > 0.0 && n.is_finite()) {
+            return false;
+        }
+        quat.iter_mut().for_each(|x| *x /= n);
+        true
+    }
+
+    /// The rotation of the body's axes in the placement's at `q`.
+    pub fn rotation(&self, q: &[f64]) -> Mat3 {
+        self.transform(q).rot
+    }
+}
+
+/// `q̇ = ½ q ⊗ (ω, 0)` of a unit quaternion `(x, y, z, w)` turning at `ω` in the body's axes.
+fn quaternion_rate(q: &[f64], w: &[f64], out: &mut [f64]) {
+    let u = Vec3::new(q[0], q[1], q[2]);
+    let om = Vec3::new(w[0], w[1], w[2]);
+    let du = (om * q[3] + u.cross(&om)) * 0.5;
+    out[..3].copy_from_slice(du.as_slice());
+    out[3] = -0.5 * u.dot(&om);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The joint's velocity is the derivative of its transform along `q̇` (by central differences),
+    /// as a motion in the body's axes: `v_lin = Rᵀ ṗ`, `[ω]× = Rᵀ Ṙ`.
+    #[test]
+    fn each_joint_velocity_is_the_rate_of_its_transform() {
+        let joints = [
+            (Joint3::Revolute { axis: Vec3::new(1.0, 2.0, 2.0) / 3.0 }, vec![0.4], vec![1.3]),
+            (Joint3::Prismatic { axis: Vec3::new(0.0, 0.6, 0.8) }, vec![0.2], vec![-0.7]),
+            (Joint3::Planar, vec![0.3, -0.2, 0.9], vec![0.5, -1.1, 0.8]),
+            (Joint3::Ball, vec![0.1, -0.3, 0.2, 0.92], vec![0.4, -0.6, 1.1]),
+            (Joint3::Free, vec![0.3, 0.1, -0.2, 0.2, 0.1, -0.4, 0.88], vec![0.7, -0.2, 0.4, -0.5, 0.9, 0.3]),
+        ];
+        for (j, mut q, v) in joints {
+            assert!(j.normalize(&mut q));
+            let mut qd = vec![0.0; j.nq()];
+            j.qdot(&q, &v, &mut qd);
+            let h = 1e-6;
+            let at = |s: f64| j.transform(&q.iter().zip(&qd).map(|(a, b)| a + s * b).collect::<Vec<_>>());
+            let (a, b, x) = (at(h), at(-h), j.transform(&q));
+            let rdot = (a.rot - b.rot) / (2.0 * h);
+            let pdot = (a.pos - b.pos) / (2.0 * h);
+            let w = x.rot.transpose() * rdot;
+            let m = j.motion(&v);
+            assert!((x.rot.transpose() * pdot - m.lin).norm() < 1e-8, "{j:?}");
+            assert!((Vec3::new(w[(2, 1)], w[(0, 2)], w[(1, 0)]) - m.ang).norm() < 1e-8, "{j:?}");
+            // S v from the columns, and Sᵀ the adjoint of S.
+            let sv = (0..j.nv()).fold(Motion::zero(), |acc, k| acc + j.column(k) * v[k]);
+            assert!((sv.lin - m.lin).norm() < 1e-14 && (sv.ang - m.ang).norm() < 1e-14);
+            let f = Force::new(Vec3::new(0.3, -0.1, 0.7), Vec3::new(-0.2, 0.5, 0.4));
+            let mut p = vec![0.0; j.nv()];
+            j.project(&f, &mut p);
+            let power: f64 = p.iter().zip(&v).map(|(a, b)| a * b).sum();
+            assert!((power - m.dot(&f)).abs() < 1e-14);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Rigid bodies in space: spatial algebra ([`algebra`]), joints ([`joint`]) and the dynamics of a
+//! kinematic tree ([`tree`]: `M(q)` by the composite-rigid-body algorithm, the bias by recursive
+//! Newton–Euler, points' Jacobians), after Featherstone, *Rigid Body Dynamics Algorithms* (2008),
+//! in Pinocchio's conventions: spatial vectors are (linear, angular), quaternions `(x, y, z, w)`,
+//! a free joint's velocity is its body's, in the body's axes.
+
+pub mod algebra;
+pub mod joint;
+pub mod tree;
+
+pub use algebra::{Force, Motion, SpatialInertia, Transform};
+pub use joint::Joint3;
+pub use tree::{Body3, SpatialTree};

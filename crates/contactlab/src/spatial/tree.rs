@@ -1,0 +1,513 @@
+//! A kinematic tree of rigid bodies in space and its dynamics: the joint-space inertia `M(q)` by
+//! the composite-rigid-body algorithm, the bias `h(q, v)` by the recursive Newton–Euler
+//! algorithm (Featherstone 2008, Tables 5.1 and 6.2), points' positions, Jacobians and
+//! velocity-product accelerations, and the energies by a route of their own (each body's
+//! momentum), which the tests use to check `M`.
+//!
+//! Sign convention (as the planar core's, [`crate::mechanics::ContactSystem`]):
+//! `M(q) v̇ = h(q, v) + τ + Jᵀλ`, so `h = −(C(q, v) v + g(q))` is minus what Pinocchio calls the
+//! nonlinear effects. Bodies are numbered with every parent before its children; coordinates
+//! `q` and velocities `v` are the joints' in body order ([`super::joint`]).
+
+use nalgebra::{DMatrix, DVector, Matrix3xX};
+
+use super::algebra::{Force, Motion, SpatialInertia, Transform, Vec3};
+use super::joint::Joint3;
+use crate::Error;
+
+/// One body of a [`SpatialTree`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body3 {
+    /// Its name (unique in the tree).
+    pub name: String,
+    /// Its parent (`None`: the world).
+    pub parent: Option<usize>,
+    /// The joint's placement: its frame's pose in the parent's frame (the body's frame at the
+    /// neutral configuration).
+    pub placement: Transform,
+    /// The joint.
+    pub joint: Joint3,
+    /// The body's inertia about its frame's origin, in its axes.
+    pub inertia: SpatialInertia,
+}
+
+/// A tree of bodies with gravity (module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpatialTree {
+    bodies: Vec<Body3>,
+    /// Gravity (m/s², in the world's axes).
+    pub gravity: Vec3,
+    q_start: Vec<usize>,
+    v_start: Vec<usize>,
+    nq: usize,
+    nv: usize,
+}
+
+/// What the forward pass of the algorithms keeps per body.
+struct Pass {
+    /// The body's pose in its parent's frame (the world's for a root).
+    local: Vec<Transform>,
+    /// Its velocity, in its own frame.
+    vel: Vec<Motion>,
+}
+
+impl SpatialTree {
+    /// A tree of `bodies` (each parent listed before its children) with `gravity`; an
+    /// [`Error::Model`] names the first body that is not a valid part of one.
+    pub fn new(bodies: Vec<Body3>, gravity: Vec3) -> Result<Self, Error> {
+        if !gravity.iter().all(|x| x.is_finite()) {
+            return Err(Error::model("gravity", "must be finite"));
+        }
+        let (mut q_start, mut v_start, mut nq, mut nv) = (vec![], vec![], 0, 0);
+        for (i, b) in bodies.iter().enumerate() {
+            let key = format!("body[{}]", b.name);
+            if bodies[..i].iter().any(|o| o.name == b.name) {
+                return Err(Error::model(key, "a body of this name is already defined"));
+            }
+            if b.parent.is_some_and(|p| p >= i) {
+                return Err(Error::model(key, "its parent must come before it"));
+            }
+            let t = &b.placement;
+            if !(t.rot.iter().chain(t.pos.iter()).all(|x| x.is_finite())
+                && (t.rot.transpose() * t.rot - nalgebra::Matrix3::identity()).abs().max() < 1e-9
+                && t.rot.determinant() > 0.0)
+            {
+                return Err(Error::model(key, "its placement must be finite with a proper rotation"));
+            }
+            if let Joint3::Revolute { axis } | Joint3::Prismatic { axis } = b.joint {
+                if !(axis.iter().all(|x| x.is_finite()) && (axis.norm() - 1.0).abs() < 1e-9) {
+                    return Err(Error::model(
+                        key,
+                        format!("its {} joint's axis must be a unit vector", b.joint.kind()),
+                    ));
+                }
+            }
+            check_inertia(&key, &b.inertia)?;
+            q_start.push(nq);
+            v_start.push(nv);
+            nq += b.joint.nq();
+            nv += b.joint.nv();
+        }
+        Ok(Self { bodies, gravity, q_start, v_start, nq, nv })
+    }
+
+    /// The bodies.
+    pub fn bodies(&self) -> &[Body3] {
+        &self.bodies
+    }
+    /// Number of configuration coordinates.
+    pub fn nq(&self) -> usize {
+        self.nq
+    }
+    /// Number of velocity coordinates (degrees of freedom).
+    pub fn nv(&self) -> usize {
+        self.nv
+    }
+    /// The index of the body named `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+    /// The first configuration and velocity coordinate of body `i`'s joint.
+    pub fn joint_start(&self, i: usize) -> (usize, usize) {
+        (self.q_start[i], self.v_start[i])
+    }
+
+    fn qs<'a>(&self, i: usize, q: &'a [f64]) -> &'a [f64] {
+        &q[self.q_start[i]..self.q_start[i] + self.bodies[i].joint.nq()]
+    }
+    fn vs<'a>(&self, i: usize, v: &'a [f64]) -> &'a [f64] {
+        &v[self.v_start[i]..self.v_start[i] + self.bodies[i].joint.nv()]
+    }
+
+    fn pass(&self, q: &[f64], v: Option<&[f64]>) -> Pass {
+        let n = self.bodies.len();
+        let mut local = Vec::with_capacity(n);
+        let mut vel = Vec::with_capacity(n);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let x = b.placement.then(&b.joint.transform(self.qs(i, q)));
+            let vj = v.map_or(Motion::zero(), |v| b.joint.motion(self.vs(i, v)));
+            let vp = b.parent.map_or(Motion::zero(), |p| vel[p]);
+            vel.push(x.motion_from_parent(&vp) + vj);
+            local.push(x);
+        }
+        Pass { local, vel }
+    }
+
+    /// Each body's pose in the world.
+    pub fn poses(&self, q: &[f64]) -> Vec<Transform> {
+        let p = self.pass(q, None);
+        let mut out: Vec<Transform> = Vec::with_capacity(self.bodies.len());
+        for (i, b) in self.bodies.iter().enumerate() {
+            let w = b.parent.map_or(p.local[i], |k| out[k].then(&p.local[i]));
+            out.push(w);
+        }
+        out
+    }
+
+    /// The joint-space inertia `M(q)` (composite-rigid-body algorithm).
+    pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
+        let p = self.pass(q, None);
+        let mut composite: Vec<SpatialInertia> = self.bodies.iter().map(|b| b.inertia).collect();
+        for i in (0..self.bodies.len()).rev() {
+            if let Some(k) = self.bodies[i].parent {
+                let c = composite[i].to_parent(&p.local[i]);
+                composite[k] = composite[k].combined(&c);
+            }
+        }
+        let mut m = DMatrix::zeros(self.nv, self.nv);
+        let mut col = [0.0; 6];
+        for (i, b) in self.bodies.iter().enumerate() {
+            for a in 0..b.joint.nv() {
+                let r = self.v_start[i] + a;
+                let mut f = composite[i].apply(&b.joint.column(a));
+                let mut j = i;
+                loop {
+                    let bj = &self.bodies[j];
+                    bj.joint.project(&f, &mut col);
+                    for (c, &x) in col[..bj.joint.nv()].iter().enumerate() {
+                        m[(r, self.v_start[j] + c)] = x;
+                        m[(self.v_start[j] + c, r)] = x;
+                    }
+                    match bj.parent {
+                        Some(k) => {
+                            f = p.local[j].force_to_parent(&f);
+                            j = k;
+                        }
+                        None => break,
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler).
+    pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], vdot: &[f64]) -> DVector<f64> {
+        let p = self.pass(q, Some(v));
+        let n = self.bodies.len();
+        // Gravity as an upward acceleration of the world (Featherstone's trick).
+        let a0 = Motion::new(-self.gravity, Vec3::zeros());
+        let mut acc: Vec<Motion> = Vec::with_capacity(n);
+        let mut force: Vec<Force> = Vec::with_capacity(n);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let ap = b.parent.map_or(a0, |k| acc[k]);
+            let vj = b.joint.motion(self.vs(i, v));
+            let a = p.local[i].motion_from_parent(&ap) + b.joint.motion(self.vs(i, vdot)) + p.vel[i].cross(&vj);
+            force.push(b.inertia.apply(&a) + p.vel[i].cross_force(&b.inertia.apply(&p.vel[i])));
+            acc.push(a);
+        }
+        let mut tau = DVector::zeros(self.nv);
+        for i in (0..n).rev() {
+            let b = &self.bodies[i];
+            let (s, k) = (self.v_start[i], b.joint.nv());
+            b.joint.project(&force[i], &mut tau.as_mut_slice()[s..s + k]);
+            if let Some(par) = b.parent {
+                let f = p.local[i].force_to_parent(&force[i]);
+                force[par] += f;
+            }
+        }
+        tau
+    }
+
+    /// The bias `h(q, v) = −(C(q, v) v + g(q))` (module docs).
+    pub fn bias(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
+        -self.inverse_dynamics(q, v, &vec![0.0; self.nv])
+    }
+
+    /// `q̇` from `q` and `v`.
+    pub fn qdot(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
+        let mut out = DVector::zeros(self.nq);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let s = self.q_start[i];
+            b.joint.qdot(self.qs(i, q), self.vs(i, v), &mut out.as_mut_slice()[s..s + b.joint.nq()]);
+        }
+        out
+    }
+
+    /// The neutral configuration (zero angles and displacements, identity rotations).
+    pub fn neutral(&self) -> DVector<f64> {
+        let mut q = DVector::zeros(self.nq);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let s = self.q_start[i];
+            b.joint.neutral(&mut q.as_mut_slice()[s..s + b.joint.nq()]);
+        }
+        q
+    }
+
+    /// Scales every quaternion of `q` to unit length; `false` if one is zero or not finite.
+    pub fn normalize(&self, q: &mut [f64]) -> bool {
+        self.bodies.iter().enumerate().all(|(i, b)| {
+            let s = self.q_start[i];
+            b.joint.normalize(&mut q[s..s + b.joint.nq()])
+        })
+    }
+
+    /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through `M`).
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let p = self.pass(q, Some(v));
+        self.bodies.iter().zip(&p.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum()
+    }
+
+    /// The gravitational potential energy `−Σ mᵢ g · cᵢ` (zero at the world's origin).
+    pub fn potential_energy(&self, q: &[f64]) -> f64 {
+        let poses = self.poses(q);
+        self.bodies.iter().zip(&poses).map(|(b, x)| -b.inertia.mass * self.gravity.dot(&x.point(&b.inertia.com))).sum()
+    }
+
+    /// The world position of the point `p` (in body `i`'s frame).
+    pub fn point_position(&self, q: &[f64], i: usize, p: &Vec3) -> Vec3 {
+        self.poses(q)[i].point(p)
+    }
+
+    /// The Jacobian `J` (3 × nv) of the world velocity of the point `p` of body `i`: `ṗ = J v`.
+    pub fn point_jacobian(&self, q: &[f64], i: usize, p: &Vec3) -> Matrix3xX<f64> {
+        let poses = self.poses(q);
+        let pl = self.pass(q, None).local;
+        let mut jac = Matrix3xX::zeros(self.nv);
+        // Walk up from the body, carrying the point's frame: column k of joint j is S_jk moved
+        // to body i's frame, read at p, in world axes.
+        let to_world = poses[i].rot;
+        let mut x = Transform::identity(); // body j's pose in body i's frame
+        let mut j = i;
+        loop {
+            let b = &self.bodies[j];
+            for k in 0..b.joint.nv() {
+                let m = x.motion_to_parent(&b.joint.column(k));
+                let vel = m.lin + m.ang.cross(p);
+                jac.set_column(self.v_start[j] + k, &(to_world * vel));
+            }
+            match b.parent {
+                Some(par) => {
+                    x = x.then(&pl[j].inverse());
+                    j = par;
+                }
+                None => break,
+            }
+        }
+        jac
+    }
+
+    /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).
+    pub fn point_velocity_product(&self, q: &[f64], v: &[f64], i: usize, p: &Vec3) -> Vec3 {
+        let pass = self.pass(q, Some(v));
+        let mut acc: Vec<Motion> = Vec::with_capacity(self.bodies.len());
+        for (k, b) in self.bodies.iter().enumerate().take(i + 1) {
+            let ap = b.parent.map_or(Motion::zero(), |par| acc[par]);
+            let vj = b.joint.motion(self.vs(k, v));
+            acc.push(pass.local[k].motion_from_parent(&ap) + pass.vel[k].cross(&vj));
+        }
+        let (a, vel) = (acc[i], pass.vel[i]);
+        // The classical acceleration of the point from the spatial one (all in body i's axes).
+        let vp = vel.lin + vel.ang.cross(p);
+        let ap = a.lin + a.ang.cross(p) + vel.ang.cross(&vp);
+        self.poses(q)[i].rot * ap
+    }
+}
+
+/// `SpatialInertia` of a body: a non-negative finite mass, a finite centre of mass, and a
+/// symmetric positive semi-definite rotational inertia whose principal moments satisfy the
+/// triangle inequality (a physical body's).
+fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
+    if !(i.mass.is_finite() && i.mass >= 0.0) {
+        return Err(Error::model(key, format!("its mass must be finite and >= 0 (got {})", i.mass)));
+    }
+    if !(i.com.iter().chain(i.inertia.iter()).all(|x| x.is_finite())) {
+        return Err(Error::model(key, "its centre of mass and inertia must be finite"));
+    }
+    let scale = i.inertia.abs().max();
+    if (i.inertia - i.inertia.transpose()).abs().max() > 1e-9 * scale {
+        return Err(Error::model(key, "its inertia must be symmetric"));
+    }
+    let e = i.inertia.symmetric_eigenvalues();
+    let tol = 1e-9 * scale;
+    if e.iter().any(|&x| x < -tol) || e[0] + e[1] < e[2] - tol || e[1] + e[2] < e[0] - tol || e[0] + e[2] < e[1] - tol {
+        return Err(Error::model(
+            key,
+            format!("its inertia must be positive semi-definite with principal moments obeying the triangle inequality (got {e:?})"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::algebra::{rpy, Mat3};
+    use super::*;
+
+    /// A tree with every joint type: a free base, a ball joint, revolute and prismatic joints
+    /// about skew axes, a fixed body and a planar one, with off-diagonal inertias.
+    fn sample() -> SpatialTree {
+        let inertia = |m: f64, c: [f64; 3], d: [f64; 3], r: [f64; 3]| {
+            let rot = rpy(r[0], r[1], r[2]);
+            SpatialInertia {
+                mass: m,
+                com: Vec3::from(c),
+                inertia: rot * Mat3::from_diagonal(&Vec3::from(d)) * rot.transpose(),
+            }
+        };
+        let place = |p: [f64; 3], r: [f64; 3]| Transform { rot: rpy(r[0], r[1], r[2]), pos: Vec3::from(p) };
+        let body = |name: &str, parent: Option<usize>, placement, joint, inertia| Body3 {
+            name: name.into(),
+            parent,
+            placement,
+            joint,
+            inertia,
+        };
+        let bodies = vec![
+            body(
+                "base",
+                None,
+                place([0.1, 0.0, 0.5], [0.0, 0.0, 0.0]),
+                Joint3::Free,
+                inertia(5.0, [0.02, -0.01, 0.03], [0.2, 0.3, 0.4], [0.1, 0.2, 0.3]),
+            ),
+            body(
+                "hip",
+                Some(0),
+                place([0.2, 0.1, 0.0], [0.3, 0.0, -0.2]),
+                Joint3::Revolute { axis: Vec3::new(1.0, 2.0, 2.0) / 3.0 },
+                inertia(1.0, [0.0, 0.1, -0.1], [0.01, 0.02, 0.02], [0.5, 0.0, 0.1]),
+            ),
+            body(
+                "knee",
+                Some(1),
+                place([0.0, 0.0, -0.3], [0.0, 0.4, 0.0]),
+                Joint3::Prismatic { axis: Vec3::new(0.0, 0.6, 0.8) },
+                inertia(0.7, [0.05, 0.0, -0.15], [0.02, 0.02, 0.005], [0.0, 0.3, 0.0]),
+            ),
+            body(
+                "foot",
+                Some(2),
+                place([0.0, 0.0, -0.3], [0.1, 0.0, 0.0]),
+                Joint3::Fixed,
+                inertia(0.2, [0.0, 0.0, -0.02], [0.001, 0.001, 0.001], [0.0, 0.0, 0.0]),
+            ),
+            body(
+                "shoulder",
+                Some(0),
+                place([-0.2, 0.0, 0.1], [0.0, 0.0, 0.7]),
+                Joint3::Ball,
+                inertia(1.2, [0.0, 0.0, -0.2], [0.03, 0.03, 0.01], [0.2, -0.1, 0.0]),
+            ),
+            body(
+                "slider",
+                Some(4),
+                place([0.0, 0.0, -0.4], [0.0, -0.3, 0.0]),
+                Joint3::Planar,
+                inertia(0.5, [0.1, 0.0, 0.0], [0.004, 0.005, 0.006], [0.0, 0.0, 0.4]),
+            ),
+        ];
+        SpatialTree::new(bodies, Vec3::new(0.0, 0.0, -9.81)).unwrap()
+    }
+
+    fn state(t: &SpatialTree) -> (Vec<f64>, Vec<f64>) {
+        let mut q: Vec<f64> = (0..t.nq()).map(|k| 0.3 * (1.7 * k as f64 + 0.4).sin()).collect();
+        assert!(t.normalize(&mut q));
+        let v: Vec<f64> = (0..t.nv()).map(|k| 0.8 * (0.9 * k as f64 + 1.1).cos()).collect();
+        (q, v)
+    }
+
+    #[test]
+    fn the_mass_matrix_is_the_kinetic_energy_s_hessian() {
+        // ½ vᵀ M v against Σ ½ vᵢ·Iᵢvᵢ (each body's momentum, not the CRBA), for basis vectors and
+        // their sums: M_ij = T(eᵢ + eⱼ) − T(eᵢ) − T(eⱼ).
+        let t = sample();
+        let (q, _) = state(&t);
+        let m = t.mass_matrix(&q);
+        let e = |k: usize| (0..t.nv()).map(|r| if r == k { 1.0 } else { 0.0 }).collect::<Vec<_>>();
+        let ke = |v: &[f64]| t.kinetic_energy(&q, v);
+        for i in 0..t.nv() {
+            for j in 0..t.nv() {
+                let sum: Vec<f64> = e(i).iter().zip(e(j)).map(|(a, b)| a + b).collect();
+                let mij = if i == j { 2.0 * ke(&e(i)) } else { ke(&sum) - ke(&e(i)) - ke(&e(j)) };
+                assert!((m[(i, j)] - mij).abs() < 1e-12, "M[{i},{j}] = {} vs {mij}", m[(i, j)]);
+            }
+        }
+        assert!(m.clone().cholesky().is_some());
+    }
+
+    #[test]
+    fn free_motion_conserves_energy_and_points_move_with_their_jacobians() {
+        // d(T + V)/dt = vᵀ(h − ... ) = 0 along v̇ = M⁻¹h: checks h against M, the energies and q̇.
+        let t = sample();
+        let (q, v) = state(&t);
+        let vdot = t.mass_matrix(&q).cholesky().unwrap().solve(&t.bias(&q, &v));
+        let qd = t.qdot(&q, &v);
+        let energy = |s: f64| {
+            let mut qs: Vec<f64> = q.iter().zip(qd.iter()).map(|(a, b)| a + s * b).collect();
+            t.normalize(&mut qs);
+            let vs: Vec<f64> = v.iter().zip(vdot.iter()).map(|(a, b)| a + s * b).collect();
+            t.kinetic_energy(&qs, &vs) + t.potential_energy(&qs)
+        };
+        let h = 1e-5;
+        let rate = (energy(h) - energy(-h)) / (2.0 * h);
+        let scale = t.kinetic_energy(&q, &v) + t.potential_energy(&q).abs();
+        assert!(rate.abs() < 1e-7 * scale, "dE/dt = {rate}");
+        // Inverse dynamics inverts forward dynamics.
+        let tau = t.inverse_dynamics(&q, &v, vdot.as_slice());
+        assert!(tau.norm() < 1e-10 * t.bias(&q, &v).norm());
+        // A point's velocity and acceleration from its Jacobian and J̇v, by differences.
+        let p = Vec3::new(0.05, -0.02, -0.1);
+        for body in [2, 3, 5] {
+            let jv = t.point_jacobian(&q, body, &p) * DVector::from_column_slice(&v);
+            let at = |s: f64| {
+                let mut qs: Vec<f64> = q.iter().zip(qd.iter()).map(|(a, b)| a + s * b).collect();
+                t.normalize(&mut qs);
+                t.point_position(&qs, body, &p)
+            };
+            let fd = (at(h) - at(-h)) / (2.0 * h);
+            assert!((fd - jv).norm() < 1e-8, "body {body}: {fd} vs {jv}");
+            // J̇v: the derivative of J v along q̇ with v held.
+            let jv_at = |s: f64| {
+                let mut qs: Vec<f64> = q.iter().zip(qd.iter()).map(|(a, b)| a + s * b).collect();
+                t.normalize(&mut qs);
+                t.point_jacobian(&qs, body, &p) * DVector::from_column_slice(&v)
+            };
+            let fd = (jv_at(h) - jv_at(-h)) / (2.0 * h);
+            let jdv = t.point_velocity_product(&q, &v, body, &p);
+            assert!((fd - jdv).norm() < 1e-7, "body {body}: {fd} vs {jdv}");
+        }
+    }
+
+    #[test]
+    fn one_free_body_follows_newton_and_euler() {
+        // A free body with its centre of mass at its origin: h = (−m ω×v + m Rᵀg, −ω×Iω).
+        let ic = Mat3::new(0.3, 0.02, -0.01, 0.02, 0.5, 0.03, -0.01, 0.03, 0.7);
+        let b = Body3 {
+            name: "box".into(),
+            parent: None,
+            placement: Transform::identity(),
+            joint: Joint3::Free,
+            inertia: SpatialInertia { mass: 2.0, com: Vec3::zeros(), inertia: ic },
+        };
+        let g = Vec3::new(0.0, 0.0, -9.81);
+        let t = SpatialTree::new(vec![b], g).unwrap();
+        let mut q = vec![0.4, -0.2, 1.0, 0.1, 0.3, -0.2, 0.9];
+        t.normalize(&mut q);
+        let v = [0.5, -0.3, 0.2, 1.1, -0.7, 0.4];
+        let (lin, om) = (Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+        let r = t.poses(&q)[0].rot;
+        let h = t.bias(&q, &v);
+        let hl = -om.cross(&lin) * 2.0 + r.transpose() * g * 2.0;
+        let ha = -om.cross(&(ic * om));
+        assert!((Vec3::new(h[0], h[1], h[2]) - hl).norm() < 1e-12 && (Vec3::new(h[3], h[4], h[5]) - ha).norm() < 1e-12);
+    }
+
+    #[test]
+    fn malformed_trees_are_refused_by_name() {
+        let t = sample();
+        let mut bodies = t.bodies().to_vec();
+        bodies[2].inertia.mass = -1.0;
+        let e = SpatialTree::new(bodies, t.gravity).unwrap_err().to_string();
+        assert!(e.contains("body[knee]") && e.contains("mass"), "{e}");
+        let mut bodies = t.bodies().to_vec();
+        bodies[1].joint = Joint3::Revolute { axis: Vec3::new(1.0, 1.0, 0.0) };
+        assert!(SpatialTree::new(bodies, t.gravity).unwrap_err().to_string().contains("unit vector"));
+        let mut bodies = t.bodies().to_vec();
+        bodies[4].inertia.inertia = Mat3::from_diagonal(&Vec3::new(0.1, 0.1, 0.5));
+        assert!(SpatialTree::new(bodies, t.gravity).unwrap_err().to_string().contains("triangle"));
+        let mut bodies = t.bodies().to_vec();
+        bodies[1].parent = Some(3);
+        assert!(SpatialTree::new(bodies, t.gravity).unwrap_err().to_string().contains("before"));
+    }
+}
