@@ -189,11 +189,11 @@ fn mass_and_inertia(inertial: &urdf_rs::Inertial, n: &Vector3<f64>) -> Result<(f
     Ok((mass, inertia.max(0.0)))
 }
 
-fn rpy(p: &urdf_rs::Pose) -> Matrix3<f64> {
+pub(crate) fn rpy(p: &urdf_rs::Pose) -> Matrix3<f64> {
     Rotation3::from_euler_angles(p.rpy[0], p.rpy[1], p.rpy[2]).into_inner()
 }
 
-fn v3(v: &urdf_rs::Vec3) -> Vector3<f64> {
+pub(crate) fn v3(v: &urdf_rs::Vec3) -> Vector3<f64> {
     Vector3::new(v[0], v[1], v[2])
 }
 
@@ -206,11 +206,24 @@ pub fn read(path: &Path, plane: &str) -> Result<UrdfTree, Error> {
     parse(&name, &text, plane)
 }
 
-/// [`read`] on the text of a URDF; `name` names it in errors.
-pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
+/// A URDF's robot and its tree.
+pub(crate) struct Topology {
+    /// The parsed file (visuals removed, inertials completed).
+    pub robot: urdf_rs::Robot,
+    /// Each link's index by name.
+    pub link_index: HashMap<String, usize>,
+    /// The joint into each link (`None`: the root).
+    pub parent_joint: Vec<Option<usize>>,
+    /// Each link's child joints, in file order.
+    pub children: Vec<Vec<usize>>,
+    /// The root link.
+    pub root: usize,
+}
+
+/// Parses a URDF (bounded: at most [`MAX_BODIES`] links) and checks that its joints form one
+/// tree; errors name `name` and the link or joint.
+pub(crate) fn topology(name: &str, text: &str) -> Result<Topology, Error> {
     let err = |key: &str, msg: String| Error::input(name, key, msg);
-    let (e1, e2, n) =
-        plane_axes(plane).ok_or_else(|| err("plane", format!("\"{plane}\" is not one of {}", PLANES.join(", "))))?;
     // Bounded work before the XML parser allocates: count the elements first.
     for tag in ["link", "joint"] {
         let count = text.matches(&format!("<{tag}")).count();
@@ -223,7 +236,7 @@ pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
     if robot.links.len() > MAX_BODIES + 1 {
         return Err(err("link", format!("{} links; at most {MAX_BODIES} are supported", robot.links.len())));
     }
-    let link_index: HashMap<&str, usize> = robot.links.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+    let link_index: HashMap<String, usize> = robot.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i)).collect();
     if link_index.len() != robot.links.len() {
         return Err(err("link", "two links have the same name".into()));
     }
@@ -251,23 +264,42 @@ pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
             return Err(err("link", format!("several root links ({}); a URDF is one tree", names.join(", "))));
         }
     };
-    // Links in tree order (parents first), from the root.
     let mut children: Vec<Vec<usize>> = vec![vec![]; robot.links.len()];
     for (j, joint) in robot.joints.iter().enumerate() {
         children[link_index[joint.parent.link.as_str()]].push(j);
     }
-    let mut order = vec![root];
-    let mut k = 0;
-    while k < order.len() {
-        for &j in &children[order[k]] {
-            order.push(link_index[robot.joints[j].child.link.as_str()]);
+    let t = Topology { robot, link_index, parent_joint, children, root };
+    let order = t.breadth_first();
+    if order.len() != t.robot.links.len() {
+        let lost = (0..t.robot.links.len()).find(|l| !order.contains(l)).unwrap_or(0);
+        return Err(err("joint", format!("the joints form a cycle through link '{}'", t.robot.links[lost].name)));
+    }
+    Ok(t)
+}
+
+impl Topology {
+    /// The links reachable from the root, breadth first (children in file order).
+    pub fn breadth_first(&self) -> Vec<usize> {
+        let mut order = vec![self.root];
+        let mut k = 0;
+        while k < order.len() {
+            for &j in &self.children[order[k]] {
+                order.push(self.link_index[self.robot.joints[j].child.link.as_str()]);
+            }
+            k += 1;
         }
-        k += 1;
+        order
     }
-    if order.len() != robot.links.len() {
-        let lost = (0..robot.links.len()).find(|l| !order.contains(l)).unwrap_or(0);
-        return Err(err("joint", format!("the joints form a cycle through link '{}'", robot.links[lost].name)));
-    }
+}
+
+/// [`read`] on the text of a URDF; `name` names it in errors.
+pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
+    let err = |key: &str, msg: String| Error::input(name, key, msg);
+    let (e1, e2, n) =
+        plane_axes(plane).ok_or_else(|| err("plane", format!("\"{plane}\" is not one of {}", PLANES.join(", "))))?;
+    let t = topology(name, text)?;
+    let order = t.breadth_first();
+    let Topology { robot, link_index, parent_joint, root, .. } = t;
     let world_root = robot.links[root].name == "world";
     let body_of: HashMap<usize, usize> =
         order.iter().filter(|&&l| !(world_root && l == root)).enumerate().map(|(b, &l)| (l, b)).collect();
@@ -390,7 +422,7 @@ pub fn parse(name: &str, text: &str, plane: &str) -> Result<UrdfTree, Error> {
     Ok(UrdfTree { bodies, first, coordinates, spheres })
 }
 
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

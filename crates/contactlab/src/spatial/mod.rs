@@ -7,6 +7,7 @@
 pub mod algebra;
 pub mod joint;
 pub mod tree;
+pub mod urdf;
 
 pub use algebra::{Force, Motion, SpatialInertia, Transform};
 pub use joint::Joint3;

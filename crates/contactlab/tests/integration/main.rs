@@ -24,6 +24,7 @@ mod p4_fixture;
 mod p5_eqset;
 mod painleve_mechanism;
 mod scale_invariance;
+mod spatial;
 mod timestep;
 mod urdf;
 mod variational;

@@ -1,0 +1,260 @@
+//! URDF in space: a URDF file's links, inertials, joints and collision shapes as a
+//! [`SpatialTree`], in Pinocchio's numbering.
+//!
+//! # Bodies and coordinates
+//! Bodies are the links reached from the root depth first, each link's child joints sorted by
+//! joint name: the order in which Pinocchio's URDF parser (through urdfdom, which keeps joints
+//! in a map by name) numbers its joints, so `q` and `v` can be pasted between the two. The one
+//! difference: a `continuous` joint is one angle here (Pinocchio stores `cos, sin`).
+//!
+//! * `revolute`, `continuous`: one angle about the joint's axis (normalised); `prismatic`: one
+//!   displacement; `fixed`: none; `floating`: a free joint (`x y z qx qy qz qw`, velocities
+//!   `vx vy vz wx wy wz` in the link's axes: Pinocchio's FreeFlyer); `planar`: `x, y, θ` in the
+//!   joint frame's xy plane (the axis must be that plane's normal, `z`); `spherical` (urdf-rs
+//!   reads it; not in the URDF standard): a ball joint.
+//! * A `<mimic>` element is ignored (each joint keeps its own coordinate), as Pinocchio ignores it
+//!   by default.
+//! * [`Base::Fixed`] (a bare `.urdf`): the root link is welded to the world, as the URDF says.
+//!   [`Base::Floating`]: the root link gets a free joint named `root_joint`, as Pinocchio's
+//!   `buildModel(path, JointModelFreeFlyer())` adds it. A root link named `world` is the world
+//!   in both cases.
+//!
+//! Coordinate names: the joint's name for one number, `NAME.x`, `NAME.y`, `NAME.theta` for a
+//! planar joint, `NAME.qx … NAME.qw` for a rotation's quaternion, `NAME.x/.y/.z` for a free
+//! joint's position; velocities `NAME` or `NAME.vx … NAME.wz`.
+//!
+//! # Links
+//! `<inertial>`: the mass, the centre of mass at the origin's `xyz`, and the inertia tensor,
+//! given in the inertial frame, rotated into the link's axes by the origin's `rpy`
+//! (`R I Rᵀ`). `<collision>`: spheres, boxes, cylinders and capsules, each with its pose in the
+//! link; a mesh is skipped with a note in [`UrdfSpatial::notes`] (its contacts would need the
+//! mesh's vertices).
+
+use std::path::Path;
+
+use super::algebra::{Mat3, SpatialInertia, Transform, Vec3};
+use super::joint::Joint3;
+use super::tree::{Body3, SpatialTree};
+use crate::multibody::urdf::{one_line, rpy, topology, v3};
+use crate::Error;
+
+/// How the root link is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// Welded to the world (a bare URDF).
+    Fixed,
+    /// Free to move (a floating base, `root_joint`).
+    Floating,
+}
+
+/// A collision shape of a link, centred at its pose's origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// A sphere.
+    Sphere {
+        /// Radius (m).
+        radius: f64,
+    },
+    /// A box with these edge lengths along its axes (m).
+    Box {
+        /// Edge lengths.
+        size: Vec3,
+    },
+    /// A cylinder along its z axis.
+    Cylinder {
+        /// Radius (m).
+        radius: f64,
+        /// Length (m).
+        length: f64,
+    },
+    /// A capsule: a cylinder along z with hemispherical ends.
+    Capsule {
+        /// Radius (m).
+        radius: f64,
+        /// Length of the cylindrical part (m).
+        length: f64,
+    },
+}
+
+/// One collision shape: the body it belongs to, its pose in the body's frame, and its shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collision {
+    /// The body (index in the tree).
+    pub body: usize,
+    /// The shape's pose in the body's frame.
+    pub pose: Transform,
+    /// The shape.
+    pub shape: Shape,
+}
+
+/// A URDF read as a spatial tree.
+#[derive(Debug, Clone)]
+pub struct UrdfSpatial {
+    /// The tree (gravity `(0, 0, −9.81)`: URDF's `z` is up).
+    pub tree: SpatialTree,
+    /// The names of the `nq` configuration coordinates (module docs).
+    pub coordinates: Vec<String>,
+    /// The names of the `nv` velocity coordinates.
+    pub velocities: Vec<String>,
+    /// The collision shapes.
+    pub collisions: Vec<Collision>,
+    /// What was read but not used (meshes), one line each.
+    pub notes: Vec<String>,
+}
+
+/// Reads the URDF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]) with its root `base`.
+pub fn read(path: &Path, base: Base) -> Result<UrdfSpatial, Error> {
+    let name = path.display().to_string();
+    let text = crate::model::read_bounded(path)?;
+    parse(&name, &text, base)
+}
+
+/// [`read`] on the text of a URDF; `name` names it in errors.
+pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
+    let err = |key: &str, msg: String| Error::input(name, key, msg);
+    let t = topology(name, text)?;
+    let robot = &t.robot;
+    // Depth first, each link's child joints sorted by name (Pinocchio's numbering).
+    let mut order = vec![];
+    let mut stack = vec![t.root];
+    while let Some(l) = stack.pop() {
+        order.push(l);
+        let mut kids = t.children[l].clone();
+        kids.sort_by(|&a, &b| robot.joints[b].name.cmp(&robot.joints[a].name));
+        stack.extend(kids.iter().map(|&j| t.link_index[robot.joints[j].child.link.as_str()]));
+    }
+    let world_root = robot.links[t.root].name == "world";
+    let mut body_of = vec![None; robot.links.len()];
+    let (mut bodies, mut coordinates, mut velocities) = (vec![], vec![], vec![]);
+    let names = |joint: &Joint3, name: &str, q: &mut Vec<String>, v: &mut Vec<String>| {
+        let with = |s: &[&str]| s.iter().map(|c| format!("{name}.{c}")).collect::<Vec<_>>();
+        match joint {
+            Joint3::Fixed => {}
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => {
+                q.push(name.to_string());
+                v.push(name.to_string());
+            }
+            Joint3::Planar => {
+                q.extend(with(&["x", "y", "theta"]));
+                v.extend(with(&["vx", "vy", "wz"]));
+            }
+            Joint3::Ball => {
+                q.extend(with(&["qx", "qy", "qz", "qw"]));
+                v.extend(with(&["wx", "wy", "wz"]));
+            }
+            Joint3::Free => {
+                q.extend(with(&["x", "y", "z", "qx", "qy", "qz", "qw"]));
+                v.extend(with(&["vx", "vy", "vz", "wx", "wy", "wz"]));
+            }
+        }
+    };
+    for &l in &order {
+        if world_root && l == t.root {
+            continue;
+        }
+        let link = &robot.links[l];
+        let (parent, placement, joint, jname) = match t.parent_joint[l] {
+            None => {
+                let joint = if base == Base::Floating { Joint3::Free } else { Joint3::Fixed };
+                (None, Transform::identity(), joint, "root_joint".to_string())
+            }
+            Some(j) => {
+                let uj = &robot.joints[j];
+                let key = format!("joint '{}'", uj.name);
+                let placement = Transform { rot: rpy(&uj.origin), pos: v3(&uj.origin.xyz) };
+                if !placement.rot.iter().chain(placement.pos.iter()).all(|x| x.is_finite()) {
+                    return Err(err(&key, "its origin must be finite".into()));
+                }
+                let a = v3(&uj.axis.xyz);
+                let unit = || {
+                    let n = a.norm();
+                    if n > 0.0 && n.is_finite() {
+                        Ok(a / n)
+                    } else {
+                        Err(err(&key, format!("axis {:?} is not a direction", uj.axis.xyz.0)))
+                    }
+                };
+                let joint = match uj.joint_type {
+                    urdf_rs::JointType::Revolute | urdf_rs::JointType::Continuous => Joint3::Revolute { axis: unit()? },
+                    urdf_rs::JointType::Prismatic => Joint3::Prismatic { axis: unit()? },
+                    urdf_rs::JointType::Fixed => Joint3::Fixed,
+                    urdf_rs::JointType::Floating => Joint3::Free,
+                    urdf_rs::JointType::Spherical => Joint3::Ball,
+                    urdf_rs::JointType::Planar => {
+                        let a = unit()?;
+                        if (a - Vec3::z()).norm() > 1e-9 {
+                            return Err(err(
+                                &key,
+                                format!(
+                                    "a planar joint moves in its frame's xy plane: its axis must be 0 0 1 (got {:?})",
+                                    uj.axis.xyz.0
+                                ),
+                            ));
+                        }
+                        Joint3::Planar
+                    }
+                };
+                let parent = body_of[t.link_index[uj.parent.link.as_str()]];
+                (parent, placement, joint, uj.name.clone())
+            }
+        };
+        let key = format!("link '{}'", link.name);
+        let inertia = inertia_of(&link.inertial).map_err(|m| err(&key, m))?;
+        names(&joint, &jname, &mut coordinates, &mut velocities);
+        body_of[l] = Some(bodies.len());
+        bodies.push(Body3 { name: link.name.clone(), parent, placement, joint, inertia });
+    }
+    let tree =
+        SpatialTree::new(bodies, Vec3::new(0.0, 0.0, -9.81)).map_err(|e| err("link", one_line(&e.to_string())))?;
+    let (mut collisions, mut notes) = (vec![], vec![]);
+    for &l in &order {
+        let Some(body) = body_of[l] else { continue };
+        let link = &robot.links[l];
+        let key = format!("link '{}'", link.name);
+        for c in &link.collision {
+            let pose = Transform { rot: rpy(&c.origin), pos: v3(&c.origin.xyz) };
+            let positive = |what: &str, x: f64| {
+                if x > 0.0 && x.is_finite() {
+                    Ok(x)
+                } else {
+                    Err(err(&key, format!("a collision {what} must be > 0 and finite (got {x})")))
+                }
+            };
+            let shape = match &c.geometry {
+                urdf_rs::Geometry::Sphere { radius } => Shape::Sphere { radius: positive("sphere's radius", *radius)? },
+                urdf_rs::Geometry::Box { size } => {
+                    for &x in size.iter() {
+                        positive("box's size", x)?;
+                    }
+                    Shape::Box { size: v3(size) }
+                }
+                urdf_rs::Geometry::Cylinder { radius, length } => Shape::Cylinder {
+                    radius: positive("cylinder's radius", *radius)?,
+                    length: positive("cylinder's length", *length)?,
+                },
+                urdf_rs::Geometry::Capsule { radius, length } => Shape::Capsule {
+                    radius: positive("capsule's radius", *radius)?,
+                    length: positive("capsule's length", *length)?,
+                },
+                urdf_rs::Geometry::Mesh { filename, .. } => {
+                    notes.push(format!("{key}: collision mesh '{filename}' skipped (no contacts from meshes)"));
+                    continue;
+                }
+            };
+            collisions.push(Collision { body, pose, shape });
+        }
+    }
+    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes })
+}
+
+/// A link's spatial inertia from its `<inertial>` (module docs); the message says what is wrong.
+fn inertia_of(inertial: &urdf_rs::Inertial) -> Result<SpatialInertia, String> {
+    let r = rpy(&inertial.origin);
+    let i = &inertial.inertia;
+    let tensor = Mat3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz);
+    let mass = inertial.mass.value;
+    if !(mass >= 0.0 && mass.is_finite()) {
+        return Err(format!("mass must be finite and >= 0, got {mass}"));
+    }
+    Ok(SpatialInertia { mass, com: v3(&inertial.origin.xyz), inertia: r * tensor * r.transpose() })
+}

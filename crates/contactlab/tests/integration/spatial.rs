@@ -1,0 +1,140 @@
+//! The spatial dynamics of real robots' URDFs (data/robots) against Pinocchio's
+//! (tests/data/pinocchio, written by scripts/pinocchio_reference.py): the coordinates' order, the
+//! joint-space inertia, the bias (−Pinocchio's nonlinear effects), and a point's position and
+//! Jacobian, at three states each.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::spatial::urdf::{read, Base};
+use nalgebra::{DMatrix, Vector3};
+use serde_json::Value;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+}
+
+fn matrix(v: &Value) -> DMatrix<f64> {
+    let rows: Vec<Vec<f64>> = v.as_array().unwrap().iter().map(numbers).collect();
+    DMatrix::from_fn(rows.len(), rows[0].len(), |r, c| rows[r][c])
+}
+
+fn check(robot: &str) {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo(&format!("crates/contactlab/tests/data/pinocchio/{robot}.json"))).unwrap(),
+    )
+    .unwrap();
+    let base = if doc["base"] == "floating" { Base::Floating } else { Base::Fixed };
+    let u = read(&repo(doc["urdf"].as_str().unwrap()), base).unwrap();
+    let t = &u.tree;
+    assert_eq!(t.nv(), doc["nv"].as_u64().unwrap() as usize, "{robot}");
+    // The moving joints in Pinocchio's order.
+    let joints: Vec<&str> = doc["joints"].as_array().unwrap().iter().map(|j| j.as_str().unwrap()).collect();
+    let mut ours: Vec<String> = vec![];
+    for name in &u.velocities {
+        let joint = name.split('.').next().unwrap().to_string();
+        if ours.last() != Some(&joint) {
+            ours.push(joint);
+        }
+    }
+    assert_eq!(ours, joints, "{robot}: joint order");
+    let link = t.body_index(doc["link"].as_str().unwrap()).unwrap();
+    let p = Vector3::from_column_slice(&numbers(&doc["point"]));
+    for (k, s) in doc["states"].as_array().unwrap().iter().enumerate() {
+        let (q, v) = (numbers(&s["q"]), numbers(&s["v"]));
+        assert_eq!(q.len(), t.nq(), "{robot}");
+        let m_ref = matrix(&s["mass_matrix"]);
+        let scale = m_ref.abs().max();
+        let m = t.mass_matrix(&q);
+        assert!(
+            (&m - &m_ref).abs().max() <= 1e-10 * scale,
+            "{robot} state {k}: M differs by {}",
+            (&m - &m_ref).abs().max()
+        );
+        let nle = nalgebra::DVector::from_vec(numbers(&s["nle"]));
+        let h = t.bias(&q, &v);
+        let hs = nle.abs().max().max(scale);
+        assert!(
+            (&h + &nle).abs().max() <= 1e-10 * hs,
+            "{robot} state {k}: bias differs by {}",
+            (&h + &nle).abs().max()
+        );
+        let x = t.point_position(&q, link, &p);
+        assert!(
+            (x - Vector3::from_column_slice(&numbers(&s["point_world"]))).norm() < 1e-12,
+            "{robot} state {k}: point"
+        );
+        let j = t.point_jacobian(&q, link, &p);
+        let j_ref = matrix(&s["point_jacobian"]);
+        assert!(
+            (DMatrix::from_column_slice(3, t.nv(), j.as_slice()) - j_ref).abs().max() < 1e-12,
+            "{robot} state {k}: Jacobian"
+        );
+    }
+}
+
+#[test]
+fn a_test_mechanism_with_every_joint_type_matches_pinocchio() {
+    check("zoo");
+}
+
+#[test]
+fn unitree_a1_on_a_floating_base_matches_pinocchio() {
+    check("a1");
+}
+
+#[test]
+fn ur5_and_panda_arms_match_pinocchio() {
+    check("ur5_robot");
+    check("panda");
+}
+
+#[test]
+fn unitree_g1_humanoid_with_35_velocities_matches_pinocchio() {
+    check("g1_29dof_rev_1_0");
+}
+
+#[test]
+fn urdf_collision_shapes_and_notes() {
+    let u = read(&repo("data/robots/zoo.urdf"), Base::Fixed).unwrap();
+    assert_eq!(u.collisions.len(), 3);
+    assert_eq!(u.tree.nv(), 6);
+    assert_eq!(u.coordinates, ["a_wheel", "m_shoulder", "elbow", "z_planar.x", "z_planar.y", "z_planar.theta"]);
+    // A1's collision geometry: boxes, cylinders and spheres, no meshes.
+    let a1 = read(&repo("data/robots/a1.urdf"), Base::Floating).unwrap();
+    assert!(a1.collisions.iter().any(|c| matches!(c.shape, contactlab::spatial::urdf::Shape::Sphere { .. })));
+    assert_eq!(
+        &a1.coordinates[..7],
+        [
+            "root_joint.x",
+            "root_joint.y",
+            "root_joint.z",
+            "root_joint.qx",
+            "root_joint.qy",
+            "root_joint.qz",
+            "root_joint.qw"
+        ]
+    );
+}
+
+#[test]
+fn bad_urdfs_get_one_line_errors_naming_the_joint_or_link() {
+    use contactlab::spatial::urdf::parse;
+    let robot = |joint: &str, mass: &str| {
+        format!(
+            r#"<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+            <link name="b"><inertial><mass value="{mass}"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+            <joint name="j" type="{joint}"><parent link="a"/><child link="b"/><axis xyz="0 0 0"/><limit effort="1" velocity="1" lower="0" upper="1"/></joint></robot>"#
+        )
+    };
+    let e = parse("r.urdf", &robot("revolute", "1"), Base::Fixed).unwrap_err().to_string();
+    assert!(e.contains("r.urdf") && e.contains("joint 'j'") && e.contains("not a direction"), "{e}");
+    let e = parse("r.urdf", &robot("planar", "1").replace("0 0 0", "1 0 0"), Base::Fixed).unwrap_err().to_string();
+    assert!(e.contains("joint 'j'") && e.contains("axis must be 0 0 1"), "{e}");
+    let e = parse("r.urdf", &robot("fixed", "-2"), Base::Fixed).unwrap_err().to_string();
+    assert!(e.contains("link 'b'") && e.contains("mass"), "{e}");
+    assert!(!e.contains('\n'));
+}
