@@ -10,6 +10,12 @@
 //! | planar (the placement's xy plane) | `x, y, θ` | `v_x, v_y, ω` in the body's axes |
 //! | ball | the unit quaternion `x, y, z, w` | `ω` in the body's axes |
 //! | free | `x, y, z, q_x, q_y, q_z, q_w` | `v, ω` of the body's origin in its axes |
+//! | translation | `x, y, z` along the placement's axes | their rates |
+//! | ball, scalar first (MuJoCo's) | the unit quaternion `w, x, y, z` | `ω` in the body's axes |
+//!
+//! MuJoCo's free joint (`x y z qw qx qy qz`; the linear velocity in the world's axes, the angular
+//! in the body's) is a translation followed by a scalar-first ball on a massless body between
+//! them ([`super::mjcf`]).
 //!
 //! Every joint's motion subspace `S` (`v_J = S v`, in the body's axes) is constant in the body
 //! frame, so the velocity-product term `c_J = Ṡ v` of Featherstone's algorithms is zero; the
@@ -38,6 +44,10 @@ pub enum Joint3 {
     Ball,
     /// Any motion (a floating base).
     Free,
+    /// Translation along the placement's three axes.
+    Translation,
+    /// A ball joint whose quaternion is stored scalar first (`w, x, y, z`: MuJoCo's).
+    BallWxyz,
 }
 
 impl Joint3 {
@@ -46,8 +56,8 @@ impl Joint3 {
         match self {
             Joint3::Fixed => 0,
             Joint3::Revolute { .. } | Joint3::Prismatic { .. } => 1,
-            Joint3::Planar => 3,
-            Joint3::Ball => 4,
+            Joint3::Planar | Joint3::Translation => 3,
+            Joint3::Ball | Joint3::BallWxyz => 4,
             Joint3::Free => 7,
         }
     }
@@ -57,7 +67,7 @@ impl Joint3 {
         match self {
             Joint3::Fixed => 0,
             Joint3::Revolute { .. } | Joint3::Prismatic { .. } => 1,
-            Joint3::Planar | Joint3::Ball => 3,
+            Joint3::Planar | Joint3::Ball | Joint3::Translation | Joint3::BallWxyz => 3,
             Joint3::Free => 6,
         }
     }
@@ -71,6 +81,8 @@ impl Joint3 {
             Joint3::Planar => "planar",
             Joint3::Ball => "ball",
             Joint3::Free => "free",
+            Joint3::Translation => "translation",
+            Joint3::BallWxyz => "ball (w x y z)",
         }
     }
 
@@ -86,6 +98,8 @@ impl Joint3 {
             Joint3::Free => {
                 Transform { rot: quaternion_matrix(q[3], q[4], q[5], q[6]), pos: Vec3::new(q[0], q[1], q[2]) }
             }
+            Joint3::Translation => Transform::translation(Vec3::new(q[0], q[1], q[2])),
+            Joint3::BallWxyz => Transform::rotation(quaternion_matrix(q[1], q[2], q[3], q[0])),
         }
     }
 
@@ -98,7 +112,8 @@ impl Joint3 {
             Joint3::Prismatic { axis } => Motion::new(*axis, Vec3::zeros()),
             Joint3::Planar if k < 2 => Motion::new(e(k), Vec3::zeros()),
             Joint3::Planar => Motion::new(Vec3::zeros(), Vec3::z()),
-            Joint3::Ball => Motion::new(Vec3::zeros(), e(k)),
+            Joint3::Ball | Joint3::BallWxyz => Motion::new(Vec3::zeros(), e(k)),
+            Joint3::Translation => Motion::new(e(k), Vec3::zeros()),
             Joint3::Free if k < 3 => Motion::new(e(k), Vec3::zeros()),
             Joint3::Free => Motion::new(Vec3::zeros(), e(k - 3)),
         }
@@ -111,7 +126,8 @@ impl Joint3 {
             Joint3::Revolute { axis } => Motion::new(Vec3::zeros(), axis * v[0]),
             Joint3::Prismatic { axis } => Motion::new(axis * v[0], Vec3::zeros()),
             Joint3::Planar => Motion::new(Vec3::new(v[0], v[1], 0.0), Vec3::new(0.0, 0.0, v[2])),
-            Joint3::Ball => Motion::new(Vec3::zeros(), Vec3::new(v[0], v[1], v[2])),
+            Joint3::Ball | Joint3::BallWxyz => Motion::new(Vec3::zeros(), Vec3::new(v[0], v[1], v[2])),
+            Joint3::Translation => Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::zeros()),
             Joint3::Free => Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5])),
         }
     }
@@ -127,7 +143,8 @@ impl Joint3 {
                 out[1] = f.lin.y;
                 out[2] = f.ang.z;
             }
-            Joint3::Ball => out[..3].copy_from_slice(f.ang.as_slice()),
+            Joint3::Ball | Joint3::BallWxyz => out[..3].copy_from_slice(f.ang.as_slice()),
+            Joint3::Translation => out[..3].copy_from_slice(f.lin.as_slice()),
             Joint3::Free => {
                 out[..3].copy_from_slice(f.lin.as_slice());
                 out[3..6].copy_from_slice(f.ang.as_slice());
@@ -147,6 +164,13 @@ impl Joint3 {
                 out[2] = v[2];
             }
             Joint3::Ball => quaternion_rate(&q[..4], &v[..3], out),
+            Joint3::Translation => out[..3].copy_from_slice(&v[..3]),
+            Joint3::BallWxyz => {
+                let mut r = [0.0; 4];
+                quaternion_rate(&[q[1], q[2], q[3], q[0]], &v[..3], &mut r);
+                out[0] = r[3];
+                out[1..4].copy_from_slice(&r[..3]);
+            }
             Joint3::Free => {
                 let r = quaternion_matrix(q[3], q[4], q[5], q[6]);
                 let p = r * Vec3::new(v[0], v[1], v[2]);
@@ -161,6 +185,7 @@ impl Joint3 {
         out.iter_mut().for_each(|x| *x = 0.0);
         match self {
             Joint3::Ball => out[3] = 1.0,
+            Joint3::BallWxyz => out[0] = 1.0,
             Joint3::Free => out[6] = 1.0,
             _ => {}
         }
@@ -170,7 +195,7 @@ impl Joint3 {
     /// it is zero or not finite.
     pub fn normalize(&self, q: &mut [f64]) -> bool {
         let quat = match self {
-            Joint3::Ball => &mut q[..4],
+            Joint3::Ball | Joint3::BallWxyz => &mut q[..4],
             Joint3::Free => &mut q[3..7],
             _ => return true,
         };
@@ -180,6 +205,23 @@ impl Joint3 {
         }
         quat.iter_mut().for_each(|x| *x /= n);
         true
+    }
+
+    /// The names of the joint's configuration and velocity coordinates, for a joint named
+    /// `name`: `name` for one number, else `name.x`, `name.qw`, `name.wz`, … .
+    pub fn coordinate_names(&self, name: &str) -> (Vec<String>, Vec<String>) {
+        let with = |s: &[&str]| s.iter().map(|c| format!("{name}.{c}")).collect::<Vec<_>>();
+        match self {
+            Joint3::Fixed => (vec![], vec![]),
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => (vec![name.to_string()], vec![name.to_string()]),
+            Joint3::Planar => (with(&["x", "y", "theta"]), with(&["vx", "vy", "wz"])),
+            Joint3::Ball => (with(&["qx", "qy", "qz", "qw"]), with(&["wx", "wy", "wz"])),
+            Joint3::BallWxyz => (with(&["qw", "qx", "qy", "qz"]), with(&["wx", "wy", "wz"])),
+            Joint3::Translation => (with(&["x", "y", "z"]), with(&["vx", "vy", "vz"])),
+            Joint3::Free => {
+                (with(&["x", "y", "z", "qx", "qy", "qz", "qw"]), with(&["vx", "vy", "vz", "wx", "wy", "wz"]))
+            }
+        }
     }
 
     /// The rotation of the body's axes in the placement's at `q`.
@@ -211,6 +253,8 @@ mod tests {
             (Joint3::Planar, vec![0.3, -0.2, 0.9], vec![0.5, -1.1, 0.8]),
             (Joint3::Ball, vec![0.1, -0.3, 0.2, 0.92], vec![0.4, -0.6, 1.1]),
             (Joint3::Free, vec![0.3, 0.1, -0.2, 0.2, 0.1, -0.4, 0.88], vec![0.7, -0.2, 0.4, -0.5, 0.9, 0.3]),
+            (Joint3::Translation, vec![0.3, -0.1, 0.2], vec![0.4, 0.5, -0.6]),
+            (Joint3::BallWxyz, vec![0.92, 0.1, -0.3, 0.2], vec![0.4, -0.6, 1.1]),
         ];
         for (j, mut q, v) in joints {
             assert!(j.normalize(&mut q));

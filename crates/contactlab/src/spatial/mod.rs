@@ -5,7 +5,9 @@
 //! a free joint's velocity is its body's, in the body's axes.
 
 pub mod algebra;
+pub mod geometry;
 pub mod joint;
+pub mod mjcf;
 pub mod tree;
 pub mod urdf;
 

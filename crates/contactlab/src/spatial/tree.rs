@@ -41,6 +41,8 @@ pub struct SpatialTree {
     v_start: Vec<usize>,
     nq: usize,
     nv: usize,
+    /// Rotor inertia added to `M`'s diagonal, one per velocity (MuJoCo's `armature`).
+    armature: Vec<f64>,
 }
 
 /// What the forward pass of the algorithms keeps per body.
@@ -88,7 +90,25 @@ impl SpatialTree {
             nq += b.joint.nq();
             nv += b.joint.nv();
         }
-        Ok(Self { bodies, gravity, q_start, v_start, nq, nv })
+        Ok(Self { bodies, gravity, q_start, v_start, nq, nv, armature: vec![0.0; nv] })
+    }
+
+    /// The tree with rotor inertias `armature` (one per velocity, each finite and ≥ 0) on the
+    /// diagonal of `M`.
+    pub fn with_armature(mut self, armature: Vec<f64>) -> Result<Self, Error> {
+        if armature.len() != self.nv {
+            return Err(Error::model("armature", format!("needs {} values (got {})", self.nv, armature.len())));
+        }
+        if let Some(x) = armature.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+            return Err(Error::model("armature", format!("must be finite and >= 0 (got {x})")));
+        }
+        self.armature = armature;
+        Ok(self)
+    }
+
+    /// The rotor inertias on `M`'s diagonal.
+    pub fn armature(&self) -> &[f64] {
+        &self.armature
     }
 
     /// The bodies.
@@ -154,7 +174,7 @@ impl SpatialTree {
                 composite[k] = composite[k].combined(&c);
             }
         }
-        let mut m = DMatrix::zeros(self.nv, self.nv);
+        let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&self.armature));
         let mut col = [0.0; 6];
         for (i, b) in self.bodies.iter().enumerate() {
             for a in 0..b.joint.nv() {
@@ -165,8 +185,9 @@ impl SpatialTree {
                     let bj = &self.bodies[j];
                     bj.joint.project(&f, &mut col);
                     for (c, &x) in col[..bj.joint.nv()].iter().enumerate() {
-                        m[(r, self.v_start[j] + c)] = x;
-                        m[(self.v_start[j] + c, r)] = x;
+                        let k = self.v_start[j] + c;
+                        m[(r, k)] = x + if k == r { self.armature[r] } else { 0.0 };
+                        m[(k, r)] = m[(r, k)];
                     }
                     match bj.parent {
                         Some(k) => {
@@ -181,7 +202,8 @@ impl SpatialTree {
         m
     }
 
-    /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler).
+    /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler; the armature's
+    /// `diag(a) v̇` included).
     pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], vdot: &[f64]) -> DVector<f64> {
         let p = self.pass(q, Some(v));
         let n = self.bodies.len();
@@ -196,11 +218,15 @@ impl SpatialTree {
             force.push(b.inertia.apply(&a) + p.vel[i].cross_force(&b.inertia.apply(&p.vel[i])));
             acc.push(a);
         }
-        let mut tau = DVector::zeros(self.nv);
+        let mut tau = DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(a, x)| a * x));
         for i in (0..n).rev() {
             let b = &self.bodies[i];
             let (s, k) = (self.v_start[i], b.joint.nv());
-            b.joint.project(&force[i], &mut tau.as_mut_slice()[s..s + k]);
+            let mut proj = [0.0; 6];
+            b.joint.project(&force[i], &mut proj[..k]);
+            for (t, p) in tau.as_mut_slice()[s..s + k].iter_mut().zip(&proj[..k]) {
+                *t += p;
+            }
             if let Some(par) = b.parent {
                 let f = p.local[i].force_to_parent(&force[i]);
                 force[par] += f;
@@ -242,10 +268,12 @@ impl SpatialTree {
         })
     }
 
-    /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through `M`).
+    /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through
+    /// `M`), plus the rotors' `½ a v²`.
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
         let p = self.pass(q, Some(v));
-        self.bodies.iter().zip(&p.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum()
+        let rotors: f64 = self.armature.iter().zip(v).map(|(a, x)| 0.5 * a * x * x).sum();
+        rotors + self.bodies.iter().zip(&p.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum::<f64>()
     }
 
     /// The gravitational potential energy `−Σ mᵢ g · cᵢ` (zero at the world's origin).

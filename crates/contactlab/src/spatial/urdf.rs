@@ -33,6 +33,7 @@
 use std::path::Path;
 
 use super::algebra::{Mat3, SpatialInertia, Transform, Vec3};
+pub use super::geometry::{Collision, Shape};
 use super::joint::Joint3;
 use super::tree::{Body3, SpatialTree};
 use crate::multibody::urdf::{one_line, rpy, topology, v3};
@@ -45,46 +46,6 @@ pub enum Base {
     Fixed,
     /// Free to move (a floating base, `root_joint`).
     Floating,
-}
-
-/// A collision shape of a link, centred at its pose's origin.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Shape {
-    /// A sphere.
-    Sphere {
-        /// Radius (m).
-        radius: f64,
-    },
-    /// A box with these edge lengths along its axes (m).
-    Box {
-        /// Edge lengths.
-        size: Vec3,
-    },
-    /// A cylinder along its z axis.
-    Cylinder {
-        /// Radius (m).
-        radius: f64,
-        /// Length (m).
-        length: f64,
-    },
-    /// A capsule: a cylinder along z with hemispherical ends.
-    Capsule {
-        /// Radius (m).
-        radius: f64,
-        /// Length of the cylindrical part (m).
-        length: f64,
-    },
-}
-
-/// One collision shape: the body it belongs to, its pose in the body's frame, and its shape.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Collision {
-    /// The body (index in the tree).
-    pub body: usize,
-    /// The shape's pose in the body's frame.
-    pub pose: Transform,
-    /// The shape.
-    pub shape: Shape,
 }
 
 /// A URDF read as a spatial tree.
@@ -126,28 +87,6 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
     let world_root = robot.links[t.root].name == "world";
     let mut body_of = vec![None; robot.links.len()];
     let (mut bodies, mut coordinates, mut velocities) = (vec![], vec![], vec![]);
-    let names = |joint: &Joint3, name: &str, q: &mut Vec<String>, v: &mut Vec<String>| {
-        let with = |s: &[&str]| s.iter().map(|c| format!("{name}.{c}")).collect::<Vec<_>>();
-        match joint {
-            Joint3::Fixed => {}
-            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => {
-                q.push(name.to_string());
-                v.push(name.to_string());
-            }
-            Joint3::Planar => {
-                q.extend(with(&["x", "y", "theta"]));
-                v.extend(with(&["vx", "vy", "wz"]));
-            }
-            Joint3::Ball => {
-                q.extend(with(&["qx", "qy", "qz", "qw"]));
-                v.extend(with(&["wx", "wy", "wz"]));
-            }
-            Joint3::Free => {
-                q.extend(with(&["x", "y", "z", "qx", "qy", "qz", "qw"]));
-                v.extend(with(&["vx", "vy", "vz", "wx", "wy", "wz"]));
-            }
-        }
-    };
     for &l in &order {
         if world_root && l == t.root {
             continue;
@@ -200,7 +139,9 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
         };
         let key = format!("link '{}'", link.name);
         let inertia = inertia_of(&link.inertial).map_err(|m| err(&key, m))?;
-        names(&joint, &jname, &mut coordinates, &mut velocities);
+        let (qn, vn) = joint.coordinate_names(&jname);
+        coordinates.extend(qn);
+        velocities.extend(vn);
         body_of[l] = Some(bodies.len());
         bodies.push(Body3 { name: link.name.clone(), parent, placement, joint, inertia });
     }
@@ -241,7 +182,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                     continue;
                 }
             };
-            collisions.push(Collision { body, pose, shape });
+            collisions.push(Collision { name: c.name.clone().unwrap_or_default(), body: Some(body), pose, shape });
         }
     }
     Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes })

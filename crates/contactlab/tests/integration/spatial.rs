@@ -138,3 +138,94 @@ fn bad_urdfs_get_one_line_errors_naming_the_joint_or_link() {
     assert!(e.contains("link 'b'") && e.contains("mass"), "{e}");
     assert!(!e.contains('\n'));
 }
+
+/// An MJCF against MuJoCo's values (tests/data/mujoco, from scripts/mujoco_reference.py):
+/// qpos0, the joints' order, M with the armature, the bias (−qfrc_bias), the joints' passive
+/// forces, and a geom's centre and Jacobian.
+fn check_mjcf(model: &str) {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo(&format!("crates/contactlab/tests/data/mujoco/{model}.json"))).unwrap(),
+    )
+    .unwrap();
+    let u = contactlab::spatial::mjcf::read(&repo(doc["mjcf"].as_str().unwrap())).unwrap();
+    let t = &u.tree;
+    assert_eq!(
+        (t.nq(), t.nv()),
+        (doc["nq"].as_u64().unwrap() as usize, doc["nv"].as_u64().unwrap() as usize),
+        "{model}"
+    );
+    let names: Vec<&str> = u.joints.iter().map(|j| j.name.as_str()).collect();
+    let expected: Vec<&str> = doc["joints"].as_array().unwrap().iter().map(|j| j.as_str().unwrap()).collect();
+    assert_eq!(names, expected, "{model}: joints");
+    let q0 = numbers(&doc["qpos0"]);
+    assert!(u.qpos0.iter().zip(&q0).all(|(a, b)| (a - b).abs() < 1e-9), "{model}: qpos0 {:?} vs {q0:?}", u.qpos0);
+    let geom = u.geoms.iter().find(|g| g.name == doc["geom"].as_str().unwrap()).unwrap();
+    let body = geom.body.unwrap();
+    for (k, s) in doc["states"].as_array().unwrap().iter().enumerate() {
+        let (q, v) = (numbers(&s["q"]), numbers(&s["v"]));
+        let m_ref = matrix(&s["mass_matrix"]);
+        let scale = m_ref.abs().max();
+        let m = t.mass_matrix(&q);
+        assert!(
+            (&m - &m_ref).abs().max() <= 1e-9 * scale,
+            "{model} state {k}: M differs by {}\n{m:.5}\n{m_ref:.5}",
+            (&m - &m_ref).abs().max()
+        );
+        let bias = nalgebra::DVector::from_vec(numbers(&s["qfrc_bias"]));
+        let h = t.bias(&q, &v);
+        let hs = bias.abs().max().max(scale);
+        assert!(
+            (&h + &bias).abs().max() <= 1e-9 * hs,
+            "{model} state {k}: bias differs by {}",
+            (&h + &bias).abs().max()
+        );
+        let passive = nalgebra::DVector::from_vec(numbers(&s["qfrc_passive"]));
+        assert!((u.passive_force(&q, &v) - passive).abs().max() <= 1e-9 * hs, "{model} state {k}: passive forces");
+        let x = t.poses(&q)[body].point(&geom.pose.pos);
+        assert!(
+            (x - Vector3::from_column_slice(&numbers(&s["geom_world"]))).norm() < 1e-9,
+            "{model} state {k}: geom at {x}"
+        );
+        let j = t.point_jacobian(&q, body, &geom.pose.pos);
+        let j_ref = matrix(&s["geom_jacobian"]);
+        assert!(
+            (DMatrix::from_column_slice(3, t.nv(), j.as_slice()) - j_ref).abs().max() < 1e-9,
+            "{model} state {k}: Jacobian"
+        );
+    }
+}
+
+#[test]
+fn an_mjcf_with_every_supported_form_matches_mujoco() {
+    check_mjcf("zoo");
+}
+
+#[test]
+fn gymnasium_s_ant_humanoid_hopper_and_cheetah_match_mujoco() {
+    for m in ["ant", "humanoid", "hopper", "half_cheetah"] {
+        check_mjcf(m);
+    }
+}
+
+#[test]
+fn bad_mjcf_gets_one_line_errors_naming_the_element_and_line() {
+    use contactlab::spatial::mjcf::parse;
+    let wrap = |body: &str| format!("<mujoco>\n<worldbody>\n{body}\n</worldbody>\n</mujoco>");
+    let e =
+        parse("m.xml", &wrap("<body><geom size=\"0.1\"/><composite type=\"grid\"/></body>")).unwrap_err().to_string();
+    assert!(e.contains("m.xml") && e.contains("<composite> (line 3)") && e.contains("not supported"), "{e}");
+    let e =
+        parse("m.xml", &wrap("<body><body><freejoint/><geom size=\"0.1\"/></body></body>")).unwrap_err().to_string();
+    assert!(e.contains("<freejoint>") && e.contains("free joint"), "{e}");
+    let e = parse("m.xml", &wrap("<body><joint type=\"screw\"/><geom size=\"0.1\"/></body>")).unwrap_err().to_string();
+    assert!(e.contains("screw") && e.contains("hinge, slide, ball, free"), "{e}");
+    let e = parse("m.xml", &wrap("<body><joint/><geom type=\"mesh\" mesh=\"m\"/></body>")).unwrap_err().to_string();
+    assert!(e.contains("<geom>") && e.contains("mesh") && e.contains("<inertial>"), "{e}");
+    let e = parse("m.xml", &wrap("<body euler=\"0 0 1\" quat=\"1 0 0 0\"><geom size=\"0.1\"/></body>"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("one orientation"), "{e}");
+    let e = parse("m.xml", "<mujoco><equality/></mujoco>").unwrap_err().to_string();
+    assert!(e.contains("<equality> (line 1)"), "{e}");
+    assert!(parse("m.xml", "<robot/>").unwrap_err().to_string().contains("not <mujoco>"));
+}
