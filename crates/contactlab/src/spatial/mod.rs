@@ -5,6 +5,7 @@
 //! a free joint's velocity is its body's, in the body's axes.
 
 pub mod algebra;
+pub mod contact;
 pub mod geometry;
 pub mod joint;
 pub mod mjcf;
