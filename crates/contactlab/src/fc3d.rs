@@ -1,0 +1,341 @@
+//! The 3-D frictional contact problem over exact Coulomb cones (Siconos's FC3D): given the
+//! Delassus matrix `W` (3k × 3k, each contact's rows `(n, t₁, t₂)`), the free velocity `q` and
+//! the friction coefficients `μᵢ`, find impulses (or forces) `r` and velocities `u = W r + q`
+//! with, at every contact,
+//!
+//! `Kᵢ ∋ rᵢ ⟂ ûᵢ ∈ Kᵢ*`, `ûᵢ = uᵢ + μᵢ ‖u_{t,i}‖ e_n` (De Saxcé's modified velocity),
+//!
+//! `Kᵢ = {‖r_t‖ ≤ μᵢ r_n}` the circular cone and `Kᵢ*` its dual. This is Coulomb's law with
+//! Signorini's condition exactly: a contact separates (`r = 0`, `u_n ≥ 0`), sticks (`u = 0`,
+//! `r ∈ K`), or slides (`u_n = 0`, `r` on the cone's surface opposite the slip velocity). The
+//! problem is not convex (friction is not associated), so it is solved as a complementarity
+//! problem over the cones, not as a convex program.
+//!
+//! [`solve`]: nonsmooth Gauss–Seidel over the contacts (Jean and Moreau; Siconos's NSGS), each
+//! contact's local problem solved exactly: separation, sticking (a 3 × 3 solve), or sliding
+//! (the slip angle found as a root, scanned and bisected to round-off; De Saxcé's projected fixed
+//! point if no root is found). The residual is
+//! the natural map `‖r − P_K(r − ρ û)‖` relative to the data's scale, so a problem multiplied
+//! by any unit gives the same status.
+
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use serde::Serialize;
+
+/// Settings of [`solve`].
+#[derive(Debug, Clone, Copy)]
+pub struct Fc3dSettings {
+    /// Relative tolerance on the natural-map residual.
+    pub tolerance: f64,
+    /// Most Gauss–Seidel sweeps.
+    pub max_sweeps: usize,
+    /// Most fixed-point iterations of one contact's sliding problem.
+    pub local_iterations: usize,
+}
+
+impl Default for Fc3dSettings {
+    fn default() -> Self {
+        Self { tolerance: 1e-10, max_sweeps: 2000, local_iterations: 200 }
+    }
+}
+
+/// How [`solve`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fc3dStatus {
+    /// The residual is within the tolerance.
+    Solved,
+    /// `max_sweeps` was reached first (the residual says how far it got).
+    IterationLimit,
+    /// A local problem could not be solved (a contact's diagonal block is not positive
+    /// definite, or a value is not finite).
+    NumericalTrouble,
+}
+
+/// What [`solve`] returns.
+#[derive(Debug, Clone)]
+pub struct Fc3dSolution {
+    /// Impulses `r` (rows `(n, t₁, t₂)` per contact).
+    pub r: DVector<f64>,
+    /// Velocities `u = W r + q`.
+    pub u: DVector<f64>,
+    /// How it ended.
+    pub status: Fc3dStatus,
+    /// Sweeps done.
+    pub sweeps: usize,
+    /// The natural-map residual relative to the data's scale.
+    pub residual: f64,
+}
+
+/// The projection of `r` on the cone `‖r_t‖ ≤ μ r_n`.
+pub fn project_on_cone(r: &Vector3<f64>, mu: f64) -> Vector3<f64> {
+    let (rn, rt) = (r[0], nalgebra::Vector2::new(r[1], r[2]));
+    let nt = rt.norm();
+    if nt <= mu * rn {
+        return *r;
+    }
+    if mu * nt <= -rn {
+        return Vector3::zeros();
+    }
+    let n = (mu * nt + rn) / (mu * mu + 1.0);
+    let t = rt * (mu * n / nt);
+    Vector3::new(n, t[0], t[1])
+}
+
+/// De Saxcé's modified velocity `û = u + μ ‖u_t‖ e_n`.
+fn modified(u: &Vector3<f64>, mu: f64) -> Vector3<f64> {
+    Vector3::new(u[0] + mu * (u[1] * u[1] + u[2] * u[2]).sqrt(), u[1], u[2])
+}
+
+/// One contact's natural-map residual `‖r − P_K(r − ρ û)‖` with `ρ = 1`.
+fn local_residual(r: &Vector3<f64>, u: &Vector3<f64>, mu: f64) -> f64 {
+    (r - project_on_cone(&(r - modified(u, mu)), mu)).norm()
+}
+
+/// Solves one contact's problem `u = w r + b` exactly (module docs); `None` if `w` is not
+/// positive definite.
+fn solve_local(
+    w: &Matrix3<f64>,
+    b: &Vector3<f64>,
+    mu: f64,
+    prev: &Vector3<f64>,
+    iterations: usize,
+    tol: f64,
+) -> Option<Vector3<f64>> {
+    // Separation.
+    if b[0] >= 0.0 {
+        return Some(Vector3::zeros());
+    }
+    let chol = w.cholesky()?;
+    // Sticking: u = 0.
+    let stick = chol.solve(&-b);
+    if stick[0] >= 0.0 && (stick[1] * stick[1] + stick[2] * stick[2]).sqrt() <= mu * stick[0] {
+        return Some(stick);
+    }
+    // Sliding: u_n = 0 and r = r_n (1, −μ cos φ, −μ sin φ) opposite the slip u_t ∥ (cos φ, sin φ).
+    // The slip angle φ is a root of u_t × (cos φ, sin φ) with u_t·(cos φ, sin φ) > 0: scanned
+    // and bisected to round-off (the root nearest the contact's last impulse when several).
+    if let Some(r) = slide(w, b, mu, prev) {
+        return Some(r);
+    }
+    // Fallback: De Saxcé's fixed point r ← P_K(r − ρ û(w r + b)), ρ below 2 / λ_max(w).
+    let rho = 1.0 / w.symmetric_eigenvalues().max();
+    let mut r = Vector3::new((-b[0] / w[(0, 0)]).max(0.0), 0.0, 0.0);
+    let scale = b.norm();
+    for _ in 0..iterations {
+        let u = w * r + b;
+        let next = project_on_cone(&(r - modified(&u, mu) * rho), mu);
+        let done = (next - r).norm() <= tol * rho * scale;
+        r = next;
+        if done {
+            break;
+        }
+    }
+    Some(r)
+}
+
+/// The sliding solution of one contact (see [`solve_local`]); `None` if there is none.
+fn slide(w: &Matrix3<f64>, b: &Vector3<f64>, mu: f64, prev: &Vector3<f64>) -> Option<Vector3<f64>> {
+    if mu == 0.0 {
+        return None;
+    }
+    // At slip angle φ: the impulse, and (u_t × e, u_t · e) for e = (cos φ, sin φ).
+    let at = |phi: f64| -> Option<(Vector3<f64>, f64, f64)> {
+        let (s, c) = phi.sin_cos();
+        let d = Vector3::new(1.0, -mu * c, -mu * s);
+        let den = w.row(0).dot(&d.transpose());
+        if den <= 0.0 {
+            return None;
+        }
+        let rn = -b[0] / den;
+        if rn < 0.0 {
+            return None;
+        }
+        let r = d * rn;
+        let u = w * r + b;
+        Some((r, u[1] * s - u[2] * c, u[1] * c + u[2] * s))
+    };
+    const N: usize = 96;
+    let step = 2.0 * std::f64::consts::PI / N as f64;
+    let mut best: Option<Vector3<f64>> = None;
+    let prev_t = nalgebra::Vector2::new(prev[1], prev[2]);
+    for k in 0..N {
+        let (a, z) = (k as f64 * step, (k + 1) as f64 * step);
+        let (Some(fa), Some(fz)) = (at(a), at(z)) else { continue };
+        if (fa.1 > 0.0) == (fz.1 > 0.0) && fa.1 != 0.0 {
+            continue;
+        }
+        let (mut lo, mut hi, lo_pos) = (a, z, fa.1 > 0.0);
+        for _ in 0..80 {
+            let m = 0.5 * (lo + hi);
+            match at(m) {
+                Some(fm) if (fm.1 > 0.0) == lo_pos => lo = m,
+                Some(_) => hi = m,
+                None => break,
+            }
+        }
+        let Some((r, _, along)) = at(0.5 * (lo + hi)) else { continue };
+        if along <= 0.0 {
+            continue;
+        }
+        let closer = |x: &Vector3<f64>| (nalgebra::Vector2::new(x[1], x[2]) - prev_t).norm();
+        if best.as_ref().is_none_or(|bst| closer(&r) < closer(bst)) {
+            best = Some(r);
+        }
+    }
+    best
+}
+
+/// Solves the FC3D problem `(W, q, μ)` (module docs), from `warm` if given.
+pub fn solve(
+    w: &DMatrix<f64>,
+    q: &DVector<f64>,
+    mu: &[f64],
+    settings: &Fc3dSettings,
+    warm: Option<&DVector<f64>>,
+) -> Fc3dSolution {
+    let k = mu.len();
+    let n = 3 * k;
+    let trouble = |r: DVector<f64>| Fc3dSolution {
+        u: w * &r + q,
+        r,
+        status: Fc3dStatus::NumericalTrouble,
+        sweeps: 0,
+        residual: f64::INFINITY,
+    };
+    if w.nrows() != n || w.ncols() != n || q.len() != n || mu.iter().any(|m| !(m.is_finite() && *m >= 0.0)) {
+        return trouble(DVector::zeros(n));
+    }
+    if w.iter().chain(q.iter()).any(|x| !x.is_finite()) {
+        return trouble(DVector::zeros(n));
+    }
+    let mut r = warm.filter(|r| r.len() == n).cloned().unwrap_or_else(|| DVector::zeros(n));
+    let block = |i: usize| w.fixed_view::<3, 3>(3 * i, 3 * i).into_owned();
+    let (mut sweeps, mut residual) = (0, f64::INFINITY);
+    // The data's velocity scale: the free velocity, else what unit impulses produce.
+    let scale_u = q.abs().max().max(f64::MIN_POSITIVE);
+    while sweeps < settings.max_sweeps {
+        sweeps += 1;
+        for i in 0..k {
+            let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+            let wii = block(i);
+            let ui = w.fixed_rows::<3>(3 * i) * &r + q.fixed_rows::<3>(3 * i);
+            let b = ui - wii * ri;
+            match solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance) {
+                Some(new) if new.iter().all(|x| x.is_finite()) => r.fixed_rows_mut::<3>(3 * i).copy_from(&new),
+                _ => return trouble(r),
+            }
+        }
+        let u = w * &r + q;
+        residual = (0..k)
+            .map(|i| {
+                let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+                let ui = Vector3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
+                // ρ = 1/‖Wᵢᵢ‖ makes the residual an impulse; divided by the scale of impulses.
+                let rho = 1.0 / block(i).norm().max(f64::MIN_POSITIVE);
+                (ri - project_on_cone(&(ri - modified(&ui, mu[i]) * rho), mu[i])).norm() / (rho * scale_u)
+            })
+            .fold(0.0, f64::max);
+        if residual <= settings.tolerance {
+            return Fc3dSolution { u, r, status: Fc3dStatus::Solved, sweeps, residual };
+        }
+    }
+    Fc3dSolution { u: w * &r + q, r, status: Fc3dStatus::IterationLimit, sweeps, residual }
+}
+
+/// The unscaled natural-map residual of `(r, u)` at every contact (`ρ = 1`): for checks
+/// independent of [`solve`]'s scaling.
+pub fn natural_residual(r: &DVector<f64>, u: &DVector<f64>, mu: &[f64]) -> f64 {
+    (0..mu.len())
+        .map(|i| {
+            let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+            let ui = Vector3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
+            local_residual(&ri, &ui, mu[i])
+        })
+        .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Delassus matrix of `k` contacts: `J M⁻¹ Jᵀ` of a random body.
+    fn delassus(k: usize, seed: u64) -> DMatrix<f64> {
+        let mut s = seed;
+        let mut rand = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+        };
+        let ndof = 3 * k + 2;
+        let a = DMatrix::from_fn(ndof, ndof, |_, _| rand());
+        let minv = &a * a.transpose() + DMatrix::identity(ndof, ndof) * 0.5;
+        let j = DMatrix::from_fn(3 * k, ndof, |_, _| rand());
+        &j * minv * j.transpose()
+    }
+
+    #[test]
+    fn one_contact_separates_sticks_or_slides_as_coulomb_says() {
+        let w = DMatrix::from_row_slice(3, 3, &[2.0, 0.3, -0.1, 0.3, 1.5, 0.2, -0.1, 0.2, 1.8]);
+        let s = Fc3dSettings::default();
+        // Moving away: no impulse.
+        let sep = solve(&w, &DVector::from_vec(vec![0.5, 1.0, -2.0]), &[0.5], &s, None);
+        assert_eq!(sep.status, Fc3dStatus::Solved);
+        assert!(sep.r.norm() == 0.0);
+        // Approaching slowly sideways with much friction: sticks (u = 0).
+        let st = solve(&w, &DVector::from_vec(vec![-1.0, 0.1, 0.05]), &[1.0], &s, None);
+        assert!(st.u.norm() < 1e-9 && st.r[0] > 0.0, "{:?}", st.u);
+        // Fast sideways with little friction: slides, u_n = 0, r on the cone opposite u_t.
+        let sl = solve(&w, &DVector::from_vec(vec![-1.0, 3.0, -2.0]), &[0.3], &s, None);
+        assert_eq!(sl.status, Fc3dStatus::Solved);
+        let (ut, rt) = (nalgebra::Vector2::new(sl.u[1], sl.u[2]), nalgebra::Vector2::new(sl.r[1], sl.r[2]));
+        assert!(sl.u[0].abs() < 1e-9 && (rt.norm() - 0.3 * sl.r[0]).abs() < 1e-9);
+        assert!((rt.normalize() + ut.normalize()).norm() < 1e-7, "r_t {rt:?} against u_t {ut:?}");
+    }
+
+    #[test]
+    fn many_contacts_solve_to_the_natural_map_and_the_scale_does_not_matter() {
+        for (k, seed) in [(2, 1), (4, 7), (8, 3)] {
+            let w = delassus(k, seed);
+            let q =
+                DVector::from_fn(
+                    3 * k,
+                    |i, _| if i % 3 == 0 { -1.0 - 0.1 * i as f64 } else { 0.7 * ((i * 7) as f64).sin() },
+                );
+            let mu: Vec<f64> = (0..k).map(|i| 0.2 + 0.15 * i as f64).collect();
+            let s = Fc3dSettings::default();
+            let a = solve(&w, &q, &mu, &s, None);
+            assert_eq!(a.status, Fc3dStatus::Solved, "k = {k}: residual {}", a.residual);
+            let scale = q.abs().max() * w.norm().recip();
+            assert!(natural_residual(&a.r, &a.u, &mu) < 1e-8 * scale.max(q.abs().max()));
+            // Every impulse in its cone, every modified velocity in the dual cone.
+            for i in 0..k {
+                let r = Vector3::new(a.r[3 * i], a.r[3 * i + 1], a.r[3 * i + 2]);
+                assert!((r - project_on_cone(&r, mu[i])).norm() < 1e-12 * (1.0 + r.norm()));
+            }
+            // Impulses ×1e8 and velocities ×1e-8 (W ×1e-16): the same status, impulses scaled.
+            for f in [1e8, 1e-8] {
+                let b = solve(&(&w * (1.0 / (f * f))), &(&q / f), &mu, &s, None);
+                assert_eq!(b.status, Fc3dStatus::Solved, "factor {f}");
+                assert!((&b.r / f - &a.r).abs().max() < 1e-6 * a.r.abs().max(), "factor {f}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_data_is_numerical_trouble_not_a_panic() {
+        let w = DMatrix::from_element(3, 3, f64::NAN);
+        assert_eq!(
+            solve(&w, &DVector::from_element(3, -1.0), &[0.5], &Fc3dSettings::default(), None).status,
+            Fc3dStatus::NumericalTrouble
+        );
+        let w = DMatrix::zeros(3, 3);
+        assert_eq!(
+            solve(&w, &DVector::from_element(3, -1.0), &[0.5], &Fc3dSettings::default(), None).status,
+            Fc3dStatus::NumericalTrouble
+        );
+        assert_eq!(
+            solve(&DMatrix::identity(3, 3), &DVector::from_element(3, -1.0), &[-0.5], &Fc3dSettings::default(), None)
+                .status,
+            Fc3dStatus::NumericalTrouble
+        );
+    }
+}
