@@ -9,6 +9,7 @@ pub mod contact;
 pub mod geometry;
 pub mod joint;
 pub mod mjcf;
+pub mod timestep;
 pub mod tree;
 pub mod urdf;
 
