@@ -6,12 +6,10 @@
 use std::path::Path;
 
 use contactlab::fc3d::{solve, Fc3dSettings};
-use contactlab::spatial::algebra::{axis_angle, Mat3, SpatialInertia, Transform, Vec3};
-use contactlab::spatial::contact::Plane;
-use contactlab::spatial::geometry::{Collision, Shape};
-use contactlab::spatial::timestep::{step, MoreauSettings, Scene3};
+use contactlab::spatial::algebra::Vec3;
+use contactlab::spatial::timestep::{resting_box, step, MoreauSettings};
 use contactlab::spatial::urdf::{read, Base};
-use contactlab::spatial::{Body3, Joint3, SpatialTree};
+use contactlab::spatial::SpatialTree;
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{DMatrix, DVector};
 
@@ -26,37 +24,6 @@ fn state(t: &SpatialTree) -> (Vec<f64>, Vec<f64>) {
     (q, (0..t.nv()).map(|k| 0.8 * (0.9 * k as f64 + 1.1).cos()).collect())
 }
 
-fn box_scene() -> (Scene3, DVector<f64>) {
-    let (m, a) = (2.0, Vec3::new(0.4, 0.3, 0.2));
-    let i = Mat3::from_diagonal(&Vec3::new(a.y * a.y + a.z * a.z, a.x * a.x + a.z * a.z, a.x * a.x + a.y * a.y))
-        * (m / 12.0);
-    let b = Body3 {
-        name: "box".into(),
-        parent: None,
-        placement: Transform::identity(),
-        joint: Joint3::Free,
-        inertia: SpatialInertia { mass: m, com: Vec3::zeros(), inertia: i },
-    };
-    let tree = SpatialTree::new(vec![b], Vec3::new(0.0, 0.0, -9.81)).unwrap();
-    let r = axis_angle(&Vec3::y(), -0.3);
-    let n = r * Vec3::z();
-    let shape =
-        Collision { name: "box".into(), body: Some(0), pose: Transform::identity(), shape: Shape::Box { size: a } };
-    let c = n * 0.1;
-    let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
-    let q = DVector::from_vec(vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w]);
-    (
-        Scene3 {
-            tree,
-            shapes: vec![shape],
-            planes: vec![Plane::new(Vec3::zeros(), n).unwrap()],
-            mu: 0.5,
-            restitution: 0.0,
-        },
-        q,
-    )
-}
-
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("spatial");
     for (label, file) in [("a1_18dof", "a1.urdf"), ("g1_35dof", "g1_29dof_rev_1_0.urdf")] {
@@ -65,7 +32,8 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("{label}_mass_matrix"), |b| b.iter(|| t.mass_matrix(&q)));
         g.bench_function(format!("{label}_bias"), |b| b.iter(|| t.bias(&q, &v)));
     }
-    let (scene, q) = box_scene();
+    let (scene, q) = resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), 0.3, 0.5, 0.0, 0.0).unwrap();
+    let q = DVector::from_vec(q);
     let v = DVector::zeros(6);
     let s = MoreauSettings::default();
     g.bench_function("box_on_slope_moreau_step", |b| b.iter(|| step(&scene, &q, &v, &s).unwrap()));

@@ -22,9 +22,11 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
+use super::algebra::{axis_angle, Mat3, SpatialInertia, Transform, Vec3};
 use super::contact::{contact_jacobians, contact_points, Plane};
-use super::geometry::Collision;
-use super::tree::SpatialTree;
+use super::geometry::{Collision, Shape};
+use super::joint::Joint3;
+use super::tree::{Body3, SpatialTree};
 use crate::fc3d::{self, Fc3dSettings, Fc3dStatus};
 use crate::Error;
 
@@ -223,36 +225,46 @@ pub fn simulate(
     Ok(run)
 }
 
+/// A uniform box of `mass` and edges `size` on a plane through the origin tilted by `slope`
+/// about the world's `y` axis (gravity `−9.81 z`), its bottom face parallel to the plane and
+/// `lift` above it, at rest: the scene and its configuration (the tests' and benchmarks' box).
+pub fn resting_box(
+    mass: f64,
+    size: Vec3,
+    slope: f64,
+    mu: f64,
+    restitution: f64,
+    lift: f64,
+) -> Result<(Scene3, Vec<f64>), Error> {
+    let a = size;
+    let i = Mat3::from_diagonal(&Vec3::new(a.y * a.y + a.z * a.z, a.x * a.x + a.z * a.z, a.x * a.x + a.y * a.y))
+        * (mass / 12.0);
+    let b = Body3 {
+        name: "box".into(),
+        parent: None,
+        placement: Transform::identity(),
+        joint: Joint3::Free,
+        inertia: SpatialInertia { mass, com: Vec3::zeros(), inertia: i },
+    };
+    let tree = SpatialTree::new(vec![b], Vec3::new(0.0, 0.0, -9.81))?;
+    let r = axis_angle(&Vec3::y(), -slope);
+    let n = r * Vec3::z();
+    let plane = Plane::new(Vec3::zeros(), n).ok_or_else(|| Error::argument("slope", "must be finite"))?;
+    let shape =
+        Collision { name: "box".into(), body: Some(0), pose: Transform::identity(), shape: Shape::Box { size: a } };
+    let c = n * (0.5 * a.z + lift);
+    let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
+    let scene = Scene3 { tree, shapes: vec![shape], planes: vec![plane], mu, restitution };
+    scene.validate()?;
+    Ok((scene, vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w]))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::algebra::{axis_angle, Mat3, SpatialInertia, Transform, Vec3};
-    use super::super::geometry::Shape;
-    use super::super::joint::Joint3;
-    use super::super::tree::Body3;
     use super::*;
 
-    /// A box (edges `a`) resting on a slope of angle `alpha` (about the world's y axis).
     fn box_on_slope(alpha: f64, mu: f64, restitution: f64, lift: f64) -> (Scene3, Vec<f64>) {
-        let (m, a) = (2.0, Vec3::new(0.4, 0.3, 0.2));
-        let i = Mat3::from_diagonal(&Vec3::new(a.y * a.y + a.z * a.z, a.x * a.x + a.z * a.z, a.x * a.x + a.y * a.y))
-            * (m / 12.0);
-        let b = Body3 {
-            name: "box".into(),
-            parent: None,
-            placement: Transform::identity(),
-            joint: Joint3::Free,
-            inertia: SpatialInertia { mass: m, com: Vec3::zeros(), inertia: i },
-        };
-        let tree = SpatialTree::new(vec![b], Vec3::new(0.0, 0.0, -9.81)).unwrap();
-        let r = axis_angle(&Vec3::y(), -alpha);
-        let n = r * Vec3::z();
-        let plane = Plane::new(Vec3::zeros(), n).unwrap();
-        let shape =
-            Collision { name: "box".into(), body: Some(0), pose: Transform::identity(), shape: Shape::Box { size: a } };
-        let c = n * (0.5 * a.z + lift);
-        let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
-        let q = vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w];
-        (Scene3 { tree, shapes: vec![shape], planes: vec![plane], mu, restitution }, q)
+        resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), alpha, mu, restitution, lift).unwrap()
     }
 
     #[test]
