@@ -224,10 +224,79 @@ impl Joint3 {
         }
     }
 
+    /// `q ⊕ v dt` into `out`: the configuration reached from `q` by moving at the constant
+    /// velocity `v` for `dt` (the exponential map: a rotation `exp([ω dt]×)` about the body's
+    /// axes, a free joint's screw motion `exp` on SE(3), a planar joint's on SE(2)); quaternions
+    /// stay unit to round-off.
+    pub fn integrate(&self, q: &[f64], v: &[f64], dt: f64, out: &mut [f64]) {
+        match self {
+            Joint3::Fixed => {}
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => out[0] = q[0] + v[0] * dt,
+            Joint3::Translation => {
+                for k in 0..3 {
+                    out[k] = q[k] + v[k] * dt;
+                }
+            }
+            Joint3::Planar => {
+                let (th, w) = (v[2] * dt, v[2]);
+                let (s, c) = th.sin_cos();
+                // ∫₀^dt R(ω t) dt (v_x, v_y) in the body's axes at the start.
+                let (a, b) =
+                    if th.abs() < 1e-8 { (dt * (1.0 - th * th / 6.0), dt * th / 2.0) } else { (s / w, (1.0 - c) / w) };
+                let (lx, ly) = (a * v[0] - b * v[1], b * v[0] + a * v[1]);
+                let (s0, c0) = q[2].sin_cos();
+                out[0] = q[0] + c0 * lx - s0 * ly;
+                out[1] = q[1] + s0 * lx + c0 * ly;
+                out[2] = q[2] + th;
+            }
+            Joint3::Ball => rotate_quaternion(&q[..4], &(Vec3::new(v[0], v[1], v[2]) * dt), &mut out[..4]),
+            Joint3::BallWxyz => {
+                let mut r = [0.0; 4];
+                rotate_quaternion(&[q[1], q[2], q[3], q[0]], &(Vec3::new(v[0], v[1], v[2]) * dt), &mut r);
+                out[0] = r[3];
+                out[1..4].copy_from_slice(&r[..3]);
+            }
+            Joint3::Free => {
+                let phi = Vec3::new(v[3], v[4], v[5]) * dt;
+                let r0 = quaternion_matrix(q[3], q[4], q[5], q[6]);
+                let p = Vec3::new(q[0], q[1], q[2]) + r0 * (left_jacobian(&phi) * Vec3::new(v[0], v[1], v[2]) * dt);
+                out[..3].copy_from_slice(p.as_slice());
+                rotate_quaternion(&q[3..7], &phi, &mut out[3..7]);
+            }
+        }
+    }
+
     /// The rotation of the body's axes in the placement's at `q`.
     pub fn rotation(&self, q: &[f64]) -> Mat3 {
         self.transform(q).rot
     }
+}
+
+/// `q ⊗ exp(φ/2)` of a quaternion `(x, y, z, w)`: turned by the rotation vector `φ` about the
+/// body's axes.
+fn rotate_quaternion(q: &[f64], phi: &Vec3, out: &mut [f64]) {
+    let th = phi.norm();
+    let (s, c) = (0.5 * th).sin_cos();
+    let k = if th < 1e-12 { 0.5 - th * th / 48.0 } else { s / th };
+    let (ux, uy, uz, uw) = (phi.x * k, phi.y * k, phi.z * k, c);
+    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
+    out[0] = w * ux + x * uw + y * uz - z * uy;
+    out[1] = w * uy - x * uz + y * uw + z * ux;
+    out[2] = w * uz + x * uy - y * ux + z * uw;
+    out[3] = w * uw - x * ux - y * uy - z * uz;
+}
+
+/// SO(3)'s left Jacobian `V(φ) = I + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×²`: the
+/// displacement of a screw motion is `R₀ V(ω dt) v dt`.
+fn left_jacobian(phi: &Vec3) -> Mat3 {
+    let th = phi.norm();
+    let k = phi.cross_matrix();
+    let (a, b) = if th < 1e-6 {
+        (0.5 - th * th / 24.0, 1.0 / 6.0 - th * th / 120.0)
+    } else {
+        ((1.0 - th.cos()) / (th * th), (th - th.sin()) / (th * th * th))
+    };
+    Mat3::identity() + k * a + k * k * b
 }
 
 /// `q̇ = ½ q ⊗ (ω, 0)` of a unit quaternion `(x, y, z, w)` turning at `ω` in the body's axes.
@@ -269,6 +338,31 @@ mod tests {
             let m = j.motion(&v);
             assert!((x.rot.transpose() * pdot - m.lin).norm() < 1e-8, "{j:?}");
             assert!((Vec3::new(w[(2, 1)], w[(0, 2)], w[(1, 0)]) - m.ang).norm() < 1e-8, "{j:?}");
+            // Integrating at constant v: small steps of q̇ converge to the exponential map.
+            let mut exact = vec![0.0; j.nq()];
+            j.integrate(&q, &v, 0.5, &mut exact);
+            let mut y = q.clone();
+            let n = 20000;
+            for _ in 0..n {
+                // RK4 on q̇ = qdot(q, v).
+                let rate = |y: &[f64]| {
+                    let mut d = vec![0.0; j.nq()];
+                    j.qdot(y, &v, &mut d);
+                    d
+                };
+                let dt = 0.5 / n as f64;
+                let k1 = rate(&y);
+                let y2: Vec<f64> = y.iter().zip(&k1).map(|(a, b)| a + 0.5 * dt * b).collect();
+                let k2 = rate(&y2);
+                let y3: Vec<f64> = y.iter().zip(&k2).map(|(a, b)| a + 0.5 * dt * b).collect();
+                let k3 = rate(&y3);
+                let y4: Vec<f64> = y.iter().zip(&k3).map(|(a, b)| a + dt * b).collect();
+                let k4 = rate(&y4);
+                for i in 0..y.len() {
+                    y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+                }
+            }
+            assert!(y.iter().zip(&exact).all(|(a, b)| (a - b).abs() < 1e-10), "{j:?}: {exact:?} vs {y:?}");
             // S v from the columns, and Sᵀ the adjoint of S.
             let sv = (0..j.nv()).fold(Motion::zero(), |acc, k| acc + j.column(k) * v[k]);
             assert!((sv.lin - m.lin).norm() < 1e-14 && (sv.ang - m.ang).norm() < 1e-14);

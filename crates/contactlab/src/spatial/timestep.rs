@@ -3,7 +3,7 @@
 //!
 //! One step of length `h` from `(q_k, v_k)` (Moreau's midpoint form):
 //!
-//! 1. `q_m = q_k ⊕ (h/2) v_k` (quaternions renormalised);
+//! 1. `q_m = q_k ⊕ (h/2) v_k` (the joints' exponential maps: quaternions stay unit);
 //! 2. `v_free = v_k + h M⁻¹ h(q_m, v_k)`; the contacts are the candidate points
 //!    ([`super::contact`]) whose gap at `q_m`, carried to the step's end by `v_free`, closes:
 //!    `g + (h/2) J_n v_free ≤ 0` (Moreau's index set with the gap predicted, so that a contact
@@ -75,9 +75,10 @@ pub struct MoreauStep {
     pub residual: f64,
 }
 
-/// `q ⊕ dt v`: `q + dt q̇(q, v)` with the quaternions renormalised.
+/// `q ⊕ dt v` by the joints' exponential maps ([`SpatialTree::integrate`]), quaternions
+/// renormalised against round-off.
 fn advance(tree: &SpatialTree, q: &DVector<f64>, v: &DVector<f64>, dt: f64) -> Result<DVector<f64>, Error> {
-    let mut out = q + tree.qdot(q.as_slice(), v.as_slice()) * dt;
+    let mut out = tree.integrate(q.as_slice(), v.as_slice(), dt);
     if !tree.normalize(out.as_mut_slice()) || out.iter().any(|x| !x.is_finite()) {
         return Err(Error::Numerical("the configuration is no longer finite".into()));
     }

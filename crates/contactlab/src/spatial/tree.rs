@@ -250,6 +250,17 @@ impl SpatialTree {
         out
     }
 
+    /// `q ⊕ v dt`: each joint moved at the constant velocity `v` for `dt` by its exponential
+    /// map ([`Joint3::integrate`]; quaternions stay unit).
+    pub fn integrate(&self, q: &[f64], v: &[f64], dt: f64) -> DVector<f64> {
+        let mut out = DVector::zeros(self.nq);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let s = self.q_start[i];
+            b.joint.integrate(self.qs(i, q), self.vs(i, v), dt, &mut out.as_mut_slice()[s..s + b.joint.nq()]);
+        }
+        out
+    }
+
     /// The neutral configuration (zero angles and displacements, identity rotations).
     pub fn neutral(&self) -> DVector<f64> {
         let mut q = DVector::zeros(self.nq);
