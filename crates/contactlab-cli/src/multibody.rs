@@ -313,6 +313,10 @@ pub struct InspectArgs {
     /// Time (s), for time-periodic references.
     #[arg(long, default_value_t = 0.0)]
     t: f64,
+    /// Read a URDF as a robot in 3-D with its root link `fixed` (as the URDF says) or
+    /// `floating` (Pinocchio's FreeFlyer). An MJCF file (.xml) is always read in 3-D.
+    #[arg(long, value_parser = ["fixed", "floating"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -358,6 +362,10 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 }
 
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
+    let xml = a.model.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    if xml || a.base.is_some() {
+        return inspect_spatial(a, xml);
+    }
     let m = model::read(&a.model)?;
     let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
     if let Some(dir) = &a.common.out {
@@ -643,5 +651,59 @@ pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
         "  constrained phase {:.6} s, {} impacts per cycle, x* = {:?}",
         o.constrained_duration, o.impacts_per_cycle, o.fixed_point
     );
+    Ok(())
+}
+
+/// `model inspect` of a robot in 3-D (an MJCF file, or a URDF with `--base`).
+fn inspect_spatial(a: InspectArgs, xml: bool) -> Result<(), Failure> {
+    use contactlab::spatial::urdf::Base;
+    let base = match (xml, a.base.as_deref()) {
+        (true, Some(_)) => {
+            return Err(contactlab::Error::argument(
+                "base",
+                "applies to a URDF; an MJCF file says how its bodies are held",
+            )
+            .into())
+        }
+        (true, None) => None,
+        (false, Some("floating")) => Some(Base::Floating),
+        (false, _) => Some(Base::Fixed),
+    };
+    let m = contactlab::api::spatial_model(&a.model, base)?;
+    let r = contactlab::api::spatial_inspect(&m, a.state.as_deref())?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "inspect.json", &r)?;
+    }
+    if a.common.json {
+        print_json(&r)?;
+        return Ok(());
+    }
+    let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
+    println!(
+        "{}: {} configuration coordinates, {} velocities, {} bodies, {:.6} kg",
+        a.model.display(),
+        r.q.len(),
+        r.v.len(),
+        r.model.bodies,
+        r.model.mass
+    );
+    println!("  q            {}", r.model.coordinates.join(", "));
+    println!("  q            [{}]", fmt(&r.q));
+    println!("  v            [{}]", fmt(&r.v));
+    println!("  h(q, v)      [{}]", fmt(&r.bias));
+    let closed = r.contacts.iter().filter(|c| c.gap <= 0.0).count();
+    println!(
+        "  contacts     {} candidate points against {} planes, {closed} touching",
+        r.contacts.len(),
+        m.planes.len()
+    );
+    println!("  energy       kinetic {:.6}, potential {:.6}", r.kinetic, r.potential);
+    println!(
+        "  check        M {:.1e}, energy rate {:.1e}, contact Jacobians {:.1e} (relative)",
+        r.check.mass_matrix, r.check.energy_rate, r.check.contact_jacobians
+    );
+    for n in &r.notes {
+        println!("  note: {n}");
+    }
     Ok(())
 }

@@ -757,3 +757,51 @@ fn the_flags_defaults_are_the_librarys() {
     }
     assert!(checked >= 30, "{checked}");
 }
+
+#[test]
+fn model_inspect_reads_robots_in_3d_as_mujoco_does() {
+    // Gymnasium's ant at MuJoCo's first reference state (tests/data/mujoco/ant.json): the
+    // printed M and bias are MuJoCo's, through the front end.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("crates/contactlab/tests/data/mujoco/ant.json")).unwrap(),
+    )
+    .unwrap();
+    let s = &reference["states"][0];
+    let state: Vec<String> = s["q"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(s["v"].as_array().unwrap())
+        .map(|x| x.as_f64().unwrap().to_string())
+        .collect();
+    let xml = root.join("data/robots/mujoco/ant.xml");
+    let o = run(&["model", "inspect", xml.to_str().unwrap(), "--state", &state.join(","), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["model"]["coordinates"][3], "root.qw");
+    assert_eq!(v["model"]["velocities"].as_array().unwrap().len(), 14);
+    let (m, m_ref) = (v["mass_matrix"].as_array().unwrap(), s["mass_matrix"].as_array().unwrap());
+    for (row, row_ref) in m.iter().zip(m_ref) {
+        for (x, y) in row.as_array().unwrap().iter().zip(row_ref.as_array().unwrap()) {
+            assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-9, "{x} vs {y}");
+        }
+    }
+    for (h, b) in v["bias"].as_array().unwrap().iter().zip(s["qfrc_bias"].as_array().unwrap()) {
+        assert!((h.as_f64().unwrap() + b.as_f64().unwrap()).abs() < 1e-8);
+    }
+    assert!(v["check"]["mass_matrix"].as_f64().unwrap() < 1e-12 && v["check"]["energy_rate"].as_f64().unwrap() < 1e-6);
+    assert!(v["check"]["contact_jacobians"].as_f64().unwrap() < 1e-6);
+    // The floor against every capsule's ends: gaps and Jacobians of each candidate point.
+    let contacts = v["contacts"].as_array().unwrap();
+    assert!(contacts.iter().all(|c| c["plane"] == "floor" && c["normal_jacobian"].as_array().unwrap().len() == 14));
+    // A URDF in 3-D with a floating base; --base is refused for an MJCF file.
+    let a1 = root.join("data/robots/a1.urdf");
+    let o = run(&["model", "inspect", a1.to_str().unwrap(), "--base", "floating", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["model"]["coordinates"][6], "root_joint.qw");
+    let o = run(&["model", "inspect", xml.to_str().unwrap(), "--base", "fixed"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--base") && stderr(&o).lines().count() == 1, "{}", stderr(&o));
+}

@@ -658,6 +658,27 @@ fn model_inspect(
     object(py, &py.detach(|| contactlab::api::model_inspect(&m, state.as_deref(), t)).map_err(to_py)?)
 }
 
+/// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
+/// `None`) or a URDF with `--base fixed|floating`.
+#[pyfunction]
+#[pyo3(signature = (path, base=None, state=None))]
+fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option<Vec<f64>>) -> PyResult<Py<PyAny>> {
+    use contactlab::spatial::urdf::Base;
+    let base = match base {
+        None => None,
+        Some("fixed") => Some(Base::Fixed),
+        Some("floating") => Some(Base::Floating),
+        Some(other) => {
+            return Err(to_py(contactlab::Error::argument("base", format!("must be fixed or floating (got {other})"))))
+        }
+    };
+    let r = py.detach(|| {
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
+        contactlab::api::spatial_inspect(&m, state.as_deref())
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
@@ -931,6 +952,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_bound, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;

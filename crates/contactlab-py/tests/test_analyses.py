@@ -10,7 +10,7 @@ import pytest
 
 import contactlab
 
-from helpers import EXAMPLES, cli
+from helpers import EXAMPLES, ROOT, cli
 
 
 def without(d, *keys):
@@ -333,3 +333,14 @@ def test_basin_on_dask_matches_the_cli():
         contactlab.basin(model, {"wheel.phi": (0, 1, 3)}, client=False)
     with pytest.raises(ValueError, match="lo < hi"):
         contactlab.basin(model, {"wheel.theta_dot": (0, -1, 3)}, client=False)
+
+
+def test_a_robot_in_3d_is_inspected_as_the_cli_does():
+    xml = ROOT / "data" / "robots" / "mujoco" / "hopper.xml"
+    i = contactlab.model.inspect(xml)
+    assert i.to_dict() == cli("model", "inspect", xml)
+    assert i.model["coordinates"][:3] == ["rootx", "rootz", "rooty"]
+    urdf = ROOT / "data" / "robots" / "ur5_robot.urdf"
+    j = contactlab.model.inspect(urdf, base="fixed", state=[0.1, -0.5, 0.4, 0.2, 0.3, -0.1])
+    assert j.to_dict() == cli("model", "inspect", urdf, "--base", "fixed", "--state", "0.1,-0.5,0.4,0.2,0.3,-0.1")
+    assert len(j.mass_matrix) == 6 and j.check["mass_matrix"] < 1e-12

@@ -27,12 +27,21 @@ def _state(state: Optional[Sequence[float]]):
     return None if state is None else [float(x) for x in state]
 
 
-def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.0) -> Result:
+def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.0, base: Optional[str] = None) -> Result:
     """The model at a state (``n`` numbers q, or ``2n`` numbers q then q'; default the model's
     ``[initial]``), as ``contactlab model inspect --json``: ``mass_matrix``,
     ``mass_matrix_eigenvalues``, ``bias`` (h), ``gravity_force``, ``joint_forces``,
     ``velocity_products``, ``free_acceleration``, ``contacts`` (gap, Jacobians, J'q', armed),
-    ``energy`` and ``check`` (disagreements with finite differences; empty when all agree)."""
+    ``energy`` and ``check`` (disagreements with finite differences; empty when all agree).
+
+    A robot in 3-D: an MJCF path (``.xml``, MuJoCo's ``qpos`` then ``qvel``), or a URDF path with
+    ``base="fixed"`` or ``"floating"`` (Pinocchio's coordinates), as ``model inspect --base``:
+    ``model`` (coordinates, velocities, q0), ``mass_matrix``, ``bias``, ``passive_force``,
+    ``contacts`` with the ground planes, energies and ``check``."""
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if path.lower().endswith(".xml") or base is not None:
+            return Result("SpatialInspection", _core.spatial_inspect(path, base, _state(state)))
     return Result("Inspection", _core.model_inspect(*model_text(model), _state(state), float(t)))
 
 

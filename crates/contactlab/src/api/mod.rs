@@ -204,12 +204,14 @@ mod p2_walkers;
 mod p3_zeno;
 mod p4_fixtures;
 mod p5_eqsets;
+mod spatial;
 pub use multibody::*;
 pub use p1_body::*;
 pub use p2_walkers::*;
 pub use p3_zeno::*;
 pub use p4_fixtures::*;
 pub use p5_eqsets::*;
+pub use spatial::*;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,275 @@
+//! Robots in 3-D (`model inspect` on an MJCF file, or on a URDF with `--base`).
+
+use std::path::Path;
+
+use super::*;
+use crate::spatial::contact::{contact_jacobians, contact_points, plane_of, Plane};
+use crate::spatial::geometry::{Collision, Shape};
+use crate::spatial::urdf::Base;
+use crate::spatial::SpatialTree;
+
+/// A 3-D model read from a file: its tree, shapes, ground planes and reference state.
+#[derive(Debug, Clone)]
+pub struct SpatialModel {
+    /// The file.
+    pub path: String,
+    /// The tree.
+    pub tree: SpatialTree,
+    /// Configuration names (`nq`).
+    pub coordinates: Vec<String>,
+    /// Velocity names (`nv`).
+    pub velocities: Vec<String>,
+    /// The reference configuration (MJCF: MuJoCo's `qpos0`; URDF: the neutral one).
+    pub q0: Vec<f64>,
+    /// The bodies' collision shapes.
+    pub shapes: Vec<Collision>,
+    /// The ground planes (MJCF's world `plane` geoms).
+    pub planes: Vec<(String, Plane)>,
+    /// The joints' passive forces at a state (MJCF damping and springs; none from a URDF).
+    passive: Option<crate::spatial::mjcf::MjcfSpatial>,
+    /// What was read but not used.
+    pub notes: Vec<String>,
+}
+
+/// Reads an MJCF (`.xml`, `base = None`) or a URDF with its base held (`Some(base)`).
+pub fn spatial_model(path: &Path, base: Option<Base>) -> Result<SpatialModel, Error> {
+    let name = path.display().to_string();
+    match base {
+        None => {
+            let m = crate::spatial::mjcf::read(path)?;
+            let (planes, shapes): (Vec<Collision>, Vec<Collision>) =
+                m.geoms.iter().cloned().partition(|g| g.body.is_none());
+            let planes = planes
+                .into_iter()
+                .filter(|g| matches!(g.shape, Shape::Plane))
+                .map(|g| (g.name.clone(), plane_of(&g.pose)))
+                .collect();
+            Ok(SpatialModel {
+                path: name,
+                tree: m.tree.clone(),
+                coordinates: m.coordinates.clone(),
+                velocities: m.velocities.clone(),
+                q0: m.qpos0.clone(),
+                shapes,
+                planes,
+                notes: m.notes.clone(),
+                passive: Some(m),
+            })
+        }
+        Some(b) => {
+            let u = crate::spatial::urdf::read(path, b)?;
+            Ok(SpatialModel {
+                path: name,
+                q0: u.tree.neutral().as_slice().to_vec(),
+                tree: u.tree,
+                coordinates: u.coordinates,
+                velocities: u.velocities,
+                shapes: u.collisions,
+                planes: vec![],
+                notes: u.notes,
+                passive: None,
+            })
+        }
+    }
+}
+
+/// The model part of [`SpatialInspection`].
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialModelInfo {
+    /// The file.
+    pub path: String,
+    /// `nq` configuration names.
+    pub coordinates: Vec<String>,
+    /// `nv` velocity names.
+    pub velocities: Vec<String>,
+    /// The reference configuration.
+    pub q0: Vec<f64>,
+    /// Bodies in the tree (a MuJoCo body with several joints is several).
+    pub bodies: usize,
+    /// Total mass (kg).
+    pub mass: f64,
+}
+
+/// One candidate contact point of a shape with a ground plane.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialContactInfo {
+    /// The shape's name and the plane's.
+    pub shape: String,
+    /// See `shape`.
+    pub plane: String,
+    /// The point (world).
+    pub point: [f64; 3],
+    /// Its gap along the plane's normal (m; negative: penetration).
+    pub gap: f64,
+    /// `J_n` (1 × nv): the gap's rate is `J_n v`.
+    pub normal_jacobian: Vec<f64>,
+    /// `J_t` (2 × nv), rows along the plane's tangents `t₁`, `t₂`.
+    pub tangent_jacobian: [Vec<f64>; 2],
+}
+
+/// The finite-difference check of [`SpatialInspection`]: each a relative error.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialCheck {
+    /// `M` against the kinetic energy's second differences `T(eᵢ + eⱼ) − T(eᵢ) − T(eⱼ)`
+    /// (each body's momentum, not the CRBA), relative to `max |M|`.
+    pub mass_matrix: f64,
+    /// `d(T + V)/dt` along the free motion `v̇ = M⁻¹h` (central differences), relative to the
+    /// energy's scale: the bias against `M` and the energies.
+    pub energy_rate: f64,
+    /// Every contact's `J_n v` against its gap's central difference along `q̇`, relative to
+    /// the largest point speed.
+    pub contact_jacobians: f64,
+}
+
+/// What `model inspect` gives for a 3-D model.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialInspection {
+    /// The model.
+    pub model: SpatialModelInfo,
+    /// The configuration.
+    pub q: Vec<f64>,
+    /// The velocity.
+    pub v: Vec<f64>,
+    /// `M(q)` (rows), the armature included.
+    pub mass_matrix: Vec<Vec<f64>>,
+    /// `h(q, v) = −(C v + g)`: `M v̇ = h + τ + Jᵀλ` (Pinocchio's `−nle`, MuJoCo's `−qfrc_bias`).
+    pub bias: Vec<f64>,
+    /// The joints' passive forces (damping and springs; MuJoCo's `qfrc_passive` from joints).
+    pub passive_force: Vec<f64>,
+    /// Candidate contacts with the ground planes.
+    pub contacts: Vec<SpatialContactInfo>,
+    /// Kinetic energy (J).
+    pub kinetic: f64,
+    /// Gravitational potential energy (J, zero at the world's origin).
+    pub potential: f64,
+    /// The finite-difference check.
+    pub check: SpatialCheck,
+    /// What the file held that was not used.
+    pub notes: Vec<String>,
+}
+
+/// `model inspect` of a 3-D model at `state` (`nq` numbers with `v = 0`, or `nq + nv`; default
+/// the reference configuration at rest); quaternions are normalised.
+pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<SpatialInspection, Error> {
+    let t = &m.tree;
+    let (nq, nv) = (t.nq(), t.nv());
+    let (mut q, v) = match state {
+        None => (m.q0.clone(), vec![0.0; nv]),
+        Some(s) if s.len() == nq => (s.to_vec(), vec![0.0; nv]),
+        Some(s) if s.len() == nq + nv => (s[..nq].to_vec(), s[nq..].to_vec()),
+        Some(s) => {
+            return Err(arg(
+                "state",
+                format!(
+                    "needs {nq} numbers (q) or {} (q then v); q is {}; got {}",
+                    nq + nv,
+                    m.coordinates.join(", "),
+                    s.len()
+                ),
+            ))
+        }
+    };
+    if q.iter().chain(&v).any(|x| !x.is_finite()) {
+        return Err(arg("state", "every value must be a finite number"));
+    }
+    if !t.normalize(&mut q) {
+        return Err(arg("state", "a quaternion is zero"));
+    }
+    let mm = t.mass_matrix(&q);
+    let bias = t.bias(&q, &v);
+    let passive = m.passive.as_ref().map_or_else(|| DVector::zeros(nv), |p| p.passive_force(&q, &v));
+    let mut contacts = vec![];
+    for (pname, plane) in &m.planes {
+        for c in &m.shapes {
+            for p in contact_points(t, &q, c, plane) {
+                let (jn, jt) = contact_jacobians(t, &q, &p, plane);
+                contacts.push(SpatialContactInfo {
+                    shape: c.name.clone(),
+                    plane: pname.clone(),
+                    point: [p.point.x, p.point.y, p.point.z],
+                    gap: p.gap,
+                    normal_jacobian: jn.iter().copied().collect(),
+                    tangent_jacobian: [jt.row(0).iter().copied().collect(), jt.row(1).iter().copied().collect()],
+                });
+            }
+        }
+    }
+    let check = spatial_check(m, &q, &v)?;
+    let rows = (0..nv).map(|r| mm.row(r).iter().copied().collect()).collect();
+    Ok(SpatialInspection {
+        model: SpatialModelInfo {
+            path: m.path.clone(),
+            coordinates: m.coordinates.clone(),
+            velocities: m.velocities.clone(),
+            q0: m.q0.clone(),
+            bodies: t.bodies().len(),
+            mass: t.bodies().iter().map(|b| b.inertia.mass).sum(),
+        },
+        kinetic: t.kinetic_energy(&q, &v),
+        potential: t.potential_energy(&q),
+        q,
+        v,
+        mass_matrix: rows,
+        bias: bias.as_slice().to_vec(),
+        passive_force: passive.as_slice().to_vec(),
+        contacts,
+        check,
+        notes: m.notes.clone(),
+    })
+}
+
+fn spatial_check(m: &SpatialModel, q: &[f64], v: &[f64]) -> Result<SpatialCheck, Error> {
+    let t = &m.tree;
+    let nv = t.nv();
+    let mm = t.mass_matrix(q);
+    let e = |k: usize| (0..nv).map(|r| if r == k { 1.0 } else { 0.0 }).collect::<Vec<f64>>();
+    let ke = |x: &[f64]| t.kinetic_energy(q, x);
+    let mut mass_err: f64 = 0.0;
+    for i in 0..nv {
+        for j in 0..=i {
+            let sum: Vec<f64> = e(i).iter().zip(e(j)).map(|(a, b)| a + b).collect();
+            let mij = if i == j { 2.0 * ke(&e(i)) } else { ke(&sum) - ke(&e(i)) - ke(&e(j)) };
+            mass_err = mass_err.max((mm[(i, j)] - mij).abs());
+        }
+    }
+    let mass_scale = mm.abs().max().max(f64::MIN_POSITIVE);
+    let chol =
+        mm.clone().cholesky().ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?;
+    let vdot = chol.solve(&t.bias(q, v));
+    // Along the free motion, with a step relative to the motion's own time scale.
+    let qd = t.qdot(q, v);
+    // (A step for the differences only: the checks are relative whatever it is.)
+    let speed = qd.abs().max().max(vdot.abs().max().sqrt());
+    let h = if speed > 0.0 { 1e-5 / speed } else { 1e-5 };
+    let at = |s: f64| {
+        let mut qs = t.integrate(q, v, s);
+        t.normalize(qs.as_mut_slice());
+        let vs: Vec<f64> = v.iter().zip(vdot.iter()).map(|(a, b)| a + s * b).collect();
+        (qs, vs)
+    };
+    let ((qa, va), (qb, vb)) = (at(h), at(-h));
+    let energy = |qq: &[f64], vv: &[f64]| t.kinetic_energy(qq, vv) + t.potential_energy(qq);
+    let rate = (energy(qa.as_slice(), &va) - energy(qb.as_slice(), &vb)) / (2.0 * h);
+    let e_scale =
+        (t.kinetic_energy(q, v) + t.potential_energy(q).abs()).max(f64::MIN_POSITIVE) * speed.max(f64::MIN_POSITIVE);
+    let mut jac_err: f64 = 0.0;
+    let mut point_speed: f64 = 0.0;
+    for (_, plane) in &m.planes {
+        for c in &m.shapes {
+            let (pa, pb) = (contact_points(t, qa.as_slice(), c, plane), contact_points(t, qb.as_slice(), c, plane));
+            for (k, p) in contact_points(t, q, c, plane).iter().enumerate() {
+                let (jn, _) = contact_jacobians(t, q, p, plane);
+                let g = jn.iter().zip(v).map(|(a, b)| a * b).sum::<f64>();
+                point_speed = point_speed.max(g.abs());
+                if let (Some(a), Some(b)) = (pa.get(k), pb.get(k)) {
+                    jac_err = jac_err.max((g - (a.gap - b.gap) / (2.0 * h)).abs());
+                }
+            }
+        }
+    }
+    Ok(SpatialCheck {
+        mass_matrix: mass_err / mass_scale,
+        energy_rate: rate.abs() / e_scale,
+        contact_jacobians: jac_err / point_speed.max(f64::MIN_POSITIVE),
+    })
+}
