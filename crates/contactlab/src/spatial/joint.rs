@@ -266,6 +266,48 @@ impl Joint3 {
         }
     }
 
+    /// The inverse of [`Joint3::integrate`] with `dt = 1`: the constant velocity `v` (into
+    /// `out`, `nv` numbers) that takes `q0` to `q1` in unit time (the logarithm: the rotation
+    /// vector of `q0⁻¹ q1` in the body's axes, of angle at most π). Newton's corrections on a
+    /// configuration manifold are made in these tangent coordinates.
+    pub fn difference(&self, q0: &[f64], q1: &[f64], out: &mut [f64]) {
+        match self {
+            Joint3::Fixed => {}
+            Joint3::Revolute { .. } | Joint3::Prismatic { .. } => out[0] = q1[0] - q0[0],
+            Joint3::Translation => {
+                for k in 0..3 {
+                    out[k] = q1[k] - q0[k];
+                }
+            }
+            Joint3::Planar => {
+                let th = q1[2] - q0[2];
+                let (s0, c0) = q0[2].sin_cos();
+                let (dx, dy) = (q1[0] - q0[0], q1[1] - q0[1]);
+                // In the body's axes at the start, then through the inverse of SE(2)'s V(θ).
+                let (lx, ly) = (c0 * dx + s0 * dy, -s0 * dx + c0 * dy);
+                let (s, c) = th.sin_cos();
+                let (a, b) = if th.abs() < 1e-8 { (1.0 - th * th / 6.0, th / 2.0) } else { (s / th, (1.0 - c) / th) };
+                let det = a * a + b * b;
+                out[0] = (a * lx + b * ly) / det;
+                out[1] = (-b * lx + a * ly) / det;
+                out[2] = th;
+            }
+            Joint3::Ball => out[..3].copy_from_slice(relative_rotation(&q0[..4], &q1[..4]).as_slice()),
+            Joint3::BallWxyz => {
+                let phi = relative_rotation(&[q0[1], q0[2], q0[3], q0[0]], &[q1[1], q1[2], q1[3], q1[0]]);
+                out[..3].copy_from_slice(phi.as_slice());
+            }
+            Joint3::Free => {
+                let phi = relative_rotation(&q0[3..7], &q1[3..7]);
+                let r0 = quaternion_matrix(q0[3], q0[4], q0[5], q0[6]);
+                let d = r0.transpose() * (Vec3::new(q1[0], q1[1], q1[2]) - Vec3::new(q0[0], q0[1], q0[2]));
+                let lin = left_jacobian(&phi).try_inverse().unwrap_or_else(Mat3::identity) * d;
+                out[..3].copy_from_slice(lin.as_slice());
+                out[3..6].copy_from_slice(phi.as_slice());
+            }
+        }
+    }
+
     /// The rotation of the body's axes in the placement's at `q`.
     pub fn rotation(&self, q: &[f64]) -> Mat3 {
         self.transform(q).rot
@@ -284,6 +326,30 @@ fn rotate_quaternion(q: &[f64], phi: &Vec3, out: &mut [f64]) {
     out[1] = w * uy - x * uz + y * uw + z * ux;
     out[2] = w * uz + x * uy - y * ux + z * uw;
     out[3] = w * uw - x * ux - y * uy - z * uz;
+}
+
+/// The rotation vector `φ` (body axes, `|φ| ≤ π`) with `q1 = q0 ⊗ exp(φ/2)`, quaternions
+/// `(x, y, z, w)`.
+fn relative_rotation(q0: &[f64], q1: &[f64]) -> Vec3 {
+    let n0 = q0.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let n1 = q1.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (x0, y0, z0, w0) = (-q0[0] / n0, -q0[1] / n0, -q0[2] / n0, q0[3] / n0); // q0⁻¹
+    let (x1, y1, z1, w1) = (q1[0] / n1, q1[1] / n1, q1[2] / n1, q1[3] / n1);
+    let mut d = [
+        w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
+        w0 * y1 - x0 * z1 + y0 * w1 + z0 * x1,
+        w0 * z1 + x0 * y1 - y0 * x1 + z0 * w1,
+        w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1,
+    ];
+    if d[3] < 0.0 {
+        d.iter_mut().for_each(|x| *x = -*x); // the shorter way round
+    }
+    let u = Vec3::new(d[0], d[1], d[2]);
+    let s = u.norm();
+    if s < 1e-12 {
+        return u * 2.0;
+    }
+    u * (2.0 * s.atan2(d[3]) / s)
 }
 
 /// SO(3)'s left Jacobian `V(φ) = I + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×²`: the
@@ -363,6 +429,10 @@ mod tests {
                 }
             }
             assert!(y.iter().zip(&exact).all(|(a, b)| (a - b).abs() < 1e-10), "{j:?}: {exact:?} vs {y:?}");
+            // The logarithm inverts the exponential map.
+            let mut back = vec![0.0; j.nv()];
+            j.difference(&q, &exact, &mut back);
+            assert!(back.iter().zip(&v).all(|(a, b)| (a - b * 0.5).abs() < 1e-12), "{j:?}: {back:?} vs v/2 {v:?}");
             // S v from the columns, and Sᵀ the adjoint of S.
             let sv = (0..j.nv()).fold(Motion::zero(), |acc, k| acc + j.column(k) * v[k]);
             assert!((sv.lin - m.lin).norm() < 1e-14 && (sv.ang - m.ang).norm() < 1e-14);

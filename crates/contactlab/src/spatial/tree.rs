@@ -261,6 +261,17 @@ impl SpatialTree {
         out
     }
 
+    /// `q1 ⊖ q0`: the velocity that takes `q0` to `q1` in unit time, joint by joint
+    /// ([`Joint3::difference`]; the inverse of [`SpatialTree::integrate`] with `dt = 1`).
+    pub fn difference(&self, q0: &[f64], q1: &[f64]) -> DVector<f64> {
+        let mut out = DVector::zeros(self.nv);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let s = self.v_start[i];
+            b.joint.difference(self.qs(i, q0), self.qs(i, q1), &mut out.as_mut_slice()[s..s + b.joint.nv()]);
+        }
+        out
+    }
+
     /// The neutral configuration (zero angles and displacements, identity rotations).
     pub fn neutral(&self) -> DVector<f64> {
         let mut q = DVector::zeros(self.nq);
@@ -506,6 +517,15 @@ mod tests {
             let jdv = t.point_velocity_product(&q, &v, body, &p);
             assert!((fd - jdv).norm() < 1e-7, "body {body}: {fd} vs {jdv}");
         }
+    }
+
+    #[test]
+    fn difference_inverts_integrate_on_the_whole_tree() {
+        let t = sample();
+        let (q, v) = state(&t);
+        let q1 = t.integrate(&q, &v, 0.3);
+        let back = t.difference(&q, q1.as_slice());
+        assert!(back.iter().zip(&v).all(|(a, b)| (a - 0.3 * b).abs() < 1e-12), "{back} vs {v:?}");
     }
 
     #[test]
