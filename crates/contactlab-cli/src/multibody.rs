@@ -46,6 +46,19 @@ pub struct SimulateArgs {
     /// Samples inside each integration step (for the CSV and the plot).
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
+    /// A robot in 3-D (an MJCF file, or a URDF with --base): the Moreau–Jean time step (s).
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().h)]
+    h: f64,
+    /// A robot in 3-D: one friction coefficient for every contact pair (default: the file's,
+    /// the larger of a pair's two as MuJoCo takes it; 1 where the file gives none).
+    #[arg(long)]
+    mu: Option<f64>,
+    /// A robot in 3-D: Newton's restitution coefficient in [0, 1].
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().restitution)]
+    restitution: f64,
+    /// Read a URDF in 3-D with its root link `fixed` or `floating` (an MJCF file is always 3-D).
+    #[arg(long, value_parser = ["fixed", "floating"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -321,7 +334,62 @@ pub struct InspectArgs {
     common: Common,
 }
 
+/// The 3-D reading of `path` with `--base` (`None`: not a 3-D model).
+type SpatialBase = Option<Option<contactlab::spatial::urdf::Base>>;
+
+fn spatial_base(path: &std::path::Path, base: Option<&str>) -> Result<SpatialBase, Failure> {
+    use contactlab::spatial::urdf::Base;
+    let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    Ok(match (xml, base) {
+        (true, Some(_)) => {
+            return Err(contactlab::Error::argument(
+                "base",
+                "applies to a URDF; an MJCF file says how its bodies are held",
+            )
+            .into())
+        }
+        (true, None) => Some(None),
+        (false, Some("floating")) => Some(Some(Base::Floating)),
+        (false, Some(_)) => Some(Some(Base::Fixed)),
+        (false, None) => None,
+    })
+}
+
 pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
+    if let Some(base) = spatial_base(&a.model, a.base.as_deref())? {
+        let m = contactlab::api::spatial_model(&a.model, base)?;
+        let s = contactlab::api::SpatialSimSettings {
+            t_max: a.t_max,
+            h: a.h,
+            mu: a.mu,
+            restitution: a.restitution,
+            ..Default::default()
+        };
+        let r = contactlab::api::spatial_simulate(&m, a.state.as_deref(), &s)?;
+        if let Some(dir) = &a.common.out {
+            r.write_files(dir)?;
+        }
+        if a.common.json {
+            print_json(&r)?;
+        } else {
+            let e = &r.run.energy;
+            println!(
+                "{}: {} coordinates, {} velocities (Moreau–Jean, h = {} s)",
+                a.model.display(),
+                r.coordinates.len(),
+                r.velocities.len(),
+                a.h
+            );
+            println!("  energy {:.6} J at the start, {:.6} J at the end", e[0], e[e.len() - 1]);
+            println!(
+                "  {} contacts at the end; largest one-step residual {:.1e}",
+                r.run.contacts.last().copied().unwrap_or(0),
+                r.run.residual_max
+            );
+            println!("  ended at t = {:.6} s: {}", r.run.t.last().copied().unwrap_or(0.0), r.run.end);
+        }
+        return Ok(());
+    }
     let m = model::read(&a.model)?;
     let settings = SimulateSettings { t_max: a.t_max, max_events: a.max_events, rtol: a.rtol, per_step: a.per_step };
     let sim = contactlab::api::simulate(&m, a.state.as_deref(), &settings)?;
@@ -362,9 +430,8 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 }
 
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
-    let xml = a.model.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    if xml || a.base.is_some() {
-        return inspect_spatial(a, xml);
+    if let Some(base) = spatial_base(&a.model, a.base.as_deref())? {
+        return inspect_spatial(a, base);
     }
     let m = model::read(&a.model)?;
     let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
@@ -655,20 +722,7 @@ pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
 }
 
 /// `model inspect` of a robot in 3-D (an MJCF file, or a URDF with `--base`).
-fn inspect_spatial(a: InspectArgs, xml: bool) -> Result<(), Failure> {
-    use contactlab::spatial::urdf::Base;
-    let base = match (xml, a.base.as_deref()) {
-        (true, Some(_)) => {
-            return Err(contactlab::Error::argument(
-                "base",
-                "applies to a URDF; an MJCF file says how its bodies are held",
-            )
-            .into())
-        }
-        (true, None) => None,
-        (false, Some("floating")) => Some(Base::Floating),
-        (false, _) => Some(Base::Fixed),
-    };
+fn inspect_spatial(a: InspectArgs, base: Option<contactlab::spatial::urdf::Base>) -> Result<(), Failure> {
     let m = contactlab::api::spatial_model(&a.model, base)?;
     let r = contactlab::api::spatial_inspect(&m, a.state.as_deref())?;
     if let Some(dir) = &a.common.out {

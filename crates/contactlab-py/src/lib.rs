@@ -679,6 +679,38 @@ fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option
     object(py, &r.map_err(to_py)?)
 }
 
+/// A robot in 3-D simulated by Moreau–Jean time-stepping, as the CLI's `simulate --json` on an
+/// MJCF file or a URDF with `--base`.
+#[pyfunction]
+#[pyo3(signature = (path, base, state, t_max, h, mu, restitution))]
+#[allow(clippy::too_many_arguments)]
+fn spatial_simulate(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    state: Option<Vec<f64>>,
+    t_max: f64,
+    h: f64,
+    mu: Option<f64>,
+    restitution: f64,
+) -> PyResult<Py<PyAny>> {
+    use contactlab::spatial::urdf::Base;
+    let base = match base {
+        None => None,
+        Some("fixed") => Some(Base::Fixed),
+        Some("floating") => Some(Base::Floating),
+        Some(other) => {
+            return Err(to_py(contactlab::Error::argument("base", format!("must be fixed or floating (got {other})"))))
+        }
+    };
+    let s = contactlab::api::SpatialSimSettings { t_max, h, mu, restitution, ..Default::default() };
+    let r = py.detach(|| {
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
+        contactlab::api::spatial_simulate(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
@@ -953,6 +985,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;

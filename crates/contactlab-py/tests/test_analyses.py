@@ -344,3 +344,10 @@ def test_a_robot_in_3d_is_inspected_as_the_cli_does():
     j = contactlab.model.inspect(urdf, base="fixed", state=[0.1, -0.5, 0.4, 0.2, 0.3, -0.1])
     assert j.to_dict() == cli("model", "inspect", urdf, "--base", "fixed", "--state", "0.1,-0.5,0.4,0.2,0.3,-0.1")
     assert len(j.mass_matrix) == 6 and j.check["mass_matrix"] < 1e-12
+
+
+def test_a_robot_in_3d_is_simulated_as_the_cli_does():
+    xml = ROOT / "data" / "robots" / "mujoco" / "hopper.xml"
+    r = contactlab.model.simulate(xml, t_max=0.3, h=2e-3)
+    assert r.to_dict() == cli("simulate", xml, "--t-max", 0.3, "--h", 0.002)
+    assert r.end == "completed" and r.coordinates[0] == "rootx"

@@ -46,8 +46,8 @@ pub enum Fc3dStatus {
     Solved,
     /// `max_sweeps` was reached first (the residual says how far it got).
     IterationLimit,
-    /// A local problem could not be solved (a contact's diagonal block is not positive
-    /// definite, or a value is not finite).
+    /// A local problem could not be solved (a contact's diagonal block is zero, or a value is
+    /// not finite).
     NumericalTrouble,
 }
 
@@ -105,10 +105,19 @@ fn solve_local(
     if b[0] >= 0.0 {
         return Some(Vector3::zeros());
     }
-    let chol = w.cholesky()?;
-    // Sticking: u = 0.
-    let stick = chol.solve(&-b);
-    if stick[0] >= 0.0 && (stick[1] * stick[1] + stick[2] * stick[2]).sqrt() <= mu * stick[0] {
+    // Sticking: u = 0. A contact whose tangential motion is blocked by the mechanism (a planar
+    // robot's out-of-plane direction) has a singular block: its sticking impulse is the
+    // pseudo-inverse's, if it does stop the contact.
+    let scale = w.abs().max();
+    if !(scale.is_finite() && scale > 0.0) {
+        return None;
+    }
+    let stick = match w.cholesky() {
+        Some(chol) => chol.solve(&-b),
+        None => w.pseudo_inverse(1e-12 * scale).ok()? * -b,
+    };
+    let stops = (w * stick + b).norm() <= 1e-9 * b.norm();
+    if stops && stick[0] >= 0.0 && (stick[1] * stick[1] + stick[2] * stick[2]).sqrt() <= mu * stick[0] {
         return Some(stick);
     }
     // Sliding: u_n = 0 and r = r_n (1, −μ cos φ, −μ sin φ) opposite the slip u_t ∥ (cos φ, sin φ).
@@ -118,7 +127,11 @@ fn solve_local(
         return Some(r);
     }
     // Fallback: De Saxcé's fixed point r ← P_K(r − ρ û(w r + b)), ρ below 2 / λ_max(w).
-    let rho = 1.0 / w.symmetric_eigenvalues().max();
+    let lmax = w.symmetric_eigenvalues().max();
+    if !(lmax.is_finite() && lmax > 0.0) {
+        return None;
+    }
+    let rho = 1.0 / lmax;
     let mut r = Vector3::new((-b[0] / w[(0, 0)]).max(0.0), 0.0, 0.0);
     let scale = b.norm();
     for _ in 0..iterations {

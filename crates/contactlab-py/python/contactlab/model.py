@@ -52,12 +52,28 @@ def simulate(
     max_events: int = _D["simulate"]["max_events"],
     rtol: float = _D["simulate"]["rtol"],
     per_step: int = _D["simulate"]["per_step"],
+    h: float = _D["simulate"]["h"],
+    mu: Optional[float] = None,
+    restitution: float = _D["simulate"]["restitution"],
+    base: Optional[str] = None,
 ) -> Result:
     """The event-driven simulation (contact modes, impacts, Zeno completion, walking rules) up
     to ``t_max`` s, as ``contactlab simulate --json``: ``termination``, ``t_end``, ``impacts``,
     ``zeno_points``, ``slip_events``, ``lift_offs``, ``energy`` (start, end), ``events``; and
     the time history as arrays ``t``, ``q``, ``v`` (one row per sample, one column per name in
-    ``coordinates``), ``modes``, ``kinetic``, ``potential``."""
+    ``coordinates``), ``modes``, ``kinetic``, ``potential``.
+
+    A robot in 3-D (an MJCF path, or a URDF path with ``base``): Moreau–Jean time-stepping with
+    step ``h`` against the file's ground planes (``mu``: one friction coefficient for every pair,
+    default the file's; ``restitution``), as ``simulate --json``: ``coordinates``,
+    ``velocities``, ``t``, ``q``, ``v``, ``energy``, ``contacts``, ``end``, ``residual_max``."""
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if path.lower().endswith(".xml") or base is not None:
+            d = _core.spatial_simulate(
+                path, base, _state(state), float(t_max), float(h), None if mu is None else float(mu), float(restitution)
+            )
+            return Result("SpatialSimulation", d)
     summary, arrays = _core.mechanism_simulate(
         *model_text(model), _state(state), float(t_max), int(max_events), float(rtol), int(per_step)
     )

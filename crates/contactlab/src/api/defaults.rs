@@ -42,8 +42,16 @@ pub const MU_SWEEP_POINTS: usize = 81;
 pub fn defaults() -> serde_json::Value {
     let (sim, gait, basin) = (SimulateSettings::default(), GaitSettings::default(), BasinSettings::default());
     let cont = ContinuationSettings::default();
+    let spatial = super::SpatialSimSettings::default();
     serde_json::json!({
-        "simulate": {"t_max": sim.t_max, "max_events": sim.max_events, "rtol": sim.rtol, "per_step": sim.per_step},
+        "simulate": {
+            "t_max": sim.t_max,
+            "max_events": sim.max_events,
+            "rtol": sim.rtol,
+            "per_step": sim.per_step,
+            "h": spatial.h,
+            "restitution": spatial.restitution,
+        },
         "gait": {"rtol": gait.rtol},
         "basin": {
             "steps": basin.steps,

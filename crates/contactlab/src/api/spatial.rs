@@ -23,8 +23,8 @@ pub struct SpatialModel {
     pub q0: Vec<f64>,
     /// The bodies' collision shapes.
     pub shapes: Vec<Collision>,
-    /// The ground planes (MJCF's world `plane` geoms).
-    pub planes: Vec<(String, Plane)>,
+    /// The ground planes (MJCF's world `plane` geoms), with their friction if given.
+    pub planes: Vec<(String, Plane, Option<f64>)>,
     /// The joints' passive forces at a state (MJCF damping and springs; none from a URDF).
     passive: Option<crate::spatial::mjcf::MjcfSpatial>,
     /// What was read but not used.
@@ -42,7 +42,7 @@ pub fn spatial_model(path: &Path, base: Option<Base>) -> Result<SpatialModel, Er
             let planes = planes
                 .into_iter()
                 .filter(|g| matches!(g.shape, Shape::Plane))
-                .map(|g| (g.name.clone(), plane_of(&g.pose)))
+                .map(|g| (g.name.clone(), plane_of(&g.pose), g.friction))
                 .collect();
             Ok(SpatialModel {
                 path: name,
@@ -179,7 +179,7 @@ pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<Spatia
     let bias = t.bias(&q, &v);
     let passive = m.passive.as_ref().map_or_else(|| DVector::zeros(nv), |p| p.passive_force(&q, &v));
     let mut contacts = vec![];
-    for (pname, plane) in &m.planes {
+    for (pname, plane, _) in &m.planes {
         for c in &m.shapes {
             for p in contact_points(t, &q, c, plane) {
                 let (jn, jt) = contact_jacobians(t, &q, &p, plane);
@@ -254,7 +254,7 @@ fn spatial_check(m: &SpatialModel, q: &[f64], v: &[f64]) -> Result<SpatialCheck,
         (t.kinetic_energy(q, v) + t.potential_energy(q).abs()).max(f64::MIN_POSITIVE) * speed.max(f64::MIN_POSITIVE);
     let mut jac_err: f64 = 0.0;
     let mut point_speed: f64 = 0.0;
-    for (_, plane) in &m.planes {
+    for (_, plane, _) in &m.planes {
         for c in &m.shapes {
             let (pa, pb) = (contact_points(t, qa.as_slice(), c, plane), contact_points(t, qb.as_slice(), c, plane));
             for (k, p) in contact_points(t, q, c, plane).iter().enumerate() {
@@ -272,4 +272,133 @@ fn spatial_check(m: &SpatialModel, q: &[f64], v: &[f64]) -> Result<SpatialCheck,
         energy_rate: rate.abs() / e_scale,
         contact_jacobians: jac_err / point_speed.max(f64::MIN_POSITIVE),
     })
+}
+
+/// Settings of [`spatial_simulate`].
+#[derive(Debug, Clone, Copy)]
+pub struct SpatialSimSettings {
+    /// End time (s).
+    pub t_max: f64,
+    /// Step length (s).
+    pub h: f64,
+    /// Keep every this many steps.
+    pub every: usize,
+    /// The friction coefficient of every contact pair (`None`: the file's, MuJoCo's larger of
+    /// the pair's two; 1 where the file gives none, MuJoCo's default).
+    pub mu: Option<f64>,
+    /// Newton's restitution coefficient.
+    pub restitution: f64,
+}
+
+impl Default for SpatialSimSettings {
+    fn default() -> Self {
+        // (t_max as `simulate`'s for planar mechanisms: one `--t-max` flag serves both.)
+        Self {
+            t_max: crate::multibody::simulate::SimulateSettings::default().t_max,
+            h: 1e-3,
+            every: 10,
+            mu: None,
+            restitution: 0.0,
+        }
+    }
+}
+
+/// A 3-D model's Moreau–Jean run ([`crate::spatial::timestep::simulate`]) against its ground
+/// planes from `state` (default: the reference configuration at rest), with the joints'
+/// damping and springs.
+pub fn spatial_simulate(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    s: &SpatialSimSettings,
+) -> Result<SpatialSimulation, Error> {
+    let t = &m.tree;
+    let (nq, nv) = (t.nq(), t.nv());
+    let (q, v) = match state {
+        None => (m.q0.clone(), vec![0.0; nv]),
+        Some(x) if x.len() == nq => (x.to_vec(), vec![0.0; nv]),
+        Some(x) if x.len() == nq + nv => (x[..nq].to_vec(), x[nq..].to_vec()),
+        Some(x) => {
+            return Err(arg("state", format!("needs {nq} numbers (q) or {} (q then v); got {}", nq + nv, x.len())))
+        }
+    };
+    if !(s.t_max.is_finite() && s.t_max >= 0.0) {
+        return Err(arg("t_max", format!("must be finite and >= 0 (got {})", s.t_max)));
+    }
+    let mut shapes = m.shapes.clone();
+    let mut plane_friction: Vec<Option<f64>> = m.planes.iter().map(|p| p.2).collect();
+    let mu = match s.mu {
+        Some(mu) => {
+            // One coefficient for every pair, overriding the file's.
+            shapes.iter_mut().for_each(|c| c.friction = None);
+            plane_friction.iter_mut().for_each(|f| *f = None);
+            mu
+        }
+        None => 1.0,
+    };
+    let (mut damping, mut springs) = (vec![0.0; nv], vec![]);
+    if let Some(p) = &m.passive {
+        for j in &p.joints {
+            let n = match j.kind {
+                "free" => 6,
+                "ball" => 3,
+                _ => 1,
+            };
+            damping[j.qvel..j.qvel + n].iter_mut().for_each(|d| *d = j.damping);
+            if n == 1 && j.stiffness > 0.0 {
+                springs.push((j.qpos, j.qvel, j.stiffness, j.springref));
+            }
+        }
+    }
+    let scene = crate::spatial::timestep::Scene3 {
+        tree: m.tree.clone(),
+        shapes,
+        planes: m.planes.iter().map(|p| p.1).collect(),
+        mu,
+        plane_friction,
+        restitution: s.restitution,
+        damping,
+        springs,
+    };
+    let settings = crate::spatial::timestep::MoreauSettings { h: s.h, ..Default::default() };
+    let run = crate::spatial::timestep::simulate(&scene, &q, &v, s.t_max, s.every, &settings)?;
+    Ok(SpatialSimulation { coordinates: m.coordinates.clone(), velocities: m.velocities.clone(), run })
+}
+
+/// What `simulate --json` prints for a 3-D model.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialSimulation {
+    /// Configuration names (the columns of `q`).
+    pub coordinates: Vec<String>,
+    /// Velocity names (the columns of `v`).
+    pub velocities: Vec<String>,
+    /// The run: `t`, `q`, `v`, `energy` (kinetic plus gravitational), `contacts`, `end`,
+    /// `residual_max`.
+    #[serde(flatten)]
+    pub run: crate::spatial::timestep::Run3,
+}
+
+impl SpatialSimulation {
+    /// Writes `trajectory.csv` (`t`, the coordinates, the velocities, `energy`, `contacts`) into
+    /// `dir`.
+    pub fn write_files(&self, dir: &Path) -> Result<(), Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let mut csv = String::from("t");
+        for n in self.coordinates.iter().chain(&self.velocities) {
+            csv.push(',');
+            csv.push_str(n);
+        }
+        csv.push_str(",energy,contacts\n");
+        let r = &self.run;
+        for k in 0..r.t.len() {
+            let row: Vec<String> = std::iter::once(r.t[k])
+                .chain(r.q[k].iter().copied())
+                .chain(r.v[k].iter().copied())
+                .chain([r.energy[k]])
+                .map(|x| x.to_string())
+                .collect();
+            csv.push_str(&row.join(","));
+            csv.push_str(&format!(",{}\n", r.contacts[k]));
+        }
+        crate::output::write_file(dir, "trajectory.csv", &csv)
+    }
 }

@@ -49,4 +49,7 @@ pub struct Collision {
     pub pose: Transform,
     /// The shape.
     pub shape: Shape,
+    /// Its Coulomb friction coefficient, when the file gives one (MJCF's `friction`, first
+    /// number; a contact pair takes the larger of its two, as MuJoCo does).
+    pub friction: Option<f64>,
 }

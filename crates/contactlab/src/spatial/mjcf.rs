@@ -458,11 +458,18 @@ impl<'a> Reader<'a> {
                 "geom" => {
                     if let Some(g) = self.read_geom(c, class)? {
                         let pose = frame.then(&g.1);
+                        // MuJoCo's sliding friction: the first number of `friction` (default 1).
+                        let friction =
+                            self.numbers(c, class, "friction", None)?.and_then(|f| f.first().copied()).unwrap_or(1.0);
+                        if friction < 0.0 {
+                            return Err(self.err(c, format!("friction must be >= 0 (got {friction})")));
+                        }
                         self.geoms.push(Collision {
                             name: c.attribute("name").unwrap_or("").into(),
                             body,
                             pose,
                             shape: g.0,
+                            friction: Some(friction),
                         });
                     }
                 }

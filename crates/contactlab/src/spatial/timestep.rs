@@ -8,7 +8,7 @@
 //!    ([`super::contact`]) whose gap at `q_m`, carried to the step's end by `v_free`, closes:
 //!    `g + (h/2) J_n v_free ≤ 0` (Moreau's index set with the gap predicted, so that a contact
 //!    resting at `g = 0` stays in it);
-//! 3. with the contacts' Jacobian `J` (rows `n, t₁, t₂`
+//! 3. (`h` with the joints' passive forces) with the contacts' Jacobian `J` (rows `n, t₁, t₂`
 //!    per contact) the impulses `r` solve the FC3D problem ([`crate::fc3d`]) with
 //!    `W = J M⁻¹ Jᵀ` and `q = J v_free + e (J_n v_k, 0, 0)`: Newton's impact law
 //!    `u_n⁺ + e u_n⁻ ≥ 0` with restitution `e`, Coulomb's law on the tangential impulse;
@@ -39,10 +39,18 @@ pub struct Scene3 {
     pub shapes: Vec<Collision>,
     /// The planes (the ground).
     pub planes: Vec<Plane>,
-    /// Friction coefficient of every shape–plane pair.
+    /// Friction coefficient of a shape–plane pair unless both give their own (then the larger
+    /// of the two, as MuJoCo combines them).
     pub mu: f64,
+    /// Each plane's friction coefficient, if it gives one (empty: none do).
+    pub plane_friction: Vec<Option<f64>>,
     /// Newton's restitution coefficient `e ∈ [0, 1]`.
     pub restitution: f64,
+    /// Viscous damping per velocity (empty: none): a force `−d v`.
+    pub damping: Vec<f64>,
+    /// Joint springs: `(qpos index, qvel index, stiffness, rest)`, a force `−k (q − rest)` on
+    /// that velocity.
+    pub springs: Vec<(usize, usize, f64, f64)>,
 }
 
 /// Settings of [`step`] and [`simulate`].
@@ -94,10 +102,49 @@ impl Scene3 {
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::model("restitution", format!("must be in [0, 1] (got {})", self.restitution)));
         }
+        if !self.damping.is_empty() && self.damping.len() != self.tree.nv() {
+            return Err(Error::model(
+                "damping",
+                format!("needs {} values (got {})", self.tree.nv(), self.damping.len()),
+            ));
+        }
+        if self.damping.iter().any(|d| !(d.is_finite() && *d >= 0.0)) {
+            return Err(Error::model("damping", "must be finite and >= 0"));
+        }
+        if self.springs.iter().any(|s| {
+            s.0 >= self.tree.nq() || s.1 >= self.tree.nv() || !(s.2.is_finite() && s.2 >= 0.0) || !s.3.is_finite()
+        }) {
+            return Err(Error::model("springs", "each needs valid indices, a finite stiffness >= 0 and a finite rest"));
+        }
+        let frictions =
+            self.shapes.iter().filter_map(|c| c.friction).chain(self.plane_friction.iter().flatten().copied());
+        if frictions.into_iter().any(|m| !(m.is_finite() && m >= 0.0)) {
+            return Err(Error::model("friction", "must be finite and >= 0"));
+        }
         if let Some(c) = self.shapes.iter().find(|c| c.body.is_some_and(|b| b >= self.tree.bodies().len())) {
             return Err(Error::model("shapes", format!("shape '{}' names no body of the tree", c.name)));
         }
         Ok(())
+    }
+
+    /// The passive forces `−d v − k (q − rest)` at `(q, v)`.
+    pub fn passive_force(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
+        let mut f = DVector::zeros(self.tree.nv());
+        for (k, d) in self.damping.iter().enumerate() {
+            f[k] -= d * v[k];
+        }
+        for &(iq, iv, k, rest) in &self.springs {
+            f[iv] -= k * (q[iq] - rest);
+        }
+        f
+    }
+
+    /// The friction coefficient of shape `c` against plane `k`.
+    fn pair_mu(&self, c: &Collision, k: usize) -> f64 {
+        match (c.friction, self.plane_friction.get(k).copied().flatten()) {
+            (Some(a), Some(b)) => a.max(b),
+            _ => self.mu,
+        }
     }
 
     /// The total energy: kinetic plus gravitational.
@@ -113,9 +160,11 @@ pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettin
     let qm = advance(t, q, v, 0.5 * h)?;
     let m = t.mass_matrix(qm.as_slice());
     let chol = m.cholesky().ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?;
-    let v_free = v + chol.solve(&t.bias(qm.as_slice(), v.as_slice())) * h;
+    let force = t.bias(qm.as_slice(), v.as_slice()) + scene.passive_force(qm.as_slice(), v.as_slice());
+    let v_free = v + chol.solve(&force) * h;
     let mut rows: Vec<DVector<f64>> = vec![];
-    for plane in &scene.planes {
+    let mut mus: Vec<f64> = vec![];
+    for (kp, plane) in scene.planes.iter().enumerate() {
         for c in scene.shapes.iter().filter(|c| c.body.is_some()) {
             for p in contact_points(t, qm.as_slice(), c, plane) {
                 let (jn, jt) = contact_jacobians(t, qm.as_slice(), &p, plane);
@@ -126,6 +175,7 @@ pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettin
                 rows.push(jn.transpose());
                 rows.push(jt.row(0).transpose());
                 rows.push(jt.row(1).transpose());
+                mus.push(scene.pair_mu(c, kp));
             }
         }
     }
@@ -142,7 +192,7 @@ pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettin
     for i in 0..k {
         qfc[3 * i] += scene.restitution * u_before[3 * i].min(0.0);
     }
-    let sol = fc3d::solve(&w, &qfc, &vec![scene.mu; k], &s.fc3d, None);
+    let sol = fc3d::solve(&w, &qfc, &mus, &s.fc3d, None);
     let v1 = &v_free + &minv_jt * &sol.r;
     let q1 = advance(t, &qm, &v1, 0.5 * h)?;
     Ok(MoreauStep { q: q1, v: v1, contacts: k, status: sol.status, residual: sol.residual })
@@ -251,11 +301,25 @@ pub fn resting_box(
     let r = axis_angle(&Vec3::y(), -slope);
     let n = r * Vec3::z();
     let plane = Plane::new(Vec3::zeros(), n).ok_or_else(|| Error::argument("slope", "must be finite"))?;
-    let shape =
-        Collision { name: "box".into(), body: Some(0), pose: Transform::identity(), shape: Shape::Box { size: a } };
+    let shape = Collision {
+        name: "box".into(),
+        body: Some(0),
+        pose: Transform::identity(),
+        shape: Shape::Box { size: a },
+        friction: None,
+    };
     let c = n * (0.5 * a.z + lift);
     let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
-    let scene = Scene3 { tree, shapes: vec![shape], planes: vec![plane], mu, restitution };
+    let scene = Scene3 {
+        tree,
+        shapes: vec![shape],
+        planes: vec![plane],
+        mu,
+        plane_friction: vec![],
+        restitution,
+        damping: vec![],
+        springs: vec![],
+    };
     scene.validate()?;
     Ok((scene, vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w]))
 }

@@ -182,7 +182,13 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                     continue;
                 }
             };
-            collisions.push(Collision { name: c.name.clone().unwrap_or_default(), body: Some(body), pose, shape });
+            collisions.push(Collision {
+                name: c.name.clone().unwrap_or_default(),
+                body: Some(body),
+                pose,
+                shape,
+                friction: None,
+            });
         }
     }
     Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes })
