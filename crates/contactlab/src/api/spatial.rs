@@ -23,12 +23,25 @@ pub struct SpatialModel {
     pub q0: Vec<f64>,
     /// The bodies' collision shapes.
     pub shapes: Vec<Collision>,
-    /// The ground planes (MJCF's world `plane` geoms), with their friction if given.
-    pub planes: Vec<(String, Plane, Option<f64>)>,
+    /// The ground planes (MJCF's world `plane` geoms).
+    pub planes: Vec<GroundPlane>,
     /// The joints' passive forces at a state (MJCF damping and springs; none from a URDF).
     passive: Option<crate::spatial::mjcf::MjcfSpatial>,
     /// What was read but not used.
     pub notes: Vec<String>,
+}
+
+/// A ground plane of a [`SpatialModel`].
+#[derive(Debug, Clone)]
+pub struct GroundPlane {
+    /// Its geom's name.
+    pub name: String,
+    /// The plane.
+    pub plane: Plane,
+    /// Its friction coefficient, if the file gives one.
+    pub friction: Option<f64>,
+    /// Its collision bits `(contype, conaffinity)`.
+    pub bits: (u32, u32),
 }
 
 /// Reads an MJCF (`.xml`, `base = None`) or a URDF with its base held (`Some(base)`).
@@ -42,7 +55,12 @@ pub fn spatial_model(path: &Path, base: Option<Base>) -> Result<SpatialModel, Er
             let planes = planes
                 .into_iter()
                 .filter(|g| matches!(g.shape, Shape::Plane))
-                .map(|g| (g.name.clone(), plane_of(&g.pose), g.friction))
+                .map(|g| GroundPlane {
+                    name: g.name.clone(),
+                    plane: plane_of(&g.pose),
+                    friction: g.friction,
+                    bits: g.bits,
+                })
                 .collect();
             Ok(SpatialModel {
                 path: name,
@@ -179,13 +197,13 @@ pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<Spatia
     let bias = t.bias(&q, &v);
     let passive = m.passive.as_ref().map_or_else(|| DVector::zeros(nv), |p| p.passive_force(&q, &v));
     let mut contacts = vec![];
-    for (pname, plane, _) in &m.planes {
-        for c in &m.shapes {
-            for p in contact_points(t, &q, c, plane) {
-                let (jn, jt) = contact_jacobians(t, &q, &p, plane);
+    for g in &m.planes {
+        for c in m.shapes.iter().filter(|c| crate::spatial::geometry::bits_touch(c.bits, g.bits)) {
+            for p in contact_points(t, &q, c, &g.plane) {
+                let (jn, jt) = contact_jacobians(t, &q, &p, &g.plane);
                 contacts.push(SpatialContactInfo {
                     shape: c.name.clone(),
-                    plane: pname.clone(),
+                    plane: g.name.clone(),
                     point: [p.point.x, p.point.y, p.point.z],
                     gap: p.gap,
                     normal_jacobian: jn.iter().copied().collect(),
@@ -254,8 +272,9 @@ fn spatial_check(m: &SpatialModel, q: &[f64], v: &[f64]) -> Result<SpatialCheck,
         (t.kinetic_energy(q, v) + t.potential_energy(q).abs()).max(f64::MIN_POSITIVE) * speed.max(f64::MIN_POSITIVE);
     let mut jac_err: f64 = 0.0;
     let mut point_speed: f64 = 0.0;
-    for (_, plane, _) in &m.planes {
-        for c in &m.shapes {
+    for g in &m.planes {
+        let plane = &g.plane;
+        for c in m.shapes.iter().filter(|c| crate::spatial::geometry::bits_touch(c.bits, g.bits)) {
             let (pa, pb) = (contact_points(t, qa.as_slice(), c, plane), contact_points(t, qb.as_slice(), c, plane));
             for (k, p) in contact_points(t, q, c, plane).iter().enumerate() {
                 let (jn, _) = contact_jacobians(t, q, p, plane);
@@ -325,7 +344,7 @@ pub fn spatial_simulate(
         return Err(arg("t_max", format!("must be finite and >= 0 (got {})", s.t_max)));
     }
     let mut shapes = m.shapes.clone();
-    let mut plane_friction: Vec<Option<f64>> = m.planes.iter().map(|p| p.2).collect();
+    let mut plane_friction: Vec<Option<f64>> = m.planes.iter().map(|p| p.friction).collect();
     let mu = match s.mu {
         Some(mu) => {
             // One coefficient for every pair, overriding the file's.
@@ -352,9 +371,10 @@ pub fn spatial_simulate(
     let scene = crate::spatial::timestep::Scene3 {
         tree: m.tree.clone(),
         shapes,
-        planes: m.planes.iter().map(|p| p.1).collect(),
+        planes: m.planes.iter().map(|p| p.plane).collect(),
         mu,
         plane_friction,
+        plane_bits: m.planes.iter().map(|p| p.bits).collect(),
         restitution: s.restitution,
         damping,
         springs,

@@ -180,7 +180,7 @@ mod tests {
         let pose = Transform { rot: rpy(0.3, -0.4, 0.5), pos: Vec3::new(0.02, 0.01, -0.03) };
         let x = t.poses(&q)[0].then(&pose);
         for shape in shapes() {
-            let c = Collision { name: String::new(), body: Some(0), pose, shape, friction: None };
+            let c = Collision { name: String::new(), body: Some(0), pose, shape, friction: None, bits: (1, 1) };
             let least = contact_points(&t, &q, &c, &plane).iter().map(|p| p.gap).fold(f64::INFINITY, f64::min);
             let mut lowest = f64::INFINITY;
             let n = 60;
@@ -228,7 +228,7 @@ mod tests {
         let qd = t.qdot(&q, &v);
         let pose = Transform { rot: rpy(0.1, 0.7, -0.3), pos: Vec3::new(0.03, 0.0, -0.02) };
         for shape in shapes() {
-            let c = Collision { name: String::new(), body: Some(0), pose, shape, friction: None };
+            let c = Collision { name: String::new(), body: Some(0), pose, shape, friction: None, bits: (1, 1) };
             let at = |s: f64| {
                 let mut qs: Vec<f64> = q.iter().zip(qd.iter()).map(|(a, b)| a + s * b).collect();
                 t.normalize(&mut qs);

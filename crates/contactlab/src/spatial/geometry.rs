@@ -52,4 +52,14 @@ pub struct Collision {
     /// Its Coulomb friction coefficient, when the file gives one (MJCF's `friction`, first
     /// number; a contact pair takes the larger of its two, as MuJoCo does).
     pub friction: Option<f64>,
+    /// MuJoCo's collision bits `(contype, conaffinity)`: two geoms touch when
+    /// `contype₁ & conaffinity₂` or `contype₂ & conaffinity₁` is nonzero (`(1, 1)`, MuJoCo's
+    /// default, for every URDF shape; [`bits_touch`]).
+    pub bits: (u32, u32),
+}
+
+/// Whether two shapes with collision bits `a` and `b` (`(contype, conaffinity)`) may touch:
+/// `contype_a & conaffinity_b` or `contype_b & conaffinity_a` nonzero, as MuJoCo filters pairs.
+pub fn bits_touch(a: (u32, u32), b: (u32, u32)) -> bool {
+    (a.0 & b.1) != 0 || (b.0 & a.1) != 0
 }

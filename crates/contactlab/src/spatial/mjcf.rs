@@ -458,6 +458,15 @@ impl<'a> Reader<'a> {
                 "geom" => {
                     if let Some(g) = self.read_geom(c, class)? {
                         let pose = frame.then(&g.1);
+                        let bit = |a: &str| -> Result<u32, Error> {
+                            match self.attr(c, class, a) {
+                                None => Ok(1),
+                                Some(t) => t
+                                    .trim()
+                                    .parse::<u32>()
+                                    .map_err(|_| self.err(c, format!("{a} must be a non-negative integer (got {t})"))),
+                            }
+                        };
                         // MuJoCo's sliding friction: the first number of `friction` (default 1).
                         let friction =
                             self.numbers(c, class, "friction", None)?.and_then(|f| f.first().copied()).unwrap_or(1.0);
@@ -470,6 +479,7 @@ impl<'a> Reader<'a> {
                             pose,
                             shape: g.0,
                             friction: Some(friction),
+                            bits: (bit("contype")?, bit("conaffinity")?),
                         });
                     }
                 }

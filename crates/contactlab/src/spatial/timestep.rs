@@ -44,6 +44,9 @@ pub struct Scene3 {
     pub mu: f64,
     /// Each plane's friction coefficient, if it gives one (empty: none do).
     pub plane_friction: Vec<Option<f64>>,
+    /// Each plane's collision bits `(contype, conaffinity)` (empty: `(1, 1)`, MuJoCo's default):
+    /// a shape touches a plane only if [`crate::spatial::geometry::bits_touch`] says so.
+    pub plane_bits: Vec<(u32, u32)>,
     /// Newton's restitution coefficient `e ∈ [0, 1]`.
     pub restitution: f64,
     /// Viscous damping per velocity (empty: none): a force `−d v`.
@@ -139,6 +142,11 @@ impl Scene3 {
         f
     }
 
+    /// Whether shape `c` and plane `k` may touch (their collision bits).
+    pub fn pair_touches(&self, c: &Collision, k: usize) -> bool {
+        crate::spatial::geometry::bits_touch(c.bits, self.plane_bits.get(k).copied().unwrap_or((1, 1)))
+    }
+
     /// The friction coefficient of shape `c` against plane `k`.
     fn pair_mu(&self, c: &Collision, k: usize) -> f64 {
         match (c.friction, self.plane_friction.get(k).copied().flatten()) {
@@ -165,7 +173,7 @@ pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettin
     let mut rows: Vec<DVector<f64>> = vec![];
     let mut mus: Vec<f64> = vec![];
     for (kp, plane) in scene.planes.iter().enumerate() {
-        for c in scene.shapes.iter().filter(|c| c.body.is_some()) {
+        for c in scene.shapes.iter().filter(|c| c.body.is_some() && scene.pair_touches(c, kp)) {
             for p in contact_points(t, qm.as_slice(), c, plane) {
                 let (jn, jt) = contact_jacobians(t, qm.as_slice(), &p, plane);
                 // Active if the gap, carried to the step's end by the free velocity, closes.
@@ -307,6 +315,7 @@ pub fn resting_box(
         pose: Transform::identity(),
         shape: Shape::Box { size: a },
         friction: None,
+        bits: (1, 1),
     };
     let c = n * (0.5 * a.z + lift);
     let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
@@ -316,6 +325,7 @@ pub fn resting_box(
         planes: vec![plane],
         mu,
         plane_friction: vec![],
+        plane_bits: vec![],
         restitution,
         damping: vec![],
         springs: vec![],

@@ -188,6 +188,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                 pose,
                 shape,
                 friction: None,
+                bits: (1, 1),
             });
         }
     }

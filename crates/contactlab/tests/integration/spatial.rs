@@ -285,3 +285,25 @@ fn a_box_tipping_over_its_edge_follows_the_pivot_equation() {
     }
     assert!(checked > 200, "the fall was too short to compare ({checked} samples)");
 }
+
+#[test]
+fn mjcf_collision_bits_filter_contacts_as_mujoco_does() {
+    // Two spheres above a floor: one visual only (contype = conaffinity = 0), one that collides;
+    // a third that collides only through the floor's conaffinity bit 2.
+    let dir = std::env::temp_dir().join(format!("contactlab-bits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bits.xml");
+    std::fs::write(
+        &path,
+        r#"<mujoco><worldbody><geom name="floor" type="plane" size="1 1 0.1" conaffinity="3"/>
+        <body pos="0 0 0.5"><freejoint/><geom name="shown" size="0.1" contype="0" conaffinity="0"/>
+        <geom name="solid" size="0.1" pos="0.3 0 0"/><geom name="two" size="0.1" pos="-0.3 0 0" contype="2" conaffinity="0"/></body>
+        </worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let m = contactlab::api::spatial_model(&path, None).unwrap();
+    let r = contactlab::api::spatial_inspect(&m, None).unwrap();
+    let shapes: Vec<&str> = r.contacts.iter().map(|c| c.shape.as_str()).collect();
+    assert_eq!(shapes, ["solid", "two"]);
+    std::fs::remove_dir_all(dir).ok();
+}
