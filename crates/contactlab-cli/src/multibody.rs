@@ -334,29 +334,8 @@ pub struct InspectArgs {
     common: Common,
 }
 
-/// The 3-D reading of `path` with `--base` (`None`: not a 3-D model).
-type SpatialBase = Option<Option<contactlab::spatial::urdf::Base>>;
-
-fn spatial_base(path: &std::path::Path, base: Option<&str>) -> Result<SpatialBase, Failure> {
-    use contactlab::spatial::urdf::Base;
-    let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    Ok(match (xml, base) {
-        (true, Some(_)) => {
-            return Err(contactlab::Error::argument(
-                "base",
-                "applies to a URDF; an MJCF file says how its bodies are held",
-            )
-            .into())
-        }
-        (true, None) => Some(None),
-        (false, Some("floating")) => Some(Some(Base::Floating)),
-        (false, Some(_)) => Some(Some(Base::Fixed)),
-        (false, None) => None,
-    })
-}
-
 pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    if let Some(base) = spatial_base(&a.model, a.base.as_deref())? {
+    if let Some(base) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
         let m = contactlab::api::spatial_model(&a.model, base)?;
         let s = contactlab::api::SpatialSimSettings {
             t_max: a.t_max,
@@ -430,7 +409,7 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 }
 
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
-    if let Some(base) = spatial_base(&a.model, a.base.as_deref())? {
+    if let Some(base) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
         return inspect_spatial(a, base);
     }
     let m = model::read(&a.model)?;

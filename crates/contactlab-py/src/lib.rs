@@ -663,15 +663,7 @@ fn model_inspect(
 #[pyfunction]
 #[pyo3(signature = (path, base=None, state=None))]
 fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option<Vec<f64>>) -> PyResult<Py<PyAny>> {
-    use contactlab::spatial::urdf::Base;
-    let base = match base {
-        None => None,
-        Some("fixed") => Some(Base::Fixed),
-        Some("floating") => Some(Base::Floating),
-        Some(other) => {
-            return Err(to_py(contactlab::Error::argument("base", format!("must be fixed or floating (got {other})"))))
-        }
-    };
+    let base = contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.flatten();
     let r = py.detach(|| {
         let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
         contactlab::api::spatial_inspect(&m, state.as_deref())
@@ -694,15 +686,7 @@ fn spatial_simulate(
     mu: Option<f64>,
     restitution: f64,
 ) -> PyResult<Py<PyAny>> {
-    use contactlab::spatial::urdf::Base;
-    let base = match base {
-        None => None,
-        Some("fixed") => Some(Base::Fixed),
-        Some("floating") => Some(Base::Floating),
-        Some(other) => {
-            return Err(to_py(contactlab::Error::argument("base", format!("must be fixed or floating (got {other})"))))
-        }
-    };
+    let base = contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.flatten();
     let s = contactlab::api::SpatialSimSettings { t_max, h, mu, restitution, ..Default::default() };
     let r = py.detach(|| {
         let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;

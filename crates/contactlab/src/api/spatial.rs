@@ -44,6 +44,52 @@ pub struct GroundPlane {
     pub bits: (u32, u32),
 }
 
+/// Whether `path` is read as a robot in 3-D, and how: `Some(None)` for an MJCF file (`.xml`),
+/// `Some(Some(base))` for a URDF given `base` (`"fixed"` or `"floating"`), `None` otherwise (a
+/// planar model). `base` on an MJCF file is an argument error (its file says how its bodies
+/// are held).
+pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<Option<Base>>, Error> {
+    let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    let base = match base {
+        None => None,
+        Some("fixed") => Some(Base::Fixed),
+        Some("floating") => Some(Base::Floating),
+        Some(other) => return Err(arg("base", format!("must be fixed or floating (got {other})"))),
+    };
+    Ok(match (xml, base) {
+        (true, Some(_)) => return Err(arg("base", "applies to a URDF; an MJCF file says how its bodies are held")),
+        (true, None) => Some(None),
+        (false, Some(b)) => Some(Some(b)),
+        (false, None) => None,
+    })
+}
+
+/// A 3-D model's state from `nq` numbers (`v = 0`) or `nq + nv` (`q` then `v`); its reference
+/// configuration at rest when `None`.
+fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let (nq, nv) = (m.tree.nq(), m.tree.nv());
+    let (q, v) = match state {
+        None => (m.q0.clone(), vec![0.0; nv]),
+        Some(s) if s.len() == nq => (s.to_vec(), vec![0.0; nv]),
+        Some(s) if s.len() == nq + nv => (s[..nq].to_vec(), s[nq..].to_vec()),
+        Some(s) => {
+            return Err(arg(
+                "state",
+                format!(
+                    "needs {nq} numbers (q) or {} (q then v); q is {}; got {}",
+                    nq + nv,
+                    m.coordinates.join(", "),
+                    s.len()
+                ),
+            ))
+        }
+    };
+    if q.iter().chain(&v).any(|x| !x.is_finite()) {
+        return Err(arg("state", "every value must be a finite number"));
+    }
+    Ok((q, v))
+}
+
 /// Reads an MJCF (`.xml`, `base = None`) or a URDF with its base held (`Some(base)`).
 pub fn spatial_model(path: &Path, base: Option<Base>) -> Result<SpatialModel, Error> {
     let name = path.display().to_string();
@@ -170,26 +216,8 @@ pub struct SpatialInspection {
 /// the reference configuration at rest); quaternions are normalised.
 pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<SpatialInspection, Error> {
     let t = &m.tree;
-    let (nq, nv) = (t.nq(), t.nv());
-    let (mut q, v) = match state {
-        None => (m.q0.clone(), vec![0.0; nv]),
-        Some(s) if s.len() == nq => (s.to_vec(), vec![0.0; nv]),
-        Some(s) if s.len() == nq + nv => (s[..nq].to_vec(), s[nq..].to_vec()),
-        Some(s) => {
-            return Err(arg(
-                "state",
-                format!(
-                    "needs {nq} numbers (q) or {} (q then v); q is {}; got {}",
-                    nq + nv,
-                    m.coordinates.join(", "),
-                    s.len()
-                ),
-            ))
-        }
-    };
-    if q.iter().chain(&v).any(|x| !x.is_finite()) {
-        return Err(arg("state", "every value must be a finite number"));
-    }
+    let nv = t.nv();
+    let (mut q, v) = spatial_state(m, state)?;
     if !t.normalize(&mut q) {
         return Err(arg("state", "a quaternion is zero"));
     }
@@ -330,16 +358,8 @@ pub fn spatial_simulate(
     state: Option<&[f64]>,
     s: &SpatialSimSettings,
 ) -> Result<SpatialSimulation, Error> {
-    let t = &m.tree;
-    let (nq, nv) = (t.nq(), t.nv());
-    let (q, v) = match state {
-        None => (m.q0.clone(), vec![0.0; nv]),
-        Some(x) if x.len() == nq => (x.to_vec(), vec![0.0; nv]),
-        Some(x) if x.len() == nq + nv => (x[..nq].to_vec(), x[nq..].to_vec()),
-        Some(x) => {
-            return Err(arg("state", format!("needs {nq} numbers (q) or {} (q then v); got {}", nq + nv, x.len())))
-        }
-    };
+    let nv = m.tree.nv();
+    let (q, v) = spatial_state(m, state)?;
     if !(s.t_max.is_finite() && s.t_max >= 0.0) {
         return Err(arg("t_max", format!("must be finite and >= 0 (got {})", s.t_max)));
     }
@@ -354,20 +374,7 @@ pub fn spatial_simulate(
         }
         None => 1.0,
     };
-    let (mut damping, mut springs) = (vec![0.0; nv], vec![]);
-    if let Some(p) = &m.passive {
-        for j in &p.joints {
-            let n = match j.kind {
-                "free" => 6,
-                "ball" => 3,
-                _ => 1,
-            };
-            damping[j.qvel..j.qvel + n].iter_mut().for_each(|d| *d = j.damping);
-            if n == 1 && j.stiffness > 0.0 {
-                springs.push((j.qpos, j.qvel, j.stiffness, j.springref));
-            }
-        }
-    }
+    let (damping, springs) = m.passive.as_ref().map_or_else(|| (vec![0.0; nv], vec![]), |p| p.passive_terms());
     let scene = crate::spatial::timestep::Scene3 {
         tree: m.tree.clone(),
         shapes,

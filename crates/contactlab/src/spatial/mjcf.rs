@@ -299,21 +299,27 @@ impl MjcfSpatial {
     /// The joints' passive forces (MuJoCo's `qfrc_passive` from joints): `−damping · qvel` on
     /// every velocity, and `−stiffness (q − springref)` on hinges and slides.
     pub fn passive_force(&self, q: &[f64], v: &[f64]) -> nalgebra::DVector<f64> {
-        let mut f = nalgebra::DVector::zeros(self.tree.nv());
+        let (damping, springs) = self.passive_terms();
+        super::timestep::passive_force(&damping, &springs, q, v)
+    }
+
+    /// The joints' damping per velocity and springs `(qpos, qvel, stiffness, springref)` (hinges
+    /// and slides with stiffness): the terms of [`MjcfSpatial::passive_force`], as
+    /// [`super::timestep::Scene3`] takes them.
+    pub fn passive_terms(&self) -> (Vec<f64>, Vec<super::timestep::Spring>) {
+        let (mut damping, mut springs) = (vec![0.0; self.tree.nv()], vec![]);
         for j in &self.joints {
-            let nv = match j.kind {
+            let n = match j.kind {
                 "free" => 6,
                 "ball" => 3,
                 _ => 1,
             };
-            for k in 0..nv {
-                f[j.qvel + k] -= j.damping * v[j.qvel + k];
-            }
-            if nv == 1 {
-                f[j.qvel] -= j.stiffness * (q[j.qpos] - j.springref);
+            damping[j.qvel..j.qvel + n].iter_mut().for_each(|d| *d = j.damping);
+            if n == 1 && j.stiffness > 0.0 {
+                springs.push((j.qpos, j.qvel, j.stiffness, j.springref));
             }
         }
-        f
+        (damping, springs)
     }
 }
 

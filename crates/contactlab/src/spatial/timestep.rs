@@ -53,7 +53,7 @@ pub struct Scene3 {
     pub damping: Vec<f64>,
     /// Joint springs: `(qpos index, qvel index, stiffness, rest)`, a force `−k (q − rest)` on
     /// that velocity.
-    pub springs: Vec<(usize, usize, f64, f64)>,
+    pub springs: Vec<Spring>,
 }
 
 /// Settings of [`step`] and [`simulate`].
@@ -132,14 +132,7 @@ impl Scene3 {
 
     /// The passive forces `−d v − k (q − rest)` at `(q, v)`.
     pub fn passive_force(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
-        let mut f = DVector::zeros(self.tree.nv());
-        for (k, d) in self.damping.iter().enumerate() {
-            f[k] -= d * v[k];
-        }
-        for &(iq, iv, k, rest) in &self.springs {
-            f[iv] -= k * (q[iq] - rest);
-        }
-        f
+        passive_force(&self.damping, &self.springs, q, v)
     }
 
     /// Whether shape `c` and plane `k` may touch (their collision bits).
@@ -204,6 +197,23 @@ pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettin
     let v1 = &v_free + &minv_jt * &sol.r;
     let q1 = advance(t, &qm, &v1, 0.5 * h)?;
     Ok(MoreauStep { q: q1, v: v1, contacts: k, status: sol.status, residual: sol.residual })
+}
+
+/// A joint spring: `(qpos index, qvel index, stiffness k, rest)`, a force `−k (q − rest)` on
+/// that velocity.
+pub type Spring = (usize, usize, f64, f64);
+
+/// The passive forces `−d v − k (q − rest)` of viscous `damping` (one per velocity, or empty)
+/// and `springs` `(qpos index, qvel index, k, rest)`, with `v.len()` entries.
+pub fn passive_force(damping: &[f64], springs: &[Spring], q: &[f64], v: &[f64]) -> DVector<f64> {
+    let mut f = DVector::zeros(v.len());
+    for (k, d) in damping.iter().enumerate() {
+        f[k] -= d * v[k];
+    }
+    for &(iq, iv, k, rest) in springs {
+        f[iv] -= k * (q[iq] - rest);
+    }
+    f
 }
 
 /// A simulated run: samples every `every` steps, and how it ended.
