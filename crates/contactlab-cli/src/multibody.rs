@@ -46,7 +46,11 @@ pub struct SimulateArgs {
     /// Samples inside each integration step (for the CSV and the plot).
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
-    /// A robot in 3-D (an MJCF file, or a URDF with --base): the Moreau–Jean time step (s).
+    /// A robot in 3-D (an MJCF file, or a URDF with --base): `event` (the event driver: modes,
+    /// impacts, Zeno) or `moreau` (Moreau–Jean time-stepping, for many contacts).
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau"])]
+    method: String,
+    /// A robot in 3-D with --method moreau: the time step (s).
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().h)]
     h: f64,
     /// A robot in 3-D: one friction coefficient for every contact pair (default: the file's,
@@ -342,6 +346,10 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             h: a.h,
             mu: a.mu,
             restitution: a.restitution,
+            method: a.method.parse()?,
+            rtol: a.rtol,
+            max_events: a.max_events,
+            per_step: a.per_step,
             ..Default::default()
         };
         let r = contactlab::api::spatial_simulate(&m, a.state.as_deref(), &s)?;
@@ -351,21 +359,29 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         if a.common.json {
             print_json(&r)?;
         } else {
-            let e = &r.run.energy;
+            let e = &r.energy;
+            let how = match s.method {
+                contactlab::api::SpatialMethod::Moreau => format!("Moreau–Jean, h = {} s", a.h),
+                contactlab::api::SpatialMethod::Event => format!("event-driven, rtol = {}", a.rtol),
+            };
             println!(
-                "{}: {} coordinates, {} velocities (Moreau–Jean, h = {} s)",
+                "{}: {} coordinates, {} velocities ({how})",
                 a.model.display(),
                 r.coordinates.len(),
                 r.velocities.len(),
-                a.h
             );
             println!("  energy {:.6} J at the start, {:.6} J at the end", e[0], e[e.len() - 1]);
-            println!(
-                "  {} contacts at the end; largest one-step residual {:.1e}",
-                r.run.contacts.last().copied().unwrap_or(0),
-                r.run.residual_max
-            );
-            println!("  ended at t = {:.6} s: {}", r.run.t.last().copied().unwrap_or(0.0), r.run.end);
+            let touching = r.contacts.last().copied().unwrap_or(0);
+            match (&r.events, r.residual_max) {
+                (Some(ev), _) => {
+                    let impacts = ev.iter().filter(|x| x.kind == contactlab::hybrid::EventKind::Impact).count();
+                    println!("  {} events ({impacts} impacts); {touching} contacts touching at the end", ev.len());
+                }
+                (None, res) => {
+                    println!("  {touching} contacts at the end; largest one-step residual {:.1e}", res.unwrap_or(0.0))
+                }
+            }
+            println!("  ended at t = {:.6} s: {}", r.t.last().copied().unwrap_or(0.0), r.end);
         }
         return Ok(());
     }

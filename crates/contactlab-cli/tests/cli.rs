@@ -750,8 +750,13 @@ fn the_flags_defaults_are_the_librarys() {
                 .nth(1)
                 .and_then(|t| t.split(']').next())
                 .unwrap_or_else(|| panic!("{command}: {flag} shows no default"));
-            let shown: f64 = shown.parse().unwrap_or_else(|_| panic!("{command}: {flag} default {shown}"));
-            assert_eq!(shown, want.as_f64().unwrap(), "{command} {flag}");
+            match want.as_str() {
+                Some(word) => assert_eq!(shown, word, "{command} {flag}"),
+                None => {
+                    let shown: f64 = shown.parse().unwrap_or_else(|_| panic!("{command}: {flag} default {shown}"));
+                    assert_eq!(shown, want.as_f64().unwrap(), "{command} {flag}");
+                }
+            }
             checked += 1;
         }
     }
@@ -807,14 +812,38 @@ fn model_inspect_reads_robots_in_3d_as_mujoco_does() {
 }
 
 #[test]
-fn simulate_runs_robots_in_3d_by_time_stepping() {
+fn simulate_runs_robots_in_3d_event_driven_and_by_time_stepping() {
     // Gymnasium's hopper (its root: two slides and a hinge) let go at MuJoCo's reference state:
     // it falls onto the floor and comes to rest, never gaining energy (the floor's and its
-    // geoms' friction 0.9 and 1, plastic impacts).
+    // geoms' friction 0.9 and 1, plastic impacts). Event-driven (the default): the foot's two
+    // ends strike together, stick, and the upright hopper stands still.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let xml = root.join("data/robots/mujoco/hopper.xml");
+    let o = run(&["simulate", xml.to_str().unwrap(), "--t-max", "1.5", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["method"], "event");
+    assert_eq!(v["end"], "time-limit");
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["kind"], "impact");
+    assert_eq!(events[0]["modes"], "FFFFFFSS");
+    assert!(events[0]["energy_loss"].as_f64().unwrap() > 0.0);
+    let last_v = v["v"].as_array().unwrap().last().unwrap().as_array().unwrap().clone();
+    assert!(last_v.iter().all(|x| x.as_f64().unwrap().abs() < 1e-9), "not still: {last_v:?}");
+    // Moreau–Jean.
     let out = tmpdir("spatial-sim");
-    let o = run(&["simulate", xml.to_str().unwrap(), "--t-max", "1.5", "--json", "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "simulate",
+        xml.to_str().unwrap(),
+        "--method",
+        "moreau",
+        "--t-max",
+        "1.5",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["end"], "completed");

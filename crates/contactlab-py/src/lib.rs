@@ -671,10 +671,10 @@ fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option
     object(py, &r.map_err(to_py)?)
 }
 
-/// A robot in 3-D simulated by Moreau–Jean time-stepping, as the CLI's `simulate --json` on an
-/// MJCF file or a URDF with `--base`.
+/// A robot in 3-D simulated event-driven or by Moreau–Jean time-stepping, as the CLI's
+/// `simulate --json` on an MJCF file or a URDF with `--base`.
 #[pyfunction]
-#[pyo3(signature = (path, base, state, t_max, h, mu, restitution))]
+#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step))]
 #[allow(clippy::too_many_arguments)]
 fn spatial_simulate(
     py: Python<'_>,
@@ -685,9 +685,24 @@ fn spatial_simulate(
     h: f64,
     mu: Option<f64>,
     restitution: f64,
+    method: &str,
+    rtol: f64,
+    max_events: usize,
+    per_step: usize,
 ) -> PyResult<Py<PyAny>> {
     let base = contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.flatten();
-    let s = contactlab::api::SpatialSimSettings { t_max, h, mu, restitution, ..Default::default() };
+    let method = method.parse().map_err(to_py)?;
+    let s = contactlab::api::SpatialSimSettings {
+        t_max,
+        h,
+        mu,
+        restitution,
+        method,
+        rtol,
+        max_events,
+        per_step,
+        ..Default::default()
+    };
     let r = py.detach(|| {
         let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
         contactlab::api::spatial_simulate(&m, state.as_deref(), &s)

@@ -348,6 +348,11 @@ def test_a_robot_in_3d_is_inspected_as_the_cli_does():
 
 def test_a_robot_in_3d_is_simulated_as_the_cli_does():
     xml = ROOT / "data" / "robots" / "mujoco" / "hopper.xml"
-    r = contactlab.model.simulate(xml, t_max=0.3, h=2e-3)
-    assert r.to_dict() == cli("simulate", xml, "--t-max", 0.3, "--h", 0.002)
+    r = contactlab.model.simulate(xml, t_max=0.3, h=2e-3, method="moreau")
+    assert r.to_dict() == cli("simulate", xml, "--t-max", 0.3, "--h", 0.002, "--method", "moreau")
     assert r.end == "completed" and r.coordinates[0] == "rootx"
+    e = contactlab.model.simulate(xml, t_max=0.3)
+    assert e.to_dict() == cli("simulate", xml, "--t-max", 0.3)
+    assert e.method == "event" and [x["kind"] for x in e.events] == ["impact"]
+    with pytest.raises(ValueError, match="method"):
+        contactlab.model.simulate(xml, method="rk4")

@@ -114,7 +114,11 @@ fn solve_local(
     }
     let stick = match w.cholesky() {
         Some(chol) => chol.solve(&-b),
-        None => w.pseudo_inverse(1e-12 * scale).ok()? * -b,
+        None => {
+            let wd = DMatrix::from_fn(3, 3, |r, c| w[(r, c)]);
+            let x = crate::numeric::min_norm_solve(&wd, &DVector::from_fn(3, |r, _| -b[r]), 1e-24)?;
+            Vector3::new(x[0], x[1], x[2])
+        }
     };
     let stops = (w * stick + b).norm() <= 1e-9 * b.norm();
     if stops && stick[0] >= 0.0 && (stick[1] * stick[1] + stick[2] * stick[2]).sqrt() <= mu * stick[0] {
@@ -228,7 +232,26 @@ pub fn solve(
     settings: &Fc3dSettings,
     warm: Option<&DVector<f64>>,
 ) -> Fc3dSolution {
+    solve_with_slips(w, q, mu, &[], settings, warm)
+}
+
+/// [`solve`] where some contacts already slide in a known direction (the contact problem of
+/// an event-driven mode, at the acceleration level): contact `i` with `slips[i] = Some(d)`
+/// (`d` a unit vector of the tangent plane, the slip's direction) takes the force
+/// `r_n (1, −μ d)` with `0 ≤ r_n ⟂ u_n ≥ 0`; the others follow the cone law. `slips` may be
+/// empty (no contact slides). A sliding contact whose normal response `(Wᵢᵢ (1, −μ d))_n`
+/// is not positive while its normal row needs a push has no solution (Painlevé's
+/// inconsistency): the status is then `NumericalTrouble`.
+pub fn solve_with_slips(
+    w: &DMatrix<f64>,
+    q: &DVector<f64>,
+    mu: &[f64],
+    slips: &[Option<nalgebra::Vector2<f64>>],
+    settings: &Fc3dSettings,
+    warm: Option<&DVector<f64>>,
+) -> Fc3dSolution {
     let k = mu.len();
+    let slip = |i: usize| slips.get(i).copied().flatten();
     let n = 3 * k;
     let trouble = |r: DVector<f64>| Fc3dSolution {
         u: w * &r + q,
@@ -255,7 +278,11 @@ pub fn solve(
             let wii = block(i);
             let ui = w.fixed_rows::<3>(3 * i) * &r + q.fixed_rows::<3>(3 * i);
             let b = ui - wii * ri;
-            match solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance) {
+            let local = match slip(i) {
+                Some(d) => slide_along(&wii, &b, mu[i], &d),
+                None => solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance),
+            };
+            match local {
                 Some(new) if new.iter().all(|x| x.is_finite()) => r.fixed_rows_mut::<3>(3 * i).copy_from(&new),
                 _ => return trouble(r),
             }
@@ -267,6 +294,10 @@ pub fn solve(
                 let ui = Vector3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
                 // ρ = 1/‖Wᵢᵢ‖ makes the residual an impulse; divided by the scale of impulses.
                 let rho = 1.0 / block(i).norm().max(f64::MIN_POSITIVE);
+                if slip(i).is_some() {
+                    // Signorini's condition on the normal row: r_n − max(0, r_n − ρ u_n).
+                    return (ri[0] - (ri[0] - rho * ui[0]).max(0.0)).abs() / (rho * scale_u);
+                }
                 (ri - project_on_cone(&(ri - modified(&ui, mu[i]) * rho), mu[i])).norm() / (rho * scale_u)
             })
             .fold(0.0, f64::max);
@@ -275,6 +306,17 @@ pub fn solve(
         }
     }
     Fc3dSolution { u: w * &r + q, r, status: Fc3dStatus::IterationLimit, sweeps, residual }
+}
+
+/// A contact sliding in direction `d`: `r = r_n (1, −μ d)` with `0 ≤ r_n ⟂ u_n ≥ 0`, `u = w r + b`;
+/// `None` when no such `r_n` exists (module docs of [`solve_with_slips`]).
+fn slide_along(w: &Matrix3<f64>, b: &Vector3<f64>, mu: f64, d: &nalgebra::Vector2<f64>) -> Option<Vector3<f64>> {
+    if b[0] >= 0.0 {
+        return Some(Vector3::zeros());
+    }
+    let dir = Vector3::new(1.0, -mu * d[0], -mu * d[1]);
+    let wn = (w * dir)[0];
+    (wn > 0.0).then(|| dir * (-b[0] / wn))
 }
 
 /// The unscaled natural-map residual of `(r, u)` at every contact (`ρ = 1`): for checks
@@ -438,5 +480,36 @@ mod tests {
                 .status,
             Fc3dStatus::NumericalTrouble
         );
+    }
+
+    #[test]
+    fn a_contact_sliding_in_a_given_direction_pushes_just_enough_or_has_no_solution() {
+        // One contact of a random body sliding along d: r = r_n (1, −μ d) with u_n = 0 exactly,
+        // beside a cone contact; and a block whose normal response to its own friction is
+        // negative (Painlevé) has no solution.
+        let w = delassus(2, 11);
+        let q = DVector::from_vec(vec![-1.0, 0.3, -0.2, -0.5, 0.1, 0.4]);
+        let d = nalgebra::Vector2::new(0.6, 0.8);
+        let sol = solve_with_slips(&w, &q, &[0.5, 0.5], &[Some(d), None], &Fc3dSettings::default(), None);
+        assert_eq!(sol.status, Fc3dStatus::Solved, "residual {}", sol.residual);
+        let r0 = Vector3::new(sol.r[0], sol.r[1], sol.r[2]);
+        assert!(r0[0] > 0.0 && (r0 - Vector3::new(1.0, -0.3, -0.4) * r0[0]).norm() < 1e-12 * r0[0]);
+        assert!(sol.u[0].abs() < 1e-9, "u_n = {}", sol.u[0]);
+        let r1 = Vector3::new(sol.r[3], sol.r[4], sol.r[5]);
+        let u1 = Vector3::new(sol.u[3], sol.u[4], sol.u[5]);
+        assert!(local_residual(&r1, &u1, 0.5) < 1e-9);
+        let mut wp = Matrix3::identity();
+        wp[(0, 1)] = 3.0; // the friction along +t₁ pulls the contact into its support
+        let wp = DMatrix::from_fn(3, 3, |r, c| wp[(r, c)]);
+        let q1 = DVector::from_vec(vec![-1.0, 0.0, 0.0]);
+        let bad = solve_with_slips(
+            &wp,
+            &q1,
+            &[0.5],
+            &[Some(nalgebra::Vector2::new(1.0, 0.0))],
+            &Fc3dSettings::default(),
+            None,
+        );
+        assert_eq!(bad.status, Fc3dStatus::NumericalTrouble);
     }
 }

@@ -29,6 +29,47 @@ pub fn is_symmetric_positive_definite(m: &nalgebra::DMatrix<f64>) -> bool {
         && m.clone().cholesky().is_some()
 }
 
+/// The minimum-norm solution `x = Aᵀ(AAᵀ)⁺b` of a consistent, rank-deficient square system,
+/// through the symmetric eigendecomposition of `AAᵀ` (eigenvalues below `rank_tol` of
+/// the largest count as zero). Not `A.svd().solve(b)`: nalgebra's SVD returned a wrong
+/// factorisation (a residual of 4e-2 of `b`) for the rank-2 slip matrix of eight collinear feet.
+pub fn min_norm_solve(
+    a: &nalgebra::DMatrix<f64>,
+    b: &nalgebra::DVector<f64>,
+    rank_tol: f64,
+) -> Option<nalgebra::DVector<f64>> {
+    let aat = a * a.transpose();
+    let eig = aat.symmetric_eigen();
+    let top = eig.eigenvalues.amax();
+    if !(top.is_finite() && top > 0.0) {
+        return None;
+    }
+    let ub = eig.eigenvectors.transpose() * b;
+    let scaled = nalgebra::DVector::from_fn(ub.len(), |i, _| {
+        let l = eig.eigenvalues[i];
+        if l > rank_tol * top {
+            ub[i] / l
+        } else {
+            0.0
+        }
+    });
+    let y = &eig.eigenvectors * scaled;
+    let x = a.transpose() * y;
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// The rank of `a`: the eigenvalues of `AᵀA` above `tol²` times the largest (not nalgebra's
+/// SVD: [`min_norm_solve`]). The eigenvalues' round-off is `1e-16` of the largest, so `tol`
+/// must be well above `1e-8`.
+pub fn rank(a: &nalgebra::DMatrix<f64>, tol: f64) -> usize {
+    let e = (a.transpose() * a).symmetric_eigen().eigenvalues;
+    let top = e.amax();
+    if !(top.is_finite() && top > 0.0) {
+        return 0;
+    }
+    e.iter().filter(|l| **l > tol * tol * top).count()
+}
+
 /// The largest value of `f` on the box `[lo, hi]` (one interval per coordinate) and where it is
 /// attained: a grid of `n ≥ 2` points per coordinate (corners included), then a pattern search
 /// from the `starts` best grid points, halving its step until it is `10⁻¹²` of the box (or after

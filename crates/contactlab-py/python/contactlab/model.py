@@ -56,6 +56,7 @@ def simulate(
     mu: Optional[float] = None,
     restitution: float = _D["simulate"]["restitution"],
     base: Optional[str] = None,
+    method: str = _D["simulate"]["method"],
 ) -> Result:
     """The event-driven simulation (contact modes, impacts, Zeno completion, walking rules) up
     to ``t_max`` s, as ``contactlab simulate --json``: ``termination``, ``t_end``, ``impacts``,
@@ -63,15 +64,28 @@ def simulate(
     the time history as arrays ``t``, ``q``, ``v`` (one row per sample, one column per name in
     ``coordinates``), ``modes``, ``kinetic``, ``potential``.
 
-    A robot in 3-D (an MJCF path, or a URDF path with ``base``): Moreau–Jean time-stepping with
-    step ``h`` against the file's ground planes (``mu``: one friction coefficient for every pair,
-    default the file's; ``restitution``), as ``simulate --json``: ``coordinates``,
-    ``velocities``, ``t``, ``q``, ``v``, ``energy``, ``contacts``, ``end``, ``residual_max``."""
+    A robot in 3-D (an MJCF path, or a URDF path with ``base``) against the file's ground planes
+    (``mu``: one friction coefficient for every pair, default the file's; ``restitution``),
+    ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``) or
+    ``"moreau"`` (Moreau–Jean time-stepping with step ``h``), as ``simulate --json``:
+    ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
+    ``end``; ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
+    ``unconverged`` (Moreau–Jean)."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)
         if path.lower().endswith(".xml") or base is not None:
             d = _core.spatial_simulate(
-                path, base, _state(state), float(t_max), float(h), None if mu is None else float(mu), float(restitution)
+                path,
+                base,
+                _state(state),
+                float(t_max),
+                float(h),
+                None if mu is None else float(mu),
+                float(restitution),
+                str(method),
+                float(rtol),
+                int(max_events),
+                int(per_step),
             )
             return Result("SpatialSimulation", d)
     summary, arrays = _core.mechanism_simulate(

@@ -51,6 +51,7 @@ pub fn defaults() -> serde_json::Value {
             "per_step": sim.per_step,
             "h": spatial.h,
             "restitution": spatial.restitution,
+            "method": spatial.method.to_string(),
         },
         "gait": {"rtol": gait.rtol},
         "basin": {

@@ -335,6 +335,44 @@ pub struct SpatialSimSettings {
     pub mu: Option<f64>,
     /// Newton's restitution coefficient.
     pub restitution: f64,
+    /// The method: event-driven (modes, impacts, Zeno) or Moreau–Jean time-stepping.
+    pub method: SpatialMethod,
+    /// Event-driven: the relative integration tolerance.
+    pub rtol: f64,
+    /// Event-driven: the largest number of events.
+    pub max_events: usize,
+    /// Event-driven: samples inside each integration step (besides its end).
+    pub per_step: usize,
+}
+
+/// How a 3-D model is simulated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpatialMethod {
+    /// The event driver ([`crate::spatial::events`]): exact modes and impacts.
+    Event,
+    /// Moreau–Jean time-stepping ([`crate::spatial::timestep`]): many contacts, fixed steps.
+    Moreau,
+}
+
+impl std::str::FromStr for SpatialMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "event" => Ok(Self::Event),
+            "moreau" => Ok(Self::Moreau),
+            _ => Err(arg("method", format!("must be event or moreau (got {s})"))),
+        }
+    }
+}
+
+impl std::fmt::Display for SpatialMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Event => "event",
+            Self::Moreau => "moreau",
+        })
+    }
 }
 
 impl Default for SpatialSimSettings {
@@ -346,6 +384,10 @@ impl Default for SpatialSimSettings {
             every: 10,
             mu: None,
             restitution: 0.0,
+            method: SpatialMethod::Event,
+            rtol: crate::multibody::simulate::SimulateSettings::default().rtol,
+            max_events: crate::multibody::simulate::SimulateSettings::default().max_events,
+            per_step: crate::multibody::simulate::SimulateSettings::default().per_step,
         }
     }
 }
@@ -386,9 +428,53 @@ pub fn spatial_simulate(
         damping,
         springs,
     };
-    let settings = crate::spatial::timestep::MoreauSettings { h: s.h, ..Default::default() };
-    let run = crate::spatial::timestep::simulate(&scene, &q, &v, s.t_max, s.every, &settings)?;
-    Ok(SpatialSimulation { coordinates: m.coordinates.clone(), velocities: m.velocities.clone(), run })
+    let (coordinates, velocities) = (m.coordinates.clone(), m.velocities.clone());
+    match s.method {
+        SpatialMethod::Moreau => {
+            let settings = crate::spatial::timestep::MoreauSettings { h: s.h, ..Default::default() };
+            let run = crate::spatial::timestep::simulate(&scene, &q, &v, s.t_max, s.every, &settings)?;
+            Ok(SpatialSimulation {
+                coordinates,
+                velocities,
+                method: s.method,
+                end: run.end.clone(),
+                t: run.t,
+                q: run.q,
+                v: run.v,
+                energy: run.energy,
+                contacts: run.contacts,
+                residual_max: Some(run.residual_max),
+                unconverged: Some(run.unconverged),
+                events: None,
+                contact_names: None,
+            })
+        }
+        SpatialMethod::Event => {
+            let settings = crate::spatial::events::EventSettings {
+                t_max: s.t_max,
+                rtol: s.rtol,
+                max_events: s.max_events,
+                per_step: s.per_step,
+                ..Default::default()
+            };
+            let run = crate::spatial::events::simulate_events(&scene, &q, &v, &settings)?;
+            Ok(SpatialSimulation {
+                coordinates,
+                velocities,
+                method: s.method,
+                end: crate::output::kebab(&run.termination),
+                t: run.t,
+                q: run.q,
+                v: run.v,
+                energy: run.energy,
+                contacts: run.touching,
+                residual_max: None,
+                unconverged: None,
+                events: Some(run.events),
+                contact_names: Some(run.contacts.into_iter().map(|c| c.name).collect()),
+            })
+        }
+    }
 }
 
 /// What `simulate --json` prints for a 3-D model.
@@ -398,10 +484,33 @@ pub struct SpatialSimulation {
     pub coordinates: Vec<String>,
     /// Velocity names (the columns of `v`).
     pub velocities: Vec<String>,
-    /// The run: `t`, `q`, `v`, `energy` (kinetic plus gravitational), `contacts`, `end`,
-    /// `residual_max`.
-    #[serde(flatten)]
-    pub run: crate::spatial::timestep::Run3,
+    /// `event` or `moreau`.
+    pub method: SpatialMethod,
+    /// How the run ended: `completed` or the one-step problem's status (Moreau–Jean); the
+    /// event driver's termination (`time-limit`, `rest`, `failed`, ...).
+    pub end: String,
+    /// Sample times (s).
+    pub t: Vec<f64>,
+    /// Configurations.
+    pub q: Vec<Vec<f64>>,
+    /// Velocities.
+    pub v: Vec<Vec<f64>>,
+    /// Total energies, kinetic plus gravitational (J).
+    pub energy: Vec<f64>,
+    /// Contacts at each sample: in the step's problem (Moreau–Jean); touching (event-driven).
+    pub contacts: Vec<usize>,
+    /// Moreau–Jean: the largest one-step residual.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residual_max: Option<f64>,
+    /// Moreau–Jean: steps accepted unconverged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconverged: Option<usize>,
+    /// Event-driven: the events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<crate::spatial::events::Event3>>,
+    /// Event-driven: the contacts' names (`shape:point/plane`), in the modes' order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contact_names: Option<Vec<String>>,
 }
 
 impl SpatialSimulation {
@@ -415,7 +524,7 @@ impl SpatialSimulation {
             csv.push_str(n);
         }
         csv.push_str(",energy,contacts\n");
-        let r = &self.run;
+        let r = self;
         for k in 0..r.t.len() {
             let row: Vec<String> = std::iter::once(r.t[k])
                 .chain(r.q[k].iter().copied())

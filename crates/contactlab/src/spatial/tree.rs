@@ -304,6 +304,11 @@ impl SpatialTree {
         self.bodies.iter().zip(&poses).map(|(b, x)| -b.inertia.mass * self.gravity.dot(&x.point(&b.inertia.com))).sum()
     }
 
+    /// Body `i`'s angular velocity in the world's axes.
+    pub fn angular_velocity(&self, q: &[f64], v: &[f64], i: usize) -> Vec3 {
+        self.poses(q)[i].rot * self.pass(q, Some(v)).vel[i].ang
+    }
+
     /// The world position of the point `p` (in body `i`'s frame).
     pub fn point_position(&self, q: &[f64], i: usize, p: &Vec3) -> Vec3 {
         self.poses(q)[i].point(p)

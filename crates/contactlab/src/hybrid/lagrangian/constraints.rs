@@ -191,29 +191,8 @@ impl<S: ContactSystem> Lagrangian<S> {
     }
 }
 
-/// The minimum-norm solution `x = Aᵀ(AAᵀ)⁺b` of a consistent, rank-deficient square system,
-/// through the symmetric eigendecomposition of `AAᵀ` (eigenvalues below [`super::RANK_TOL`] of
-/// the largest count as zero). Not `A.svd().solve(b)`: nalgebra's SVD returned a wrong
-/// factorisation (a residual of 4e-2 of `b`) for the rank-2 slip matrix of eight collinear feet.
 fn min_norm_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
-    let aat = a * a.transpose();
-    let eig = aat.symmetric_eigen();
-    let top = eig.eigenvalues.amax();
-    if !(top.is_finite() && top > 0.0) {
-        return None;
-    }
-    let ub = eig.eigenvectors.transpose() * b;
-    let scaled = DVector::from_fn(ub.len(), |i, _| {
-        let l = eig.eigenvalues[i];
-        if l > super::RANK_TOL * top {
-            ub[i] / l
-        } else {
-            0.0
-        }
-    });
-    let y = &eig.eigenvectors * scaled;
-    let x = a.transpose() * y;
-    x.iter().all(|v| v.is_finite()).then_some(x)
+    crate::numeric::min_norm_solve(a, b, super::RANK_TOL)
 }
 
 #[cfg(test)]

@@ -1,0 +1,352 @@
+//! [`EventScene`] as a [`Hybrid`] system: the start, the flow, the guards and step limits, the
+//! transitions and the completion after a Zeno point (module docs of [`super`]).
+
+use nalgebra::{DMatrix, DVector, Vector2};
+
+use super::modes::{Class, Contact3Mode, Modes3};
+use super::{join, split, EventScene, CONTACT_TOL};
+use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
+
+/// Force guards within this fraction of the force scale of zero when another fires change
+/// with it.
+const SIMULTANEOUS: f64 = 1e-7;
+
+/// Zeno completion joins contacts whose normal velocity is below this fraction of the velocity
+/// scale, or of the series' own speed at its last impact (as the planar core does).
+const ZENO_JOIN_VEL: f64 = 1e-7;
+const ZENO_JOIN_SERIES: f64 = 1e-6;
+
+type State = DMatrix<f64>;
+
+impl EventScene<'_> {
+    fn state(&self, x: &State) -> (DVector<f64>, DVector<f64>) {
+        let (mut q, v) = split(x, self.scene.tree.nq());
+        self.scene.tree.normalize(q.as_mut_slice());
+        (q, v)
+    }
+
+    fn gtol(&self) -> f64 {
+        CONTACT_TOL * self.length()
+    }
+
+    /// The impact of the fired contacts (and every other touching one) at `(q, v)`.
+    fn impact(&self, fired: &[usize], q: &DVector<f64>, v: &DVector<f64>) -> Transition<State, Modes3> {
+        let gaps = self.gaps(q.as_slice());
+        let mut set: Vec<usize> = (0..self.nc()).filter(|&i| gaps[i].abs() <= self.gtol()).collect();
+        for &i in fired {
+            if !set.contains(&i) {
+                set.push(i);
+            }
+        }
+        let Some(kin) = self.kinematics(q.as_slice(), fired) else {
+            return Transition::Failed(ModeFailure::bare(FailureKind::Singular));
+        };
+        let speed = kin.iter().map(|k| -(k.rows.row(0) * v)[0]).fold(0.0, f64::max);
+        let (v1, classes, _) = match self.impulse(q, v, &set, self.scene.restitution, speed) {
+            Ok(x) => x,
+            Err(f) => return Transition::Failed(f),
+        };
+        let (mut q1, mut v1) = (q.clone(), v1);
+        match self.settle(&mut q1, &mut v1, &classes) {
+            Ok(mode) => {
+                let tree = &self.scene.tree;
+                let loss =
+                    tree.kinetic_energy(q.as_slice(), v.as_slice()) - tree.kinetic_energy(q1.as_slice(), v1.as_slice());
+                let info = EventInfo {
+                    kind: EventKind::Impact,
+                    contact: fired.first().copied(),
+                    impact_speed: Some(speed),
+                    energy_loss: Some(loss),
+                    rebound: None,
+                };
+                Transition::Jump { state: join(&q1, &v1), mode, info }
+            }
+            Err(f) => Transition::Failed(f),
+        }
+    }
+}
+
+impl Hybrid for EventScene<'_> {
+    type State = State;
+    type Mode = Modes3;
+
+    fn time_scale(&self) -> f64 {
+        self.time()
+    }
+
+    fn state_scale(&self) -> State {
+        let (q, v) = self.scales();
+        join(&DVector::from_column_slice(q), &DVector::from_column_slice(v))
+    }
+
+    fn initial_mode(&self, t: f64, x: &mut State) -> Result<Modes3, ModeFailure> {
+        let (mut q, mut v) = self.state(x);
+        let gaps = self.gaps(q.as_slice());
+        if let Some(i) = (0..self.nc()).find(|&i| gaps[i] < -self.gtol() || gaps[i].is_nan()) {
+            return Err(ModeFailure::measured(
+                FailureKind::Singular,
+                FailureEvidence::Penetration { contact: i, gap: gaps[i] },
+            ));
+        }
+        if let Some(tr) = self.initial_transition(t, x) {
+            return match tr {
+                Transition::Jump { state, mode, .. } => {
+                    *x = state;
+                    Ok(mode)
+                }
+                Transition::Failed(f) => Err(f),
+            };
+        }
+        let classes = self
+            .classes_from_state(&q, &v, self.gtol(), CONTACT_TOL * self.vel(), &[])
+            .ok_or_else(|| ModeFailure::bare(FailureKind::Singular))?;
+        let mode = self.settle(&mut q, &mut v, &classes)?;
+        *x = join(&q, &v);
+        Ok(mode)
+    }
+
+    fn initial_transition(&self, _t: f64, x: &State) -> Option<Transition<State, Modes3>> {
+        let (q, v) = self.state(x);
+        let all: Vec<usize> = (0..self.nc()).collect();
+        let kin = self.kinematics(q.as_slice(), &all)?;
+        let vtol = CONTACT_TOL * self.vel();
+        let approaching: Vec<usize> = (0..self.nc())
+            .filter(|&i| kin[i].gap.abs() <= self.gtol() && (kin[i].rows.row(0) * &v)[0] < -vtol)
+            .collect();
+        (!approaching.is_empty()).then(|| self.impact(&approaching, &q, &v))
+    }
+
+    fn flow(&self, mode: &Modes3, _t: f64, x: &State) -> State {
+        let (q, v) = self.state(x);
+        let tree = &self.scene.tree;
+        let acc = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
+            self.free_motion(q.as_slice(), v.as_slice()).map(|(_, a)| a)
+        } else {
+            self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
+        };
+        match acc {
+            Some(a) => join(&tree.qdot(q.as_slice(), v.as_slice()), &a),
+            None => State::repeat(x.nrows(), 1, f64::NAN),
+        }
+    }
+
+    fn guard_count(&self, _mode: &Modes3) -> usize {
+        2 * self.nc()
+    }
+
+    fn guards(&self, mode: &Modes3, _t: f64, x: &State, out: &mut [f64]) {
+        let (q, v) = self.state(x);
+        let nc = self.nc();
+        let any_closed = (0..nc).any(|i| mode.get(i).closed());
+        let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
+        let gaps = self.gaps(q.as_slice());
+        let closed: Vec<usize> = (0..nc).filter(|&i| matches!(mode.get(i), Contact3Mode::Slip(_))).collect();
+        let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics(q.as_slice(), &closed) };
+        for i in 0..nc {
+            let (g0, g1) = match mode.get(i) {
+                Contact3Mode::Free => (gaps[i], f64::INFINITY),
+                cm => {
+                    let f = sol.as_ref().map_or(nalgebra::Vector3::repeat(f64::NAN), |s| s.force[i]);
+                    let second = match cm {
+                        Contact3Mode::Stick => self.contacts[i].mu * f[0] - Vector2::new(f[1], f[2]).norm(),
+                        Contact3Mode::Slip(_) => {
+                            let k = closed.iter().position(|&c| c == i).unwrap_or(0);
+                            kin.as_ref().map_or(f64::NAN, |kin| {
+                                let u = &kin[k].rows * &v;
+                                Vector2::new(u[1], u[2]).norm() - self.stop_speed()
+                            })
+                        }
+                        Contact3Mode::Free => f64::INFINITY,
+                    };
+                    (f[0], second)
+                }
+            };
+            out[2 * i] = g0;
+            out[2 * i + 1] = g1;
+        }
+    }
+
+    fn step_limit(&self, mode: &Modes3, _t: f64, x: &State) -> f64 {
+        let (q, v) = self.state(x);
+        let free: Vec<usize> = (0..self.nc()).filter(|&i| !mode.get(i).closed()).collect();
+        if free.is_empty() {
+            return f64::INFINITY;
+        }
+        let acc = if free.len() == self.nc() {
+            self.free_motion(q.as_slice(), v.as_slice()).map(|(_, a)| a)
+        } else {
+            self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
+        };
+        let (Some(acc), Some(kin)) = (acc, self.kinematics(q.as_slice(), &free)) else { return f64::INFINITY };
+        let mut lim = f64::INFINITY;
+        for (k, &i) in free.iter().enumerate() {
+            let g = kin[k].gap;
+            let gd = (kin[k].rows.row(0) * &v)[0];
+            let gdd = (kin[k].rows.row(0) * &acc)[0] + self.drift(q.as_slice(), v.as_slice(), i, &kin[k])[0];
+            // The next extremum of the gap's quadratic model (as the planar core): an apex while
+            // the gap is in the lower half of the rise, a valley that may reach zero.
+            let excursion = 0.5 * gd * gd / gdd.abs();
+            if gd > 0.0 && gdd < 0.0 && g < excursion {
+                lim = lim.min(1.5 * gd / -gdd);
+            } else if gd < 0.0 && gdd > 0.0 && g < 2.0 * excursion {
+                lim = lim.min(-gd / gdd);
+            }
+        }
+        lim
+    }
+
+    fn transition(&self, mode: &Modes3, fired: &[usize], _t: f64, x: &State) -> Transition<State, Modes3> {
+        let (mut q, mut v) = self.state(x);
+        let nc = self.nc();
+        let impacting: Vec<usize> =
+            fired.iter().filter(|&&k| k % 2 == 0 && mode.get(k / 2) == Contact3Mode::Free).map(|&k| k / 2).collect();
+        if !impacting.is_empty() {
+            return self.impact(&impacting, &q, &v);
+        }
+        let all: Vec<usize> = (0..nc).collect();
+        let Some(kin) = self.kinematics(q.as_slice(), &all) else {
+            return Transition::Failed(ModeFailure::bare(FailureKind::Singular));
+        };
+        let sol = self.solve_mode(mode, q.as_slice(), v.as_slice());
+        let ut = |i: usize| {
+            let u = &kin[i].rows * &v;
+            Vector2::new(u[1], u[2])
+        };
+        // Closed contacts keep their state; the fired ones change it.
+        let mut classes: Vec<Class> = (0..nc)
+            .map(|i| match mode.get(i) {
+                Contact3Mode::Free => Class::Separated,
+                Contact3Mode::Stick => Class::Rest,
+                Contact3Mode::Slip(d) => {
+                    let u = ut(i);
+                    if u.norm() > self.stop_speed() {
+                        Class::Sliding(u / u.norm())
+                    } else {
+                        // (A slip from rest still below the stop speed keeps its direction.)
+                        Class::Sliding(Vector2::new(d[0], d[1]))
+                    }
+                }
+            })
+            .collect();
+        let mut info = EventInfo::new(EventKind::Reset, None);
+        for &k in fired {
+            let i = k / 2;
+            let kind = match (k % 2, mode.get(i)) {
+                (0, _) => {
+                    classes[i] = Class::Separated;
+                    EventKind::LiftOff
+                }
+                (_, Contact3Mode::Stick) => {
+                    // The slip starts against the friction force that reached the cone.
+                    let f = sol.as_ref().map_or(nalgebra::Vector3::zeros(), |s| s.force[i]);
+                    let ft = Vector2::new(f[1], f[2]);
+                    let d = if ft.norm() > 0.0 { -ft / ft.norm() } else { Vector2::new(1.0, 0.0) };
+                    classes[i] = Class::Sliding(d);
+                    EventKind::SlipOnset
+                }
+                _ => {
+                    // The slip speed fell to the stop threshold: the contact problem decides
+                    // (stick, or slip on in a new direction).
+                    classes[i] = Class::Rest;
+                    EventKind::SlipStop
+                }
+            };
+            if info.kind == EventKind::Reset {
+                info = EventInfo::new(kind, Some(i));
+            }
+        }
+        // Contacts whose guards are at zero with the fired one (to round-off: a symmetric
+        // edge's two corners) change with it: they lift off, or start to slip against their
+        // friction forces.
+        if let Some(sol) = sol.as_ref() {
+            let tiny = SIMULTANEOUS * self.force_scale();
+            for i in 0..nc {
+                let f = sol.force[i];
+                let ft = Vector2::new(f[1], f[2]);
+                let margin = self.contacts[i].mu * f[0] - ft.norm();
+                if info.kind == EventKind::LiftOff && mode.get(i).closed() && f[0] <= tiny {
+                    classes[i] = Class::Separated;
+                } else if info.kind == EventKind::SlipOnset
+                    && mode.get(i) == Contact3Mode::Stick
+                    && ft.norm() > 0.0
+                    && margin <= tiny
+                {
+                    classes[i] = Class::Sliding(-ft / ft.norm());
+                }
+            }
+        }
+        match self.settle(&mut q, &mut v, &classes) {
+            Ok(m) => Transition::Jump { state: join(&q, &v), mode: m, info },
+            Err(f) => Transition::Failed(f),
+        }
+    }
+
+    fn at_rest(&self, mode: &Modes3, _x: &State) -> bool {
+        mode.is_rest()
+    }
+
+    fn closed(&self, mode: &Modes3, contact: usize) -> bool {
+        contact < mode.len() && mode.get(contact).closed()
+    }
+
+    fn zeno_limit(
+        &self,
+        mode: &Modes3,
+        contact: usize,
+        _t: f64,
+        x: &State,
+        last: &State,
+    ) -> Option<Transition<State, Modes3>> {
+        let nc = self.nc();
+        if contact >= nc {
+            return None;
+        }
+        let (mut q, v) = self.state(x);
+        let (ql, vl) = self.state(last);
+        let all: Vec<usize> = (0..nc).collect();
+        let kl = self.kinematics(ql.as_slice(), &all)?;
+        let vref = kl.iter().map(|k| (&k.rows * &vl).amax()).fold(0.0, f64::max);
+        let gref = kl.iter().map(|k| k.gap.abs()).fold(0.0, f64::max);
+        let gtol = self.gtol().max(ZENO_JOIN_SERIES * gref);
+        let vtol = (ZENO_JOIN_VEL * self.vel()).max(ZENO_JOIN_SERIES * vref);
+        let kin = self.kinematics(q.as_slice(), &all)?;
+        let join_set: Vec<usize> = (0..nc)
+            .filter(|&i| {
+                i == contact
+                    || mode.get(i).closed()
+                    || (kin[i].gap.abs() <= gtol && (kin[i].rows.row(0) * &v)[0].abs() <= vtol)
+            })
+            .collect();
+        // Close the converging contacts by a plastic impact, then choose the mode on them.
+        let speed = vref;
+        let tr = match self.impulse(&q, &v, &join_set, 0.0, speed) {
+            Ok((mut v1, mut classes, _)) => {
+                for &i in &join_set {
+                    if classes[i] == Class::Separated {
+                        classes[i] = Class::Rest;
+                        let u = &kin[i].rows * &v1;
+                        let ut = Vector2::new(u[1], u[2]);
+                        if ut.norm() > self.stop_speed() {
+                            classes[i] = Class::Sliding(ut / ut.norm());
+                        }
+                    }
+                }
+                match self.settle(&mut q, &mut v1, &classes) {
+                    Ok(m) => Transition::Jump {
+                        state: join(&q, &v1),
+                        mode: m,
+                        info: EventInfo::new(EventKind::Zeno, Some(contact)),
+                    },
+                    Err(f) => Transition::Failed(f),
+                }
+            }
+            Err(f) => Transition::Failed(f),
+        };
+        Some(tr)
+    }
+
+    fn energy(&self, _t: f64, x: &State) -> Option<f64> {
+        let (q, v) = self.state(x);
+        Some(self.scene.energy(q.as_slice(), v.as_slice()))
+    }
+}

@@ -1,0 +1,477 @@
+//! Event-driven simulation of a spatial tree whose collision shapes touch planes, with exact
+//! Coulomb cones: the [`Hybrid`](crate::hybrid::Hybrid) system that the one
+//! [`EventDriver`] runs, as it runs the planar mechanisms.
+//!
+//! # Contacts
+//! The candidate points of [`super::contact`] (box corners, the lowest points of spheres,
+//! capsule ends, cylinder rims and ellipsoids) are numbered once, at the start, per shape and
+//! plane; each is a contact with its own mode. A cylinder whose axis turns parallel to a plane's
+//! normal changes its number of candidates: the run then ends as an integration failure (a
+//! cylinder standing on its face is for time-stepping).
+//!
+//! # Modes (per contact)
+//! * **free**: the gap `g` is a guard (an impact when it reaches zero);
+//! * **stick**: the contact point does not move; the force `(λ_n, λ_t)` follows from the
+//!   constraints; guards `λ_n` (lift-off) and `μλ_n − ‖λ_t‖` (onset of slip);
+//! * **slip**: the force is `λ_n (n − μ ŝ)` against the current slip direction
+//!   `ŝ = u_t/‖u_t‖`, which turns during the slip; guards `λ_n` and `‖u_t‖ − δ`, with the stop
+//!   speed `δ` = [`modes::STOP_TOL`] of the velocity scale (where the slip stops, the contact
+//!   problem decides: stick, or slip on in a new direction). A slip that starts from rest
+//!   keeps the direction it started in until its speed is far above round-off.
+//!
+//! Contacts whose force guards reach zero together (to `1e-7` of the force scale: the two
+//! corners of a symmetric edge) lift off or start to slip together. A run is bounded by
+//! [`EventSettings::max_steps`]: near zero slip speed a slip's direction can spin while its
+//! speed hardly falls, a stiff regime in which the steps shrink (a box tumbling onto a corner
+//! can meet it); the run then ends with `step-limit`, and time-stepping is the robust route.
+//!
+//! The flow of a mode solves `M v̇ = f + Σ Fᵢᵀ λᵢ` with the closed contacts' normal
+//! accelerations and the sticking ones' tangential accelerations zero; redundant constraints (a
+//! box sticking on four corners) take the least-norm forces, which give the unique motion.
+//! The normal and tangential accelerations include the drift `J̇ v` of the *contact*: for a
+//! corner that of the material point, for a rolling sphere or capsule end that of the sphere's
+//! centre (the contact point moves over the surface), for cylinder rims and ellipsoids a
+//! central difference of `J v` along the motion.
+//!
+//! # Choosing the mode
+//! At the start and after every event the contacts that touch their planes with zero normal
+//! velocity take part in the contact problem at the **acceleration level**, solved as Siconos's
+//! FC3D over exact cones ([`crate::fc3d::solve_with_slips`]), not by enumerating `3^k` modes:
+//! a contact at tangential rest follows the cone law between its force and its acceleration
+//! (it sticks inside the cone, or starts to slip along its tangential acceleration on the
+//! cone's surface); a sliding contact has its force opposite its slip. Forces that vanish leave
+//! the contact free. A problem without solution is Painlevé's inconsistency and ends the run.
+//! After a contact's state is read off, the state is projected onto the closed contacts'
+//! constraints (gaps and normal velocities zero, sticking velocities zero), mass-weighted.
+//!
+//! # Impacts
+//! When a free contact's gap reaches zero every touching contact takes part in the impact
+//! problem at the velocity level: FC3D with `W = J M⁻¹ Jᵀ` and Newton's law
+//! `u_n⁺ + e u_n⁻ ≥ 0` (restitution `e`, the scene's), friction on the cone, simultaneous
+//! impacts (a box landing flat, four feet at once) solved together. A plastic impact
+//! (`e = 0`) never gains energy (the impulse is dissipative); with `e > 0` and friction Newton's
+//! law can, and then the restitution of that impact is lowered by bisection to the largest
+//! fraction of `e` whose outcome does not gain energy, as for the planar mechanisms.
+//!
+//! # Zeno
+//! The driver detects a geometric series of impacts and extrapolates its limit; the contacts
+//! that converge with it are closed there by a plastic impact and the mode is chosen as above
+//! (the completed execution of P3).
+//!
+//! # Rest
+//! A mode whose closed contacts all stick with constraint rows of rank `nv` is an equilibrium:
+//! the run ends at rest.
+//!
+//! Tolerances are relative to the scene's scales: the length `L` (the largest collision shape),
+//! the time `√(L/‖g‖)`, and the contact problem's own force and acceleration scales.
+
+use nalgebra::{DMatrix, DVector, Vector2, Vector3};
+use serde::Serialize;
+
+use super::algebra::Vec3;
+use super::contact::{contact_jacobians, contact_points, ContactPoint3};
+use super::geometry::Shape;
+use super::joint::Joint3;
+use super::timestep::Scene3;
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Recorder, Termination, Tolerances, ZenoRule};
+use crate::Error;
+
+mod hybrid_impl;
+pub mod modes;
+
+pub use modes::{Contact3Mode, Modes3};
+
+/// Largest number of contacts an event-driven scene may have.
+pub const MAX_CONTACTS: usize = crate::hybrid::MAX_GUARDS / 2;
+
+/// A gap within `CONTACT_TOL` of the length scale touches; a contact velocity within
+/// `CONTACT_TOL` of the velocity scale is at rest.
+pub const CONTACT_TOL: f64 = 1e-9;
+
+/// How a contact's drift `J̇ v` is computed (module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Feature {
+    /// A material point (a box corner).
+    Corner,
+    /// The lowest point of a sphere of this radius (a sphere, a capsule's end).
+    Round(f64),
+    /// A support point that moves over a surface that is not a sphere.
+    Support,
+}
+
+/// One contact of the scene: a candidate point of a shape against a plane.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contact3 {
+    /// The shape's index in the scene.
+    pub shape: usize,
+    /// The plane's index.
+    pub plane: usize,
+    /// The candidate's index among the shape's points against that plane.
+    pub feature: usize,
+    /// The friction coefficient.
+    pub mu: f64,
+    /// `shape name:feature/plane`.
+    pub name: String,
+    #[serde(skip)]
+    kind: Feature,
+}
+
+/// A contact's kinematics at a configuration: its gap, its rows `(n, t₁, t₂)` (3 × nv) and its
+/// point.
+#[derive(Debug, Clone)]
+pub(crate) struct ContactKin {
+    pub(crate) gap: f64,
+    pub(crate) rows: DMatrix<f64>,
+    pub(crate) point: ContactPoint3,
+}
+
+/// A [`Scene3`] as a hybrid system (module docs).
+#[derive(Debug, Clone)]
+pub struct EventScene<'a> {
+    scene: &'a Scene3,
+    contacts: Vec<Contact3>,
+    /// `(shape, plane, first contact, count)` per pair that has candidates.
+    groups: Vec<(usize, usize, usize, usize)>,
+    length: f64,
+    time: f64,
+    q_scale: Vec<f64>,
+    v_scale: Vec<f64>,
+}
+
+/// The extent of a shape (the radius of a sphere around it).
+fn extent(shape: &Shape) -> f64 {
+    match *shape {
+        Shape::Sphere { radius } => radius,
+        Shape::Capsule { radius, length } => radius + 0.5 * length,
+        Shape::Box { size } => 0.5 * size.norm(),
+        Shape::Cylinder { radius, length } => (radius * radius + 0.25 * length * length).sqrt(),
+        Shape::Ellipsoid { radii } => radii.max(),
+        Shape::Plane => 0.0,
+    }
+}
+
+impl<'a> EventScene<'a> {
+    /// The scene's contacts numbered at `q` (module docs), with its scales.
+    pub fn new(scene: &'a Scene3, q: &[f64]) -> Result<Self, Error> {
+        scene.validate()?;
+        let tree = &scene.tree;
+        let mut contacts = vec![];
+        let mut groups = vec![];
+        for (kp, plane) in scene.planes.iter().enumerate() {
+            for (ks, c) in scene.shapes.iter().enumerate() {
+                if c.body.is_none() || !scene.pair_touches(c, kp) {
+                    continue;
+                }
+                let pts = contact_points(tree, q, c, plane);
+                if pts.is_empty() {
+                    continue;
+                }
+                groups.push((ks, kp, contacts.len(), pts.len()));
+                let kind = match c.shape {
+                    Shape::Box { .. } => Feature::Corner,
+                    Shape::Sphere { radius } | Shape::Capsule { radius, .. } => Feature::Round(radius),
+                    _ => Feature::Support,
+                };
+                for f in 0..pts.len() {
+                    contacts.push(Contact3 {
+                        shape: ks,
+                        plane: kp,
+                        feature: f,
+                        mu: scene.pair_mu(c, kp),
+                        name: format!("{}:{f}/{kp}", if c.name.is_empty() { "shape" } else { &c.name }),
+                        kind,
+                    });
+                }
+            }
+        }
+        if contacts.len() > MAX_CONTACTS {
+            return Err(Error::argument(
+                "contacts",
+                format!(
+                    "{} candidate contacts; the event-driven method takes at most {MAX_CONTACTS} (use time-stepping)",
+                    contacts.len()
+                ),
+            ));
+        }
+        let length = scene.shapes.iter().map(|c| extent(&c.shape)).fold(0.0, f64::max);
+        let length = if length > 0.0 { length } else { 1.0 };
+        let g = tree.gravity.norm();
+        let time = if g > 0.0 { (length / g).sqrt() } else { 1.0 };
+        let (mut q_scale, mut v_scale) = (vec![1.0; tree.nq()], vec![1.0 / time; tree.nv()]);
+        for (i, b) in tree.bodies().iter().enumerate() {
+            let (iq, iv) = tree.joint_start(i);
+            let (lq, lv): (&[usize], &[usize]) = match b.joint {
+                Joint3::Prismatic { .. } => (&[0], &[0]),
+                Joint3::Planar => (&[0, 1], &[0, 1]),
+                Joint3::Free | Joint3::Translation => (&[0, 1, 2], &[0, 1, 2]),
+                _ => (&[], &[]),
+            };
+            lq.iter().for_each(|k| q_scale[iq + k] = length);
+            lv.iter().for_each(|k| v_scale[iv + k] = length / time);
+        }
+        Ok(Self { scene, contacts, groups, length, time, q_scale, v_scale })
+    }
+
+    /// The contacts.
+    pub fn contacts(&self) -> &[Contact3] {
+        &self.contacts
+    }
+
+    /// The scene.
+    pub fn scene(&self) -> &Scene3 {
+        self.scene
+    }
+
+    /// Number of contacts.
+    pub fn nc(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// The length scale (m).
+    pub fn length(&self) -> f64 {
+        self.length
+    }
+
+    /// The time scale (s).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// The force scale (N): the total weight, or the force that gives the total mass the
+    /// length scale over the time scale squared without gravity.
+    pub(crate) fn force_scale(&self) -> f64 {
+        let m: f64 = self.scene.tree.bodies().iter().map(|b| b.inertia.mass).sum();
+        m * self.length / (self.time * self.time)
+    }
+
+    /// The velocity scale (m/s).
+    pub(crate) fn vel(&self) -> f64 {
+        self.length / self.time
+    }
+
+    /// Every contact's candidate point at `q`; `None` if a pair's number of candidates changed.
+    fn points(&self, q: &[f64]) -> Option<Vec<ContactPoint3>> {
+        let mut out = Vec::with_capacity(self.nc());
+        for &(ks, kp, _, n) in &self.groups {
+            let pts = contact_points(&self.scene.tree, q, &self.scene.shapes[ks], &self.scene.planes[kp]);
+            if pts.len() != n {
+                return None;
+            }
+            out.extend(pts);
+        }
+        Some(out)
+    }
+
+    /// Every contact's gap at `q` (`NaN` if the candidates changed).
+    pub fn gaps(&self, q: &[f64]) -> Vec<f64> {
+        self.points(q).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
+    }
+
+    /// The kinematics of the contacts `which` at `q`.
+    pub(crate) fn kinematics(&self, q: &[f64], which: &[usize]) -> Option<Vec<ContactKin>> {
+        let pts = self.points(q)?;
+        Some(
+            which
+                .iter()
+                .map(|&i| {
+                    let p = &pts[i];
+                    let plane = &self.scene.planes[self.contacts[i].plane];
+                    let (jn, jt) = contact_jacobians(&self.scene.tree, q, p, plane);
+                    let rows = DMatrix::from_fn(3, jn.len(), |r, c| if r == 0 { jn[c] } else { jt[(r - 1, c)] });
+                    ContactKin { gap: p.gap, rows, point: p.clone() }
+                })
+                .collect(),
+        )
+    }
+
+    /// Contact `i`'s drift `d/dt (J v)` at `v̇ = 0`, rows `(n, t₁, t₂)` (module docs).
+    pub(crate) fn drift(&self, q: &[f64], v: &[f64], i: usize, kin: &ContactKin) -> Vector3<f64> {
+        let tree = &self.scene.tree;
+        let plane = &self.scene.planes[self.contacts[i].plane];
+        let (t1, t2) = plane.tangents();
+        let n = plane.normal;
+        let project = |a: Vec3| Vector3::new(n.dot(&a), t1.dot(&a), t2.dot(&a));
+        match self.contacts[i].kind {
+            Feature::Corner => project(tree.point_velocity_product(q, v, kin.point.body, &kin.point.local)),
+            Feature::Round(radius) => {
+                // The point moves over the sphere: its drift is the material point's less the
+                // centripetal term ω × (ω × ρ), ρ = −r n fixed in the world.
+                let a = tree.point_velocity_product(q, v, kin.point.body, &kin.point.local);
+                let w = tree.angular_velocity(q, v, kin.point.body);
+                let rho = -n * radius;
+                project(a - w.cross(&w.cross(&rho)))
+            }
+            Feature::Support => {
+                // A central difference of J v along the motion q ⊕ s v (v fixed), to round-off
+                // of the third order in s.
+                let s = 1e-5 * self.time;
+                let vv = DVector::from_column_slice(v);
+                let at = |dt: f64| -> Option<Vector3<f64>> {
+                    let mut qs = tree.integrate(q, v, dt);
+                    tree.normalize(qs.as_mut_slice());
+                    let k = self.kinematics(qs.as_slice(), &[i])?;
+                    let u = &k[0].rows * &vv;
+                    Some(Vector3::new(u[0], u[1], u[2]))
+                };
+                match (at(s), at(-s)) {
+                    (Some(a), Some(b)) => (a - b) / (2.0 * s),
+                    _ => Vector3::repeat(f64::NAN),
+                }
+            }
+        }
+    }
+
+    /// The scale of each coordinate and velocity component.
+    pub(crate) fn scales(&self) -> (&[f64], &[f64]) {
+        (&self.q_scale, &self.v_scale)
+    }
+}
+
+/// Splits the state `[q; v]` (one column).
+pub(crate) fn split(x: &DMatrix<f64>, nq: usize) -> (DVector<f64>, DVector<f64>) {
+    let s = x.as_slice();
+    (DVector::from_column_slice(&s[..nq]), DVector::from_column_slice(&s[nq..]))
+}
+
+/// Joins `q` and `v` into the state.
+pub(crate) fn join(q: &DVector<f64>, v: &DVector<f64>) -> DMatrix<f64> {
+    DMatrix::from_iterator(q.len() + v.len(), 1, q.iter().chain(v.iter()).copied())
+}
+
+/// Settings of [`simulate_events`].
+#[derive(Debug, Clone, Copy)]
+pub struct EventSettings {
+    /// End time (s).
+    pub t_max: f64,
+    /// Largest number of events.
+    pub max_events: usize,
+    /// Relative integration tolerance.
+    pub rtol: f64,
+    /// Samples inside each integration step (besides its end).
+    pub per_step: usize,
+    /// Largest number of integration steps (the run then ends with `step-limit`: a slip near
+    /// zero speed whose direction spins makes the steps tiny, module docs of [`modes`]).
+    pub max_steps: usize,
+}
+
+impl Default for EventSettings {
+    fn default() -> Self {
+        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 2, max_steps: 1_000_000 }
+    }
+}
+
+/// One event of an event-driven run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Event3 {
+    /// Time (s).
+    pub t: f64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The contact's name, if one.
+    pub contact: Option<String>,
+    /// The modes after it ([`Modes3`]'s notation).
+    pub modes: String,
+    /// Kinetic energy lost at an impact (J; never negative).
+    pub energy_loss: Option<f64>,
+}
+
+/// An event-driven run: samples, events and how it ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventRun3 {
+    /// The contacts.
+    pub contacts: Vec<Contact3>,
+    /// Sample times (s).
+    pub t: Vec<f64>,
+    /// Configurations.
+    pub q: Vec<Vec<f64>>,
+    /// Velocities.
+    pub v: Vec<Vec<f64>>,
+    /// Total energies (kinetic plus gravitational, J).
+    pub energy: Vec<f64>,
+    /// Contacts touching their planes (gap within the contact tolerance) at each sample.
+    pub touching: Vec<usize>,
+    /// The events.
+    pub events: Vec<Event3>,
+    /// How the run ended.
+    pub termination: Termination,
+    /// The final mode.
+    pub final_modes: Option<String>,
+    /// Accepted integration steps.
+    pub steps: usize,
+}
+
+/// Runs the scene from `(q₀, v₀)` by the event driver (module docs).
+pub fn simulate_events(scene: &Scene3, q0: &[f64], v0: &[f64], s: &EventSettings) -> Result<EventRun3, Error> {
+    use crate::error::{at_least_one, fraction, positive};
+    positive("t_max", s.t_max)?;
+    at_least_one("max_events", s.max_events)?;
+    at_least_one("max_steps", s.max_steps)?;
+    fraction("rtol", s.rtol)?;
+    let tree = &scene.tree;
+    if q0.len() != tree.nq() || v0.len() != tree.nv() || q0.iter().chain(v0).any(|x| !x.is_finite()) {
+        return Err(Error::argument("state", format!("needs {} + {} finite values", tree.nq(), tree.nv())));
+    }
+    let mut q = DVector::from_column_slice(q0);
+    if !tree.normalize(q.as_mut_slice()) {
+        return Err(Error::argument("state", "a quaternion is zero or not finite"));
+    }
+    let sys = EventScene::new(scene, q.as_slice())?;
+    let driver = EventDriver {
+        settings: DriverSettings {
+            tol: Tolerances { rtol: s.rtol, atol: s.rtol },
+            t_max: s.t_max,
+            max_events: s.max_events,
+            max_steps: s.max_steps,
+            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            ..DriverSettings::default()
+        },
+    };
+    let mut rec = Recorder::new(s.per_step);
+    let mut log = crate::hybrid::EventLog::default();
+    let run = driver.run(&sys, 0.0, join(&q, &DVector::from_column_slice(v0)), &[], &mut (&mut rec, &mut log));
+    let nq = tree.nq();
+    let mut out = EventRun3 {
+        contacts: sys.contacts.clone(),
+        t: vec![],
+        q: vec![],
+        v: vec![],
+        energy: vec![],
+        touching: vec![],
+        events: vec![],
+        termination: run.termination.clone(),
+        final_modes: run.mode.map(|m| format!("{m:?}")),
+        steps: run.steps,
+    };
+    for (t, x) in &rec.samples {
+        let (q, v) = split(x, nq);
+        out.t.push(*t);
+        out.energy.push(scene.energy(q.as_slice(), v.as_slice()));
+        let gtol = CONTACT_TOL * sys.length();
+        out.touching.push(sys.gaps(q.as_slice()).iter().filter(|g| g.abs() <= gtol).count());
+        out.q.push(q.as_slice().to_vec());
+        out.v.push(v.as_slice().to_vec());
+    }
+    for e in &log.events {
+        out.events.push(Event3 {
+            t: e.t,
+            kind: e.info.kind,
+            contact: e.info.contact.and_then(|i| sys.contacts.get(i)).map(|c| c.name.clone()),
+            modes: format!("{:?}", e.mode_after),
+            energy_loss: e.info.energy_loss,
+        });
+    }
+    Ok(out)
+}
+
+/// `(d, ‖u_t‖)` of a tangential velocity: its direction, or `fallback` when it is zero.
+pub(crate) fn direction(u: Vector2<f64>, fallback: Vector2<f64>) -> Vector2<f64> {
+    let n = u.norm();
+    if n > 0.0 {
+        u / n
+    } else {
+        fallback
+    }
+}
+
+#[cfg(test)]
+mod tests;

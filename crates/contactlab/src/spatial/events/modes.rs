@@ -1,0 +1,439 @@
+//! The modes of an [`EventScene`], the flow's constrained solve, the choice of the mode by the
+//! acceleration-level contact problem, the projection onto the constraints and the impact
+//! problem (module docs of [`super`]).
+
+use std::fmt;
+
+use nalgebra::{Cholesky, DMatrix, DVector, Dyn, Vector2, Vector3};
+
+use super::{direction, ContactKin, EventScene, CONTACT_TOL, MAX_CONTACTS};
+use crate::fc3d::{self, Fc3dSettings, Fc3dStatus};
+use crate::hybrid::{FailureKind, ModeFailure};
+
+/// A slip has stopped when its speed falls to this fraction of the velocity scale: the guard
+/// `‖u_t‖ − STOP_TOL·V`, which a slip that stops crosses at a nonzero rate whatever its
+/// direction does. (Near zero speed a slip's direction can spin, at a rate of its tangential
+/// acceleration over its speed, while the speed hardly falls: a stiff regime in which an
+/// explicit integrator stalls. At `1e-6` of the velocity scale the contact problem takes over
+/// first; the stop then comes `STOP_TOL·V / ‖u̇_t‖` early, and the projection onto rest
+/// removes that last slip, dissipatively.)
+pub const STOP_TOL: f64 = 1e-6;
+
+/// One contact's mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Contact3Mode {
+    /// Not touching (or touching without force).
+    Free,
+    /// Touching, the contact point at rest.
+    Stick,
+    /// Touching and slipping; the force follows the current slip direction; the direction
+    /// here (tangent-plane coordinates `t₁, t₂`) is the one the slip started in, used while
+    /// the slip speed is far below the stop speed.
+    Slip([f64; 2]),
+}
+
+impl Contact3Mode {
+    /// Whether the contact is closed (held on its plane).
+    pub fn closed(&self) -> bool {
+        !matches!(self, Contact3Mode::Free)
+    }
+}
+
+/// The modes of all contacts: `F` free, `S` stick, `P` slip (e.g. `FFFFSSPP`).
+#[derive(Clone, Copy, PartialEq)]
+pub struct Modes3 {
+    n: u8,
+    m: [Contact3Mode; MAX_CONTACTS],
+    rest: bool,
+}
+
+impl Modes3 {
+    /// All `n` contacts free.
+    pub fn free(n: usize) -> Self {
+        Self { n: n as u8, m: [Contact3Mode::Free; MAX_CONTACTS], rest: false }
+    }
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether there are no contacts.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// Contact `i`'s mode.
+    pub fn get(&self, i: usize) -> Contact3Mode {
+        self.m[i]
+    }
+    /// Sets contact `i`'s mode.
+    pub fn set(&mut self, i: usize, m: Contact3Mode) {
+        self.m[i] = m;
+    }
+    /// Whether the mode is an equilibrium (module docs of [`super`]).
+    pub fn is_rest(&self) -> bool {
+        self.rest
+    }
+}
+
+impl fmt::Debug for Modes3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..self.len() {
+            f.write_str(match self.m[i] {
+                Contact3Mode::Free => "F",
+                Contact3Mode::Stick => "S",
+                Contact3Mode::Slip(_) => "P",
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A contact's state when the mode is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Class {
+    /// Not in the contact problem (apart, moving away, or lifting off).
+    Separated,
+    /// Touching at tangential rest.
+    Rest,
+    /// Touching and slipping (or starting to slip) in this direction.
+    Sliding(Vector2<f64>),
+}
+
+/// The flow's solution in a mode: the acceleration and each contact's force `(λ_n, λ_t)`.
+#[derive(Debug, Clone)]
+pub(super) struct ModeSolution {
+    pub(super) acc: DVector<f64>,
+    pub(super) force: Vec<Vector3<f64>>,
+}
+
+/// `x` with `A x = b` of least norm ([`crate::numeric::min_norm_solve`], ranks below `1e-10`
+/// of the largest direction dropped); `None` if `b` is not in `A`'s range to `1e-8` of the
+/// data.
+fn least_norm(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    if b.amax() == 0.0 {
+        return Some(DVector::zeros(a.ncols()));
+    }
+    let x = crate::numeric::min_norm_solve(a, b, RANK_TOL)?;
+    let res = (a * &x - b).norm();
+    (res <= 1e-8 * (b.norm() + a.norm() * x.norm())).then_some(x)
+}
+
+/// Eigenvalues of `AAᵀ` below this fraction of the largest count as zero (singular values
+/// below `1e-6` of the largest: above the eigenvalues' round-off, `1e-16`).
+const RANK_TOL: f64 = 1e-12;
+
+impl EventScene<'_> {
+    /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(q, v)`.
+    pub(super) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
+        let tree = &self.scene.tree;
+        let chol = tree.mass_matrix(q).cholesky()?;
+        let f = tree.bias(q, v) + self.scene.passive_force(q, v);
+        let a0 = chol.solve(&f);
+        Some((chol, a0))
+    }
+
+    /// The slip speed at which a slip stops ([`STOP_TOL`] of the velocity scale).
+    pub(super) fn stop_speed(&self) -> f64 {
+        STOP_TOL * self.vel()
+    }
+
+    /// The slip direction of a slipping contact with tangential velocity `ut` and reference
+    /// `d`: `ut`'s, blended with `d` far below the stop speed (a slip starting from rest).
+    pub(super) fn slip_direction(&self, ut: Vector2<f64>, d: [f64; 2]) -> Vector2<f64> {
+        let d = Vector2::new(d[0], d[1]);
+        direction(ut + d * (1e-3 * self.stop_speed()), d)
+    }
+
+    /// The flow of `mode` at `(q, v)`: the acceleration and the contact forces (module docs of
+    /// [`super`]); `None` if the constraints admit no force (or `M` is singular).
+    pub(super) fn solve_mode(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
+        let nc = self.nc();
+        let (chol, a0) = self.free_motion(q, v)?;
+        let mut force = vec![Vector3::zeros(); nc];
+        let closed: Vec<usize> = (0..nc).filter(|&i| mode.get(i).closed()).collect();
+        if closed.is_empty() {
+            return Some(ModeSolution { acc: a0, force });
+        }
+        let kin = self.kinematics(q, &closed)?;
+        let vv = DVector::from_column_slice(v);
+        let nv = v.len();
+        let (mut rows, mut cols, mut rhs): (Vec<DVector<f64>>, Vec<DVector<f64>>, Vec<f64>) = (vec![], vec![], vec![]);
+        let mut dirs = vec![];
+        for (k, &i) in closed.iter().enumerate() {
+            let kn = &kin[k];
+            let d = self.drift(q, v, i, kn);
+            let row = |r: usize| kn.rows.row(r).transpose();
+            match mode.get(i) {
+                Contact3Mode::Stick => {
+                    for r in 0..3 {
+                        rhs.push(-(row(r).dot(&a0) + d[r]));
+                        rows.push(row(r));
+                        cols.push(row(r));
+                    }
+                    dirs.push(None);
+                }
+                Contact3Mode::Slip(dref) => {
+                    let ut = Vector2::new(row(1).dot(&vv), row(2).dot(&vv));
+                    let s = self.slip_direction(ut, dref);
+                    let mu = self.contacts[i].mu;
+                    rhs.push(-(row(0).dot(&a0) + d[0]));
+                    cols.push(row(0) - (row(1) * s[0] + row(2) * s[1]) * mu);
+                    rows.push(row(0));
+                    dirs.push(Some(s));
+                }
+                Contact3Mode::Free => unreachable!("only closed contacts"),
+            }
+        }
+        let r = rows.len();
+        let rm = DMatrix::from_fn(r, nv, |a, b| rows[a][b]);
+        let fm = DMatrix::from_fn(nv, r, |a, b| cols[b][a]);
+        let minv_f = chol.solve(&fm);
+        let lam = least_norm(&(&rm * &minv_f), &DVector::from_vec(rhs))?;
+        let acc = a0 + &minv_f * &lam;
+        let mut at = 0;
+        for (k, &i) in closed.iter().enumerate() {
+            force[i] = match dirs[k] {
+                None => {
+                    at += 3;
+                    Vector3::new(lam[at - 3], lam[at - 2], lam[at - 1])
+                }
+                Some(s) => {
+                    at += 1;
+                    let mu = self.contacts[i].mu;
+                    Vector3::new(lam[at - 1], -mu * s[0] * lam[at - 1], -mu * s[1] * lam[at - 1])
+                }
+            };
+        }
+        Some(ModeSolution { acc, force })
+    }
+
+    /// Chooses the mode of the contacts in `classes` by the acceleration-level contact
+    /// problem, then projects `(q, v)` onto the closed contacts' constraints (module docs of
+    /// [`super`]).
+    pub(super) fn settle(
+        &self,
+        q: &mut DVector<f64>,
+        v: &mut DVector<f64>,
+        classes: &[Class],
+    ) -> Result<Modes3, ModeFailure> {
+        let nc = self.nc();
+        let tree = &self.scene.tree;
+        let singular = || ModeFailure::bare(FailureKind::Singular);
+        tree.normalize(q.as_mut_slice());
+        let mut modes = Modes3::free(nc);
+        let touching: Vec<usize> = (0..nc).filter(|&i| classes[i] != Class::Separated).collect();
+        if touching.is_empty() {
+            return Ok(modes);
+        }
+        let kin = self.kinematics(q.as_slice(), &touching).ok_or_else(singular)?;
+        let (chol, a0) = self.free_motion(q.as_slice(), v.as_slice()).ok_or_else(singular)?;
+        let j = stack(&kin);
+        let minv_jt = chol.solve(&j.transpose());
+        let w = &j * &minv_jt;
+        let mut qa = &j * &a0;
+        for (c, &i) in touching.iter().enumerate() {
+            let d = self.drift(q.as_slice(), v.as_slice(), i, &kin[c]);
+            for r in 0..3 {
+                qa[3 * c + r] += d[r];
+            }
+        }
+        let mus: Vec<f64> = touching.iter().map(|&i| self.contacts[i].mu).collect();
+        let slips: Vec<Option<Vector2<f64>>> = touching
+            .iter()
+            .map(|&i| match classes[i] {
+                Class::Sliding(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        let sol = fc3d::solve_with_slips(&w, &qa, &mus, &slips, &Fc3dSettings::default(), None);
+        if sol.status != Fc3dStatus::Solved && (sol.residual > 1e-7 || sol.residual.is_nan()) {
+            return Err(ModeFailure::bare(FailureKind::Painleve));
+        }
+        let ascale = qa.amax();
+        let fscale = ascale / w.amax().max(f64::MIN_POSITIVE);
+        for (c, &i) in touching.iter().enumerate() {
+            if sol.r[3 * c] <= 1e-8 * fscale || sol.r[3 * c].is_nan() {
+                continue;
+            }
+            let at = Vector2::new(sol.u[3 * c + 1], sol.u[3 * c + 2]);
+            modes.set(
+                i,
+                match classes[i] {
+                    Class::Sliding(d) => Contact3Mode::Slip([d[0], d[1]]),
+                    _ if self.contacts[i].mu > 0.0 && at.norm() <= 1e-7 * ascale => Contact3Mode::Stick,
+                    _ if at.norm() == 0.0 => Contact3Mode::Stick,
+                    _ => {
+                        let d = at / at.norm();
+                        Contact3Mode::Slip([d[0], d[1]])
+                    }
+                },
+            );
+        }
+        let at_rest: Vec<bool> = classes.iter().map(|c| *c == Class::Rest).collect();
+        self.project(q, v, &modes, &at_rest).ok_or_else(singular)?;
+        // Rest: every closed contact sticks and their rows pin every velocity.
+        let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
+        if !closed.is_empty() && closed.iter().all(|&i| modes.get(i) == Contact3Mode::Stick) {
+            let kin = self.kinematics(q.as_slice(), &closed).ok_or_else(singular)?;
+            modes.rest = crate::numeric::rank(&stack(&kin), 1e-6) == tree.nv();
+        }
+        Ok(modes)
+    }
+
+    /// Projects `q` onto the closed contacts' gaps `g = 0` and `v` onto their zero normal (and,
+    /// sticking or starting from rest, `at_rest`, tangential) velocities, mass-weighted; `None`
+    /// if `M` is singular.
+    pub(super) fn project(
+        &self,
+        q: &mut DVector<f64>,
+        v: &mut DVector<f64>,
+        modes: &Modes3,
+        at_rest: &[bool],
+    ) -> Option<()> {
+        let tree = &self.scene.tree;
+        let closed: Vec<usize> = (0..self.nc()).filter(|&i| modes.get(i).closed()).collect();
+        if closed.is_empty() {
+            return Some(());
+        }
+        for _ in 0..4 {
+            let kin = self.kinematics(q.as_slice(), &closed)?;
+            let g = DVector::from_iterator(closed.len(), kin.iter().map(|k| k.gap));
+            if g.amax() <= 1e-14 * self.length {
+                break;
+            }
+            let jn = DMatrix::from_fn(closed.len(), tree.nv(), |r, c| kin[r].rows[(0, c)]);
+            let chol = tree.mass_matrix(q.as_slice()).cholesky()?;
+            let minv_jt = chol.solve(&jn.transpose());
+            let lam = least_norm_any(&(&jn * &minv_jt), &g);
+            let dq = -(minv_jt * lam);
+            *q = tree.integrate(q.as_slice(), dq.as_slice(), 1.0);
+            tree.normalize(q.as_mut_slice());
+        }
+        let kin = self.kinematics(q.as_slice(), &closed)?;
+        let mut rows: Vec<DVector<f64>> = vec![];
+        for (k, &i) in closed.iter().enumerate() {
+            let n = if modes.get(i) == Contact3Mode::Stick || at_rest[i] { 3 } else { 1 };
+            for r in 0..n {
+                rows.push(kin[k].rows.row(r).transpose());
+            }
+        }
+        let r = DMatrix::from_fn(rows.len(), tree.nv(), |a, b| rows[a][b]);
+        let chol = tree.mass_matrix(q.as_slice()).cholesky()?;
+        let minv_rt = chol.solve(&r.transpose());
+        let lam = least_norm_any(&(&r * &minv_rt), &(&r * &*v));
+        *v -= minv_rt * lam;
+        Some(())
+    }
+
+    /// The impact of the contacts `set` (their rows at `q`) with restitution `e` from `v`:
+    /// the velocity after it, every contact's class after it and the kinetic energy lost
+    /// (module docs of [`super`]). With `e > 0` an outcome that would gain energy has its
+    /// restitution lowered by bisection.
+    pub(super) fn impulse(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        set: &[usize],
+        e: f64,
+        speed: f64,
+    ) -> Result<(DVector<f64>, Vec<Class>, f64), ModeFailure> {
+        let tree = &self.scene.tree;
+        let singular = || ModeFailure::bare(FailureKind::Singular);
+        let kin = self.kinematics(q.as_slice(), set).ok_or_else(singular)?;
+        let j = stack(&kin);
+        let chol = tree.mass_matrix(q.as_slice()).cholesky().ok_or_else(singular)?;
+        let minv_jt = chol.solve(&j.transpose());
+        let w = &j * &minv_jt;
+        let u0 = &j * v;
+        let mus: Vec<f64> = set.iter().map(|&i| self.contacts[i].mu).collect();
+        let ke0 = tree.kinetic_energy(q.as_slice(), v.as_slice());
+        let outcome = |e: f64| -> Result<(DVector<f64>, f64), ModeFailure> {
+            let mut qq = u0.clone();
+            for c in 0..set.len() {
+                qq[3 * c] += e * u0[3 * c].min(0.0);
+            }
+            let sol = fc3d::solve(&w, &qq, &mus, &Fc3dSettings::default(), None);
+            if sol.status != Fc3dStatus::Solved && (sol.residual > 1e-7 || sol.residual.is_nan()) {
+                return Err(ModeFailure::bare(FailureKind::Impact));
+            }
+            let v1 = v + &minv_jt * &sol.r;
+            let ke = tree.kinetic_energy(q.as_slice(), v1.as_slice());
+            Ok((v1, ke))
+        };
+        let gains = |ke: f64| ke > ke0 * (1.0 + 1e-12);
+        let (mut v1, mut ke1) = outcome(e)?;
+        if e > 0.0 && gains(ke1) {
+            // The largest fraction of e whose outcome keeps the energy (e = 0 never gains it).
+            let (mut lo, mut hi) = (0.0, 1.0);
+            let (mut vlo, mut klo) = outcome(0.0)?;
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                let (vm, km) = outcome(mid * e)?;
+                if gains(km) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                    vlo = vm;
+                    klo = km;
+                }
+            }
+            v1 = vlo;
+            ke1 = klo;
+        }
+        let u1 = &j * &v1;
+        let vtol = (CONTACT_TOL * self.vel()).max(1e-8 * speed);
+        let mut classes = vec![Class::Separated; self.nc()];
+        for (c, &i) in set.iter().enumerate() {
+            let ut = Vector2::new(u1[3 * c + 1], u1[3 * c + 2]);
+            classes[i] = if u1[3 * c] > vtol {
+                Class::Separated
+            } else if ut.norm() <= vtol.max(self.stop_speed()) {
+                Class::Rest
+            } else {
+                Class::Sliding(ut / ut.norm())
+            };
+        }
+        Ok((v1, classes, ke0 - ke1))
+    }
+
+    /// Each contact's class from the state: touching (gap within `gtol`, normal velocity within
+    /// `vtol`) at rest or sliding, else separated; `join` forces contacts into the problem.
+    pub(super) fn classes_from_state(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        gtol: f64,
+        vtol: f64,
+        join: &[usize],
+    ) -> Option<Vec<Class>> {
+        let all: Vec<usize> = (0..self.nc()).collect();
+        let kin = self.kinematics(q.as_slice(), &all)?;
+        Some(
+            kin.iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    let u = &k.rows * v;
+                    let ut = Vector2::new(u[1], u[2]);
+                    let touching = k.gap.abs() <= gtol && u[0].abs() <= vtol;
+                    if !(touching || join.contains(&i)) {
+                        Class::Separated
+                    } else if ut.norm() <= vtol.max(self.stop_speed()) {
+                        Class::Rest
+                    } else {
+                        Class::Sliding(ut / ut.norm())
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The contacts' rows stacked (3k × nv).
+pub(super) fn stack(kin: &[ContactKin]) -> DMatrix<f64> {
+    let nv = kin.first().map_or(0, |k| k.rows.ncols());
+    DMatrix::from_fn(3 * kin.len(), nv, |r, c| kin[r / 3].rows[(r % 3, c)])
+}
+
+/// [`least_norm`] without the range check (the projection's least-squares step).
+fn least_norm_any(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+    crate::numeric::min_norm_solve(a, b, RANK_TOL).unwrap_or_else(|| DVector::zeros(a.ncols()))
+}
