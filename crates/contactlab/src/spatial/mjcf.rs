@@ -22,7 +22,9 @@
 //!   `<light>`, `<contact>` (noted), and tendons without stiffness, damping, limits or friction
 //!   (which act only through actuators; noted). Refused with the element's name and line:
 //!   `<include>`, `<equality>`, other tendons, `<frame>`, `<replicate>`, `<composite>`,
-//!   `<flexcomp>`, mocap bodies, and anything a body holds that is not listed here.
+//!   `<flexcomp>`, mocap bodies, and anything a body holds that is not listed here. An
+//!   attribute of `<body>`, `<joint>`, `<freejoint>`, `<geom>`, `<inertial>` or `<compiler>`
+//!   outside MuJoCo's schema (a misspelling) is refused too.
 //!
 //! # The tree
 //! MuJoCo composes a body's joints in order, each about its own anchor `pos` and axis in the
@@ -136,6 +138,7 @@ pub fn parse(name: &str, text: &str) -> Result<MjcfSpatial, Error> {
             format!("the root element is <{}>, not <mujoco>", root.tag_name().name()),
         ));
     }
+    check_attributes(name, &doc)?;
     let mut compiler = Attrs::new();
     let mut gravity = Vec3::new(0.0, 0.0, -9.81);
     let mut notes = vec![];
@@ -329,6 +332,132 @@ fn bound_inertia(i: &Mat3, b: f64) -> Mat3 {
     let e = i.symmetric_eigen();
     let d = e.eigenvalues.map(|x| x.max(b));
     e.eigenvectors * Mat3::from_diagonal(&d) * e.eigenvectors.transpose()
+}
+
+/// MuJoCo's attributes of the elements that carry the dynamics (its XML reference); another
+/// attribute on them is a misspelling MuJoCo itself refuses.
+const ATTRIBUTES: &[(&str, &[&str])] = &[
+    (
+        "body",
+        &["name", "childclass", "pos", "quat", "axisangle", "xyaxes", "zaxis", "euler", "mocap", "gravcomp", "user"],
+    ),
+    (
+        "joint",
+        &[
+            "name",
+            "class",
+            "type",
+            "group",
+            "pos",
+            "axis",
+            "springdamper",
+            "limited",
+            "actuatorfrclimited",
+            "solreflimit",
+            "solimplimit",
+            "solreffriction",
+            "solimpfriction",
+            "stiffness",
+            "range",
+            "actuatorfrcrange",
+            "actuatorgravcomp",
+            "margin",
+            "ref",
+            "springref",
+            "armature",
+            "damping",
+            "frictionloss",
+            "user",
+        ],
+    ),
+    ("freejoint", &["name", "group", "align"]),
+    (
+        "geom",
+        &[
+            "name",
+            "class",
+            "type",
+            "contype",
+            "conaffinity",
+            "condim",
+            "group",
+            "priority",
+            "size",
+            "material",
+            "rgba",
+            "friction",
+            "mass",
+            "density",
+            "shellinertia",
+            "solmix",
+            "solref",
+            "solimp",
+            "margin",
+            "gap",
+            "fromto",
+            "pos",
+            "quat",
+            "axisangle",
+            "xyaxes",
+            "zaxis",
+            "euler",
+            "hfield",
+            "mesh",
+            "fitscale",
+            "fluidshape",
+            "fluidcoef",
+            "user",
+        ],
+    ),
+    ("inertial", &["pos", "quat", "axisangle", "xyaxes", "zaxis", "euler", "mass", "diaginertia", "fullinertia"]),
+    (
+        "compiler",
+        &[
+            "autolimits",
+            "boundmass",
+            "boundinertia",
+            "settotalmass",
+            "balanceinertia",
+            "strippath",
+            "coordinate",
+            "angle",
+            "fitaabb",
+            "eulerseq",
+            "meshdir",
+            "texturedir",
+            "assetdir",
+            "discardvisual",
+            "usethread",
+            "fusestatic",
+            "inertiafromgeom",
+            "inertiagrouprange",
+            "exactmeshinertia",
+            "alignfree",
+            "saveinertial",
+        ],
+    ),
+];
+
+/// Every attribute of the elements in [`ATTRIBUTES`] is MuJoCo's (in a `<default>` a `class`
+/// is allowed too); the first that is not is a one-line error naming it and its element.
+fn check_attributes(name: &str, doc: &Document) -> Result<(), Error> {
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        let Some((_, known)) = ATTRIBUTES.iter().find(|(t, _)| *t == n.tag_name().name()) else { continue };
+        // (A tendon's <joint> is another element, with `coef`.)
+        let parent = n.parent().map_or("", |p| p.tag_name().name());
+        if !matches!(parent, "body" | "worldbody" | "default" | "mujoco") {
+            continue;
+        }
+        let in_default = parent == "default";
+        if let Some(a) = n.attributes().find(|a| !(known.contains(&a.name()) || (in_default && a.name() == "class"))) {
+            return Err(Error::input(
+                name,
+                describe(doc, n),
+                format!("'{}' is not an attribute of <{}> in MuJoCo's schema", a.name(), n.tag_name().name()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn floats(s: &str) -> Result<Vec<f64>, String> {

@@ -251,3 +251,73 @@ fn mjcf_collision_bits_filter_contacts_as_mujoco_does() {
     assert_eq!(shapes, ["solid", "two"]);
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn hostile_robot_files_get_one_line_errors_or_bounded_runs() {
+    // The issue's list: URDF with a cycle, two roots, a joint naming a missing link, inertia
+    // tensors that are not positive definite or break the triangle inequality, NaN, a chain
+    // of 2000 links (refused, naming the bound); MJCF with an <include> outside its folder, a bad quaternion, an unknown
+    // attribute. Each error is one line naming the file and what to fix.
+    use contactlab::spatial::urdf::parse;
+    let link = |name: &str, i: &str| {
+        format!(r#"<link name="{name}"><inertial><mass value="1"/><inertia {i}/></inertial></link>"#)
+    };
+    let unit = r#"ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1""#;
+    let joint = |name: &str, p: &str, c: &str| {
+        format!(
+            r#"<joint name="{name}" type="continuous"><parent link="{p}"/><child link="{c}"/><axis xyz="0 0 1"/></joint>"#
+        )
+    };
+    let robot = |body: String| format!(r#"<robot name="r">{body}</robot>"#);
+    let cases = [
+        (robot(link("a", unit) + &link("b", unit) + &joint("j1", "a", "b") + &joint("j2", "b", "a")), "root"),
+        (robot(link("a", unit) + &link("b", unit)), "root"),
+        (robot(link("a", unit) + &joint("j", "a", "ghost")), "ghost"),
+        (
+            robot(
+                link("a", unit)
+                    + &link("b", r#"ixx="-1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1""#)
+                    + &joint("j", "a", "b"),
+            ),
+            "body[b]: its inertia",
+        ),
+        (
+            robot(
+                link("a", unit)
+                    + &link("b", r#"ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3""#)
+                    + &joint("j", "a", "b"),
+            ),
+            "triangle inequality",
+        ),
+        (
+            robot(
+                link("a", unit)
+                    + &link("b", r#"ixx="nan" ixy="0" ixz="0" iyy="1" iyz="0" izz="1""#)
+                    + &joint("j", "a", "b"),
+            ),
+            "body[b]: its centre of mass and inertia must be finite",
+        ),
+    ];
+    for (text, names) in &cases {
+        let e = parse("h.urdf", text, Base::Floating).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("h.urdf") && e.contains(names) && !e.contains('\n'), "{text}\n-> {e}");
+    }
+    // A chain of 2000 links is refused at once, naming the bound.
+    let mut body = link("l0", unit);
+    for k in 1..2000 {
+        body += &link(&format!("l{k}"), unit);
+        body += &joint(&format!("j{k}"), &format!("l{}", k - 1), &format!("l{k}"));
+    }
+    let e = parse("chain.urdf", &robot(body), Base::Fixed).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("chain.urdf") && e.contains("2000 <link> elements; at most 256"), "{e}");
+    use contactlab::spatial::mjcf::parse as mjcf;
+    let wrap = |body: &str| format!("<mujoco>\n<worldbody>\n{body}\n</worldbody>\n</mujoco>");
+    for (text, names) in [
+        ("<mujoco>\n<include file=\"../../etc/passwd\"/>\n</mujoco>".to_string(), "<include> (line 2)"),
+        (wrap("<body quat=\"0 0 0 0\"><joint/><geom size=\"0.1\"/></body>"), "quat"),
+        (wrap("<body><joint/><geom size=\"0.1\" colour=\"red\"/></body>"), "colour"),
+    ] {
+        let e = mjcf("h.xml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("h.xml") && e.contains(names) && !e.contains('\n'), "{text}\n-> {e}");
+    }
+}
