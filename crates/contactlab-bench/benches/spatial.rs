@@ -1,7 +1,8 @@
 //! Spatial dynamics of real robots (issue #42): `M(q)` (CRBA) and the bias (RNEA) of Unitree A1
 //! on a floating base (18 velocities) and the Unitree G1 humanoid (35), read from their URDFs;
 //! one FC3D solve of a box's four corners landing with a slip; one Moreau–Jean step of a box
-//! resting on a slope.
+//! resting on a slope; one simulated second of A1 dropped onto the ground (Moreau–Jean,
+//! h = 1 ms), and a box tipping over its edge, event-driven.
 
 use std::path::Path;
 
@@ -61,5 +62,41 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// One simulated second of Unitree A1 dropped from 0.45 m onto the ground (its URDF's collision
+/// shapes: foot spheres, leg cylinders and boxes, the trunk; its joints on springs), Moreau–Jean
+/// with h = 1 ms; and the
+/// box of the tipping test pivoting on its edge for 0.6 s, event-driven.
+fn simulations(c: &mut Criterion) {
+    use contactlab::spatial::events::{simulate_events, EventSettings};
+    use contactlab::spatial::timestep::{simulate, Scene3};
+    let mut g = c.benchmark_group("spatial_simulation");
+    g.sample_size(10);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/a1.urdf");
+    let a1 = read(&path, Base::Floating).unwrap();
+    let nv = a1.tree.nv();
+    let mut q0 = a1.tree.neutral().as_slice().to_vec();
+    q0[2] = 0.45;
+    let v0 = vec![0.0; nv];
+    // Its twelve joints held by springs (400 N m/rad, 4 N m s/rad) about the neutral pose: it
+    // lands on its four feet and stands (the test `unitree_a1_dropped_onto_the_ground_...`).
+    let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
+    scene.springs = (6..nv).map(|k| (k + 1, k, 400.0, 0.0)).collect();
+    scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
+    g.bench_function("a1_drop_1s_moreau_h1ms", |b| {
+        b.iter(|| simulate(&scene, &q0, &v0, 1.0, 100, &MoreauSettings::default()).unwrap())
+    });
+    let (m, a, bb, cc) = (2.0, 0.2, 0.3, 0.4);
+    let (mut boxed, _) = resting_box(m, Vec3::new(a, bb, cc), 0.0, 5.0, 0.0, 0.0).unwrap();
+    boxed.mu = 5.0;
+    let beta0 = (a / cc).atan() + 0.05;
+    let rot = contactlab::spatial::algebra::axis_angle(&Vec3::y(), beta0);
+    let centre = Vec3::new(a / 2.0, 0.0, 0.0) + rot * Vec3::new(-a / 2.0, 0.0, cc / 2.0);
+    let uq = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(rot));
+    let qb = [centre.x, centre.y, centre.z, uq.i, uq.j, uq.k, uq.w];
+    let s = EventSettings { t_max: 0.6, ..Default::default() };
+    g.bench_function("box_tip_event_driven_0p6s", |b| b.iter(|| simulate_events(&boxed, &qb, &[0.0; 6], &s).unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, bench, simulations);
 criterion_main!(benches);

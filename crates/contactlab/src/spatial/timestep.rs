@@ -101,6 +101,22 @@ fn advance(tree: &SpatialTree, q: &DVector<f64>, v: &DVector<f64>, dt: f64) -> R
 }
 
 impl Scene3 {
+    /// `tree` with its collision `shapes` above the ground `z = 0` (normal `+z`), friction
+    /// `mu`, plastic impacts, no damping or springs.
+    pub fn on_ground(tree: SpatialTree, shapes: Vec<Collision>, mu: f64) -> Self {
+        Self {
+            tree,
+            shapes,
+            planes: vec![Plane { point: Vec3::zeros(), normal: Vec3::z() }],
+            mu,
+            plane_friction: vec![],
+            plane_bits: vec![],
+            restitution: 0.0,
+            damping: vec![],
+            springs: vec![],
+        }
+    }
+
     /// Checks the scene: finite `μ ≥ 0`, `e ∈ [0, 1]`, shapes on the tree's bodies.
     pub fn validate(&self) -> Result<(), Error> {
         if !(self.mu.is_finite() && self.mu >= 0.0) {

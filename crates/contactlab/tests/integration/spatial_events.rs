@@ -159,3 +159,39 @@ fn no_impact_of_a_tumbling_box_gains_energy() {
     }
     assert!(impacts >= 6, "only {impacts} impacts");
 }
+
+#[test]
+fn unitree_a1_dropped_onto_the_ground_lands_on_its_feet_by_time_stepping() {
+    // The benchmark's run: A1 (its URDF's collision shapes) dropped from 0.45 m with its twelve
+    // joints held by springs (400 N m/rad about the neutral pose, damping 4 N m s/rad: a PD
+    // stance), Moreau–Jean with h = 1 ms for one second. It never gains energy and stands on
+    // its feet (the four 2 cm spheres), the trunk well above the ground.
+    let (scene, q0) = a1_on_springs();
+    let run = simulate(&scene, &q0, &vec![0.0; scene.tree.nv()], 1.0, 10, &MoreauSettings::default()).unwrap();
+    assert_eq!(run.end, "completed", "residual {}", run.residual_max);
+    // The energy with the springs' ½ k (q − rest)².
+    let total: Vec<f64> = (0..run.t.len())
+        .map(|k| run.energy[k] + scene.springs.iter().map(|s| 0.5 * s.2 * (run.q[k][s.0] - s.3).powi(2)).sum::<f64>())
+        .collect();
+    let worst = total.windows(2).map(|e| e[1] - e[0]).fold(f64::NEG_INFINITY, f64::max);
+    assert!(worst <= 1e-9 * total[0].abs(), "energy gained: {worst} J");
+    let q = run.q.last().unwrap();
+    assert!(q[2] > 0.2, "the trunk sank to z = {}", q[2]);
+    assert!(run.v.last().unwrap().iter().all(|x| x.abs() < 1e-3), "still moving");
+    assert_eq!(*run.contacts.last().unwrap(), 4, "not on its four feet");
+}
+
+/// Unitree A1 above the ground `z = 0`, its joints held by springs about the neutral pose.
+fn a1_on_springs() -> (contactlab::spatial::timestep::Scene3, Vec<f64>) {
+    use contactlab::spatial::timestep::Scene3;
+    use contactlab::spatial::urdf::{read, Base};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/a1.urdf");
+    let a1 = read(&path, Base::Floating).unwrap();
+    let nv = a1.tree.nv();
+    let mut q0 = a1.tree.neutral().as_slice().to_vec();
+    q0[2] = 0.45;
+    let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
+    scene.springs = (6..nv).map(|k| (k + 1, k, 400.0, 0.0)).collect();
+    scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
+    (scene, q0)
+}
