@@ -824,6 +824,7 @@ fn simulate_runs_robots_in_3d_event_driven_and_by_time_stepping() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["method"], "event");
     assert_eq!(v["end"], "time-limit");
+    assert_eq!(v["termination"]["reason"], "time-limit");
     let events = v["events"].as_array().unwrap();
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["kind"], "impact");

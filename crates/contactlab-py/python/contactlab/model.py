@@ -69,7 +69,7 @@ def simulate(
     ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``) or
     ``"moreau"`` (Moreau–Jean time-stepping with step ``h``), as ``simulate --json``:
     ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
-    ``end``; ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
+    ``end``; ``termination``, ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
     ``unconverged`` (Moreau–Jean)."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)

@@ -445,6 +445,7 @@ pub fn spatial_simulate(
                 contacts: run.contacts,
                 residual_max: Some(run.residual_max),
                 unconverged: Some(run.unconverged),
+                termination: None,
                 events: None,
                 contact_names: None,
             })
@@ -470,6 +471,7 @@ pub fn spatial_simulate(
                 contacts: run.touching,
                 residual_max: None,
                 unconverged: None,
+                termination: Some(run.termination),
                 events: Some(run.events),
                 contact_names: Some(run.contacts.into_iter().map(|c| c.name).collect()),
             })
@@ -505,6 +507,10 @@ pub struct SpatialSimulation {
     /// Moreau–Jean: steps accepted unconverged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unconverged: Option<usize>,
+    /// Event-driven: the driver's termination in full (a failure's kind and evidence: a
+    /// Painlevé inconsistency, an impact without outcome, a penetrating start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub termination: Option<crate::hybrid::Termination>,
     /// Event-driven: the events.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<crate::spatial::events::Event3>>,

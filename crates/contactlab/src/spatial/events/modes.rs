@@ -274,7 +274,11 @@ impl EventScene<'_> {
         let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
         if !closed.is_empty() && closed.iter().all(|&i| modes.get(i) == Contact3Mode::Stick) {
             let kin = self.kinematics(q.as_slice(), &closed).ok_or_else(singular)?;
-            modes.rest = crate::numeric::rank(&stack(&kin), 1e-6) == tree.nv();
+            // (Columns times each velocity's scale: angular columns carry a lever arm, so their
+            // size relative to linear ones depends on the unit of length.)
+            let (_, vs) = self.scales();
+            let rows = stack(&kin) * DMatrix::from_diagonal(&DVector::from_column_slice(vs));
+            modes.rest = crate::numeric::rank(&rows, 1e-6) == tree.nv();
         }
         Ok(modes)
     }
