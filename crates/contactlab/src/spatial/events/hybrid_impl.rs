@@ -98,7 +98,7 @@ impl Hybrid for EventScene<'_> {
             };
         }
         let classes = self
-            .classes_from_state(&q, &v, self.gtol(), CONTACT_TOL * self.vel(), &[])
+            .classes_from_state(&q, &v, self.gtol(), CONTACT_TOL * self.vel())
             .ok_or_else(|| ModeFailure::bare(FailureKind::Singular))?;
         let mode = self.settle(&mut q, &mut v, &classes)?;
         *x = join(&q, &v);
@@ -323,12 +323,8 @@ impl Hybrid for EventScene<'_> {
             Ok((mut v1, mut classes, _)) => {
                 for &i in &join_set {
                     if classes[i] == Class::Separated {
-                        classes[i] = Class::Rest;
                         let u = &kin[i].rows * &v1;
-                        let ut = Vector2::new(u[1], u[2]);
-                        if ut.norm() > self.stop_speed() {
-                            classes[i] = Class::Sliding(ut / ut.norm());
-                        }
+                        classes[i] = self.tangential_class(Vector2::new(u[1], u[2]), 0.0);
                     }
                 }
                 match self.settle(&mut q, &mut v1, &classes) {

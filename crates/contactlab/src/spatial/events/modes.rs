@@ -388,42 +388,40 @@ impl EventScene<'_> {
         let mut classes = vec![Class::Separated; self.nc()];
         for (c, &i) in set.iter().enumerate() {
             let ut = Vector2::new(u1[3 * c + 1], u1[3 * c + 2]);
-            classes[i] = if u1[3 * c] > vtol {
-                Class::Separated
-            } else if ut.norm() <= vtol.max(self.stop_speed()) {
-                Class::Rest
-            } else {
-                Class::Sliding(ut / ut.norm())
-            };
+            classes[i] = if u1[3 * c] > vtol { Class::Separated } else { self.tangential_class(ut, vtol) };
         }
         Ok((v1, classes, ke0 - ke1))
     }
 
+    /// A touching contact's class from its tangential velocity `ut`: at rest up to the stop
+    /// speed (or `tol`, if larger), else sliding along `ut`.
+    pub(super) fn tangential_class(&self, ut: Vector2<f64>, tol: f64) -> Class {
+        if ut.norm() <= tol.max(self.stop_speed()) {
+            Class::Rest
+        } else {
+            Class::Sliding(ut / ut.norm())
+        }
+    }
+
     /// Each contact's class from the state: touching (gap within `gtol`, normal velocity within
-    /// `vtol`) at rest or sliding, else separated; `join` forces contacts into the problem.
+    /// `vtol`) at rest or sliding, else separated.
     pub(super) fn classes_from_state(
         &self,
         q: &DVector<f64>,
         v: &DVector<f64>,
         gtol: f64,
         vtol: f64,
-        join: &[usize],
     ) -> Option<Vec<Class>> {
         let all: Vec<usize> = (0..self.nc()).collect();
         let kin = self.kinematics(q.as_slice(), &all)?;
         Some(
             kin.iter()
-                .enumerate()
-                .map(|(i, k)| {
+                .map(|k| {
                     let u = &k.rows * v;
-                    let ut = Vector2::new(u[1], u[2]);
-                    let touching = k.gap.abs() <= gtol && u[0].abs() <= vtol;
-                    if !(touching || join.contains(&i)) {
-                        Class::Separated
-                    } else if ut.norm() <= vtol.max(self.stop_speed()) {
-                        Class::Rest
+                    if k.gap.abs() <= gtol && u[0].abs() <= vtol {
+                        self.tangential_class(Vector2::new(u[1], u[2]), vtol)
                     } else {
-                        Class::Sliding(ut / ut.norm())
+                        Class::Separated
                     }
                 })
                 .collect(),
