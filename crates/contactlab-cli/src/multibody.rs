@@ -60,8 +60,9 @@ pub struct SimulateArgs {
     /// A robot in 3-D: Newton's restitution coefficient in [0, 1].
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().restitution)]
     restitution: f64,
-    /// Read a URDF in 3-D with its root link `fixed` or `floating` (an MJCF file is always 3-D).
-    #[arg(long, value_parser = ["fixed", "floating"])]
+    /// A URDF's root link: `fixed` (the default, as the URDF says) or `floating` in 3-D, or
+    /// `planar` for the planar mechanism. An MJCF file or a 3-D scene file says it itself.
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
     base: Option<String>,
     #[command(flatten)]
     common: Common,
@@ -330,17 +331,18 @@ pub struct InspectArgs {
     /// Time (s), for time-periodic references.
     #[arg(long, default_value_t = 0.0)]
     t: f64,
-    /// Read a URDF as a robot in 3-D with its root link `fixed` (as the URDF says) or
-    /// `floating` (Pinocchio's FreeFlyer). An MJCF file (.xml) is always read in 3-D.
-    #[arg(long, value_parser = ["fixed", "floating"])]
+    /// A URDF's root link: `fixed` (the default, as the URDF says) or `floating` (Pinocchio's
+    /// FreeFlyer) in 3-D, or `planar` for the planar mechanism. An MJCF file (.xml) or a 3-D
+    /// scene file says it itself.
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
     base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
 pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    if let Some(base) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        let m = contactlab::api::spatial_model(&a.model, base)?;
+    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
+        let m = contactlab::api::spatial_model(&a.model, source)?;
         let s = contactlab::api::SpatialSimSettings {
             t_max: a.t_max,
             h: a.h,
@@ -425,8 +427,8 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 }
 
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
-    if let Some(base) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        return inspect_spatial(a, base);
+    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
+        return inspect_spatial(a, source);
     }
     let m = model::read(&a.model)?;
     let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
@@ -717,8 +719,8 @@ pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
 }
 
 /// `model inspect` of a robot in 3-D (an MJCF file, or a URDF with `--base`).
-fn inspect_spatial(a: InspectArgs, base: Option<contactlab::spatial::urdf::Base>) -> Result<(), Failure> {
-    let m = contactlab::api::spatial_model(&a.model, base)?;
+fn inspect_spatial(a: InspectArgs, source: contactlab::api::SpatialSource) -> Result<(), Failure> {
+    let m = contactlab::api::spatial_model(&a.model, source)?;
     let r = contactlab::api::spatial_inspect(&m, a.state.as_deref())?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "inspect.json", &r)?;

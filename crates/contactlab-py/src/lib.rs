@@ -658,14 +658,30 @@ fn model_inspect(
     object(py, &py.detach(|| contactlab::api::model_inspect(&m, state.as_deref(), t)).map_err(to_py)?)
 }
 
+/// How `path` is read in 3-D with `base` (`contactlab::api::spatial_source`); an error if it is
+/// a planar model.
+fn spatial_source(path: &str, base: Option<&str>) -> PyResult<contactlab::api::SpatialSource> {
+    contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.ok_or_else(|| {
+        to_py(contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D")))
+    })
+}
+
+/// Whether `path` with `base` is read as a robot in 3-D (an MJCF file, a URDF unless
+/// `base="planar"`, a 3-D scene file), as the CLI decides.
+#[pyfunction]
+#[pyo3(signature = (path, base=None))]
+fn is_spatial(path: &str, base: Option<&str>) -> PyResult<bool> {
+    Ok(contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.is_some())
+}
+
 /// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
 /// `None`) or a URDF with `--base fixed|floating`.
 #[pyfunction]
 #[pyo3(signature = (path, base=None, state=None))]
 fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option<Vec<f64>>) -> PyResult<Py<PyAny>> {
-    let base = contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.flatten();
+    let source = spatial_source(path, base)?;
     let r = py.detach(|| {
-        let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
         contactlab::api::spatial_inspect(&m, state.as_deref())
     });
     object(py, &r.map_err(to_py)?)
@@ -690,7 +706,7 @@ fn spatial_simulate(
     max_events: usize,
     per_step: usize,
 ) -> PyResult<Py<PyAny>> {
-    let base = contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.flatten();
+    let source = spatial_source(path, base)?;
     let method = method.parse().map_err(to_py)?;
     let s = contactlab::api::SpatialSimSettings {
         t_max,
@@ -704,7 +720,7 @@ fn spatial_simulate(
         ..Default::default()
     };
     let r = py.detach(|| {
-        let m = contactlab::api::spatial_model(std::path::Path::new(path), base)?;
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
         contactlab::api::spatial_simulate(&m, state.as_deref(), &s)
     });
     object(py, &r.map_err(to_py)?)
@@ -983,6 +999,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_bound, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(is_spatial, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;

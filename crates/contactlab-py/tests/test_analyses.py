@@ -290,14 +290,21 @@ def s_state(p):
 
 
 def test_a_urdf_path_is_a_model():
+    # A bare URDF is a fixed-base robot in 3-D, as the URDF says; base="planar" reads it as the
+    # planar mechanism (Drake's CompassGait.urdf: a planar joint and the hip).
     urdf = EXAMPLES / "multibody" / "drake" / "CompassGait.urdf"
-    i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3])
+    j = contactlab.model.inspect(urdf)
+    assert j.model["coordinates"] == cli("model", "inspect", urdf)["model"]["coordinates"]
+    assert len(j.mass_matrix) == len(j.model["velocities"])
+    i = contactlab.model.inspect(urdf, state=[0.1, -0.9, 0.2, 0.3], base="planar")
     assert i.model["coordinates"] == ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]
-    assert i.to_dict() == cli("model", "inspect", urdf, "--state", "0.1,-0.9,0.2,0.3")
-    # A bare URDF has no contacts: it swings freely from the state, as the CLI has it.
-    r = contactlab.model.simulate(urdf, state=[0.1, -0.9, 0.2, 0.3], t_max=0.5)
+    assert i.to_dict() == cli("model", "inspect", urdf, "--state", "0.1,-0.9,0.2,0.3", "--base", "planar")
+    # Without contacts it swings freely from the state, as the CLI has it.
+    r = contactlab.model.simulate(urdf, state=[0.1, -0.9, 0.2, 0.3], t_max=0.5, base="planar")
     arrays = ("t", "q", "v", "modes", "kinetic", "potential", "coordinates", "contacts")
-    assert without(r.to_dict(), *arrays) == cli("simulate", urdf, "--state", "0.1,-0.9,0.2,0.3", "--t-max", 0.5)
+    assert without(r.to_dict(), *arrays) == cli(
+        "simulate", urdf, "--state", "0.1,-0.9,0.2,0.3", "--t-max", 0.5, "--base", "planar"
+    )
     assert r.impacts == 0 and r.q.shape[1] == 4
 
 

@@ -34,13 +34,15 @@ def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.
     ``velocity_products``, ``free_acceleration``, ``contacts`` (gap, Jacobians, J'q', armed),
     ``energy`` and ``check`` (disagreements with finite differences; empty when all agree).
 
-    A robot in 3-D: an MJCF path (``.xml``, MuJoCo's ``qpos`` then ``qvel``), or a URDF path with
-    ``base="fixed"`` or ``"floating"`` (Pinocchio's coordinates), as ``model inspect --base``:
+    A robot in 3-D: an MJCF path (``.xml``, MuJoCo's ``qpos`` then ``qvel``), a URDF path
+    (Pinocchio's coordinates) with its root link ``base="fixed"`` (the default) or
+    ``"floating"`` (``"planar"``: the planar mechanism), or a 3-D scene file, as
+    ``model inspect --base``:
     ``model`` (coordinates, velocities, q0), ``mass_matrix``, ``bias``, ``passive_force``,
     ``contacts`` with the ground planes, energies and ``check``."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)
-        if path.lower().endswith(".xml") or base is not None:
+        if _core.is_spatial(path, base):
             return Result("SpatialInspection", _core.spatial_inspect(path, base, _state(state)))
     return Result("Inspection", _core.model_inspect(*model_text(model), _state(state), float(t)))
 
@@ -64,7 +66,7 @@ def simulate(
     the time history as arrays ``t``, ``q``, ``v`` (one row per sample, one column per name in
     ``coordinates``), ``modes``, ``kinetic``, ``potential``.
 
-    A robot in 3-D (an MJCF path, or a URDF path with ``base``) against the file's ground planes
+    A robot in 3-D (an MJCF path, a URDF path unless ``base="planar"``, a 3-D scene file) against the file's ground planes
     (``mu``: one friction coefficient for every pair, default the file's; ``restitution``),
     ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``) or
     ``"moreau"`` (Moreau–Jean time-stepping with step ``h``), as ``simulate --json``:
@@ -73,7 +75,7 @@ def simulate(
     ``unconverged`` (Moreau–Jean)."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)
-        if path.lower().endswith(".xml") or base is not None:
+        if _core.is_spatial(path, base):
             d = _core.spatial_simulate(
                 path,
                 base,

@@ -204,6 +204,7 @@ mod p2_walkers;
 mod p3_zeno;
 mod p4_fixtures;
 mod p5_eqsets;
+mod scene3;
 mod spatial;
 pub use multibody::*;
 pub use p1_body::*;
@@ -211,6 +212,7 @@ pub use p2_walkers::*;
 pub use p3_zeno::*;
 pub use p4_fixtures::*;
 pub use p5_eqsets::*;
+pub(crate) use scene3::is_scene;
 pub use spatial::*;
 
 #[cfg(test)]

@@ -19,16 +19,76 @@ pub struct SpatialModel {
     pub coordinates: Vec<String>,
     /// Velocity names (`nv`).
     pub velocities: Vec<String>,
-    /// The reference configuration (MJCF: MuJoCo's `qpos0`; URDF: the neutral one).
+    /// The reference configuration (MJCF: MuJoCo's `qpos0`; URDF: the neutral one; a scene
+    /// file: its `[initial]`).
     pub q0: Vec<f64>,
+    /// The reference velocities (zero unless a scene file's `[initial]` gives them).
+    pub v0: Vec<f64>,
     /// The bodies' collision shapes.
     pub shapes: Vec<Collision>,
     /// The ground planes (MJCF's world `plane` geoms).
     pub planes: Vec<GroundPlane>,
-    /// The joints' passive forces at a state (MJCF damping and springs; none from a URDF).
-    passive: Option<crate::spatial::mjcf::MjcfSpatial>,
+    /// Viscous damping per velocity (MJCF joints' `damping`, a scene's `[[joint]]`).
+    pub damping: Vec<f64>,
+    /// Joint springs (MJCF joints' `stiffness`, a scene's `[[joint]]`).
+    pub springs: Vec<crate::spatial::timestep::Spring>,
+    /// The friction coefficient of a contact pair whose shape and plane give none (1,
+    /// MuJoCo's default, unless a scene file's `mu` says otherwise).
+    pub mu: f64,
     /// What was read but not used.
     pub notes: Vec<String>,
+}
+
+impl SpatialModel {
+    /// The model of an MJCF file read as `path`: world `plane` geoms are the ground planes.
+    pub fn from_mjcf(path: String, m: &crate::spatial::mjcf::MjcfSpatial) -> Self {
+        let (planes, shapes): (Vec<Collision>, Vec<Collision>) =
+            m.geoms.iter().cloned().partition(|g| g.body.is_none());
+        let planes = planes
+            .into_iter()
+            .filter(|g| matches!(g.shape, Shape::Plane))
+            .map(|g| GroundPlane { name: g.name.clone(), plane: plane_of(&g.pose), friction: g.friction, bits: g.bits })
+            .collect();
+        let (damping, springs) = m.passive_terms();
+        SpatialModel {
+            path,
+            tree: m.tree.clone(),
+            coordinates: m.coordinates.clone(),
+            velocities: m.velocities.clone(),
+            q0: m.qpos0.clone(),
+            v0: vec![0.0; m.tree.nv()],
+            shapes,
+            planes,
+            notes: m.notes.clone(),
+            damping,
+            springs,
+            mu: 1.0,
+        }
+    }
+
+    /// The scene simulated: its shapes against its ground planes, with friction `mu` for every
+    /// pair when given (else each pair's own, [`SpatialModel::mu`] where neither gives one) and
+    /// Newton's `restitution`.
+    pub fn scene(&self, mu: Option<f64>, restitution: f64) -> crate::spatial::timestep::Scene3 {
+        let mut shapes = self.shapes.clone();
+        let mut plane_friction: Vec<Option<f64>> = self.planes.iter().map(|p| p.friction).collect();
+        if mu.is_some() {
+            // One coefficient for every pair, overriding the file's.
+            shapes.iter_mut().for_each(|c| c.friction = None);
+            plane_friction.iter_mut().for_each(|f| *f = None);
+        }
+        crate::spatial::timestep::Scene3 {
+            tree: self.tree.clone(),
+            shapes,
+            planes: self.planes.iter().map(|p| p.plane).collect(),
+            mu: mu.unwrap_or(self.mu),
+            plane_friction,
+            plane_bits: self.planes.iter().map(|p| p.bits).collect(),
+            restitution,
+            damping: self.damping.clone(),
+            springs: self.springs.clone(),
+        }
+    }
 }
 
 /// A ground plane of a [`SpatialModel`].
@@ -44,24 +104,50 @@ pub struct GroundPlane {
     pub bits: (u32, u32),
 }
 
-/// Whether `path` is read as a robot in 3-D, and how: `Some(None)` for an MJCF file (`.xml`),
-/// `Some(Some(base))` for a URDF given `base` (`"fixed"` or `"floating"`), `None` otherwise (a
-/// planar model). `base` on an MJCF file is an argument error (its file says how its bodies
-/// are held).
-pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<Option<Base>>, Error> {
-    let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    let base = match base {
+/// How a file is read as a robot in 3-D ([`spatial_source`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpatialSource {
+    /// An MJCF file (`.xml`), as MuJoCo loads it.
+    Mjcf,
+    /// A URDF file with its root link held so.
+    Urdf(Base),
+    /// A scene file: `kind = "multibody"` naming a `urdf` with a `base`, or an `mjcf`
+    /// (docs/models.md, "Robots in 3-D").
+    Scene,
+}
+
+/// Whether `path` is read as a robot in 3-D, and how (`None`: a planar model).
+///
+/// * an MJCF file (`.xml`) always; `base` is then an argument error (the file says how its
+///   bodies are held);
+/// * a URDF (`.urdf`) with its root link `base` = `"fixed"` (the default, as the URDF says) or
+///   `"floating"`; `"planar"` reads it as the planar mechanism of `docs/models.md`;
+/// * a model file when it is a 3-D scene (a `kind = "multibody"` file with a `base` or an
+///   `mjcf` key); `base` is then an argument error (the file's `base` key says it).
+pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialSource>, Error> {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let held = match base {
         None => None,
         Some("fixed") => Some(Base::Fixed),
         Some("floating") => Some(Base::Floating),
-        Some(other) => return Err(arg("base", format!("must be fixed or floating (got {other})"))),
+        Some("planar") if ext == "urdf" => return Ok(None),
+        Some("planar") => return Err(arg("base", "planar applies to a URDF")),
+        Some(other) => return Err(arg("base", format!("must be fixed, floating or planar (got {other})"))),
     };
-    Ok(match (xml, base) {
-        (true, Some(_)) => return Err(arg("base", "applies to a URDF; an MJCF file says how its bodies are held")),
-        (true, None) => Some(None),
-        (false, Some(b)) => Some(Some(b)),
-        (false, None) => None,
-    })
+    match ext.as_str() {
+        "xml" if base.is_some() => Err(arg("base", "applies to a URDF; an MJCF file says how its bodies are held")),
+        "xml" => Ok(Some(SpatialSource::Mjcf)),
+        "urdf" => Ok(Some(SpatialSource::Urdf(held.unwrap_or(Base::Fixed)))),
+        _ => {
+            let scene = crate::model::ModelDoc::read(path).ok().is_some_and(|d| super::scene3::is_scene(&d));
+            match (scene, base) {
+                (true, Some(_)) => Err(arg("base", "applies to a URDF; a scene file says it with its `base` key")),
+                (true, None) => Ok(Some(SpatialSource::Scene)),
+                (false, Some(_)) => Err(arg("base", "applies to a URDF (or a 3-D scene file's `base` key)")),
+                (false, None) => Ok(None),
+            }
+        }
+    }
 }
 
 /// A 3-D model's state from `nq` numbers (`v = 0`) or `nq + nv` (`q` then `v`); its reference
@@ -69,7 +155,7 @@ pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<Option<B
 fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let (nq, nv) = (m.tree.nq(), m.tree.nv());
     let (q, v) = match state {
-        None => (m.q0.clone(), vec![0.0; nv]),
+        None => (m.q0.clone(), m.v0.clone()),
         Some(s) if s.len() == nq => (s.to_vec(), vec![0.0; nv]),
         Some(s) if s.len() == nq + nv => (s[..nq].to_vec(), s[nq..].to_vec()),
         Some(s) => {
@@ -90,50 +176,29 @@ fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, V
     Ok((q, v))
 }
 
-/// Reads an MJCF (`.xml`, `base = None`) or a URDF with its base held (`Some(base)`).
-pub fn spatial_model(path: &Path, base: Option<Base>) -> Result<SpatialModel, Error> {
+/// Reads a robot in 3-D from `path` as `source` says.
+pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel, Error> {
     let name = path.display().to_string();
-    match base {
-        None => {
-            let m = crate::spatial::mjcf::read(path)?;
-            let (planes, shapes): (Vec<Collision>, Vec<Collision>) =
-                m.geoms.iter().cloned().partition(|g| g.body.is_none());
-            let planes = planes
-                .into_iter()
-                .filter(|g| matches!(g.shape, Shape::Plane))
-                .map(|g| GroundPlane {
-                    name: g.name.clone(),
-                    plane: plane_of(&g.pose),
-                    friction: g.friction,
-                    bits: g.bits,
-                })
-                .collect();
-            Ok(SpatialModel {
-                path: name,
-                tree: m.tree.clone(),
-                coordinates: m.coordinates.clone(),
-                velocities: m.velocities.clone(),
-                q0: m.qpos0.clone(),
-                shapes,
-                planes,
-                notes: m.notes.clone(),
-                passive: Some(m),
-            })
-        }
-        Some(b) => {
+    match source {
+        SpatialSource::Mjcf => Ok(SpatialModel::from_mjcf(name, &crate::spatial::mjcf::read(path)?)),
+        SpatialSource::Urdf(b) => {
             let u = crate::spatial::urdf::read(path, b)?;
             Ok(SpatialModel {
                 path: name,
                 q0: u.tree.neutral().as_slice().to_vec(),
+                v0: vec![0.0; u.tree.nv()],
+                damping: vec![0.0; u.tree.nv()],
+                springs: vec![],
+                mu: 1.0,
                 tree: u.tree,
                 coordinates: u.coordinates,
                 velocities: u.velocities,
                 shapes: u.collisions,
                 planes: vec![],
                 notes: u.notes,
-                passive: None,
             })
         }
+        SpatialSource::Scene => super::scene3::read(path),
     }
 }
 
@@ -223,7 +288,7 @@ pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<Spatia
     }
     let mm = t.mass_matrix(&q);
     let bias = t.bias(&q, &v);
-    let passive = m.passive.as_ref().map_or_else(|| DVector::zeros(nv), |p| p.passive_force(&q, &v));
+    let passive = crate::spatial::timestep::passive_force(&m.damping, &m.springs, &q, &v);
     let mut contacts = vec![];
     for g in &m.planes {
         for c in m.shapes.iter().filter(|c| crate::spatial::geometry::bits_touch(c.bits, g.bits)) {
@@ -400,34 +465,11 @@ pub fn spatial_simulate(
     state: Option<&[f64]>,
     s: &SpatialSimSettings,
 ) -> Result<SpatialSimulation, Error> {
-    let nv = m.tree.nv();
     let (q, v) = spatial_state(m, state)?;
     if !(s.t_max.is_finite() && s.t_max >= 0.0) {
         return Err(arg("t_max", format!("must be finite and >= 0 (got {})", s.t_max)));
     }
-    let mut shapes = m.shapes.clone();
-    let mut plane_friction: Vec<Option<f64>> = m.planes.iter().map(|p| p.friction).collect();
-    let mu = match s.mu {
-        Some(mu) => {
-            // One coefficient for every pair, overriding the file's.
-            shapes.iter_mut().for_each(|c| c.friction = None);
-            plane_friction.iter_mut().for_each(|f| *f = None);
-            mu
-        }
-        None => 1.0,
-    };
-    let (damping, springs) = m.passive.as_ref().map_or_else(|| (vec![0.0; nv], vec![]), |p| p.passive_terms());
-    let scene = crate::spatial::timestep::Scene3 {
-        tree: m.tree.clone(),
-        shapes,
-        planes: m.planes.iter().map(|p| p.plane).collect(),
-        mu,
-        plane_friction,
-        plane_bits: m.planes.iter().map(|p| p.bits).collect(),
-        restitution: s.restitution,
-        damping,
-        springs,
-    };
+    let scene = m.scene(s.mu, s.restitution);
     let (coordinates, velocities) = (m.coordinates.clone(), m.velocities.clone());
     match s.method {
         SpatialMethod::Moreau => {

@@ -45,6 +45,13 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     if kind != "multibody" {
         return Err(Error::input(&doc.file, "kind", format!("expected \"multibody\", got \"{kind}\"")));
     }
+    if crate::api::is_scene(doc) {
+        return Err(Error::input(
+            &doc.file,
+            if doc.table.contains_key("base") { "base" } else { "mjcf" },
+            "makes this a robot in 3-D, which `model inspect` and `simulate` run; this command takes planar mechanisms",
+        ));
+    }
     let f = doc.fields();
     let file = doc.file.as_str();
     let name = f.str_opt("name")?.map(str::to_string);

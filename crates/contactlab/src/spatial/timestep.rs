@@ -4,15 +4,16 @@
 //! One step of length `h` from `(q_k, v_k)` (Moreau's midpoint form):
 //!
 //! 1. `q_m = q_k ⊕ (h/2) v_k` (the joints' exponential maps: quaternions stay unit);
-//! 2. `v_free = v_k + h M⁻¹ h(q_m, v_k)`; the contacts are the candidate points
+//! 2. `v_free = v_k + h Ŵ⁻¹ (h(q_m, v_k) + p(q_m, v_k) − (h/2) K v_k)`, where the joints' passive
+//!    force `p = −D v − K (q − rest)` acts implicitly through `Ŵ = M + h D + (h²/2) K` (the
+//!    spring force at the step's end; `Ŵ = M` without damping or springs); the contacts are the candidate points
 //!    ([`super::contact`]) whose gap at `q_m`, carried to the step's end by `v_free`, closes:
 //!    `g + (h/2) J_n v_free ≤ 0` (Moreau's index set with the gap predicted, so that a contact
 //!    resting at `g = 0` stays in it);
-//! 3. (`h` with the joints' passive forces) with the contacts' Jacobian `J` (rows `n, t₁, t₂`
-//!    per contact) the impulses `r` solve the FC3D problem ([`crate::fc3d`]) with
-//!    `W = J M⁻¹ Jᵀ` and `q = J v_free + e (J_n v_k, 0, 0)`: Newton's impact law
+//! 3. with the contacts' Jacobian `J` (rows `n, t₁, t₂` per contact) the impulses `r` solve the
+//!    FC3D problem ([`crate::fc3d`]) with `W = J Ŵ⁻¹ Jᵀ` and `q = J v_free + e (J_n v_k, 0, 0)`: Newton's impact law
 //!    `u_n⁺ + e u_n⁻ ≥ 0` with restitution `e`, Coulomb's law on the tangential impulse;
-//! 4. `v_{k+1} = v_free + M⁻¹ Jᵀ r`, `q_{k+1} = q_m ⊕ (h/2) v_{k+1}`.
+//! 4. `v_{k+1} = v_free + Ŵ⁻¹ Jᵀ r`, `q_{k+1} = q_m ⊕ (h/2) v_{k+1}`.
 //!
 //! With constant forces the update is exact (a block sliding down a slope follows
 //! `x = ½ g (sin α − μ cos α) t²` to round-off); impacts are plastic for `e = 0`. The scheme
@@ -198,9 +199,20 @@ fn step_from(
     let t = &scene.tree;
     let h = s.h;
     let qm = advance(t, q, v, 0.5 * h)?;
-    let m = t.mass_matrix(qm.as_slice());
+    // The joints' damping D and springs K act implicitly (as Siconos's Moreau–Jean scheme treats
+    // linear forces): with the spring force taken at the step's end q₁ = q_m + (h/2) v₁,
+    //   Ŵ (v₁ − v) = h (bias + p(q_m, v) − (h/2) K v) + Jᵀ r,   Ŵ = M + h D + (h²/2) K,
+    // stable however stiff or light the joints (explicit damping diverges once h d > 2 I).
+    let mut m = t.mass_matrix(qm.as_slice());
+    let mut force = t.bias(qm.as_slice(), v.as_slice()) + scene.passive_force(qm.as_slice(), v.as_slice());
+    for (k, d) in scene.damping.iter().enumerate() {
+        m[(k, k)] += h * d;
+    }
+    for &(_, iv, stiffness, _) in &scene.springs {
+        m[(iv, iv)] += 0.5 * h * h * stiffness;
+        force[iv] -= 0.5 * h * stiffness * v[iv];
+    }
     let chol = m.cholesky().ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?;
-    let force = t.bias(qm.as_slice(), v.as_slice()) + scene.passive_force(qm.as_slice(), v.as_slice());
     let v_free = v + chol.solve(&force) * h;
     let mut rows: Vec<DVector<f64>> = vec![];
     let mut mus: Vec<f64> = vec![];
@@ -407,6 +419,28 @@ mod tests {
 
     fn box_on_slope(alpha: f64, mu: f64, restitution: f64, lift: f64) -> (Scene3, Vec<f64>) {
         resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), alpha, mu, restitution, lift).unwrap()
+    }
+
+    #[test]
+    fn damping_acts_implicitly_so_a_light_heavily_damped_body_decays_without_diverging() {
+        // A 2 kg box flying off the ground (no gravity) with damping d on its velocities and
+        // h d / m = 50: an explicit step would multiply the speed by 1 − 50 each step. The
+        // implicit step divides it by 1 + h d / m exactly (the bias is zero without rotation).
+        let (mut scene, mut q0) = box_on_slope(0.0, 0.5, 0.0, 1.0);
+        scene.tree.gravity = Vec3::zeros();
+        let (h, d) = (1e-3, 1e5);
+        scene.damping = vec![d; 6];
+        q0[2] += 1.0;
+        let mut v = DVector::from_column_slice(&[1.0, -2.0, 0.5, 0.0, 0.0, 0.0]);
+        let mut q = DVector::from_column_slice(&q0);
+        let s = MoreauSettings { h, ..Default::default() };
+        for _ in 0..5 {
+            let r = step(&scene, &q, &v, &s).unwrap();
+            assert_eq!(r.contacts, 0);
+            let expect = &v / (1.0 + h * d / 2.0);
+            assert!((&r.v - &expect).amax() < 1e-15, "{} vs {expect}", r.v);
+            (q, v) = (r.q, r.v);
+        }
     }
 
     #[test]

@@ -119,22 +119,39 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                     urdf_rs::JointType::Fixed => Joint3::Fixed,
                     urdf_rs::JointType::Floating => Joint3::Free,
                     urdf_rs::JointType::Spherical => Joint3::Ball,
-                    urdf_rs::JointType::Planar => {
-                        let a = unit()?;
-                        if (a - Vec3::z()).norm() > 1e-9 {
-                            return Err(err(
-                                &key,
-                                format!(
-                                    "a planar joint moves in its frame's xy plane: its axis must be 0 0 1 (got {:?})",
-                                    uj.axis.xyz.0
-                                ),
-                            ));
-                        }
-                        Joint3::Planar
-                    }
+                    urdf_rs::JointType::Planar => Joint3::Planar,
                 };
-                let parent = body_of[t.link_index[uj.parent.link.as_str()]];
-                (parent, placement, joint, uj.name.clone())
+                let mut parent = body_of[t.link_index[uj.parent.link.as_str()]];
+                let planar_axis = if matches!(joint, Joint3::Planar) { Some(unit()?) } else { None };
+                match planar_axis {
+                    Some(a) if (a - Vec3::z()).norm() > 1e-12 => {
+                        // Drake's reading of a planar joint about another axis: its frame M is
+                        // the rotation closest to the identity that takes z to the axis; x and y
+                        // move along M's axes, θ turns about the axis, and the link hangs from M
+                        // turned back (unturned at zero). M is a massless body of its own.
+                        let c = Vec3::z().cross(&a);
+                        let turn = if c.norm() < 1e-12 { Vec3::x() } else { c / c.norm() };
+                        let rot = nalgebra::Rotation3::from_axis_angle(
+                            &nalgebra::Unit::new_unchecked(turn),
+                            c.norm().atan2(a.z),
+                        )
+                        .into_inner();
+                        let m = Transform { rot, pos: Vec3::zeros() };
+                        let (qn, vn) = Joint3::Planar.coordinate_names(&uj.name);
+                        coordinates.extend(qn);
+                        velocities.extend(vn);
+                        bodies.push(Body3 {
+                            name: format!("{} frame", uj.name),
+                            parent,
+                            placement: placement.then(&m),
+                            joint: Joint3::Planar,
+                            inertia: SpatialInertia::zero(),
+                        });
+                        parent = Some(bodies.len() - 1);
+                        (parent, Transform { rot: rot.transpose(), pos: Vec3::zeros() }, Joint3::Fixed, uj.name.clone())
+                    }
+                    _ => (parent, placement, joint, uj.name.clone()),
+                }
             }
         };
         let key = format!("link '{}'", link.name);
@@ -152,6 +169,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
         let Some(body) = body_of[l] else { continue };
         let link = &robot.links[l];
         let key = format!("link '{}'", link.name);
+        let mut named = 0;
         for c in &link.collision {
             let pose = Transform { rot: rpy(&c.origin), pos: v3(&c.origin.xyz) };
             let positive = |what: &str, x: f64| {
@@ -162,6 +180,8 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                 }
             };
             let shape = match &c.geometry {
+                // A sphere of radius 0 is a point (Drake's CompassGait.urdf has such feet).
+                urdf_rs::Geometry::Sphere { radius } if *radius == 0.0 => Shape::Sphere { radius: 0.0 },
                 urdf_rs::Geometry::Sphere { radius } => Shape::Sphere { radius: positive("sphere's radius", *radius)? },
                 urdf_rs::Geometry::Box { size } => {
                     for &x in size.iter() {
@@ -182,8 +202,12 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                     continue;
                 }
             };
+            // An unnamed shape is named after its link (`link`, then `link[1]`, … when the link
+            // has several), so that contacts and scene files can name it.
+            let unnamed = if named == 0 { link.name.clone() } else { format!("{}[{named}]", link.name) };
+            named += 1;
             collisions.push(Collision {
-                name: c.name.clone().unwrap_or_default(),
+                name: c.name.clone().filter(|n| !n.is_empty()).unwrap_or(unnamed),
                 body: Some(body),
                 pose,
                 shape,

@@ -26,6 +26,7 @@ mod painleve_mechanism;
 mod scale_invariance;
 mod spatial;
 mod spatial_events;
+mod spatial_scene;
 mod timestep;
 mod urdf;
 mod variational;

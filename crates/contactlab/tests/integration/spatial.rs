@@ -132,8 +132,13 @@ fn bad_urdfs_get_one_line_errors_naming_the_joint_or_link() {
     };
     let e = parse("r.urdf", &robot("revolute", "1"), Base::Fixed).unwrap_err().to_string();
     assert!(e.contains("r.urdf") && e.contains("joint 'j'") && e.contains("not a direction"), "{e}");
-    let e = parse("r.urdf", &robot("planar", "1").replace("0 0 0", "1 0 0"), Base::Fixed).unwrap_err().to_string();
-    assert!(e.contains("joint 'j'") && e.contains("axis must be 0 0 1"), "{e}");
+    let e = parse("r.urdf", &robot("planar", "1"), Base::Fixed).unwrap_err().to_string();
+    assert!(e.contains("joint 'j'") && e.contains("not a direction"), "{e}");
+    // A planar joint about another axis is read as Drake reads it: a massless frame body turned
+    // onto the axis, the link hanging from it unturned (tests/integration/spatial_scene.rs).
+    let u = parse("r.urdf", &robot("planar", "1").replace("0 0 0", "1 0 0"), Base::Fixed).unwrap();
+    assert_eq!(u.tree.bodies().len(), 3);
+    assert_eq!(u.coordinates, ["j.x", "j.y", "j.theta"]);
     let e = parse("r.urdf", &robot("fixed", "-2"), Base::Fixed).unwrap_err().to_string();
     assert!(e.contains("link 'b'") && e.contains("mass"), "{e}");
     assert!(!e.contains('\n'));
@@ -245,7 +250,7 @@ fn mjcf_collision_bits_filter_contacts_as_mujoco_does() {
         </worldbody></mujoco>"#,
     )
     .unwrap();
-    let m = contactlab::api::spatial_model(&path, None).unwrap();
+    let m = contactlab::api::spatial_model(&path, contactlab::api::SpatialSource::Mjcf).unwrap();
     let r = contactlab::api::spatial_inspect(&m, None).unwrap();
     let shapes: Vec<&str> = r.contacts.iter().map(|c| c.shape.as_str()).collect();
     assert_eq!(shapes, ["solid", "two"]);

@@ -1,0 +1,178 @@
+//! Scene files of robots in 3-D: a `kind = "multibody"` file naming a URDF with its `base`, or
+//! an MJCF file, with the ground, friction, contacts, joint springs and the initial state
+//! (docs/models.md, "Robots in 3-D").
+
+use std::path::Path;
+
+use super::spatial::{spatial_model, GroundPlane, SpatialModel, SpatialSource};
+use crate::model::{Fields, ModelDoc, Range};
+use crate::spatial::algebra::Vec3;
+use crate::spatial::contact::Plane;
+use crate::spatial::urdf::Base;
+use crate::Error;
+
+/// Whether a model document is a 3-D scene: `kind = "multibody"` with a `base` or an `mjcf` key.
+pub(crate) fn is_scene(doc: &ModelDoc) -> bool {
+    doc.kind().is_ok_and(|k| k == "multibody") && (doc.table.contains_key("base") || doc.table.contains_key("mjcf"))
+}
+
+/// Reads a 3-D scene file.
+pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
+    let doc = ModelDoc::read(path)?;
+    let f = doc.fields();
+    let file = doc.file.as_str();
+    let kind = doc.kind()?;
+    if kind != "multibody" {
+        return Err(f.error("kind", format!("expected \"multibody\", got \"{kind}\"")));
+    }
+    let _ = (f.str_opt("name")?, f.str_opt("description")?);
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let (robot, source) = match (f.str_opt("urdf")?, f.str_opt("mjcf")?) {
+        (Some(u), None) => {
+            let base = match f.str_opt("base")? {
+                Some("fixed") => Base::Fixed,
+                Some("floating") => Base::Floating,
+                Some(other) => return Err(f.error("base", format!("got \"{other}\"; allowed: fixed, floating"))),
+                None => {
+                    return Err(f.error(
+                        "base",
+                        "missing: a 3-D scene of a URDF says how its root link is held, fixed or floating",
+                    ))
+                }
+            };
+            (u, SpatialSource::Urdf(base))
+        }
+        (None, Some(x)) => {
+            if f.has("base") {
+                return Err(f.error("base", "applies to a URDF; an MJCF file says how its bodies are held"));
+            }
+            (x, SpatialSource::Mjcf)
+        }
+        (Some(_), Some(_)) => return Err(f.error("mjcf", "give either `urdf` or `mjcf`, not both")),
+        (None, None) => return Err(f.error("urdf", "missing: name the robot's `urdf` (with `base`) or `mjcf` file")),
+    };
+    for planar in ["plane", "body", "line", "contact", "limit", "slope", "slope_deg"] {
+        if f.has(planar) {
+            return Err(f.error(
+                planar,
+                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]] and [initial]",
+            ));
+        }
+    }
+    let mut m = spatial_model(&dir.join(robot), source)?;
+    m.path = file.to_string();
+
+    if f.has("gravity") {
+        // A vector (m/s², world axes) or a magnitude along −z.
+        m.tree.gravity = if matches!(doc.table.get("gravity"), Some(toml::Value::Array(_))) {
+            vec3(&f, "gravity")?
+        } else {
+            Vec3::new(0.0, 0.0, -f.f64("gravity", Range::NonNegative)?)
+        };
+    }
+    m.mu = f.f64_or("mu", m.mu, Range::NonNegative)?;
+
+    if f.has("ground") {
+        for (i, g) in f.tables("ground")?.into_iter().enumerate() {
+            let name = g.str_opt("name")?.map_or_else(|| format!("ground{i}"), str::to_string);
+            let point = if g.has("point") { vec3(&g, "point")? } else { Vec3::zeros() };
+            let normal = if g.has("normal") { vec3(&g, "normal")? } else { Vec3::z() };
+            let plane = Plane::new(point, normal).ok_or_else(|| g.error("normal", "must not be zero"))?;
+            let friction = if g.has("mu") { Some(g.f64("mu", Range::NonNegative)?) } else { None };
+            g.finish()?;
+            m.planes.push(GroundPlane { name, plane, friction, bits: (1, 1) });
+        }
+    }
+
+    let listed = f.strings("contacts")?;
+    if f.has("contacts") {
+        let body_name = |c: &crate::spatial::geometry::Collision| c.body.map(|b| m.tree.bodies()[b].name.as_str());
+        for (i, l) in listed.iter().enumerate() {
+            if !m.shapes.iter().any(|c| c.name == *l || body_name(c) == Some(l)) {
+                let mut known: Vec<&str> =
+                    m.shapes.iter().flat_map(|c| [Some(c.name.as_str()), body_name(c)]).flatten().collect();
+                known.sort_unstable();
+                known.dedup();
+                known.retain(|s| !s.is_empty());
+                return Err(f.error(
+                    &format!("contacts[{i}]"),
+                    format!(
+                        "no link or collision shape named \"{l}\" has a collision shape; these do: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        let keep: Vec<bool> =
+            m.shapes.iter().map(|c| listed.iter().any(|l| c.name == *l || body_name(c) == Some(l))).collect();
+        let mut k = keep.into_iter();
+        m.shapes.retain(|_| k.next().unwrap_or(false));
+    }
+
+    if f.has("joint") {
+        for j in f.tables("joint")? {
+            read_joint(&j, &mut m)?;
+        }
+    }
+    if f.has("initial") {
+        let init = f.table("initial")?;
+        if init.has("q") {
+            m.q0 = state(&init, "q", &m.coordinates, &m.q0)?;
+        }
+        if init.has("v") {
+            m.v0 = state(&init, "v", &m.velocities, &m.v0)?;
+        }
+        init.finish()?;
+    }
+    f.finish()?;
+    Ok(m)
+}
+
+fn vec3(f: &Fields<'_>, key: &str) -> Result<Vec3, Error> {
+    let v = f.vector(key, Some(3), Range::Any)?;
+    Ok(Vec3::new(v[0], v[1], v[2]))
+}
+
+/// A `[[joint]]` table: a one-coordinate joint's `stiffness` (about `reference`, default its
+/// coordinate in `q0`) and `damping`.
+fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
+    let name = j.str_opt("name")?.ok_or_else(|| j.error("name", "missing: name a joint"))?;
+    let (Some(iq), Some(iv)) =
+        (m.coordinates.iter().position(|c| c == name), m.velocities.iter().position(|c| c == name))
+    else {
+        let one: Vec<&str> = m.coordinates.iter().filter(|c| m.velocities.contains(c)).map(String::as_str).collect();
+        return Err(j.error(
+            "name",
+            format!("no one-coordinate joint named \"{name}\" (springs and damping act on these: {})", one.join(", ")),
+        ));
+    };
+    if j.has("damping") {
+        m.damping[iv] = j.f64("damping", Range::NonNegative)?;
+    }
+    if j.has("stiffness") || j.has("reference") {
+        let k = j.f64_or("stiffness", 0.0, Range::NonNegative)?;
+        let rest = j.f64_or("reference", m.q0[iq], Range::Any)?;
+        m.springs.retain(|s| s.1 != iv);
+        if k > 0.0 {
+            m.springs.push((iq, iv, k, rest));
+        }
+    }
+    j.finish_ref()
+}
+
+/// `[initial].q` or `.v`: an array of all the values, or a table of named ones (the others
+/// keep `base`'s).
+fn state(init: &Fields<'_>, key: &str, names: &[String], base: &[f64]) -> Result<Vec<f64>, Error> {
+    if let Ok(t) = init.table(key) {
+        let mut out = base.to_vec();
+        for (k, n) in names.iter().enumerate() {
+            if t.has(n) {
+                out[k] = t.f64(n, Range::Any)?;
+            }
+        }
+        t.finish()?;
+        return Ok(out);
+    }
+    let v = init.vector(key, Some(names.len()), Range::Any)?;
+    Ok(v.as_slice().to_vec())
+}

@@ -1,0 +1,196 @@
+//! 3-D scene files (`kind = "multibody"` naming a URDF with its `base`, or an MJCF file): the
+//! ground, friction, contacts, joint springs and initial state they add to a robot file, the
+//! way a bare path is read, and one-line errors.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::api::{spatial_inspect, spatial_model, spatial_simulate, SpatialSimSettings, SpatialSource};
+use contactlab::spatial::urdf::Base;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("contactlab-scene-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A 0.4 × 0.3 × 0.2 m box of 2 kg as a URDF link.
+const BOX: &str = r#"<robot name="box">
+  <link name="box">
+    <inertial><mass value="2"/><inertia ixx="0.02166666666666667" iyy="0.03333333333333334" izz="0.04166666666666667" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.4 0.3 0.2"/></geometry></collision>
+  </link>
+</robot>"#;
+
+#[test]
+fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
+    let path = repo("examples/spatial/a1-on-a-slope.toml");
+    assert_eq!(contactlab::api::spatial_source(&path, None).unwrap(), Some(SpatialSource::Scene));
+    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    // Only the four feet touch (URDF collisions without a name are named after their link).
+    let names: Vec<&str> = m.shapes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]);
+    assert_eq!(m.springs.len(), 12);
+    assert!(m.springs.iter().all(|s| s.2 == 400.0 && s.3 == 0.0 && s.0 == s.1 + 1));
+    assert!(m.damping[..6].iter().all(|d| *d == 0.0) && m.damping[6..].iter().all(|d| *d == 4.0));
+    let a = 10f64.to_radians();
+    let n = m.planes[0].plane.normal;
+    assert!((n - nalgebra::Vector3::new(-a.sin(), 0.0, a.cos())).norm() < 1e-15);
+    assert_eq!((m.q0[2], m.q0[4], m.q0[6]), (0.45, -(a / 2.0).sin(), (a / 2.0).cos()));
+    assert_eq!(m.tree.gravity, nalgebra::Vector3::new(0.0, 0.0, -9.81));
+    // Pitched with the slope, the four feet hang the same distance above it (the hips are
+    // symmetric front to back), 1 to 3 cm.
+    let i = spatial_inspect(&m, None).unwrap();
+    assert_eq!(i.contacts.len(), 4);
+    for c in &i.contacts {
+        assert!((c.gap - i.contacts[0].gap).abs() < 1e-12 && (0.01..0.03).contains(&c.gap), "{}", c.gap);
+    }
+}
+
+#[test]
+fn a_box_scene_slides_under_tilted_gravity_as_coulomb_says() {
+    // Gravity tilted by α in the file (a vector), friction from `mu`: the box slides down +x
+    // with a = g (sin α − μ cos α) (event-driven, slipping on its four bottom corners).
+    let dir = scratch("slide");
+    std::fs::write(dir.join("box.urdf"), BOX).unwrap();
+    let (g, alpha, mu) = (9.81f64, 0.3f64, 0.2f64);
+    let scene = format!(
+        "kind = \"multibody\"\nurdf = \"box.urdf\"\nbase = \"floating\"\nmu = {mu}\n\
+         gravity = [{}, 0.0, {}]\n[[ground]]\nname = \"floor\"\n[initial.q]\n\"root_joint.z\" = 0.1\n",
+        g * alpha.sin(),
+        -g * alpha.cos()
+    );
+    std::fs::write(dir.join("scene.toml"), scene).unwrap();
+    let m = spatial_model(&dir.join("scene.toml"), SpatialSource::Scene).unwrap();
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.5, ..Default::default() }).unwrap();
+    assert_eq!(r.end, "time-limit");
+    let a = g * (alpha.sin() - mu * alpha.cos());
+    for (t, q) in r.t.iter().zip(&r.q) {
+        assert!((q[0] - 0.5 * a * t * t).abs() < 1e-8, "t = {t}: x = {} vs {}", q[0], 0.5 * a * t * t);
+        assert!((q[2] - 0.1).abs() < 1e-9);
+    }
+    // The same box with `mu` above tan α stays put.
+    std::fs::write(
+        dir.join("stick.toml"),
+        std::fs::read_to_string(dir.join("scene.toml")).unwrap().replace("mu = 0.2", "mu = 0.5"),
+    )
+    .unwrap();
+    let m = spatial_model(&dir.join("stick.toml"), SpatialSource::Scene).unwrap();
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.5, ..Default::default() }).unwrap();
+    assert!(r.q.last().unwrap()[0].abs() < 1e-12, "{:?}", r.q.last());
+}
+
+#[test]
+fn a_bare_urdf_is_a_fixed_base_robot_unless_told_otherwise() {
+    use contactlab::api::spatial_source;
+    let ur5 = repo("data/robots/ur5_robot.urdf");
+    assert_eq!(spatial_source(&ur5, None).unwrap(), Some(SpatialSource::Urdf(Base::Fixed)));
+    assert_eq!(spatial_source(&ur5, Some("floating")).unwrap(), Some(SpatialSource::Urdf(Base::Floating)));
+    assert_eq!(spatial_source(&ur5, Some("planar")).unwrap(), None);
+    let xml = repo("data/robots/mujoco/hopper.xml");
+    assert_eq!(spatial_source(&xml, None).unwrap(), Some(SpatialSource::Mjcf));
+    for (path, base) in
+        [(xml.clone(), "fixed"), (xml, "planar"), (repo("examples/spatial/a1-on-a-slope.toml"), "fixed")]
+    {
+        let e = spatial_source(&path, Some(base)).unwrap_err().to_string();
+        assert!(e.contains("base") && !e.contains('\n'), "{e}");
+    }
+    // A planar model file stays planar.
+    assert_eq!(spatial_source(&repo("examples/multibody/rocking-block.toml"), None).unwrap(), None);
+    // A planar command on a 3-D scene says what to run instead.
+    let e = contactlab::multibody::model::read(&repo("examples/spatial/a1-on-a-slope.toml")).unwrap_err().to_string();
+    assert!(e.contains("a1-on-a-slope.toml") && e.contains("model inspect") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
+    let dir = scratch("bad");
+    std::fs::write(dir.join("box.urdf"), BOX).unwrap();
+    let head = "kind = \"multibody\"\nurdf = \"box.urdf\"\nbase = \"floating\"\n";
+    let cases: &[(&str, &[&str])] = &[
+        ("kind = \"multibody\"\nurdf = \"box.urdf\"\nmu = 1\n", &["base", "missing", "fixed or floating"]),
+        ("kind = \"multibody\"\nmjcf = \"x.xml\"\nbase = \"fixed\"\n", &["base", "MJCF"]),
+        ("kind = \"multibody\"\nurdf = \"box.urdf\"\nmjcf = \"x.xml\"\n", &["not both"]),
+        ("kind = \"multibody\"\nbase = \"fixed\"\n", &["urdf", "missing"]),
+        ("kind = \"multibody\"\nurdf = \"box.urdf\"\nbase = \"flying\"\n", &["base", "fixed, floating"]),
+        (&format!("{head}contacts = [\"wheel\"]\n"), &["contacts[0]", "wheel", "box"]),
+        (&format!("{head}[[joint]]\nname = \"knee\"\nstiffness = 1\n"), &["joint[0].name", "knee"]),
+        (&format!("{head}[[ground]]\nnormal = [0, 0, 0]\n"), &["ground[0].normal", "zero"]),
+        (&format!("{head}[[ground]]\nnormal = [0, 1]\n"), &["ground[0].normal", "3 entries"]),
+        (&format!("{head}[[ground]]\nfriction = 1\n"), &["ground[0].friction", "unknown key"]),
+        (&format!("{head}mu = -1\n"), &["mu", ">= 0"]),
+        (&format!("{head}gravity = [0, 0]\n"), &["gravity", "3 entries"]),
+        (&format!("{head}[initial]\nq = [1, 2]\n"), &["initial.q", "7 entries"]),
+        (&format!("{head}[initial.q]\nheight = 1\n"), &["initial.q.height", "root_joint.z"]),
+        (&format!("{head}[initial]\nw = [1]\n"), &["initial.w", "unknown key"]),
+        (&format!("{head}slope_deg = 5\n"), &["slope_deg", "planar"]),
+        ("kind = \"multibody\"\nurdf = \"missing.urdf\"\nbase = \"fixed\"\n", &["missing.urdf"]),
+    ];
+    for (k, (text, expect)) in cases.iter().enumerate() {
+        let path = dir.join(format!("s{k}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let e = spatial_model(&path, SpatialSource::Scene).map(|_| ()).unwrap_err().to_string();
+        assert!(!e.contains('\n') && expect.iter().all(|x| e.contains(x)), "{text}\n-> {e}");
+    }
+}
+
+#[test]
+fn drake_s_compass_gait_urdf_in_3d_has_the_planar_engine_s_dynamics() {
+    // The planar joint about y (Drake's frame M: z turned onto y) read in 3-D takes Pinocchio's
+    // velocities, the translation in the joint's turning frame: v = T(θ) q̇ with T turning (ẋ, ẏ)
+    // by −θ. The planar engine takes Drake's q̇. So M₂ = Tᵀ M₃ T and h₂ = Tᵀ (h₃ − M₃ Ṫ q̇), at
+    // random states.
+    use nalgebra::{DMatrix, DVector};
+    let path = repo("examples/multibody/drake/CompassGait.urdf");
+    let planar = contactlab::multibody::model::read(&path).unwrap();
+    let m3 = spatial_model(&path, SpatialSource::Urdf(Base::Fixed)).unwrap();
+    assert_eq!(m3.coordinates, ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]);
+    let mut seed = 7u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for _ in 0..5 {
+        let (q, qd): (Vec<f64>, Vec<f64>) = ((0..4).map(|_| rnd()).collect(), (0..4).map(|_| 2.0 * rnd()).collect());
+        let (c, s) = (q[2].cos(), q[2].sin());
+        let mut t = DMatrix::identity(4, 4);
+        t.fixed_view_mut::<2, 2>(0, 0).copy_from(&nalgebra::Matrix2::new(c, s, -s, c));
+        let mut td = DMatrix::zeros(4, 4);
+        td.fixed_view_mut::<2, 2>(0, 0).copy_from(&(nalgebra::Matrix2::new(-s, c, -c, -s) * qd[2]));
+        let qdv = DVector::from_column_slice(&qd);
+        let v3 = &t * &qdv;
+        let state: Vec<f64> = q.iter().copied().chain(v3.iter().copied()).collect();
+        let i3 = spatial_inspect(&m3, Some(&state)).unwrap();
+        let mm3 = DMatrix::from_fn(4, 4, |r, k| i3.mass_matrix[r][k]);
+        let h3 = DVector::from_column_slice(&i3.bias);
+        let two: Vec<f64> = q.iter().chain(&qd).copied().collect();
+        let i2 = contactlab::api::model_inspect(&planar, Some(&two), 0.0).unwrap();
+        let mm2 = DMatrix::from_fn(4, 4, |r, k| i2.mass_matrix[r][k]);
+        let h2 = DVector::from_column_slice(&i2.bias);
+        let scale = mm2.amax();
+        assert!((t.transpose() * &mm3 * &t - &mm2).amax() < 1e-12 * scale, "{mm2} vs {mm3}");
+        let h = t.transpose() * (h3 - &mm3 * (&td * &qdv));
+        assert!((&h - &h2).amax() < 1e-11 * h2.amax(), "{h} vs {h2}");
+    }
+}
+
+#[test]
+fn a1_settles_on_its_feet_on_the_slope_by_time_stepping() {
+    // examples/spatial/a1-on-a-slope.toml: μ = 0.8 > tan 10°, so the four feet land, stick and
+    // the robot settles on its joint springs (stiff, damped: Moreau–Jean takes them implicitly).
+    let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    let s = SpatialSimSettings { t_max: 2.5, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
+    let r = spatial_simulate(&m, None, &s).unwrap();
+    assert_eq!((r.end.as_str(), r.unconverged), ("completed", Some(0)));
+    assert_eq!(*r.contacts.last().unwrap(), 4);
+    let (q, v) = (r.q.last().unwrap(), r.v.last().unwrap());
+    // It rocks on its springs for about two seconds (the damping ratio is small).
+    assert!(v.iter().all(|x| x.abs() < 1e-3), "{v:?}");
+    // Landing moves the trunk by millimetres down the slope; then nothing slides.
+    assert!(q[0].abs() < 0.01 && (q[2] - 0.425).abs() < 0.005, "{q:?}");
+    let k = r.t.iter().position(|t| *t >= 2.0).unwrap();
+    assert!((r.q[k][0] - q[0]).abs() < 3e-5, "{} then {}", r.q[k][0], q[0]);
+}
