@@ -57,6 +57,9 @@ pub struct SimulateArgs {
     /// the larger of a pair's two as MuJoCo takes it; 1 where the file gives none).
     #[arg(long)]
     mu: Option<f64>,
+    /// A robot in 3-D with --out: the animation's projection, `perspective` or `orthographic`.
+    #[arg(long, default_value = "perspective", value_parser = ["perspective", "orthographic"])]
+    view: String,
     /// A robot in 3-D: Newton's restitution coefficient in [0, 1].
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().restitution)]
     restitution: f64,
@@ -357,6 +360,8 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         let r = contactlab::api::spatial_simulate(&m, a.state.as_deref(), &s)?;
         if let Some(dir) = &a.common.out {
             r.write_files(dir)?;
+            let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };
+            contactlab::api::spatial_animation(&m, &r, view, &dir.join("animation.gif"))?;
         }
         if a.common.json {
             print_json(&r)?;

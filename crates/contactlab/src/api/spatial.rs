@@ -24,8 +24,10 @@ pub struct SpatialModel {
     pub q0: Vec<f64>,
     /// The reference velocities (zero unless a scene file's `[initial]` gives them).
     pub v0: Vec<f64>,
-    /// The bodies' collision shapes.
+    /// The bodies' collision shapes that may touch the ground (a scene's `contacts`; default all).
     pub shapes: Vec<Collision>,
+    /// Every collision shape of the bodies, as animations draw them.
+    pub drawn: Vec<Collision>,
     /// The ground planes (MJCF's world `plane` geoms).
     pub planes: Vec<GroundPlane>,
     /// Viscous damping per velocity (MJCF joints' `damping`, a scene's `[[joint]]`).
@@ -57,6 +59,7 @@ impl SpatialModel {
             velocities: m.velocities.clone(),
             q0: m.qpos0.clone(),
             v0: vec![0.0; m.tree.nv()],
+            drawn: shapes.clone(),
             shapes,
             planes,
             notes: m.notes.clone(),
@@ -193,6 +196,7 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
                 tree: u.tree,
                 coordinates: u.coordinates,
                 velocities: u.velocities,
+                drawn: u.collisions.clone(),
                 shapes: u.collisions,
                 planes: vec![],
                 notes: u.notes,
@@ -585,4 +589,49 @@ impl SpatialSimulation {
         }
         crate::output::write_file(dir, "trajectory.csv", &csv)
     }
+}
+
+/// Writes an animated GIF of a 3-D run at `path`: each body drawn as its collision shapes
+/// (shaded, hidden surfaces removed), the ground planes as checkered patches, seen from `view`
+/// (its `up` is taken against the model's gravity). Frames at `GIF_FPS` of simulated time, at
+/// most `GIF_MAX_FRAMES` (a longer run plays faster), as for planar mechanisms.
+pub fn spatial_animation(
+    m: &SpatialModel,
+    r: &SpatialSimulation,
+    view: crate::plot::render3d::View3,
+    path: &Path,
+) -> Result<(), Error> {
+    use crate::multibody::simulate::{GIF_FPS, GIF_MAX_FRAMES};
+    use crate::plot::render3d::{save_gif_3d, shape_triangles, Frame3, Mesh, View3, PALETTE};
+    let (Some(&t0), Some(&t1)) = (r.t.first(), r.t.last()) else {
+        return Err(Error::Output(format!("{}: no samples to animate", path.display())));
+    };
+    let frames = (((t1 - t0) * GIF_FPS).ceil() as usize + 1).clamp(1, GIF_MAX_FRAMES);
+    let dt = if frames > 1 { (t1 - t0) / (frames - 1) as f64 } else { 0.0 };
+    let delay_ms = ((1000.0 * dt).round() as u32).clamp(20, 1000 / GIF_FPS as u32);
+    let g = m.tree.gravity;
+    let view = View3 { up: if g.norm() > 0.0 { -g / g.norm() } else { view.up }, ..view };
+    let mut out = Vec::with_capacity(frames);
+    let mut i = 0;
+    for k in 0..frames {
+        let t = t0 + dt * k as f64;
+        while i + 1 < r.t.len() && r.t[i + 1] <= t {
+            i += 1;
+        }
+        let poses = m.tree.poses(&r.q[i]);
+        let meshes = m
+            .drawn
+            .iter()
+            .filter_map(|c| {
+                let b = c.body?;
+                Some(Mesh {
+                    triangles: shape_triangles(&c.shape, &poses[b].then(&c.pose)),
+                    color: PALETTE[b % PALETTE.len()],
+                })
+            })
+            .collect();
+        out.push(Frame3 { title: format!("{}   t = {:.3} s", m.path, r.t[i]), meshes });
+    }
+    let planes: Vec<Plane> = m.planes.iter().map(|p| p.plane).collect();
+    save_gif_3d(&out, &planes, &view, path, (640, 480), delay_ms)
 }

@@ -6,6 +6,7 @@
 //! drawn through.
 
 pub mod animation;
+pub mod render3d;
 
 use std::path::Path;
 use std::sync::Once;

@@ -194,3 +194,20 @@ fn a1_settles_on_its_feet_on_the_slope_by_time_stepping() {
     let k = r.t.iter().position(|t| *t >= 2.0).unwrap();
     assert!((r.q[k][0] - q[0]).abs() < 3e-5, "{} then {}", r.q[k][0], q[0]);
 }
+
+#[test]
+fn a_3d_run_is_animated_as_a_gif_in_either_projection() {
+    use contactlab::plot::render3d::{Projection, View3};
+    let path = repo("examples/spatial/rocking-block.xml");
+    let m = spatial_model(&path, SpatialSource::Mjcf).unwrap();
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.4, ..Default::default() }).unwrap();
+    let dir = scratch("gif");
+    for (name, projection) in [("p.gif", Projection::Perspective), ("o.gif", Projection::Orthographic)] {
+        let view = View3 { projection, ..Default::default() };
+        contactlab::api::spatial_animation(&m, &r, view, &dir.join(name)).unwrap();
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert!(bytes.starts_with(b"GIF89a") && bytes.len() > 10_000, "{name}: {} bytes", bytes.len());
+    }
+    let e = "fisheye".parse::<Projection>().unwrap_err().to_string();
+    assert!(e.contains("view") && e.contains("orthographic"), "{e}");
+}
