@@ -674,6 +674,82 @@ fn is_spatial(path: &str, base: Option<&str>) -> PyResult<bool> {
     Ok(contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.is_some())
 }
 
+/// A robot in 3-D read from a file as `model inspect` reads it (an MJCF file, a URDF with its
+/// `base`, a 3-D scene file), for scripts that evaluate its dynamics in a loop:
+/// `mass_matrix(q)` and `bias(q, v)` (`M v̇ = bias + τ + Jᵀλ`; `bias = −(C v + g)`), numpy in
+/// and out, in the file's coordinates (MuJoCo's for MJCF, Pinocchio's for URDF).
+#[pyclass(frozen, module = "contactlab.model")]
+struct Robot {
+    tree: contactlab::spatial::SpatialTree,
+    #[pyo3(get)]
+    coordinates: Vec<String>,
+    #[pyo3(get)]
+    velocities: Vec<String>,
+}
+
+impl Robot {
+    fn checked<'a>(&self, what: &str, x: &'a PyReadonlyArray1<'_, f64>, n: usize) -> PyResult<&'a [f64]> {
+        let s = x.as_slice().map_err(|_| PyValueError::new_err(format!("{what}: needs a contiguous float64 array")))?;
+        if s.len() != n || s.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(format!("{what}: needs {n} finite numbers (got {})", s.len())));
+        }
+        Ok(s)
+    }
+}
+
+#[pymethods]
+impl Robot {
+    #[new]
+    #[pyo3(signature = (path, base=None))]
+    fn new(path: std::path::PathBuf, base: Option<&str>) -> PyResult<Self> {
+        let source = spatial_source(&path.to_string_lossy(), base)?;
+        let m = contactlab::api::spatial_model(&path, source).map_err(to_py)?;
+        Ok(Self { tree: m.tree, coordinates: m.coordinates, velocities: m.velocities })
+    }
+
+    /// The number of configuration coordinates.
+    #[getter]
+    fn nq(&self) -> usize {
+        self.tree.nq()
+    }
+
+    /// The number of velocities.
+    #[getter]
+    fn nv(&self) -> usize {
+        self.tree.nv()
+    }
+
+    /// The joint-space inertia `M(q)` (nv × nv), by the composite-rigid-body algorithm.
+    fn mass_matrix<'py>(&self, py: Python<'py>, q: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let q = self.checked("q", &q, self.tree.nq())?;
+        let m = self.tree.mass_matrix(q);
+        let n = self.tree.nv();
+        // Symmetric: its column-major storage is its row-major one.
+        // SAFETY: a new C-contiguous array that nothing else sees, every element written below.
+        let out = unsafe { PyArray2::<f64>::new(py, [n, n], false) };
+        unsafe { out.as_slice_mut() }
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+            .copy_from_slice(m.as_slice());
+        Ok(out)
+    }
+
+    /// The bias `−(C(q, v) v + g(q))` (nv), by recursive Newton–Euler.
+    fn bias<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyReadonlyArray1<'py, f64>,
+        v: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let q = self.checked("q", &q, self.tree.nq())?;
+        let v = self.checked("v", &v, self.tree.nv())?;
+        Ok(PyArray1::from_slice(py, self.tree.bias(q, v).as_slice()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Robot(nq={}, nv={})", self.tree.nq(), self.tree.nv())
+    }
+}
+
 /// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
 /// `None`) or a URDF with `--base fixed|floating`.
 #[pyfunction]
@@ -965,6 +1041,7 @@ use zeno_eqset::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_class::<LcpSolution>()?;
+    m.add_class::<Robot>()?;
     m.add_function(wrap_pyfunction!(lcp_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_time_lcp_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_time_lcp_solve_each, m)?)?;

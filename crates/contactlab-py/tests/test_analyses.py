@@ -363,3 +363,19 @@ def test_a_robot_in_3d_is_simulated_as_the_cli_does():
     assert e.method == "event" and [x["kind"] for x in e.events] == ["impact"]
     with pytest.raises(ValueError, match="method"):
         contactlab.model.simulate(xml, method="rk4")
+
+
+def test_a_robot_s_dynamics_in_a_loop():
+    # contactlab.model.Robot: M and the bias straight from numpy, as model inspect gives them.
+    urdf = ROOT / "data" / "robots" / "a1.urdf"
+    robot = contactlab.model.Robot(urdf, base="floating")
+    assert (robot.nq, robot.nv) == (19, 18) and robot.coordinates[6] == "root_joint.qw"
+    q = [0.1, -0.2, 0.4, 0.0, 0.0, 0.0, 1.0] + [0.1 * k for k in range(12)]
+    v = [0.3 - 0.05 * k for k in range(18)]
+    i = contactlab.model.inspect(urdf, base="floating", state=q + v)
+    assert np.abs(robot.mass_matrix(np.array(q)) - np.array(i.mass_matrix)).max() < 1e-12
+    assert np.abs(robot.bias(np.array(q), np.array(v)) - np.array(i.bias)).max() < 1e-11
+    with pytest.raises(ValueError, match="19 finite numbers"):
+        robot.mass_matrix(np.zeros(18))
+    with pytest.raises(ValueError, match="planar"):
+        contactlab.model.Robot(urdf, base="planar")

@@ -9,6 +9,8 @@ from . import _core
 from ._results import Model, Result
 from ._results import model_text as _model_text
 
+Robot = _core.Robot
+
 # Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
 _D = _core.defaults()
 

@@ -43,6 +43,44 @@ pub struct SpatialTree {
     nv: usize,
     /// Rotor inertia added to `M`'s diagonal, one per velocity (MuJoCo's `armature`).
     armature: Vec<f64>,
+    /// The moving bodies, with the bodies welded to them by fixed joints folded in: the tree
+    /// `M` and the bias are computed on (as Pinocchio merges fixed links into frames).
+    moving: Vec<Moving>,
+}
+
+/// A body with a moving joint, and what is welded to it ([`SpatialTree`]'s `moving`).
+#[derive(Debug, Clone, PartialEq)]
+struct Moving {
+    /// Its index among the bodies.
+    body: usize,
+    /// Its parent among the moving bodies (`None`: the world, directly or through fixed joints).
+    parent: Option<usize>,
+    /// Its joint's placement in that parent's frame (through any fixed bodies between).
+    placement: Transform,
+    /// Its inertia and that of the bodies welded to it, in its frame.
+    inertia: SpatialInertia,
+}
+
+/// [`SpatialTree`]'s moving bodies (fixed joints folded into their moving ancestors).
+fn fold_fixed(bodies: &[Body3]) -> Vec<Moving> {
+    let mut moving: Vec<Moving> = vec![];
+    // Per body: the moving body it is welded to (`None`: the world) and its pose in that
+    // body's frame (the world's).
+    let mut owner: Vec<(Option<usize>, Transform)> = Vec::with_capacity(bodies.len());
+    for b in bodies {
+        let (up, offset) = b.parent.map_or((None, Transform::identity()), |k| owner[k]);
+        let at = offset.then(&b.placement);
+        if let Joint3::Fixed = b.joint {
+            if let Some(r) = up {
+                moving[r].inertia = moving[r].inertia.combined(&b.inertia.to_parent(&at));
+            }
+            owner.push((up, at));
+        } else {
+            owner.push((Some(moving.len()), Transform::identity()));
+            moving.push(Moving { body: owner.len() - 1, parent: up, placement: at, inertia: b.inertia });
+        }
+    }
+    moving
 }
 
 /// What the forward pass of the algorithms keeps per body.
@@ -90,7 +128,8 @@ impl SpatialTree {
             nq += b.joint.nq();
             nv += b.joint.nv();
         }
-        Ok(Self { bodies, gravity, q_start, v_start, nq, nv, armature: vec![0.0; nv] })
+        let moving = fold_fixed(&bodies);
+        Ok(Self { bodies, gravity, q_start, v_start, nq, nv, armature: vec![0.0; nv], moving })
     }
 
     /// The tree with rotor inertias `armature` (one per velocity, each finite and ≥ 0) on the
@@ -164,32 +203,50 @@ impl SpatialTree {
         out
     }
 
-    /// The joint-space inertia `M(q)` (composite-rigid-body algorithm).
+    /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
+    fn moving_pass(&self, q: &[f64], v: Option<&[f64]>) -> Pass {
+        let n = self.moving.len();
+        let mut local = Vec::with_capacity(n);
+        let mut vel: Vec<Motion> = Vec::with_capacity(n);
+        for m in &self.moving {
+            let j = &self.bodies[m.body].joint;
+            let x = m.placement.then(&j.transform(self.qs(m.body, q)));
+            let vj = v.map_or(Motion::zero(), |v| j.motion(self.vs(m.body, v)));
+            let vp = m.parent.map_or(Motion::zero(), |p| vel[p]);
+            vel.push(x.motion_from_parent(&vp) + vj);
+            local.push(x);
+        }
+        Pass { local, vel }
+    }
+
+    /// The joint-space inertia `M(q)` (composite-rigid-body algorithm over the moving bodies).
     pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
-        let p = self.pass(q, None);
-        let mut composite: Vec<SpatialInertia> = self.bodies.iter().map(|b| b.inertia).collect();
-        for i in (0..self.bodies.len()).rev() {
-            if let Some(k) = self.bodies[i].parent {
+        let p = self.moving_pass(q, None);
+        let mut composite: Vec<SpatialInertia> = self.moving.iter().map(|m| m.inertia).collect();
+        for i in (0..self.moving.len()).rev() {
+            if let Some(k) = self.moving[i].parent {
                 let c = composite[i].to_parent(&p.local[i]);
                 composite[k] = composite[k].combined(&c);
             }
         }
         let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&self.armature));
         let mut col = [0.0; 6];
-        for (i, b) in self.bodies.iter().enumerate() {
-            for a in 0..b.joint.nv() {
-                let r = self.v_start[i] + a;
-                let mut f = composite[i].apply(&b.joint.column(a));
+        for (i, mi) in self.moving.iter().enumerate() {
+            let joint = &self.bodies[mi.body].joint;
+            for a in 0..joint.nv() {
+                let r = self.v_start[mi.body] + a;
+                let mut f = composite[i].apply(&joint.column(a));
                 let mut j = i;
                 loop {
-                    let bj = &self.bodies[j];
-                    bj.joint.project(&f, &mut col);
-                    for (c, &x) in col[..bj.joint.nv()].iter().enumerate() {
-                        let k = self.v_start[j] + c;
+                    let mj = &self.moving[j];
+                    let jj = &self.bodies[mj.body].joint;
+                    jj.project(&f, &mut col);
+                    for (c, &x) in col[..jj.nv()].iter().enumerate() {
+                        let k = self.v_start[mj.body] + c;
                         m[(r, k)] = x + if k == r { self.armature[r] } else { 0.0 };
                         m[(k, r)] = m[(r, k)];
                     }
-                    match bj.parent {
+                    match mj.parent {
                         Some(k) => {
                             f = p.local[j].force_to_parent(&f);
                             j = k;
@@ -202,32 +259,34 @@ impl SpatialTree {
         m
     }
 
-    /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler; the armature's
-    /// `diag(a) v̇` included).
+    /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler over the moving
+    /// bodies; the armature's `diag(a) v̇` included).
     pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], vdot: &[f64]) -> DVector<f64> {
-        let p = self.pass(q, Some(v));
-        let n = self.bodies.len();
+        let p = self.moving_pass(q, Some(v));
+        let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
         let a0 = Motion::new(-self.gravity, Vec3::zeros());
         let mut acc: Vec<Motion> = Vec::with_capacity(n);
         let mut force: Vec<Force> = Vec::with_capacity(n);
-        for (i, b) in self.bodies.iter().enumerate() {
-            let ap = b.parent.map_or(a0, |k| acc[k]);
-            let vj = b.joint.motion(self.vs(i, v));
-            let a = p.local[i].motion_from_parent(&ap) + b.joint.motion(self.vs(i, vdot)) + p.vel[i].cross(&vj);
-            force.push(b.inertia.apply(&a) + p.vel[i].cross_force(&b.inertia.apply(&p.vel[i])));
+        for (i, m) in self.moving.iter().enumerate() {
+            let joint = &self.bodies[m.body].joint;
+            let ap = m.parent.map_or(a0, |k| acc[k]);
+            let vj = joint.motion(self.vs(m.body, v));
+            let a = p.local[i].motion_from_parent(&ap) + joint.motion(self.vs(m.body, vdot)) + p.vel[i].cross(&vj);
+            force.push(m.inertia.apply(&a) + p.vel[i].cross_force(&m.inertia.apply(&p.vel[i])));
             acc.push(a);
         }
         let mut tau = DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(a, x)| a * x));
         for i in (0..n).rev() {
-            let b = &self.bodies[i];
-            let (s, k) = (self.v_start[i], b.joint.nv());
+            let m = &self.moving[i];
+            let joint = &self.bodies[m.body].joint;
+            let (s, k) = (self.v_start[m.body], joint.nv());
             let mut proj = [0.0; 6];
-            b.joint.project(&force[i], &mut proj[..k]);
+            joint.project(&force[i], &mut proj[..k]);
             for (t, p) in tau.as_mut_slice()[s..s + k].iter_mut().zip(&proj[..k]) {
                 *t += p;
             }
-            if let Some(par) = b.parent {
+            if let Some(par) = m.parent {
                 let f = p.local[i].force_to_parent(&force[i]);
                 force[par] += f;
             }
