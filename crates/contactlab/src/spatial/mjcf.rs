@@ -6,6 +6,9 @@
 //!   `inertiafromgeom` (`auto`, `true`, `false`), `inertiagrouprange`, `settotalmass`,
 //!   `boundmass`, `boundinertia`, `autolimits`; `coordinate="local"`.
 //! * `<option gravity>`.
+//! * `<include file>` anywhere, as MuJoCo reads it: the included file's `<mujoco>` children in
+//!   its place; `file` relative to the main file's folder and inside it, each file at most once,
+//!   at most [`MAX_FILES`] files. Errors in an included file name it and its line.
 //! * `<default>` classes, nested, for `joint` and `geom`; an element's `class`, else the nearest
 //!   `childclass` of its bodies, else `main`.
 //! * `<worldbody>` and `<body>` (`pos` and one of `quat`, `axisangle`, `euler`, `xyaxes`,
@@ -21,7 +24,7 @@
 //!   `<custom>`, `<keyframe>`, `<actuator>` and `<sensor>` (noted), `<site>`, `<camera>`,
 //!   `<light>`, `<contact>` (noted), and tendons without stiffness, damping, limits or friction
 //!   (which act only through actuators; noted). Refused with the element's name and line:
-//!   `<include>`, `<equality>`, other tendons, `<frame>`, `<replicate>`, `<composite>`,
+//!   `<equality>`, other tendons, `<frame>`, `<replicate>`, `<composite>`,
 //!   `<flexcomp>`, mocap bodies, and anything a body holds that is not listed here. An
 //!   attribute of `<body>`, `<joint>`, `<freejoint>`, `<geom>`, `<inertial>` or `<compiler>`
 //!   outside MuJoCo's schema (a misspelling) is refused too.
@@ -91,8 +94,76 @@ pub struct MjcfSpatial {
 /// Reads the MJCF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]).
 pub fn read(path: &Path) -> Result<MjcfSpatial, Error> {
     let name = path.display().to_string();
-    let text = crate::model::read_bounded(path)?;
-    parse(&name, &text)
+    let (labels, texts, includes) = load(path)?;
+    parse_files(&name, &labels, &texts, &includes)
+}
+
+/// The files of one model: labels, texts, and each included `file`'s index.
+type Loaded = (Vec<String>, Vec<String>, HashMap<String, usize>);
+
+/// At most this many files make one model (the main file and its `<include>`s).
+pub const MAX_FILES: usize = 64;
+
+/// The main file's text and those of its `<include>`s, recursively, as MuJoCo reads them:
+/// each `file` relative to the main file's folder and inside it, each file at most once.
+/// Returns the files' labels (the main file's path, then each `file` as written), their texts
+/// and the index of each included `file`.
+fn load(path: &Path) -> Result<Loaded, Error> {
+    let name = path.display().to_string();
+    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let canon = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    let (mut labels, mut texts) = (vec![name.clone()], vec![crate::model::read_bounded(path)?]);
+    let mut includes: HashMap<String, usize> = HashMap::new();
+    let mut k = 0;
+    while k < texts.len() {
+        // Each file's <include> elements (an unparsable file is reported by the parse after).
+        let found: Vec<(String, Option<String>)> = match Document::parse(&texts[k]) {
+            Err(_) => vec![],
+            Ok(doc) => doc
+                .descendants()
+                .filter(|n| n.is_element() && n.tag_name().name() == "include")
+                .map(|n| (where_in(&labels[k], k, &doc, n), n.attribute("file").map(str::to_string)))
+                .collect(),
+        };
+        for (at, file) in found {
+            let err = |m: String| Error::input(&name, at.clone(), m);
+            let file = file.ok_or_else(|| err("needs a file".into()))?;
+            let p = dir.join(&file);
+            if !p.is_file() {
+                return Err(err(format!("{} is not a file", p.display())));
+            }
+            let inside = !Path::new(&file).is_absolute() && p.canonicalize().is_ok_and(|c| c.starts_with(&canon));
+            if !inside {
+                return Err(err(format!("{file} is outside the model's folder {}", dir.display())));
+            }
+            if includes.contains_key(&file) {
+                return Err(err(format!("{file} is included twice (MuJoCo includes a file once)")));
+            }
+            if texts.len() >= MAX_FILES {
+                return Err(err(format!("more than {MAX_FILES} files")));
+            }
+            texts.push(crate::model::read_bounded(&p)?);
+            includes.insert(file.clone(), labels.len());
+            labels.push(file);
+        }
+        k += 1;
+    }
+    Ok((labels, texts, includes))
+}
+
+/// An element's place for errors: `<geom name="foot"> (line 12)` in the main file,
+/// `<geom name="foot"> (robot.xml, line 12)` in an included one.
+fn where_in(label: &str, k: usize, doc: &Document, n: Node) -> String {
+    let line = doc.text_pos_at(n.range().start).row;
+    let tag = match n.attribute("name") {
+        Some(name) => format!("<{} name=\"{name}\">", n.tag_name().name()),
+        None => format!("<{}>", n.tag_name().name()),
+    };
+    if k == 0 {
+        format!("{tag} (line {line})")
+    } else {
+        format!("{tag} ({label}, line {line})")
+    }
 }
 
 type Attrs = HashMap<String, String>;
@@ -101,7 +172,7 @@ type Classes = HashMap<String, HashMap<String, Attrs>>;
 
 struct Reader<'a> {
     file: &'a str,
-    doc: &'a Document<'a>,
+    files: &'a Files<'a>,
     degree: bool,
     eulerseq: Vec<u8>,
     inertia_from_geom: &'a str,
@@ -118,18 +189,70 @@ struct Reader<'a> {
     notes: Vec<String>,
 }
 
-/// An element's description in errors: `<joint name="knee"> (line 12)`.
-fn describe(doc: &Document, n: Node) -> String {
-    let line = doc.text_pos_at(n.range().start).row;
-    match n.attribute("name") {
-        Some(name) => format!("<{} name=\"{name}\"> (line {line})", n.tag_name().name()),
-        None => format!("<{}> (line {line})", n.tag_name().name()),
+/// The parsed files of one model: the main file first, then its `<include>`s.
+struct Files<'a> {
+    labels: &'a [String],
+    docs: Vec<Document<'a>>,
+    includes: &'a HashMap<String, usize>,
+}
+
+impl<'a> Files<'a> {
+    /// An element's description in errors: `<joint name="knee"> (line 12)`, with the file's
+    /// name when it is an included one.
+    fn describe(&self, n: Node) -> String {
+        let k = self.docs.iter().position(|d| std::ptr::eq(d, n.document())).unwrap_or(0);
+        where_in(&self.labels[k], k, &self.docs[k], n)
+    }
+
+    /// The element children of `n`, each `<include>` replaced by the included file's.
+    fn children(&'a self, file: &str, n: Node<'a, 'a>) -> Result<Vec<Node<'a, 'a>>, Error> {
+        let mut out = vec![];
+        for c in n.children().filter(|c| c.is_element()) {
+            if c.tag_name().name() != "include" {
+                out.push(c);
+                continue;
+            }
+            let Some(&k) = c.attribute("file").and_then(|f| self.includes.get(f)) else {
+                return Err(Error::input(
+                    file,
+                    self.describe(c),
+                    "an <include> is read from the model's file on disk (spatial::mjcf::read), inside its folder",
+                ));
+            };
+            let root = self.docs[k].root_element();
+            if root.tag_name().name() != "mujoco" {
+                return Err(Error::input(
+                    file,
+                    self.describe(root),
+                    "an included file's root element must be <mujoco>",
+                ));
+            }
+            out.extend(self.children(file, root)?);
+        }
+        Ok(out)
     }
 }
 
-/// [`read`] on the text of an MJCF; `name` names it in errors.
+/// [`read`] on the text of an MJCF; `name` names it in errors. An `<include>` needs the file
+/// on disk: [`read`].
 pub fn parse(name: &str, text: &str) -> Result<MjcfSpatial, Error> {
-    let doc = Document::parse(text).map_err(|e| Error::input(name, "mujoco", format!("not valid XML: {e}")))?;
+    parse_files(name, &[name.to_string()], &[text.to_string()], &HashMap::new())
+}
+
+fn parse_files(
+    name: &str,
+    labels: &[String],
+    texts: &[String],
+    includes: &HashMap<String, usize>,
+) -> Result<MjcfSpatial, Error> {
+    let mut docs = Vec::with_capacity(texts.len());
+    for (label, text) in labels.iter().zip(texts) {
+        docs.push(
+            Document::parse(text).map_err(|e| Error::input(name, "mujoco", format!("{label}: not valid XML: {e}")))?,
+        );
+    }
+    let files = Files { labels, docs, includes };
+    let doc = &files.docs[0];
     let root = doc.root_element();
     if root.tag_name().name() != "mujoco" {
         return Err(Error::input(
@@ -138,14 +261,16 @@ pub fn parse(name: &str, text: &str) -> Result<MjcfSpatial, Error> {
             format!("the root element is <{}>, not <mujoco>", root.tag_name().name()),
         ));
     }
-    check_attributes(name, &doc)?;
+    for d in &files.docs {
+        check_attributes(name, &files, d)?;
+    }
     let mut compiler = Attrs::new();
     let mut gravity = Vec3::new(0.0, 0.0, -9.81);
     let mut notes = vec![];
     let mut worldbodies = vec![];
     let mut defaults = vec![];
-    for n in root.children().filter(|n| n.is_element()) {
-        let err = |m: String| Error::input(name, describe(&doc, n), m);
+    for n in files.children(name, root)? {
+        let err = |m: String| Error::input(name, files.describe(n), m);
         match n.tag_name().name() {
             "compiler" => compiler.extend(n.attributes().map(|a| (a.name().to_string(), a.value().to_string()))),
             "option" => {
@@ -171,17 +296,17 @@ pub fn parse(name: &str, text: &str) -> Result<MjcfSpatial, Error> {
                 }) {
                     return Err(Error::input(
                         name,
-                        describe(&doc, t),
+                        files.describe(t),
                         "a tendon with stiffness, damping, limits or friction is not supported",
                     ));
                 }
                 notes.push(format!(
                     "{}: not used (tendons without passive forces act only through actuators)",
-                    describe(&doc, n)
+                    files.describe(n)
                 ))
             }
             "actuator" | "sensor" | "contact" => {
-                notes.push(format!("{}: not used (contactlab reads the passive mechanism)", describe(&doc, n)))
+                notes.push(format!("{}: not used (contactlab reads the passive mechanism)", files.describe(n)))
             }
             other => {
                 return Err(err(format!(
@@ -230,7 +355,7 @@ pub fn parse(name: &str, text: &str) -> Result<MjcfSpatial, Error> {
     }
     let mut r = Reader {
         file: name,
-        doc: &doc,
+        files: &files,
         degree: angle == "degree",
         eulerseq: eulerseq.into_bytes(),
         inertia_from_geom: match ifg.as_str() {
@@ -440,7 +565,7 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
 
 /// Every attribute of the elements in [`ATTRIBUTES`] is MuJoCo's (in a `<default>` a `class`
 /// is allowed too); the first that is not is a one-line error naming it and its element.
-fn check_attributes(name: &str, doc: &Document) -> Result<(), Error> {
+fn check_attributes(name: &str, files: &Files, doc: &Document) -> Result<(), Error> {
     for n in doc.descendants().filter(|n| n.is_element()) {
         let Some((_, known)) = ATTRIBUTES.iter().find(|(t, _)| *t == n.tag_name().name()) else { continue };
         // (A tendon's <joint> is another element, with `coef`.)
@@ -452,7 +577,7 @@ fn check_attributes(name: &str, doc: &Document) -> Result<(), Error> {
         if let Some(a) = n.attributes().find(|a| !(known.contains(&a.name()) || (in_default && a.name() == "class"))) {
             return Err(Error::input(
                 name,
-                describe(doc, n),
+                files.describe(n),
                 format!("'{}' is not an attribute of <{}> in MuJoCo's schema", a.name(), n.tag_name().name()),
             ));
         }
@@ -469,7 +594,7 @@ fn floats(s: &str) -> Result<Vec<f64>, String> {
 
 impl<'a> Reader<'a> {
     fn err(&self, n: Node, m: impl Into<String>) -> Error {
-        Error::input(self.file, describe(self.doc, n), m)
+        Error::input(self.file, self.files.describe(n), m)
     }
 
     fn read_defaults(&mut self, n: Node, parent: &str, inherited: &HashMap<String, Attrs>) -> Result<(), Error> {
@@ -479,12 +604,13 @@ impl<'a> Reader<'a> {
             None => return Err(self.err(n, "a nested <default> needs a class")),
         };
         let mut mine = inherited.clone();
-        for c in n.children().filter(|c| c.is_element() && c.tag_name().name() != "default") {
+        let kids = self.files.children(self.file, n)?;
+        for c in kids.iter().copied().filter(|c| c.tag_name().name() != "default") {
             let e = mine.entry(c.tag_name().name().to_string()).or_default();
             e.extend(c.attributes().map(|a| (a.name().to_string(), a.value().to_string())));
         }
         self.classes.insert(class.clone(), mine.clone());
-        for c in n.children().filter(|c| c.is_element() && c.tag_name().name() == "default") {
+        for c in kids.iter().copied().filter(|c| c.tag_name().name() == "default") {
             self.read_defaults(c, &class, &mine)?;
         }
         Ok(())
@@ -587,7 +713,7 @@ impl<'a> Reader<'a> {
     /// The children of a body element (or of `<worldbody>`, `body = None`): `frame` is the
     /// transform from this body's MuJoCo frame to its frame in the tree.
     fn read_children(&mut self, n: Node, body: Option<usize>, frame: &Transform, class: &str) -> Result<(), Error> {
-        for c in n.children().filter(|c| c.is_element()) {
+        for c in self.files.children(self.file, n)? {
             match c.tag_name().name() {
                 "body" => self.read_body(c, body, frame, class)?,
                 "geom" => {
@@ -643,8 +769,12 @@ impl<'a> Reader<'a> {
         let name = n.attribute("name").map_or_else(|| format!("body{}", self.bodies.len()), str::to_string);
         // The body's pose in its parent's frame in the tree.
         let x_pb = parent_frame.then(&self.pose(n, &class)?);
-        let joints: Vec<Node> =
-            n.children().filter(|c| c.is_element() && matches!(c.tag_name().name(), "joint" | "freejoint")).collect();
+        let joints: Vec<Node> = self
+            .files
+            .children(self.file, n)?
+            .into_iter()
+            .filter(|c| matches!(c.tag_name().name(), "joint" | "freejoint"))
+            .collect();
         let mut placement = x_pb;
         let mut parent_idx = parent;
         let mut anchor = Vec3::zeros(); // the last joint's anchor in the body's frame
@@ -792,7 +922,8 @@ impl<'a> Reader<'a> {
 
     /// The body's inertia in its MuJoCo frame: its `<inertial>`, or its geoms' (module docs).
     fn body_inertia(&mut self, n: Node, class: &str) -> Result<SpatialInertia, Error> {
-        let inertial = n.children().find(|c| c.is_element() && c.tag_name().name() == "inertial");
+        let kids = self.files.children(self.file, n)?;
+        let inertial = kids.iter().copied().find(|c| c.tag_name().name() == "inertial");
         let from_geoms = self.inertia_from_geom == "true" || (self.inertia_from_geom == "auto" && inertial.is_none());
         if !from_geoms {
             let Some(i) = inertial else { return Ok(SpatialInertia::zero()) };
@@ -812,7 +943,7 @@ impl<'a> Reader<'a> {
             return Ok(SpatialInertia { mass, com: pose.pos, inertia: pose.rot * tensor * pose.rot.transpose() });
         }
         let mut total = SpatialInertia::zero();
-        for g in n.children().filter(|c| c.is_element() && c.tag_name().name() == "geom") {
+        for g in kids.iter().copied().filter(|c| c.tag_name().name() == "geom") {
             let group = self.number(g, class, "group", 0.0)? as i64;
             if group < self.group_range[0] || group > self.group_range[1] {
                 continue;
@@ -892,7 +1023,7 @@ impl<'a> Reader<'a> {
             other => {
                 self.notes.push(format!(
                     "{}: a {other} geom is skipped (no inertia or contacts from it)",
-                    describe(self.doc, g)
+                    self.files.describe(g)
                 ));
                 if self.inertia_from_geom != "false" && g.parent().is_some_and(|p| p.tag_name().name() == "body") {
                     return Err(self.err(

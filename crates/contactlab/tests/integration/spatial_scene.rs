@@ -211,3 +211,118 @@ fn a_3d_run_is_animated_as_a_gif_in_either_projection() {
     let e = "fisheye".parse::<Projection>().unwrap_err().to_string();
     assert!(e.contains("view") && e.contains("orthographic"), "{e}");
 }
+
+#[test]
+fn every_spatial_example_loads_and_runs() {
+    // Each file of examples/spatial is read as the command line reads it and simulated for
+    // 0.3 s, event-driven; none fails. The tipping box ends on its side, where Moreau–Jean
+    // puts it.
+    let dir = repo("examples/spatial");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 7, "{files:?}");
+    for f in &files {
+        let source = contactlab::api::spatial_source(f, None).unwrap().unwrap_or_else(|| panic!("{f:?}: not 3-D"));
+        let m = spatial_model(f, source).unwrap();
+        let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.3, ..Default::default() }).unwrap();
+        assert_ne!(r.end, "failed", "{f:?}: {:?}", r.termination);
+    }
+    let m = spatial_model(&dir.join("box-tipping.xml"), SpatialSource::Mjcf).unwrap();
+    let event = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    assert_eq!(event.end, "rest");
+    let s = SpatialSimSettings {
+        t_max: 1.0,
+        h: 1e-4,
+        method: contactlab::api::SpatialMethod::Moreau,
+        ..Default::default()
+    };
+    let moreau = spatial_simulate(&m, None, &s).unwrap();
+    let (a, b) = (event.q.last().unwrap(), moreau.q.last().unwrap());
+    // On its side: turned a quarter about y (MuJoCo's qw = qy = √½).
+    assert!((a[3] - 0.5f64.sqrt()).abs() < 1e-9 && (a[5] - 0.5f64.sqrt()).abs() < 1e-9, "{a:?}");
+    assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4), "{a:?}\n{b:?}");
+}
+
+#[test]
+fn a_tipping_box_s_edge_starts_to_slip_when_the_planar_engine_says_and_lands_on_its_side() {
+    // examples/spatial/box-tipping.xml against the same box written as a planar mechanism (two
+    // bottom corners): the edge's two corners start to slip together at the planar corner's
+    // slip onset, for a low and a high friction; then the box lands on its side face and rests.
+    // (With mu = 5 the slip starts from rest with the normal force still 0.95 N: its direction
+    // is the friction force's, not that of the round-off in the slip velocity, which once
+    // turned the two corners apart and lifted one.)
+    let (b, h, th) = (0.1f64, 0.2f64, 0.55f64);
+    let (cx, cz) = (b - (b * th.cos() - h * th.sin()), b * th.sin() + h * th.cos());
+    let m3 = spatial_model(&repo("examples/spatial/box-tipping.xml"), SpatialSource::Mjcf).unwrap();
+    for mu in [1.0, 5.0] {
+        let planar = format!(
+            "kind = \"multibody\"\ngravity = 9.81\n[[body]]\nname = \"box\"\njoint = \"planar\"\nmass = 3.0\n\
+             inertia = 0.05\n[[line]]\nname = \"floor\"\nnormal = [0.0, 1.0]\n[[contact]]\nname = \"left\"\n\
+             body = \"box\"\npoint = [-0.1, -0.2]\nmu = {mu}\n[[contact]]\nname = \"right\"\nbody = \"box\"\n\
+             point = [0.1, -0.2]\nmu = {mu}\n[initial]\nq = [{cx}, {cz}, {}]\nv = [0.0, 0.0, 0.0]\n",
+            -th
+        );
+        let doc = contactlab::model::ModelDoc::parse("box.toml", &planar, false).unwrap();
+        let m2 = contactlab::multibody::model::from_model(&doc).unwrap();
+        let s2 = contactlab::multibody::simulate::SimulateSettings { t_max: 0.6, ..Default::default() };
+        let r2 = contactlab::multibody::simulate::simulate(&m2, &m2.q0, &m2.v0, &s2).unwrap();
+        let onset2 = r2.events.iter().find(|e| e.kind == contactlab::hybrid::EventKind::SlipOnset).unwrap().t;
+        let s3 = SpatialSimSettings { t_max: 1.0, mu: Some(mu), ..Default::default() };
+        let r3 = spatial_simulate(&m3, None, &s3).unwrap();
+        let events = r3.events.as_ref().unwrap();
+        let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+        use contactlab::hybrid::EventKind::{Impact, SlipOnset};
+        assert_eq!(kinds, [SlipOnset, Impact], "mu {mu}: {events:?}");
+        assert_eq!(events[0].modes, "FPFPFFFF", "mu {mu}: both corners of the edge slip");
+        assert!((events[0].t - onset2).abs() < 1e-8, "mu {mu}: {} vs {onset2}", events[0].t);
+        assert_eq!(r3.end, "rest", "mu {mu}");
+        let q = r3.q.last().unwrap();
+        assert!((q[3] - 0.5f64.sqrt()).abs() < 1e-9 && (q[2] - 0.1).abs() < 1e-9, "mu {mu}: {q:?}");
+    }
+}
+
+#[test]
+fn an_mjcf_reads_its_includes_inside_its_folder_as_mujoco_does() {
+    // A scene that includes its robot and the robot's defaults (MuJoCo Menagerie's layout) is
+    // the same model as the robot written in one file; an include outside the folder, one
+    // included twice, a missing one and an <include> handed over as text are refused.
+    let dir = scratch("include");
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    let one = std::fs::read_to_string(repo("examples/spatial/box-tipping.xml")).unwrap();
+    let body_start = one.find("<body").unwrap();
+    let body_end = one.find("</body>").unwrap() + "</body>".len();
+    std::fs::write(dir.join("parts/box.xml"), format!("<mujoco>\n{}\n</mujoco>\n", &one[body_start..body_end]))
+        .unwrap();
+    std::fs::write(dir.join("parts/options.xml"), "<mujoco><option gravity=\"0 0 -9.81\"/></mujoco>").unwrap();
+    let scene = one
+        .replace(&one[body_start..body_end], "<include file=\"parts/box.xml\"/>")
+        .replace("<option gravity=\"0 0 -9.81\"/>", "<include file=\"parts/options.xml\"/>");
+    std::fs::write(dir.join("scene.xml"), &scene).unwrap();
+    let a = contactlab::spatial::mjcf::read(&repo("examples/spatial/box-tipping.xml")).unwrap();
+    let b = contactlab::spatial::mjcf::read(&dir.join("scene.xml")).unwrap();
+    assert_eq!(a.tree, b.tree);
+    assert_eq!((a.qpos0, a.coordinates), (b.qpos0, b.coordinates));
+    assert_eq!(a.geoms, b.geoms);
+    // An error inside an included file names that file and its line.
+    std::fs::write(
+        dir.join("parts/bad.xml"),
+        "<mujoco>\n<body>\n<geom type=\"box\" sizes=\"1 1 1\"/>\n</body>\n</mujoco>",
+    )
+    .unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        ("<include file=\"parts/bad.xml\"/>", &["parts/bad.xml, line 3", "sizes"]),
+        ("<include file=\"../outside.xml\"/>", &["<include> (line", "outside.xml"]),
+        ("<include file=\"parts/box.xml\"/><include file=\"parts/box.xml\"/>", &["included twice"]),
+        ("<include file=\"parts/missing.xml\"/>", &["missing.xml", "not a file"]),
+    ];
+    std::fs::write(dir.parent().unwrap().join("outside.xml"), "<mujoco/>").unwrap();
+    for (k, (inc, expect)) in cases.iter().enumerate() {
+        let text = format!("<mujoco>\n<worldbody>\n{inc}\n</worldbody>\n</mujoco>\n");
+        let path = dir.join(format!("case{k}.xml"));
+        std::fs::write(&path, text).unwrap();
+        let e = contactlab::spatial::mjcf::read(&path).map(|_| ()).unwrap_err().to_string();
+        assert!(!e.contains('\n') && expect.iter().all(|x| e.contains(x)), "{inc}\n-> {e}");
+    }
+    let e = contactlab::spatial::mjcf::parse("s.xml", &scene).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("<include") && e.contains("on disk"), "{e}");
+}

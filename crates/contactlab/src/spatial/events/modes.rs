@@ -137,10 +137,13 @@ impl EventScene<'_> {
     }
 
     /// The slip direction of a slipping contact with tangential velocity `ut` and reference
-    /// `d`: `ut`'s, blended with `d` far below the stop speed (a slip starting from rest).
+    /// `d`: that of `ut + δ d`, δ the stop speed. Well above δ it is `ut`'s; a slip starting
+    /// from rest starts along `d` (against the friction force that reached the cone), not
+    /// along the round-off in `ut`, whose direction differs between a symmetric edge's two
+    /// corners and, with a large μ, would load one and lift the other.
     pub(super) fn slip_direction(&self, ut: Vector2<f64>, d: [f64; 2]) -> Vector2<f64> {
         let d = Vector2::new(d[0], d[1]);
-        direction(ut + d * (1e-3 * self.stop_speed()), d)
+        direction(ut + d * self.stop_speed(), d)
     }
 
     /// The flow of `mode` at `(q, v)`: the acceleration and the contact forces (module docs of
@@ -268,7 +271,16 @@ impl EventScene<'_> {
                 },
             );
         }
-        let at_rest: Vec<bool> = classes.iter().map(|c| *c == Class::Rest).collect();
+        // At rest: sticking contacts, and slips starting from rest (below the stop speed): their
+        // tangential velocity is round-off, whose direction (out of a symmetric edge's plane,
+        // different at its two corners) must not steer the slip; it starts at zero.
+        let mut at_rest: Vec<bool> = classes.iter().map(|c| *c == Class::Rest).collect();
+        for (c, &i) in touching.iter().enumerate() {
+            if matches!(classes[i], Class::Sliding(_)) {
+                let u = &kin[c].rows * &*v;
+                at_rest[i] = Vector2::new(u[1], u[2]).norm() < self.stop_speed();
+            }
+        }
         self.project(q, v, &modes, &at_rest).ok_or_else(singular)?;
         // Rest: every closed contact sticks and their rows pin every velocity.
         let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
