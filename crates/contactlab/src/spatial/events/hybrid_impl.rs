@@ -16,6 +16,12 @@ const SIMULTANEOUS: f64 = 1e-7;
 const ZENO_JOIN_VEL: f64 = 1e-7;
 const ZENO_JOIN_SERIES: f64 = 1e-6;
 
+/// When a slip stops, the other slips slower than this many stop speeds stop with it if the
+/// contact problem then keeps every one of them sticking: a body sliding and spinning to rest
+/// on several contacts ends its slips together (in the limit, at one instant), and stopping
+/// them one at a time leaves the rest to a stiff flow whose slip directions turn ever faster.
+const GROUP_STOP: f64 = 100.0;
+
 type State = DMatrix<f64>;
 
 impl EventScene<'_> {
@@ -272,6 +278,25 @@ impl Hybrid for EventScene<'_> {
                     && margin <= tiny
                 {
                     classes[i] = Class::Sliding(-ft / ft.norm());
+                }
+            }
+        }
+        if info.kind == EventKind::SlipStop {
+            let slow: Vec<usize> = (0..nc)
+                .filter(|&i| {
+                    matches!(mode.get(i), Contact3Mode::Slip(_))
+                        && classes[i] != Class::Rest
+                        && ut(i).norm() < GROUP_STOP * self.stop_speed()
+                })
+                .collect();
+            if !slow.is_empty() {
+                let mut all = classes.clone();
+                slow.iter().for_each(|&i| all[i] = Class::Rest);
+                let (mut q2, mut v2) = (q.clone(), v.clone());
+                if let Ok(m) = self.settle(&mut q2, &mut v2, &all) {
+                    if (0..nc).filter(|&i| all[i] == Class::Rest).all(|i| m.get(i) == Contact3Mode::Stick) {
+                        return Transition::Jump { state: join(&q2, &v2), mode: m, info };
+                    }
                 }
             }
         }

@@ -16,14 +16,18 @@
 //! * **slip**: the force is `λ_n (n − μ ŝ)` against the current slip direction
 //!   `ŝ = u_t/‖u_t‖`, which turns during the slip; guards `λ_n` and `‖u_t‖ − δ`, with the stop
 //!   speed `δ` = [`modes::STOP_TOL`] of the velocity scale (where the slip stops, the contact
-//!   problem decides: stick, or slip on in a new direction). A slip that starts from rest
-//!   keeps the direction it started in until its speed is far above round-off.
+//!   problem decides: stick, or slip on in a new direction). The direction is that of
+//!   `u_t + δ d`, `d` the direction the slip started in: a slip that starts from rest starts
+//!   along the friction force that reached the cone (its velocity's round-off projected away),
+//!   not along round-off, which differs between a symmetric edge's corners.
 //!
 //! Contacts whose force guards reach zero together (to `1e-7` of the force scale: the two
-//! corners of a symmetric edge) lift off or start to slip together. A run is bounded by
-//! [`EventSettings::max_steps`]: near zero slip speed a slip's direction can spin while its
-//! speed hardly falls, a stiff regime in which the steps shrink (a box tumbling onto a corner
-//! can meet it); the run then ends with `step-limit`, and time-stepping is the robust route.
+//! corners of a symmetric edge) lift off or start to slip together. When a slip stops, the
+//! other slips slower than 100 `δ` stop with it if the contact problem then keeps them all
+//! sticking: a box sliding and spinning to rest on four corners ends its slips together, where
+//! stopping them one at a time left a stiff flow whose slip directions turned ever faster. A
+//! run is bounded by [`EventSettings::max_steps`] (the run then ends with `step-limit`, and
+//! time-stepping is the robust route).
 //!
 //! The flow of a mode solves `M v̇ = f + Σ Fᵢᵀ λᵢ` with the closed contacts' normal
 //! accelerations and the sticking ones' tangential accelerations zero; redundant constraints (a
