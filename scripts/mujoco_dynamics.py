@@ -21,7 +21,8 @@ import sys
 import mujoco
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mujoco_reference import ROOT, random_state  # noqa: E402
 
 
 def main():
@@ -37,14 +38,7 @@ def main():
     rng = np.random.default_rng(a.seed)
     worst = 0.0
     for k in range(a.states):
-        q = m.qpos0.copy() + rng.uniform(-0.4, 0.4, size=m.nq)
-        for j in range(m.njnt):
-            s = m.jnt_qposadr[j]
-            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-                q[s + 3 : s + 7] /= np.linalg.norm(q[s + 3 : s + 7])
-            elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-                q[s : s + 4] /= np.linalg.norm(q[s : s + 4])
-        v = rng.uniform(-1.0, 1.0, size=m.nv)
+        q, v = random_state(m, rng)
         d.qpos[:], d.qvel[:] = q, v
         mujoco.mj_forward(m, d)
         full = np.zeros((m.nv, m.nv))

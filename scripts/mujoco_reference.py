@@ -25,6 +25,19 @@ ROOT = os.path.dirname(HERE)
 MODELS = [("zoo", "sole"), ("ant", "third_ankle_geom"), ("humanoid", "left_hand"), ("hopper", "foot_geom"), ("half_cheetah", "ffoot")]
 
 
+def random_state(m, rng):
+    """A pseudo-random state: qpos0 plus uniform noise in [-0.4, 0.4] (free joints' and balls'
+    quaternions normalised) and qvel uniform in [-1, 1]."""
+    q = m.qpos0.copy() + rng.uniform(-0.4, 0.4, size=m.nq)
+    for j in range(m.njnt):
+        a = m.jnt_qposadr[j]
+        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            q[a + 3 : a + 7] /= np.linalg.norm(q[a + 3 : a + 7])
+        elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
+            q[a : a + 4] /= np.linalg.norm(q[a : a + 4])
+    return q, rng.uniform(-1.0, 1.0, size=m.nv)
+
+
 def main():
     out_dir = os.path.join(ROOT, "crates", "contactlab", "tests", "data", "mujoco")
     os.makedirs(out_dir, exist_ok=True)
@@ -38,14 +51,7 @@ def main():
             raise SystemExit(f"{name}: no geom {geom}")
         records = []
         for _ in range(3):
-            q = m.qpos0.copy() + rng.uniform(-0.4, 0.4, size=m.nq)
-            for j in range(m.njnt):
-                a = m.jnt_qposadr[j]
-                if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-                    q[a + 3 : a + 7] /= np.linalg.norm(q[a + 3 : a + 7])
-                elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-                    q[a : a + 4] /= np.linalg.norm(q[a : a + 4])
-            v = rng.uniform(-1.0, 1.0, size=m.nv)
+            q, v = random_state(m, rng)
             d.qpos[:] = q
             d.qvel[:] = v
             mujoco.mj_forward(m, d)
