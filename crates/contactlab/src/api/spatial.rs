@@ -601,14 +601,11 @@ pub fn spatial_animation(
     view: crate::plot::render3d::View3,
     path: &Path,
 ) -> Result<(), Error> {
-    use crate::multibody::simulate::{GIF_FPS, GIF_MAX_FRAMES};
     use crate::plot::render3d::{save_gif_3d, shape_triangles, Frame3, Mesh, View3, PALETTE};
     let (Some(&t0), Some(&t1)) = (r.t.first(), r.t.last()) else {
         return Err(Error::Output(format!("{}: no samples to animate", path.display())));
     };
-    let frames = (((t1 - t0) * GIF_FPS).ceil() as usize + 1).clamp(1, GIF_MAX_FRAMES);
-    let dt = if frames > 1 { (t1 - t0) / (frames - 1) as f64 } else { 0.0 };
-    let delay_ms = ((1000.0 * dt).round() as u32).clamp(20, 1000 / GIF_FPS as u32);
+    let (frames, dt, delay_ms) = crate::multibody::simulate::gif_timing(t0, t1);
     let g = m.tree.gravity;
     let view = View3 { up: if g.norm() > 0.0 { -g / g.norm() } else { view.up }, ..view };
     let mut out = Vec::with_capacity(frames);

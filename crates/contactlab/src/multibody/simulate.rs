@@ -251,6 +251,15 @@ pub const GIF_FPS: f64 = 25.0;
 /// Largest number of frames of the animation.
 pub const GIF_MAX_FRAMES: usize = 250;
 
+/// An animation of the times `t0..t1`: its number of frames ([`GIF_FPS`] of simulated time, at
+/// most [`GIF_MAX_FRAMES`]), the simulated time between frames and each frame's delay (ms).
+pub(crate) fn gif_timing(t0: f64, t1: f64) -> (usize, f64, u32) {
+    let frames = (((t1 - t0) * GIF_FPS).ceil() as usize + 1).clamp(1, GIF_MAX_FRAMES);
+    let dt = if frames > 1 { (t1 - t0) / (frames - 1) as f64 } else { 0.0 };
+    let delay_ms = ((1000.0 * dt).round() as u32).clamp(20, 1000 / GIF_FPS as u32);
+    (frames, dt, delay_ms)
+}
+
 impl Simulation {
     /// Writes the animation of the run as a GIF at `path`: each body its `shape` if the model
     /// gives one, else the convex hull of its joint, its children's joints, its contact points and
@@ -263,9 +272,7 @@ impl Simulation {
             return Err(Error::Output(format!("{}: no samples to animate", path.display())));
         };
         let (t0, t1) = (first.t, last.t);
-        let frames = (((t1 - t0) * GIF_FPS).ceil() as usize + 1).clamp(1, GIF_MAX_FRAMES);
-        let dt = if frames > 1 { (t1 - t0) / (frames - 1) as f64 } else { 0.0 };
-        let delay_ms = ((1000.0 * dt).round() as u32).clamp(20, 1000 / GIF_FPS as u32);
+        let (frames, dt, delay_ms) = gif_timing(t0, t1);
         let tree = &m.tree;
         let bodies = tree.bodies();
         let zeros = vec![0.0; m.dof()];
