@@ -134,7 +134,7 @@ fn vec3(f: &Fields<'_>, key: &str) -> Result<Vec3, Error> {
 }
 
 /// A `[[joint]]` table: a one-coordinate joint's `stiffness` (about `reference`, default its
-/// coordinate in `q0`) and `damping`.
+/// coordinate in the file's reference configuration, read before `[initial]`) and `damping`.
 fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
     let name = j.str_opt("name")?.ok_or_else(|| j.error("name", "missing: name a joint"))?;
     let (Some(iq), Some(iv)) =
