@@ -5,94 +5,125 @@
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub};
 
-use nalgebra::{Matrix3, Matrix6, Vector3};
+use nalgebra::{Matrix3, Matrix6, RealField, Vector3};
 
 /// A 3-vector.
 pub type Vec3 = Vector3<f64>;
 /// A 3×3 matrix.
 pub type Mat3 = Matrix3<f64>;
 
+/// The scalars the spatial algorithms run in: `f64`, or a dual number of [`num_dual`] whose
+/// dual parts carry exact derivatives ([`crate::spatial::derivatives`]).
+pub trait Real: RealField + Copy {}
+impl<T: RealField + Copy> Real for T {}
+
+/// The constant `x` as a scalar `T`.
+#[inline]
+pub fn real<T: Real>(x: f64) -> T {
+    nalgebra::convert(x)
+}
+
+/// A constant vector as one of scalars `T`.
+#[inline]
+pub fn real3<T: Real>(x: &Vec3) -> Vector3<T> {
+    Vector3::new(real(x.x), real(x.y), real(x.z))
+}
+
+/// A constant matrix as one of scalars `T`.
+#[inline]
+pub fn real33<T: Real>(x: &Mat3) -> Matrix3<T> {
+    x.map(real)
+}
+
 /// A spatial motion vector `(v, ω)` at a frame's origin, in its axes.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Motion {
+pub struct Motion<T: nalgebra::Scalar = f64> {
     /// Linear velocity (or acceleration) of the frame's origin (m/s).
-    pub lin: Vec3,
+    pub lin: Vector3<T>,
     /// Angular velocity (rad/s).
-    pub ang: Vec3,
+    pub ang: Vector3<T>,
 }
 
 /// A spatial force vector `(f, n)`: force and moment about a frame's origin, in its axes.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Force {
+pub struct Force<T: nalgebra::Scalar = f64> {
     /// Force (N).
-    pub lin: Vec3,
+    pub lin: Vector3<T>,
     /// Moment about the frame's origin (N m).
-    pub ang: Vec3,
+    pub ang: Vector3<T>,
 }
 
-impl Motion {
+impl<T: Real> Motion<T> {
     /// `(v, ω)`.
-    pub fn new(lin: Vec3, ang: Vec3) -> Self {
+    pub fn new(lin: Vector3<T>, ang: Vector3<T>) -> Self {
         Self { lin, ang }
     }
     /// Zero motion.
     pub fn zero() -> Self {
-        Self::default()
+        Self { lin: Vector3::zeros(), ang: Vector3::zeros() }
     }
     /// The motion cross product `self × m` (`crm`): `(ω×v' + v×ω', ω×ω')`.
-    pub fn cross(&self, m: &Motion) -> Motion {
+    pub fn cross(&self, m: &Motion<T>) -> Motion<T> {
         Motion { lin: self.ang.cross(&m.lin) + self.lin.cross(&m.ang), ang: self.ang.cross(&m.ang) }
     }
     /// The force cross product `self ×* f` (`crf`): `(ω×f, ω×n + v×f)`.
-    pub fn cross_force(&self, f: &Force) -> Force {
+    pub fn cross_force(&self, f: &Force<T>) -> Force<T> {
         Force { lin: self.ang.cross(&f.lin), ang: self.ang.cross(&f.ang) + self.lin.cross(&f.lin) }
     }
     /// The power `m · f` of a force on a motion.
-    pub fn dot(&self, f: &Force) -> f64 {
+    pub fn dot(&self, f: &Force<T>) -> T {
         self.lin.dot(&f.lin) + self.ang.dot(&f.ang)
     }
 }
 
-impl Force {
+impl Motion {
+    /// The motion in scalars `T`.
+    #[inline]
+    pub fn cast<T: Real>(&self) -> Motion<T> {
+        Motion { lin: real3(&self.lin), ang: real3(&self.ang) }
+    }
+}
+
+impl<T: Real> Force<T> {
     /// `(f, n)`.
-    pub fn new(lin: Vec3, ang: Vec3) -> Self {
+    pub fn new(lin: Vector3<T>, ang: Vector3<T>) -> Self {
         Self { lin, ang }
     }
     /// Zero force.
     pub fn zero() -> Self {
-        Self::default()
+        Self { lin: Vector3::zeros(), ang: Vector3::zeros() }
     }
 }
 
 macro_rules! linear_ops {
     ($t:ident) => {
-        impl Add for $t {
-            type Output = $t;
-            fn add(self, o: $t) -> $t {
+        impl<T: Real> Add for $t<T> {
+            type Output = $t<T>;
+            fn add(self, o: $t<T>) -> $t<T> {
                 $t { lin: self.lin + o.lin, ang: self.ang + o.ang }
             }
         }
-        impl AddAssign for $t {
-            fn add_assign(&mut self, o: $t) {
+        impl<T: Real> AddAssign for $t<T> {
+            fn add_assign(&mut self, o: $t<T>) {
                 self.lin += o.lin;
                 self.ang += o.ang;
             }
         }
-        impl Sub for $t {
-            type Output = $t;
-            fn sub(self, o: $t) -> $t {
+        impl<T: Real> Sub for $t<T> {
+            type Output = $t<T>;
+            fn sub(self, o: $t<T>) -> $t<T> {
                 $t { lin: self.lin - o.lin, ang: self.ang - o.ang }
             }
         }
-        impl Neg for $t {
-            type Output = $t;
-            fn neg(self) -> $t {
+        impl<T: Real> Neg for $t<T> {
+            type Output = $t<T>;
+            fn neg(self) -> $t<T> {
                 $t { lin: -self.lin, ang: -self.ang }
             }
         }
-        impl Mul<f64> for $t {
-            type Output = $t;
-            fn mul(self, s: f64) -> $t {
+        impl<T: Real> Mul<T> for $t<T> {
+            type Output = $t<T>;
+            fn mul(self, s: T) -> $t<T> {
                 $t { lin: self.lin * s, ang: self.ang * s }
             }
         }
@@ -104,62 +135,70 @@ linear_ops!(Force);
 /// A rigid transform: the pose of a frame B in a frame A, `rot` having B's axes as columns (in
 /// A's) and `pos` B's origin in A. Points map as `x_A = rot x_B + pos`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Transform {
+pub struct Transform<T: nalgebra::Scalar = f64> {
     /// Rotation from B's axes to A's.
-    pub rot: Mat3,
+    pub rot: Matrix3<T>,
     /// B's origin in A.
-    pub pos: Vec3,
+    pub pos: Vector3<T>,
 }
 
-impl Default for Transform {
+impl<T: Real> Default for Transform<T> {
     fn default() -> Self {
         Self::identity()
     }
 }
 
 impl Transform {
+    /// The transform in scalars `T`.
+    #[inline]
+    pub fn cast<T: Real>(&self) -> Transform<T> {
+        Transform { rot: real33(&self.rot), pos: real3(&self.pos) }
+    }
+}
+
+impl<T: Real> Transform<T> {
     /// The identity.
     pub fn identity() -> Self {
-        Self { rot: Mat3::identity(), pos: Vec3::zeros() }
+        Self { rot: Matrix3::identity(), pos: Vector3::zeros() }
     }
     /// A pure translation.
-    pub fn translation(pos: Vec3) -> Self {
-        Self { rot: Mat3::identity(), pos }
+    pub fn translation(pos: Vector3<T>) -> Self {
+        Self { rot: Matrix3::identity(), pos }
     }
     /// A pure rotation.
-    pub fn rotation(rot: Mat3) -> Self {
-        Self { rot, pos: Vec3::zeros() }
+    pub fn rotation(rot: Matrix3<T>) -> Self {
+        Self { rot, pos: Vector3::zeros() }
     }
     /// The pose of C in A from `self` (B in A) and `bc` (C in B).
-    pub fn then(&self, bc: &Transform) -> Transform {
+    pub fn then(&self, bc: &Transform<T>) -> Transform<T> {
         Transform { rot: self.rot * bc.rot, pos: self.pos + self.rot * bc.pos }
     }
     /// The pose of A in B.
-    pub fn inverse(&self) -> Transform {
+    pub fn inverse(&self) -> Transform<T> {
         let rt = self.rot.transpose();
         Transform { rot: rt, pos: -(rt * self.pos) }
     }
     /// A point of B in A's coordinates.
-    pub fn point(&self, x: &Vec3) -> Vec3 {
+    pub fn point(&self, x: &Vector3<T>) -> Vector3<T> {
         self.rot * x + self.pos
     }
     /// A motion at B's origin in B's axes, as the same motion at A's origin in A's axes.
-    pub fn motion_to_parent(&self, m: &Motion) -> Motion {
+    pub fn motion_to_parent(&self, m: &Motion<T>) -> Motion<T> {
         let ang = self.rot * m.ang;
         Motion { lin: self.rot * m.lin + self.pos.cross(&ang), ang }
     }
     /// The inverse of [`Transform::motion_to_parent`]: from A to B.
-    pub fn motion_from_parent(&self, m: &Motion) -> Motion {
+    pub fn motion_from_parent(&self, m: &Motion<T>) -> Motion<T> {
         let rt = self.rot.transpose();
         Motion { lin: rt * (m.lin - self.pos.cross(&m.ang)), ang: rt * m.ang }
     }
     /// A force at B's origin in B's axes, as the same force at A's origin in A's axes.
-    pub fn force_to_parent(&self, f: &Force) -> Force {
+    pub fn force_to_parent(&self, f: &Force<T>) -> Force<T> {
         let lin = self.rot * f.lin;
         Force { lin, ang: self.rot * f.ang + self.pos.cross(&lin) }
     }
     /// The inverse of [`Transform::force_to_parent`]: from A to B.
-    pub fn force_from_parent(&self, f: &Force) -> Force {
+    pub fn force_from_parent(&self, f: &Force<T>) -> Force<T> {
         let rt = self.rot.transpose();
         Force { lin: rt * f.lin, ang: rt * (f.ang - self.pos.cross(&f.lin)) }
     }
@@ -168,76 +207,85 @@ impl Transform {
 /// The spatial inertia of a rigid body about a frame's origin, in its axes: the mass, the centre
 /// of mass and the rotational inertia about the centre of mass (in the frame's axes).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SpatialInertia {
+pub struct SpatialInertia<T: nalgebra::Scalar = f64> {
     /// Mass (kg).
-    pub mass: f64,
+    pub mass: T,
     /// Centre of mass (m).
-    pub com: Vec3,
+    pub com: Vector3<T>,
     /// Rotational inertia about the centre of mass (kg m²), symmetric.
-    pub inertia: Mat3,
+    pub inertia: Matrix3<T>,
 }
 
 impl SpatialInertia {
+    /// The inertia in scalars `T`.
+    #[inline]
+    pub fn cast<T: Real>(&self) -> SpatialInertia<T> {
+        SpatialInertia { mass: real(self.mass), com: real3(&self.com), inertia: real33(&self.inertia) }
+    }
+}
+
+impl<T: Real> SpatialInertia<T> {
     /// No mass.
     pub fn zero() -> Self {
-        Self { mass: 0.0, com: Vec3::zeros(), inertia: Mat3::zeros() }
+        Self { mass: T::zero(), com: Vector3::zeros(), inertia: Matrix3::zeros() }
     }
     /// The momentum `I m` of the body moving with `m`: `(m v_c, I_c ω + c × m v_c)` with
     /// `v_c = v + ω × c` the velocity of the centre of mass.
-    pub fn apply(&self, m: &Motion) -> Force {
+    pub fn apply(&self, m: &Motion<T>) -> Force<T> {
         let h = (m.lin - self.com.cross(&m.ang)) * self.mass;
         Force { lin: h, ang: self.inertia * m.ang + self.com.cross(&h) }
     }
     /// The 6×6 matrix (Pinocchio's ordering): `[[m 1, −m [c]×], [m [c]×, I_c − m [c]×²]]`.
-    pub fn matrix(&self) -> Matrix6<f64> {
+    pub fn matrix(&self) -> Matrix6<T> {
         let c = self.com.cross_matrix();
         let m = self.mass;
         let mut out = Matrix6::zeros();
-        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Mat3::identity() * m));
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() * m));
         out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-c * m));
         out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(c * m));
         out.fixed_view_mut::<3, 3>(3, 3).copy_from(&(self.inertia - c * c * m));
         out
     }
     /// The same body's inertia in the frame A of which `x` is the pose of this frame.
-    pub fn to_parent(&self, x: &Transform) -> SpatialInertia {
+    pub fn to_parent(&self, x: &Transform<T>) -> SpatialInertia<T> {
         SpatialInertia { mass: self.mass, com: x.point(&self.com), inertia: x.rot * self.inertia * x.rot.transpose() }
     }
     /// Two bodies rigidly joined (both about the same frame): masses add, centres of mass
     /// average, and the inertias about the common centre of mass add by the parallel-axis theorem.
-    pub fn combined(&self, o: &SpatialInertia) -> SpatialInertia {
+    pub fn combined(&self, o: &SpatialInertia<T>) -> SpatialInertia<T> {
         let mass = self.mass + o.mass;
-        if mass == 0.0 {
-            return SpatialInertia { mass, com: Vec3::zeros(), inertia: self.inertia + o.inertia };
+        if mass == T::zero() {
+            return SpatialInertia { mass, com: Vector3::zeros(), inertia: self.inertia + o.inertia };
         }
         let com = (self.com * self.mass + o.com * o.mass) / mass;
-        let shift = |m: f64, d: Vec3| (Mat3::identity() * d.norm_squared() - d * d.transpose()) * m;
+        let shift = |m: T, d: Vector3<T>| (Matrix3::identity() * d.norm_squared() - d * d.transpose()) * m;
         let inertia = self.inertia + shift(self.mass, self.com - com) + o.inertia + shift(o.mass, o.com - com);
         SpatialInertia { mass, com, inertia }
     }
 }
 
 /// The rotation by `angle` about the unit vector `axis` (Rodrigues).
-pub fn axis_angle(axis: &Vec3, angle: f64) -> Mat3 {
+pub fn axis_angle<T: Real>(axis: &Vec3, angle: T) -> Matrix3<T> {
     let (s, c) = angle.sin_cos();
-    let k = axis.cross_matrix();
-    Mat3::identity() + k * s + k * k * (1.0 - c)
+    let k = real3::<T>(axis).cross_matrix();
+    Matrix3::identity() + k * s + k * k * (T::one() - c)
 }
 
 /// The rotation of the unit quaternion `(x, y, z, w)` (normalised first).
-pub fn quaternion_matrix(x: f64, y: f64, z: f64, w: f64) -> Mat3 {
+pub fn quaternion_matrix<T: Real>(x: T, y: T, z: T, w: T) -> Matrix3<T> {
     let n = (x * x + y * y + z * z + w * w).sqrt();
     let (x, y, z, w) = (x / n, y / n, z / n, w / n);
-    Mat3::new(
-        1.0 - 2.0 * (y * y + z * z),
-        2.0 * (x * y - z * w),
-        2.0 * (x * z + y * w),
-        2.0 * (x * y + z * w),
-        1.0 - 2.0 * (x * x + z * z),
-        2.0 * (y * z - x * w),
-        2.0 * (x * z - y * w),
-        2.0 * (y * z + x * w),
-        1.0 - 2.0 * (x * x + y * y),
+    let (one, two) = (T::one(), real::<T>(2.0));
+    Matrix3::new(
+        one - two * (y * y + z * z),
+        two * (x * y - z * w),
+        two * (x * z + y * w),
+        two * (x * y + z * w),
+        one - two * (x * x + z * z),
+        two * (y * z - x * w),
+        two * (x * z - y * w),
+        two * (y * z + x * w),
+        one - two * (x * x + y * y),
     )
 }
 

@@ -17,9 +17,9 @@
 //! every shape above, the lowest point being extremal) and the tangential `J_t = [t₁ᵀ J; t₂ᵀ J]`
 //! with `(t₁, t₂, n)` a right-handed orthonormal frame fixed by the plane.
 
-use nalgebra::{Matrix2xX, RowDVector};
+use nalgebra::{Matrix2xX, Matrix3, RowDVector, Vector3};
 
-use super::algebra::{Mat3, Transform, Vec3};
+use super::algebra::{real, real3, Real, Transform, Vec3};
 use super::geometry::{Collision, Shape};
 use super::tree::SpatialTree;
 
@@ -53,36 +53,37 @@ impl Plane {
 
 /// One contact point between a body and a plane at a configuration.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContactPoint3 {
+pub struct ContactPoint3<T: nalgebra::Scalar = f64> {
     /// The body.
     pub body: usize,
     /// The contact point (world).
-    pub point: Vec3,
+    pub point: Vector3<T>,
     /// The contact point in the body's frame (the material point whose motion the Jacobians
     /// give).
-    pub local: Vec3,
+    pub local: Vector3<T>,
     /// The gap along the plane's normal (negative: penetration).
-    pub gap: f64,
+    pub gap: T,
 }
 
 /// The candidate contact points of `shape` (on `body`, at `pose` in its frame) with `plane` at
-/// `q` (module docs).
-pub fn contact_points(tree: &SpatialTree, q: &[f64], c: &Collision, plane: &Plane) -> Vec<ContactPoint3> {
+/// `q` (module docs), in any scalar type (dual numbers give the points' exact derivatives).
+pub fn contact_points<T: Real>(tree: &SpatialTree, q: &[T], c: &Collision, plane: &Plane) -> Vec<ContactPoint3<T>> {
     let Some(body) = c.body else { return vec![] };
     let x_b = tree.poses(q)[body];
-    let x = x_b.then(&c.pose);
-    let n = plane.normal;
+    let x = x_b.then(&c.pose.cast());
+    let (n, p0) = (real3::<T>(&plane.normal), real3::<T>(&plane.point));
+    let r = |x: f64| real::<T>(x);
     let mut out = vec![];
-    let mut push = |p: Vec3| {
+    let mut push = |p: Vector3<T>| {
         let local = x_b.inverse().point(&p);
-        out.push(ContactPoint3 { body, point: p, local, gap: n.dot(&(p - plane.point)) });
+        out.push(ContactPoint3 { body, point: p, local, gap: n.dot(&(p - p0)) });
     };
     let z = x.rot.column(2).into_owned();
     match c.shape {
-        Shape::Sphere { radius } => push(x.pos - n * radius),
+        Shape::Sphere { radius } => push(x.pos - n * r(radius)),
         Shape::Capsule { radius, length } => {
             for s in [-0.5, 0.5] {
-                push(x.pos + z * (s * length) - n * radius);
+                push(x.pos + z * r(s * length) - n * r(radius));
             }
         }
         Shape::Box { size } => {
@@ -92,28 +93,28 @@ pub fn contact_points(tree: &SpatialTree, q: &[f64], c: &Collision, plane: &Plan
                     if k & 2 == 0 { -0.5 } else { 0.5 } * size.y,
                     if k & 4 == 0 { -0.5 } else { 0.5 } * size.z,
                 );
-                push(x.point(&corner));
+                push(x.point(&real3(&corner)));
             }
         }
         Shape::Cylinder { radius, length } => {
             let w = n - z * n.dot(&z);
             for s in [-0.5, 0.5] {
-                let e = x.pos + z * (s * length);
-                if w.norm() > 1e-9 {
-                    push(e - w.normalize() * radius);
+                let e = x.pos + z * r(s * length);
+                if w.norm() > r(1e-9) {
+                    push(e - w.normalize() * r(radius));
                 } else {
                     let (t1, t2) = (x.rot.column(0).into_owned(), x.rot.column(1).into_owned());
                     for d in [t1, t2, -t1, -t2] {
-                        push(e + d * radius);
+                        push(e + d * r(radius));
                     }
                 }
             }
         }
         Shape::Ellipsoid { radii } => {
-            let a2 = Mat3::from_diagonal(&radii.component_mul(&radii));
+            let a2 = Matrix3::from_diagonal(&real3::<T>(&radii.component_mul(&radii)));
             let m = x.rot * a2 * x.rot.transpose();
             let s = (n.dot(&(m * n))).sqrt();
-            if s > 0.0 {
+            if s > T::zero() {
                 push(x.pos - m * n / s);
             }
         }
@@ -123,15 +124,16 @@ pub fn contact_points(tree: &SpatialTree, q: &[f64], c: &Collision, plane: &Plan
 }
 
 /// The contact's normal Jacobian `J_n` (1 × nv) and tangential Jacobian `J_t` (2 × nv) at `q`.
-pub fn contact_jacobians(
+pub fn contact_jacobians<T: Real>(
     tree: &SpatialTree,
-    q: &[f64],
-    c: &ContactPoint3,
+    q: &[T],
+    c: &ContactPoint3<T>,
     plane: &Plane,
-) -> (RowDVector<f64>, Matrix2xX<f64>) {
+) -> (RowDVector<T>, Matrix2xX<T>) {
     let j = tree.point_jacobian(q, c.body, &c.local);
     let (t1, t2) = plane.tangents();
-    let jn = RowDVector::from_iterator(j.ncols(), (0..j.ncols()).map(|k| plane.normal.dot(&j.column(k))));
+    let (n, t1, t2) = (real3::<T>(&plane.normal), real3::<T>(&t1), real3::<T>(&t2));
+    let jn = RowDVector::from_iterator(j.ncols(), (0..j.ncols()).map(|k| n.dot(&j.column(k))));
     let jt = Matrix2xX::from_fn(j.ncols(), |r, k| if r == 0 { t1.dot(&j.column(k)) } else { t2.dot(&j.column(k)) });
     (jn, jt)
 }
@@ -143,7 +145,7 @@ pub fn plane_of(pose: &Transform) -> Plane {
 
 #[cfg(test)]
 mod tests {
-    use super::super::algebra::{rpy, SpatialInertia};
+    use super::super::algebra::{rpy, Mat3, SpatialInertia};
     use super::super::joint::Joint3;
     use super::super::tree::Body3;
     use super::*;

@@ -21,7 +21,9 @@
 //! frame, so the velocity-product term `c_J = Ṡ v` of Featherstone's algorithms is zero; the
 //! velocities that are not rates of `q` (planar, ball, free) map to `q̇` by [`Joint3::qdot`].
 
-use super::algebra::{axis_angle, quaternion_matrix, Force, Mat3, Motion, Transform, Vec3};
+use nalgebra::Vector3;
+
+use super::algebra::{axis_angle, quaternion_matrix, real, real3, Force, Mat3, Motion, Real, Transform, Vec3};
 
 /// A joint (module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +54,7 @@ pub enum Joint3 {
 
 impl Joint3 {
     /// Number of configuration coordinates.
+    #[inline]
     pub fn nq(&self) -> usize {
         match self {
             Joint3::Fixed => 0,
@@ -63,6 +66,7 @@ impl Joint3 {
     }
 
     /// Number of velocity coordinates.
+    #[inline]
     pub fn nv(&self) -> usize {
         match self {
             Joint3::Fixed => 0,
@@ -88,22 +92,23 @@ impl Joint3 {
 
     /// The body frame's pose in the joint's placement frame at `q` (`nq` numbers; a quaternion
     /// need not be normalised).
-    pub fn transform(&self, q: &[f64]) -> Transform {
+    pub fn transform<T: Real>(&self, q: &[T]) -> Transform<T> {
         match self {
             Joint3::Fixed => Transform::identity(),
             Joint3::Revolute { axis } => Transform::rotation(axis_angle(axis, q[0])),
-            Joint3::Prismatic { axis } => Transform::translation(axis * q[0]),
-            Joint3::Planar => Transform { rot: axis_angle(&Vec3::z(), q[2]), pos: Vec3::new(q[0], q[1], 0.0) },
+            Joint3::Prismatic { axis } => Transform::translation(real3::<T>(axis) * q[0]),
+            Joint3::Planar => Transform { rot: axis_angle(&Vec3::z(), q[2]), pos: Vector3::new(q[0], q[1], T::zero()) },
             Joint3::Ball => Transform::rotation(quaternion_matrix(q[0], q[1], q[2], q[3])),
             Joint3::Free => {
-                Transform { rot: quaternion_matrix(q[3], q[4], q[5], q[6]), pos: Vec3::new(q[0], q[1], q[2]) }
+                Transform { rot: quaternion_matrix(q[3], q[4], q[5], q[6]), pos: Vector3::new(q[0], q[1], q[2]) }
             }
-            Joint3::Translation => Transform::translation(Vec3::new(q[0], q[1], q[2])),
+            Joint3::Translation => Transform::translation(Vector3::new(q[0], q[1], q[2])),
             Joint3::BallWxyz => Transform::rotation(quaternion_matrix(q[1], q[2], q[3], q[0])),
         }
     }
 
     /// Column `k` of the motion subspace `S` (in the body's axes).
+    #[inline]
     pub fn column(&self, k: usize) -> Motion {
         let e = |i: usize| Vec3::from_fn(|r, _| if r == i { 1.0 } else { 0.0 });
         match self {
@@ -120,24 +125,25 @@ impl Joint3 {
     }
 
     /// The joint's velocity `S v` (in the body's axes).
-    pub fn motion(&self, v: &[f64]) -> Motion {
+    pub fn motion<T: Real>(&self, v: &[T]) -> Motion<T> {
+        let (o, z) = (T::zero(), Vector3::zeros());
         match self {
             Joint3::Fixed => Motion::zero(),
-            Joint3::Revolute { axis } => Motion::new(Vec3::zeros(), axis * v[0]),
-            Joint3::Prismatic { axis } => Motion::new(axis * v[0], Vec3::zeros()),
-            Joint3::Planar => Motion::new(Vec3::new(v[0], v[1], 0.0), Vec3::new(0.0, 0.0, v[2])),
-            Joint3::Ball | Joint3::BallWxyz => Motion::new(Vec3::zeros(), Vec3::new(v[0], v[1], v[2])),
-            Joint3::Translation => Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::zeros()),
-            Joint3::Free => Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5])),
+            Joint3::Revolute { axis } => Motion::new(z, real3::<T>(axis) * v[0]),
+            Joint3::Prismatic { axis } => Motion::new(real3::<T>(axis) * v[0], z),
+            Joint3::Planar => Motion::new(Vector3::new(v[0], v[1], o), Vector3::new(o, o, v[2])),
+            Joint3::Ball | Joint3::BallWxyz => Motion::new(z, Vector3::new(v[0], v[1], v[2])),
+            Joint3::Translation => Motion::new(Vector3::new(v[0], v[1], v[2]), z),
+            Joint3::Free => Motion::new(Vector3::new(v[0], v[1], v[2]), Vector3::new(v[3], v[4], v[5])),
         }
     }
 
     /// `Sᵀ f` into `out` (`nv` numbers): the generalised force of a spatial force on the body.
-    pub fn project(&self, f: &Force, out: &mut [f64]) {
+    pub fn project<T: Real>(&self, f: &Force<T>, out: &mut [T]) {
         match self {
             Joint3::Fixed => {}
-            Joint3::Revolute { axis } => out[0] = axis.dot(&f.ang),
-            Joint3::Prismatic { axis } => out[0] = axis.dot(&f.lin),
+            Joint3::Revolute { axis } => out[0] = real3::<T>(axis).dot(&f.ang),
+            Joint3::Prismatic { axis } => out[0] = real3::<T>(axis).dot(&f.lin),
             Joint3::Planar => {
                 out[0] = f.lin.x;
                 out[1] = f.lin.y;
@@ -153,7 +159,7 @@ impl Joint3 {
     }
 
     /// `q̇` (`nq` numbers) from `q` and `v`.
-    pub fn qdot(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+    pub fn qdot<T: Real>(&self, q: &[T], v: &[T], out: &mut [T]) {
         match self {
             Joint3::Fixed => {}
             Joint3::Revolute { .. } | Joint3::Prismatic { .. } => out[0] = v[0],
@@ -166,14 +172,14 @@ impl Joint3 {
             Joint3::Ball => quaternion_rate(&q[..4], &v[..3], out),
             Joint3::Translation => out[..3].copy_from_slice(&v[..3]),
             Joint3::BallWxyz => {
-                let mut r = [0.0; 4];
+                let mut r = [T::zero(); 4];
                 quaternion_rate(&[q[1], q[2], q[3], q[0]], &v[..3], &mut r);
                 out[0] = r[3];
                 out[1..4].copy_from_slice(&r[..3]);
             }
             Joint3::Free => {
                 let r = quaternion_matrix(q[3], q[4], q[5], q[6]);
-                let p = r * Vec3::new(v[0], v[1], v[2]);
+                let p = r * Vector3::new(v[0], v[1], v[2]);
                 out[..3].copy_from_slice(p.as_slice());
                 quaternion_rate(&q[3..7], &v[3..6], &mut out[3..7]);
             }
@@ -193,14 +199,14 @@ impl Joint3 {
 
     /// Scales the joint's quaternion to unit length (other joints are left alone); `false` if
     /// it is zero or not finite.
-    pub fn normalize(&self, q: &mut [f64]) -> bool {
+    pub fn normalize<T: Real>(&self, q: &mut [T]) -> bool {
         let quat = match self {
             Joint3::Ball | Joint3::BallWxyz => &mut q[..4],
             Joint3::Free => &mut q[3..7],
             _ => return true,
         };
-        let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if !(n > 0.0 && n.is_finite()) {
+        let n = quat.iter().fold(T::zero(), |a, &x| a + x * x).sqrt();
+        if !(n > T::zero() && n.is_finite()) {
             return false;
         }
         quat.iter_mut().for_each(|x| *x /= n);
@@ -309,7 +315,7 @@ impl Joint3 {
     }
 
     /// The rotation of the body's axes in the placement's at `q`.
-    pub fn rotation(&self, q: &[f64]) -> Mat3 {
+    pub fn rotation<T: Real>(&self, q: &[T]) -> nalgebra::Matrix3<T> {
         self.transform(q).rot
     }
 }
@@ -366,12 +372,13 @@ fn left_jacobian(phi: &Vec3) -> Mat3 {
 }
 
 /// `q̇ = ½ q ⊗ (ω, 0)` of a unit quaternion `(x, y, z, w)` turning at `ω` in the body's axes.
-fn quaternion_rate(q: &[f64], w: &[f64], out: &mut [f64]) {
-    let u = Vec3::new(q[0], q[1], q[2]);
-    let om = Vec3::new(w[0], w[1], w[2]);
-    let du = (om * q[3] + u.cross(&om)) * 0.5;
+fn quaternion_rate<T: Real>(q: &[T], w: &[T], out: &mut [T]) {
+    let u = Vector3::new(q[0], q[1], q[2]);
+    let om = Vector3::new(w[0], w[1], w[2]);
+    let half = real::<T>(0.5);
+    let du = (om * q[3] + u.cross(&om)) * half;
     out[..3].copy_from_slice(du.as_slice());
-    out[3] = -0.5 * u.dot(&om);
+    out[3] = -(half * u.dot(&om));
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 pub mod algebra;
 pub mod contact;
+pub mod derivatives;
 pub mod events;
 pub mod geometry;
 pub mod joint;

@@ -9,9 +9,9 @@
 //! nonlinear effects. Bodies are numbered with every parent before its children; coordinates
 //! `q` and velocities `v` are the joints' in body order ([`super::joint`]).
 
-use nalgebra::{DMatrix, DVector, Matrix3xX};
+use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 
-use super::algebra::{Force, Motion, SpatialInertia, Transform, Vec3};
+use super::algebra::{real, real3, Force, Motion, Real, SpatialInertia, Transform, Vec3};
 use super::joint::Joint3;
 use crate::Error;
 
@@ -84,11 +84,11 @@ fn fold_fixed(bodies: &[Body3]) -> Vec<Moving> {
 }
 
 /// What the forward pass of the algorithms keeps per body.
-struct Pass {
+struct Pass<T: Real> {
     /// The body's pose in its parent's frame (the world's for a root).
-    local: Vec<Transform>,
+    local: Vec<Transform<T>>,
     /// Its velocity, in its own frame.
-    vel: Vec<Motion>,
+    vel: Vec<Motion<T>>,
 }
 
 impl SpatialTree {
@@ -171,19 +171,19 @@ impl SpatialTree {
         (self.q_start[i], self.v_start[i])
     }
 
-    fn qs<'a>(&self, i: usize, q: &'a [f64]) -> &'a [f64] {
+    fn qs<'a, T>(&self, i: usize, q: &'a [T]) -> &'a [T] {
         &q[self.q_start[i]..self.q_start[i] + self.bodies[i].joint.nq()]
     }
-    fn vs<'a>(&self, i: usize, v: &'a [f64]) -> &'a [f64] {
+    fn vs<'a, T>(&self, i: usize, v: &'a [T]) -> &'a [T] {
         &v[self.v_start[i]..self.v_start[i] + self.bodies[i].joint.nv()]
     }
 
-    fn pass(&self, q: &[f64], v: Option<&[f64]>) -> Pass {
+    fn pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
         let n = self.bodies.len();
         let mut local = Vec::with_capacity(n);
-        let mut vel = Vec::with_capacity(n);
+        let mut vel: Vec<Motion<T>> = Vec::with_capacity(n);
         for (i, b) in self.bodies.iter().enumerate() {
-            let x = b.placement.then(&b.joint.transform(self.qs(i, q)));
+            let x = b.placement.cast().then(&b.joint.transform(self.qs(i, q)));
             let vj = v.map_or(Motion::zero(), |v| b.joint.motion(self.vs(i, v)));
             let vp = b.parent.map_or(Motion::zero(), |p| vel[p]);
             vel.push(x.motion_from_parent(&vp) + vj);
@@ -193,9 +193,9 @@ impl SpatialTree {
     }
 
     /// Each body's pose in the world.
-    pub fn poses(&self, q: &[f64]) -> Vec<Transform> {
+    pub fn poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
         let p = self.pass(q, None);
-        let mut out: Vec<Transform> = Vec::with_capacity(self.bodies.len());
+        let mut out: Vec<Transform<T>> = Vec::with_capacity(self.bodies.len());
         for (i, b) in self.bodies.iter().enumerate() {
             let w = b.parent.map_or(p.local[i], |k| out[k].then(&p.local[i]));
             out.push(w);
@@ -204,13 +204,13 @@ impl SpatialTree {
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
-    fn moving_pass(&self, q: &[f64], v: Option<&[f64]>) -> Pass {
+    fn moving_pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
         let n = self.moving.len();
         let mut local = Vec::with_capacity(n);
-        let mut vel: Vec<Motion> = Vec::with_capacity(n);
+        let mut vel: Vec<Motion<T>> = Vec::with_capacity(n);
         for m in &self.moving {
             let j = &self.bodies[m.body].joint;
-            let x = m.placement.then(&j.transform(self.qs(m.body, q)));
+            let x = m.placement.cast().then(&j.transform(self.qs(m.body, q)));
             let vj = v.map_or(Motion::zero(), |v| j.motion(self.vs(m.body, v)));
             let vp = m.parent.map_or(Motion::zero(), |p| vel[p]);
             vel.push(x.motion_from_parent(&vp) + vj);
@@ -220,22 +220,22 @@ impl SpatialTree {
     }
 
     /// The joint-space inertia `M(q)` (composite-rigid-body algorithm over the moving bodies).
-    pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
+    pub fn mass_matrix<T: Real>(&self, q: &[T]) -> DMatrix<T> {
         let p = self.moving_pass(q, None);
-        let mut composite: Vec<SpatialInertia> = self.moving.iter().map(|m| m.inertia).collect();
+        let mut composite: Vec<SpatialInertia<T>> = self.moving.iter().map(|m| m.inertia.cast()).collect();
         for i in (0..self.moving.len()).rev() {
             if let Some(k) = self.moving[i].parent {
                 let c = composite[i].to_parent(&p.local[i]);
                 composite[k] = composite[k].combined(&c);
             }
         }
-        let mut m = DMatrix::from_diagonal(&DVector::from_column_slice(&self.armature));
-        let mut col = [0.0; 6];
+        let mut m = DMatrix::from_diagonal(&DVector::from_iterator(self.nv, self.armature.iter().map(|&a| real(a))));
+        let mut col = [T::zero(); 6];
         for (i, mi) in self.moving.iter().enumerate() {
             let joint = &self.bodies[mi.body].joint;
             for a in 0..joint.nv() {
                 let r = self.v_start[mi.body] + a;
-                let mut f = composite[i].apply(&joint.column(a));
+                let mut f = composite[i].apply(&joint.column(a).cast());
                 let mut j = i;
                 loop {
                     let mj = &self.moving[j];
@@ -243,7 +243,7 @@ impl SpatialTree {
                     jj.project(&f, &mut col);
                     for (c, &x) in col[..jj.nv()].iter().enumerate() {
                         let k = self.v_start[mj.body] + c;
-                        m[(r, k)] = x + if k == r { self.armature[r] } else { 0.0 };
+                        m[(r, k)] = if k == r { x + real(self.armature[r]) } else { x };
                         m[(k, r)] = m[(r, k)];
                     }
                     match mj.parent {
@@ -261,29 +261,30 @@ impl SpatialTree {
 
     /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler over the moving
     /// bodies; the armature's `diag(a) v̇` included).
-    pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], vdot: &[f64]) -> DVector<f64> {
+    pub fn inverse_dynamics<T: Real>(&self, q: &[T], v: &[T], vdot: &[T]) -> DVector<T> {
         let p = self.moving_pass(q, Some(v));
         let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
-        let a0 = Motion::new(-self.gravity, Vec3::zeros());
-        let mut acc: Vec<Motion> = Vec::with_capacity(n);
-        let mut force: Vec<Force> = Vec::with_capacity(n);
+        let a0 = Motion::new(-real3::<T>(&self.gravity), Vector3::zeros());
+        let mut acc: Vec<Motion<T>> = Vec::with_capacity(n);
+        let mut force: Vec<Force<T>> = Vec::with_capacity(n);
         for (i, m) in self.moving.iter().enumerate() {
+            let inertia = m.inertia.cast::<T>();
             let joint = &self.bodies[m.body].joint;
             let ap = m.parent.map_or(a0, |k| acc[k]);
             let vj = joint.motion(self.vs(m.body, v));
             let a = p.local[i].motion_from_parent(&ap) + joint.motion(self.vs(m.body, vdot)) + p.vel[i].cross(&vj);
-            force.push(m.inertia.apply(&a) + p.vel[i].cross_force(&m.inertia.apply(&p.vel[i])));
+            force.push(inertia.apply(&a) + p.vel[i].cross_force(&inertia.apply(&p.vel[i])));
             acc.push(a);
         }
-        let mut tau = DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(a, x)| a * x));
+        let mut tau = DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(&a, &x)| real::<T>(a) * x));
         for i in (0..n).rev() {
             let m = &self.moving[i];
             let joint = &self.bodies[m.body].joint;
             let (s, k) = (self.v_start[m.body], joint.nv());
-            let mut proj = [0.0; 6];
+            let mut proj = [T::zero(); 6];
             joint.project(&force[i], &mut proj[..k]);
-            for (t, p) in tau.as_mut_slice()[s..s + k].iter_mut().zip(&proj[..k]) {
+            for (t, &p) in tau.as_mut_slice()[s..s + k].iter_mut().zip(&proj[..k]) {
                 *t += p;
             }
             if let Some(par) = m.parent {
@@ -295,12 +296,12 @@ impl SpatialTree {
     }
 
     /// The bias `h(q, v) = −(C(q, v) v + g(q))` (module docs).
-    pub fn bias(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
-        -self.inverse_dynamics(q, v, &vec![0.0; self.nv])
+    pub fn bias<T: Real>(&self, q: &[T], v: &[T]) -> DVector<T> {
+        -self.inverse_dynamics(q, v, &vec![T::zero(); self.nv])
     }
 
     /// `q̇` from `q` and `v`.
-    pub fn qdot(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
+    pub fn qdot<T: Real>(&self, q: &[T], v: &[T]) -> DVector<T> {
         let mut out = DVector::zeros(self.nq);
         for (i, b) in self.bodies.iter().enumerate() {
             let s = self.q_start[i];
@@ -342,7 +343,7 @@ impl SpatialTree {
     }
 
     /// Scales every quaternion of `q` to unit length; `false` if one is zero or not finite.
-    pub fn normalize(&self, q: &mut [f64]) -> bool {
+    pub fn normalize<T: Real>(&self, q: &mut [T]) -> bool {
         self.bodies.iter().enumerate().all(|(i, b)| {
             let s = self.q_start[i];
             b.joint.normalize(&mut q[s..s + b.joint.nq()])
@@ -364,17 +365,17 @@ impl SpatialTree {
     }
 
     /// Body `i`'s angular velocity in the world's axes.
-    pub fn angular_velocity(&self, q: &[f64], v: &[f64], i: usize) -> Vec3 {
+    pub fn angular_velocity<T: Real>(&self, q: &[T], v: &[T], i: usize) -> Vector3<T> {
         self.poses(q)[i].rot * self.pass(q, Some(v)).vel[i].ang
     }
 
     /// The world position of the point `p` (in body `i`'s frame).
-    pub fn point_position(&self, q: &[f64], i: usize, p: &Vec3) -> Vec3 {
+    pub fn point_position<T: Real>(&self, q: &[T], i: usize, p: &Vector3<T>) -> Vector3<T> {
         self.poses(q)[i].point(p)
     }
 
     /// The Jacobian `J` (3 × nv) of the world velocity of the point `p` of body `i`: `ṗ = J v`.
-    pub fn point_jacobian(&self, q: &[f64], i: usize, p: &Vec3) -> Matrix3xX<f64> {
+    pub fn point_jacobian<T: Real>(&self, q: &[T], i: usize, p: &Vector3<T>) -> Matrix3xX<T> {
         let poses = self.poses(q);
         let pl = self.pass(q, None).local;
         let mut jac = Matrix3xX::zeros(self.nv);
@@ -386,7 +387,7 @@ impl SpatialTree {
         loop {
             let b = &self.bodies[j];
             for k in 0..b.joint.nv() {
-                let m = x.motion_to_parent(&b.joint.column(k));
+                let m = x.motion_to_parent(&b.joint.column(k).cast());
                 let vel = m.lin + m.ang.cross(p);
                 jac.set_column(self.v_start[j] + k, &(to_world * vel));
             }
@@ -402,9 +403,9 @@ impl SpatialTree {
     }
 
     /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).
-    pub fn point_velocity_product(&self, q: &[f64], v: &[f64], i: usize, p: &Vec3) -> Vec3 {
+    pub fn point_velocity_product<T: Real>(&self, q: &[T], v: &[T], i: usize, p: &Vector3<T>) -> Vector3<T> {
         let pass = self.pass(q, Some(v));
-        let mut acc: Vec<Motion> = Vec::with_capacity(self.bodies.len());
+        let mut acc: Vec<Motion<T>> = Vec::with_capacity(self.bodies.len());
         for (k, b) in self.bodies.iter().enumerate().take(i + 1) {
             let ap = b.parent.map_or(Motion::zero(), |par| acc[par]);
             let vj = b.joint.motion(self.vs(k, v));

@@ -5,6 +5,7 @@ use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::modes::{Class, Contact3Mode, Modes3};
 use super::{join, split, EventScene, CONTACT_TOL};
+use crate::hybrid::driver::EventRecord;
 use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
 
 /// Force guards within this fraction of the force scale of zero when another fires change
@@ -369,5 +370,17 @@ impl Hybrid for EventScene<'_> {
     fn energy(&self, _t: f64, x: &State) -> Option<f64> {
         let (q, v) = self.state(x);
         Some(self.scene.energy(q.as_slice(), v.as_slice()))
+    }
+
+    fn flow_jacobian(&self, mode: &Modes3, _t: f64, x: &State) -> Option<DMatrix<f64>> {
+        self.flow_jacobian_at(mode, x)
+    }
+
+    fn guard_gradient(&self, mode: &Modes3, guard: usize, _t: f64, x: &State) -> Option<DVector<f64>> {
+        self.guard_gradient_at(mode, guard, x)
+    }
+
+    fn jump_jacobian(&self, event: &EventRecord<State, Modes3>) -> Option<DMatrix<f64>> {
+        self.jump_jacobian_at(event)
     }
 }

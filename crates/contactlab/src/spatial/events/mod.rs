@@ -82,6 +82,7 @@ use crate::Error;
 
 mod hybrid_impl;
 pub mod modes;
+pub mod variational;
 
 pub use modes::{Contact3Mode, Modes3};
 

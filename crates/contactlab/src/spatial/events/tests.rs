@@ -1,4 +1,4 @@
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 
 use super::*;
 use crate::spatial::algebra::{axis_angle, rpy, Mat3, SpatialInertia, Transform};
@@ -199,4 +199,165 @@ fn a_box_slides_down_a_slope_as_coulomb_says_and_rests_above_the_friction_angle(
     let (scene, q0) = resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), alpha, 0.5, 0.0, 0.0).unwrap();
     let run = simulate_events(&scene, &q0, &[0.0; 6], &EventSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(run.termination, Termination::Rest, "{:?}", run.events);
+}
+
+/// `Df` by central differences of the (`f64`) flow, each component stepped by `1e-6` of its
+/// scale.
+fn flow_differences(sys: &EventScene, mode: &Modes3, x: &DMatrix<f64>) -> DMatrix<f64> {
+    use crate::hybrid::Hybrid;
+    let n = x.nrows();
+    let sc = sys.state_scale();
+    let mut out = DMatrix::zeros(n, n);
+    for k in 0..n {
+        let h = 1e-6 * sc[k];
+        let (mut xp, mut xm) = (x.clone(), x.clone());
+        xp[k] += h;
+        xm[k] -= h;
+        let d = (sys.flow(mode, 0.0, &xp) - sys.flow(mode, 0.0, &xm)) / (2.0 * h);
+        out.set_column(k, &d.column(0));
+    }
+    out
+}
+
+/// The largest difference of two Jacobians in the state's scales (`S⁻¹ A S`), relative to the
+/// larger of them.
+fn scaled_gap(sys: &EventScene, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    use crate::hybrid::Hybrid;
+    let s = sys.state_scale();
+    let scaled = |m: &DMatrix<f64>| DMatrix::from_fn(m.nrows(), m.ncols(), |r, c| m[(r, c)] * s[c] / s[r]);
+    let (a, b) = (scaled(a), scaled(b));
+    (&a - &b).amax() / a.amax().max(b.amax())
+}
+
+#[test]
+fn exact_flow_jacobians_match_differences_in_every_kind_of_mode() {
+    // Dual numbers through the constrained flow of a ball (rolling: sticking; skidding:
+    // slipping), a box on an edge (two sticking corners, whose rows are dependent: one is
+    // dropped; two slipping corners), and a chain in flight, against central differences. The
+    // dual path's value is the f64 flow's.
+    use crate::hybrid::Hybrid;
+    // The 0.4 × 0.3 × 0.2 m box turned by β about y, resting on its edge x = +0.2.
+    let tilt = |beta: f64| {
+        let rot = axis_angle(&Vec3::y(), beta);
+        let low = (0..8)
+            .map(|k| {
+                let c = Vec3::new(
+                    if k & 1 == 0 { -0.2 } else { 0.2 },
+                    if k & 2 == 0 { -0.15 } else { 0.15 },
+                    if k & 4 == 0 { -0.1 } else { 0.1 },
+                );
+                (rot * c).z
+            })
+            .fold(f64::INFINITY, f64::min);
+        let quat = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(rot));
+        vec![0.0, 0.0, -low, quat.i, quat.j, quat.k, quat.w]
+    };
+    let (boxed, _) = resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), 0.0, 0.6, 0.0, 0.0).unwrap();
+    let qb = tilt(0.3);
+    let rolling = ball(1.5, 0.1, 0.4, 0.0);
+    let (chain, qc, vc) = chain_with_shapes();
+    let mode = |n: usize, set: &[(usize, Contact3Mode)]| {
+        let mut m = Modes3::free(n);
+        set.iter().for_each(|&(i, c)| m.set(i, c));
+        m
+    };
+    type Case<'a> = (&'a str, &'a Scene3, Vec<f64>, Vec<f64>, Vec<(usize, Contact3Mode)>);
+    let cases: Vec<Case> = vec![
+        (
+            "rolling ball",
+            &rolling,
+            vec![0.0, 0.0, 0.1, 0.1, 0.2, -0.1, 0.97],
+            vec![0.5, -0.3, 0.0, 3.0, 5.0, 0.7],
+            vec![(0, Contact3Mode::Stick)],
+        ),
+        (
+            "skidding ball",
+            &rolling,
+            vec![0.0, 0.0, 0.1, 0.1, 0.2, -0.1, 0.97],
+            vec![0.5, -0.3, 0.0, 1.0, -2.0, 0.7],
+            vec![(0, Contact3Mode::Slip([0.6, 0.8]))],
+        ),
+        (
+            "box on an edge, sticking",
+            &boxed,
+            qb.clone(),
+            vec![-0.07, 0.0, -0.14, 0.0, -0.7, 0.0],
+            vec![(1, Contact3Mode::Stick), (3, Contact3Mode::Stick)],
+        ),
+        (
+            "box on an edge, slipping",
+            &boxed,
+            qb.clone(),
+            vec![0.4, 0.1, 0.05, 0.1, -0.7, 0.2],
+            vec![(1, Contact3Mode::Slip([1.0, 0.0])), (3, Contact3Mode::Slip([1.0, 0.0]))],
+        ),
+        ("chain in flight", &chain, qc.clone(), vc.clone(), vec![]),
+    ];
+    for (name, scene, q, v, set) in cases {
+        let sys = EventScene::new(scene, &q).unwrap();
+        let m = mode(sys.nc(), &set);
+        let x = join(&DVector::from_vec(q.clone()), &DVector::from_vec(v.clone()));
+        let exact = sys.flow_jacobian(&m, 0.0, &x).unwrap_or_else(|| panic!("{name}: no exact Jacobian"));
+        let fd = flow_differences(&sys, &m, &x);
+        let gap = scaled_gap(&sys, &exact, &fd);
+        assert!(gap < 1e-7, "{name}: exact vs differences {gap:e}");
+        // The value of the generic path.
+        let pat = sys.mode_pattern(&m, &x).unwrap();
+        let f = sys.flow_t::<f64>(&pat, x.as_slice()).unwrap();
+        let f0 = sys.flow(&m, 0.0, &x);
+        assert!((&f - f0.column(0)).amax() < 1e-12 * (1.0 + f0.amax()), "{name}: value {f} vs {f0}");
+    }
+}
+
+#[test]
+fn exact_guard_gradients_match_differences() {
+    // A ball rolling down a slope: the gradients of its normal force and of its cone margin
+    // (sticking), and of its slip speed (skidding); a box's free corner's gap.
+    use crate::hybrid::Hybrid;
+    let mut slope = ball(1.5, 0.1, 0.6, 0.0);
+    slope.planes = vec![Plane::new(Vec3::zeros(), Vec3::new(0.3, 0.1, 1.0)).unwrap()];
+    let q = vec![0.0, 0.0, 0.1, 0.1, 0.2, -0.1, 0.97];
+    let sys = EventScene::new(&slope, &q).unwrap();
+    let cases = [
+        (Contact3Mode::Stick, vec![0.5, -0.3, 0.0, 3.0, 5.0, 0.7], [0, 1]),
+        (Contact3Mode::Slip([0.6, 0.8]), vec![0.5, -0.3, 0.0, 1.0, -2.0, 0.7], [0, 1]),
+    ];
+    let (boxed, _) = resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), 0.0, 0.6, 0.0, 0.05).unwrap();
+    let qb = vec![0.01, -0.02, 0.2, 0.1, -0.2, 0.05, 0.97];
+    let box_sys = EventScene::new(&boxed, &qb).unwrap();
+    let xb = join(&DVector::from_vec(qb.clone()), &DVector::from_vec(vec![0.3, 0.1, -0.5, 1.0, 0.4, -0.2]));
+    let mut checks = vec![];
+    for (cm, v, guards) in cases {
+        let mut m = Modes3::free(1);
+        m.set(0, cm);
+        let x = join(&DVector::from_vec(q.clone()), &DVector::from_vec(v));
+        for g in guards {
+            checks.push((&sys, m, x.clone(), g));
+        }
+    }
+    for g in [0, 6, 14] {
+        checks.push((&box_sys, Modes3::free(8), xb.clone(), g));
+    }
+    for (sys, m, x, g) in checks {
+        let exact = sys.guard_gradient(&m, g, 0.0, &x).unwrap_or_else(|| panic!("guard {g}: none"));
+        let sc = sys.state_scale();
+        let mut out = vec![0.0; sys.nc() * 2];
+        let mut fd = DVector::zeros(x.nrows());
+        for k in 0..x.nrows() {
+            let h = 1e-6 * sc[k];
+            let (mut xp, mut xm) = (x.clone(), x.clone());
+            xp[k] += h;
+            xm[k] -= h;
+            sys.guards(&m, 0.0, &xp, &mut out);
+            let a = out[g];
+            sys.guards(&m, 0.0, &xm, &mut out);
+            fd[k] = (a - out[g]) / (2.0 * h);
+        }
+        // (Relative to the guard's own size where its gradient vanishes: a ball's normal force
+        // on a plane does not depend on its orientation.)
+        sys.guards(&m, 0.0, &x, &mut out);
+        let scaled = |d: &DVector<f64>| DVector::from_fn(d.len(), |k, _| d[k] * sc[k]);
+        let gap = (scaled(&exact) - scaled(&fd)).amax() / scaled(&fd).amax().max(out[g].abs());
+        assert!(gap < 1e-7, "guard {g} of {m:?}: {exact} vs {fd}");
+    }
 }
