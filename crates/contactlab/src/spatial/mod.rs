@@ -11,6 +11,7 @@ pub mod events;
 pub mod geometry;
 pub mod joint;
 pub mod mjcf;
+pub mod section;
 pub mod timestep;
 pub mod tree;
 pub mod urdf;

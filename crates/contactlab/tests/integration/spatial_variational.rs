@@ -69,3 +69,70 @@ fn a_3d_rimless_wheel_s_run_through_strikes_has_the_derivative_its_differences_g
     }
     assert!(worst < 1e-5, "worst {worst:e}");
 }
+
+#[test]
+fn the_3d_rimless_wheel_rolls_steadily_with_the_planar_wheel_s_multiplier() {
+    // Coleman, Chatterjee & Ruina's wheel (examples/spatial): started upright on a spoke, it
+    // rolls down the slope; after ten strikes Newton's method on the strike-to-strike map (in
+    // tangent coordinates on the configuration manifold, the spoke that struck relabelled by
+    // the wheel's tenfold symmetry) finds the steady rolling. Its in-plane multiplier is the
+    // planar wheel's β² with β = (κ + cos 2π/n)/(1 + κ), κ = I_axle/(m l²) = 0.2; the exact
+    // (variational) and differenced Jacobians agree.
+    use contactlab::hybrid::driver::PoincareSection;
+    use contactlab::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
+    use contactlab::spatial::section::{BodySymmetry, SpatialChart};
+    let m = spatial_model(&example("rimless-wheel.toml"), SpatialSource::Scene).unwrap();
+    let mut scene = m.scene(None, 0.0);
+    // Point feet, as the planar wheel's (the file's 1 mm spheres move the multiplier by 4e-4).
+    for c in scene.shapes.iter_mut() {
+        c.shape = contactlab::spatial::geometry::Shape::Sphere { radius: 0.0 };
+    }
+    let tree = &scene.tree;
+    let mut q0 = m.q0.clone();
+    q0[2] -= 0.001;
+    let x0 = DMatrix::from_iterator(tree.nq() + tree.nv(), 1, q0.iter().chain(m.v0.iter()).copied());
+    let sys = EventScene::new(&scene, &q0).unwrap();
+    // Ten strikes, then the state after the last.
+    let mut log = EventLog::default();
+    let run = driver(6.0).run(&sys, 0.0, x0, &[], &mut log);
+    let strikes: Vec<_> = log.events.iter().filter(|e| e.info.kind == EventKind::Impact).collect();
+    assert!(strikes.len() >= 10, "{} strikes; {:?}", strikes.len(), run.termination);
+    let xs = strikes[9].after.clone();
+    let wheel = tree.body_index("wheel").unwrap();
+    let symmetry = BodySymmetry::new(&sys, wheel, contactlab::spatial::algebra::Vec3::y(), 10).unwrap();
+    // The horizontal position is a symmetry (the floor is z = 0, the slope is in gravity).
+    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry));
+    assert_eq!(chart.dim(), 5, "{:?}", chart.names(&m.velocities));
+    let map = |derivatives| ReturnMap {
+        system: &sys,
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
+        chart: SpatialChart::new(
+            &sys,
+            &xs,
+            &[0, 1],
+            Some(BodySymmetry::new(&sys, wheel, contactlab::spatial::algebra::Vec3::y(), 10).unwrap()),
+        ),
+        driver: driver(5.0),
+        derivatives,
+    };
+    let y0 = chart.chart(&xs);
+    let exact = map(Derivatives::Exact).fixed_point(&y0, 1e-10, 20);
+    assert!(exact.converged, "{:?}", exact.reason);
+    assert_eq!(exact.derivatives, JacobianRoute::Variational);
+    let kappa = 2.0 / 10.0;
+    let beta = (kappa + (2.0 * std::f64::consts::PI / 10.0).cos()) / (1.0 + kappa);
+    eprintln!("multipliers {:?}, β² = {}", exact.multipliers, beta * beta);
+    let inplane = exact.multipliers.iter().map(|z| (z[0] - beta * beta).hypot(z[1])).fold(f64::INFINITY, f64::min);
+    assert!(inplane < 1e-8, "no multiplier β² = {}: {:?}", beta * beta, exact.multipliers);
+    let diff = map(Derivatives::Differences).fixed_point(&y0, 1e-10, 20);
+    assert!(diff.converged);
+    for (a, b) in exact.y.iter().zip(&diff.y) {
+        assert!((a - b).abs() < 1e-8, "{a} vs {b}");
+    }
+    let gap = exact
+        .multipliers
+        .iter()
+        .zip(&diff.multipliers)
+        .fold(0.0f64, |g, (a, b)| g.max((a[0] - b[0]).hypot(a[1] - b[1])));
+    assert!(gap < 1e-4, "{:?} vs {:?}", exact.multipliers, diff.multipliers);
+}

@@ -38,7 +38,7 @@ use super::{split, EventScene, Feature, CONTACT_TOL};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::EventKind;
 use crate::spatial::algebra::{real, real3, Real};
-use crate::spatial::contact::{contact_jacobians, contact_points};
+use crate::spatial::contact::{contact_jacobians, contact_points, ContactPoint3};
 use crate::spatial::derivatives::{seeded, tangent};
 
 /// A constraint is dependent on those before it when its pivot in `R M⁻¹ Rᵀ`'s Cholesky falls
@@ -100,15 +100,7 @@ impl EventScene<'_> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
         let plane = &self.scene.planes[c.plane];
-        let group = self.groups.iter().find(|g| g.0 == c.shape && g.1 == c.plane)?;
-        let pts = contact_points(tree, q, &self.scene.shapes[c.shape], plane);
-        if pts.len() != group.3 {
-            return None;
-        }
-        let p = &pts[c.feature];
-        let (jn, jt) = contact_jacobians(tree, q, p, plane);
-        let nv = jn.len();
-        let rows = DMatrix::from_fn(3, nv, |r, k| if r == 0 { jn[k] } else { jt[(r - 1, k)] });
+        let (p, rows) = self.contact_point_rows(q, i)?;
         let (t1, t2) = plane.tangents();
         let (n, t1, t2) = (real3::<T>(&plane.normal), real3::<T>(&t1), real3::<T>(&t2));
         let project = |a: Vector3<T>| Vector3::new(n.dot(&a), t1.dot(&a), t2.dot(&a));
@@ -123,6 +115,30 @@ impl EventScene<'_> {
             Feature::Support => return None,
         };
         Some(KinT { gap: p.gap, rows, drift })
+    }
+
+    /// Contact `i`'s point and rows `(n, t₁, t₂)` (3 × nv) at `q` in `T` (`q` normalised);
+    /// `None` if its shape's candidates changed.
+    fn contact_point_rows<T: Real>(&self, q: &[T], i: usize) -> Option<(ContactPoint3<T>, DMatrix<T>)> {
+        let tree = &self.scene.tree;
+        let c = &self.contacts[i];
+        let plane = &self.scene.planes[c.plane];
+        let group = self.groups.iter().find(|g| g.0 == c.shape && g.1 == c.plane)?;
+        let mut pts = contact_points(tree, q, &self.scene.shapes[c.shape], plane);
+        if pts.len() != group.3 {
+            return None;
+        }
+        let p = pts.swap_remove(c.feature);
+        let (jn, jt) = contact_jacobians(tree, q, &p, plane);
+        let nv = jn.len();
+        let rows = DMatrix::from_fn(3, nv, |r, k| if r == 0 { jn[k] } else { jt[(r - 1, k)] });
+        Some((p, rows))
+    }
+
+    /// Contact `i`'s gap and rows `(n, t₁, t₂)` (3 × nv) at `q` (normalised) in any scalar
+    /// type (dual numbers: their exact derivatives); `None` if its shape's candidates changed.
+    pub fn contact_rows<T: Real>(&self, q: &[T], i: usize) -> Option<(T, DMatrix<T>)> {
+        self.contact_point_rows(q, i).map(|(p, r)| (p.gap, r))
     }
 
     /// `M`, and the free forces `h − d v − k (q − rest)`, at `(q, v)` in `T`.
