@@ -83,6 +83,14 @@ pub struct GaitArgs {
 }
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
+    // A 3-D scene (or an MJCF file, which has no [gait] table and says so); a bare URDF is a
+    // planar mechanism here, as for the other planar commands.
+    use contactlab::api::SpatialSource;
+    if let Some(source @ (SpatialSource::Scene | SpatialSource::Mjcf)) =
+        contactlab::api::spatial_source(&a.model, None)?
+    {
+        return gait_3d(a, source);
+    }
     let m = model::read(&a.model)?;
     let settings = GaitSettings { rtol: a.rtol, ..Default::default() };
     let r = contactlab::api::mechanism_gait(&m, &settings)?;
@@ -120,6 +128,48 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     if let Some(reason) = &r.reason {
         println!("  {reason}");
     }
+    Ok(())
+}
+
+/// `gait` on a 3-D scene file with a `[gait]` table.
+fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Failure> {
+    let m = contactlab::api::spatial_model(&a.model, source)?;
+    let s = contactlab::api::SpatialGaitSettings { rtol: a.rtol, ..Default::default() };
+    let g = contactlab::api::spatial_gait(&m, None, &s)?;
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "gait.json", &g)?;
+    }
+    if a.common.json {
+        return print_json(&g);
+    }
+    if !g.converged {
+        println!(
+            "{}: no gait from the state after {} strikes: {}",
+            a.model.display(),
+            g.strikes_settled,
+            g.reason.as_deref().unwrap_or("Newton's method did not converge")
+        );
+        return Ok(());
+    }
+    let mods: Vec<String> = g.multipliers.iter().map(|z| format!("{:.9}", z[0].hypot(z[1]))).collect();
+    println!(
+        "{}: gait after {} strikes and {} Newton steps: period {:.9} s, {}, |multipliers| [{}] ({})",
+        a.model.display(),
+        g.strikes_settled,
+        g.iterations,
+        g.period,
+        if g.stable { "stable" } else { "unstable" },
+        mods.join(", "),
+        match &g.derivatives {
+            contactlab::hybrid::section::JacobianRoute::Variational => "exact".to_string(),
+            contactlab::hybrid::section::JacobianRoute::Differences(why) => format!("differences: {why}"),
+        }
+    );
+    for (name, y) in g.coordinates.iter().zip(&g.y) {
+        println!("    {name} = {y:.12}");
+    }
+    println!("    q = {:?}", g.q);
+    println!("    v = {:?}", g.v);
     Ok(())
 }
 

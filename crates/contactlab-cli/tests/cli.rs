@@ -812,6 +812,26 @@ fn model_inspect_reads_robots_in_3d_as_mujoco_does() {
 }
 
 #[test]
+fn gait_finds_the_3d_rimless_wheel_s_steady_rolling_from_its_scene() {
+    // The scene's [gait] table: the wheel's tenfold symmetry and the floor's translations. The
+    // JSON names the chart's coordinates; the steady rolling falls over sideways. A bare MJCF
+    // file has no [gait] table: exit 2 with the key named.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let scene = root.join("examples/spatial/rimless-wheel.toml");
+    let o = run(&["gait", scene.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["converged"], true, "{v}");
+    assert_eq!(v["derivatives"]["route"], "variational");
+    assert_eq!(v["coordinates"][0], "d.wheel.wx");
+    assert_eq!(v["multipliers"].as_array().unwrap().len(), 5);
+    assert_eq!(v["stable"], false);
+    let o = run(&["gait", root.join("examples/spatial/rimless-wheel.xml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("[gait] table"), "{}", stderr(&o));
+}
+
+#[test]
 fn simulate_runs_robots_in_3d_event_driven_and_by_time_stepping() {
     // Gymnasium's hopper (its root: two slides and a hinge) let go at MuJoCo's reference state:
     // it falls onto the floor and comes to rest, never gaining energy (the floor's and its

@@ -206,6 +206,7 @@ mod p4_fixtures;
 mod p5_eqsets;
 mod scene3;
 mod spatial;
+mod spatial_gait;
 pub use multibody::*;
 pub use p1_body::*;
 pub use p2_walkers::*;
@@ -214,6 +215,7 @@ pub use p4_fixtures::*;
 pub use p5_eqsets::*;
 pub(crate) use scene3::is_scene;
 pub use spatial::*;
+pub use spatial_gait::*;
 
 #[cfg(test)]
 mod tests {

@@ -55,7 +55,7 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         if f.has(planar) {
             return Err(f.error(
                 planar,
-                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]] and [initial]",
+                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]], [gait] and [initial]",
             ));
         }
     }
@@ -113,6 +113,9 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         for j in f.tables("joint")? {
             read_joint(&j, &mut m)?;
         }
+    }
+    if f.has("gait") {
+        m.gait = Some(read_gait(&f.table("gait")?, &m)?);
     }
     if f.has("initial") {
         let init = f.table("initial")?;
@@ -175,4 +178,57 @@ fn state(init: &Fields<'_>, key: &str, names: &[String], base: &[f64]) -> Result
     }
     let v = init.vector(key, Some(names.len()), Range::Any)?;
     Ok(v.as_slice().to_vec())
+}
+
+/// The `[gait]` table: `translation` (coordinate names the translation symmetry shifts),
+/// `symmetry = { body, axis, order }` and `settle` (docs/models.md, "Gaits in 3-D").
+fn read_gait(g: &Fields<'_>, m: &SpatialModel) -> Result<super::spatial_gait::GaitSpec3, Error> {
+    use crate::spatial::joint::Joint3;
+    let mut translation = vec![];
+    for (i, name) in g.strings("translation")?.iter().enumerate() {
+        // A translational coordinate: its velocity has the same index in its joint.
+        let found = m.tree.bodies().iter().enumerate().find_map(|(b, body)| {
+            let (iq, iv) = m.tree.joint_start(b);
+            let k = (0..body.joint.nq()).find(|&k| m.coordinates[iq + k] == *name)?;
+            let linear = match body.joint {
+                Joint3::Prismatic { .. } => k == 0,
+                Joint3::Translation | Joint3::Free => k < 3,
+                Joint3::Planar => k < 2,
+                _ => false,
+            };
+            linear.then_some(iv + k)
+        });
+        match found {
+            Some(k) => translation.push(k),
+            None => {
+                return Err(g.error(
+                    &format!("translation[{i}]"),
+                    format!(
+                        "\"{name}\" is not a translational coordinate (a floating base's x, y or z, a prismatic joint)"
+                    ),
+                ))
+            }
+        }
+    }
+    let symmetry = if g.has("symmetry") {
+        let t = g.table("symmetry")?;
+        let body_name = t.str_opt("body")?.ok_or_else(|| t.error("body", "missing: name the symmetric body"))?;
+        let body =
+            m.tree.body_index(body_name).ok_or_else(|| t.error("body", format!("no body named \"{body_name}\"")))?;
+        let axis = vec3(&t, "axis")?;
+        let order = t.f64("order", Range::Any)?;
+        if !(order >= 2.0 && order.fract() == 0.0 && order <= 1e6) {
+            return Err(t.error("order", format!("must be a whole number >= 2 (got {order})")));
+        }
+        t.finish()?;
+        Some((body, axis, order as usize))
+    } else {
+        None
+    };
+    let settle = g.f64_or("settle", 10.0, Range::Any)?;
+    if !(settle >= 1.0 && settle.fract() == 0.0 && settle <= 1e5) {
+        return Err(g.error("settle", format!("must be a whole number of strikes in [1, 100000] (got {settle})")));
+    }
+    g.finish_ref()?;
+    Ok(super::spatial_gait::GaitSpec3 { translation, symmetry, settle: settle as usize })
 }

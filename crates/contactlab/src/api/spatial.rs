@@ -39,6 +39,8 @@ pub struct SpatialModel {
     pub mu: f64,
     /// What was read but not used.
     pub notes: Vec<String>,
+    /// A scene file's `[gait]` table: what a step's strike-to-strike map is taken modulo.
+    pub gait: Option<super::spatial_gait::GaitSpec3>,
 }
 
 impl SpatialModel {
@@ -66,6 +68,7 @@ impl SpatialModel {
             damping,
             springs,
             mu: 1.0,
+            gait: None,
         }
     }
 
@@ -155,7 +158,7 @@ pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialS
 
 /// A 3-D model's state from `nq` numbers (`v = 0`) or `nq + nv` (`q` then `v`); its reference
 /// configuration at rest when `None`.
-fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+pub(crate) fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let (nq, nv) = (m.tree.nq(), m.tree.nv());
     let (q, v) = match state {
         None => (m.q0.clone(), m.v0.clone()),
@@ -200,6 +203,7 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
                 shapes: u.collisions,
                 planes: vec![],
                 notes: u.notes,
+                gait: None,
             })
         }
         SpatialSource::Scene => super::scene3::read(path),

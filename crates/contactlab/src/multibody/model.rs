@@ -49,7 +49,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         return Err(Error::input(
             &doc.file,
             if doc.table.contains_key("base") { "base" } else { "mjcf" },
-            "makes this a robot in 3-D, which `model inspect` and `simulate` run; this command takes planar mechanisms",
+            "makes this a robot in 3-D, which `model inspect`, `simulate` and `gait` run; this command takes planar mechanisms",
         ));
     }
     let f = doc.fields();

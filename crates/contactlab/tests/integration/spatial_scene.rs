@@ -128,6 +128,17 @@ fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
         (&format!("{head}[initial]\nw = [1]\n"), &["initial.w", "unknown key"]),
         (&format!("{head}slope_deg = 5\n"), &["slope_deg", "planar"]),
         ("kind = \"multibody\"\nurdf = \"missing.urdf\"\nbase = \"fixed\"\n", &["missing.urdf"]),
+        (&format!("{head}[gait]\ntranslation = [\"root_joint.qx\"]\n"), &["gait.translation[0]", "translational"]),
+        (
+            &format!("{head}[gait]\nsymmetry = {{ body = \"wheel\", axis = [0, 1, 0], order = 4 }}\n"),
+            &["gait.symmetry.body", "wheel"],
+        ),
+        (
+            &format!("{head}[gait]\nsymmetry = {{ body = \"box\", axis = [0, 1, 0], order = 2.5 }}\n"),
+            &["gait.symmetry.order", "whole number"],
+        ),
+        (&format!("{head}[gait]\nsettle = 0\n"), &["gait.settle", "[1, 100000]"]),
+        (&format!("{head}[gait]\nstrike = 1\n"), &["gait.strike", "unknown key"]),
     ];
     for (k, (text, expect)) in cases.iter().enumerate() {
         let path = dir.join(format!("s{k}.toml"));
@@ -352,4 +363,25 @@ fn a_box_thrown_with_a_spin_slides_to_rest_where_time_stepping_puts_it() {
     assert_eq!(event.contacts.last(), Some(&4));
     let events = event.events.as_ref().unwrap();
     assert!(events.iter().all(|e| e.energy_loss.is_none_or(|l| l >= 0.0)));
+}
+
+#[test]
+fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier() {
+    // examples/spatial/rimless-wheel.toml's [gait]: ten strikes, then Newton on the manifold.
+    // Its spoke tips are 1 mm spheres, so the in-plane multiplier is the planar wheel's
+    // β² = 0.70702 to O(r/l) (the point-foot test in spatial_variational.rs holds it to 1e-8);
+    // the heading is neutral to first order (a multiplier near 1). A scene without a [gait]
+    // table is refused by name.
+    let path = repo("examples/spatial/rimless-wheel.toml");
+    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let g = contactlab::api::spatial_gait(&m, None, &Default::default()).unwrap();
+    assert!(g.converged, "{:?}", g.reason);
+    assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
+    assert_eq!(g.coordinates.len(), 5, "{:?}", g.coordinates);
+    let near = |x: f64, tol: f64| g.multipliers.iter().any(|z| (z[0] - x).hypot(z[1]) < tol);
+    assert!(near(0.70702, 1e-3) && near(1.0, 1e-3), "{:?}", g.multipliers);
+    assert!(!g.stable && g.max_modulus > 2.0, "{:?}", g.multipliers);
+    let plain = spatial_model(&repo("examples/spatial/rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let e = contactlab::api::spatial_gait(&plain, None, &Default::default()).unwrap_err().to_string();
+    assert!(e.contains("gait") && e.contains("[gait] table"), "{e}");
 }

@@ -101,17 +101,12 @@ fn the_3d_rimless_wheel_rolls_steadily_with_the_planar_wheel_s_multiplier() {
     let wheel = tree.body_index("wheel").unwrap();
     let symmetry = BodySymmetry::new(&sys, wheel, contactlab::spatial::algebra::Vec3::y(), 10).unwrap();
     // The horizontal position is a symmetry (the floor is z = 0, the slope is in gravity).
-    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry));
+    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone()));
     assert_eq!(chart.dim(), 5, "{:?}", chart.names(&m.velocities));
     let map = |derivatives| ReturnMap {
         system: &sys,
         section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
-        chart: SpatialChart::new(
-            &sys,
-            &xs,
-            &[0, 1],
-            Some(BodySymmetry::new(&sys, wheel, contactlab::spatial::algebra::Vec3::y(), 10).unwrap()),
-        ),
+        chart: SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone())),
         driver: driver(5.0),
         derivatives,
     };

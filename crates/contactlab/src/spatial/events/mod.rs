@@ -66,8 +66,10 @@
 //! A mode whose closed contacts all stick with constraint rows of rank `nv` is an equilibrium:
 //! the run ends at rest.
 //!
-//! Tolerances are relative to the scene's scales: the length `L` (the largest collision shape),
-//! the time `√(L/‖g‖)`, and the contact problem's own force and acceleration scales.
+//! Tolerances are relative to the scene's scales: the length `L` (the largest reach of a
+//! collision shape from its body's origin, its size plus its offset: a point foot at the end of
+//! a leg has the leg's length), the time `√(L/‖g‖)`, and the contact problem's own force and
+//! acceleration scales.
 
 use nalgebra::{DMatrix, DVector, Vector2, Vector3};
 use serde::Serialize;
@@ -198,7 +200,14 @@ impl<'a> EventScene<'a> {
                 ),
             ));
         }
-        let length = scene.shapes.iter().map(|c| extent(&c.shape)).fold(0.0, f64::max);
+        // The reach of the bodies' shapes from their frames' origins: a point foot at the end
+        // of a leg has the leg's length, not zero.
+        let length = scene
+            .shapes
+            .iter()
+            .filter(|c| c.body.is_some())
+            .map(|c| extent(&c.shape) + c.pose.pos.norm())
+            .fold(0.0, f64::max);
         let length = if length > 0.0 { length } else { 1.0 };
         let g = tree.gravity.norm();
         let time = if g > 0.0 { (length / g).sqrt() } else { 1.0 };

@@ -1,0 +1,178 @@
+//! Gaits of robots in 3-D: a periodic orbit of the map from one strike (impact) to the next,
+//! modulo the symmetries a scene's `[gait]` table states, found by Newton's method on the
+//! configuration manifold ([`crate::spatial::section`]) from where the passive motion settles,
+//! with its Floquet multipliers (exact: [`crate::spatial::events::variational`]).
+
+use std::ops::ControlFlow;
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+use super::spatial::SpatialModel;
+use crate::hybrid::driver::{EventRecord, PoincareSection};
+use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
+use crate::spatial::algebra::Vec3;
+use crate::spatial::events::{EventScene, Modes3};
+use crate::spatial::section::{BodySymmetry, SpatialChart};
+use crate::Error;
+
+/// A scene's `[gait]` table (docs/models.md, "Gaits in 3-D").
+#[derive(Debug, Clone, PartialEq)]
+pub struct GaitSpec3 {
+    /// Velocity indices (tangent coordinates) the translation symmetry shifts: a floating
+    /// base's position along the ground.
+    pub translation: Vec<usize>,
+    /// A body-fixed rotation symmetry: the body, the axis (body axes) and the order.
+    pub symmetry: Option<(usize, Vec3, usize)>,
+    /// Strikes simulated before Newton's method starts.
+    pub settle: usize,
+}
+
+/// Settings of [`spatial_gait`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpatialGaitSettings {
+    /// Relative integration tolerance.
+    pub rtol: f64,
+    /// Newton's tolerance on `‖P(y) − y‖` in the chart's scales.
+    pub newton_tol: f64,
+    /// Newton iterations allowed.
+    pub max_iter: usize,
+    /// How the return map's Jacobian is computed.
+    pub derivatives: Derivatives,
+}
+
+impl Default for SpatialGaitSettings {
+    fn default() -> Self {
+        Self { rtol: 1e-12, newton_tol: 1e-10, max_iter: 30, derivatives: Derivatives::Exact }
+    }
+}
+
+/// A 3-D gait (or why none was found).
+#[derive(Debug, Clone, Serialize)]
+pub struct SpatialGait {
+    /// The file.
+    pub path: String,
+    /// Whether Newton's method converged.
+    pub converged: bool,
+    /// Why not, when it did not.
+    pub reason: Option<String>,
+    /// The chart's coordinates: tangent displacements `d.NAME` from the reference state and
+    /// velocities `NAME` (module docs of [`crate::spatial::section`]).
+    pub coordinates: Vec<String>,
+    /// The fixed point in those coordinates.
+    pub y: Vec<f64>,
+    /// `‖P(y) − y‖` in the chart's scales.
+    pub residual: f64,
+    /// Newton iterations.
+    pub iterations: usize,
+    /// Strikes simulated before Newton's method.
+    pub strikes_settled: usize,
+    /// The step's period (s).
+    pub period: f64,
+    /// Floquet multipliers `(re, im)`, largest modulus first.
+    pub multipliers: Vec<[f64; 2]>,
+    /// Largest modulus.
+    pub max_modulus: f64,
+    /// Whether every multiplier is inside the unit circle.
+    pub stable: bool,
+    /// How the Jacobian was obtained.
+    pub derivatives: JacobianRoute,
+    /// The state right after the strike: configuration (`nq`, the file's coordinates).
+    pub q: Vec<f64>,
+    /// Velocities (`nv`).
+    pub v: Vec<f64>,
+}
+
+/// Collects the states right after the first `want` strikes, then stops the run.
+struct Strikes {
+    want: usize,
+    after: Vec<DMatrix<f64>>,
+}
+
+impl Observer<DMatrix<f64>, Modes3> for Strikes {
+    fn on_event(&mut self, ev: &EventRecord<DMatrix<f64>, Modes3>) -> ControlFlow<()> {
+        if ev.info.kind == EventKind::Impact {
+            self.after.push(ev.after.clone());
+            if self.after.len() >= self.want {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn driver(rtol: f64, t_max: f64) -> EventDriver {
+    EventDriver {
+        settings: DriverSettings {
+            tol: Tolerances { rtol, atol: rtol },
+            t_max,
+            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            ..DriverSettings::default()
+        },
+    }
+}
+
+/// The gait of a 3-D scene with a `[gait]` table from `state` (default its `[initial]`): the
+/// passive motion runs `settle` strikes, and from the state after the last Newton's method on
+/// the strike-to-strike map (module docs) looks for a fixed point.
+pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSettings) -> Result<SpatialGait, Error> {
+    use crate::error::{at_least_one, fraction, positive};
+    let spec = m.gait.as_ref().ok_or_else(|| {
+        Error::argument(
+            "gait",
+            format!("{} has no [gait] table: a scene file states what a step is taken modulo (docs/models.md)", m.path),
+        )
+    })?;
+    fraction("rtol", s.rtol)?;
+    positive("newton_tol", s.newton_tol)?;
+    at_least_one("max_iter", s.max_iter)?;
+    let (q, v) = super::spatial::spatial_state(m, state)?;
+    let scene = m.scene(None, 0.0);
+    let sys = EventScene::new(&scene, &q)?;
+    let x0 = DMatrix::from_iterator(q.len() + v.len(), 1, q.iter().chain(&v).copied());
+    // The passive motion: `settle` strikes, bounded in time by a strike every 100 time scales.
+    let mut strikes = Strikes { want: spec.settle, after: vec![] };
+    let t_max = 100.0 * sys.time() * spec.settle as f64;
+    let run = driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes);
+    let Some(xs) = strikes.after.last().cloned() else {
+        return Err(Error::argument(
+            "state",
+            format!("the motion from it never strikes (the run ended: {})", crate::output::kebab(&run.termination)),
+        ));
+    };
+    let symmetry = match spec.symmetry {
+        Some((body, axis, order)) => Some(BodySymmetry::new(&sys, body, axis, order)?),
+        None => None,
+    };
+    let chart = SpatialChart::new(&sys, &xs, &spec.translation, symmetry);
+    let coordinates = chart.names(&m.velocities);
+    let y0 = chart.chart(&xs);
+    let map = ReturnMap {
+        system: &sys,
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
+        chart,
+        driver: driver(s.rtol, 100.0 * sys.time()),
+        derivatives: s.derivatives,
+    };
+    let fp = map.fixed_point(&y0, s.newton_tol, s.max_iter);
+    let x = map.chart.lift(&DVector::from_column_slice(&fp.y));
+    let (nq, n) = (m.tree.nq(), x.nrows());
+    Ok(SpatialGait {
+        path: m.path.clone(),
+        converged: fp.converged,
+        reason: fp.reason.as_ref().map(|r| r.to_string()),
+        coordinates,
+        y: fp.y.clone(),
+        residual: fp.residual,
+        iterations: fp.iterations,
+        strikes_settled: strikes.after.len(),
+        period: fp.period,
+        stable: fp.converged && fp.spectral_radius < 1.0,
+        max_modulus: fp.spectral_radius,
+        multipliers: fp.multipliers,
+        derivatives: fp.derivatives,
+        q: x.as_slice()[..nq].to_vec(),
+        v: x.as_slice()[nq..n].to_vec(),
+    })
+}
