@@ -2,7 +2,9 @@
 //! on a floating base (18 velocities) and the Unitree G1 humanoid (35), read from their URDFs;
 //! one FC3D solve of a box's four corners landing with a slip; one Moreau–Jean step of a box
 //! resting on a slope; one simulated second of A1 dropped onto the ground (Moreau–Jean,
-//! h = 1 ms), and a box tipping over its edge, event-driven.
+//! h = 1 ms), and a box tipping over its edge, event-driven; the 3-D rimless wheel's gait with
+//! its exact Floquet multipliers (`gait` on `examples/spatial/rimless-wheel.toml`: ten strikes,
+//! then Newton on the manifold).
 
 use std::path::Path;
 
@@ -95,6 +97,15 @@ fn simulations(c: &mut Criterion) {
     let qb = [centre.x, centre.y, centre.z, uq.i, uq.j, uq.k, uq.w];
     let s = EventSettings { t_max: 0.6, ..Default::default() };
     g.bench_function("box_tip_event_driven_0p6s", |b| b.iter(|| simulate_events(&boxed, &qb, &[0.0; 6], &s).unwrap()));
+    let wheel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/rimless-wheel.toml");
+    let wm = contactlab::api::spatial_model(&wheel, contactlab::api::SpatialSource::Scene).unwrap();
+    g.bench_function("rimless_wheel_3d_gait_with_multipliers", |b| {
+        b.iter(|| {
+            let gait = contactlab::api::spatial_gait(&wm, None, &Default::default()).unwrap();
+            assert!(gait.converged);
+            gait
+        })
+    });
     g.finish();
 }
 

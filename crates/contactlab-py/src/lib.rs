@@ -802,6 +802,22 @@ fn spatial_simulate(
     object(py, &r.map_err(to_py)?)
 }
 
+/// A 3-D scene's gait (its `[gait]` table), as the CLI's `gait --json` on a scene file.
+#[pyfunction]
+#[pyo3(signature = (path, state=None, rtol=contactlab::api::SpatialGaitSettings::default().rtol))]
+fn spatial_gait(py: Python<'_>, path: &str, state: Option<Vec<f64>>, rtol: f64) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, None)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a 3-D scene"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        let s = contactlab::api::SpatialGaitSettings { rtol, ..Default::default() };
+        contactlab::api::spatial_gait(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
@@ -1081,6 +1097,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spatial_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;

@@ -365,6 +365,15 @@ def test_a_robot_in_3d_is_simulated_as_the_cli_does():
         contactlab.model.simulate(xml, method="rk4")
 
 
+def test_a_3d_gait_is_found_as_the_cli_does():
+    scene = EXAMPLES / "spatial" / "rimless-wheel.toml"
+    g = contactlab.model.gait(scene)
+    assert g.to_dict() == cli("gait", scene)
+    assert g.converged and g.coordinates[0] == "d.wheel.wx" and len(g.multipliers) == 5
+    with pytest.raises(ValueError, match=r"\[gait\] table"):
+        contactlab.model.gait(EXAMPLES / "spatial" / "rimless-wheel.xml")
+
+
 def test_a_robot_s_dynamics_in_a_loop():
     # contactlab.model.Robot: M and the bias straight from numpy, as model inspect gives them.
     urdf = ROOT / "data" / "robots" / "a1.urdf"

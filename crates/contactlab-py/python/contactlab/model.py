@@ -105,7 +105,17 @@ def gait(model: Model, rtol: float = _D["gait"]["rtol"]) -> Result:
     guess, as ``contactlab gait --json``: ``gaits`` (each with ``period``, ``q``, ``v``,
     ``multipliers``, ``stable``, ``mu_stick``, ``impulse_ratio``, ``step_length``), ``starts``,
     ``settled``, ``reason`` and ``needs_mu`` (the friction a sticking gait needs, when none
-    exists at the model's)."""
+    exists at the model's).
+
+    A 3-D scene file (or an MJCF path) with a ``[gait]`` table (``translation``, ``symmetry``,
+    ``settle``): the gait Newton's method finds on the configuration manifold from where the
+    passive motion settles, as ``gait --json`` on it: ``converged``, ``reason``,
+    ``coordinates`` (``d.NAME`` tangent displacements, ``NAME`` velocities), ``y``,
+    ``period``, ``multipliers``, ``max_modulus``, ``stable``, ``derivatives``, ``q``, ``v``."""
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if _core.is_spatial(path, None) and not path.lower().endswith(".urdf"):
+            return Result("SpatialGait", _core.spatial_gait(path, None, float(rtol)))
     return Result("GaitSearch", _core.mechanism_gait(*model_text(model), float(rtol)))
 
 

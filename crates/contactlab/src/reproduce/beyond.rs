@@ -26,6 +26,7 @@ pub const SECTION: super::SectionDef = super::SectionDef { id: "BEYOND", title: 
 
 const BLOCK: &str = include_str!("../../../../examples/multibody/rocking-block.toml");
 const BLOCK_3D: &str = include_str!("../../../../examples/spatial/rocking-block.xml");
+const WHEEL_3D: &str = include_str!("../../../../examples/spatial/rimless-wheel.xml");
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
 const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
 const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-walker.toml");
@@ -51,7 +52,10 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          contact). No paper publishes these numbers: each row's reference is an independent route, a closed form \
          or an energy balance. Housner's block is also run in 3-D (`examples/spatial/rocking-block.xml`, a box \
          with a free joint, event-driven with the 3-D contact problem over exact Coulomb cones): its edge impacts \
-         against Housner's factor and the planar engine's impact times. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
+         against Housner's factor and the planar engine's impact times. Coleman, Chatterjee and Ruina's 3-D rimless \
+         wheel (`examples/spatial/rimless-wheel.xml`, point feet) has its steady rolling found by `gait` (Newton's \
+         method on the configuration manifold, exact multipliers): its in-plane multiplier against the planar \
+         wheel's closed form. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
          P3's own orbit search, P2's compass biped in μ down through where Painlevé's paradox stops being possible \
@@ -66,6 +70,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     progress("BEYOND", 0, 4);
     rocking_block(&mut sec, opts)?;
     rocking_block_3d(&mut sec)?;
+    rimless_wheel_3d(&mut sec)?;
     progress("BEYOND", 1, 4);
     kneed_walker(&mut sec, opts)?;
     progress("BEYOND", 2, 4);
@@ -239,6 +244,77 @@ fn rocking_block_3d(sec: &mut Section) -> Result<(), Error> {
                 && run.final_modes.as_deref().is_some_and(|m| m.chars().filter(|&c| c == 'S').count() == 4),
         ),
         "the planar engine",
+    ));
+    Ok(())
+}
+
+/// The 3-D rimless wheel (`examples/spatial/rimless-wheel.xml` with point feet): its steady
+/// rolling found by Newton's method on the configuration manifold, its in-plane multiplier
+/// against the planar wheel's closed form, the heading's neutral multiplier, and the exact
+/// Jacobian against differences.
+fn rimless_wheel_3d(sec: &mut Section) -> Result<(), Error> {
+    use crate::api::{spatial_gait, GaitSpec3, SpatialGaitSettings, SpatialModel};
+    use crate::hybrid::section::{Derivatives, JacobianRoute};
+    let mut m = SpatialModel::from_mjcf(
+        "examples/spatial/rimless-wheel.xml".into(),
+        &crate::spatial::mjcf::parse("rimless-wheel.xml", WHEEL_3D)?,
+    );
+    // Point feet (the planar wheel's); the hub 1 m up on one spoke, rolling at 1.2 rad/s.
+    for c in m.shapes.iter_mut() {
+        c.shape = crate::spatial::geometry::Shape::Sphere { radius: 0.0 };
+    }
+    m.q0[2] = 1.0;
+    m.v0 = vec![1.2, 0.0, 0.0, 0.0, 1.2, 0.0];
+    let wheel = m.tree.body_index("wheel").ok_or_else(|| Error::model("wheel", "no body named wheel"))?;
+    m.gait = Some(GaitSpec3 {
+        translation: vec![0, 1],
+        symmetry: Some((wheel, crate::spatial::algebra::Vec3::y(), 10)),
+        settle: 10,
+    });
+    let exact = spatial_gait(&m, None, &SpatialGaitSettings::default())?;
+    let diff =
+        spatial_gait(&m, None, &SpatialGaitSettings { derivatives: Derivatives::Differences, ..Default::default() })?;
+    // κ = I_axle / (m l²) = 2 / (10 · 1²).
+    let (n, kappa) = (10.0, 0.2);
+    let beta: f64 = (kappa + (2.0 * std::f64::consts::PI / n).cos()) / (1.0 + kappa);
+    let nearest = |x: f64| exact.multipliers.iter().map(|z| (z[0] - x).hypot(z[1])).fold(f64::INFINITY, f64::min);
+    let ok = exact.converged && exact.derivatives == JacobianRoute::Variational;
+    let mods: Vec<String> = exact.multipliers.iter().map(|z| fmt_num(z[0].hypot(z[1]))).collect();
+    sec.rows.push(
+        Row::at_most(
+            format!(
+                "3-D rimless wheel (point feet, 10 spokes, κ = 0.2): steady rolling found by Newton on the manifold; \
+                 distance of its nearest multiplier to the planar wheel's β² = ((κ + cos 2π/n)/(1 + κ))² = {}",
+                fmt_num(beta * beta)
+            ),
+            1e-8,
+            if ok { nearest(beta * beta) } else { f64::NAN },
+            "P2 (27): the planar wheel's step map, closed form",
+        )
+        .with_note(format!(
+            "examples/spatial/rimless-wheel.xml with point feet; |multipliers| [{}]: it falls over sideways; period {} s",
+            mods.join(", "),
+            fmt_num(exact.period)
+        )),
+    );
+    sec.rows.push(Row::at_most(
+        "3-D rimless wheel: the heading's multiplier is 1 (a turn of the rolling direction changes the slope along it \
+         only to second order): distance of the nearest multiplier to 1",
+        1e-6,
+        if ok { nearest(1.0) } else { f64::NAN },
+        "symmetry of the slope to first order",
+    ));
+    let gap = exact
+        .multipliers
+        .iter()
+        .zip(&diff.multipliers)
+        .fold(0.0f64, |g, (a, b)| g.max((a[0] - b[0]).hypot(a[1] - b[1])));
+    sec.rows.push(Row::at_most(
+        "3-D rimless wheel: exact multipliers (variational equations, saltation, dual numbers) against central \
+         differences of the strike map: largest difference",
+        1e-4,
+        if ok && diff.converged { gap } else { f64::NAN },
+        "central differences of the return map",
     ));
     Ok(())
 }

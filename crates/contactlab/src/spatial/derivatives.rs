@@ -93,70 +93,7 @@ pub fn values(y: &[Dual64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spatial::algebra::{rpy, Mat3, SpatialInertia, Transform, Vec3};
-    use crate::spatial::joint::Joint3;
-    use crate::spatial::tree::Body3;
-
-    /// A free base with a ball joint, a skew revolute, a prismatic and a planar joint.
-    fn tree() -> SpatialTree {
-        let inertia = |m: f64, c: [f64; 3], d: [f64; 3], r: [f64; 3]| {
-            let rot = rpy(r[0], r[1], r[2]);
-            SpatialInertia {
-                mass: m,
-                com: Vec3::from(c),
-                inertia: rot * Mat3::from_diagonal(&Vec3::from(d)) * rot.transpose(),
-            }
-        };
-        let place = |p: [f64; 3], r: [f64; 3]| Transform { rot: rpy(r[0], r[1], r[2]), pos: Vec3::from(p) };
-        let body = |name: &str, parent, placement, joint, inertia| Body3 {
-            name: name.into(),
-            parent,
-            placement,
-            joint,
-            inertia,
-        };
-        SpatialTree::new(
-            vec![
-                body(
-                    "base",
-                    None,
-                    place([0.1, 0.0, 0.5], [0.0; 3]),
-                    Joint3::Free,
-                    inertia(5.0, [0.02, -0.01, 0.03], [0.2, 0.3, 0.4], [0.1, 0.2, 0.3]),
-                ),
-                body(
-                    "ball",
-                    Some(0),
-                    place([0.2, 0.1, 0.0], [0.3, 0.0, -0.2]),
-                    Joint3::Ball,
-                    inertia(1.0, [0.0, 0.1, -0.1], [0.01, 0.02, 0.02], [0.5, 0.0, 0.1]),
-                ),
-                body(
-                    "hinge",
-                    Some(1),
-                    place([0.0, 0.0, -0.3], [0.0, 0.4, 0.0]),
-                    Joint3::Revolute { axis: Vec3::new(1.0, 2.0, 2.0) / 3.0 },
-                    inertia(0.7, [0.05, 0.0, -0.15], [0.02, 0.02, 0.005], [0.0, 0.3, 0.0]),
-                ),
-                body(
-                    "slide",
-                    Some(0),
-                    place([-0.2, 0.0, 0.1], [0.0, 0.0, 0.7]),
-                    Joint3::Prismatic { axis: Vec3::new(0.0, 0.6, 0.8) },
-                    inertia(1.2, [0.0, 0.0, -0.2], [0.03, 0.03, 0.01], [0.2, -0.1, 0.0]),
-                ),
-                body(
-                    "planar",
-                    Some(3),
-                    place([0.0, 0.0, -0.4], [0.0, -0.3, 0.0]),
-                    Joint3::Planar,
-                    inertia(0.5, [0.1, 0.0, 0.0], [0.004, 0.005, 0.006], [0.0, 0.0, 0.4]),
-                ),
-            ],
-            Vec3::new(0.0, 0.0, -9.81),
-        )
-        .unwrap()
-    }
+    use crate::spatial::tree::tests::sample as tree;
 
     #[test]
     fn dual_derivatives_of_the_forward_dynamics_match_central_differences() {
@@ -189,8 +126,10 @@ mod tests {
             let d = fd(&vec![0.0; t.nq()], &e(t.nv(), k));
             assert!((j.d_v.column(k) - &d).amax() < 1e-7 * scale, "v[{k}]");
         }
-        // A quaternion's own direction changes nothing (the dynamics see it normalised).
-        let radial: Vec<f64> = (0..t.nq()).map(|i| if (3..7).contains(&i) { q[i] } else { 0.0 }).collect();
+        // A quaternion's own direction changes nothing (the dynamics see it normalised): the
+        // free base's (coordinates 3..7) and the ball joint's (9..13).
+        let radial: Vec<f64> =
+            (0..t.nq()).map(|i| if (3..7).contains(&i) || (9..13).contains(&i) { q[i] } else { 0.0 }).collect();
         assert!((&j.d_q * DVector::from_vec(radial)).amax() < 1e-12 * scale);
         // M⁻¹ times M is the identity.
         let m = t.mass_matrix(&q);

@@ -50,6 +50,7 @@ use super::events::EventScene;
 use super::joint::Joint3;
 use super::tree::SpatialTree;
 use crate::hybrid::section::SectionChart;
+use crate::multibody::gait::pivots;
 use crate::Error;
 
 type State = DMatrix<f64>;
@@ -257,34 +258,6 @@ pub struct SpatialChart<'a> {
     v_free: Vec<usize>,
     v_dep: Vec<usize>,
     symmetry: Option<BodySymmetry>,
-}
-
-/// Columns chosen by Gaussian elimination with column pivoting among `candidates` for the rows
-/// of `a` (dependent rows dropped, below `1e-10` of the largest entry); `(kept rows, columns)`.
-fn pivots(a: &DMatrix<f64>, candidates: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let mut m = a.clone();
-    let scale = m.amax().max(f64::MIN_POSITIVE);
-    let (mut cols, mut kept) = (vec![], vec![]);
-    for r in 0..m.nrows() {
-        let best = candidates
-            .iter()
-            .copied()
-            .filter(|c| !cols.contains(c))
-            .max_by(|&x, &y| m[(r, x)].abs().total_cmp(&m[(r, y)].abs()));
-        let Some(c) = best else { continue };
-        if m[(r, c)].abs() <= 1e-10 * scale {
-            continue;
-        }
-        for r2 in r + 1..m.nrows() {
-            let f = m[(r2, c)] / m[(r, c)];
-            for k in 0..m.ncols() {
-                m[(r2, k)] -= f * m[(r, k)];
-            }
-        }
-        cols.push(c);
-        kept.push(r);
-    }
-    (kept, cols)
 }
 
 impl<'a> SpatialChart<'a> {

@@ -445,13 +445,13 @@ fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::algebra::{rpy, Mat3};
     use super::*;
 
     /// A tree with every joint type: a free base, a ball joint, revolute and prismatic joints
     /// about skew axes, a fixed body and a planar one, with off-diagonal inertias.
-    fn sample() -> SpatialTree {
+    pub(crate) fn sample() -> SpatialTree {
         let inertia = |m: f64, c: [f64; 3], d: [f64; 3], r: [f64; 3]| {
             let rot = rpy(r[0], r[1], r[2]);
             SpatialInertia {

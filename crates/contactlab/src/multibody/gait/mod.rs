@@ -94,7 +94,7 @@ pub struct StrikeChart<'a> {
 
 /// Columns chosen by Gaussian elimination with column pivoting among `candidates` for the rows
 /// of `a` (dependent rows dropped); returns `(kept rows, pivot columns)`.
-fn pivots(a: &DMatrix<f64>, candidates: &[usize]) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn pivots(a: &DMatrix<f64>, candidates: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let mut m = a.clone();
     let (rows, _) = m.shape();
     let scale = m.amax().max(f64::MIN_POSITIVE);
