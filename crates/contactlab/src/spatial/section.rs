@@ -25,7 +25,9 @@
 //! foot that just struck) and the velocity constraints that hold (normal, and for a sticking
 //! contact tangential, velocities zero) are taken as the section's constraints, as the planar
 //! [`crate::multibody::gait::StrikeChart`] does; the coordinates are the `δ` and `v` components
-//! they leave free (chosen by Gaussian elimination with column pivoting), less the `δ`
+//! they leave free (chosen by Gaussian elimination with column pivoting, each column in its own
+//! unit, a translation's length or a turn's radian, so that the choice does not depend on the
+//! unit of length), less the `δ`
 //! components of the translation symmetry. `lift(y)` solves the gaps for the dependent `δ`
 //! (Newton) and the velocity constraints for the dependent velocities (linear); `chart(x)` reads
 //! `δ = ρ⁻¹(q*, q)` and `v`. Both Jacobians are exact: dual numbers through `ρ`, the contact
@@ -296,11 +298,15 @@ impl<'a> SpatialChart<'a> {
                 gd[(r, c)] = sys.contact_rows(&qd, i).map_or(f64::NAN, |k| k.0.eps);
             }
         }
+        // Columns in their own units (a translation's length, a turn's radian), so that the
+        // choice of coordinates does not depend on the unit of length.
+        let unit = tangent_units(sys);
+        let gd = DMatrix::from_fn(gd.nrows(), nv, |r, c| gd[(r, c)] * unit[c]);
         let cand: Vec<usize> = (0..nv).filter(|k| !translation.contains(k)).collect();
         let (kept, d_dep) = pivots(&gd, &cand);
         let gaps: Vec<usize> = kept.iter().map(|&r| gaps[r]).collect();
         let rows = DMatrix::from_fn(rests.len(), nv, |r, c| {
-            sys.contact_rows(&q, rests[r].0).map_or(f64::NAN, |k| k.1[(rests[r].1, c)])
+            sys.contact_rows(&q, rests[r].0).map_or(f64::NAN, |k| k.1[(rests[r].1, c)]) * unit[c]
         });
         let all: Vec<usize> = (0..nv).collect();
         let (kept, v_dep) = pivots(&rows, &all);
@@ -434,6 +440,24 @@ impl<'a> SpatialChart<'a> {
     }
 }
 
+/// The size of each tangent coordinate: the length scale for a translation, 1 (a radian) for a
+/// turn.
+fn tangent_units(sys: &EventScene) -> Vec<f64> {
+    let tree = &sys.scene().tree;
+    let mut dv = vec![1.0; tree.nv()];
+    for (i, b) in tree.bodies().iter().enumerate() {
+        let (_, iv) = tree.joint_start(i);
+        let lin: &[usize] = match b.joint {
+            Joint3::Prismatic { .. } => &[0],
+            Joint3::Planar => &[0, 1],
+            Joint3::Free | Joint3::Translation => &[0, 1, 2],
+            _ => &[],
+        };
+        lin.iter().for_each(|&k| dv[iv + k] = sys.length());
+    }
+    dv
+}
+
 impl SectionChart<State> for SpatialChart<'_> {
     fn dim(&self) -> usize {
         self.d_free.len() + self.v_free.len()
@@ -455,20 +479,9 @@ impl SectionChart<State> for SpatialChart<'_> {
     }
 
     fn scale(&self) -> DVector<f64> {
-        let (ls, ts) = (self.sys.length(), self.sys.time());
-        let tree = &self.sys.scene().tree;
+        let ts = self.sys.time();
         // Lengths for translations, radians for turns (δ); their rates for velocities.
-        let mut dv = vec![1.0; tree.nv()];
-        for (i, b) in tree.bodies().iter().enumerate() {
-            let (_, iv) = tree.joint_start(i);
-            let lin: &[usize] = match b.joint {
-                Joint3::Prismatic { .. } => &[0],
-                Joint3::Planar => &[0, 1],
-                Joint3::Free | Joint3::Translation => &[0, 1, 2],
-                _ => &[],
-            };
-            lin.iter().for_each(|&k| dv[iv + k] = ls);
-        }
+        let dv = tangent_units(self.sys);
         DVector::from_iterator(
             self.dim(),
             self.d_free.iter().map(|&k| dv[k]).chain(self.v_free.iter().map(|&k| dv[k] / ts)),
