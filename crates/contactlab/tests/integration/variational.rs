@@ -174,3 +174,45 @@ fn a_zeno_cascade_is_linearized_and_matches_differences() {
     assert_eq!(g.derivatives, JacobianRoute::Variational);
     assert!(g.stable && (g.spectral_radius - 0.642).abs() < 1e-3, "{:?}", g.multipliers);
 }
+
+#[test]
+fn the_strike_chart_s_coordinates_do_not_depend_on_the_unit_of_length() {
+    // Goswami's compass gait with every length (and gravity, keeping the time unit) multiplied
+    // by s = 1e-6 and 1e6: the same gait (multipliers, period) and the same chart coordinates
+    // (chosen with each column in its own unit; in raw units the angle's column, a length,
+    // outgrew the position's with s).
+    let text = std::fs::read_to_string(example("goswami-compass-gait.toml")).unwrap();
+    let at = |s: f64| {
+        let t = text
+            .replace("com = [0.0, -0.5]", &format!("com = [0.0, {:e}]", -0.5 * s))
+            .replace("point = [0.0, -1.0]", &format!("point = [0.0, {:e}]", -s))
+            .replace("gravity = 9.81", &format!("gravity = {:e}", 9.81 * s))
+            .replace(
+                "q = [-0.24740395925452294, 0.9689124217106447, 0.25, -0.5]",
+                &format!("q = [{:e}, {:e}, 0.25, -0.5]", -0.24740395925452294 * s, 0.9689124217106447 * s),
+            );
+        let m = contactlab::multibody::model::from_model(
+            &contactlab::model::ModelDoc::parse("scaled.toml", &t, false).unwrap(),
+        )
+        .unwrap();
+        let g = find_gaits(&m, &GaitSettings::default())
+            .unwrap()
+            .gaits
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("s = {s}: no gait"));
+        let sys = m.system().unwrap();
+        let x = join(&DVector::from_column_slice(&g.q), &DVector::from_column_slice(&g.v));
+        let names = StrikeChart::new(&sys, &x, &m.gait.clone().unwrap().translation).names(&m.coordinates);
+        (g, names)
+    };
+    let (one, names) = at(1.0);
+    for s in [1e-6, 1e6] {
+        let (g, n) = at(s);
+        assert_eq!(n, names, "s = {s}");
+        assert!((g.period - one.period).abs() < 1e-8 * one.period, "s = {s}: {} vs {}", g.period, one.period);
+        for (a, b) in g.multipliers.iter().zip(&one.multipliers) {
+            assert!((a[0] - b[0]).hypot(a[1] - b[1]) < 1e-6, "s = {s}: {:?} vs {:?}", g.multipliers, one.multipliers);
+        }
+    }
+}

@@ -193,19 +193,21 @@ impl<'a> StrikeChart<'a> {
         let n = sys.dof();
         let (q, _) = split(x);
         let ts = sys.time_scale();
+        let q_scale = sys.coordinate_scale();
+        // Columns in their coordinates' own units (a length, a radian), so that the choice of
+        // coordinates does not depend on the unit of length.
         let cand_q: Vec<usize> = (0..n).filter(|k| !translation.contains(k) && !keep.contains(k)).collect();
-        let gq = DMatrix::from_fn(gaps.len(), n, |r, c| sys.normal_jacobian(gaps[r], &q)[c]);
+        let gq = DMatrix::from_fn(gaps.len(), n, |r, c| sys.normal_jacobian(gaps[r], &q)[c] * q_scale[c]);
         let (kept, q_dep) = pivots(&gq, &cand_q);
         let gaps: Vec<usize> = kept.iter().map(|&r| gaps[r]).collect();
         let row = |&(i, t): &(usize, bool)| if t { sys.tangent_jacobian(i, &q) } else { sys.normal_jacobian(i, &q) };
-        let cv = DMatrix::from_fn(rests.len(), n, |r, c| row(&rests[r])[c]);
+        let cv = DMatrix::from_fn(rests.len(), n, |r, c| row(&rests[r])[c] * q_scale[c]);
         let all: Vec<usize> = (0..n).collect();
         let cand_v: Vec<usize> = (0..n).filter(|k| !keep.contains(&(n + k))).collect();
         let (kept, v_dep) = pivots(&cv, &cand_v);
         let rests: Vec<(usize, bool)> = kept.iter().map(|&r| rests[r]).collect();
         let q_free = (0..n).filter(|k| !translation.contains(k) && !q_dep.contains(k)).collect();
         let v_free = all.iter().copied().filter(|k| !v_dep.contains(k)).collect();
-        let q_scale = sys.coordinate_scale();
         let v_scale = &q_scale / ts;
         StrikeChart { sys, reference: x.clone(), gaps, rests, q_free, q_dep, v_free, v_dep, q_scale, v_scale }
     }
