@@ -206,7 +206,7 @@ mod p4_fixtures;
 mod p5_eqsets;
 mod scene3;
 mod spatial;
-mod spatial_gait;
+pub(crate) mod spatial_gait;
 pub use multibody::*;
 pub use p1_body::*;
 pub use p2_walkers::*;

@@ -85,9 +85,11 @@ pub struct SpatialGait {
 }
 
 /// Collects the states right after the first `want` strikes, then stops the run.
-struct Strikes {
-    want: usize,
-    after: Vec<DMatrix<f64>>,
+pub(crate) struct Strikes {
+    /// Strikes wanted.
+    pub(crate) want: usize,
+    /// The states right after them.
+    pub(crate) after: Vec<DMatrix<f64>>,
 }
 
 impl Observer<DMatrix<f64>, Modes3> for Strikes {
@@ -102,7 +104,8 @@ impl Observer<DMatrix<f64>, Modes3> for Strikes {
     }
 }
 
-fn driver(rtol: f64, t_max: f64) -> EventDriver {
+/// The event driver of the gait runs (Zeno series extrapolated).
+pub(crate) fn driver(rtol: f64, t_max: f64) -> EventDriver {
     EventDriver {
         settings: DriverSettings {
             tol: Tolerances { rtol, atol: rtol },

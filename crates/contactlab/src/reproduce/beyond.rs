@@ -55,7 +55,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          against Housner's factor and the planar engine's impact times. Coleman, Chatterjee and Ruina's 3-D rimless \
          wheel (`examples/spatial/rimless-wheel.xml`, point feet) has its steady rolling found by `gait` (Newton's \
          method on the configuration manifold, exact multipliers): its in-plane multiplier against the planar \
-         wheel's closed form. Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
+         wheel's closed form, a lateral perturbation's growth in plain simulation against its largest \
+         multiplier, and the slope above which straight rolling is laterally stable (continuation in the slope). \
+         Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
          P3's own orbit search, P2's compass biped in μ down through where Painlevé's paradox stops being possible \
@@ -316,6 +318,131 @@ fn rimless_wheel_3d(sec: &mut Section) -> Result<(), Error> {
         if ok && diff.converged { gap } else { f64::NAN },
         "central differences of the return map",
     ));
+    rimless_wheel_3d_lateral(sec, m, &exact)
+}
+
+/// The 3-D wheel's lateral stability: at the slope 0.1 a small lateral perturbation of the
+/// steady rolling grows per strike, in plain simulation, by the largest multiplier; steeper
+/// (faster) the rolling becomes laterally stable, where the lateral multiplier crosses 1
+/// (located by bisection on the slope, each gait from the last by Newton).
+fn rimless_wheel_3d_lateral(
+    sec: &mut Section,
+    mut m: crate::api::SpatialModel,
+    at_01: &crate::api::SpatialGait,
+) -> Result<(), Error> {
+    use crate::api::spatial_gait::{driver, Strikes};
+    use crate::api::{spatial_gait, SpatialGaitSettings};
+    use crate::hybrid::section::{Derivatives, SectionChart};
+    use crate::spatial::algebra::Vec3;
+    use crate::spatial::events::EventScene;
+    use crate::spatial::section::{BodySymmetry, SpatialChart};
+    use nalgebra::{DMatrix, DVector};
+    let wheel = m.tree.body_index("wheel").ok_or_else(|| Error::model("wheel", "no body named wheel"))?;
+    // Plain simulation from the gait perturbed in its roll rate by 1e-7 rad/s: the ratio of
+    // successive distances (in the chart's scales) after ten strikes.
+    let scene = m.scene(None, 0.0);
+    let sys = EventScene::new(&scene, &at_01.q)?;
+    let xs = DMatrix::from_iterator(at_01.q.len() + at_01.v.len(), 1, at_01.q.iter().chain(&at_01.v).copied());
+    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(BodySymmetry::new(&sys, wheel, Vec3::y(), 10)?));
+    let (ys, sc) = (chart.chart(&xs), chart.scale());
+    let roll = chart.names(&m.velocities).iter().position(|n| n == "wheel.wx");
+    let mut y1 = ys.clone();
+    if let Some(k) = roll {
+        y1[k] += 1e-7;
+    }
+    let mut strikes = Strikes { want: 12, after: vec![] };
+    driver(1e-12, 20.0).run(&sys, 0.0, chart.lift(&y1), &[], &mut strikes);
+    let dist: Vec<f64> = strikes
+        .after
+        .iter()
+        .map(|x| {
+            let d = chart.chart(x) - &ys;
+            DVector::from_fn(d.len(), |i, _| d[i] / sc[i]).norm()
+        })
+        .collect();
+    let grown = if dist.len() == 12 && roll.is_some() { dist[11] / dist[10] } else { f64::NAN };
+    let lead = at_01.multipliers.first().map_or(f64::NAN, |z| z[0].hypot(z[1]));
+    sec.rows.push(
+        Row::number(
+            "3-D rimless wheel, slope 0.1: a roll-rate perturbation of 1e-7 rad/s grows per strike, in plain \
+             simulation (the 11th strike to the 12th), by the largest multiplier: it falls over sideways",
+            lead,
+            grown,
+            1e-3 * lead,
+            "the exact multipliers (row above)",
+        )
+        .with_note(format!(
+            "distances from the gait at strikes 1-12: {:.2e} … {:.2e}",
+            dist.first().copied().unwrap_or(f64::NAN),
+            dist.last().copied().unwrap_or(f64::NAN)
+        )),
+    );
+    // Continuation in the slope α (gravity turned by α): the largest multiplier but the
+    // heading's (the one nearest 1), less 1; each gait from the last, ten strikes then Newton
+    // (the rolling in the wheel's plane is an invariant set: from a state in it the lateral
+    // modes are not excited, and the heading, whose multiplier is 1, stays straight downhill).
+    // The gait's state projected onto the wheel's plane (MuJoCo's x y z qw qx qy qz, then
+    // vx vy vz wx wy wz): Newton leaves it off the plane by round-off along the heading
+    // (1e-8), which ten strikes of the unstable lateral mode would grow.
+    let in_plane = |mut x: Vec<f64>| {
+        for k in [1, 4, 6, 8, 10, 12] {
+            x[k] = 0.0;
+        }
+        let n = x[3].hypot(x[5]);
+        x[3] /= n;
+        x[5] /= n;
+        x
+    };
+    let mut warm: Vec<f64> = in_plane(at_01.q.iter().chain(&at_01.v).copied().collect());
+    let mut lateral_by = |alpha: f64, derivatives| -> Result<f64, Error> {
+        m.tree.gravity = Vec3::new(alpha.sin(), 0.0, -alpha.cos()) * 9.81;
+        let g = spatial_gait(&m, Some(&warm), &SpatialGaitSettings { derivatives, ..Default::default() })?;
+        if !g.converged {
+            return Ok(f64::NAN);
+        }
+        warm = in_plane(g.q.iter().chain(&g.v).copied().collect());
+        let mut mods: Vec<f64> = g.multipliers.iter().map(|z| z[0].hypot(z[1])).collect();
+        if let Some(k) = (0..mods.len()).min_by(|&a, &b| (mods[a] - 1.0).abs().total_cmp(&(mods[b] - 1.0).abs())) {
+            mods.remove(k);
+        }
+        Ok(mods.into_iter().fold(f64::NEG_INFINITY, f64::max) - 1.0)
+    };
+    let mut path = vec![];
+    for alpha in [0.12, 0.14, 0.16, 0.18, 0.19] {
+        path.push((alpha, lateral_by(alpha, Derivatives::Exact)?));
+    }
+    let (mut lo, mut hi) = (0.18, 0.19);
+    let bracketed = path[3].1 > 0.0 && path[4].1 < 0.0;
+    // The same verdicts from differenced Jacobians at both ends.
+    let differenced =
+        lateral_by(0.18, Derivatives::Differences)? > 0.0 && lateral_by(0.19, Derivatives::Differences)? < 0.0;
+    if bracketed {
+        let _ = lateral_by(lo, Derivatives::Exact)?;
+        for _ in 0..14 {
+            let mid = 0.5 * (lo + hi);
+            if lateral_by(mid, Derivatives::Exact)? > 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+    }
+    sec.rows.push(
+        Row::exact(
+            "3-D rimless wheel: steeper (faster) straight rolling becomes laterally stable: the largest lateral \
+             multiplier falls through 1 between the slopes 0.18 and 0.19 (continuation in the slope, each gait by \
+             Newton, exact multipliers)",
+            if differenced { "yes" } else { "no (the differenced route did not bracket it)" },
+            yes_no(bracketed),
+            "the same verdicts from differenced Jacobians at 0.18 and 0.19",
+        )
+        .with_note(format!(
+            "largest lateral |multiplier| at slopes {}; it crosses 1 at slope {:.5} (bisection to {:.0e})",
+            path.iter().map(|(a, f)| format!("{a}: {}", fmt_num(1.0 + f))).collect::<Vec<_>>().join(", "),
+            0.5 * (lo + hi),
+            hi - lo
+        )),
+    );
     Ok(())
 }
 
