@@ -158,7 +158,11 @@ fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Fa
         g.strikes_settled,
         g.iterations,
         g.period,
-        if g.stable { "stable" } else { "unstable" },
+        match (g.stable, g.stable_but_neutral, g.neutral.len()) {
+            (true, _, _) => "stable".to_string(),
+            (false, true, k) => format!("stable but for {k} neutral multiplier(s) at 1"),
+            _ => "unstable".to_string(),
+        },
         mods.join(", "),
         match &g.derivatives {
             contactlab::hybrid::section::JacobianRoute::Variational => "exact".to_string(),

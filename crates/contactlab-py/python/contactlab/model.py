@@ -111,7 +111,8 @@ def gait(model: Model, rtol: float = _D["gait"]["rtol"]) -> Result:
     ``settle``): the gait Newton's method finds on the configuration manifold from where the
     passive motion settles, as ``gait --json`` on it: ``converged``, ``reason``,
     ``coordinates`` (``d.NAME`` tangent displacements, ``NAME`` velocities), ``y``,
-    ``period``, ``multipliers``, ``max_modulus``, ``stable``, ``derivatives``, ``q``, ``v``."""
+    ``period``, ``multipliers``, ``max_modulus``, ``stable``, ``neutral`` (multipliers at 1),
+    ``stable_but_neutral``, ``derivatives``, ``q``, ``v``."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)
         if _core.is_spatial(path, None) and not path.lower().endswith(".urdf"):

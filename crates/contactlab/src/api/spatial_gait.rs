@@ -29,6 +29,9 @@ pub struct GaitSpec3 {
     pub settle: usize,
 }
 
+/// A multiplier this near 1 is reported as neutral ([`SpatialGait::neutral`]).
+pub const NEUTRAL_TOL: f64 = 1e-6;
+
 /// Settings of [`spatial_gait`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpatialGaitSettings {
@@ -74,8 +77,14 @@ pub struct SpatialGait {
     pub multipliers: Vec<[f64; 2]>,
     /// Largest modulus.
     pub max_modulus: f64,
-    /// Whether every multiplier is inside the unit circle.
+    /// Whether every multiplier is inside the unit circle and none is neutral.
     pub stable: bool,
+    /// Multipliers within [`NEUTRAL_TOL`] of 1 (indices into `multipliers`): a direction
+    /// along which the gait is neutral to first order (a rimless wheel's heading on a slope),
+    /// which the multipliers alone cannot decide.
+    pub neutral: Vec<usize>,
+    /// Whether every multiplier but the neutral ones is inside the unit circle.
+    pub stable_but_neutral: bool,
     /// How the Jacobian was obtained.
     pub derivatives: JacobianRoute,
     /// The state right after the strike: configuration (`nq`, the file's coordinates).
@@ -161,6 +170,9 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     let fp = map.fixed_point(&y0, s.newton_tol, s.max_iter);
     let x = map.chart.lift(&DVector::from_column_slice(&fp.y));
     let (nq, n) = (m.tree.nq(), x.nrows());
+    let neutral: Vec<usize> = (0..fp.multipliers.len())
+        .filter(|&k| (fp.multipliers[k][0] - 1.0).hypot(fp.multipliers[k][1]) <= NEUTRAL_TOL)
+        .collect();
     Ok(SpatialGait {
         path: m.path.clone(),
         converged: fp.converged,
@@ -171,7 +183,10 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
         iterations: fp.iterations,
         strikes_settled: strikes.after.len(),
         period: fp.period,
-        stable: fp.converged && fp.spectral_radius < 1.0,
+        stable: fp.converged && fp.spectral_radius < 1.0 && neutral.is_empty(),
+        neutral: neutral.clone(),
+        stable_but_neutral: fp.converged
+            && fp.multipliers.iter().enumerate().all(|(k, z)| neutral.contains(&k) || z[0].hypot(z[1]) < 1.0),
         max_modulus: fp.spectral_radius,
         multipliers: fp.multipliers,
         derivatives: fp.derivatives,

@@ -217,3 +217,24 @@ fn the_3d_wheel_s_straight_rolling_is_laterally_stable_on_steeper_slopes() {
     let (a, b) = (lateral(0.18), lateral(0.19));
     assert!((a - 1.151051).abs() < 1e-5 && (b - 0.939663).abs() < 1e-5, "{a} {b}");
 }
+
+#[test]
+fn a_neutral_multiplier_keeps_a_gait_from_being_called_stable() {
+    // On the slope 0.2 the point-foot wheel's multipliers are all inside the unit circle but
+    // the heading's, which is 1 to 1e-8 (below it by round-off): `stable` is false,
+    // `stable_but_neutral` true, and `neutral` names it.
+    use contactlab::api::{spatial_gait, GaitSpec3, SpatialGaitSettings};
+    use contactlab::spatial::algebra::Vec3;
+    let mut m = spatial_model(&example("rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    for c in m.shapes.iter_mut() {
+        c.shape = contactlab::spatial::geometry::Shape::Sphere { radius: 0.0 };
+    }
+    m.q0[2] = 1.0;
+    m.v0 = vec![1.2, 0.0, 0.0, 0.0, 1.2, 0.0];
+    let wheel = m.tree.body_index("wheel").unwrap();
+    m.gait = Some(GaitSpec3 { translation: vec![0, 1], symmetry: Some((wheel, Vec3::y(), 10)), settle: 10 });
+    m.tree.gravity = Vec3::new(0.2f64.sin(), 0.0, -0.2f64.cos()) * 9.81;
+    let g = spatial_gait(&m, None, &SpatialGaitSettings::default()).unwrap();
+    assert!(g.converged && !g.stable && g.stable_but_neutral, "{:?}", g.multipliers);
+    assert_eq!(g.neutral.len(), 1, "{:?}", g.multipliers);
+}
