@@ -151,13 +151,13 @@ fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Fa
         );
         return Ok(());
     }
-    let mods: Vec<String> = g.multipliers.iter().map(|z| format!("{:.9}", z[0].hypot(z[1]))).collect();
+    let mods: Vec<String> = g.multipliers_found().iter().map(|z| format!("{:.9}", z[0].hypot(z[1]))).collect();
     println!(
         "{}: gait after {} strikes and {} Newton steps: period {:.9} s, {}, |multipliers| [{}] ({})",
         a.model.display(),
         g.strikes_settled,
         g.iterations,
-        g.period,
+        g.period.unwrap_or(f64::NAN),
         match (g.stable, g.stable_but_neutral, g.neutral.len()) {
             (true, _, _) => "stable".to_string(),
             (false, true, k) => format!("stable but for {k} neutral multiplier(s) at 1"),
@@ -169,11 +169,11 @@ fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Fa
             contactlab::hybrid::section::JacobianRoute::Differences(why) => format!("differences: {why}"),
         }
     );
-    for (name, y) in g.coordinates.iter().zip(&g.y) {
+    for (name, y) in g.coordinates.iter().zip(g.y.as_deref().unwrap_or(&[])) {
         println!("    {name} = {y:.12}");
     }
-    println!("    q = {:?}", g.q);
-    println!("    v = {:?}", g.v);
+    println!("    q = {:?}", g.q.as_deref().unwrap_or(&[]));
+    println!("    v = {:?}", g.v.as_deref().unwrap_or(&[]));
     Ok(())
 }
 

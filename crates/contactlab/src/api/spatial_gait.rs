@@ -51,7 +51,7 @@ impl Default for SpatialGaitSettings {
     }
 }
 
-/// A 3-D gait (or why none was found).
+/// A 3-D gait (or why none was found: then every number is `None`, null in JSON).
 #[derive(Debug, Clone, Serialize)]
 pub struct SpatialGait {
     /// The file.
@@ -61,22 +61,23 @@ pub struct SpatialGait {
     /// Why not, when it did not.
     pub reason: Option<String>,
     /// The chart's coordinates: tangent displacements `d.NAME` from the reference state and
-    /// velocities `NAME` (module docs of [`crate::spatial::section`]).
+    /// velocities `NAME` (module docs of [`crate::spatial::section`]); empty when the motion
+    /// never struck.
     pub coordinates: Vec<String>,
     /// The fixed point in those coordinates.
-    pub y: Vec<f64>,
+    pub y: Option<Vec<f64>>,
     /// `‖P(y) − y‖` in the chart's scales.
-    pub residual: f64,
+    pub residual: Option<f64>,
     /// Newton iterations.
     pub iterations: usize,
     /// Strikes simulated before Newton's method.
     pub strikes_settled: usize,
     /// The step's period (s).
-    pub period: f64,
+    pub period: Option<f64>,
     /// Floquet multipliers `(re, im)`, largest modulus first.
-    pub multipliers: Vec<[f64; 2]>,
+    pub multipliers: Option<Vec<[f64; 2]>>,
     /// Largest modulus.
-    pub max_modulus: f64,
+    pub max_modulus: Option<f64>,
     /// Whether every multiplier is inside the unit circle and none is neutral.
     pub stable: bool,
     /// Multipliers within [`NEUTRAL_TOL`] of 1 (indices into `multipliers`): a direction
@@ -88,9 +89,44 @@ pub struct SpatialGait {
     /// How the Jacobian was obtained.
     pub derivatives: JacobianRoute,
     /// The state right after the strike: configuration (`nq`, the file's coordinates).
-    pub q: Vec<f64>,
+    pub q: Option<Vec<f64>>,
     /// Velocities (`nv`).
-    pub v: Vec<f64>,
+    pub v: Option<Vec<f64>>,
+}
+
+impl SpatialGait {
+    /// The multipliers found (none without a gait).
+    pub fn multipliers_found(&self) -> &[[f64; 2]] {
+        self.multipliers.as_deref().unwrap_or(&[])
+    }
+
+    /// The gait's post-strike state `q` then `v` (`None` without a gait).
+    pub fn state(&self) -> Option<Vec<f64>> {
+        Some(self.q.as_ref()?.iter().chain(self.v.as_ref()?).copied().collect())
+    }
+
+    /// No gait, for `reason`: every number `None`.
+    fn none(path: &str, reason: String, strikes_settled: usize, derivatives: JacobianRoute) -> Self {
+        Self {
+            path: path.to_string(),
+            converged: false,
+            reason: Some(reason),
+            coordinates: vec![],
+            y: None,
+            residual: None,
+            iterations: 0,
+            strikes_settled,
+            period: None,
+            multipliers: None,
+            max_modulus: None,
+            stable: false,
+            neutral: vec![],
+            stable_but_neutral: false,
+            derivatives,
+            q: None,
+            v: None,
+        }
+    }
 }
 
 /// Collects the states right after the first `want` strikes, then stops the run.
@@ -147,11 +183,15 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     let mut strikes = Strikes { want: spec.settle, after: vec![] };
     let t_max = 100.0 * sys.time() * spec.settle as f64;
     let run = driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes);
+    // A motion that never strikes (it comes to rest, or falls without a strike) has no gait:
+    // a result, not an error.
     let Some(xs) = strikes.after.last().cloned() else {
-        return Err(Error::argument(
-            "state",
-            format!("the motion from it never strikes (the run ended: {})", crate::output::kebab(&run.termination)),
-        ));
+        let why = format!("the motion never strikes (its run ended: {})", crate::output::kebab(&run.termination));
+        let route = match s.derivatives {
+            Derivatives::Exact => JacobianRoute::Variational,
+            Derivatives::Differences => JacobianRoute::Differences("asked for".into()),
+        };
+        return Ok(SpatialGait::none(&m.path, why, 0, route));
     };
     let symmetry = match spec.symmetry {
         Some((body, axis, order)) => Some(BodySymmetry::new(&sys, body, axis, order)?),
@@ -168,29 +208,37 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
         derivatives: s.derivatives,
     };
     let fp = map.fixed_point(&y0, s.newton_tol, s.max_iter);
+    if !fp.converged {
+        let why = fp.reason.as_ref().map_or_else(|| "Newton's method did not converge".into(), |r| r.to_string());
+        let mut g = SpatialGait::none(&m.path, why, strikes.after.len(), fp.derivatives);
+        g.coordinates = coordinates;
+        g.iterations = fp.iterations;
+        return Ok(g);
+    }
     let x = map.chart.lift(&DVector::from_column_slice(&fp.y));
     let (nq, n) = (m.tree.nq(), x.nrows());
+    let modulus = |z: &[f64; 2]| z[0].hypot(z[1]);
     let neutral: Vec<usize> = (0..fp.multipliers.len())
         .filter(|&k| (fp.multipliers[k][0] - 1.0).hypot(fp.multipliers[k][1]) <= NEUTRAL_TOL)
         .collect();
+    let stable_but_neutral = fp.multipliers.iter().enumerate().all(|(k, z)| neutral.contains(&k) || modulus(z) < 1.0);
     Ok(SpatialGait {
         path: m.path.clone(),
-        converged: fp.converged,
-        reason: fp.reason.as_ref().map(|r| r.to_string()),
+        converged: true,
+        reason: None,
         coordinates,
-        y: fp.y.clone(),
-        residual: fp.residual,
+        y: Some(fp.y.clone()),
+        residual: Some(fp.residual),
         iterations: fp.iterations,
         strikes_settled: strikes.after.len(),
-        period: fp.period,
-        stable: fp.converged && fp.spectral_radius < 1.0 && neutral.is_empty(),
-        neutral: neutral.clone(),
-        stable_but_neutral: fp.converged
-            && fp.multipliers.iter().enumerate().all(|(k, z)| neutral.contains(&k) || z[0].hypot(z[1]) < 1.0),
-        max_modulus: fp.spectral_radius,
-        multipliers: fp.multipliers,
+        period: Some(fp.period),
+        stable: stable_but_neutral && neutral.is_empty(),
+        neutral,
+        stable_but_neutral,
+        max_modulus: Some(fp.spectral_radius),
+        multipliers: Some(fp.multipliers),
         derivatives: fp.derivatives,
-        q: x.as_slice()[..nq].to_vec(),
-        v: x.as_slice()[nq..n].to_vec(),
+        q: Some(x.as_slice()[..nq].to_vec()),
+        v: Some(x.as_slice()[nq..n].to_vec()),
     })
 }
