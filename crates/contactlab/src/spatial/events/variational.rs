@@ -390,9 +390,13 @@ impl EventScene<'_> {
             let lam = (&rm * &minv_rt).lu().solve(&DVector::from_vec(target))?;
             Some(vv + minv_rt * lam)
         };
-        let rm = DMatrix::from_fn(rows.len(), v.len(), |a, b| {
-            self.kin_t(&q, &v, rows[a].0).map_or(f64::NAN, |k| k.rows[(rows[a].1, b)])
-        });
+        let mut rm = DMatrix::zeros(rows.len(), v.len());
+        for (a, &(i, r)) in rows.iter().enumerate() {
+            if r == 0 {
+                let k = self.kin_t(&q, &v, i)?;
+                rm.rows_mut(a, 3).copy_from(&k.rows);
+            }
+        }
         let keep = independent(&rm, &self.scene.tree.mass_matrix(&q))?;
         // The fixed-pattern law must give the run's outcome (not a lowered restitution).
         let plain: Vec<Dual64> = ev.before.iter().map(|&a| Dual64::from(a)).collect();
