@@ -55,7 +55,7 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         if f.has(planar) {
             return Err(f.error(
                 planar,
-                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]], [gait] and [initial]",
+                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]], [walking], [gait] and [initial]",
             ));
         }
     }
@@ -109,6 +109,9 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         m.shapes.retain(|_| k.next().unwrap_or(false));
     }
 
+    if f.has("walking") {
+        m.walking = Some(read_walking(&f.table("walking")?, &m)?);
+    }
     if f.has("joint") {
         for j in f.tables("joint")? {
             read_joint(&j, &mut m)?;
@@ -161,6 +164,39 @@ fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
         }
     }
     j.finish_ref()
+}
+
+/// The `[walking]` table: `feet` (links or collision shapes), `forward` (world axes) and
+/// `ahead` (m, default 0), the walking rule of [`crate::spatial::timestep::Walking`].
+fn read_walking(w: &Fields<'_>, m: &SpatialModel) -> Result<crate::spatial::timestep::Walking, Error> {
+    let mut feet = vec![];
+    let names = w.strings("feet")?;
+    if names.len() < 2 {
+        return Err(w.error("feet", "name at least two feet (links or collision shapes)"));
+    }
+    for (i, name) in names.iter().enumerate() {
+        let before = feet.len();
+        for (k, c) in m.shapes.iter().enumerate() {
+            if c.name == *name || c.body.is_some_and(|b| m.tree.bodies()[b].name == *name) {
+                feet.push(k);
+            }
+        }
+        if feet.len() == before {
+            return Err(w.error(
+                &format!("feet[{i}]"),
+                format!(
+                    "no contact shape of a link or shape named \"{name}\" (the scene's contacts are its candidates)"
+                ),
+            ));
+        }
+    }
+    let forward = vec3(w, "forward")?;
+    if forward.norm() == 0.0 {
+        return Err(w.error("forward", "must not be zero: the direction of travel"));
+    }
+    let ahead = w.f64_or("ahead", 0.0, Range::NonNegative)?;
+    w.finish_ref()?;
+    Ok(crate::spatial::timestep::Walking { feet, forward: forward.normalize(), ahead })
 }
 
 /// `[initial].q` or `.v`: an array of all the values, or a table of named ones (the others
@@ -225,10 +261,34 @@ fn read_gait(g: &Fields<'_>, m: &SpatialModel) -> Result<super::spatial_gait::Ga
     } else {
         None
     };
+    let mirror = if g.has("mirror") {
+        if symmetry.is_some() {
+            return Err(g.error("mirror", "give either `symmetry` or `mirror`, not both"));
+        }
+        let t = g.table("mirror")?;
+        let normal = vec3(&t, "normal")?;
+        let mut pairs = vec![];
+        let body = |k: &str, name: &str| {
+            m.tree.body_index(name).ok_or_else(|| t.error(k, format!("no body named \"{name}\"")))
+        };
+        for (i, (l, r)) in t.string_pairs("pairs")?.into_iter().enumerate() {
+            let key = format!("pairs[{i}]");
+            pairs.push((body(&key, l)?, body(&key, r)?));
+        }
+        t.finish()?;
+        Some((normal, pairs))
+    } else {
+        None
+    };
     let settle = g.f64_or("settle", 10.0, Range::Any)?;
-    if !(settle >= 1.0 && settle.fract() == 0.0 && settle <= 1e5) {
-        return Err(g.error("settle", format!("must be a whole number of strikes in [1, 100000] (got {settle})")));
+    if !(settle >= 0.0 && settle.fract() == 0.0 && settle <= 1e5) {
+        return Err(g.error(
+            "settle",
+            format!(
+                "must be a whole number of strikes in [0, 100000] (0: [initial] is a strike's state; got {settle})"
+            ),
+        ));
     }
     g.finish_ref()?;
-    Ok(super::spatial_gait::GaitSpec3 { translation, symmetry, settle: settle as usize })
+    Ok(super::spatial_gait::GaitSpec3 { translation, symmetry, mirror, settle: settle as usize })
 }

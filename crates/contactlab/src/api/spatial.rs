@@ -41,6 +41,8 @@ pub struct SpatialModel {
     pub notes: Vec<String>,
     /// A scene file's `[gait]` table: what a step's strike-to-strike map is taken modulo.
     pub gait: Option<super::spatial_gait::GaitSpec3>,
+    /// A scene file's `[walking]` table: the walking rule of its feet (indices into `shapes`).
+    pub walking: Option<crate::spatial::timestep::Walking>,
 }
 
 impl SpatialModel {
@@ -67,6 +69,7 @@ impl SpatialModel {
             notes: m.notes.clone(),
             damping,
             springs,
+            walking: None,
             mu: 1.0,
             gait: None,
         }
@@ -93,6 +96,7 @@ impl SpatialModel {
             restitution,
             damping: self.damping.clone(),
             springs: self.springs.clone(),
+            walking: self.walking.clone(),
         }
     }
 }
@@ -195,6 +199,7 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
                 v0: vec![0.0; u.tree.nv()],
                 damping: vec![0.0; u.tree.nv()],
                 springs: vec![],
+                walking: None,
                 mu: 1.0,
                 tree: u.tree,
                 coordinates: u.coordinates,

@@ -14,7 +14,7 @@ use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
 use crate::spatial::algebra::Vec3;
 use crate::spatial::events::{EventScene, Modes3};
-use crate::spatial::section::{BodySymmetry, SpatialChart};
+use crate::spatial::section::{BodySymmetry, MirrorSymmetry, SpatialChart, Symmetry};
 use crate::Error;
 
 /// A scene's `[gait]` table (docs/models.md, "Gaits in 3-D").
@@ -25,7 +25,10 @@ pub struct GaitSpec3 {
     pub translation: Vec<usize>,
     /// A body-fixed rotation symmetry: the body, the axis (body axes) and the order.
     pub symmetry: Option<(usize, Vec3, usize)>,
-    /// Strikes simulated before Newton's method starts.
+    /// A mirror symmetry: the plane's normal (world axes) and the pairs of bodies it swaps.
+    pub mirror: Option<(Vec3, Vec<(usize, usize)>)>,
+    /// Strikes simulated before Newton's method starts (0: the state given is right after a
+    /// strike, a gait's state warm-starting a continuation).
     pub settle: usize,
 }
 
@@ -179,23 +182,30 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     let scene = m.scene(None, 0.0);
     let sys = EventScene::new(&scene, &q)?;
     let x0 = DMatrix::from_iterator(q.len() + v.len(), 1, q.iter().chain(&v).copied());
+    let x0_given = x0.clone();
     // The passive motion: `settle` strikes, bounded in time by a strike every 100 time scales.
     let mut strikes = Strikes { want: spec.settle, after: vec![] };
-    let t_max = 100.0 * sys.time() * spec.settle as f64;
-    let run = driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes);
+    let t_max = 100.0 * sys.time() * spec.settle.max(1) as f64;
+    let run = if spec.settle == 0 { None } else { Some(driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes)) };
     // A motion that never strikes (it comes to rest, or falls without a strike) has no gait:
     // a result, not an error.
-    let Some(xs) = strikes.after.last().cloned() else {
-        let why = format!("the motion never strikes (its run ended: {})", crate::output::kebab(&run.termination));
+    // `settle = 0`: the state given is a strike's (a gait's, warm-starting a continuation).
+    let xs = if spec.settle == 0 { Some(x0_given.clone()) } else { strikes.after.last().cloned() };
+    let Some(xs) = xs else {
+        let why = format!(
+            "the motion never strikes (its run ended: {})",
+            run.as_ref().map_or_else(String::new, |r| crate::output::kebab(&r.termination))
+        );
         let route = match s.derivatives {
             Derivatives::Exact => JacobianRoute::Variational,
             Derivatives::Differences => JacobianRoute::Differences("asked for".into()),
         };
         return Ok(SpatialGait::none(&m.path, why, 0, route));
     };
-    let symmetry = match spec.symmetry {
-        Some((body, axis, order)) => Some(BodySymmetry::new(&sys, body, axis, order)?),
-        None => None,
+    let symmetry: Option<Symmetry> = match (&spec.symmetry, &spec.mirror) {
+        (Some((body, axis, order)), _) => Some(BodySymmetry::new(&sys, *body, *axis, *order)?.into()),
+        (None, Some((normal, pairs))) => Some(MirrorSymmetry::new(&sys, *normal, pairs)?.into()),
+        (None, None) => None,
     };
     let chart = SpatialChart::new(&sys, &xs, &spec.translation, symmetry);
     let coordinates = chart.names(&m.velocities);

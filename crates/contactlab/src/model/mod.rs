@@ -243,6 +243,21 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// An optional array of pairs of strings, `[["a", "b"], ...]` (empty when absent).
+    pub fn string_pairs(&self, key: &str) -> Result<Vec<(&'a str, &'a str)>, Error> {
+        let Some(v) = self.get(key) else { return Ok(vec![]) };
+        let toml::Value::Array(a) = v else {
+            return Err(self.err(key, format!("expected an array of [\"a\", \"b\"] pairs, got {}", v.type_str())));
+        };
+        a.iter()
+            .enumerate()
+            .map(|(i, p)| match p.as_array().map(|x| x.as_slice()) {
+                Some([toml::Value::String(x), toml::Value::String(y)]) => Ok((x.as_str(), y.as_str())),
+                _ => Err(self.err(&format!("{key}[{i}]"), "expected a pair of strings, [\"a\", \"b\"]")),
+            })
+            .collect()
+    }
+
     /// An optional array of strings (empty when absent).
     pub fn strings(&self, key: &str) -> Result<Vec<&'a str>, Error> {
         match self.get(key) {

@@ -27,6 +27,8 @@ pub const SECTION: super::SectionDef = super::SectionDef { id: "BEYOND", title: 
 const BLOCK: &str = include_str!("../../../../examples/multibody/rocking-block.toml");
 const BLOCK_3D: &str = include_str!("../../../../examples/spatial/rocking-block.xml");
 const WHEEL_3D: &str = include_str!("../../../../examples/spatial/rimless-wheel.xml");
+const WALKER_3D: &str = include_str!("../../../../examples/spatial/compass-walker.xml");
+const WALKER_PLANAR: &str = include_str!("../../../../examples/multibody/compass-walker-pelvis.toml");
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
 const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
 const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-walker.toml");
@@ -57,6 +59,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          method on the configuration manifold, exact multipliers): its in-plane multiplier against the planar \
          wheel's closed form, a lateral perturbation's growth in plain simulation against its largest \
          multiplier, and the slope above which straight rolling is laterally stable (continuation in the slope). \
+         A 3-D compass walker with hip width (`examples/spatial/compass-walker.xml`, after Kuo 1999) has its gait \
+         found the same way, modulo its mirror image: at zero hip width its in-plane multipliers against the \
+         planar engine's walker, then its lateral multiplier continued in the hip width. \
          Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
@@ -73,6 +78,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     rocking_block(&mut sec, opts)?;
     rocking_block_3d(&mut sec)?;
     rimless_wheel_3d(&mut sec)?;
+    compass_walker_3d(&mut sec)?;
     progress("BEYOND", 1, 4);
     kneed_walker(&mut sec, opts)?;
     progress("BEYOND", 2, 4);
@@ -250,6 +256,150 @@ fn rocking_block_3d(sec: &mut Section) -> Result<(), Error> {
     Ok(())
 }
 
+/// The 3-D compass walker (`examples/spatial/compass-walker.xml`) with point feet: its gait at
+/// zero hip width (the planar walker's, `examples/multibody/compass-walker-pelvis.toml`, walking
+/// in the sagittal plane), whose in-plane multipliers must be the planar engine's, then
+/// continued in the hip width with its lateral multiplier.
+fn compass_walker_3d(sec: &mut Section) -> Result<(), Error> {
+    use crate::api::{spatial_gait, SpatialGaitSettings, SpatialModel};
+    use crate::hybrid::section::JacobianRoute;
+    use crate::multibody::gait::gait_from;
+    use crate::spatial::algebra::Vec3;
+    use crate::spatial::tree::SpatialTree;
+    let base = SpatialModel::from_mjcf(
+        "examples/spatial/compass-walker.xml".into(),
+        &crate::spatial::mjcf::parse("compass-walker.xml", WALKER_3D)?,
+    );
+    // compass-walker.toml's walking rule and [gait] table, on the model with point feet.
+    let mut m = base;
+    let body = |name: &str| m.tree.body_index(name).ok_or_else(|| Error::model(name, "no such body"));
+    let (left, right) = (body("left_leg")?, body("right_leg")?);
+    m.walking = Some(crate::spatial::timestep::Walking { feet: vec![0, 1], forward: Vec3::x(), ahead: 0.1 });
+    m.gait = Some(crate::api::GaitSpec3 {
+        translation: vec![0, 1],
+        symmetry: None,
+        mirror: Some((Vec3::y(), vec![(left, right)])),
+        settle: 0,
+    });
+    for c in m.shapes.iter_mut() {
+        c.shape = crate::spatial::geometry::Shape::Sphere { radius: 0.0 };
+        c.pose.pos.z = -1.0;
+    }
+    let planar = mechanism("compass-walker-pelvis.toml", WALKER_PLANAR)?;
+    let (pq, pv) = (planar.q0.clone(), planar.v0.clone());
+    let pg = gait_from(&planar, &pq, &pv, &Default::default())?;
+    // The planar gait as a 3-D state (MuJoCo's qpos: slides from the pelvis's XML position
+    // (0, 0, 1), roll, pitch about -y, the hips relative to the pelvis; the planar legs'
+    // angles are from the stance leg, the pelvis's relative to it, the swing leg's to the pelvis).
+    let Some(pg) = pg else {
+        return Err(Error::model("compass-walker-pelvis", "the planar walker's gait was not found"));
+    };
+    let (q, v) = (&pg.q, &pg.v);
+    let x0 = vec![q[0], 0.0, q[1] - 1.0, 0.0, q[2] + q[3], -q[3], q[4], v[0], 0.0, v[1], 0.0, v[2] + v[3], -v[3], v[4]];
+    let with_width = |w: f64| -> Result<SpatialModel, Error> {
+        let mut bodies = m.tree.bodies().to_vec();
+        for b in bodies.iter_mut() {
+            match b.name.as_str() {
+                "left_leg" => b.placement.pos.y = 0.5 * w,
+                "right_leg" => b.placement.pos.y = -0.5 * w,
+                _ => {}
+            }
+        }
+        let tree = SpatialTree::new(bodies, m.tree.gravity)?.with_armature(m.tree.armature().to_vec())?;
+        Ok(SpatialModel { tree, ..m.clone() })
+    };
+    let settings = SpatialGaitSettings::default();
+    let at0 = spatial_gait(&with_width(0.0)?, Some(&x0), &settings)?;
+    let gap = pg
+        .multipliers
+        .iter()
+        .map(|z| at0.multipliers_found().iter().map(|y| (z[0] - y[0]).hypot(z[1] - y[1])).fold(f64::INFINITY, f64::min))
+        .fold(0.0f64, f64::max);
+    let ok = at0.converged && at0.derivatives == JacobianRoute::Variational;
+    let lateral = |g: &crate::api::SpatialGait| g.multipliers_found().first().map_or(f64::NAN, |z| z[0].hypot(z[1]));
+    sec.rows.push(
+        Row::at_most(
+            "3-D compass walker at zero hip width (point feet): its gait walks in the sagittal plane; the largest \
+             distance of the planar engine's multipliers to the 3-D gait's",
+            1e-6,
+            if ok { gap } else { f64::NAN },
+            "the planar engine (examples/multibody/compass-walker-pelvis.toml)",
+        )
+        .with_note(format!(
+            "periods {} s (3-D) and {} s (planar); the 3-D gait's largest |multiplier| {} is lateral: it falls over \
+             sideways",
+            fmt_num(at0.period.unwrap_or(f64::NAN)),
+            fmt_num(pg.period),
+            fmt_num(lateral(&at0))
+        )),
+    );
+    // Continuation in the hip width: each gait from the last, its state put back on the
+    // ground for the new width (both feet touching, the stance foot at rest).
+    let mut x = at0.state().unwrap_or_else(|| vec![f64::NAN; 14]);
+    let mut path = vec![(0.0, lateral(&at0))];
+    for w in [0.05, 0.1, 0.15] {
+        let mw = with_width(w)?;
+        touch_down(&mw, &mut x)?;
+        let g = spatial_gait(&mw, Some(&x), &settings)?;
+        path.push((w, if g.converged { lateral(&g) } else { f64::NAN }));
+        x = g.state().unwrap_or_else(|| vec![f64::NAN; 14]);
+    }
+    let unstable = path.iter().all(|p| p.1 > 1.0);
+    let listed: Vec<String> = path.iter().map(|(w, l)| format!("{w}: {}", fmt_num(*l))).collect();
+    sec.rows.push(
+        Row::exact(
+            "3-D compass walker: laterally unstable at every hip width 0 … 0.15 m (a multiplier outside the unit \
+             circle), each gait continued from the last by Newton's method",
+            "yes",
+            yes_no(unstable),
+            "Kuo (1999): the passive 3-D walker is laterally unstable",
+        )
+        .with_note(format!("largest |multiplier| by hip width (m): {}", listed.join(", "))),
+    );
+    Ok(())
+}
+
+/// The walker's state `x` (MuJoCo's order, `compass-walker.xml`) put on the ground of the model
+/// `m`: the pelvis's height and roll so that both feet touch, its velocity so that the front foot
+/// is at rest (a post-strike state for a new hip width).
+fn touch_down(m: &crate::api::SpatialModel, x: &mut [f64]) -> Result<(), Error> {
+    use crate::spatial::events::EventScene;
+    let scene = m.scene(None, 0.0);
+    let nq = m.tree.nq();
+    let sys = EventScene::new(&scene, &x[..nq])?;
+    let gaps = |x: &[f64]| -> nalgebra::Vector2<f64> {
+        let g = sys.gaps(&x[..nq]);
+        nalgebra::Vector2::new(g[0], g[1])
+    };
+    let bad = || Error::model("compass-walker", "its feet cannot be put on the ground");
+    for _ in 0..20 {
+        let g0 = gaps(x);
+        if g0.amax() < 1e-14 {
+            break;
+        }
+        let mut j = nalgebra::Matrix2::zeros();
+        for (c, k) in [2usize, 3].into_iter().enumerate() {
+            let mut xp = x.to_vec();
+            xp[k] += 1e-7;
+            let mut xm = x.to_vec();
+            xm[k] -= 1e-7;
+            j.set_column(c, &((gaps(&xp) - gaps(&xm)) / 2e-7));
+        }
+        let d = j.lu().solve(&g0).ok_or_else(bad)?;
+        x[2] -= d[0];
+        x[3] -= d[1];
+    }
+    // The front foot: the larger hinge angle (both legs measured the same way).
+    let front = if x[5] > x[6] { 0 } else { 1 };
+    let rows = sys.contact_rows(&x[..nq], front).ok_or_else(bad)?.1;
+    let u = &rows * nalgebra::DVector::from_column_slice(&x[nq..]);
+    let dv = rows.columns(0, 3).into_owned().lu().solve(&u).ok_or_else(bad)?;
+    for k in 0..3 {
+        x[nq + k] -= dv[k];
+    }
+    Ok(())
+}
+
 /// The 3-D rimless wheel (`examples/spatial/rimless-wheel.xml` with point feet): its steady
 /// rolling found by Newton's method on the configuration manifold, its in-plane multiplier
 /// against the planar wheel's closed form, the heading's neutral multiplier, and the exact
@@ -271,6 +421,7 @@ fn rimless_wheel_3d(sec: &mut Section) -> Result<(), Error> {
     m.gait = Some(GaitSpec3 {
         translation: vec![0, 1],
         symmetry: Some((wheel, crate::spatial::algebra::Vec3::y(), 10)),
+        mirror: None,
         settle: 10,
     });
     let exact = spatial_gait(&m, None, &SpatialGaitSettings::default())?;
@@ -347,7 +498,7 @@ fn rimless_wheel_3d_lateral(
     let scene = m.scene(None, 0.0);
     let sys = EventScene::new(&scene, &m.q0)?;
     let xs = DMatrix::from_column_slice(nx, 1, &x01);
-    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(BodySymmetry::new(&sys, wheel, Vec3::y(), 10)?));
+    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(BodySymmetry::new(&sys, wheel, Vec3::y(), 10)?.into()));
     let (ys, sc) = (chart.chart(&xs), chart.scale());
     let roll = chart.names(&m.velocities).iter().position(|n| n == "wheel.wx");
     let mut y1 = ys.clone();

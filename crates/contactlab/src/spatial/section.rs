@@ -43,7 +43,7 @@
 //! [`BodySymmetry::new`] checks that `S` maps the body's inertia onto itself and each of its
 //! collision shapes' centres onto the centre of a shape of the same kind and size.
 
-use nalgebra::{DMatrix, DVector, Matrix3, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, UnitQuaternion, Vector3};
 use num_dual::Dual64;
 
 use super::algebra::{real, Real, Vec3};
@@ -228,7 +228,8 @@ impl BodySymmetry {
         let Some((at, wxyz, dv)) = quaternion_block(joint) else { return out };
         let (iq, iv) = tree.joint_start(self.body);
         let sk = self.rotation.pow(k as u32);
-        let uq = UnitQuaternion::from_matrix(&sk);
+        // (Shepperd's method: exact for a half turn, where the iterative `from_matrix` is not.)
+        let uq = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(sk));
         let s = [real::<T>(uq.i), real(uq.j), real(uq.k), real(uq.w)];
         let qn = qmul(read_quat(&x[iq..], at, wxyz), s);
         write_quat(&mut out[iq..], at, wxyz, qn);
@@ -247,6 +248,221 @@ impl BodySymmetry {
     }
 }
 
+/// A reflection of the scene in a plane through the world's origin that maps the mechanism
+/// onto itself with pairs of bodies swapped (a biped's legs): the model is invariant under it,
+/// and a walker's step from one foot is its mirror image's step from the other (module docs).
+///
+/// Each body `b` has a partner `c` (itself unless paired) and a reflection `S_b` of its axes:
+/// the point at `r` in `b`'s axes mirrors to the point at `S_b r` in `c`'s, where
+/// `S_b = R(P_c)ᵀ S_p R(P_b)` from the joints' placements `P` and the parent's `S_p` (the
+/// world's `S = I − 2nnᵀ` for a root). A state maps joint by joint:
+///
+/// | joint | mirrored coordinates (of the partner) | velocities |
+/// |---|---|---|
+/// | revolute, prismatic | `±θ` (the sign by whether `a_c = ∓S_b a_b`) | `±θ̇` |
+/// | translation | `S_b p` | `S_b ṗ` |
+/// | ball | `R ↦ S_b R S_bᵀ`: the quaternion turned by `−S_b` (a rotation) | `ω ↦ −S_b ω` (body axes) |
+/// | free | `S_b p`, the quaternion as a ball's | `v ↦ S_b v`, `ω ↦ −S_b ω` (body axes) |
+///
+/// [`MirrorSymmetry::new`] checks that every pair's parents are partners, its placements
+/// mirror (`t_c = S_p t_b`), its axes agree, its masses, centres and inertias map by `S_b`, and
+/// each collision shape's centre maps onto a shape of the same kind and size.
+#[derive(Debug, Clone)]
+pub struct MirrorSymmetry {
+    /// The plane's unit normal (world axes).
+    pub normal: Vec3,
+    /// Per body: its partner.
+    pub partner: Vec<usize>,
+    /// Per body: `S_b`.
+    frames: Vec<Matrix3<f64>>,
+    /// Per body: the sign of a one-coordinate joint's mirrored coordinate.
+    signs: Vec<f64>,
+}
+
+impl MirrorSymmetry {
+    /// The reflection in the plane through the origin with `normal` (world axes) that swaps the
+    /// bodies of each pair (by index); an [`Error::Argument`] naming what is not symmetric.
+    pub fn new(sys: &EventScene, normal: Vec3, pairs: &[(usize, usize)]) -> Result<Self, Error> {
+        let tree = &sys.scene().tree;
+        let bodies = tree.bodies();
+        let nb = bodies.len();
+        let bad = |what: String| Err(Error::argument("mirror", what));
+        if !(normal.iter().all(|x| x.is_finite()) && normal.norm() > 0.0) {
+            return bad("needs a nonzero finite normal".into());
+        }
+        let n = normal.normalize();
+        let mut partner: Vec<usize> = (0..nb).collect();
+        for &(a, b) in pairs {
+            if a >= nb || b >= nb || a == b || partner[a] != a || partner[b] != b {
+                return bad("each pair names two different bodies, each in one pair".into());
+            }
+            partner[a] = b;
+            partner[b] = a;
+        }
+        // A pair's parents pair too (a body with several joints is a chain of bodies).
+        loop {
+            let mut changed = false;
+            for b in 0..nb {
+                let c = partner[b];
+                if let (Some(pb), Some(pc)) = (bodies[b].parent, bodies[c].parent) {
+                    if pb != pc && partner[pb] == pb && partner[pc] == pc {
+                        partner[pb] = pc;
+                        partner[pc] = pb;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let world = Matrix3::identity() - 2.0 * n * n.transpose();
+        let lscale = sys.length()
+            + sys.scene().shapes.iter().map(|c| c.pose.pos.norm()).fold(0.0, f64::max)
+            + bodies.iter().map(|b| b.placement.pos.norm()).fold(0.0, f64::max);
+        let mut frames = vec![Matrix3::identity(); nb];
+        let mut signs = vec![1.0; nb];
+        for b in 0..nb {
+            let c = partner[b];
+            let (bb, bc) = (&bodies[b], &bodies[c]);
+            let name = |k: usize| bodies[k].name.as_str();
+            let sp = match (bb.parent, bc.parent) {
+                (None, None) => world,
+                (Some(pb), Some(pc)) if partner[pb] == pc => frames[pb],
+                _ => return bad(format!("bodies '{}' and '{}' pair, but their parents do not", name(b), name(c))),
+            };
+            if std::mem::discriminant(&bb.joint) != std::mem::discriminant(&bc.joint) {
+                return bad(format!("bodies '{}' and '{}' pair, but their joints differ", name(b), name(c)));
+            }
+            if (bc.placement.pos - sp * bb.placement.pos).norm() > 1e-9 * lscale {
+                return bad(format!("body '{}''s joint is not placed as the mirror image of '{}''s", name(c), name(b)));
+            }
+            let sb = bc.placement.rot.transpose() * sp * bb.placement.rot;
+            frames[b] = sb;
+            match (bb.joint, bc.joint) {
+                (Joint3::Revolute { axis: ab }, Joint3::Revolute { axis: ac })
+                | (Joint3::Prismatic { axis: ab }, Joint3::Prismatic { axis: ac }) => {
+                    let image = sb * ab;
+                    let flip = if matches!(bb.joint, Joint3::Revolute { .. }) { -1.0 } else { 1.0 };
+                    signs[b] = if (ac - flip * image).norm() < 1e-9 {
+                        1.0
+                    } else if (ac + flip * image).norm() < 1e-9 {
+                        -1.0
+                    } else {
+                        return bad(format!("the axes of '{}' and '{}' are not mirror images", name(b), name(c)));
+                    };
+                }
+                (Joint3::Planar, _) => {
+                    return bad(format!("body '{}' has a planar joint (not supported by mirror symmetry)", name(b)))
+                }
+                _ => {}
+            }
+            let (ib, ic) = (&bb.inertia, &bc.inertia);
+            let scale = ib.inertia.abs().max() + ib.mass * ib.com.norm_squared() + f64::MIN_POSITIVE;
+            if (ib.mass - ic.mass).abs() > 1e-9 * (ib.mass + ic.mass)
+                || (sb * ib.com - ic.com).norm() > 1e-9 * lscale
+                || (sb * ib.inertia * sb.transpose() - ic.inertia).abs().max() > 1e-9 * scale
+            {
+                return bad(format!("the inertias of '{}' and '{}' are not mirror images", name(b), name(c)));
+            }
+            let shapes = |k: usize| sys.scene().shapes.iter().filter(move |s| s.body == Some(k));
+            for s in shapes(b) {
+                let image = sb * s.pose.pos;
+                if !shapes(c).any(|o| o.shape == s.shape && (o.pose.pos - image).norm() <= 1e-9 * lscale) {
+                    return bad(format!(
+                        "the collision shapes of '{}' and '{}' are not mirror images",
+                        name(b),
+                        name(c)
+                    ));
+                }
+            }
+        }
+        Ok(Self { normal: n, partner, frames, signs })
+    }
+
+    /// The mirror image of the state `x` (the table above).
+    fn relabel<T: Real>(&self, tree: &SpatialTree, x: &[T]) -> Vec<T> {
+        let mut out = x.to_vec();
+        let nq = tree.nq();
+        for (b, body) in tree.bodies().iter().enumerate() {
+            let c = self.partner[b];
+            let ((qb, vb), (qc, vc)) = (tree.joint_start(b), tree.joint_start(c));
+            let sb = self.frames[b].map(real::<T>);
+            let vec3 = |at: usize| Vector3::new(x[at], x[at + 1], x[at + 2]);
+            let mut put = |at: usize, w: Vector3<T>| out[at..at + 3].copy_from_slice(w.as_slice());
+            match body.joint {
+                Joint3::Revolute { .. } | Joint3::Prismatic { .. } => {
+                    let s = real::<T>(self.signs[b]);
+                    out[qc] = x[qb] * s;
+                    out[nq + vc] = x[nq + vb] * s;
+                }
+                Joint3::Translation => {
+                    put(qc, sb * vec3(qb));
+                    put(nq + vc, sb * vec3(nq + vb));
+                }
+                Joint3::Free => {
+                    put(qc, sb * vec3(qb));
+                    put(nq + vc, sb * vec3(nq + vb));
+                }
+                _ => {}
+            }
+            if let Some((at, wxyz, dv)) = quaternion_block(&body.joint) {
+                // R ↦ S_b R S_bᵀ = A R Aᵀ with A = −S_b a rotation: the quaternion a ⊗ r ⊗ a*.
+                let a = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(-self.frames[b]));
+                let (ar, ac) = (
+                    [real::<T>(a.i), real(a.j), real(a.k), real(a.w)],
+                    [real::<T>(-a.i), real(-a.j), real(-a.k), real(a.w)],
+                );
+                let r = qmul(qmul(ar, read_quat(&x[qb..], at, wxyz)), ac);
+                write_quat(&mut out[qc..], at, wxyz, r);
+                let w = -(sb * vec3(nq + vb + dv));
+                out[nq + vc + dv..nq + vc + dv + 3].copy_from_slice(w.as_slice());
+            }
+        }
+        out
+    }
+}
+
+/// A symmetry of a gait's model that the chart relabels states by (module docs).
+#[derive(Debug, Clone)]
+pub enum Symmetry {
+    /// A body-fixed rotation of order `n` (a rimless wheel's spokes).
+    Turn(BodySymmetry),
+    /// A mirror image with bodies swapped (a biped's legs): order 2.
+    Mirror(MirrorSymmetry),
+}
+
+impl From<BodySymmetry> for Symmetry {
+    fn from(s: BodySymmetry) -> Self {
+        Symmetry::Turn(s)
+    }
+}
+
+impl From<MirrorSymmetry> for Symmetry {
+    fn from(s: MirrorSymmetry) -> Self {
+        Symmetry::Mirror(s)
+    }
+}
+
+impl Symmetry {
+    /// How many relabellings there are (`k = 0 … order − 1`).
+    pub fn order(&self) -> usize {
+        match self {
+            Symmetry::Turn(s) => s.order,
+            Symmetry::Mirror(_) => 2,
+        }
+    }
+
+    /// The state relabelled `k` times.
+    fn relabel<T: Real>(&self, tree: &SpatialTree, x: &[T], k: usize) -> Vec<T> {
+        match self {
+            Symmetry::Turn(s) => s.relabel(tree, x, k),
+            Symmetry::Mirror(m) if k % 2 == 1 => m.relabel(tree, x),
+            Symmetry::Mirror(_) => x.to_vec(),
+        }
+    }
+}
+
 /// Coordinates on the section through a reference state (module docs).
 pub struct SpatialChart<'a> {
     sys: &'a EventScene<'a>,
@@ -259,14 +475,16 @@ pub struct SpatialChart<'a> {
     d_dep: Vec<usize>,
     v_free: Vec<usize>,
     v_dep: Vec<usize>,
-    symmetry: Option<BodySymmetry>,
+    /// The tangent coordinates that are not translations of the symmetry.
+    labelled: Vec<usize>,
+    symmetry: Option<Symmetry>,
 }
 
 impl<'a> SpatialChart<'a> {
     /// The chart at the section state `x` (module docs): the tangent coordinates
     /// `translation` (indices into `δ`, e.g. a floating base's horizontal position) are not
     /// coordinates; `symmetry` relabels states before they are read.
-    pub fn new(sys: &'a EventScene<'a>, x: &State, translation: &[usize], symmetry: Option<BodySymmetry>) -> Self {
+    pub fn new(sys: &'a EventScene<'a>, x: &State, translation: &[usize], symmetry: Option<Symmetry>) -> Self {
         let tree = &sys.scene().tree;
         let (nq, nv) = (tree.nq(), tree.nv());
         let mut xn = x.clone();
@@ -313,7 +531,7 @@ impl<'a> SpatialChart<'a> {
         let rests: Vec<(usize, usize)> = kept.iter().map(|&r| rests[r]).collect();
         let d_free = cand.iter().copied().filter(|k| !d_dep.contains(k)).collect();
         let v_free = all.iter().copied().filter(|k| !v_dep.contains(k)).collect();
-        SpatialChart { sys, reference: xn, gaps, rests, d_free, d_dep, v_free, v_dep, symmetry }
+        SpatialChart { sys, reference: xn, gaps, rests, d_free, d_dep, v_free, v_dep, labelled: cand, symmetry }
     }
 
     /// Names of the coordinates, from the velocity names (`δ` components are named after the
@@ -408,20 +626,38 @@ impl<'a> SpatialChart<'a> {
         Some(q.into_iter().chain(v).collect())
     }
 
-    /// The `k` of the relabelling `S^k` that brings `x` closest to the reference (0 without a
-    /// symmetry).
+    /// Whether `x` can follow an impact: every contact that may strike (walking rule) and
+    /// touches its plane is held at rest by the section or moves away from it. (Elsewhere the
+    /// run would strike at once, and that "return" would be a spurious fixed point, a grazing
+    /// strike that changes nothing: Newton's method is kept off them.)
+    fn after_impact(&self, x: &[f64]) -> bool {
+        let nq = self.sys.scene().tree.nq();
+        let (q, v) = (&x[..nq], DVector::from_column_slice(&x[nq..]));
+        let (ls, vs) = (self.sys.length(), self.sys.length() / self.sys.time());
+        let gaps = self.sys.gaps(q);
+        let touching = |j: usize| gaps[j].abs() <= SECTION_TOL * ls;
+        let unarmed = self.sys.unarmed(q, touching);
+        (0..self.sys.nc()).all(|i| {
+            !touching(i)
+                || unarmed[i]
+                || self.rests.contains(&(i, 0))
+                || self.sys.contact_rows(q, i).is_none_or(|k| (k.1.row(0) * &v)[0] > SECTION_TOL * vs)
+        })
+    }
+
+    /// The `k` of the relabelling `S^k` that brings `x` closest to the reference, in its tangent
+    /// coordinates (less the translations) in their own units (0 without a symmetry).
     fn label(&self, x: &[f64]) -> usize {
         let Some(s) = &self.symmetry else { return 0 };
         let tree = &self.sys.scene().tree;
         let nq = tree.nq();
-        let (_, iv) = tree.joint_start(s.body);
-        let dv = quaternion_block(&tree.bodies()[s.body].joint).map_or(0, |b| b.2);
-        (0..s.order)
+        let unit = tangent_units(self.sys);
+        (0..s.order())
             .map(|k| {
                 let xr = s.relabel(tree, x, k);
                 let d = local(tree, self.q_ref(), &xr[..nq]);
-                let turn: f64 = (0..3).map(|c| d[iv + dv + c].powi(2)).sum();
-                (k, if turn.is_finite() { turn } else { f64::INFINITY })
+                let dist: f64 = self.labelled.iter().map(|&c| (d[c] / unit[c]).powi(2)).sum();
+                (k, if dist.is_finite() { dist } else { f64::INFINITY })
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map_or(0, |a| a.0)
@@ -466,7 +702,8 @@ impl SectionChart<State> for SpatialChart<'_> {
     fn lift(&self, y: &DVector<f64>) -> State {
         let n = self.reference.nrows();
         let off = self.d_free.len();
-        let lifted = self.solve_d(y).and_then(|d| self.state_at(&d, &y.as_slice()[off..]));
+        let lifted =
+            self.solve_d(y).and_then(|d| self.state_at(&d, &y.as_slice()[off..])).filter(|x| self.after_impact(x));
         match lifted {
             Some(x) => State::from_vec(n, 1, x),
             None => State::repeat(n, 1, f64::NAN),
@@ -528,5 +765,90 @@ impl SectionChart<State> for SpatialChart<'_> {
             }
         }
         out.iter().all(|v| v.is_finite()).then_some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::SpatialModel;
+
+    fn walker(width_right: f64) -> SpatialModel {
+        let text = include_str!("../../../../examples/spatial/compass-walker.xml");
+        let mut m = SpatialModel::from_mjcf("w.xml".into(), &crate::spatial::mjcf::parse("w.xml", text).unwrap());
+        let mut bodies = m.tree.bodies().to_vec();
+        bodies.iter_mut().filter(|b| b.name == "right_leg").for_each(|b| b.placement.pos.y = -width_right);
+        m.tree = SpatialTree::new(bodies, m.tree.gravity).unwrap();
+        m
+    }
+
+    #[test]
+    fn a_mirror_image_swaps_the_legs_keeps_the_energy_and_undone_is_the_identity() {
+        let m = walker(0.05);
+        let scene = m.scene(None, 0.0);
+        let q0 = m.q0.clone();
+        let sys = EventScene::new(&scene, &q0).unwrap();
+        let (l, r) = (m.tree.body_index("left_leg").unwrap(), m.tree.body_index("right_leg").unwrap());
+        let s = MirrorSymmetry::new(&sys, Vec3::y(), &[(l, r)]).unwrap();
+        // pelvis_x, y, z, roll, pitch, left, right; then their rates.
+        let x: [f64; 14] = [0.1, 0.2, -0.03, 0.07, -0.2, 0.3, -0.25, 1.0, 0.3, -0.2, 0.4, -2.0, 1.5, 2.5];
+        let y = s.relabel(&m.tree, &x);
+        // y -> -y, roll -> -roll, the pitch kept, the hinges swapped.
+        let want: [f64; 14] = [0.1, -0.2, -0.03, -0.07, -0.2, -0.25, 0.3, 1.0, -0.3, -0.2, -0.4, -2.0, 2.5, 1.5];
+        assert!(y.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-15), "{y:?}");
+        assert_eq!(s.relabel(&m.tree, &y), x.to_vec());
+        let e = |x: &[f64]| scene.energy(&x[..7], &x[7..]);
+        assert!((e(&x) - e(&y)).abs() < 1e-12 * e(&x).abs(), "{} {}", e(&x), e(&y));
+        // The feet's gaps swap.
+        let (gx, gy) = (sys.gaps(&x[..7]), sys.gaps(&y[..7]));
+        assert!((gx[0] - gy[1]).abs() < 1e-12 && (gx[1] - gy[0]).abs() < 1e-12, "{gx:?} {gy:?}");
+    }
+
+    #[test]
+    fn a_free_pelvis_mirrors_its_quaternion_and_body_rates_keeping_the_energy() {
+        // The walker with a free joint (MuJoCo's: world-axes translation, then a ball): the
+        // mirror of a general state keeps the energy, swaps the feet's gaps, and undone is the
+        // identity (quaternions up to sign).
+        let text = r#"<mujoco><option gravity="0.5 0 -9.8"/><worldbody><geom type="plane" size="9 9 1"/>
+          <body name="pelvis" pos="0 0 1"><freejoint name="p"/>
+          <inertial pos="0 0 0.1" mass="10" diaginertia="0.3 0.1 0.2"/>
+          <body name="left_leg" pos="0.02 0.1 0"><joint name="l" type="hinge" axis="0 -1 0"/>
+            <inertial pos="0.05 0.01 -0.5" mass="5" fullinertia="0.05 0.05 0.01 0.001 0.002 0.003"/>
+            <geom name="lf" type="sphere" size="0.01" pos="0 0 -1"/></body>
+          <body name="right_leg" pos="0.02 -0.1 0"><joint name="r" type="hinge" axis="0 1 0"/>
+            <inertial pos="0.05 -0.01 -0.5" mass="5" fullinertia="0.05 0.05 0.01 -0.001 0.002 -0.003"/>
+            <geom name="rf" type="sphere" size="0.01" pos="0 0 -1"/></body>
+          </body></worldbody></mujoco>"#;
+        let m = SpatialModel::from_mjcf("f.xml".into(), &crate::spatial::mjcf::parse("f.xml", text).unwrap());
+        let scene = m.scene(None, 0.0);
+        let sys = EventScene::new(&scene, &m.q0).unwrap();
+        let (l, r) = (m.tree.body_index("left_leg").unwrap(), m.tree.body_index("right_leg").unwrap());
+        let s = MirrorSymmetry::new(&sys, Vec3::y(), &[(l, r)]).unwrap();
+        let n = (0.9f64 * 0.9 + 0.1 * 0.1 + 0.2 * 0.2 + 0.3 * 0.3).sqrt();
+        let mut x = vec![0.1, 0.2, 1.1, 0.9 / n, 0.1 / n, -0.2 / n, 0.3 / n, 0.3, 0.25];
+        x.extend([1.0, 0.3, -0.2, 0.4, -2.0, 0.7, 1.5, -2.5]);
+        let y = s.relabel(&m.tree, &x);
+        let e = |x: &[f64]| scene.energy(&x[..9], &x[9..]);
+        let (gx, gy) = (sys.gaps(&x[..9]), sys.gaps(&y[..9]));
+        assert!((e(&x) - e(&y)).abs() < 1e-12 * e(&x).abs(), "{} {}", e(&x), e(&y));
+        assert!((gx[0] - gy[1]).abs() < 1e-12 && (gx[1] - gy[0]).abs() < 1e-12, "{gx:?} {gy:?}");
+        let z = s.relabel(&m.tree, &y);
+        assert!(z.iter().zip(&x).all(|(a, b)| (a - b).abs() < 1e-15), "{z:?}");
+        // The right hinge's axis is the left's mirror image (y -> -y): the angle changes sign.
+        assert_eq!((y[7], y[8]), (-0.25, -0.3));
+    }
+
+    #[test]
+    fn a_model_that_is_not_its_mirror_image_is_refused_by_name() {
+        let m = walker(0.06);
+        let scene = m.scene(None, 0.0);
+        let sys = EventScene::new(&scene, &m.q0).unwrap();
+        let (l, r) = (m.tree.body_index("left_leg").unwrap(), m.tree.body_index("right_leg").unwrap());
+        let e = MirrorSymmetry::new(&sys, Vec3::y(), &[(l, r)]).unwrap_err().to_string();
+        assert!(e.contains("right_leg") && e.contains("mirror image"), "{e}");
+        let e = MirrorSymmetry::new(&sys, Vec3::x(), &[(l, r)]).unwrap_err().to_string();
+        assert!(e.contains("mirror"), "{e}");
+        let e = MirrorSymmetry::new(&sys, Vec3::y(), &[(l, l)]).unwrap_err().to_string();
+        assert!(e.contains("two different bodies"), "{e}");
     }
 }

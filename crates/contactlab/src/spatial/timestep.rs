@@ -55,6 +55,32 @@ pub struct Scene3 {
     /// Joint springs: `(qpos index, qvel index, stiffness, rest)`, a force `−k (q − rest)` on
     /// that velocity.
     pub springs: Vec<Spring>,
+    /// A walking rule for the event-driven method (a scene's `[walking]` table): its feet
+    /// strike only ahead of the feet on the ground ([`Walking`]).
+    pub walking: Option<Walking>,
+}
+
+/// The walking rule of passive-walker models (the compass gait's convention, as the planar
+/// `armed_if` key states it), followed by the event-driven method
+/// ([`crate::spatial::events`]):
+/// * a foot's contact strikes only ahead of the other feet's contacts on the ground, by at
+///   least `ahead` (its point farther along `forward`): a swing foot passes through the ground
+///   until it is that far past the stance foot (scuffing is ignored, as the models assume; with
+///   legs of equal length the swing foot grazes the ground where it passes the stance foot, and
+///   `ahead` keeps that grazing from being a strike);
+/// * a foot's strike is an impact problem over every touching contact: the trailing foot
+///   leaves the ground when the problem gives it no impulse (unlike the planar `released_by`,
+///   which forces it off).
+///
+/// Contacts of one shape (a box foot's corners) never disarm each other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walking {
+    /// The feet: indices into the scene's shapes.
+    pub feet: Vec<usize>,
+    /// The direction of travel (world axes, unit).
+    pub forward: Vec3,
+    /// How far ahead (m) a foot must be to strike.
+    pub ahead: f64,
 }
 
 /// Settings of [`step`] and [`simulate`].
@@ -115,6 +141,7 @@ impl Scene3 {
             restitution: 0.0,
             damping: vec![],
             springs: vec![],
+            walking: None,
         }
     }
 
@@ -147,6 +174,17 @@ impl Scene3 {
         }
         if let Some(c) = self.shapes.iter().find(|c| c.body.is_some_and(|b| b >= self.tree.bodies().len())) {
             return Err(Error::model("shapes", format!("shape '{}' names no body of the tree", c.name)));
+        }
+        if let Some(w) = &self.walking {
+            if w.feet.iter().any(|&k| k >= self.shapes.len()) {
+                return Err(Error::model("walking.feet", "each must be one of the scene's shapes"));
+            }
+            if !(w.forward.iter().all(|x| x.is_finite()) && (w.forward.norm() - 1.0).abs() < 1e-9) {
+                return Err(Error::model("walking.forward", "must be a finite unit vector"));
+            }
+            if !(w.ahead.is_finite() && w.ahead >= 0.0) {
+                return Err(Error::model("walking.ahead", format!("must be finite and >= 0 (got {})", w.ahead)));
+            }
         }
         Ok(())
     }
@@ -306,6 +344,12 @@ pub fn simulate(
     s: &MoreauSettings,
 ) -> Result<Run3, Error> {
     scene.validate()?;
+    if scene.walking.is_some() {
+        return Err(Error::argument(
+            "walking",
+            "the walking rule (feet pass through the ground behind the stance foot) is followed by the event-driven method only",
+        ));
+    }
     let t = &scene.tree;
     if q0.len() != t.nq() || v0.len() != t.nv() {
         return Err(Error::argument("state", format!("needs {} + {} values", t.nq(), t.nv())));
@@ -408,6 +452,7 @@ pub fn resting_box(
         restitution,
         damping: vec![],
         springs: vec![],
+        walking: None,
     };
     scene.validate()?;
     Ok((scene, vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w]))

@@ -137,7 +137,25 @@ fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
             &format!("{head}[gait]\nsymmetry = {{ body = \"box\", axis = [0, 1, 0], order = 2.5 }}\n"),
             &["gait.symmetry.order", "whole number"],
         ),
-        (&format!("{head}[gait]\nsettle = 0\n"), &["gait.settle", "[1, 100000]"]),
+        (&format!("{head}[gait]\nsettle = -1\n"), &["gait.settle", "[0, 100000]"]),
+        (&format!("{head}[walking]\nfeet = [\"box\"]\nforward = [1, 0, 0]\n"), &["walking.feet", "at least two"]),
+        (&format!("{head}[walking]\nfeet = [\"box\", \"heel\"]\nforward = [1, 0, 0]\n"), &["walking.feet[1]", "heel"]),
+        (&format!("{head}[walking]\nfeet = [\"box\", \"box\"]\nforward = [0, 0, 0]\n"), &["walking.forward", "zero"]),
+        (
+            &format!("{head}[walking]\nfeet = [\"box\", \"box\"]\nforward = [1, 0, 0]\nahead = -1\n"),
+            &["walking.ahead", ">= 0"],
+        ),
+        (&format!("{head}[gait]\nmirror = {{ normal = [0, 1, 0], pairs = [[\"box\"]] }}\n"), &["gait.mirror.pairs[0]", "pair"]),
+        (
+            &format!("{head}[gait]\nmirror = {{ normal = [0, 1, 0], pairs = [[\"box\", \"lid\"]] }}\n"),
+            &["gait.mirror.pairs[0]", "lid"],
+        ),
+        (
+            &format!(
+                "{head}[gait]\nsymmetry = {{ body = \"box\", axis = [0, 1, 0], order = 2 }}\nmirror = {{ normal = [0, 1, 0] }}\n"
+            ),
+            &["gait.mirror", "not both"],
+        ),
         (&format!("{head}[gait]\nstrike = 1\n"), &["gait.strike", "unknown key"]),
     ];
     for (k, (text, expect)) in cases.iter().enumerate() {
@@ -396,4 +414,40 @@ fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier()
     let plain = spatial_model(&repo("examples/spatial/rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
     let e = contactlab::api::spatial_gait(&plain, None, &Default::default()).unwrap_err().to_string();
     assert!(e.contains("gait") && e.contains("[gait] table"), "{e}");
+}
+
+#[test]
+fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror_image() {
+    // examples/spatial/compass-walker.toml: the walking rule (the swing foot passes through the
+    // ground until 0.1 m ahead of the stance foot), the step modulo the mirror image that swaps
+    // the legs, Newton's method from the gait's state (settle = 0). Its largest multiplier is
+    // lateral and outside the unit circle; the in-plane ones are near the planar walker's
+    // (0.606 for a complex pair: the BEYOND rows hold them to 1e-6 with point feet).
+    let path = repo("examples/spatial/compass-walker.toml");
+    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let g = contactlab::api::spatial_gait(&m, None, &Default::default()).unwrap();
+    assert!(g.converged && g.iterations <= 2, "{:?} {}", g.reason, g.iterations);
+    assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
+    let lead = g.multipliers_found()[0];
+    assert!(lead[0] < -5.0 && lead[1] == 0.0 && !g.stable, "{:?}", g.multipliers);
+    assert!(g.multipliers_found().iter().any(|z| (z[0].hypot(z[1]) - 0.6065).abs() < 2e-3), "{:?}", g.multipliers);
+    // A step is mirrored: the left foot strikes one step, the right the next, and the state
+    // after two steps is the start's, moved along the slope.
+    let (q, v) = (g.q.clone().unwrap(), g.v.clone().unwrap());
+    let s = SpatialSimSettings { t_max: 2.0 * g.period.unwrap() + 0.01, ..Default::default() };
+    let mut start = q.clone();
+    start.extend(&v);
+    let run = spatial_simulate(&m, Some(&start), &s).unwrap();
+    let events = run.events.unwrap_or_default();
+    let strikes: Vec<&str> = events
+        .iter()
+        .filter(|e| e.kind == contactlab::hybrid::EventKind::Impact)
+        .map(|e| e.contact.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(strikes.len(), 2, "{events:?}");
+    assert!(strikes[0].starts_with("right_foot") && strikes[1].starts_with("left_foot"), "{strikes:?}");
+    // Time-stepping does not follow the walking rule: refused by name.
+    let ms = SpatialSimSettings { method: contactlab::api::SpatialMethod::Moreau, ..s };
+    let e = spatial_simulate(&m, None, &ms).unwrap_err().to_string();
+    assert!(e.contains("walking") && e.contains("event-driven"), "{e}");
 }

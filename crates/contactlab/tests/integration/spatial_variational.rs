@@ -26,7 +26,8 @@ fn point_foot_wheel() -> contactlab::api::SpatialModel {
     m.q0[2] = 1.0;
     m.v0 = vec![1.2, 0.0, 0.0, 0.0, 1.2, 0.0];
     let wheel = m.tree.body_index("wheel").unwrap();
-    m.gait = Some(GaitSpec3 { translation: vec![0, 1], symmetry: Some((wheel, Vec3::y(), 10)), settle: 10 });
+    m.gait =
+        Some(GaitSpec3 { translation: vec![0, 1], symmetry: Some((wheel, Vec3::y(), 10)), mirror: None, settle: 10 });
     m
 }
 
@@ -117,12 +118,12 @@ fn the_3d_rimless_wheel_rolls_steadily_with_the_planar_wheel_s_multiplier() {
     let wheel = tree.body_index("wheel").unwrap();
     let symmetry = BodySymmetry::new(&sys, wheel, contactlab::spatial::algebra::Vec3::y(), 10).unwrap();
     // The horizontal position is a symmetry (the floor is z = 0, the slope is in gravity).
-    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone()));
+    let chart = SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone().into()));
     assert_eq!(chart.dim(), 5, "{:?}", chart.names(&m.velocities));
     let map = |derivatives| ReturnMap {
         system: &sys,
         section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
-        chart: SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone())),
+        chart: SpatialChart::new(&sys, &xs, &[0, 1], Some(symmetry.clone().into())),
         driver: driver(5.0),
         derivatives,
     };
@@ -185,7 +186,12 @@ fn the_3d_wheel_s_gait_does_not_depend_on_the_units() {
         m.q0[2] = s;
         m.v0 = vec![1.2 * s, 0.0, 0.0, 0.0, 1.2, 0.0];
         let wheel = m.tree.body_index("wheel").unwrap();
-        m.gait = Some(GaitSpec3 { translation: vec![0, 1], symmetry: Some((wheel, Vec3::y(), 10)), settle: 10 });
+        m.gait = Some(GaitSpec3 {
+            translation: vec![0, 1],
+            symmetry: Some((wheel, Vec3::y(), 10)),
+            mirror: None,
+            settle: 10,
+        });
         m
     };
     let one = spatial_gait(&scaled(1.0), None, &SpatialGaitSettings::default()).unwrap();

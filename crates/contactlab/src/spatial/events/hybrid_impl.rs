@@ -36,10 +36,17 @@ impl EventScene<'_> {
         CONTACT_TOL * self.length()
     }
 
-    /// The impact of the fired contacts (and every other touching one) at `(q, v)`.
-    fn impact(&self, fired: &[usize], q: &DVector<f64>, v: &DVector<f64>) -> Transition<State, Modes3> {
+    /// The impact of the fired contacts (and every other touching one but the feet in
+    /// `passing`, which pass through the ground under the walking rule) at `(q, v)`.
+    fn impact(
+        &self,
+        fired: &[usize],
+        passing: &[bool],
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+    ) -> Transition<State, Modes3> {
         let gaps = self.gaps(q.as_slice());
-        let mut set: Vec<usize> = (0..self.nc()).filter(|&i| gaps[i].abs() <= self.gtol()).collect();
+        let mut set: Vec<usize> = (0..self.nc()).filter(|&i| gaps[i].abs() <= self.gtol() && !passing[i]).collect();
         for &i in fired {
             if !set.contains(&i) {
                 set.push(i);
@@ -89,7 +96,9 @@ impl Hybrid for EventScene<'_> {
     fn initial_mode(&self, t: f64, x: &mut State) -> Result<Modes3, ModeFailure> {
         let (mut q, mut v) = self.state(x);
         let gaps = self.gaps(q.as_slice());
-        if let Some(i) = (0..self.nc()).find(|&i| gaps[i] < -self.gtol() || gaps[i].is_nan()) {
+        let touching = |j: usize| gaps[j].abs() <= self.gtol();
+        let unarmed = self.unarmed(q.as_slice(), touching);
+        if let Some(i) = (0..self.nc()).find(|&i| (gaps[i] < -self.gtol() && !unarmed[i]) || gaps[i].is_nan()) {
             return Err(ModeFailure::measured(
                 FailureKind::Singular,
                 FailureEvidence::Penetration { contact: i, gap: gaps[i] },
@@ -104,9 +113,15 @@ impl Hybrid for EventScene<'_> {
                 Transition::Failed(f) => Err(f),
             };
         }
-        let classes = self
+        let mut classes = self
             .classes_from_state(&q, &v, self.gtol(), CONTACT_TOL * self.vel())
             .ok_or_else(|| ModeFailure::bare(FailureKind::Singular))?;
+        // A foot behind another on the ground takes no part (walking rule).
+        for (c, u) in classes.iter_mut().zip(&unarmed) {
+            if *u {
+                *c = Class::Separated;
+            }
+        }
         let mode = self.settle(&mut q, &mut v, &classes)?;
         *x = join(&q, &v);
         Ok(mode)
@@ -117,10 +132,11 @@ impl Hybrid for EventScene<'_> {
         let all: Vec<usize> = (0..self.nc()).collect();
         let kin = self.kinematics(q.as_slice(), &all)?;
         let vtol = CONTACT_TOL * self.vel();
+        let unarmed = self.unarmed(q.as_slice(), |j| kin[j].gap.abs() <= self.gtol());
         let approaching: Vec<usize> = (0..self.nc())
-            .filter(|&i| kin[i].gap.abs() <= self.gtol() && (kin[i].rows.row(0) * &v)[0] < -vtol)
+            .filter(|&i| kin[i].gap.abs() <= self.gtol() && (kin[i].rows.row(0) * &v)[0] < -vtol && !unarmed[i])
             .collect();
-        (!approaching.is_empty()).then(|| self.impact(&approaching, &q, &v))
+        (!approaching.is_empty()).then(|| self.impact(&approaching, &unarmed, &q, &v))
     }
 
     fn flow(&self, mode: &Modes3, _t: f64, x: &State) -> State {
@@ -147,10 +163,14 @@ impl Hybrid for EventScene<'_> {
         let any_closed = (0..nc).any(|i| mode.get(i).closed());
         let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
         let gaps = self.gaps(q.as_slice());
+        let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let closed: Vec<usize> = (0..nc).filter(|&i| matches!(mode.get(i), Contact3Mode::Slip(_))).collect();
         let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics(q.as_slice(), &closed) };
         for i in 0..nc {
             let (g0, g1) = match mode.get(i) {
+                // An unarmed foot cannot strike: a large finite value (not +∞) keeps the guard
+                // usable by the bracketing root finder when it arms within a step.
+                Contact3Mode::Free if unarmed[i] => (gaps[i].abs() + self.length(), f64::INFINITY),
                 Contact3Mode::Free => (gaps[i], f64::INFINITY),
                 cm => {
                     let f = sol.as_ref().map_or(nalgebra::Vector3::repeat(f64::NAN), |s| s.force[i]);
@@ -175,11 +195,12 @@ impl Hybrid for EventScene<'_> {
 
     fn step_limit(&self, mode: &Modes3, _t: f64, x: &State) -> f64 {
         let (q, v) = self.state(x);
-        let free: Vec<usize> = (0..self.nc()).filter(|&i| !mode.get(i).closed()).collect();
+        let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
+        let free: Vec<usize> = (0..self.nc()).filter(|&i| !mode.get(i).closed() && !unarmed[i]).collect();
         if free.is_empty() {
             return f64::INFINITY;
         }
-        let acc = if free.len() == self.nc() {
+        let acc = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
             self.free_motion(q.as_slice(), v.as_slice()).map(|(_, a)| a)
         } else {
             self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
@@ -208,7 +229,10 @@ impl Hybrid for EventScene<'_> {
         let impacting: Vec<usize> =
             fired.iter().filter(|&&k| k % 2 == 0 && mode.get(k / 2) == Contact3Mode::Free).map(|&k| k / 2).collect();
         if !impacting.is_empty() {
-            return self.impact(&impacting, &q, &v);
+            // Closed contacts take part; a touching foot that cannot strike passes.
+            let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
+            let passing: Vec<bool> = (0..nc).map(|i| unarmed[i] && !mode.get(i).closed()).collect();
+            return self.impact(&impacting, &passing, &q, &v);
         }
         let all: Vec<usize> = (0..nc).collect();
         let Some(kin) = self.kinematics(q.as_slice(), &all) else {
@@ -336,11 +360,12 @@ impl Hybrid for EventScene<'_> {
         let gtol = self.gtol().max(ZENO_JOIN_SERIES * gref);
         let vtol = (ZENO_JOIN_VEL * self.vel()).max(ZENO_JOIN_SERIES * vref);
         let kin = self.kinematics(q.as_slice(), &all)?;
+        let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed() || j == contact);
         let join_set: Vec<usize> = (0..nc)
             .filter(|&i| {
                 i == contact
                     || mode.get(i).closed()
-                    || (kin[i].gap.abs() <= gtol && (kin[i].rows.row(0) * &v)[0].abs() <= vtol)
+                    || (kin[i].gap.abs() <= gtol && (kin[i].rows.row(0) * &v)[0].abs() <= vtol && !unarmed[i])
             })
             .collect();
         // Close the converging contacts by a plastic impact, then choose the mode on them.

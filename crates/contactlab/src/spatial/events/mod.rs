@@ -62,6 +62,15 @@
 //! that converge with it are closed there by a plastic impact and the mode is chosen as above
 //! (the completed execution of P3).
 //!
+//! # Walking
+//! A scene with a walking rule ([`super::timestep::Walking`], a scene's `[walking]` table)
+//! treats its feet as passive-walker models do: a free foot's contact whose point is not ahead
+//! (along `forward`, by the rule's `ahead`) of another foot's contact on the ground (closed in
+//! the mode; touching, at the start of a run) cannot strike: its gap guard is held positive and the foot passes
+//! through the ground (scuffing ignored). A strike is an impact problem over every touching
+//! contact, as any other: the trailing foot leaves the ground when the problem gives it no
+//! impulse (the compass gait's usual case), and is not forced off when it does.
+//!
 //! # Rest
 //! A mode whose closed contacts all stick with constraint rows of rank `nv` is an equilibrium:
 //! the run ends at rest.
@@ -274,6 +283,28 @@ impl<'a> EventScene<'a> {
             out.extend(pts);
         }
         Some(out)
+    }
+
+    /// Contact `a` is a foot not ahead of the foot contact `b` of another shape by the walking
+    /// rule's distance ([`super::timestep::Walking`]), at the points `pts`.
+    fn behind(&self, pts: &[ContactPoint3], a: usize, b: usize) -> bool {
+        let Some(w) = &self.scene.walking else { return false };
+        let (sa, sb) = (self.contacts[a].shape, self.contacts[b].shape);
+        sa != sb
+            && w.feet.contains(&sa)
+            && w.feet.contains(&sb)
+            && (pts[a].point - pts[b].point).dot(&w.forward) < w.ahead
+    }
+
+    /// Which contacts cannot strike at `q` under the walking rule: feet behind another foot's
+    /// contact `on` the ground (all `false` without a rule).
+    pub(crate) fn unarmed(&self, q: &[f64], on: impl Fn(usize) -> bool) -> Vec<bool> {
+        let nc = self.nc();
+        let pts = match (&self.scene.walking, self.points(q)) {
+            (Some(_), Some(p)) => p,
+            _ => return vec![false; nc],
+        };
+        (0..nc).map(|i| (0..nc).any(|j| j != i && on(j) && self.behind(&pts, i, j))).collect()
     }
 
     /// Every contact's gap at `q` (`NaN` if the candidates changed).

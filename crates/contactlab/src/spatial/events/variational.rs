@@ -367,6 +367,10 @@ impl EventScene<'_> {
             }
             rows.extend((0..3).map(|r| (i, r)));
         }
+        if rows.is_empty() {
+            // No contact took an impulse (a foot that armed under the ground): no fixed law.
+            return None;
+        }
         let impulse = |x: &[Dual64], keep: &[bool]| -> Option<DVector<Dual64>> {
             let (q, v) = self.split_t(x)?;
             let (m, _) = self.dynamics_t(&q, &v);
