@@ -8,6 +8,7 @@ mod equilibrium;
 mod fixture;
 mod multibody;
 mod staging;
+mod stance;
 mod walker;
 mod zeno;
 
@@ -82,6 +83,11 @@ enum Command {
     /// of a joint limit or contact, simple (e = 0) or Zeno (e > 0): period, fixed point,
     /// multipliers, gamma. --out writes orbit.json.
     Orbit(multibody::OrbitArgs),
+    /// The stance stability of a robot in 3-D resting on its contacts (P4's weak, strong and
+    /// frictionless stability, joints locked or on springs): verdicts with certificates and
+    /// proofs, the least friction coefficient, the largest tilt of gravity. --out writes
+    /// stance.json.
+    Stance(stance::StanceArgs),
     /// Inspect a model (kind = "multibody") at a state.
     #[command(subcommand)]
     Model(multibody::ModelCommand),
@@ -216,6 +222,7 @@ impl Command {
             Command::Merge(a) => a.common.out.as_mut(),
             Command::Simulate(a) => a.out_dir(),
             Command::Gait(a) => a.out_dir(),
+            Command::Stance(a) => a.out_dir(),
             Command::Continue(a) => a.out_dir(),
             Command::Basin(a) => a.out_dir(),
             Command::Painleve(a) => a.out_dir(),
@@ -319,6 +326,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Lcp(LcpCommand::Classes(a)) => lcp_classes(a),
         Command::Reproduce(a) => run_reproduce(a),
         Command::Fixture(c) => fixture::run(c),
+        Command::Stance(a) => stance::stance(a),
         Command::Equilibrium(c) => equilibrium::run(c),
         Command::Zeno(c) => zeno::run(c),
         Command::Walker(c) => walker::run(c),

@@ -529,6 +529,7 @@ fn the_readme_synopsis_lists_every_flag() {
         &["slip"],
         &["orbit"],
         &["model", "inspect"],
+        &["stance"],
         &["reproduce"],
     ];
     for cmd in commands {

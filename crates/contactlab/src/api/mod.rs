@@ -207,6 +207,7 @@ mod p5_eqsets;
 mod scene3;
 mod spatial;
 pub(crate) mod spatial_gait;
+mod stance;
 pub use multibody::*;
 pub use p1_body::*;
 pub use p2_walkers::*;
@@ -216,6 +217,7 @@ pub use p5_eqsets::*;
 pub(crate) use scene3::is_scene;
 pub use spatial::*;
 pub use spatial_gait::*;
+pub use stance::*;
 
 #[cfg(test)]
 mod tests {

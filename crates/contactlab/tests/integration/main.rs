@@ -27,6 +27,7 @@ mod scale_invariance;
 mod spatial;
 mod spatial_events;
 mod spatial_scene;
+mod spatial_stance;
 mod spatial_variational;
 mod timestep;
 mod urdf;

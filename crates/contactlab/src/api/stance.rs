@@ -1,0 +1,297 @@
+//! The stance stability of a robot in 3-D (P4's weak, strong and frictionless stability of a
+//! fixtured body, generalised to an articulated robot resting on its contacts).
+//!
+//! At a configuration `q` (at rest) the contacts whose gaps are within `touch` of the length
+//! scale are the stance's. The robot is P4's workpiece with
+//! * `𝓜` the mass matrix over the velocities that are free: with the joints **locked** the
+//!   floating base's (a free joint; MuJoCo's free joint's translation and ball), the robot then
+//!   a rigid body; with the joints on their **springs** every velocity (the springs' torques at
+//!   `q` in the load, the joints free to accelerate);
+//! * `W_n`, `W_t`, `W_o` the contacts' normal and tangential Jacobian rows over those velocities
+//!   (the plane's normal and its tangents `t₁`, `t₂`);
+//! * the load `g_ext` the generalised force at rest: gravity and the joints' springs
+//!   (`M v̇ = bias + τ + Jᵀλ`, `bias` at `v = 0`);
+//!
+//! each velocity scaled by `1/√𝓜ᵢᵢ`, the load to unit norm and the `W`s to a largest entry of 1
+//! (a congruence and positive multiples: no verdict changes, and the LPs see numbers without units, so that scaling lengths
+//! or masses changes no verdict near a boundary; the contact intensities in the certificates are
+//! in those units).
+//!
+//! [`crate::fixture::stability::classify`] then answers weak stability (an equilibrium force
+//! distribution exists), strong stability (every solution of P4's LCP from rest stays at rest;
+//! decided for the pyramid law, undecided for the Coulomb cone in 3-D, as P4's theory gives)
+//! and frictionless stability, with their certificates and interval proofs, and the least
+//! common friction coefficient of weak stability (`critical_mu`). The **slope margin** tilts
+//! gravity about a world axis and locates, by bisection (P4 §5's), the largest tilt for which
+//! the stance stays weakly stable.
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+use super::spatial::{spatial_state, SpatialModel};
+use crate::fixture::stability::{classify, weak_stability, FixtureClassification};
+use crate::fixture::{Fixture, FrictionLaw};
+use crate::spatial::algebra::{axis_angle, Vec3};
+use crate::spatial::events::EventScene;
+use crate::spatial::joint::Joint3;
+use crate::Error;
+
+/// How a robot's joints are held in its stance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JointHold {
+    /// Locked: the robot is one rigid body on its floating base.
+    Locked,
+    /// Free, on the model's joint springs (their torques at the configuration in the load).
+    Springs,
+}
+
+impl std::str::FromStr for JointHold {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "locked" => Ok(JointHold::Locked),
+            "springs" => Ok(JointHold::Springs),
+            other => Err(format!("\"{other}\": allowed locked, springs")),
+        }
+    }
+}
+
+/// Settings of [`stance`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StanceSettings {
+    /// How the joints are held.
+    pub joints: JointHold,
+    /// The friction law (P4's Coulomb disk or pyramid).
+    pub friction: FrictionLaw,
+    /// A contact is in the stance when its gap is within this fraction of the length scale.
+    pub touch: f64,
+    /// A world axis to tilt gravity about for the slope margin (none: no margin).
+    pub slope_axis: Option<Vec3>,
+}
+
+impl Default for StanceSettings {
+    fn default() -> Self {
+        Self { joints: JointHold::Locked, friction: FrictionLaw::Coulomb, touch: 1e-6, slope_axis: None }
+    }
+}
+
+/// A contact of the stance.
+#[derive(Debug, Clone, Serialize)]
+pub struct StanceContact {
+    /// `shape:candidate/plane`.
+    pub name: String,
+    /// Its gap (m).
+    pub gap: f64,
+    /// Its friction coefficient.
+    pub mu: f64,
+}
+
+/// The slope margin: the largest tilt of gravity about `axis` keeping the stance weakly stable.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlopeMargin {
+    /// The world axis (unit).
+    pub axis: [f64; 3],
+    /// The largest tilt (rad) in `[0, π/2]` with a weakly stable stance, to 1e-9 rad (`None`
+    /// when it is not weakly stable untilted).
+    pub max_tilt: Option<f64>,
+    /// The same tilt the other way about the axis (rad, positive).
+    pub max_tilt_reverse: Option<f64>,
+}
+
+/// A stance's verdicts ([`stance`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Stance {
+    /// The file.
+    pub path: String,
+    /// How the joints are held.
+    pub joints: JointHold,
+    /// The friction law.
+    pub friction: FrictionLaw,
+    /// The velocities of P4's workpiece (the columns of `𝓜` and the `W`s).
+    pub velocities: Vec<String>,
+    /// The contacts in the stance.
+    pub contacts: Vec<StanceContact>,
+    /// The load `g_ext`: the generalised force at rest over `velocities`, each scaled by
+    /// `1/√𝓜ᵢᵢ`, then to unit norm (module docs).
+    pub load: Vec<f64>,
+    /// P4's verdicts with their certificates and proofs.
+    pub classification: FixtureClassification,
+    /// The slope margin, when an axis was given.
+    pub slope_margin: Option<SlopeMargin>,
+}
+
+/// A contact of the stance: its index, its rows `(n, t₁, t₂)` (3 × nv) with its gap, and its μ.
+type Touching = (usize, (DMatrix<f64>, f64), f64);
+
+/// The velocities of the floating base: a free joint's, or a translation joint's and the ball
+/// joint of its child (MuJoCo's free joint), at the root.
+fn base_velocities(m: &SpatialModel) -> Vec<usize> {
+    let tree = &m.tree;
+    let mut out = vec![];
+    for (i, b) in tree.bodies().iter().enumerate() {
+        let root = b.parent.is_none();
+        let under_translation = b.parent.is_some_and(|p| {
+            matches!(tree.bodies()[p].joint, Joint3::Translation) && tree.bodies()[p].parent.is_none()
+        });
+        let floating = match b.joint {
+            Joint3::Free | Joint3::Translation => root,
+            Joint3::Ball | Joint3::BallWxyz => under_translation,
+            _ => false,
+        };
+        if floating {
+            let (_, iv) = tree.joint_start(i);
+            out.extend(iv..iv + b.joint.nv());
+        }
+    }
+    out
+}
+
+/// P4's workpiece of the stance at `q` with gravity `g` (module docs).
+fn workpiece(
+    m: &SpatialModel,
+    q: &[f64],
+    cols: &[usize],
+    contacts: &[Touching],
+    gravity: Vec3,
+    friction: FrictionLaw,
+) -> Result<Fixture, Error> {
+    let mut tree = m.tree.clone();
+    tree.gravity = gravity;
+    let nv = tree.nv();
+    let zero = vec![0.0; nv];
+    let mut scene = m.scene(None, 0.0);
+    scene.tree.gravity = gravity;
+    let force = tree.bias(q, &zero) + scene.passive_force(q, &zero);
+    let full = tree.mass_matrix(q);
+    let k = cols.len();
+    let nc = contacts.len();
+    // Velocities scaled by `dᵢ = 1/√𝓜ᵢᵢ` (𝓜 → D𝓜D, W → DW, g_ext → Dg_ext, a congruence that
+    // changes no verdict): every row then has one unit, whatever the units of length and mass,
+    // and the LPs' tolerances mean the same in every unit system.
+    // The load is also divided by its norm (P4's systems are cones: a positive multiple of the
+    // load has the same verdicts), so that the contact intensities are of order one too.
+    let d: Vec<f64> = cols.iter().map(|&c| 1.0 / full[(c, c)].sqrt()).collect();
+    let size = cols.iter().enumerate().map(|(a, &c)| (d[a] * force[c]).powi(2)).sum::<f64>().sqrt();
+    let unit = if size > 0.0 && size.is_finite() { 1.0 / size } else { 1.0 };
+    // And the W's by their largest entry (the intensities scale inversely).
+    let big = (0..3)
+        .flat_map(|r| cols.iter().enumerate().flat_map(move |(a, &col)| contacts.iter().map(move |c| (r, a, col, c))))
+        .map(|(r, a, col, c)| (d[a] * c.1 .0[(r, col)]).abs())
+        .fold(0.0, f64::max);
+    let wscale = if big > 0.0 && big.is_finite() { 1.0 / big } else { 1.0 };
+    let w = |r: usize| DMatrix::from_fn(k, nc, |a, c| wscale * d[a] * contacts[c].1 .0[(r, cols[a])]);
+    Ok(Fixture {
+        mass_matrix: DMatrix::from_fn(k, k, |a, b| d[a] * full[(cols[a], cols[b])] * d[b]),
+        wn: w(0),
+        wt: w(1),
+        wo: Some(w(2)),
+        mu: DVector::from_iterator(nc, contacts.iter().map(|c| c.2)),
+        load: DVector::from_iterator(k, cols.iter().enumerate().map(|(a, &c)| unit * d[a] * force[c])),
+        friction,
+        enclosure: None,
+    })
+}
+
+/// The stance stability of the robot `m` at rest at `state` (default its `[initial]`
+/// configuration; velocities, if given, are ignored): module docs.
+pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Result<Stance, Error> {
+    if !(s.touch.is_finite() && s.touch >= 0.0) {
+        return Err(Error::argument("touch", format!("must be finite and >= 0 (got {})", s.touch)));
+    }
+    let (mut q, _) = spatial_state(m, state)?;
+    if !m.tree.normalize(&mut q) {
+        return Err(Error::argument("state", "a quaternion is zero or not finite"));
+    }
+    let scene = m.scene(None, 0.0);
+    let sys = EventScene::new(&scene, &q)?;
+    let tol = s.touch * sys.length();
+    let mut contacts = vec![];
+    let mut nearest: Option<(f64, String)> = None;
+    for (i, c) in sys.contacts().iter().enumerate() {
+        let Some((gap, rows)) = sys.contact_rows(&q, i) else { continue };
+        if gap.abs() <= tol {
+            contacts.push((i, (rows, gap), c.mu));
+        } else if nearest.as_ref().is_none_or(|n| gap.abs() < n.0.abs()) {
+            nearest = Some((gap, c.name.clone()));
+        }
+    }
+    if contacts.is_empty() {
+        let near = nearest
+            .map_or_else(|| "the scene has no contacts".to_string(), |(g, n)| format!("nearest: {n} at {g:.3e} m"));
+        return Err(Error::argument(
+            "state",
+            format!("no contact touches the ground within {tol:.3e} m (touch × the length scale; {near})"),
+        ));
+    }
+    let cols: Vec<usize> = match s.joints {
+        JointHold::Locked => base_velocities(m),
+        JointHold::Springs => (0..m.tree.nv()).collect(),
+    };
+    if cols.is_empty() {
+        return Err(Error::argument(
+            "joints",
+            "a fixed-base robot with locked joints cannot move: nothing to decide (hold the joints on their springs)",
+        ));
+    }
+    let f = workpiece(m, &q, &cols, &contacts, m.tree.gravity, s.friction)?;
+    let classification = classify(&f)?;
+    let slope_margin = match s.slope_axis {
+        Some(axis) => Some(slope_margin(m, &q, &cols, &contacts, axis, s.friction, classification.weakly_stable)?),
+        None => None,
+    };
+    Ok(Stance {
+        path: m.path.clone(),
+        joints: s.joints,
+        friction: s.friction,
+        velocities: cols.iter().map(|&c| m.velocities[c].clone()).collect(),
+        contacts: contacts
+            .iter()
+            .map(|(i, rows, mu)| StanceContact { name: sys.contacts()[*i].name.clone(), gap: rows.1, mu: *mu })
+            .collect(),
+        load: f.load.as_slice().to_vec(),
+        classification,
+        slope_margin,
+    })
+}
+
+/// The largest tilts of gravity about `axis` (either way) with a weakly stable stance, by
+/// bisection to 1e-9 rad on `[0, π/2]`.
+fn slope_margin(
+    m: &SpatialModel,
+    q: &[f64],
+    cols: &[usize],
+    contacts: &[Touching],
+    axis: Vec3,
+    friction: FrictionLaw,
+    stable: bool,
+) -> Result<SlopeMargin, Error> {
+    if !(axis.iter().all(|x| x.is_finite()) && axis.norm() > 0.0) {
+        return Err(Error::argument("slope_axis", "must be a nonzero finite vector"));
+    }
+    let a = axis.normalize();
+    let holds = |tilt: f64| -> Result<bool, Error> {
+        let g = axis_angle(&a, tilt) * m.tree.gravity;
+        Ok(weak_stability(&workpiece(m, q, cols, contacts, g, friction)?)?.holds)
+    };
+    let largest = |sign: f64| -> Result<Option<f64>, Error> {
+        if !stable {
+            return Ok(None);
+        }
+        let half = std::f64::consts::FRAC_PI_2;
+        if holds(sign * half)? {
+            return Ok(Some(half));
+        }
+        let (mut lo, mut hi) = (0.0, half);
+        while hi - lo > 1e-9 {
+            let mid = 0.5 * (lo + hi);
+            if holds(sign * mid)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(Some(lo))
+    };
+    Ok(SlopeMargin { axis: [a.x, a.y, a.z], max_tilt: largest(1.0)?, max_tilt_reverse: largest(-1.0)? })
+}

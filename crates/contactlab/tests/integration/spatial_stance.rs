@@ -1,0 +1,121 @@
+//! `stance`: P4's verdicts on a robot in 3-D resting on its contacts, against the fixture code
+//! on the same rigid box, closed forms, and unit scaling.
+
+use std::path::PathBuf;
+
+use contactlab::api::{spatial_model, stance, JointHold, SpatialModel, SpatialSource, StanceSettings};
+use contactlab::fixture::stability::classify;
+use contactlab::fixture::FrictionLaw;
+use contactlab::model::ModelDoc;
+use contactlab::spatial::algebra::Vec3;
+
+fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+}
+
+/// A box of `mass` (edges 0.4, 0.4, 0.2 times `l`) resting on its four bottom corners on the
+/// floor z = 0, gravity 9.81 turned by `tilt` about y, friction `mu`.
+fn box_on_floor(mass: f64, l: f64, tilt: f64, mu: f64) -> SpatialModel {
+    let (a, b, c) = (0.2 * l, 0.2 * l, 0.1 * l);
+    let g = Vec3::new(tilt.sin(), 0.0, -tilt.cos()) * 9.81;
+    let text = format!(
+        r#"<mujoco><option gravity="{} {} {}"/><worldbody><geom type="plane" size="9 9 1" friction="{mu}"/>
+        <body name="box" pos="0 0 {c}"><freejoint/><geom type="box" size="{a} {b} {c}" mass="{mass}" friction="{mu}"/>
+        </body></worldbody></mujoco>"#,
+        g.x, g.y, g.z
+    );
+    SpatialModel::from_mjcf("box.xml".into(), &contactlab::spatial::mjcf::parse("box.xml", &text).unwrap())
+}
+
+/// The same box as a P4 fixture file (geometry form), loaded by the fixture code.
+fn box_fixture(mass: f64, tilt: f64, mu: f64, law: &str) -> contactlab::fixture::Fixture {
+    let (a, b, c) = (0.2f64, 0.2f64, 0.1f64);
+    let i = |p: f64, q: f64| mass * (4.0 * p * p + 4.0 * q * q) / 12.0;
+    let g = [9.81 * tilt.sin() * mass, 0.0, -9.81 * tilt.cos() * mass];
+    let mut t = format!(
+        "kind = \"fixture\"\ndim = 3\nfriction = \"{law}\"\nmass = {mass}\n\
+         inertia = [[{}, 0, 0], [0, {}, 0], [0, 0, {}]]\nload = [{}, {}, {}, 0, 0, 0]\n",
+        i(b, c),
+        i(a, c),
+        i(a, b),
+        g[0],
+        g[1],
+        g[2]
+    );
+    for (x, y) in [(a, b), (-a, b), (-a, -b), (a, -b)] {
+        t += &format!("[[contact]]\npoint = [{x}, {y}, {}]\nnormal = [0, 0, 1]\nmu = {mu}\n", -c);
+    }
+    contactlab::fixture::model::from_model(&ModelDoc::parse("box.toml", &t, false).unwrap()).unwrap()
+}
+
+#[test]
+fn a_box_on_four_corners_gets_the_fixture_code_s_verdicts() {
+    // The stance of a box (a free joint: MuJoCo's coordinates) against the fixture code on the
+    // same box (P4's geometric form: the centre of mass's coordinates): the verdicts and the
+    // least friction coefficient do not depend on the coordinates; the latter is tan(tilt).
+    for (tilt, mu) in [(0.3, 0.5), (0.3, 0.25), (0.0, 0.1)] {
+        for (law, name) in [(FrictionLaw::Pyramid, "pyramid"), (FrictionLaw::Coulomb, "coulomb")] {
+            let s = StanceSettings { friction: law, ..Default::default() };
+            let r = stance(&box_on_floor(2.0, 1.0, tilt, mu), None, &s).unwrap();
+            let f = classify(&box_fixture(2.0, tilt, mu, name)).unwrap();
+            let c = &r.classification;
+            assert_eq!(r.contacts.len(), 4, "{:?}", r.contacts);
+            assert_eq!(r.velocities.len(), 6);
+            assert_eq!(c.classification, f.classification, "tilt {tilt}, mu {mu}, {name}");
+            assert_eq!((c.weakly_stable, c.strongly_stable), (f.weakly_stable, f.strongly_stable));
+            assert_eq!(c.frictionless_stable, f.frictionless_stable);
+            assert_eq!(c.weakly_stable, mu >= f64::tan(tilt), "tilt {tilt}, mu {mu}");
+            let (a, b) = (c.critical_mu.unwrap(), f.critical_mu.unwrap());
+            assert!((a - b).abs() < 1e-7 && (a - f64::tan(tilt)).abs() < 1e-7, "{a} {b}");
+        }
+    }
+}
+
+#[test]
+fn a_box_s_slope_margin_is_the_friction_angle_and_units_do_not_change_it() {
+    // On the floor with mu = 0.5 the box slides before it tips (its half-width is twice its
+    // centre's height): the largest tilt either way is atan(mu). Lengths ×1e3 and the mass
+    // ×1e-4 change no verdict and no number that has no unit.
+    let s = StanceSettings { friction: FrictionLaw::Pyramid, slope_axis: Some(Vec3::y()), ..Default::default() };
+    let base = stance(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
+    let m = base.slope_margin.as_ref().unwrap();
+    for t in [m.max_tilt.unwrap(), m.max_tilt_reverse.unwrap()] {
+        assert!((t - 0.5f64.atan()).abs() < 1e-8, "{t}");
+    }
+    let scaled = stance(&box_on_floor(2e-4, 1e3, 0.0, 0.5), None, &s).unwrap();
+    assert_eq!(scaled.classification.classification, base.classification.classification);
+    let (a, b) = (scaled.slope_margin.unwrap(), base.slope_margin.unwrap());
+    assert!((a.max_tilt.unwrap() - b.max_tilt.unwrap()).abs() < 1e-8, "{a:?} {b:?}");
+    assert!((scaled.classification.critical_mu.unwrap() - base.classification.critical_mu.unwrap()).abs() < 1e-9);
+}
+
+#[test]
+fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints() {
+    // examples/spatial/a1-standing.toml: Unitree A1 straight-legged on a 10° slope, its four feet
+    // touching. Locked, it is one rigid body on four contacts with the slope's normal: the least
+    // friction coefficient is tan 10° (the ground's tangential over normal force), strongly
+    // stable under the pyramid law with an interval-proved equilibrium; on its springs at their
+    // rest angles nothing holds the joints (18 equations, 12 contact forces): not weakly stable.
+    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
+    let r = stance(&m, None, &s).unwrap();
+    let c = &r.classification;
+    assert_eq!(r.contacts.len(), 4);
+    assert_eq!(c.classification, contactlab::fixture::stability::FixtureClass::StronglyStable);
+    assert!((c.critical_mu.unwrap() - 10f64.to_radians().tan()).abs() < 1e-6, "{:?}", c.critical_mu);
+    let proof = serde_json::to_value(&c.equilibrium_intensity.as_ref().unwrap().proof).unwrap();
+    assert_eq!(proof["proof"], "interval", "{proof}");
+    let limp = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..s }).unwrap();
+    assert!(!limp.classification.weakly_stable && limp.velocities.len() == 18);
+    // Let go 2 cm above the slope it has no stance: one line naming the nearest contact.
+    let above = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    let e = stance(&above, None, &s).unwrap_err().to_string();
+    assert!(e.contains("no contact touches") && e.contains("foot"), "{e}");
+    // A fixed-base robot with locked joints: nothing to decide, said so.
+    let arm =
+        spatial_model(&repo("examples/spatial/arm.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed));
+    if let Ok(arm) = arm {
+        let e = stance(&arm, None, &StanceSettings { touch: 1e9, ..s }).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("fixed-base") || e.contains("no contact"), "{e}");
+    }
+}
