@@ -106,6 +106,23 @@ fn simulations(c: &mut Criterion) {
             gait
         })
     });
+    let walker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/compass-walker.toml");
+    let km = contactlab::api::spatial_model(&walker, contactlab::api::SpatialSource::Scene).unwrap();
+    g.bench_function("compass_walker_3d_gait_with_multipliers", |b| {
+        b.iter(|| {
+            let gait = contactlab::api::spatial_gait(&km, None, &Default::default()).unwrap();
+            assert!(gait.converged);
+            gait
+        })
+    });
+    let a1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/a1-standing.toml");
+    let am = contactlab::api::spatial_model(&a1, contactlab::api::SpatialSource::Scene).unwrap();
+    let s = contactlab::api::StanceSettings {
+        friction: contactlab::fixture::FrictionLaw::Pyramid,
+        slope_axis: Some(contactlab::spatial::algebra::Vec3::y()),
+        ..Default::default()
+    };
+    g.bench_function("a1_stance_pyramid_with_margins", |b| b.iter(|| contactlab::api::stance(&am, None, &s).unwrap()));
     g.finish();
 }
 

@@ -818,6 +818,44 @@ fn spatial_gait(py: Python<'_>, path: &str, state: Option<Vec<f64>>, rtol: f64) 
     object(py, &r.map_err(to_py)?)
 }
 
+/// A robot's stance stability in 3-D, as the CLI's `stance --json`.
+#[pyfunction]
+#[pyo3(signature = (path, state=None, base=None, joints="locked", friction="coulomb", touch=contactlab::api::StanceSettings::default().touch, slope_axis=None))]
+#[allow(clippy::too_many_arguments)]
+fn stance(
+    py: Python<'_>,
+    path: &str,
+    state: Option<Vec<f64>>,
+    base: Option<&str>,
+    joints: &str,
+    friction: &str,
+    touch: f64,
+    slope_axis: Option<[f64; 3]>,
+) -> PyResult<Py<PyAny>> {
+    let joints: contactlab::api::JointHold =
+        joints.parse().map_err(|e: String| PyValueError::new_err(format!("joints: {e}")))?;
+    let friction = match friction {
+        "coulomb" => contactlab::fixture::FrictionLaw::Coulomb,
+        "pyramid" => contactlab::fixture::FrictionLaw::Pyramid,
+        other => return Err(PyValueError::new_err(format!("friction: \"{other}\": allowed coulomb, pyramid"))),
+    };
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        let s = contactlab::api::StanceSettings {
+            joints,
+            friction,
+            touch,
+            slope_axis: slope_axis.map(|a| contactlab::spatial::algebra::Vec3::new(a[0], a[1], a[2])),
+        };
+        contactlab::api::stance(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
@@ -1098,6 +1136,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(stance, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;

@@ -374,6 +374,17 @@ def test_a_3d_gait_is_found_as_the_cli_does():
         contactlab.model.gait(EXAMPLES / "spatial" / "rimless-wheel.xml")
 
 
+def test_a_quadruped_s_stance_is_decided_as_the_cli_does():
+    scene = EXAMPLES / "spatial" / "a1-standing.toml"
+    r = contactlab.model.stance(scene, friction="pyramid", slope_axis=[0, 1, 0])
+    assert r.to_dict() == cli("stance", scene, "--friction", "pyramid", "--slope-axis", "0,1,0")
+    c = r.classification
+    assert c["classification"] == "strongly-stable" and abs(c["critical_mu"] - 0.17632698) < 1e-6
+    assert len(r.contacts) == 4 and r.slope_margin["max_tilt"] > 0.2
+    with pytest.raises(ValueError, match="joints"):
+        contactlab.model.stance(scene, joints="loose")
+
+
 def test_a_robot_s_dynamics_in_a_loop():
     # contactlab.model.Robot: M and the bias straight from numpy, as model inspect gives them.
     urdf = ROOT / "data" / "robots" / "a1.urdf"

@@ -27,6 +27,7 @@ FRONT_DOORS = {
     "eqset analyze": contactlab.eqset.analyze,
     "eqset simulate": contactlab.eqset.simulate,
     "fixture mu-sweep": contactlab.fixture.mu_sweep,
+    "stance": contactlab.model.stance,
 }
 
 

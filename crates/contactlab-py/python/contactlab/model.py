@@ -176,3 +176,27 @@ def orbit(model: Model, constraint: str, state: Optional[Sequence[float]] = None
     --json``: ``converged``, ``zeno``, ``period``, ``fixed_point``, ``multipliers``, ``gamma``,
     ``stable``, ``constrained_duration``, ``impacts_per_cycle``."""
     return Result("ConstraintOrbit", _core.mechanism_orbit(*model_text(model), str(constraint), _state(state)))
+
+
+def stance(
+    model: Model,
+    state: Optional[Sequence[float]] = None,
+    base: Optional[str] = None,
+    joints: str = _D["stance"]["joints"],
+    friction: str = _D["stance"]["friction"],
+    touch: float = _D["stance"]["touch"],
+    slope_axis: Optional[Sequence[float]] = None,
+) -> Result:
+    """A robot's stance stability in 3-D (a scene file, an MJCF path, a URDF path with ``base``)
+    at rest at ``state`` (its configuration; default the file's), as ``contactlab stance
+    --json``: P4's weak, strong and frictionless stability on the contacts touching the ground,
+    the joints ``"locked"`` or on their ``"springs"``, under the ``"coulomb"`` or ``"pyramid"``
+    law: ``classification`` (verdicts, certificates, proofs, ``critical_mu``), ``contacts``,
+    ``velocities``, ``load`` and, with ``slope_axis``, ``slope_margin`` (the largest tilt of
+    gravity about that world axis, each way, keeping weak stability)."""
+    path = os.fspath(model)
+    axis = None if slope_axis is None else [float(x) for x in slope_axis]
+    return Result(
+        "Stance",
+        _core.stance(path, _state(state), base, str(joints), str(friction), float(touch), axis),
+    )

@@ -54,6 +54,7 @@ pub fn defaults() -> serde_json::Value {
             "method": spatial.method.to_string(),
         },
         "gait": {"rtol": gait.rtol},
+        "stance": {"joints": "locked", "friction": "coulomb", "touch": super::StanceSettings::default().touch},
         "basin": {
             "steps": basin.steps,
             "capture_tol": basin.capture_tol,
