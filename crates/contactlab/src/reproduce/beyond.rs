@@ -61,7 +61,9 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
          multiplier, and the slope above which straight rolling is laterally stable (continuation in the slope). \
          A 3-D compass walker with hip width (`examples/spatial/compass-walker.xml`, after Kuo 1999) has its gait \
          found the same way, modulo its mirror image: at zero hip width its in-plane multipliers against the \
-         planar engine's walker, then its lateral multiplier continued in the hip width. \
+         planar engine's walker, then its lateral multiplier continued in the hip width. Unitree A1 standing on a \
+         10° slope (`examples/spatial/a1-standing.toml`) has its stance decided by `stance` (P4's verdicts on the \
+         robot with its joints locked): its least friction coefficient against the closed form. \
          Then `continue` (pseudo-arclength continuation in any parameter of a model file) \
          follows the compass gait through its period-doubling cascade in the slope, checked against plain \
          simulation and Feigenbaum's constant, P3's Zeno orbit in e from the plastic impact, checked against \
@@ -79,6 +81,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     rocking_block_3d(&mut sec)?;
     rimless_wheel_3d(&mut sec)?;
     compass_walker_3d(&mut sec)?;
+    a1_stance(&mut sec, opts)?;
     progress("BEYOND", 1, 4);
     kneed_walker(&mut sec, opts)?;
     progress("BEYOND", 2, 4);
@@ -356,6 +359,62 @@ fn compass_walker_3d(sec: &mut Section) -> Result<(), Error> {
         )
         .with_note(format!("largest |multiplier| by hip width (m): {}", listed.join(", "))),
     );
+    Ok(())
+}
+
+/// Unitree A1 standing straight-legged on a 10° slope (`examples/spatial/a1-standing.toml`, built
+/// here from `data/robots/a1.urdf`): `stance` with the joints locked, the pyramid law. Its four
+/// feet share the slope's normal, so the least common friction coefficient of a weakly stable
+/// stance is the ratio of the weight's components along and across the slope, tan 10°.
+fn a1_stance(sec: &mut Section, opts: &Options) -> Result<(), Error> {
+    use crate::api::{spatial_model, stance, GroundPlane, SpatialSource, StanceSettings};
+    use crate::fixture::stability::FixtureClass;
+    use crate::fixture::FrictionLaw;
+    use crate::spatial::algebra::Vec3;
+    use crate::spatial::urdf::Base;
+    let path = opts.data.join("robots").join("a1.urdf");
+    let mut m = spatial_model(&path, SpatialSource::Urdf(Base::Floating))?;
+    let feet = ["FL_foot", "FR_foot", "RL_foot", "RR_foot"];
+    m.shapes.retain(|c| feet.contains(&c.name.as_str()));
+    let slope = 10f64.to_radians();
+    let normal = Vec3::new(-slope.sin(), 0.0, slope.cos());
+    let plane = crate::spatial::contact::Plane::new(Vec3::zeros(), normal)
+        .ok_or_else(|| Error::model("slope", "zero normal"))?;
+    m.planes = vec![GroundPlane { name: "slope".into(), plane, friction: None, bits: (1, 1) }];
+    m.mu = 0.8;
+    // The trunk pitched with the slope (Pinocchio's x y z qx qy qz qw), lowered along the normal
+    // until the feet touch (the example's numbers), straight legs.
+    let mut q = vec![0.004022297628164726, 0.0, 0.427188416588298, 0.0, -(slope / 2.0).sin(), 0.0, (slope / 2.0).cos()];
+    q.extend([0.0; 12]);
+    let s = StanceSettings { friction: FrictionLaw::Pyramid, slope_axis: Some(Vec3::y()), ..Default::default() };
+    let r = stance(&m, Some(&q), &s)?;
+    let c = &r.classification;
+    let margin = r.slope_margin.as_ref();
+    sec.rows.push(
+        Row::number(
+            "Unitree A1 standing on a 10° slope, joints locked (`stance`, pyramid law): least common friction \
+             coefficient of a weakly stable stance",
+            slope.tan(),
+            c.critical_mu.unwrap_or(f64::NAN),
+            1e-7,
+            "closed form: tan 10° (four feet on one plane)",
+        )
+        .with_note(format!(
+            "{} contacts; largest further tilt of gravity about y keeping it weakly stable (mu = 0.8): {} rad one \
+             way, {} rad the other",
+            r.contacts.len(),
+            fmt_num(margin.and_then(|m| m.max_tilt).unwrap_or(f64::NAN)),
+            fmt_num(margin.and_then(|m| m.max_tilt_reverse).unwrap_or(f64::NAN))
+        )),
+    );
+    let proved = c.equilibrium_intensity.as_ref().is_some_and(|f| f.proof.is_proved());
+    sec.rows.push(Row::exact(
+        "Unitree A1 on the slope (mu = 0.8): strongly stable, its equilibrium force distribution proved in interval \
+         arithmetic",
+        "yes",
+        yes_no(c.classification == FixtureClass::StronglyStable && proved),
+        "P4's Theorem 2 route, its LCP search (25) and the interval check of the LP witness",
+    ));
     Ok(())
 }
 
