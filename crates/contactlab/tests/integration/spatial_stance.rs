@@ -119,3 +119,66 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
         assert!(e.contains("fixed-base") || e.contains("no contact"), "{e}");
     }
 }
+
+#[test]
+fn a1_s_least_friction_agrees_with_an_lp_written_here() {
+    // An independent route to A1's friction margin: the trunk's six equilibrium equations from
+    // `model inspect`'s contact Jacobians and bias (not the fixture code), the pyramid law, and
+    // Clarabel called directly on each feasibility LP of a bisection in μ.
+    use clarabel::algebra::CscMatrix;
+    use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let inspect = contactlab::api::spatial_inspect(&m, None).unwrap();
+    let feet: Vec<_> = inspect.contacts.iter().filter(|c| c.gap.abs() < 1e-9).collect();
+    assert_eq!(feet.len(), 4);
+    let n = 3 * feet.len();
+    let feasible = |mu: f64| -> bool {
+        // Rows: the six base equations (zero cone), then fn >= 0 and |ft| <= mu fn (nonnegative).
+        let mut rows: Vec<(Vec<f64>, f64)> = vec![];
+        for b in 0..6 {
+            let mut r = vec![0.0; n];
+            for (i, c) in feet.iter().enumerate() {
+                r[3 * i] = c.normal_jacobian[b];
+                r[3 * i + 1] = c.tangent_jacobian[0][b];
+                r[3 * i + 2] = c.tangent_jacobian[1][b];
+            }
+            rows.push((r, -(inspect.bias[b] + inspect.passive_force[b])));
+        }
+        for i in 0..feet.len() {
+            let mut r = vec![0.0; n];
+            r[3 * i] = -1.0;
+            rows.push((r, 0.0));
+            for t in 1..3 {
+                for sign in [1.0, -1.0] {
+                    let mut r = vec![0.0; n];
+                    r[3 * i + t] = sign;
+                    r[3 * i] = -mu;
+                    rows.push((r, 0.0));
+                }
+            }
+        }
+        let dense: Vec<Vec<f64>> = rows.iter().map(|r| r.0.clone()).collect();
+        let a = CscMatrix::from(&dense);
+        let b: Vec<f64> = rows.iter().map(|r| r.1).collect();
+        let cones = [SupportedConeT::ZeroConeT(6), SupportedConeT::NonnegativeConeT(rows.len() - 6)];
+        let settings = DefaultSettings { verbose: false, ..DefaultSettings::default() };
+        let mut solver =
+            DefaultSolver::new(&CscMatrix::zeros((n, n)), &vec![0.0; n], &a, &b, &cones, settings).unwrap();
+        solver.solve();
+        matches!(solver.solution.status, SolverStatus::Solved)
+    };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    assert!(feasible(hi) && !feasible(lo));
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if feasible(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
+    let r = stance(&m, None, &s).unwrap();
+    let ours = r.classification.critical_mu.unwrap();
+    assert!((ours - hi).abs() < 1e-6, "stance {ours}, the LP here {hi}");
+}
