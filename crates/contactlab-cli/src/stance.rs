@@ -18,6 +18,10 @@ pub struct StanceArgs {
     /// The configuration at rest: nq numbers, comma-separated (default: the file's initial one).
     #[arg(long, value_delimiter = ',', value_name = "Q,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
+    /// The links or collision shapes that may touch the ground, comma-separated (default: a
+    /// scene's `contacts`, else every collision shape).
+    #[arg(long, value_delimiter = ',', value_name = "LINK,..")]
+    contacts: Option<Vec<String>>,
     /// A bare URDF's root link: `fixed` (the default, as the URDF says) or `floating`.
     #[arg(long, value_parser = ["fixed", "floating"])]
     base: Option<String>,
@@ -54,7 +58,12 @@ pub fn stance(a: StanceArgs) -> Result<(), Failure> {
         )
         .into());
     };
-    let m = contactlab::api::spatial_model(&a.model, source)?;
+    let mut m = contactlab::api::spatial_model(&a.model, source)?;
+    if let Some(names) = &a.contacts {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        m.retain_contacts(&names)
+            .map_err(|(i, why)| anyhow::anyhow!("--contacts: {} (entry {}): {why}", names[i], i + 1))?;
+    }
     let slope_axis = match a.slope_axis.as_deref() {
         None => None,
         Some([x, y, z]) => Some(Vec3::new(*x, *y, *z)),

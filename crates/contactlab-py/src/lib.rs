@@ -820,7 +820,7 @@ fn spatial_gait(py: Python<'_>, path: &str, state: Option<Vec<f64>>, rtol: f64) 
 
 /// A robot's stance stability in 3-D, as the CLI's `stance --json`.
 #[pyfunction]
-#[pyo3(signature = (path, state=None, base=None, joints="locked", friction="coulomb", touch=contactlab::api::StanceSettings::default().touch, slope_axis=None))]
+#[pyo3(signature = (path, state=None, base=None, joints="locked", friction="coulomb", touch=contactlab::api::StanceSettings::default().touch, slope_axis=None, contacts=None))]
 #[allow(clippy::too_many_arguments)]
 fn stance(
     py: Python<'_>,
@@ -831,6 +831,7 @@ fn stance(
     friction: &str,
     touch: f64,
     slope_axis: Option<[f64; 3]>,
+    contacts: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
     let joints: contactlab::api::JointHold =
         joints.parse().map_err(|e: String| PyValueError::new_err(format!("joints: {e}")))?;
@@ -844,7 +845,12 @@ fn stance(
         let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
             contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
         })?;
-        let m = contactlab::api::spatial_model(p, source)?;
+        let mut m = contactlab::api::spatial_model(p, source)?;
+        if let Some(names) = &contacts {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            m.retain_contacts(&names)
+                .map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
+        }
         let s = contactlab::api::StanceSettings {
             joints,
             friction,

@@ -186,6 +186,7 @@ def stance(
     friction: str = _D["stance"]["friction"],
     touch: float = _D["stance"]["touch"],
     slope_axis: Optional[Sequence[float]] = None,
+    contacts: Optional[Sequence[str]] = None,
 ) -> Result:
     """A robot's stance stability in 3-D (a scene file, an MJCF path, a URDF path with ``base``)
     at rest at ``state`` (its configuration; default the file's), as ``contactlab stance
@@ -193,10 +194,20 @@ def stance(
     the joints ``"locked"`` or on their ``"springs"``, under the ``"coulomb"`` or ``"pyramid"``
     law: ``classification`` (verdicts, certificates, proofs, ``critical_mu``), ``contacts``,
     ``velocities``, ``load`` and, with ``slope_axis``, ``slope_margin`` (the largest tilt of
-    gravity about that world axis, each way, keeping weak stability)."""
+    gravity about that world axis, each way, keeping weak stability). ``contacts`` names the
+    links that may touch the ground (default: a scene's ``contacts``, else every shape)."""
     path = os.fspath(model)
     axis = None if slope_axis is None else [float(x) for x in slope_axis]
     return Result(
         "Stance",
-        _core.stance(path, _state(state), base, str(joints), str(friction), float(touch), axis),
+        _core.stance(
+            path,
+            _state(state),
+            base,
+            str(joints),
+            str(friction),
+            float(touch),
+            axis,
+            None if contacts is None else [str(c) for c in contacts],
+        ),
     )

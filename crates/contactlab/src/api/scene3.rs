@@ -86,27 +86,7 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
 
     let listed = f.strings("contacts")?;
     if f.has("contacts") {
-        let body_name = |c: &crate::spatial::geometry::Collision| c.body.map(|b| m.tree.bodies()[b].name.as_str());
-        for (i, l) in listed.iter().enumerate() {
-            if !m.shapes.iter().any(|c| c.name == *l || body_name(c) == Some(l)) {
-                let mut known: Vec<&str> =
-                    m.shapes.iter().flat_map(|c| [Some(c.name.as_str()), body_name(c)]).flatten().collect();
-                known.sort_unstable();
-                known.dedup();
-                known.retain(|s| !s.is_empty());
-                return Err(f.error(
-                    &format!("contacts[{i}]"),
-                    format!(
-                        "no link or collision shape named \"{l}\" has a collision shape; these do: {}",
-                        known.join(", ")
-                    ),
-                ));
-            }
-        }
-        let keep: Vec<bool> =
-            m.shapes.iter().map(|c| listed.iter().any(|l| c.name == *l || body_name(c) == Some(l))).collect();
-        let mut k = keep.into_iter();
-        m.shapes.retain(|_| k.next().unwrap_or(false));
+        m.retain_contacts(&listed).map_err(|(i, why)| f.error(&format!("contacts[{i}]"), why))?;
     }
 
     if f.has("walking") {

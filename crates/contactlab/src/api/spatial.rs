@@ -46,6 +46,35 @@ pub struct SpatialModel {
 }
 
 impl SpatialModel {
+    /// Keeps only the collision shapes named in `names` (a shape's name or its link's) as the
+    /// contacts: a scene's `contacts`, `stance --contacts`. `Err((i, why))` names the first
+    /// name with no collision shape, and the names that have one.
+    pub fn retain_contacts(&mut self, names: &[&str]) -> Result<(), (usize, String)> {
+        let tree = &self.tree;
+        let body_name = |c: &Collision| c.body.map(|b| tree.bodies()[b].name.as_str());
+        for (i, l) in names.iter().enumerate() {
+            if !self.shapes.iter().any(|c| c.name == *l || body_name(c) == Some(l)) {
+                let mut known: Vec<&str> =
+                    self.shapes.iter().flat_map(|c| [Some(c.name.as_str()), body_name(c)]).flatten().collect();
+                known.sort_unstable();
+                known.dedup();
+                known.retain(|s| !s.is_empty());
+                return Err((
+                    i,
+                    format!(
+                        "no link or collision shape named \"{l}\" has a collision shape; these do: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        let keep: Vec<bool> =
+            self.shapes.iter().map(|c| names.iter().any(|l| c.name == *l || body_name(c) == Some(l))).collect();
+        let mut k = keep.into_iter();
+        self.shapes.retain(|_| k.next().unwrap_or(false));
+        Ok(())
+    }
+
     /// The model of an MJCF file read as `path`: world `plane` geoms are the ground planes.
     pub fn from_mjcf(path: String, m: &crate::spatial::mjcf::MjcfSpatial) -> Self {
         let (planes, shapes): (Vec<Collision>, Vec<Collision>) =

@@ -107,6 +107,13 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     assert_eq!(proof["proof"], "interval", "{proof}");
     let limp = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..s }).unwrap();
     assert!(!limp.classification.weakly_stable && limp.velocities.len() == 18);
+    // On three feet (`--contacts`) the stance has three contacts; a name with no shape is
+    // refused with the names that have one.
+    let mut three = m.clone();
+    three.retain_contacts(&["FL_foot", "FR_foot", "RR_foot"]).unwrap();
+    assert_eq!(stance(&three, None, &s).unwrap().contacts.len(), 3);
+    let (i, why) = m.clone().retain_contacts(&["FL_foot", "tail"]).unwrap_err();
+    assert!(i == 1 && why.contains("tail") && why.contains("RR_foot"), "{why}");
     // Let go 2 cm above the slope it has no stance: one line naming the nearest contact.
     let above = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
     let e = stance(&above, None, &s).unwrap_err().to_string();
