@@ -848,8 +848,7 @@ fn stance(
         let mut m = contactlab::api::spatial_model(p, source)?;
         if let Some(names) = &contacts {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            m.retain_contacts(&names)
-                .map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
+            m.retain_contacts(&names).map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
         }
         let s = contactlab::api::StanceSettings {
             joints,
