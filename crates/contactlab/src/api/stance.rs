@@ -121,8 +121,17 @@ pub struct Stance {
     pub slope_margin: Option<SlopeMargin>,
 }
 
-/// A contact of the stance: its index, its rows `(n, t₁, t₂)` (3 × nv) with its gap, and its μ.
-type Touching = (usize, (DMatrix<f64>, f64), f64);
+/// A contact of the stance at the configuration.
+struct Touching {
+    /// Its index among the scene's contacts.
+    index: usize,
+    /// Its rows `(n, t₁, t₂)` (3 × nv).
+    rows: DMatrix<f64>,
+    /// Its gap (m).
+    gap: f64,
+    /// Its friction coefficient.
+    mu: f64,
+}
 
 /// The velocities of the floating base: a free joint's, or a translation joint's and the ball
 /// joint of its child (MuJoCo's free joint), at the root.
@@ -177,16 +186,16 @@ fn workpiece(
     // And the W's by their largest entry (the intensities scale inversely).
     let big = (0..3)
         .flat_map(|r| cols.iter().enumerate().flat_map(move |(a, &col)| contacts.iter().map(move |c| (r, a, col, c))))
-        .map(|(r, a, col, c)| (d[a] * c.1 .0[(r, col)]).abs())
+        .map(|(r, a, col, c)| (d[a] * c.rows[(r, col)]).abs())
         .fold(0.0, f64::max);
     let wscale = if big > 0.0 && big.is_finite() { 1.0 / big } else { 1.0 };
-    let w = |r: usize| DMatrix::from_fn(k, nc, |a, c| wscale * d[a] * contacts[c].1 .0[(r, cols[a])]);
+    let w = |r: usize| DMatrix::from_fn(k, nc, |a, c| wscale * d[a] * contacts[c].rows[(r, cols[a])]);
     Ok(Fixture {
         mass_matrix: DMatrix::from_fn(k, k, |a, b| d[a] * full[(cols[a], cols[b])] * d[b]),
         wn: w(0),
         wt: w(1),
         wo: Some(w(2)),
-        mu: DVector::from_iterator(nc, contacts.iter().map(|c| c.2)),
+        mu: DVector::from_iterator(nc, contacts.iter().map(|c| c.mu)),
         load: DVector::from_iterator(k, cols.iter().enumerate().map(|(a, &c)| unit * d[a] * force[c])),
         friction,
         enclosure: None,
@@ -211,7 +220,7 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
     for (i, c) in sys.contacts().iter().enumerate() {
         let Some((gap, rows)) = sys.contact_rows(&q, i) else { continue };
         if gap.abs() <= tol {
-            contacts.push((i, (rows, gap), c.mu));
+            contacts.push(Touching { index: i, rows, gap, mu: c.mu });
         } else if nearest.as_ref().is_none_or(|n| gap.abs() < n.0.abs()) {
             nearest = Some((gap, c.name.clone()));
         }
@@ -247,7 +256,7 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
         velocities: cols.iter().map(|&c| m.velocities[c].clone()).collect(),
         contacts: contacts
             .iter()
-            .map(|(i, rows, mu)| StanceContact { name: sys.contacts()[*i].name.clone(), gap: rows.1, mu: *mu })
+            .map(|c| StanceContact { name: sys.contacts()[c.index].name.clone(), gap: c.gap, mu: c.mu })
             .collect(),
         load: f.load.as_slice().to_vec(),
         classification,
