@@ -123,6 +123,26 @@ fn simulations(c: &mut Criterion) {
         ..Default::default()
     };
     g.bench_function("a1_stance_pyramid_with_margins", |b| b.iter(|| contactlab::api::stance(&am, None, &s).unwrap()));
+    // Painlevé at A1's foot (three feet held) over a slice of its knee: A, B, μ_min both ways.
+    let p = contactlab::api::Painleve3Settings {
+        contact: "FL_foot".into(),
+        slice: vec![contactlab::multibody::painleve::SliceAxis {
+            coordinate: "FL_calf_joint".into(),
+            lo: -2.5,
+            hi: -0.5,
+        }],
+        ..Default::default()
+    };
+    g.bench_function("a1_foot_painleve_over_a_knee_slice", |b| {
+        b.iter(|| contactlab::api::spatial_painleve(&am, None, &p).unwrap())
+    });
+    // The rod's slip 45° out of its plane, handed over to desingularised time, to its stop.
+    let rod = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/painleve-rod.toml");
+    let rm = contactlab::api::spatial_model(&rod, contactlab::api::SpatialSource::Scene).unwrap();
+    let st = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 2.1292849467900705, 1.0, 1.6506712298193567, 0.0, 2.0, 0.0];
+    g.bench_function("rod_3d_turning_slip_to_its_stop", |b| {
+        b.iter(|| contactlab::api::spatial_slip(&rm, Some(&st), "end").unwrap())
+    });
     g.finish();
 }
 

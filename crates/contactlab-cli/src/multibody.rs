@@ -560,6 +560,14 @@ pub struct PainleveArgs {
     /// Slip direction, 1 or -1 (default: the sign of the contact's slip velocity, 1 if none).
     #[arg(long, allow_negative_numbers = true)]
     sigma: Option<i8>,
+    /// A robot in 3-D: the slip direction, a world vector X,Y,Z projected onto the contact's
+    /// tangent plane (default: the slip velocity's, or where it does not slip the direction of
+    /// least B).
+    #[arg(long, value_delimiter = ',', value_name = "X,Y,Z", allow_hyphen_values = true)]
+    direction: Option<Vec<f64>>,
+    /// A URDF's base: fixed, floating or planar (a robot in 3-D).
+    #[arg(long)]
+    base: Option<String>,
     /// A coordinate to vary for mu_min and the region B < 0, as NAME=LO:HI (radians or metres);
     /// give it once or twice. The other coordinates stay at the state.
     #[arg(long, value_name = "NAME=LO:HI", allow_hyphen_values = true)]
@@ -595,8 +603,16 @@ fn slice_axis(text: &str) -> Result<contactlab::multibody::painleve::SliceAxis, 
 }
 
 pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
-    let m = model::read(&a.model)?;
     let slice = a.slice.iter().map(|t| slice_axis(t)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
+        return painleve_spatial(a, source, slice);
+    }
+    if a.direction.is_some() {
+        return Err(
+            contactlab::Error::argument("direction", "only for a robot in 3-D (planar models take --sigma)").into()
+        );
+    }
+    let m = model::read(&a.model)?;
     let settings = contactlab::multibody::painleve::PainleveSettings {
         contact: a.contact.clone(),
         sigma: a.sigma,
@@ -655,6 +671,100 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `painleve` on a robot in 3-D.
+fn painleve_spatial(
+    a: PainleveArgs,
+    source: contactlab::api::SpatialSource,
+    slice: Vec<contactlab::multibody::painleve::SliceAxis>,
+) -> Result<(), Failure> {
+    if a.sigma.is_some() {
+        return Err(contactlab::Error::argument("sigma", "a robot in 3-D takes --direction X,Y,Z instead").into());
+    }
+    let direction = match a.direction.as_deref() {
+        None => None,
+        Some(&[x, y, z]) => Some([x, y, z]),
+        Some(d) => {
+            return Err(contactlab::Error::argument(
+                "direction",
+                format!("needs three numbers X,Y,Z (got {})", d.len()),
+            )
+            .into())
+        }
+    };
+    let m = contactlab::api::spatial_model(&a.model, source)?;
+    let settings = contactlab::api::Painleve3Settings {
+        contact: a.contact.clone(),
+        direction,
+        mu: a.mu,
+        slice,
+        points: a.points,
+        slipping: a.slipping.clone(),
+        held: a.held.as_ref().map(|h| h.iter().filter(|n| !n.is_empty()).cloned().collect()),
+    };
+    let r = contactlab::api::spatial_painleve(&m, a.state.as_deref(), &settings)?;
+    if let Some(dir) = &a.common.out {
+        r.write_files(dir)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    let s = &r.at_state;
+    let v3 = |x: &[f64; 3]| format!("({:.4}, {:.4}, {:.4})", x[0], x[1], x[2]);
+    println!("{}: contact '{}', mu = {}, gap {:.3e} m", a.model.display(), r.contact, r.mu, r.gap);
+    println!(
+        "  slip direction {} ({}; psi = {:.6} rad from t1 = {})",
+        v3(&r.direction),
+        r.direction_from,
+        r.direction_angle,
+        v3(&r.tangents[0])
+    );
+    if !r.held.is_empty() {
+        println!("  held sticking: {}", r.held.join(", "));
+    }
+    println!("  at the state: A = {:.6e}, B = {:.6e}: {}", s.a, s.b, contactlab::output::kebab(&s.case));
+    let o = &r.over_directions;
+    match (o.mu_min, o.least_b_direction) {
+        (Some(mm), Some(d)) => println!(
+            "  over slip directions: B < 0 for mu > {mm:.9} (least B along {}){}",
+            v3(&d),
+            o.paradox_arc
+                .map_or(String::new(), |arc| format!("; at this mu for psi in [{:.6}, {:.6}] rad", arc[0], arc[1]))
+        ),
+        _ => println!("  over slip directions: B does not depend on the direction (c = 0); no mu makes it negative"),
+    }
+    let names: Vec<&str> = r.slice.iter().map(|x| x.coordinate.as_str()).collect();
+    if !r.slice.is_empty() {
+        let show = |what: &str, mm: &Option<contactlab::multibody::painleve::MuMin>| match mm {
+            Some(mm) => println!("  mu_min {:.9} {what}, at {} = {:?}", mm.mu_min, names.join(", "), mm.at),
+            None => println!("  no mu makes B negative {what}"),
+        };
+        show("along the direction over the slice", &r.mu_min);
+        show("in some direction over the slice", &r.mu_min_any_direction);
+    }
+    if let (Some(iv), Some(ia)) = (&r.b_negative_intervals, &r.b_negative_intervals_any_direction) {
+        println!("  B < 0 for {} in {:?} along the direction, {:?} in some direction", names[0], iv, ia);
+    }
+    if let (Some(g), Some(ga)) = (&r.b_negative_grid, &r.b_negative_grid_any_direction) {
+        println!(
+            "  B < 0 at {} (along the direction) and {} (in some direction) of {} grid points",
+            g.cells,
+            ga.cells,
+            g.points_per_axis * g.points_per_axis
+        );
+    }
+    if let Some(sv) = &r.several {
+        println!(
+            "  the LCP of {} slipping contacts ({}): {} ({} solutions); its matrix is {}a P-matrix",
+            sv.contacts.len(),
+            sv.contacts.join(", "),
+            sv.verdict,
+            sv.solutions.len(),
+            if sv.p_matrix == Some(true) { "" } else { "not " }
+        );
+    }
+    Ok(())
+}
+
 #[derive(Args, Debug)]
 pub struct SlipArgs {
     #[arg(help = contactlab::api::registry::model_help("slip"))]
@@ -677,11 +787,47 @@ pub struct SlipArgs {
     /// Largest initial slip speed tried by --jam-threshold (m/s).
     #[arg(long, default_value_t = contactlab::api::JAM_MAX_SPEED)]
     max_speed: f64,
+    /// A URDF's base: fixed, floating or planar (a robot in 3-D).
+    #[arg(long)]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
 pub fn slip(a: SlipArgs) -> Result<(), Failure> {
+    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
+        if a.jam_threshold || a.along.is_some() {
+            let flag = if a.jam_threshold { "jam_threshold" } else { "along" };
+            return Err(contactlab::Error::argument(flag, "not for a robot in 3-D yet (planar models only)").into());
+        }
+        let m = contactlab::api::spatial_model(&a.model, source)?;
+        let r = contactlab::api::spatial_slip(&m, a.state.as_deref(), &a.contact)?;
+        if let Some(dir) = &a.common.out {
+            write_json(dir, "slip.json", &r)?;
+        }
+        if a.common.json {
+            return print_json(&r);
+        }
+        let v3 = |x: &[f64; 3]| format!("({:.4}, {:.4}, {:.4})", x[0], x[1], x[2]);
+        println!(
+            "{}: the slip of '{}' ends by {} at t = {:.9} s (largest normal force {:.6e}; A = {:.3e}, B = {:.3e})",
+            a.model.display(),
+            r.contact,
+            contactlab::output::kebab(&r.outcome),
+            r.t_end,
+            r.fn_max,
+            r.a,
+            r.b
+        );
+        println!(
+            "  slip direction {} at the start, {} at the end: turned {:.6} rad{}",
+            v3(&r.direction_start),
+            v3(&r.direction_end),
+            r.turned,
+            r.restart_direction.map_or(String::new(), |d| format!("; restarts along {}", v3(&d)))
+        );
+        return Ok(());
+    }
     let m = model::read(&a.model)?;
     if a.jam_threshold {
         let r = contactlab::api::mechanism_jam_threshold(

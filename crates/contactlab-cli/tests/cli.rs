@@ -657,6 +657,32 @@ fn simulate_writes_an_animation_and_painleve_its_files() {
         assert!(out.join(f).is_file(), "{f}");
     }
     std::fs::remove_dir_all(&out).ok();
+    // The same on a robot in 3-D (a two-coordinate slice: the region map), and its refusals.
+    let rod = example("spatial/painleve-rod.toml");
+    let o = run(&[
+        "painleve",
+        &rod,
+        "--contact",
+        "end",
+        "--direction",
+        "1,0,0",
+        "--slice=rod_pitch=0.05:1.5",
+        "--slice=rod_roll=-0.5:0.5",
+        "--points",
+        "21",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("b.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 21 * 21);
+    assert!(out.join("b.png").is_file());
+    std::fs::remove_dir_all(&out).ok();
+    for (flag, value, says) in [("--sigma", "1", "--direction"), ("--direction", "0,0,2", "tangent plane")] {
+        let o = run(&["painleve", &rod, "--contact", "end", flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says) && stderr(&o).trim().lines().count() == 1, "{}", stderr(&o));
+    }
     // A bad drawing shape is refused naming the key.
     let bad = out.with_extension("toml");
     std::fs::write(

@@ -1012,6 +1012,58 @@ fn mechanism_painleve(
     object(py, &py.detach(|| contactlab::api::mechanism_painleve(&m, state.as_deref(), &settings)).map_err(to_py)?)
 }
 
+/// A robot in 3-D: Painlevé's paradox at a contact, as the CLI's `painleve --json`.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None, mu=None, direction=None, slice=vec![], points=contactlab::api::Painleve3Settings::default().points, slipping=None, held=None))]
+#[allow(clippy::too_many_arguments)]
+fn spatial_painleve(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+    mu: Option<f64>,
+    direction: Option<[f64; 3]>,
+    slice: Vec<(String, f64, f64)>,
+    points: usize,
+    slipping: Option<Vec<String>>,
+    held: Option<Vec<String>>,
+) -> PyResult<Py<PyAny>> {
+    use contactlab::multibody::painleve::SliceAxis;
+    let p = std::path::Path::new(path);
+    let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
+    let settings = contactlab::api::Painleve3Settings { contact, direction, mu, slice, points, slipping, held };
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        contactlab::api::spatial_painleve(&m, state.as_deref(), &settings)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A robot in 3-D: how a slip of a contact ends, as the CLI's `slip --json`.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None))]
+fn spatial_slip(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        contactlab::api::spatial_slip(&m, state.as_deref(), &contact)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`; with
 /// `jam_threshold` the smallest initial slip speed that jams (`slip --jam-threshold --json`).
 #[pyfunction]
@@ -1142,6 +1194,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
     m.add_function(wrap_pyfunction!(stance, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_painleve, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_slip, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;

@@ -385,6 +385,28 @@ def test_a_quadruped_s_stance_is_decided_as_the_cli_does():
         contactlab.model.stance(scene, joints="loose")
 
 
+def test_painleve_in_3d_is_the_cli_s():
+    rod = EXAMPLES / "spatial" / "painleve-rod.toml"
+    p = contactlab.model.painleve(rod, "end", slice=[("rod_pitch", 0.05, 1.5)], points=61)
+    assert p.to_dict() == cli("painleve", rod, "--contact", "end", "--slice=rod_pitch=0.05:1.5", "--points", 61)
+    # In the rod's plane the least mu is 4/3 (up to the end sphere's radius); the slip here is
+    # 30 degrees out of the plane: 4/3 / cos 30.
+    assert abs(p.mu_min_any_direction["mu_min"] - 4 / 3) < 2e-3
+    assert abs(p.mu_min["mu_min"] * math.cos(math.radians(30)) - p.mu_min_any_direction["mu_min"]) < 1e-9
+    assert p.direction_from == "velocity" and p.at_state["case"] == "inconsistent"
+    with pytest.raises(ValueError, match="direction="):
+        contactlab.model.painleve(rod, "end", sigma=1)
+    with pytest.raises(ValueError, match="tangent plane"):
+        contactlab.model.painleve(rod, "end", direction=[0, 0, 1])
+    # A slip 45 degrees out of the plane turns toward it and stops.
+    state = [0, 0, 0.5646424733950354, 0, 0.6, 0, 2.1292849467900705, 1, 1.6506712298193567, 0, 2, 0]
+    s = contactlab.model.slip(rod, "end", state=state)
+    assert s.to_dict() == cli("slip", rod, "--contact", "end", "--state", ",".join(map(str, state)))
+    assert s.outcome == "stick" and s.turned < -0.5 and s.approach["reading"] == "slip-stopped"
+    with pytest.raises(ValueError, match="3-D"):
+        contactlab.model.slip(rod, "end", jam_threshold=True)
+
+
 def test_a_robot_s_dynamics_in_a_loop():
     # contactlab.model.Robot: M and the bias straight from numpy, as model inspect gives them.
     urdf = ROOT / "data" / "robots" / "a1.urdf"

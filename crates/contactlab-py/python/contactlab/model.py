@@ -130,18 +130,40 @@ def painleve(
     points: int = _D["painleve"]["points"],
     slipping: Optional[Sequence[str]] = None,
     held: Optional[Sequence[str]] = None,
+    direction: Optional[Sequence[float]] = None,
+    base: Optional[str] = None,
 ) -> Result:
     """Painlevé's paradox at ``contact`` (P2, Section 2), as ``contactlab painleve --json``:
     ``at_state`` (``A``, ``B`` and the ``case`` of Table 2.1), ``mu_min`` over ``slice`` (one or
     two ``(coordinate, lo, hi)``; the other coordinates stay at the state), where ``B < 0``
     (``b_negative_intervals`` or ``b_negative_grid``), and ``several``: the LCP of several
     slipping contacts (``verdict``, ``p_matrix``, ``solutions``). ``held`` names constraints held
-    closed (default: every joint limit closed at the state, e.g. a locked knee)."""
+    closed (default: every joint limit closed at the state, e.g. a locked knee).
+
+    A robot in 3-D (a scene file, an MJCF path, a URDF path with ``base``): the slip
+    ``direction`` is a world vector projected onto the contact's tangent plane (default: the
+    slip velocity's, else the direction of least B); the answer adds ``over_directions`` (``d``,
+    ``c``, ``mu_min`` over every direction, ``least_b_direction``, ``paradox_arc``), and
+    ``mu_min_any_direction`` and the ``..._any_direction`` regions over the slice; ``held``
+    names contacts held sticking (default: those touching at rest), ``slipping`` those slipping
+    with it."""
     sl = [(str(c), float(lo), float(hi)) for c, lo, hi in slice]
     sp = None if slipping is None else [str(s) for s in slipping]
     hd = None if held is None else [str(h) for h in held]
     sg = None if sigma is None else int(sigma)
     m = None if mu is None else float(mu)
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if _core.is_spatial(path, base):
+            if sigma is not None:
+                raise ValueError("sigma: a robot in 3-D takes direction=(x, y, z)")
+            dr = None if direction is None else [float(x) for x in direction]
+            return Result(
+                "Painleve3",
+                _core.spatial_painleve(path, base, str(contact), _state(state), m, dr, sl, int(points), sp, hd),
+            )
+    if direction is not None:
+        raise ValueError("direction: only for a robot in 3-D (planar models take sigma)")
     return Result(
         "Painleve",
         _core.mechanism_painleve(*model_text(model), str(contact), _state(state), m, sg, sl, int(points), sp, hd),
@@ -155,6 +177,7 @@ def slip(
     jam_threshold: bool = False,
     along: Optional[str] = None,
     max_speed: float = _D["slip"]["max_speed"],
+    base: Optional[str] = None,
 ) -> Result:
     """How a slip of ``contact`` that starts at ``state`` (q then q') ends, as ``contactlab slip
     --json``: ``outcome`` (stick, reversal, separation, jam, corner, impact, ...), ``t_end`` (s),
@@ -162,7 +185,17 @@ def slip(
     ``jam_threshold=True`` instead ``jam_threshold``: the smallest initial slip speed of the
     contact (m/s, up to ``max_speed``) that jams, set on the coordinate ``along`` (a translation
     along the contact's line) or by default along the least kinetic-energy velocity change that
-    slides the contact, as ``contactlab slip --jam-threshold --json``."""
+    slides the contact, as ``contactlab slip --jam-threshold --json``.
+
+    A robot in 3-D (a scene file, an MJCF path, a URDF path with ``base``): the slip's
+    direction turns; the answer adds ``direction_start``, ``direction_end``, ``turned`` (rad)
+    and after a reversal ``restart_direction`` (world vectors). No ``jam_threshold`` in 3-D yet."""
+    if not hasattr(model, "keys"):
+        path = os.fspath(model)
+        if _core.is_spatial(path, base):
+            if jam_threshold or along is not None:
+                raise ValueError("jam_threshold: not for a robot in 3-D yet (planar models only)")
+            return Result("Slip3", _core.spatial_slip(path, base, str(contact), _state(state)))
     a = None if along is None else str(along)
     r = _core.mechanism_slip(
         *model_text(model), str(contact), _state(state), bool(jam_threshold), a, float(max_speed)

@@ -207,6 +207,7 @@ mod p5_eqsets;
 mod scene3;
 mod spatial;
 pub(crate) mod spatial_gait;
+mod spatial_painleve;
 mod stance;
 pub use multibody::*;
 pub use p1_body::*;
@@ -217,6 +218,7 @@ pub use p5_eqsets::*;
 pub(crate) use scene3::is_scene;
 pub use spatial::*;
 pub use spatial_gait::*;
+pub use spatial_painleve::*;
 pub use stance::*;
 
 #[cfg(test)]

@@ -443,29 +443,49 @@ pub fn several_contacts<S: ContactSystem>(
             b[(r, c)] = minv_wn.dot(&dir);
         }
     }
-    // The LCP f ≥ 0, B f − A ≥ 0 on data scaled to unit size (the solutions' count does not
-    // depend on the units; the forces are scaled back).
+    let LcpVerdict { p_matrix, solutions, complete, verdict } = lcp_verdict(&a, &b)?;
+    Ok(SeveralContacts {
+        contacts: js.iter().map(|&j| names[j].clone()).collect(),
+        sigma: sigmas.iter().map(|&s| s as i8).collect(),
+        a: a.iter().copied().collect(),
+        b: (0..k).map(|r| b.row(r).iter().copied().collect()).collect(),
+        p_matrix,
+        solutions,
+        complete,
+        verdict,
+    })
+}
+
+/// The LCP `f ≥ 0, B f − A ≥ 0, fᵀ(B f − A) = 0` of several slipping contacts: whether `B` is
+/// a P-matrix (`None`: undecided), the normal forces of its solutions, whether their enumeration
+/// finished, and the verdict (`consistent`, `indeterminate`, `inconsistent`, `unresolved`).
+pub(crate) fn lcp_verdict(a: &DVector<f64>, b: &DMatrix<f64>) -> Result<LcpVerdict, Error> {
+    // Data scaled to unit size (the solutions' count does not depend on the units; the forces
+    // are scaled back).
     let (sb, sa) = (pow2(b.amax()), pow2(a.amax()));
-    let lcp = Lcp::new(&b / sb, -&a / sa)?;
+    let lcp = Lcp::new(b / sb, -a / sa)?;
     let e = enumerate(&lcp, &EnumSettings::default())?;
     let solutions: Vec<Vec<f64>> = e.pieces.iter().map(|p| p.z.iter().map(|z| z * sa / sb).collect()).collect();
-    let p = is_p_matrix(&b)?;
+    let p = is_p_matrix(b)?;
     let verdict = match (e.complete, e.pieces.len()) {
         (false, _) => "unresolved",
         (true, 0) => "inconsistent",
         (true, 1) => "consistent",
         _ => "indeterminate",
     };
-    Ok(SeveralContacts {
-        contacts: js.iter().map(|&j| names[j].clone()).collect(),
-        sigma: sigmas.iter().map(|&s| s as i8).collect(),
-        a: a.iter().copied().collect(),
-        b: (0..k).map(|r| b.row(r).iter().copied().collect()).collect(),
-        p_matrix: (!p.undecided).then_some(p.holds),
-        solutions,
-        complete: e.complete,
-        verdict,
-    })
+    Ok(LcpVerdict { p_matrix: (!p.undecided).then_some(p.holds), solutions, complete: e.complete, verdict })
+}
+
+/// What [`lcp_verdict`] finds.
+pub(crate) struct LcpVerdict {
+    /// Whether `B` is a P-matrix (`None`: undecided).
+    pub(crate) p_matrix: Option<bool>,
+    /// The normal forces of each solution.
+    pub(crate) solutions: Vec<Vec<f64>>,
+    /// Whether the enumeration finished within its bound.
+    pub(crate) complete: bool,
+    /// `consistent`, `indeterminate`, `inconsistent` or `unresolved`.
+    pub(crate) verdict: &'static str,
 }
 
 /// The power of two nearest `x` (1 for zero or non-finite `x`): scaling by it is exact.

@@ -688,7 +688,7 @@ fn after_stop<S: ContactSystem>(lag: &Lagrangian<S>, t: f64, x: &DMatrix<f64>) -
 
 /// Least-squares slope of `y` on `x` and its standard error; `None` below three points or when
 /// the `x` do not vary.
-fn slope(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+pub(crate) fn slope(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
     let n = pts.len() as f64;
     if pts.len() < 3 {
         return None;

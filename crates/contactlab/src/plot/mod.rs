@@ -157,7 +157,8 @@ pub struct XyPlot {
 /// Label text as drawn: a subscript written `_x` (`f_n`, `WU_R`, `μ_min`) in Unicode subscript
 /// letters where the embedded font has them all (`fₙ`, `WUᵣ`, `μₘᵢₙ`), else without the
 /// underscore (`τ_c` → `τc`: there is no subscript c); the run is the letters and digits after the
-/// underscore.
+/// underscore. A run of more than three characters is a name and keeps its underscore
+/// (`rod_pitch`, `left_knee`).
 pub fn pretty(label: &str) -> String {
     fn sub(c: char) -> Option<char> {
         let table = [
@@ -205,6 +206,12 @@ pub fn pretty(label: &str) -> String {
             }
             run.push(d);
             chars.next();
+        }
+        if run.chars().count() > 3 {
+            // A word after the underscore is a name (`rod_pitch`, `left_knee`), kept whole.
+            out.push('_');
+            out.push_str(&run);
+            continue;
         }
         match run.chars().map(sub).collect::<Option<String>>() {
             Some(s) if !run.is_empty() => out.push_str(&s),
@@ -666,6 +673,8 @@ mod tests {
         assert_eq!(pretty("μ_min [–]"), "μₘᵢₙ [–]");
         assert_eq!(pretty("plain"), "plain");
         assert_eq!(pretty("trailing_"), "trailing");
+        assert_eq!(pretty("rod_pitch"), "rod_pitch");
+        assert_eq!(pretty("left_knee"), "left_knee");
     }
 
     #[test]

@@ -29,6 +29,8 @@ const BLOCK_3D: &str = include_str!("../../../../examples/spatial/rocking-block.
 const WHEEL_3D: &str = include_str!("../../../../examples/spatial/rimless-wheel.xml");
 const WALKER_3D: &str = include_str!("../../../../examples/spatial/compass-walker.xml");
 const WALKER_PLANAR: &str = include_str!("../../../../examples/multibody/compass-walker-pelvis.toml");
+const ROD_3D: &str = include_str!("../../../../examples/spatial/painleve-rod.xml");
+const ROD_PLANAR: &str = include_str!("../../../../examples/multibody/painleve-rod.toml");
 const KNEED: &str = include_str!("../../../../examples/multibody/kneed-walker.toml");
 const GOSWAMI: &str = include_str!("../../../../examples/multibody/goswami-compass-gait.toml");
 const SIMPLEST: &str = include_str!("../../../../examples/multibody/simplest-walker.toml");
@@ -82,6 +84,7 @@ pub fn section(opts: &Options, progress: &ProgressFn<'_>) -> Result<Section, Err
     rimless_wheel_3d(&mut sec)?;
     compass_walker_3d(&mut sec)?;
     a1_stance(&mut sec, opts)?;
+    painleve_rod_3d(&mut sec)?;
     progress("BEYOND", 1, 4);
     kneed_walker(&mut sec, opts)?;
     progress("BEYOND", 2, 4);
@@ -415,6 +418,71 @@ fn a1_stance(sec: &mut Section, opts: &Options) -> Result<(), Error> {
         yes_no(c.classification == FixtureClass::StronglyStable && proved),
         "P4's Theorem 2 route, its LCP search (25) and the interval check of the LP witness",
     ));
+    Ok(())
+}
+
+/// Painlevé's rod in space (`examples/spatial/painleve-rod.xml` with a point end): P2's least
+/// `μ` in its plane and out of it against the closed forms, and an in-plane slip ended by the
+/// 3-D engine against the planar one.
+fn painleve_rod_3d(sec: &mut Section) -> Result<(), Error> {
+    use crate::api::{mechanism_slip, spatial_painleve, spatial_slip, Painleve3Settings, SpatialModel};
+    use crate::multibody::painleve::SliceAxis;
+    let mut m = SpatialModel::from_mjcf(
+        "examples/spatial/painleve-rod.xml".into(),
+        &crate::spatial::mjcf::parse("painleve-rod.xml", ROD_3D)?,
+    );
+    for c in m.shapes.iter_mut() {
+        c.shape = crate::spatial::geometry::Shape::Sphere { radius: 0.0 };
+    }
+    // The end on the floor at pitch p: the slides are from the body's XML position (0, 0, 0.001).
+    let state = |p: f64| vec![0.0, 0.0, p.sin() - 0.001, 0.0, p, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let psi = 30f64.to_radians();
+    let mu_min = |dir: [f64; 3]| -> Result<f64, Error> {
+        let s = Painleve3Settings {
+            contact: "end".into(),
+            direction: Some(dir),
+            slice: vec![SliceAxis { coordinate: "rod_pitch".into(), lo: 0.05, hi: 1.5 }],
+            ..Default::default()
+        };
+        Ok(spatial_painleve(&m, Some(&state(1.0)), &s)?.mu_min.map_or(f64::NAN, |x| x.mu_min))
+    };
+    sec.rows.push(Row::number(
+        "Painlevé's rod in space (`painleve` in 3-D, point end), slip in its plane: least μ with B < 0 over the tilt",
+        4.0 / 3.0,
+        mu_min([1.0, 0.0, 0.0])?,
+        1e-9,
+        "closed form: min (1 + 3 cos²θ) / (3 sin θ cos θ) = 4/3 at tan θ = 2 (Génot and Brogliato)",
+    ));
+    sec.rows.push(Row::number(
+        "Painlevé's rod in space, slip 30° out of its plane: least μ with B < 0 over the tilt",
+        4.0 / 3.0 / psi.cos(),
+        mu_min([psi.cos(), psi.sin(), 0.0])?,
+        1e-9,
+        "closed form: B = d − μ cᵀŝ with c in the rod's plane, so (4/3) / cos 30°",
+    ));
+    // examples/multibody/painleve-rod.toml's slip (θ = −0.6, the end sliding right at 6 m/s)
+    // in 3-D (pitch = −θ).
+    let planar = mechanism("painleve-rod.toml", ROD_PLANAR)?;
+    let p = mechanism_slip(&planar, None, "end")?;
+    let (q, v) = (&planar.q0, &planar.v0);
+    let s3 = [0.0, 0.0, q[1] - 0.001, 0.0, -q[2], 0.0, v[0], 0.0, v[1], 0.0, -v[2], 0.0];
+    let r = spatial_slip(&m, Some(&s3), "end")?;
+    sec.rows.push(
+        Row::number(
+            "Painlevé's rod in space, examples/multibody/painleve-rod.toml's slip in its plane (`slip` in 3-D): time              of its end (s)",
+            p.t_end,
+            r.t_end,
+            1e-6 * p.t_end,
+            "the planar engine's slip (`slip` on the planar file)",
+        )
+        .with_note(format!(
+            "outcomes: planar {}, 3-D {} (largest normal forces {} and {} N)",
+            crate::output::kebab(&p.outcome),
+            crate::output::kebab(&r.outcome),
+            fmt_num(p.fn_max),
+            fmt_num(r.fn_max)
+        )),
+    );
     Ok(())
 }
 

@@ -26,6 +26,7 @@ mod painleve_mechanism;
 mod scale_invariance;
 mod spatial;
 mod spatial_events;
+mod spatial_painleve;
 mod spatial_scene;
 mod spatial_stance;
 mod spatial_variational;

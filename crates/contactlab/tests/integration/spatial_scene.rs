@@ -254,6 +254,13 @@ fn every_spatial_example_loads_and_runs() {
         let source = contactlab::api::spatial_source(f, None).unwrap().unwrap_or_else(|| panic!("{f:?}: not 3-D"));
         let m = spatial_model(f, source).unwrap();
         let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.3, ..Default::default() }).unwrap();
+        if f.ends_with("painleve-rod.toml") {
+            // Its state is in case 4 of P2's Table 2.1 (its point): no contact mode is
+            // consistent, and the run says so at once.
+            let t = format!("{:?}", r.termination);
+            assert!(r.end == "failed" && t.contains("Painleve") && r.t.len() <= 1, "{t}");
+            continue;
+        }
         assert_ne!(r.end, "failed", "{f:?}: {:?}", r.termination);
     }
     let m = spatial_model(&dir.join("box-tipping.xml"), SpatialSource::Mjcf).unwrap();

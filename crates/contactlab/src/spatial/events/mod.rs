@@ -240,6 +240,11 @@ impl<'a> EventScene<'a> {
         &self.contacts
     }
 
+    /// Sets contact `i`'s friction coefficient (Painlevé's analyses at another `μ`).
+    pub(crate) fn set_mu(&mut self, i: usize, mu: f64) {
+        self.contacts[i].mu = mu;
+    }
+
     /// The scene.
     pub fn scene(&self) -> &Scene3 {
         self.scene

@@ -100,9 +100,9 @@ pub(super) enum Class {
 
 /// The flow's solution in a mode: the acceleration and each contact's force `(λ_n, λ_t)`.
 #[derive(Debug, Clone)]
-pub(super) struct ModeSolution {
-    pub(super) acc: DVector<f64>,
-    pub(super) force: Vec<Vector3<f64>>,
+pub(crate) struct ModeSolution {
+    pub(crate) acc: DVector<f64>,
+    pub(crate) force: Vec<Vector3<f64>>,
 }
 
 /// `x` with `A x = b` of least norm ([`crate::numeric::min_norm_solve`], ranks below `1e-10`
@@ -123,7 +123,7 @@ const RANK_TOL: f64 = 1e-12;
 
 impl EventScene<'_> {
     /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(q, v)`.
-    pub(super) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
+    pub(crate) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
         let tree = &self.scene.tree;
         let chol = tree.mass_matrix(q).cholesky()?;
         let f = tree.bias(q, v) + self.scene.passive_force(q, v);
@@ -132,7 +132,7 @@ impl EventScene<'_> {
     }
 
     /// The slip speed at which a slip stops ([`STOP_TOL`] of the velocity scale).
-    pub(super) fn stop_speed(&self) -> f64 {
+    pub(crate) fn stop_speed(&self) -> f64 {
         STOP_TOL * self.vel()
     }
 
@@ -148,7 +148,7 @@ impl EventScene<'_> {
 
     /// The flow of `mode` at `(q, v)`: the acceleration and the contact forces (module docs of
     /// [`super`]); `None` if the constraints admit no force (or `M` is singular).
-    pub(super) fn solve_mode(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
+    pub(crate) fn solve_mode(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
         let nc = self.nc();
         let (chol, a0) = self.free_motion(q, v)?;
         let mut force = vec![Vector3::zeros(); nc];
