@@ -8,7 +8,7 @@ use contactlab::api::{JointHold, StanceSettings};
 use contactlab::fixture::FrictionLaw;
 use contactlab::spatial::algebra::Vec3;
 
-use crate::{print_json, write_json, Common, Failure};
+use crate::{print_json, Common, Failure};
 
 #[derive(Args, Debug)]
 pub struct StanceArgs {
@@ -79,7 +79,7 @@ pub fn stance(a: StanceArgs) -> Result<(), Failure> {
     };
     let r = contactlab::api::stance(&m, a.state.as_deref(), &s)?;
     if let Some(dir) = &a.common.out {
-        write_json(dir, "stance.json", &r)?;
+        r.write_files(dir)?;
     }
     if a.common.json {
         return print_json(&serde_json::to_value(&r).context("serialising")?);

@@ -678,6 +678,11 @@ fn simulate_writes_an_animation_and_painleve_its_files() {
     assert_eq!(csv.lines().count(), 1 + 21 * 21);
     assert!(out.join("b.png").is_file());
     std::fs::remove_dir_all(&out).ok();
+    // stance --out: the JSON and the friction cones' picture.
+    let o = run(&["stance", &example("spatial/a1-standing.toml"), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("stance.json").is_file() && out.join("stance.png").is_file());
+    std::fs::remove_dir_all(&out).ok();
     for (flag, value, says) in [("--sigma", "1", "--direction"), ("--direction", "0,0,2", "tangent plane")] {
         let o = run(&["painleve", &rod, "--contact", "end", flag, value]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

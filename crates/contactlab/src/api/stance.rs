@@ -85,6 +85,16 @@ pub struct StanceContact {
     pub gap: f64,
     /// Its friction coefficient.
     pub mu: f64,
+    /// The contact point (world, m).
+    pub point: [f64; 3],
+    /// The plane's normal and tangents `t₁`, `t₂` (world), the axes of `force`.
+    pub axes: [[f64; 3]; 3],
+    /// The equilibrium force of the weak-stability witness at this contact (N, along the
+    /// normal, `t₁`, `t₂`); `None` when not weakly stable (one distribution of many).
+    pub force: Option<[f64; 3]>,
+    /// The friction it uses: `‖f_t‖/(μ f_n)` (Coulomb) or `max(|f_t₁|, |f_t₂|)/(μ f_n)` (pyramid);
+    /// `None` where the witness leaves the contact unloaded.
+    pub friction_used: Option<f64>,
 }
 
 /// The slope margin: the largest tilt of gravity about `axis` keeping the stance weakly stable.
@@ -131,6 +141,8 @@ struct Touching {
     gap: f64,
     /// Its friction coefficient.
     mu: f64,
+    /// Its point (world).
+    point: Vec3,
 }
 
 /// The velocities of the floating base: a free joint's, or a translation joint's and the ball
@@ -156,7 +168,8 @@ fn base_velocities(m: &SpatialModel) -> Vec<usize> {
     out
 }
 
-/// P4's workpiece of the stance at `q` with gravity `g` (module docs).
+/// P4's workpiece of the stance at `q` with gravity `g` (module docs), and the force (N) of a
+/// unit contact intensity of its data.
 fn workpiece(
     m: &SpatialModel,
     q: &[f64],
@@ -164,7 +177,7 @@ fn workpiece(
     contacts: &[Touching],
     gravity: Vec3,
     friction: FrictionLaw,
-) -> Result<Fixture, Error> {
+) -> Result<(Fixture, f64), Error> {
     let mut tree = m.tree.clone();
     tree.gravity = gravity;
     let nv = tree.nv();
@@ -190,16 +203,21 @@ fn workpiece(
         .fold(0.0, f64::max);
     let wscale = if big > 0.0 && big.is_finite() { 1.0 / big } else { 1.0 };
     let w = |r: usize| DMatrix::from_fn(k, nc, |a, c| wscale * d[a] * contacts[c].rows[(r, cols[a])]);
-    Ok(Fixture {
-        mass_matrix: DMatrix::from_fn(k, k, |a, b| d[a] * full[(cols[a], cols[b])] * d[b]),
-        wn: w(0),
-        wt: w(1),
-        wo: Some(w(2)),
-        mu: DVector::from_iterator(nc, contacts.iter().map(|c| c.mu)),
-        load: DVector::from_iterator(k, cols.iter().enumerate().map(|(a, &c)| unit * d[a] * force[c])),
-        friction,
-        enclosure: None,
-    })
+    // An intensity c of these data is the force c · wscale / unit (N): W (c wscale/unit) = D⁻¹ W' c / unit.
+    let newtons = wscale / unit;
+    Ok((
+        Fixture {
+            mass_matrix: DMatrix::from_fn(k, k, |a, b| d[a] * full[(cols[a], cols[b])] * d[b]),
+            wn: w(0),
+            wt: w(1),
+            wo: Some(w(2)),
+            mu: DVector::from_iterator(nc, contacts.iter().map(|c| c.mu)),
+            load: DVector::from_iterator(k, cols.iter().enumerate().map(|(a, &c)| unit * d[a] * force[c])),
+            friction,
+            enclosure: None,
+        },
+        newtons,
+    ))
 }
 
 /// The stance stability of the robot `m` at rest at `state` (default its `[initial]`
@@ -220,7 +238,8 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
     for (i, c) in sys.contacts().iter().enumerate() {
         let Some((gap, rows)) = sys.contact_rows(&q, i) else { continue };
         if gap.abs() <= tol {
-            contacts.push(Touching { index: i, rows, gap, mu: c.mu });
+            let point = sys.kinematics(&q, &[i]).map_or(Vec3::repeat(f64::NAN), |k| k[0].point.point);
+            contacts.push(Touching { index: i, rows, gap, mu: c.mu, point });
         } else if nearest.as_ref().is_none_or(|n| gap.abs() < n.0.abs()) {
             nearest = Some((gap, c.name.clone()));
         }
@@ -243,8 +262,12 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
             "a fixed-base robot with locked joints cannot move: nothing to decide (hold the joints on their springs)",
         ));
     }
-    let f = workpiece(m, &q, &cols, &contacts, m.tree.gravity, s.friction)?;
+    let (f, newtons) = workpiece(m, &q, &cols, &contacts, m.tree.gravity, s.friction)?;
     let classification = classify(&f)?;
+    let nc = contacts.len();
+    let witness = classification.equilibrium_intensity.as_ref().and_then(|e| e.witness.as_ref());
+    let force = |k: usize| witness.map(|c| [c[k] * newtons, c[nc + k] * newtons, c[2 * nc + k] * newtons]);
+    let largest_fn = (0..nc).filter_map(|k| force(k).map(|f| f[0])).fold(0.0, f64::max);
     let slope_margin = match s.slope_axis {
         Some(axis) => Some(slope_margin(m, &q, &cols, &contacts, axis, s.friction, classification.weakly_stable)?),
         None => None,
@@ -256,7 +279,29 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
         velocities: cols.iter().map(|&c| m.velocities[c].clone()).collect(),
         contacts: contacts
             .iter()
-            .map(|c| StanceContact { name: sys.contacts()[c.index].name.clone(), gap: c.gap, mu: c.mu })
+            .enumerate()
+            .map(|(k, c)| {
+                let plane = &scene.planes[sys.contacts()[c.index].plane];
+                let (t1, t2) = plane.tangents();
+                let f = force(k);
+                // (None for a contact the witness leaves unloaded: no cone to use.)
+                let used = f.filter(|f| f[0] > 1e-9 * largest_fn).map(|f| {
+                    let t = match s.friction {
+                        FrictionLaw::Coulomb => f[1].hypot(f[2]),
+                        FrictionLaw::Pyramid => f[1].abs().max(f[2].abs()),
+                    };
+                    t / (c.mu * f[0])
+                });
+                StanceContact {
+                    name: sys.contacts()[c.index].name.clone(),
+                    gap: c.gap,
+                    mu: c.mu,
+                    point: [c.point.x, c.point.y, c.point.z],
+                    axes: [plane.normal.into(), t1.into(), t2.into()],
+                    force: f,
+                    friction_used: used,
+                }
+            })
             .collect(),
         load: f.load.as_slice().to_vec(),
         classification,
@@ -281,7 +326,7 @@ fn slope_margin(
     let a = axis.normalize();
     let holds = |tilt: f64| -> Result<bool, Error> {
         let g = axis_angle(&a, tilt) * m.tree.gravity;
-        Ok(weak_stability(&workpiece(m, q, cols, contacts, g, friction)?)?.holds)
+        Ok(weak_stability(&workpiece(m, q, cols, contacts, g, friction)?.0)?.holds)
     };
     let largest = |sign: f64| -> Result<Option<f64>, Error> {
         if !stable {
@@ -303,4 +348,77 @@ fn slope_margin(
         Ok(Some(lo))
     };
     Ok(SlopeMargin { axis: [a.x, a.y, a.z], max_tilt: largest(1.0)?, max_tilt_reverse: largest(-1.0)? })
+}
+
+impl Stance {
+    /// Writes `stance.json` and `stance.png`: the contacts seen from above the ground, each with
+    /// its friction cone cut at the equilibrium witness's normal force (a circle, or the
+    /// pyramid's square, in the contact's tangent axes, radius `μ f_n`) and the witness's
+    /// friction force in it, drawn to one scale of force; the cones' rims touch where the
+    /// friction is used up.
+    pub fn write_files(&self, dir: &std::path::Path) -> Result<(), Error> {
+        use crate::plot::{Mark, XyPlot};
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let json = serde_json::to_string_pretty(self).map_err(|e| Error::Output(e.to_string()))?;
+        crate::output::write_file(dir, "stance.json", &json)?;
+        let pts: Vec<(f64, f64)> = self.contacts.iter().map(|c| (c.point[0], c.point[1])).collect();
+        // The force scale: the largest cone's radius a third of the contacts' smallest spacing
+        // (or of a tenth of a metre for one contact).
+        let mut spacing = f64::INFINITY;
+        for (a, p) in pts.iter().enumerate() {
+            for q in &pts[a + 1..] {
+                let d = (p.0 - q.0).hypot(p.1 - q.1);
+                if d > 0.0 {
+                    spacing = spacing.min(d);
+                }
+            }
+        }
+        if !spacing.is_finite() {
+            spacing = 0.3;
+        }
+        let biggest = self.contacts.iter().filter_map(|c| c.force.map(|f| c.mu * f[0])).fold(0.0f64, f64::max);
+        let per_newton = if biggest > 0.0 { spacing / (3.0 * biggest) } else { 0.0 };
+        let verdict = crate::output::kebab(&self.classification.classification);
+        let title = match self.classification.critical_mu {
+            Some(mu) => format!("{}: {verdict}, least μ {mu:.4}", self.path),
+            None => format!("{}: {verdict}", self.path),
+        };
+        let mut plot = XyPlot::new(title, "x (m)", "y (m)").add("contact", pts.clone(), Mark::Points);
+        for c in &self.contacts {
+            let Some(f) = c.force else { continue };
+            let (p, t1, t2) = (c.point, c.axes[1], c.axes[2]);
+            let at = |u: f64, w: f64| {
+                (p[0] + (t1[0] * u + t2[0] * w) * per_newton, p[1] + (t1[1] * u + t2[1] * w) * per_newton)
+            };
+            let r = c.mu * f[0];
+            let rim: Vec<(f64, f64)> = match self.friction {
+                FrictionLaw::Coulomb => (0..=72)
+                    .map(|k| {
+                        let a = std::f64::consts::TAU * k as f64 / 72.0;
+                        at(r * a.cos(), r * a.sin())
+                    })
+                    .collect(),
+                FrictionLaw::Pyramid => [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0), (1.0, 1.0)]
+                    .iter()
+                    .map(|&(u, w)| at(r * u, r * w))
+                    .collect(),
+            };
+            plot = plot.add_colored("friction cone at the witness's normal force", rim, Mark::Line, 0).add_colored(
+                "the witness's friction force",
+                vec![at(0.0, 0.0), at(f[1], f[2])],
+                Mark::Line,
+                1,
+            );
+        }
+        // Equal scales on both axes (the cones are circles): the picture's aspect follows the
+        // data's.
+        let (xs, ys): (Vec<f64>, Vec<f64>) = plot.series.iter().flat_map(|s| s.points.iter().copied()).unzip();
+        let span = |v: &[f64]| {
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min)
+        };
+        let (wx, wy) = (span(&xs).max(1e-9), span(&ys).max(1e-9));
+        let height = (800.0 * wy / wx).clamp(300.0, 1200.0) as u32;
+        plot.size = (900, height + 100);
+        plot.save(&dir.join("stance.png"))
+    }
 }

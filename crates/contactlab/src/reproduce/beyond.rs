@@ -469,7 +469,8 @@ fn painleve_rod_3d(sec: &mut Section) -> Result<(), Error> {
     let r = spatial_slip(&m, Some(&s3), "end")?;
     sec.rows.push(
         Row::number(
-            "Painlevé's rod in space, examples/multibody/painleve-rod.toml's slip in its plane (`slip` in 3-D): time              of its end (s)",
+            "Painlevé's rod in space, examples/multibody/painleve-rod.toml's slip in its plane (`slip` in 3-D): time \
+             of its end (s)",
             p.t_end,
             r.t_end,
             1e-6 * p.t_end,

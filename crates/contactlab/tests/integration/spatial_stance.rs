@@ -105,6 +105,22 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     assert!((c.critical_mu.unwrap() - 10f64.to_radians().tan()).abs() < 1e-6, "{:?}", c.critical_mu);
     let proof = serde_json::to_value(&c.equilibrium_intensity.as_ref().unwrap().proof).unwrap();
     assert_eq!(proof["proof"], "interval", "{proof}");
+    // The witness's forces, in newtons, hold the robot's weight: Σ f = −m g, each within its
+    // cone; under both laws.
+    let weight: f64 = m.tree.bodies().iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
+    for law in [FrictionLaw::Pyramid, FrictionLaw::Coulomb] {
+        let r = stance(&m, None, &StanceSettings { friction: law, ..s }).unwrap();
+        let mut total = [0.0; 3];
+        for c in &r.contacts {
+            let f = c.force.unwrap();
+            for (k, t) in total.iter_mut().enumerate() {
+                *t += (0..3).map(|a| f[a] * c.axes[a][k]).sum::<f64>();
+            }
+            assert!(c.friction_used.is_none_or(|u| u <= 1.0 + 1e-6) && f[0] >= -1e-9 * weight, "{law:?}: {c:?}");
+        }
+        assert!(total[0].abs() < 1e-6 * weight && total[1].abs() < 1e-6 * weight, "{law:?}: {total:?}");
+        assert!((total[2] - weight).abs() < 1e-6 * weight, "{law:?}: {total:?} vs {weight}");
+    }
     let limp = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..s }).unwrap();
     assert!(!limp.classification.weakly_stable && limp.velocities.len() == 18);
     // On three feet (`--contacts`) the stance has three contacts; a name with no shape is
