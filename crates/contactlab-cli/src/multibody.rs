@@ -659,16 +659,19 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
         }
     }
     if let Some(sv) = &r.several {
-        println!(
-            "  the LCP of {} contacts ({}): {} ({} solutions); its matrix is {}a P-matrix",
-            sv.contacts.len(),
-            sv.contacts.join(", "),
-            sv.verdict,
-            sv.solutions.len(),
-            if sv.p_matrix == Some(true) { "" } else { "not " }
-        );
+        print_lcp(&sv.contacts, sv.verdict, sv.solutions.len(), sv.p_matrix);
     }
     Ok(())
+}
+
+/// The line on the LCP of several slipping contacts.
+fn print_lcp(contacts: &[String], verdict: &str, solutions: usize, p_matrix: Option<bool>) {
+    println!(
+        "  the LCP of {} slipping contacts ({}): {verdict} ({solutions} solutions); its matrix is {}a P-matrix",
+        contacts.len(),
+        contacts.join(", "),
+        if p_matrix == Some(true) { "" } else { "not " }
+    );
 }
 
 /// `painleve` on a robot in 3-D.
@@ -753,14 +756,7 @@ fn painleve_spatial(
         );
     }
     if let Some(sv) = &r.several {
-        println!(
-            "  the LCP of {} slipping contacts ({}): {} ({} solutions); its matrix is {}a P-matrix",
-            sv.contacts.len(),
-            sv.contacts.join(", "),
-            sv.verdict,
-            sv.solutions.len(),
-            if sv.p_matrix == Some(true) { "" } else { "not " }
-        );
+        print_lcp(&sv.contacts, sv.lcp.verdict, sv.lcp.solutions.len(), sv.lcp.p_matrix);
     }
     Ok(())
 }

@@ -107,14 +107,9 @@ pub struct SeveralContacts3 {
     /// `B`, row-major.
     #[serde(rename = "B")]
     pub b: Vec<Vec<f64>>,
-    /// Whether `B` is a P-matrix (one solution for every `A`); `None` if undecided.
-    pub p_matrix: Option<bool>,
-    /// The normal forces of each solution.
-    pub solutions: Vec<Vec<f64>>,
-    /// Whether the enumeration finished within its bound.
-    pub complete: bool,
-    /// `consistent`, `indeterminate`, `inconsistent` or `unresolved`.
-    pub verdict: &'static str,
+    /// The LCP's solutions and verdict (`p_matrix`, `solutions`, `complete`, `verdict`).
+    #[serde(flatten)]
+    pub lcp: crate::multibody::painleve::LcpVerdict,
 }
 
 /// The answer of [`spatial_painleve`].
@@ -421,8 +416,7 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
             dirs.push(dj);
         }
         let (a, b) = several(&sys, &q, &v, &slipping, &dirs, &held).ok_or_else(numerical)?;
-        let crate::multibody::painleve::LcpVerdict { p_matrix, solutions, complete, verdict } =
-            crate::multibody::painleve::lcp_verdict(&a, &b)?;
+        let lcp = crate::multibody::painleve::lcp_verdict(&a, &b)?;
         let k = slipping.len();
         Some(SeveralContacts3 {
             contacts: slipping.iter().map(|&j| name(j)).collect(),
@@ -433,10 +427,7 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
                 .collect(),
             a: a.iter().copied().collect(),
             b: (0..k).map(|r| b.row(r).iter().copied().collect()).collect(),
-            p_matrix,
-            solutions,
-            complete,
-            verdict,
+            lcp,
         })
     } else {
         None

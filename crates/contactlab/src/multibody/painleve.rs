@@ -477,15 +477,17 @@ pub(crate) fn lcp_verdict(a: &DVector<f64>, b: &DMatrix<f64>) -> Result<LcpVerdi
 }
 
 /// What [`lcp_verdict`] finds.
-pub(crate) struct LcpVerdict {
-    /// Whether `B` is a P-matrix (`None`: undecided).
-    pub(crate) p_matrix: Option<bool>,
+#[derive(Debug, Clone, Serialize)]
+pub struct LcpVerdict {
+    /// Whether `B` is a P-matrix (one solution for every `A`; `None`: undecided).
+    pub p_matrix: Option<bool>,
     /// The normal forces of each solution.
-    pub(crate) solutions: Vec<Vec<f64>>,
+    pub solutions: Vec<Vec<f64>>,
     /// Whether the enumeration finished within its bound.
-    pub(crate) complete: bool,
-    /// `consistent`, `indeterminate`, `inconsistent` or `unresolved`.
-    pub(crate) verdict: &'static str,
+    pub complete: bool,
+    /// `consistent` (one solution), `indeterminate` (several), `inconsistent` (none) or
+    /// `unresolved` (the enumeration hit its bound).
+    pub verdict: &'static str,
 }
 
 /// The power of two nearest `x` (1 for zero or non-finite `x`): scaling by it is exact.

@@ -273,6 +273,27 @@ pub struct Approach {
     pub steps: usize,
 }
 
+impl Approach {
+    /// The evidence of a run that takes over at `t_switch`, before its first step.
+    pub fn starting(t_switch: f64) -> Self {
+        Approach {
+            reading: Reading::HeldReleased,
+            t_switch,
+            b_rel_switch: f64::NAN,
+            s_end: 0.0,
+            a_rel: f64::NAN,
+            b_rel: f64::NAN,
+            slip_speed: f64::NAN,
+            slip_speed_rel: f64::NAN,
+            fn_max: 0.0,
+            impulse: None,
+            force_rel: f64::NAN,
+            exponent: None,
+            steps: 0,
+        }
+    }
+}
+
 /// The end of a desingularised run: outcome, time, state, evidence.
 pub(super) struct End {
     pub outcome: SlipOutcome,
@@ -441,21 +462,7 @@ pub(super) fn run<S: ContactSystem>(
     let floor = RESOLVED * settings.rtol;
     let mut run = Run { lag, sigma, held, b0: 1.0, open, floor, speed_scale };
     let y0 = stack(x0, t0);
-    let mut approach = Approach {
-        reading: Reading::HeldReleased,
-        t_switch: t0,
-        b_rel_switch: f64::NAN,
-        s_end: 0.0,
-        a_rel: f64::NAN,
-        b_rel: f64::NAN,
-        slip_speed: f64::NAN,
-        slip_speed_rel: f64::NAN,
-        fn_max: 0.0,
-        impulse: None,
-        force_rel: f64::NAN,
-        exponent: None,
-        steps: 0,
-    };
+    let mut approach = Approach::starting(t0);
     let unresolved = |approach: Approach, outcome| End { outcome, t: t0, x: x0.clone(), approach };
     let Some(p0) = run.parts(&y0) else { return unresolved(approach, SlipOutcome::Unresolved) };
     approach.b_rel_switch = p0.b / p0.b_scale;

@@ -61,7 +61,7 @@ pub struct Slip3End {
     pub q: Vec<f64>,
     /// The velocities at the end.
     pub v: Vec<f64>,
-    /// `A` at the end (the sticking contacts of the final mode held).
+    /// `A` at the end (the other contacts touching there held).
     pub a_end: f64,
     /// `B` along the slip direction at the end.
     pub b_end: f64,
@@ -395,21 +395,7 @@ fn desingular3(
     let free: Vec<usize> = (0..mode.len()).filter(|&j| mode.get(j) == Contact3Mode::Free).collect();
     let mut run = Run3 { sys, i: watch.i, held, free, b0: 1.0, nq };
     let floor = RESOLVED * settings.rtol;
-    let mut approach = Approach {
-        reading: Reading::HeldReleased,
-        t_switch: t0,
-        b_rel_switch: f64::NAN,
-        s_end: 0.0,
-        a_rel: f64::NAN,
-        b_rel: f64::NAN,
-        slip_speed: f64::NAN,
-        slip_speed_rel: f64::NAN,
-        fn_max: 0.0,
-        impulse: None,
-        force_rel: f64::NAN,
-        exponent: None,
-        steps: 0,
-    };
+    let mut approach = Approach::starting(t0);
     let y0 = stack(x0, t0);
     let Some(s0) = run.signs(&y0) else {
         return (SlipOutcome::Unresolved, t0, x0.clone(), approach, 0.0, None);
