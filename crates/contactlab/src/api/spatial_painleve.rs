@@ -277,9 +277,13 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
     let lookup = |what: &str, names: &[String]| -> Result<Vec<usize>, Error> {
         names.iter().map(|n| contact_named(&sys, m, &q, what, n)).collect()
     };
+    let named_slipping = match &s.slipping {
+        Some(names) => lookup("slipping", names)?,
+        None => vec![],
+    };
     let held: Vec<usize> = match &s.held {
         Some(h) => lookup("held", h)?,
-        None => touching.iter().copied().filter(|&j| !slipping_at_state(j)).collect(),
+        None => touching.iter().copied().filter(|&j| !slipping_at_state(j) && !named_slipping.contains(&j)).collect(),
     };
     if held.contains(&i) {
         return Err(Error::argument("held", format!("'{}' is the slipping contact; it cannot be held", name(i))));
@@ -396,7 +400,7 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
 
     // Several slipping contacts.
     let mut slipping: Vec<usize> = match &s.slipping {
-        Some(names) => lookup("slipping", names)?,
+        Some(_) => named_slipping,
         None => touching.iter().copied().filter(|&j| slipping_at_state(j) && !held.contains(&j)).collect(),
     };
     slipping.retain(|&j| j != i);

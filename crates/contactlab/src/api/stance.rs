@@ -93,7 +93,7 @@ pub struct StanceContact {
     /// normal, `t₁`, `t₂`); `None` when not weakly stable (one distribution of many).
     pub force: Option<[f64; 3]>,
     /// The friction it uses: `‖f_t‖/(μ f_n)` (Coulomb) or `max(|f_t₁|, |f_t₂|)/(μ f_n)` (pyramid);
-    /// `None` where the witness leaves the contact unloaded.
+    /// `None` where the witness leaves the contact unloaded, or it is frictionless.
     pub friction_used: Option<f64>,
 }
 
@@ -129,6 +129,9 @@ pub struct Stance {
     pub classification: FixtureClassification,
     /// The slope margin, when an axis was given.
     pub slope_margin: Option<SlopeMargin>,
+    /// The model's length scale (m; the figure's force scale for one contact).
+    #[serde(skip)]
+    pub length_scale: f64,
 }
 
 /// A contact of the stance at the configuration.
@@ -285,7 +288,7 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
                 let (t1, t2) = plane.tangents();
                 let f = force(k);
                 // (None for a contact the witness leaves unloaded: no cone to use.)
-                let used = f.filter(|f| f[0] > 1e-9 * largest_fn).map(|f| {
+                let used = f.filter(|f| c.mu > 0.0 && f[0] > 1e-9 * largest_fn).map(|f| {
                     let t = match s.friction {
                         FrictionLaw::Coulomb => f[1].hypot(f[2]),
                         FrictionLaw::Pyramid => f[1].abs().max(f[2].abs()),
@@ -306,6 +309,7 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
         load: f.load.as_slice().to_vec(),
         classification,
         slope_margin,
+        length_scale: sys.length(),
     })
 }
 
@@ -363,7 +367,7 @@ impl Stance {
         crate::output::write_file(dir, "stance.json", &json)?;
         let pts: Vec<(f64, f64)> = self.contacts.iter().map(|c| (c.point[0], c.point[1])).collect();
         // The force scale: the largest cone's radius a third of the contacts' smallest spacing
-        // (or of a tenth of a metre for one contact).
+        // (or of the model's length scale for one contact).
         let mut spacing = f64::INFINITY;
         for (a, p) in pts.iter().enumerate() {
             for q in &pts[a + 1..] {
@@ -374,7 +378,7 @@ impl Stance {
             }
         }
         if !spacing.is_finite() {
-            spacing = 0.3;
+            spacing = self.length_scale;
         }
         let biggest = self.contacts.iter().filter_map(|c| c.force.map(|f| c.mu * f[0])).fold(0.0f64, f64::max);
         let per_newton = if biggest > 0.0 { spacing / (3.0 * biggest) } else { 0.0 };

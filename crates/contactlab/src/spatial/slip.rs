@@ -146,6 +146,10 @@ impl Observer<State, Modes3> for Watch<'_, '_> {
     }
 
     fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes3) -> ControlFlow<()> {
+        if !self.started {
+            // Not slipping at the start: nothing to follow.
+            return ControlFlow::Break(());
+        }
         for (_, x) in step.samples(t_end, 4) {
             self.sample(&x, mode);
         }
@@ -167,14 +171,15 @@ impl Observer<State, Modes3> for Watch<'_, '_> {
 
     fn on_event(&mut self, ev: &EventRecord<State, Modes3>) -> ControlFlow<()> {
         let i = self.i;
-        let outcome = match (ev.info.kind, ev.info.contact) {
-            (EventKind::Impact, Some(j)) if j != i => Some((SlipOutcome::Impact, None)),
-            (EventKind::LiftOff, Some(j)) if j == i => Some((SlipOutcome::Separation, None)),
-            (EventKind::SlipStop, Some(j)) if j == i => Some(match ev.mode_after.get(i) {
-                Contact3Mode::Stick => (SlipOutcome::Stick, None),
-                Contact3Mode::Slip(d) => (SlipOutcome::Reversal, Some(d)),
-                Contact3Mode::Free => (SlipOutcome::Separation, None),
-            }),
+        let was_slipping = matches!(ev.mode_before.get(i), Contact3Mode::Slip(_));
+        // The contact's own mode after the event decides, whichever contact fired: a group of
+        // contacts can lift off or stop together (a symmetric edge's two corners).
+        let outcome = match (ev.info.kind, ev.info.contact, ev.mode_after.get(i)) {
+            (EventKind::Impact, Some(j), _) if j != i => Some((SlipOutcome::Impact, None)),
+            _ if !was_slipping => None,
+            (_, _, Contact3Mode::Stick) => Some((SlipOutcome::Stick, None)),
+            (_, _, Contact3Mode::Free) => Some((SlipOutcome::Separation, None)),
+            (EventKind::SlipStop, Some(j), Contact3Mode::Slip(d)) if j == i => Some((SlipOutcome::Reversal, Some(d))),
             // Another contact changing mode changes the held set; the slip goes on.
             _ => None,
         };
@@ -392,7 +397,9 @@ fn desingular3(
     let sys = watch.sys;
     let nq = sys.scene().tree.nq();
     let held = Watch::held(mode);
-    let free: Vec<usize> = (0..mode.len()).filter(|&j| mode.get(j) == Contact3Mode::Free).collect();
+    // The free contacts that may strike (a walking rule's passing foot may be below the ground).
+    let unarmed = sys.unarmed(&x0.as_slice()[..nq], |j| mode.get(j).closed());
+    let free: Vec<usize> = (0..mode.len()).filter(|&j| mode.get(j) == Contact3Mode::Free && !unarmed[j]).collect();
     let mut run = Run3 { sys, i: watch.i, held, free, b0: 1.0, nq };
     let floor = RESOLVED * settings.rtol;
     let mut approach = Approach::starting(t0);

@@ -289,6 +289,21 @@ fn a1_s_foot_slipping_sideways_is_paradoxical_at_a_quarter_of_mu_with_its_other_
     )
     .unwrap();
     assert!(alone.held.is_empty() && alone.over_directions.mu_min.is_some());
+    // Naming a foot at rest as slipping with it takes it out of the default held set: the LCP
+    // of the two front feet, the hind feet held.
+    let two = spatial_painleve(
+        &m,
+        None,
+        &Painleve3Settings { contact: "FL_foot".into(), slipping: Some(vec!["FR_foot".into()]), ..Default::default() },
+    )
+    .unwrap();
+    let sv = two.several.unwrap();
+    assert_eq!((two.held.len(), sv.contacts.len()), (2, 2), "{:?} {:?}", two.held, sv.contacts);
+    assert!(sv.contacts[1].starts_with("FR_foot") && sv.lcp.complete);
+    // A1 at rest: its foot does not slip, and `slip` says so at once.
+    let r = contactlab::api::spatial_slip(&m, None, "FL_foot").unwrap();
+    assert_eq!(r.outcome, SlipOutcome::NotSlipping, "{r:?}");
+    assert!(r.t_end < 1e-2, "{r:?}"); // (after the first step, not the 100-time-scale budget)
 }
 
 #[test]
