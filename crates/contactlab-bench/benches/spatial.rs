@@ -146,5 +146,44 @@ fn simulations(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, simulations);
+/// Continuation and basins of a 3-D gait: the rimless wheel's rolling continued in the slope
+/// across its Neimark–Sacker point, and a basin's cells per second (the plan made once, as each
+/// Dask chunk receives it).
+fn gait_families(c: &mut Criterion) {
+    use contactlab::api::{continuation, spatial_basin_cells, spatial_basin_plan, spatial_scene, ContinueRequest};
+    use contactlab::model::param::ParamKey;
+    use contactlab::model::ModelDoc;
+    use contactlab::multibody::basin::{grid, BasinAxis, BasinSettings};
+    let mut g = c.benchmark_group("spatial_gait_families");
+    g.sample_size(10);
+    let wheel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/rimless-wheel.toml");
+    let doc = ModelDoc::read(&wheel).unwrap();
+    let req = ContinueRequest {
+        param: "slope".into(),
+        from: Some(0.1),
+        to: 0.3,
+        state: None,
+        orbit: None,
+        settings: Default::default(),
+        gait: Default::default(),
+    };
+    g.bench_function("rimless_wheel_3d_continuation_in_slope_0p1_to_0p3", |b| {
+        b.iter(|| continuation(&doc, &req, &|_| {}).unwrap())
+    });
+    let m = spatial_scene(&doc.with_param(&ParamKey::parse("slope").unwrap(), 0.25).unwrap()).unwrap();
+    let settings = BasinSettings { steps: 20, ..Default::default() };
+    let plan = spatial_basin_plan(&m, &["wheel.wx".into(), "wheel.wy".into()], None, &settings).unwrap();
+    let axes = [
+        BasinAxis { name: "wheel.wx".into(), lo: -1.0, hi: 1.0, n: 8 },
+        BasinAxis { name: "wheel.wy".into(), lo: 1.0, hi: 2.0, n: 8 },
+    ];
+    let points = grid(&axes);
+    g.throughput(criterion::Throughput::Elements(points.len() as u64));
+    g.bench_function("rimless_wheel_3d_basin_cells_20_strikes", |b| {
+        b.iter(|| spatial_basin_cells(&m, &plan, &points, &|_, _| {}).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, simulations, gait_families);
 criterion_main!(benches);

@@ -58,13 +58,14 @@ enum Command {
     Simulate(multibody::SimulateArgs),
     /// Every gait of a mechanism (kind = "multibody" with a [gait] table), found without a
     /// guess: period, state, Floquet multipliers, mu_stick, impulse ratio. --out writes
-    /// gaits.json.
+    /// gaits.json; on a 3-D scene, gait.json and gait.gif (three steps animated).
     Gait(multibody::GaitArgs),
     /// Pseudo-arclength continuation of a mechanism's gait (kind = "multibody" with a [gait]
-    /// table) in any parameter of its file: period, multipliers, mu_stick, impulse ratio, least
-    /// Painlevé B along the branch; folds, period doublings (the doubled branches followed),
-    /// Neimark-Sacker points, sticking lost, slipping strikes, Painlevé onset, grazing, scuffing
-    /// and Zeno onset located. --out writes continuation.json, branch.csv, special.csv and branch.png.
+    /// table, planar or a 3-D scene) in any parameter of its file: period, multipliers, mu_stick,
+    /// impulse ratio, least Painlevé B along the branch; folds, period doublings (the doubled
+    /// branches followed), Neimark-Sacker and branch points, sticking lost, slipping strikes,
+    /// Painlevé onset, grazing, scuffing and Zeno onset located. --out writes continuation.json,
+    /// branch.csv, special.csv, branch.png and multipliers.png.
     Continue(multibody::ContinueArgs),
     /// The basin of attraction of a mechanism's gaits (kind = "multibody" with a [gait] table)
     /// over one or two section coordinates: each cell's outcome after up to --steps strikes

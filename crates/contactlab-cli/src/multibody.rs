@@ -138,6 +138,7 @@ fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Fa
     let g = contactlab::api::spatial_gait(&m, None, &s)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "gait.json", &g)?;
+        g.write_animation(&m, dir, Default::default())?;
     }
     if a.common.json {
         return print_json(&g);
@@ -182,14 +183,16 @@ pub struct BasinArgs {
     #[arg(help = contactlab::api::registry::model_help("basin"))]
     model: PathBuf,
     /// A section coordinate to vary, as NAME=LO:HI:N: a coordinate's name (stance.theta) or its
-    /// rate (stance.theta_dot); once or twice. The others keep the base state's values.
+    /// rate (stance.theta_dot); in 3-D a coordinate `gait` reports (d.wheel.wx, wheel.wy); once
+    /// or twice. The others keep the base state's values.
     #[arg(long = "vary", value_name = "NAME=lo:hi:n", required = true, allow_hyphen_values = true)]
     vary: Vec<String>,
     /// Strikes per cell.
     #[arg(long, default_value_t = BasinSettings::default().steps)]
     steps: usize,
     /// The base state on the section (just after a strike), 2n numbers (q then q'),
-    /// comma-separated (default: the most stable gait found).
+    /// comma-separated (default: the most stable gait found; in 3-D the scene's gait, found from
+    /// this state).
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// A strike this near a stable gait (relative to the section's scales) is captured by it.
@@ -216,8 +219,15 @@ pub struct BasinArgs {
 }
 
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
+    use contactlab::api::SpatialSource;
     use contactlab::multibody::basin::BasinAxis;
-    let m = model::read(&a.model)?;
+    // A 3-D scene (an MJCF file has no [gait] table and says so).
+    let spatial = match contactlab::api::spatial_source(&a.model, None)? {
+        Some(source @ (SpatialSource::Scene | SpatialSource::Mjcf)) => {
+            Some(contactlab::api::spatial_model(&a.model, source)?)
+        }
+        _ => None,
+    };
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!(
             "--vary: give one or two section coordinates, got {}",
@@ -239,12 +249,21 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
         bar.set_length(t);
         bar.set_position(d);
     };
-    let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
+    let (b, name, coordinates) = match &spatial {
+        Some(m) => {
+            let b = contactlab::api::spatial_basin(m, &axes, a.state.as_deref(), &settings, &progress)?;
+            (b, a.model.display().to_string(), vec![])
+        }
+        None => {
+            let m = model::read(&a.model)?;
+            let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
+            (b, m.name.clone().unwrap_or_else(|| a.model.display().to_string()), m.coordinates.clone())
+        }
+    };
     bar.finish_and_clear();
-    let name = m.name.clone().unwrap_or_else(|| a.model.display().to_string());
     if let Some(dir) = &a.common.out {
         write_json(dir, "basin.json", &b)?;
-        b.write_files(dir, &format!("{name}: basin of attraction ({} strikes)", a.steps), &m.coordinates)?;
+        b.write_files(dir, &format!("{name}: basin of attraction ({} strikes)", a.steps), &coordinates)?;
     }
     if a.common.json {
         return print_json(&b);
@@ -264,7 +283,8 @@ pub struct ContinueArgs {
     #[arg(help = contactlab::api::registry::model_help("continue"))]
     model: PathBuf,
     /// The parameter: a key of the model file, e.g. slope_deg, contact[*].mu, body[hip].mass,
-    /// limit[knee stop].e (docs/models.md, "Parameter keys").
+    /// limit[knee stop].e; in a 3-D scene slope, mu, link[left_leg].pos[1] (docs/models.md,
+    /// "Parameter keys").
     #[arg(long)]
     param: String,
     /// The parameter's start (default: the file's value).

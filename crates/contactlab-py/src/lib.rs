@@ -910,7 +910,6 @@ fn basin_plan(
     before_strike: bool,
     max_step_time: f64,
 ) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
     let settings = contactlab::multibody::basin::BasinSettings {
         steps: count("steps", steps, 1..=contactlab::multibody::basin::MAX_STRIKES)?,
         capture_tol,
@@ -920,6 +919,12 @@ fn basin_plan(
         max_step_time,
         ..Default::default()
     };
+    // A 3-D scene's gait, or a planar mechanism's gaits.
+    if let Some(m) = contactlab::api::scene_of(&model_doc(name, text, is_json)?).map_err(to_py)? {
+        let plan = py.detach(|| contactlab::api::spatial_basin_plan(&m, &vary, state.as_deref(), &settings));
+        return object(py, &plan.map_err(to_py)?);
+    }
+    let m = mechanism_model(name, text, is_json)?;
     object(py, &py.detach(|| contactlab::api::basin_plan(&m, &vary, state.as_deref(), &settings)).map_err(to_py)?)
 }
 
@@ -933,9 +938,13 @@ fn basin_cells(
     plan: &str,
     points: Vec<Vec<f64>>,
 ) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
     let plan: contactlab::multibody::basin::BasinPlan =
         serde_json::from_str(plan).map_err(|e| PyValueError::new_err(format!("plan: {e}")))?;
+    if let Some(m) = contactlab::api::scene_of(&model_doc(name, text, is_json)?).map_err(to_py)? {
+        let cells = py.detach(|| contactlab::api::spatial_basin_cells(&m, &plan, &points, &|_, _| {}));
+        return object(py, &cells.map_err(to_py)?);
+    }
+    let m = mechanism_model(name, text, is_json)?;
     object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points)).map_err(to_py)?)
 }
 

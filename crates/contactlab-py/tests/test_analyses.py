@@ -342,6 +342,22 @@ def test_basin_on_dask_matches_the_cli():
         contactlab.basin(model, {"wheel.theta_dot": (0, -1, 3)}, client=False)
 
 
+def test_a_3d_basin_in_chunks_matches_the_cli():
+    # The 3-D rimless wheel's rolling (unstable at slope 0.1: no gait captures) over its roll
+    # rate, for 8 strikes: which starts still roll and which fall, chunked as the CLI is not.
+    scene = EXAMPLES / "spatial" / "rimless-wheel.toml"
+    b = contactlab.basin(scene, {"wheel.wx": (-2.0, 2.0, 5)}, steps=8, client=False, chunk_size=2)
+    ref = cli("basin", scene, "--vary", "wheel.wx=-2:2:5", "--steps", 8)
+    d = b.to_dict()
+    assert d["cells"] == ref["cells"] and d["plan"] == ref["plan"] and d["plan"]["gaits"] == []
+    # The middle cell is the (unstable) gait itself: it repeats, a period-1 orbit no stable
+    # gait names; rolled hard sideways the wheel falls.
+    assert d["cells"][2]["outcome"] == {"outcome": "period", "index": 1}
+    assert d["cells"][0]["outcome"] == {"outcome": "fell"} and d["cells"][4]["outcome"] == {"outcome": "fell"}
+    with pytest.raises(ValueError, match="d.wheel.wx"):
+        contactlab.basin(scene, {"wheel.x": (0, 1, 3)}, client=False)
+
+
 def test_a_robot_in_3d_is_inspected_as_the_cli_does():
     xml = ROOT / "data" / "robots" / "mujoco" / "hopper.xml"
     i = contactlab.model.inspect(xml)
@@ -372,6 +388,19 @@ def test_a_3d_gait_is_found_as_the_cli_does():
     assert g.converged and g.coordinates[0] == "d.wheel.wx" and len(g.multipliers) == 5
     with pytest.raises(ValueError, match=r"\[gait\] table"):
         contactlab.model.gait(EXAMPLES / "spatial" / "rimless-wheel.xml")
+
+
+def test_a_3d_gait_is_continued_as_the_cli_does():
+    # The 3-D rimless wheel's rolling, continued in the slope across its Neimark-Sacker point.
+    scene = EXAMPLES / "spatial" / "rimless-wheel.toml"
+    c = contactlab.continuation(scene, "slope", 0.195, frm=0.18, max_doublings=0)
+    assert c.to_dict() == cli("continue", scene, "--param", "slope", "--from", 0.18, "--to", 0.195, "--max-doublings", 0)
+    (b,) = c.branches
+    (ns,) = b["special"]
+    assert ns["kind"] == "neimark-sacker" and 0.18 < ns["p"] < 0.195
+    assert not b["points"][0]["stable"] and b["points"][-1]["stable"]
+    with pytest.raises(ValueError, match="orbit"):
+        contactlab.continuation(scene, "slope", 0.2, orbit="s0")
 
 
 def test_a_quadruped_s_stance_is_decided_as_the_cli_does():

@@ -23,12 +23,12 @@ def continuation(
     rtol: float = _D["continue"]["rtol"],
 ) -> Result:
     """Pseudo-arclength continuation of a gait (a ``kind = "multibody"`` model with a ``[gait]``
-    table) or of P3's orbit (``orbit="knee stop"``, or a ``double-pendulum-stop`` model) in the
+    table, planar or a 3-D scene: ``"slope"``, ``"link[left_leg].pos[1]"``...) or of P3's orbit (``orbit="knee stop"``, or a ``double-pendulum-stop`` model) in the
     model key ``param`` (``"slope_deg"``, ``"contact[*].mu"``, ``"body[hip].mass"``, ``"e"``...)
     from ``frm`` (default: the model's value) to ``to``, as ``contactlab continue --json``:
     ``param``, ``branches`` (each with ``period_multiple``, ``parent``, ``points`` (``p``, ``y``,
     ``period``, ``returns``, ``multipliers``, ``stable``, ``state``, ``quantities``, ``events``),
-    ``special`` (``kind``: fold, period-doubling, neimark-sacker, sticking-lost, strike-slip,
+    ``special`` (``kind``: fold, period-doubling, neimark-sacker, branch-point, sticking-lost, strike-slip,
     painleve-onset, grazing, zeno-onset, zeno-end..., located at ``p`` to ``bracket``) and
     ``end``) and ``evaluations``. Period doublings are followed onto the doubled branch
     ``max_doublings`` times."""

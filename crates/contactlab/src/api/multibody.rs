@@ -145,6 +145,18 @@ pub fn continuation(
     let step = s.step.min(s.max_step);
     let settings =
         crate::continuation::Settings { from, to: req.to, step, min_step: s.min_step.min(step), ..req.settings };
+    if super::scene3::is_scene(doc) {
+        // A robot in 3-D: its gait continued on the configuration manifold.
+        if req.orbit.is_some() {
+            return Err(Error::argument(
+                "orbit",
+                "P3's constraint orbits are continued on planar mechanisms; a 3-D scene continues its gait",
+            ));
+        }
+        settings.validate()?;
+        let gait = crate::api::SpatialGaitSettings { rtol: req.gait.rtol, ..Default::default() };
+        return crate::api::continue_spatial_gait(doc, &key, req.state.as_deref(), &settings, &gait, progress);
+    }
     if kind == "double-pendulum-stop" {
         // P3's pendulum: its Zeno (or simple) periodic orbit through the knee stop.
         settings.validate()?;

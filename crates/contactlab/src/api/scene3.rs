@@ -18,7 +18,13 @@ pub(crate) fn is_scene(doc: &ModelDoc) -> bool {
 
 /// Reads a 3-D scene file.
 pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
-    let doc = ModelDoc::read(path)?;
+    from_doc(&ModelDoc::read(path)?)
+}
+
+/// A 3-D scene from its document (the robot file's path relative to the document's file): a
+/// continuation reads the document again at each value of its parameter.
+pub(crate) fn from_doc(doc: &ModelDoc) -> Result<SpatialModel, Error> {
+    let path = Path::new(&doc.file);
     let f = doc.fields();
     let file = doc.file.as_str();
     let kind = doc.kind()?;
@@ -51,16 +57,22 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         (Some(_), Some(_)) => return Err(f.error("mjcf", "give either `urdf` or `mjcf`, not both")),
         (None, None) => return Err(f.error("urdf", "missing: name the robot's `urdf` (with `base`) or `mjcf` file")),
     };
-    for planar in ["plane", "body", "line", "contact", "limit", "slope", "slope_deg"] {
+    for planar in ["plane", "body", "line", "contact", "limit"] {
         if f.has(planar) {
             return Err(f.error(
                 planar,
-                "is a key of planar mechanisms; a 3-D scene has gravity, mu, contacts, [[ground]], [[joint]], [walking], [gait] and [initial]",
+                "is a key of planar mechanisms; a 3-D scene has gravity, slope, mu, contacts, [[ground]], [[link]], [[joint]], [walking], [gait] and [initial]",
             ));
         }
     }
     let mut m = spatial_model(&dir.join(robot), source)?;
     m.path = file.to_string();
+    let mut links = vec![];
+    if f.has("link") {
+        for l in f.tables("link")? {
+            links.push(read_link(&l, &m)?);
+        }
+    }
 
     if f.has("gravity") {
         // A vector (m/s², world axes) or a magnitude along −z.
@@ -69,6 +81,16 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
         } else {
             Vec3::new(0.0, 0.0, -f.f64("gravity", Range::NonNegative)?)
         };
+    }
+    if f.has("slope") || f.has("slope_deg") {
+        // The floor stays where it is and gravity turns by the slope about y: +x runs downhill,
+        // as a planar mechanism's `slope` says.
+        if matches!(doc.table.get("gravity"), Some(toml::Value::Array(_))) {
+            return Err(f.error("slope", "give either a gravity vector or a slope (with a gravity magnitude)"));
+        }
+        let alpha = f.angle("slope", Range::Open(-1.6, 1.6))?;
+        let g = m.tree.gravity.norm();
+        m.tree.gravity = Vec3::new(g * alpha.sin(), 0.0, -g * alpha.cos());
     }
     m.mu = f.f64_or("mu", m.mu, Range::NonNegative)?;
 
@@ -100,6 +122,9 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
     if f.has("gait") {
         m.gait = Some(read_gait(&f.table("gait")?, &m)?);
     }
+    if !links.is_empty() {
+        apply_links(&mut m, links).map_err(|why| f.error("link", why))?;
+    }
     if f.has("initial") {
         let init = f.table("initial")?;
         if init.has("q") {
@@ -117,6 +142,71 @@ pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
 fn vec3(f: &Fields<'_>, key: &str) -> Result<Vec3, Error> {
     let v = f.vector(key, Some(3), Range::Any)?;
     Ok(Vec3::new(v[0], v[1], v[2]))
+}
+
+/// A `[[link]]` table's override of a body: its joint frame's position in its parent's frame
+/// (m) and its mass (kg).
+struct LinkOverride {
+    body: usize,
+    pos: Option<Vec3>,
+    mass: Option<f64>,
+}
+
+/// A `[[link]]` table: `name`, `pos` and `mass` (docs/models.md).
+fn read_link(l: &Fields<'_>, m: &SpatialModel) -> Result<LinkOverride, Error> {
+    let name = l.str_opt("name")?.ok_or_else(|| l.error("name", "missing: name a link (a body of the tree)"))?;
+    let Some(body) = m.tree.body_index(name) else {
+        let names: Vec<&str> = m.tree.bodies().iter().map(|b| b.name.as_str()).collect();
+        return Err(l.error("name", format!("no link named \"{name}\" (the links: {})", names.join(", "))));
+    };
+    let pos = if l.has("pos") { Some(vec3(l, "pos")?) } else { None };
+    let mass = if l.has("mass") { Some(l.f64("mass", Range::Positive)?) } else { None };
+    l.finish_ref()?;
+    Ok(LinkOverride { body, pos, mass })
+}
+
+/// Applies the `[[link]]` overrides: a body's placement and its mass (its rotational inertia
+/// scaled with it). Under a `[gait]` mirror, an override of one body of a pair that leaves its
+/// partner alone is carried to the partner as its mirror image, so that the model stays its own
+/// mirror image (a hip width is one number).
+fn apply_links(m: &mut SpatialModel, mut links: Vec<LinkOverride>) -> Result<(), String> {
+    if let Some((normal, pairs)) = m.gait.as_ref().and_then(|g| g.mirror.clone()) {
+        let n = normal.normalize();
+        let mut carried = vec![];
+        for o in &links {
+            let partner = pairs.iter().find_map(|&(a, b)| {
+                if a == o.body {
+                    Some(b)
+                } else if b == o.body {
+                    Some(a)
+                } else {
+                    None
+                }
+            });
+            if let Some(p) = partner.filter(|p| !links.iter().any(|x| x.body == *p)) {
+                let pos = o.pos.map(|x| x - 2.0 * x.dot(&n) * n);
+                carried.push(LinkOverride { body: p, pos, mass: o.mass });
+            }
+        }
+        links.extend(carried);
+    }
+    let mut bodies = m.tree.bodies().to_vec();
+    for o in &links {
+        let b = &mut bodies[o.body];
+        if let Some(p) = o.pos {
+            b.placement.pos = p;
+        }
+        if let Some(mass) = o.mass {
+            if b.inertia.mass > 0.0 {
+                b.inertia.inertia *= mass / b.inertia.mass;
+            }
+            b.inertia.mass = mass;
+        }
+    }
+    m.tree = crate::spatial::tree::SpatialTree::new(bodies, m.tree.gravity)
+        .and_then(|t| t.with_armature(m.tree.armature().to_vec()))
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// A `[[joint]]` table: a one-coordinate joint's `stiffness` (about `reference`, default its

@@ -215,6 +215,21 @@ pub(crate) fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(
     Ok((q, v))
 }
 
+/// A 3-D scene from a parsed scene document (its robot file's path relative to the document's
+/// `file`): a scene changed in memory, as a continuation changes its parameter
+/// ([`crate::model::ModelDoc::with_param`]).
+pub fn spatial_scene(doc: &crate::model::ModelDoc) -> Result<SpatialModel, Error> {
+    super::scene3::from_doc(doc)
+}
+
+/// The 3-D scene a model document is, or `None` when it is not one (a planar model's document).
+pub fn scene_of(doc: &crate::model::ModelDoc) -> Result<Option<SpatialModel>, Error> {
+    if !super::scene3::is_scene(doc) {
+        return Ok(None);
+    }
+    super::scene3::from_doc(doc).map(Some)
+}
+
 /// Reads a robot in 3-D from `path` as `source` says.
 pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel, Error> {
     let name = path.display().to_string();

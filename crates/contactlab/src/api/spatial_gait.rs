@@ -95,6 +95,10 @@ pub struct SpatialGait {
     pub q: Option<Vec<f64>>,
     /// Velocities (`nv`).
     pub v: Option<Vec<f64>>,
+    /// No proof (`"proof": "none"` with `"proof_reason"`): Newton's fixed point and its
+    /// multipliers are floating point (the planar rimless wheel's gait has an interval proof).
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
 }
 
 impl SpatialGait {
@@ -128,7 +132,29 @@ impl SpatialGait {
             derivatives,
             q: None,
             v: None,
+            proof: crate::verified::Proof::none(GAIT_NOT_PROVED),
         }
+    }
+}
+
+/// Why a 3-D gait carries no proof.
+const GAIT_NOT_PROVED: &str = "Newton's fixed point and its multipliers are computed in floating point (exact \
+     derivatives, no interval enclosure of the return map in 3-D yet)";
+
+impl SpatialGait {
+    /// Writes, with a gait, `gait.gif`: three of its steps from its post-strike state, run by the
+    /// event driver (as `simulate --out` animates a run) and drawn from `view`.
+    pub fn write_animation(
+        &self,
+        m: &SpatialModel,
+        dir: &std::path::Path,
+        view: crate::plot::render3d::View3,
+    ) -> Result<(), Error> {
+        let (Some(x), Some(period)) = (self.state(), self.period) else { return Ok(()) };
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        let s = super::spatial::SpatialSimSettings { t_max: 3.0 * period, ..Default::default() };
+        let run = super::spatial::spatial_simulate(m, Some(&x), &s)?;
+        super::spatial::spatial_animation(m, &run, view, &dir.join("gait.gif"))
     }
 }
 
@@ -162,6 +188,15 @@ pub(crate) fn driver(rtol: f64, t_max: f64) -> EventDriver {
             ..DriverSettings::default()
         },
     }
+}
+
+/// The symmetry a `[gait]` table states, built (and checked) on `sys`.
+pub(crate) fn symmetry_of(spec: &GaitSpec3, sys: &EventScene) -> Result<Option<Symmetry>, Error> {
+    Ok(match (&spec.symmetry, &spec.mirror) {
+        (Some((body, axis, order)), _) => Some(BodySymmetry::new(sys, *body, *axis, *order)?.into()),
+        (None, Some((normal, pairs))) => Some(MirrorSymmetry::new(sys, *normal, pairs)?.into()),
+        (None, None) => None,
+    })
 }
 
 /// The gait of a 3-D scene with a `[gait]` table from `state` (default its `[initial]`): the
@@ -202,12 +237,7 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
         };
         return Ok(SpatialGait::none(&m.path, why, 0, route));
     };
-    let symmetry: Option<Symmetry> = match (&spec.symmetry, &spec.mirror) {
-        (Some((body, axis, order)), _) => Some(BodySymmetry::new(&sys, *body, *axis, *order)?.into()),
-        (None, Some((normal, pairs))) => Some(MirrorSymmetry::new(&sys, *normal, pairs)?.into()),
-        (None, None) => None,
-    };
-    let chart = SpatialChart::new(&sys, &xs, &spec.translation, symmetry);
+    let chart = SpatialChart::new(&sys, &xs, &spec.translation, symmetry_of(spec, &sys)?);
     let coordinates = chart.names(&m.velocities);
     let y0 = chart.chart(&xs);
     let map = ReturnMap {
@@ -250,5 +280,6 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
         derivatives: fp.derivatives,
         q: Some(x.as_slice()[..nq].to_vec()),
         v: Some(x.as_slice()[nq..n].to_vec()),
+        proof: crate::verified::Proof::none(GAIT_NOT_PROVED),
     })
 }

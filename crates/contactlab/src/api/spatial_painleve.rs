@@ -161,6 +161,9 @@ pub struct Painleve3 {
     pub b_negative_grid_any_direction: Option<BNegativeGrid>,
     /// The LCP of the slipping contacts, when there are two or more.
     pub several: Option<SeveralContacts3>,
+    /// No proof (`"proof": "none"` with `"proof_reason"`): the numbers are floating point.
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
     /// `(x, B along the direction, least B)` along a one-coordinate slice, or `(ψ, B(ψ), 0)`
     /// over the directions without a slice (for the files).
     #[serde(skip)]
@@ -461,6 +464,10 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
         b_negative_grid,
         b_negative_grid_any_direction,
         several,
+        proof: crate::verified::Proof::none(
+            "A, B and μ_min are computed in floating point (the held contacts' constrained inverse, a \
+             golden-section search over the slice); no interval enclosure is made for them yet",
+        ),
         curve,
     })
 }
@@ -571,6 +578,9 @@ pub struct Slip3Report {
     pub restart_direction: Option<[f64; 3]>,
     /// The desingularised run's evidence where the slip approached `B = 0`.
     pub approach: Option<crate::painleve::desingular::Approach>,
+    /// No proof (`"proof": "none"` with `"proof_reason"`): a simulated run.
+    #[serde(flatten)]
+    pub proof: crate::verified::Proof,
 }
 
 /// How a slip of `contact` of the robot `m` from `state` (q then v; default its `[initial]`)
@@ -599,5 +609,8 @@ pub fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> R
         turned: e.turned,
         restart_direction: e.restart_direction.map(w),
         approach: e.approach,
+        proof: crate::verified::Proof::none(
+            "a simulated run (the event driver's error-controlled integration), not an enclosure of the motion",
+        ),
     })
 }

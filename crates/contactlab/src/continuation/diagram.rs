@@ -57,9 +57,58 @@ impl Continuation {
         plot
     }
 
+    /// The multipliers' moduli against the parameter: the `k`-th largest modulus of each branch
+    /// as one curve, the unit circle's `|λ| = 1` dashed, special points marked. Stability is
+    /// lost where a curve crosses 1.
+    pub fn multiplier_plot(&self, title: &str) -> crate::plot::XyPlot {
+        use crate::plot::{Mark, XyPlot};
+        let mut plot = XyPlot::new(title, self.param.clone(), "|multiplier|");
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (bi, b) in self.branches.iter().enumerate() {
+            let m = b.points.iter().map(|p| p.multipliers.len()).max().unwrap_or(0);
+            for k in 0..m {
+                let pts: Vec<(f64, f64)> = b
+                    .points
+                    .iter()
+                    .map(|p| (p.p, p.multipliers.get(k).map_or(f64::NAN, |z| z[0].hypot(z[1]))))
+                    .collect();
+                for &(p, _) in &pts {
+                    lo = lo.min(p);
+                    hi = hi.max(p);
+                }
+                let label =
+                    if k == 0 { format!("period {} (largest first)", b.period_multiple) } else { String::new() };
+                plot = plot.add_colored(label, pts, Mark::Line, bi);
+            }
+        }
+        if lo < hi {
+            plot = plot.add_colored("|λ| = 1", vec![(lo, 1.0), (hi, 1.0)], Mark::Dashed, 7);
+        }
+        let pts: Vec<(f64, f64)> = self
+            .branches
+            .iter()
+            .flat_map(|b| b.special.iter())
+            .filter(|sp| {
+                matches!(
+                    sp.kind,
+                    SpecialKind::Fold
+                        | SpecialKind::PeriodDoubling
+                        | SpecialKind::NeimarkSacker
+                        | SpecialKind::BranchPoint
+                )
+            })
+            .map(|sp| (sp.p, 1.0))
+            .collect();
+        if !pts.is_empty() {
+            plot = plot.add_colored("stability changes", pts, Mark::Squares, 4);
+        }
+        plot
+    }
+
     /// Writes `branch.csv` (every point of every branch: parameter, period, each return's time,
     /// spectral radius, stability, multipliers, the family's quantities, the section state),
-    /// `special.csv` (the special points) and `branch.png` ([`Continuation::plot`]).
+    /// `special.csv` (the special points), `branch.png` ([`Continuation::plot`]) and
+    /// `multipliers.png` ([`Continuation::multiplier_plot`]).
     pub fn write_files(&self, dir: &std::path::Path, title: &str) -> Result<(), crate::Error> {
         std::fs::create_dir_all(dir).map_err(|e| crate::Error::write(dir, e))?;
         let m = self.branches.iter().flat_map(|b| b.points.first()).map(|p| p.multipliers.len()).max().unwrap_or(0);
@@ -129,6 +178,7 @@ impl Continuation {
             }
         }
         crate::output::write_file(dir, "special.csv", &sp)?;
-        self.plot(title).save(&dir.join("branch.png"))
+        self.plot(title).save(&dir.join("branch.png"))?;
+        self.multiplier_plot(title).save(&dir.join("multipliers.png"))
     }
 }

@@ -174,17 +174,15 @@ impl<F: MapFamily + ?Sized> Engine<'_, F> {
     }
 }
 
-/// The smooth test functions at a point: `t_p`, `det(DP + I)` (scaled), and for
-/// Neimark–Sacker the count of complex pairs outside the unit circle with the modulus − 1 of
-/// the pair nearest to it.
+/// The smooth test functions at a point: `t_p`, `det(DP + I)` (scaled), the number of
+/// multipliers outside the unit circle and the least distance `||λ| − 1|` of a multiplier to it.
 pub(super) fn smooth_tests(pt: &BranchPoint, c: &Corrected, sc: &DVector<f64>) -> (f64, f64, usize, f64) {
     let m = sc.len();
     let tp = c.tangent[m];
     let scaled = DMatrix::from_fn(m, m, |r, k| c.eval.jacobian[(r, k)] * sc[k] / sc[r]);
     let pd = (scaled + DMatrix::identity(m, m)).determinant();
-    let pairs: Vec<f64> = pt.multipliers.iter().filter(|z| z[1] > 0.0).map(|z| z[0].hypot(z[1]) - 1.0).collect();
-    let outside = pairs.iter().filter(|&&d| d > 0.0).count();
-    let nearest = pairs.iter().copied().min_by(|a, b| a.abs().total_cmp(&b.abs())).unwrap_or(f64::NAN);
+    let outside = pt.multipliers.iter().filter(|z| z[0].hypot(z[1]) > 1.0).count();
+    let nearest = pt.multipliers.iter().map(|z| (z[0].hypot(z[1]) - 1.0).abs()).fold(f64::INFINITY, f64::min);
     (tp, pd, outside, nearest)
 }
 
@@ -292,8 +290,8 @@ pub(super) fn run<F: MapFamily + ?Sized>(
         let obs = e.observe(&next);
         let pt = e.point(&next, &obs);
         // Special points between `cur` and `next` (found in order along the step).
-        let (tp0, pd0, ns0, near0) = smooth_tests(&last, &cur, &e.sc);
-        let (tp1, pd1, ns1, near1) = smooth_tests(&pt, &next, &e.sc);
+        let (tp0, pd0, out0, near0) = smooth_tests(&last, &cur, &e.sc);
+        let (tp1, pd1, out1, near1) = smooth_tests(&pt, &next, &e.sc);
         let mut found: Vec<(SpecialKind, TestFn)> = vec![];
         if tp0 * tp1 < 0.0 {
             found.push((SpecialKind::Fold, Box::new(move |_, c: &Corrected| c.tangent[m])));
@@ -302,10 +300,25 @@ pub(super) fn run<F: MapFamily + ?Sized>(
             let sc = e.sc.clone();
             found.push((SpecialKind::PeriodDoubling, Box::new(move |p, c: &Corrected| smooth_tests(p, c, &sc).1)));
         }
-        // A pair crossing the circle (not two real multipliers meeting outside it).
-        if ns0 != ns1 && near0 * near1 < 0.0 {
+        // Stability changes otherwise (the number of multipliers outside the unit circle changes
+        // where the branch neither turns nor doubles): a complex pair through the circle, or a
+        // real multiplier through +1 (a branch point, told apart once located). Two real
+        // multipliers meeting outside the circle change nothing. The test is the least distance
+        // of a multiplier to the circle, signed by whether the count is still the step's first.
+        if out0 != out1 && tp0 * tp1 >= 0.0 && pd0 * pd1 >= 0.0 {
+            let _ = (near0, near1);
             let sc = e.sc.clone();
-            found.push((SpecialKind::NeimarkSacker, Box::new(move |p, c: &Corrected| smooth_tests(p, c, &sc).3)));
+            found.push((
+                SpecialKind::NeimarkSacker,
+                Box::new(move |p, c: &Corrected| {
+                    let (_, _, n, d) = smooth_tests(p, c, &sc);
+                    if n == out0 {
+                        d
+                    } else {
+                        -d
+                    }
+                }),
+            ));
         }
         // (A failed observation, empty state, compares with nothing.)
         let observed = !obs.state.is_empty() && !last.observation.state.is_empty();
@@ -396,8 +409,17 @@ pub(super) fn locate<F: MapFamily + ?Sized>(
         if !x.is_finite() || x <= a || x >= b {
             x = 0.5 * (a + b);
         }
-        let pred = &cur.z + &cur.tangent * x;
-        let Ok(c) = e.correct(&pred, &cur.tangent) else { break };
+        // (A trial exactly at a branch point, where the corrector is singular, is moved a
+        // little toward the bracket's middle.)
+        let trial_at = |x: f64| e.correct(&(&cur.z + &cur.tangent * x), &cur.tangent);
+        let c = match trial_at(x) {
+            Ok(c) => c,
+            Err(_) => {
+                x += 0.01 * (0.5 * (a + b) - x) + 1e-3 * (b - a) * (0.5 * (a + b) - x).signum();
+                let Ok(c) = trial_at(x) else { break };
+                c
+            }
+        };
         let pt = e.point(&c, &e.observe(&c));
         let fx = f(&pt, &c);
         if !fx.is_finite() {
@@ -423,8 +445,19 @@ pub(super) fn locate<F: MapFamily + ?Sized>(
     }
     let bracket = (pb - pa).abs();
     let _ = (a, b);
+    // A change of stability located as a pair's crossing is a branch point when the multiplier
+    // on the circle there is real.
+    let on_circle = best
+        .0
+        .multipliers
+        .iter()
+        .min_by(|x, y| (x[0].hypot(x[1]) - 1.0).abs().total_cmp(&(y[0].hypot(y[1]) - 1.0).abs()));
+    let kind = match (kind, on_circle) {
+        (SpecialKind::NeimarkSacker, Some(z)) if z[1] == 0.0 && z[0] > 0.0 => SpecialKind::BranchPoint,
+        (k, _) => k,
+    };
     let detail = match kind {
-        SpecialKind::PeriodDoubling | SpecialKind::NeimarkSacker | SpecialKind::Fold => {
+        SpecialKind::PeriodDoubling | SpecialKind::NeimarkSacker | SpecialKind::Fold | SpecialKind::BranchPoint => {
             let z = best.0.multipliers.iter().min_by(|x, y| {
                 let target = if kind == SpecialKind::PeriodDoubling { -1.0 } else { 1.0 };
                 let d = |z: &[f64; 2]| {

@@ -28,8 +28,11 @@
 //! - **period doubling**: `det(DP + I)` (only a real multiplier through −1 changes its sign);
 //!   the doubled branch is then followed on `P∘P` from the fixed point displaced along the
 //!   multiplier's eigenvector ([`continue_branches`]);
-//! - **Neimark–Sacker**: the number of complex multiplier pairs outside the unit circle changes
-//!   (located on `|λ| − 1` of the pair nearest the circle);
+//! - **Neimark–Sacker** or **branch point**: the number of multipliers outside the unit circle
+//!   changes where the branch neither turns nor doubles (two real multipliers meeting outside
+//!   the circle change nothing); located on the least `||λ| − 1|`, signed by the count, and
+//!   named by the multiplier on the circle there: a complex pair (Neimark–Sacker) or a real one
+//!   through +1 (a branch point, where another branch crosses);
 //! - **nonsmooth points**, from the family's observations ([`Observation`]): its test functions
 //!   (e.g. the least Painlevé `B` along the orbit), and its sequence of events along a period;
 //!   when the sequence changes the point is located by bisection and classified by what
@@ -271,6 +274,9 @@ pub enum SpecialKind {
     PeriodDoubling,
     /// A complex pair of multipliers through the unit circle.
     NeimarkSacker,
+    /// A real multiplier through +1 where the branch goes on (neither turns nor doubles): a
+    /// pitchfork or transcritical branch point, where another branch of orbits crosses this one.
+    BranchPoint,
     /// A sticking contact starts to slip somewhere along the orbit (`μ_stick` reached `μ`).
     StickingLost,
     /// Slip vanishes from the orbit (or a slip phase ends): the reverse of
@@ -572,6 +578,64 @@ mod tests {
         assert!((pd2.p - 1.25).abs() < 1e-7, "{}", pd2.p);
         assert!(b1.points.iter().all(|p| p.p >= 0.75 - 1e-9));
         assert!(c.branches.iter().any(|b| b.period_multiple == 4));
+    }
+
+    /// A linear family in the plane: `y ↦ A(p) y` with the fixed point 0 for every `p`. Case 0:
+    /// `A = (1 + p) R(0.3)`, a complex pair through the circle at `p = 0`. Case 1: multipliers
+    /// `1.3 − 2p ± √(0.05 − p)`, two reals outside the circle that meet at `p = 0.05`, the pair
+    /// they become crossing the circle further on. Case 2: `A = diag(1 + p, 0.5)`, a real
+    /// multiplier through +1 with the branch going on.
+    struct Linear {
+        case: u8,
+    }
+    impl MapFamily for Linear {
+        fn dim(&self) -> usize {
+            2
+        }
+        fn scale(&self) -> DVector<f64> {
+            DVector::from_element(2, 1.0)
+        }
+        fn evaluate(&self, p: f64, y: &DVector<f64>) -> Result<Evaluation, String> {
+            let a = match self.case {
+                0 => {
+                    let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+                    DMatrix::from_row_slice(2, 2, &[c, -s, s, c]) * (1.0 + p)
+                }
+                1 => {
+                    let t = 1.3 - 2.0 * p;
+                    let d = 0.05 - p;
+                    DMatrix::from_row_slice(2, 2, &[t, 1.0, d, t])
+                }
+                _ => DMatrix::from_row_slice(2, 2, &[1.0 + p, 0.0, 0.0, 0.5]),
+            };
+            Ok(Evaluation { image: &a * y, jacobian: a, period: 1.0, returns: vec![1.0], differenced: None })
+        }
+        fn observe(&self, _p: f64, _y: &DVector<f64>) -> Observation {
+            Observation::default()
+        }
+    }
+
+    #[test]
+    fn a_pair_through_the_circle_is_neimark_sacker_and_a_real_one_through_plus_one_a_branch_point() {
+        let s = Settings { from: -0.2, to: 0.2, locate_tol: 1e-10, ..Default::default() };
+        let y0 = DVector::zeros(2);
+        let kinds = |b: &Branch| b.special.iter().map(|s| (s.kind, s.p)).collect::<Vec<_>>();
+        let (b, _) = continue_branch(&Linear { case: 0 }, &y0, &s, &|_| {});
+        assert_eq!(b.special.len(), 1, "{:?}", kinds(&b));
+        assert_eq!(b.special[0].kind, SpecialKind::NeimarkSacker);
+        assert!(b.special[0].p.abs() < 1e-8, "{}", b.special[0].p);
+        let (b, _) = continue_branch(&Linear { case: 2 }, &y0, &s, &|_| {});
+        assert_eq!(b.special.len(), 1, "{:?}", kinds(&b));
+        assert_eq!(b.special[0].kind, SpecialKind::BranchPoint);
+        assert!(b.special[0].p.abs() < 1e-8, "{}", b.special[0].p);
+        // Two reals meeting outside the circle (at p = 0.05) are no special point; the pair
+        // they become crosses the circle where (1.3 − 2p)² + (p − 0.05) = 1.
+        let s = Settings { from: -0.1, to: 0.3, locate_tol: 1e-10, ..Default::default() };
+        let (b, _) = continue_branch(&Linear { case: 1 }, &y0, &s, &|_| {});
+        let p_ns = (4.2 - (4.2f64 * 4.2 - 16.0 * 0.64).sqrt()) / 8.0;
+        assert_eq!(b.special.len(), 1, "{:?}", kinds(&b));
+        assert_eq!(b.special[0].kind, SpecialKind::NeimarkSacker);
+        assert!((b.special[0].p - p_ns).abs() < 1e-8, "{} {p_ns}", b.special[0].p);
     }
 
     #[test]

@@ -598,7 +598,7 @@ impl Observer<State, Modes> for Watch<'_> {
 }
 
 /// The smallest period `p ≤ MAX_PERIOD` with which the last `2p` points repeat to `tol`.
-fn period(points: &[DVector<f64>], scale: &DVector<f64>, tol: f64) -> Option<usize> {
+pub(crate) fn period(points: &[DVector<f64>], scale: &DVector<f64>, tol: f64) -> Option<usize> {
     let n = points.len();
     (1..=MAX_PERIOD).find(|&p| {
         n >= 2 * p && (0..p).all(|j| (&points[n - 1 - j] - &points[n - 1 - j - p]).component_div(scale).amax() <= tol)

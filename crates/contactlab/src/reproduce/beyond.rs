@@ -726,6 +726,51 @@ fn rimless_wheel_3d_lateral(
             hi - lo
         )),
     );
+    // The same point by pseudo-arclength continuation in the slope (`continue` on a scene),
+    // from the gait at 0.18: a Neimark–Sacker point, where the pair the lateral and heading
+    // multipliers became enters the unit circle.
+    let x18 = {
+        m.tree.gravity = Vec3::new(0.18f64.sin(), 0.0, -0.18f64.cos()) * 9.81;
+        let g = spatial_gait(&m, Some(&warm), &SpatialGaitSettings::default())?;
+        in_plane(g.state().unwrap_or_else(|| vec![f64::NAN; nx]))
+    };
+    let build = |alpha: f64| -> Result<crate::api::SpatialModel, String> {
+        let mut ma = m.clone();
+        ma.tree.gravity = Vec3::new(alpha.sin(), 0.0, -alpha.cos()) * 9.81;
+        if let Some(g) = ma.gait.as_mut() {
+            g.settle = 0;
+        }
+        Ok(ma)
+    };
+    let settings = crate::continuation::Settings { from: 0.18, to: 0.19, ..Default::default() };
+    let c = crate::api::continue_spatial_gait_with(
+        &build,
+        "slope",
+        Some(&x18),
+        &settings,
+        &SpatialGaitSettings::default(),
+        &|_| {},
+    )?;
+    let ns = c
+        .branches
+        .first()
+        .and_then(|b| b.special.iter().find(|s| s.kind == crate::continuation::SpecialKind::NeimarkSacker));
+    let tol = (hi - lo) + ns.map_or(0.0, |s| s.bracket);
+    sec.rows.push(
+        Row::number(
+            "3-D rimless wheel: the slope where straight rolling becomes laterally stable, located by \
+             pseudo-arclength continuation in the slope (`continue` on a 3-D scene: a Neimark–Sacker point)",
+            if bracketed { 0.5 * (lo + hi) } else { f64::NAN },
+            ns.map_or(f64::NAN, |s| s.p),
+            tol,
+            "the bisection of the row above (each gait by Newton), to the two brackets' widths",
+        )
+        .with_note(format!(
+            "{}; {} special point(s) on the branch 0.18 … 0.19",
+            located_on(ns, "the least distance of a multiplier to the unit circle"),
+            c.branches.first().map_or(0, |b| b.special.len())
+        )),
+    );
     Ok(())
 }
 

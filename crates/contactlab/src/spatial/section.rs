@@ -534,6 +534,24 @@ impl<'a> SpatialChart<'a> {
         SpatialChart { sys, reference: xn, gaps, rests, d_free, d_dep, v_free, v_dep, labelled: cand, symmetry }
     }
 
+    /// The same chart (reference state, section constraints, coordinates) on another system
+    /// of the same tree shape (a continuation's model at another parameter value), with its
+    /// symmetry built there: the branch stays one curve in one chart.
+    pub fn rebind<'b>(&self, sys: &'b EventScene<'b>, symmetry: Option<Symmetry>) -> SpatialChart<'b> {
+        SpatialChart {
+            sys,
+            reference: self.reference.clone(),
+            gaps: self.gaps.clone(),
+            rests: self.rests.clone(),
+            d_free: self.d_free.clone(),
+            d_dep: self.d_dep.clone(),
+            v_free: self.v_free.clone(),
+            v_dep: self.v_dep.clone(),
+            labelled: self.labelled.clone(),
+            symmetry,
+        }
+    }
+
     /// Names of the coordinates, from the velocity names (`δ` components are named after the
     /// velocity they move along, with a `d.` prefix).
     pub fn names(&self, velocities: &[String]) -> Vec<String> {
@@ -542,6 +560,11 @@ impl<'a> SpatialChart<'a> {
             .map(|&k| format!("d.{}", velocities[k]))
             .chain(self.v_free.iter().map(|&k| velocities[k].clone()))
             .collect()
+    }
+
+    /// The system the chart is on.
+    pub fn system(&self) -> &EventScene<'a> {
+        self.sys
     }
 
     /// The reference state.

@@ -25,6 +25,7 @@ mod p5_eqset;
 mod painleve_mechanism;
 mod scale_invariance;
 mod spatial;
+mod spatial_continuation;
 mod spatial_events;
 mod spatial_painleve;
 mod spatial_scene;

@@ -97,6 +97,8 @@ fn painleve_s_rod_in_space_has_the_planar_closed_form_in_its_plane_and_1_over_co
             ..Default::default()
         };
         let r = spatial_painleve(&m, Some(&rod_state(1.0, 1.0, 0.0)), &s).unwrap();
+        let j = serde_json::to_value(&r).unwrap();
+        assert!(j["proof"] == "none" && j["proof_reason"].as_str().is_some_and(|w| w.contains("floating point")));
         let mm = r.mu_min.unwrap();
         assert!((mm.mu_min - closed / cos).abs() <= 1e-9 * closed, "{} vs {}", mm.mu_min, closed / cos);
         assert!((mm.at[0] - 0.5 * (a + b)).abs() < 1e-4);

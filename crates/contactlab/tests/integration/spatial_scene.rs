@@ -126,7 +126,8 @@ fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
         (&format!("{head}[initial]\nq = [1, 2]\n"), &["initial.q", "7 entries"]),
         (&format!("{head}[initial.q]\nheight = 1\n"), &["initial.q.height", "root_joint.z"]),
         (&format!("{head}[initial]\nw = [1]\n"), &["initial.w", "unknown key"]),
-        (&format!("{head}slope_deg = 5\n"), &["slope_deg", "planar"]),
+        (&format!("{head}limit = 1\n"), &["limit", "planar"]),
+        (&format!("{head}slope_deg = 100\n"), &["slope_deg"]),
         ("kind = \"multibody\"\nurdf = \"missing.urdf\"\nbase = \"fixed\"\n", &["missing.urdf"]),
         (&format!("{head}[gait]\ntranslation = [\"root_joint.qx\"]\n"), &["gait.translation[0]", "translational"]),
         (

@@ -1,0 +1,326 @@
+//! Basins of attraction of 3-D gaits: a grid over one or two coordinates of the gait's section
+//! chart ([`crate::spatial::section`]: tangent displacements `d.NAME` and velocities `NAME`,
+//! as `gait` reports them), each cell lifted onto the section (the struck contacts closed, the
+//! stance contacts at rest), run for up to `steps` strikes by the event driver and classified
+//! as the planar basin's cells are ([`crate::multibody::basin`], whose plan, cells, figure and
+//! files it shares):
+//!
+//! - `gait 0`: a strike lands within `capture_tol` (in the chart's scales) of the gait, which
+//!   counts only when it is stable (or stable but for a neutral multiplier, a wheel's heading);
+//! - `period-p`: the strikes settle onto another orbit of period `p ≤ 8`;
+//! - `walking`: still striking after `steps` strikes, not settled;
+//! - `fell`: the centre of mass below `fall_height` of its base height over the first ground
+//!   plane, or no strike for `max_step_time` time scales while moving;
+//! - `stopped`, `slipped`, `painleve`, `zeno`, `failed`, `no-state` as in the plane.
+//!
+//! The base state is the gait's (found from the scene's `[initial]`, or from `state`): the
+//! unvaried coordinates keep its values. A grid on the states just before a strike is planar
+//! only (`before_strike`).
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use nalgebra::{DMatrix, DVector};
+
+use super::spatial::SpatialModel;
+use super::spatial_gait::{spatial_gait, symmetry_of, SpatialGaitSettings};
+use crate::hybrid::driver::EventRecord;
+use crate::hybrid::ode::Step;
+use crate::hybrid::section::SectionChart;
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, FailureKind, Observer, Termination, Tolerances, ZenoRule};
+use crate::multibody::basin::{
+    fractions, grid, period, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, Outcome, EVENTS_PER_STRIKE,
+    MAX_CELLS,
+};
+use crate::spatial::events::{Contact3Mode, EventScene, Modes3};
+use crate::spatial::section::SpatialChart;
+use crate::Error;
+
+type State = DMatrix<f64>;
+
+/// The plan of a 3-D basin over the chart coordinates `vary`: the gait (from `state`, a state
+/// `q` then `v` run through the `[gait]` table's settling, or the scene's `[initial]`) is the
+/// base state, and the stable gait names outcome `gait 0`.
+pub fn spatial_basin_plan(
+    m: &SpatialModel,
+    vary: &[String],
+    state: Option<&[f64]>,
+    settings: &BasinSettings,
+) -> Result<BasinPlan, Error> {
+    settings.validate()?;
+    if settings.before_strike {
+        return Err(Error::argument(
+            "before_strike",
+            "a grid before the strike is laid on planar mechanisms; a 3-D basin lies just after the strike",
+        ));
+    }
+    if vary.is_empty() || vary.len() > 2 {
+        return Err(Error::argument("vary", format!("give one or two section coordinates, got {}", vary.len())));
+    }
+    let g = spatial_gait(m, state, &SpatialGaitSettings::default())?;
+    let Some(x) = g.state() else {
+        return Err(Error::model(
+            "gait",
+            format!(
+                "{}: no gait to lay a basin around: {}",
+                m.path,
+                g.reason.as_deref().unwrap_or("Newton's method did not converge")
+            ),
+        ));
+    };
+    let nq = m.tree.nq();
+    let stable = g.stable || g.stable_but_neutral;
+    let plan = BasinPlan {
+        vary: vary.to_vec(),
+        q: x[..nq].to_vec(),
+        v: x[nq..].to_vec(),
+        post: x.clone(),
+        gaits: if stable { vec![x.clone()] } else { vec![] },
+        periods: if stable { vec![g.period.unwrap_or(f64::NAN)] } else { vec![] },
+        settings: *settings,
+    };
+    // The names must be the chart's.
+    spatial_basin_cells(m, &plan, &[], &|_, _| {})?;
+    Ok(plan)
+}
+
+/// The cells at `points` of a 3-D basin planned by [`spatial_basin_plan`], in parallel;
+/// `progress(done, total)` from worker threads.
+pub fn spatial_basin_cells(
+    m: &SpatialModel,
+    plan: &BasinPlan,
+    points: &[Vec<f64>],
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<BasinCell>, Error> {
+    plan.settings.validate()?;
+    let (nq, nv) = (m.tree.nq(), m.tree.nv());
+    let finite = |x: &[f64], n: usize| x.len() == n && x.iter().all(|v| v.is_finite());
+    if !finite(&plan.post, nq + nv) || !plan.gaits.iter().all(|g| finite(g, nq + nv)) {
+        return Err(Error::argument("plan", format!("its states need {} finite numbers (q then v)", nq + nv)));
+    }
+    if points.len() > MAX_CELLS {
+        return Err(Error::argument("cells", format!("at most {MAX_CELLS} (got {})", points.len())));
+    }
+    if let Some((i, p)) =
+        points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite()))
+    {
+        return Err(Error::argument(
+            "cells",
+            format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
+        ));
+    }
+    let spec = m.gait.as_ref().ok_or_else(|| {
+        Error::argument("gait", format!("{} has no [gait] table: a basin is laid on a gait's section", m.path))
+    })?;
+    let scene = m.scene(None, 0.0);
+    let post = State::from_column_slice(nq + nv, 1, &plan.post);
+    let sys = EventScene::new(&scene, &plan.post[..nq])?;
+    let chart = SpatialChart::new(&sys, &post, &spec.translation, symmetry_of(spec, &sys)?);
+    let names = chart.names(&m.velocities);
+    let slots = plan
+        .vary
+        .iter()
+        .map(|n| {
+            names.iter().position(|c| c == n).ok_or_else(|| {
+                Error::argument("vary", format!("'{n}' is not a coordinate of the section ({})", names.join(", ")))
+            })
+        })
+        .collect::<Result<Vec<usize>, Error>>()?;
+    let y0 = chart.chart(&post);
+    let scale = chart.scale();
+    let gaits: Vec<DVector<f64>> =
+        plan.gaits.iter().map(|g| chart.chart(&State::from_column_slice(nq + nv, 1, g))).collect();
+    let s = &plan.settings;
+    let ts = sys.time();
+    // The fall: the centre of mass's height over the first ground plane.
+    let floor = m.planes.first().map(|p| p.plane.clone());
+    let height = |q: &[f64]| floor.as_ref().map(|p| (centre_of_mass(m, q) - p.point).dot(&p.normal));
+    let h0 = height(&plan.post[..nq]).filter(|h| *h > 0.0);
+    let ke0 = m.tree.kinetic_energy(&plan.post[..nq], &plan.post[nq..]);
+    let driver = EventDriver {
+        settings: DriverSettings {
+            tol: Tolerances { rtol: s.rtol, atol: s.rtol },
+            t_max: s.max_step_time * ts * (s.steps + 1) as f64,
+            max_events: EVENTS_PER_STRIKE * s.steps,
+            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            ..DriverSettings::default()
+        },
+    };
+    let total = points.len() as u64;
+    let done = AtomicU64::new(0);
+    use rayon::prelude::*;
+    let cells = points
+        .par_iter()
+        .map(|values| {
+            let mut cell = BasinCell { values: values.clone(), outcome: Outcome::NoState, strikes: 0, t: 0.0 };
+            let mut y = y0.clone();
+            for (j, &slot) in slots.iter().enumerate() {
+                y[slot] = values[j];
+            }
+            let x = chart.lift(&y);
+            if x.iter().all(|v| v.is_finite()) {
+                let mut w = Watch {
+                    chart: &chart,
+                    scale: &scale,
+                    gaits: &gaits,
+                    capture_tol: s.capture_tol,
+                    steps: s.steps,
+                    patience: s.max_step_time * ts,
+                    fall: h0.map(|h| s.fall_height * h),
+                    height: &height,
+                    nq,
+                    last_strike: 0.0,
+                    points: vec![],
+                    stop: None,
+                    slipping: false,
+                };
+                let run = driver.run(&sys, 0.0, x, &[], &mut w);
+                cell.strikes = w.points.len();
+                cell.t = run.t;
+                cell.outcome = match (w.stop, &run.termination) {
+                    (Some(Stop::Captured(k)), _) => Outcome::Gait(k),
+                    (Some(Stop::Fell), _) => Outcome::Fell,
+                    (Some(Stop::NoStrike), _) => {
+                        let (q, v) = run.state.as_slice().split_at(nq);
+                        if w.slipping {
+                            Outcome::Slipped
+                        } else if m.tree.kinetic_energy(q, v) <= 1e-6 * ke0 {
+                            Outcome::Stopped
+                        } else {
+                            Outcome::Fell
+                        }
+                    }
+                    (Some(Stop::Done), _) => match period(&w.points, &scale, s.settle_tol) {
+                        Some(1) => {
+                            let last = &w.points[w.points.len() - 1];
+                            match gaits
+                                .iter()
+                                .position(|g| distance(last, g, &scale) <= s.settle_tol.max(s.capture_tol))
+                            {
+                                Some(k) => Outcome::Gait(k),
+                                None => Outcome::Period(1),
+                            }
+                        }
+                        Some(p) => Outcome::Period(p),
+                        None => Outcome::Walking,
+                    },
+                    (None, Termination::Rest) => Outcome::Stopped,
+                    (None, Termination::Failed(f)) => match f.kind {
+                        FailureKind::Painleve | FailureKind::Indeterminate => Outcome::Painleve,
+                        FailureKind::Jam => Outcome::Jammed,
+                        FailureKind::Impact | FailureKind::Singular => Outcome::Failed,
+                    },
+                    (None, Termination::EventLimit) => Outcome::Zeno,
+                    (None, Termination::TimeLimit) => Outcome::Walking,
+                    (None, _) => Outcome::Failed,
+                };
+            }
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(d, total);
+            cell
+        })
+        .collect();
+    Ok(cells)
+}
+
+/// The basin of the 3-D scene `m`'s gait over the grid `axes` (module docs).
+pub fn spatial_basin(
+    m: &SpatialModel,
+    axes: &[BasinAxis],
+    state: Option<&[f64]>,
+    settings: &BasinSettings,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Basin, Error> {
+    for a in axes {
+        a.validate()?;
+    }
+    let cells_n: usize = axes.iter().map(|a| a.n).product();
+    if cells_n > MAX_CELLS {
+        return Err(Error::argument("vary", format!("{cells_n} cells; at most {MAX_CELLS}")));
+    }
+    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    let plan = spatial_basin_plan(m, &names, state, settings)?;
+    let cells = spatial_basin_cells(m, &plan, &grid(axes), progress)?;
+    Ok(Basin { axes: axes.to_vec(), fractions: fractions(&cells), plan, gaits: vec![], cells })
+}
+
+/// The centre of mass of the tree at `q` (world).
+fn centre_of_mass(m: &SpatialModel, q: &[f64]) -> nalgebra::Vector3<f64> {
+    let (mut c, mut mass) = (nalgebra::Vector3::zeros(), 0.0);
+    for (b, body) in m.tree.bodies().iter().enumerate() {
+        c += body.inertia.mass * m.tree.point_position(q, b, &body.inertia.com);
+        mass += body.inertia.mass;
+    }
+    if mass > 0.0 {
+        c / mass
+    } else {
+        c
+    }
+}
+
+fn distance(a: &DVector<f64>, b: &DVector<f64>, scale: &DVector<f64>) -> f64 {
+    (a - b).component_div(scale).amax()
+}
+
+/// Why a cell's run was stopped by its observer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stop {
+    Captured(usize),
+    Fell,
+    NoStrike,
+    Done,
+}
+
+struct Watch<'a> {
+    chart: &'a SpatialChart<'a>,
+    scale: &'a DVector<f64>,
+    gaits: &'a [DVector<f64>],
+    capture_tol: f64,
+    steps: usize,
+    patience: f64,
+    /// The height below which the centre of mass has fallen.
+    fall: Option<f64>,
+    height: &'a (dyn Fn(&[f64]) -> Option<f64> + Sync),
+    nq: usize,
+    last_strike: f64,
+    points: Vec<DVector<f64>>,
+    stop: Option<Stop>,
+    slipping: bool,
+}
+
+impl Observer<State, Modes3> for Watch<'_> {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes3) -> ControlFlow<()> {
+        self.slipping = (0..mode.len()).any(|i| matches!(mode.get(i), Contact3Mode::Slip(_)));
+        if let Some(fall) = self.fall {
+            let x = step.eval(t_end);
+            if (self.height)(&x.as_slice()[..self.nq]).is_some_and(|h| h < fall) {
+                self.stop = Some(Stop::Fell);
+                return ControlFlow::Break(());
+            }
+        }
+        if t_end - self.last_strike > self.patience {
+            self.stop = Some(Stop::NoStrike);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn on_event(&mut self, ev: &EventRecord<State, Modes3>) -> ControlFlow<()> {
+        if ev.info.kind != EventKind::Impact {
+            return ControlFlow::Continue(());
+        }
+        self.last_strike = ev.t;
+        let y = self.chart.chart(&ev.after);
+        let captured = self.gaits.iter().position(|g| distance(&y, g, self.scale) <= self.capture_tol);
+        self.points.push(y);
+        if let Some(k) = captured {
+            self.stop = Some(Stop::Captured(k));
+            return ControlFlow::Break(());
+        }
+        if self.points.len() >= self.steps {
+            self.stop = Some(Stop::Done);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
