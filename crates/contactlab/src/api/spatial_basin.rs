@@ -133,7 +133,7 @@ pub fn spatial_basin_cells(
     let s = &plan.settings;
     let ts = sys.time();
     // The fall: the centre of mass's height over the first ground plane.
-    let floor = m.planes.first().map(|p| p.plane.clone());
+    let floor = m.planes.first().map(|p| p.plane);
     let height = |q: &[f64]| floor.as_ref().map(|p| (centre_of_mass(m, q) - p.point).dot(&p.normal));
     let h0 = height(&plan.post[..nq]).filter(|h| *h > 0.0);
     let ke0 = m.tree.kinetic_energy(&plan.post[..nq], &plan.post[nq..]);

@@ -131,8 +131,8 @@ fn scene_keys_a_continuation_varies_mean_what_they_say_and_bad_ones_get_one_line
     // A link's mass scales its rotational inertia with it.
     let heavy = with("[[link]]\nname = \"wheel\"\nmass = 20.0").unwrap();
     let wheel = plain.tree.body_index("wheel").unwrap();
-    let i0 = plain.tree.bodies()[wheel].inertia.clone();
-    let i1 = heavy.tree.bodies()[wheel].inertia.clone();
+    let i0 = plain.tree.bodies()[wheel].inertia;
+    let i1 = heavy.tree.bodies()[wheel].inertia;
     assert!(i1.mass == 20.0 && (i1.inertia - i0.inertia * 2.0).norm() < 1e-12, "{i0:?} {i1:?}");
     let err = |text: &str| with(text).unwrap_err().to_string();
     let e = err("gravity = [0.0, 0.0, -9.81]\nslope = 0.1");
@@ -178,7 +178,7 @@ fn a_3d_basin_captures_the_gait_s_own_cell_and_loses_a_wheel_rolled_hard_sideway
     let axes = [BasinAxis { name: "wheel.wx".into(), lo: wx - 0.2, hi: wx + 0.2, n: 3 }];
     let b = spatial_basin(&m, &axes, None, &settings, &|_, _| {}).unwrap();
     for c in &b.cells {
-        let one = spatial_basin_cells(&m, &plan, &[c.values.clone()], &|_, _| {}).unwrap();
+        let one = spatial_basin_cells(&m, &plan, std::slice::from_ref(&c.values), &|_, _| {}).unwrap();
         assert_eq!((one[0].outcome, one[0].strikes), (c.outcome, c.strikes));
     }
     assert!((b.fractions.iter().map(|f| f.1).sum::<f64>() - 1.0).abs() < 1e-12);
