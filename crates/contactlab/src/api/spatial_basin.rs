@@ -27,9 +27,9 @@ use super::spatial_gait::{spatial_gait, symmetry_of, SpatialGaitSettings};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::ode::Step;
 use crate::hybrid::section::SectionChart;
-use crate::hybrid::{DriverSettings, EventDriver, EventKind, FailureKind, Observer, Termination, Tolerances, ZenoRule};
+use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
 use crate::multibody::basin::{
-    fractions, grid, period, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, Outcome, EVENTS_PER_STRIKE,
+    fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, Ended, Outcome, Stop, EVENTS_PER_STRIKE,
     MAX_CELLS,
 };
 use crate::spatial::events::{Contact3Mode, EventScene, Modes3};
@@ -177,43 +177,10 @@ pub fn spatial_basin_cells(
                 let run = driver.run(&sys, 0.0, x, &[], &mut w);
                 cell.strikes = w.points.len();
                 cell.t = run.t;
-                cell.outcome = match (w.stop, &run.termination) {
-                    (Some(Stop::Captured(k)), _) => Outcome::Gait(k),
-                    (Some(Stop::Fell), _) => Outcome::Fell,
-                    (Some(Stop::NoStrike), _) => {
-                        let (q, v) = run.state.as_slice().split_at(nq);
-                        if w.slipping {
-                            Outcome::Slipped
-                        } else if m.tree.kinetic_energy(q, v) <= 1e-6 * ke0 {
-                            Outcome::Stopped
-                        } else {
-                            Outcome::Fell
-                        }
-                    }
-                    (Some(Stop::Done), _) => match period(&w.points, &scale, s.settle_tol) {
-                        Some(1) => {
-                            let last = &w.points[w.points.len() - 1];
-                            match gaits
-                                .iter()
-                                .position(|g| distance(last, g, &scale) <= s.settle_tol.max(s.capture_tol))
-                            {
-                                Some(k) => Outcome::Gait(k),
-                                None => Outcome::Period(1),
-                            }
-                        }
-                        Some(p) => Outcome::Period(p),
-                        None => Outcome::Walking,
-                    },
-                    (None, Termination::Rest) => Outcome::Stopped,
-                    (None, Termination::Failed(f)) => match f.kind {
-                        FailureKind::Painleve | FailureKind::Indeterminate => Outcome::Painleve,
-                        FailureKind::Jam => Outcome::Jammed,
-                        FailureKind::Impact | FailureKind::Singular => Outcome::Failed,
-                    },
-                    (None, Termination::EventLimit) => Outcome::Zeno,
-                    (None, Termination::TimeLimit) => Outcome::Walking,
-                    (None, _) => Outcome::Failed,
-                };
+                let (q, v) = run.state.as_slice().split_at(nq);
+                let at_rest = m.tree.kinetic_energy(q, v) <= 1e-6 * ke0;
+                let ended = Ended { stop: w.stop, slipping: w.slipping, at_rest };
+                cell.outcome = ended.outcome(&run.termination, &w.points, &scale, &gaits, s);
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(d, total);
@@ -260,15 +227,6 @@ fn centre_of_mass(m: &SpatialModel, q: &[f64]) -> nalgebra::Vector3<f64> {
 
 fn distance(a: &DVector<f64>, b: &DVector<f64>, scale: &DVector<f64>) -> f64 {
     (a - b).component_div(scale).amax()
-}
-
-/// Why a cell's run was stopped by its observer.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Stop {
-    Captured(usize),
-    Fell,
-    NoStrike,
-    Done,
 }
 
 struct Watch<'a> {

@@ -512,11 +512,67 @@ type State = nalgebra::DMatrix<f64>;
 
 /// Why a cell's run was stopped by its observer.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Stop {
+pub(crate) enum Stop {
+    /// A strike landed near the stable gait `k`.
     Captured(usize),
+    /// The centre of mass fell below the fall height.
     Fell,
+    /// No strike for `max_step_time`.
     NoStrike,
+    /// `steps` strikes taken.
     Done,
+}
+
+/// How a cell's run ended, as its observer saw it.
+pub(crate) struct Ended {
+    /// Why the observer stopped it (`None`: the run ended by itself).
+    pub(crate) stop: Option<Stop>,
+    /// A contact was slipping at the last step.
+    pub(crate) slipping: bool,
+    /// The kinetic energy at the end is below 1e-6 of the base state's.
+    pub(crate) at_rest: bool,
+}
+
+impl Ended {
+    /// The cell's outcome (module docs): `points` are the post-strike chart points of the run,
+    /// `gaits` the stable gaits' in the same chart with its `scale`.
+    pub(crate) fn outcome(
+        &self,
+        termination: &Termination,
+        points: &[DVector<f64>],
+        scale: &DVector<f64>,
+        gaits: &[DVector<f64>],
+        s: &BasinSettings,
+    ) -> Outcome {
+        match (self.stop, termination) {
+            (Some(Stop::Captured(k)), _) => Outcome::Gait(k),
+            (Some(Stop::Fell), _) => Outcome::Fell,
+            (Some(Stop::NoStrike), _) if self.slipping => Outcome::Slipped,
+            (Some(Stop::NoStrike), _) if self.at_rest => Outcome::Stopped,
+            (Some(Stop::NoStrike), _) => Outcome::Fell,
+            (Some(Stop::Done), _) => match period(points, scale, s.settle_tol) {
+                Some(1) => {
+                    let last = &points[points.len() - 1];
+                    let near =
+                        |g: &DVector<f64>| (last - g).component_div(scale).amax() <= s.settle_tol.max(s.capture_tol);
+                    match gaits.iter().position(near) {
+                        Some(k) => Outcome::Gait(k),
+                        None => Outcome::Period(1),
+                    }
+                }
+                Some(p) => Outcome::Period(p),
+                None => Outcome::Walking,
+            },
+            (None, Termination::Rest) => Outcome::Stopped,
+            (None, Termination::Failed(f)) => match f.kind {
+                FailureKind::Painleve | FailureKind::Indeterminate => Outcome::Painleve,
+                FailureKind::Jam => Outcome::Jammed,
+                FailureKind::Impact | FailureKind::Singular => Outcome::Failed,
+            },
+            (None, Termination::EventLimit) => Outcome::Zeno,
+            (None, _) => Outcome::Failed,
+        }
+    }
 }
 
 struct Watch<'a> {
@@ -676,40 +732,9 @@ impl Cells<'_> {
                     let run = driver.run(&lag, 0.0, x, &[], &mut w);
                     cell.strikes = w.points.len();
                     cell.t = run.t;
-                    cell.outcome = match (w.stop, &run.termination) {
-                        (Some(Stop::Captured(k)), _) => Outcome::Gait(k),
-                        (Some(Stop::Fell), _) => Outcome::Fell,
-                        (Some(Stop::NoStrike), _) => {
-                            let ke = kinetic(&run.state);
-                            if w.slipping {
-                                Outcome::Slipped
-                            } else if ke <= 1e-6 * ke0 {
-                                Outcome::Stopped
-                            } else {
-                                Outcome::Fell
-                            }
-                        }
-                        (Some(Stop::Done), _) => match period(&w.points, &scale, s.settle_tol) {
-                            Some(1) => {
-                                let last = &w.points[w.points.len() - 1];
-                                match gaits.iter().position(|g| w.distance(last, g) <= s.settle_tol.max(s.capture_tol))
-                                {
-                                    Some(k) => Outcome::Gait(k),
-                                    None => Outcome::Period(1),
-                                }
-                            }
-                            Some(p) => Outcome::Period(p),
-                            None => Outcome::Walking,
-                        },
-                        (None, Termination::Rest) => Outcome::Stopped,
-                        (None, Termination::Failed(f)) => match f.kind {
-                            FailureKind::Painleve | FailureKind::Indeterminate => Outcome::Painleve,
-                            FailureKind::Jam => Outcome::Jammed,
-                            FailureKind::Impact | FailureKind::Singular => Outcome::Failed,
-                        },
-                        (None, Termination::EventLimit) => Outcome::Zeno,
-                        (None, _) => Outcome::Failed,
-                    };
+                    let ke = kinetic(&run.state);
+                    let ended = Ended { stop: w.stop, slipping: w.slipping, at_rest: ke <= 1e-6 * ke0 };
+                    cell.outcome = ended.outcome(&run.termination, &w.points, &scale, &gaits, s);
                 }
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 (self.progress)(d, total);
