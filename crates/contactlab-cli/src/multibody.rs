@@ -792,7 +792,8 @@ pub struct SlipArgs {
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
     /// Instead: the smallest initial slip speed of the contact (m/s) that jams from the state
-    /// (its own slip speed replaced), by bisection up to --max-speed.
+    /// (its own slip speed replaced), by bisection up to --max-speed; in 3-D along the state's
+    /// slip direction.
     #[arg(long)]
     jam_threshold: bool,
     /// With --jam-threshold: the coordinate the slip speed is set on (a translation along the
@@ -810,13 +811,35 @@ pub struct SlipArgs {
     common: Common,
 }
 
+/// Writes and prints a jam threshold (`slip --jam-threshold`).
+fn report_jam_threshold(a: &SlipArgs, r: &contactlab::api::JamThresholdReport) -> Result<(), Failure> {
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "jam_threshold.json", r)?;
+    }
+    if a.common.json {
+        return print_json(r);
+    }
+    match r.jam_threshold {
+        Some(s) => println!("{}: a slip of '{}' jams from {s:.6e} m/s", a.model.display(), a.contact),
+        None => println!("{}: no slip of '{}' up to {} m/s jams", a.model.display(), a.contact, a.max_speed),
+    }
+    Ok(())
+}
+
 pub fn slip(a: SlipArgs) -> Result<(), Failure> {
     if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        if a.jam_threshold || a.along.is_some() {
-            let flag = if a.jam_threshold { "jam_threshold" } else { "along" };
-            return Err(contactlab::Error::argument(flag, "not for a robot in 3-D yet (planar models only)").into());
+        if a.along.is_some() {
+            return Err(contactlab::Error::argument(
+                "along",
+                "planar models only: in 3-D the state's slip direction sets the starts --jam-threshold tries",
+            )
+            .into());
         }
         let m = contactlab::api::spatial_model(&a.model, source)?;
+        if a.jam_threshold {
+            let r = contactlab::api::spatial_jam_threshold(&m, a.state.as_deref(), &a.contact, a.max_speed)?;
+            return report_jam_threshold(&a, &r);
+        }
         let r = contactlab::api::spatial_slip(&m, a.state.as_deref(), &a.contact)?;
         if let Some(dir) = &a.common.out {
             write_json(dir, "slip.json", &r)?;
@@ -853,17 +876,7 @@ pub fn slip(a: SlipArgs) -> Result<(), Failure> {
             a.along.as_deref(),
             a.max_speed,
         )?;
-        if let Some(dir) = &a.common.out {
-            write_json(dir, "jam_threshold.json", &r)?;
-        }
-        if a.common.json {
-            return print_json(&r);
-        }
-        match r.jam_threshold {
-            Some(s) => println!("{}: a slip of '{}' jams from {s:.6e} m/s", a.model.display(), a.contact),
-            None => println!("{}: no slip of '{}' up to {} m/s jams", a.model.display(), a.contact, a.max_speed),
-        }
-        return Ok(());
+        return report_jam_threshold(&a, &r);
     }
     if a.along.is_some() {
         return Err(contactlab::Error::argument("along", "only with --jam-threshold").into());

@@ -1073,6 +1073,28 @@ fn spatial_slip(
     object(py, &r.map_err(to_py)?)
 }
 
+/// A robot's jam threshold in 3-D, as the CLI's `slip --jam-threshold --json` on a 3-D file.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None, max_speed=contactlab::api::JAM_MAX_SPEED))]
+fn spatial_jam_threshold(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+    max_speed: f64,
+) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        contactlab::api::spatial_jam_threshold(&m, state.as_deref(), &contact, max_speed)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
 /// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`; with
 /// `jam_threshold` the smallest initial slip speed that jams (`slip --jam-threshold --json`).
 #[pyfunction]
@@ -1202,6 +1224,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(spatial_jam_threshold, m)?)?;
     m.add_function(wrap_pyfunction!(stance, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_painleve, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_slip, m)?)?;

@@ -189,12 +189,16 @@ def slip(
 
     A robot in 3-D (a scene file, an MJCF path, a URDF path with ``base``): the slip's
     direction turns; the answer adds ``direction_start``, ``direction_end``, ``turned`` (rad)
-    and after a reversal ``restart_direction`` (world vectors). No ``jam_threshold`` in 3-D yet."""
+    and after a reversal ``restart_direction`` (world vectors). Its ``jam_threshold`` tries
+    starts along the state's slip direction (no ``along``)."""
     if not hasattr(model, "keys"):
         path = os.fspath(model)
         if _core.is_spatial(path, base):
-            if jam_threshold or along is not None:
-                raise ValueError("jam_threshold: not for a robot in 3-D yet (planar models only)")
+            if along is not None:
+                raise ValueError("along: planar models only (in 3-D the state's slip direction sets the starts)")
+            if jam_threshold:
+                r = _core.spatial_jam_threshold(path, base, str(contact), _state(state), float(max_speed))
+                return Result("JamThreshold", r)
             return Result("Slip3", _core.spatial_slip(path, base, str(contact), _state(state)))
     a = None if along is None else str(along)
     r = _core.mechanism_slip(

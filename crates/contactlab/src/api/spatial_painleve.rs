@@ -614,3 +614,35 @@ pub fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> R
         ),
     })
 }
+
+/// The smallest initial slip speed (m/s, up to `max_speed`) of a robot's `contact` from `state`
+/// whose slip jams, along the state's slip direction (`slip --jam-threshold` in 3-D;
+/// [`crate::spatial::slip::jam_threshold3`] says how the starts are made).
+pub fn spatial_jam_threshold(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    contact: &str,
+    max_speed: f64,
+) -> Result<super::JamThresholdReport, Error> {
+    if !(max_speed > 0.0 && max_speed.is_finite()) {
+        return Err(Error::argument("max_speed", "must be a positive finite speed (m/s)"));
+    }
+    let (mut q, v) = spatial_state(m, state)?;
+    if !m.tree.normalize(&mut q) {
+        return Err(Error::argument("state", "a quaternion is zero or not finite"));
+    }
+    let scene = m.scene(None, 0.0);
+    let sys = EventScene::new(&scene, &q)?;
+    let i = contact_named(&sys, m, &q, "contact", contact)?;
+    let s = crate::painleve::SlipSettings::default();
+    let jam_threshold = crate::spatial::slip::jam_threshold3(
+        &sys,
+        &q,
+        &v,
+        i,
+        max_speed,
+        crate::multibody::painleve::JAM_SPEED_TOL,
+        &s,
+    )?;
+    Ok(super::JamThresholdReport { jam_threshold })
+}

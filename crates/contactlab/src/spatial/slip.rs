@@ -509,3 +509,56 @@ fn desingular3(
     let fmax = approach.fn_max;
     (outcome, t_end, x_end, approach, fmax, restart)
 }
+
+/// The smallest initial slip speed (m/s, up to `v_max`) of contact `i` from `(q, v)` whose slip
+/// jams, along the state's own slip direction: the starts are `v₀ + e s`, where `v₀` is `v` with
+/// the contact's tangential velocity removed and `e` the least kinetic-energy velocity that
+/// slides the contact at unit speed along that direction, both leaving its normal velocity as
+/// it is (`e = M⁻¹Jᵀ(JM⁻¹Jᵀ)⁻¹(0, ŝ)`, `J` the contact's normal and tangent rows). Bisection to
+/// `tol` (relative) of the threshold, as the planar [`crate::painleve::slip::jam_threshold`].
+/// `Ok(None)` when even `v_max` does not jam; an error when the contact does not slip at the
+/// state (its direction sets the family) or its rows are dependent.
+pub fn jam_threshold3(
+    sys: &EventScene<'_>,
+    q: &[f64],
+    v: &[f64],
+    i: usize,
+    v_max: f64,
+    tol: f64,
+    settings: &SlipSettings,
+) -> Result<Option<f64>, crate::Error> {
+    use nalgebra::{DVector, Vector3};
+    let tree = &sys.scene().tree;
+    let (_, j) = sys
+        .contact_rows(q, i)
+        .ok_or_else(|| crate::Error::argument("contact", "it has no contact point with its plane at the state"))?;
+    let vv = DVector::from_column_slice(v);
+    let u = &j * &vv;
+    let slip = u[1].hypot(u[2]);
+    if slip.is_nan() || slip <= SPEED_RESOLVED * sys.length() / sys.time() {
+        return Err(crate::Error::argument(
+            "state",
+            "the contact does not slip at the state: its slip direction sets the starts tried (give a state where it slides)",
+        ));
+    }
+    let minv = tree
+        .mass_matrix(q)
+        .cholesky()
+        .ok_or_else(|| crate::Error::Numerical("the mass matrix is not positive definite".into()))?
+        .inverse();
+    let jt = j.transpose();
+    let a = (&j * &minv * &jt).try_inverse().ok_or_else(|| {
+        crate::Error::argument("contact", "its normal and tangent rows are dependent: it cannot slide")
+    })?;
+    let g = &minv * &jt * a;
+    let e = &g * Vector3::new(0.0, u[1] / slip, u[2] / slip);
+    let rest = &vv - &g * Vector3::new(0.0, u[1], u[2]);
+    let jams = |s: f64| {
+        let start = &rest + &e * s;
+        slip3(sys, q, start.as_slice(), i, settings).outcome == SlipOutcome::Jam
+    };
+    if !jams(v_max) {
+        return Ok(None);
+    }
+    Ok(Some(bisect(0.0, v_max, Tol { abs: 1e-3 * tol * v_max, rel: tol }, |m| side_if(jams(m))).hi))
+}

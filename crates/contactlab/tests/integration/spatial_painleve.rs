@@ -402,3 +402,31 @@ fn a_turning_slip_read_in_desingularised_time_stops_where_the_event_driver_stops
     let stop = run.events.iter().find(|e| format!("{:?}", e.kind) == "SlipStop").expect("the slip stops");
     assert!((stop.t - r.t_end).abs() <= 1e-6 * r.t_end, "{} vs {}", stop.t, r.t_end);
 }
+
+#[test]
+fn the_rod_s_jam_threshold_in_its_plane_is_the_planar_engine_s() {
+    // From examples/multibody/painleve-rod.toml's configuration (θ = −0.6, θ̇ = −2), the
+    // smallest slip speed of the end that jams, found by bisection by the planar engine (the
+    // least kinetic-energy change that slides the end) and by the 3-D one along the state's
+    // slip direction (the same change, its out-of-plane row held at zero): the same threshold.
+    let planar = contactlab::multibody::model::read(&repo("examples/multibody/painleve-rod.toml")).unwrap();
+    let m3 = rod_with_end(1e-6);
+    let (th, thd) = (-0.6f64, -2.0f64);
+    let (y, yd) = (-th.sin(), -th.cos() * thd);
+    let xd = 6.0 + th.sin() * thd;
+    let p = contactlab::api::mechanism_jam_threshold(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end", None, 10.0)
+        .unwrap()
+        .jam_threshold
+        .expect("the planar rod jams below 10 m/s");
+    let s3 = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, xd, 0.0, yd, 0.0, -thd, 0.0];
+    let r = contactlab::api::spatial_jam_threshold(&m3, Some(&s3), "end", 10.0).unwrap();
+    let t3 = r.jam_threshold.expect("the rod in space jams below 10 m/s");
+    assert!(p > 0.5 && p < 6.0, "{p}");
+    assert!((t3 - p).abs() <= 1e-4 * p, "3-D {t3} vs planar {p}");
+    // Below the threshold nothing jams; a contact at rest has no slip direction.
+    let none = contactlab::api::spatial_jam_threshold(&m3, Some(&s3), "end", 0.5 * p).unwrap();
+    assert!(none.jam_threshold.is_none());
+    let rest = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let e = contactlab::api::spatial_jam_threshold(&m3, Some(&rest), "end", 10.0).unwrap_err().to_string();
+    assert!(e.contains("does not slip"), "{e}");
+}
