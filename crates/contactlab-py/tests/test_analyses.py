@@ -432,8 +432,12 @@ def test_painleve_in_3d_is_the_cli_s():
     s = contactlab.model.slip(rod, "end", state=state)
     assert s.to_dict() == cli("slip", rod, "--contact", "end", "--state", ",".join(map(str, state)))
     assert s.outcome == "stick" and s.turned < -0.5 and s.approach["reading"] == "slip-stopped"
-    with pytest.raises(ValueError, match="3-D"):
-        contactlab.model.slip(rod, "end", jam_threshold=True)
+    # The jam threshold along that slip's direction, as the CLI finds it.
+    j = contactlab.model.slip(rod, "end", state=state, jam_threshold=True, max_speed=3.0)
+    flags = ["--state", ",".join(map(str, state)), "--jam-threshold", "--max-speed", 3.0]
+    assert j.to_dict() == cli("slip", rod, "--contact", "end", *flags)
+    with pytest.raises(ValueError, match="along: planar models only"):
+        contactlab.model.slip(rod, "end", state=state, jam_threshold=True, along="x")
 
 
 def test_a_robot_s_dynamics_in_a_loop():
