@@ -129,8 +129,8 @@ fn painleve_s_rod_in_space_has_the_planar_closed_form_in_its_plane_and_1_over_co
 #[test]
 fn the_rod_s_verdicts_turn_with_its_heading_and_do_not_see_units() {
     // Turned by a heading of 0.7 rad the same slip (turned with it) has the same A and B; with
-    // lengths × 1e3 and mass × 1e-4 (and × 1e-3, × 1e5) the cases, μ_min and the direction arc
-    // are unchanged and A, B scale as they must.
+    // lengths × 1e3 and mass × 1e-4 (and × 1e-3, × 1e5; × 1e8, × 1e-8 and back) the cases, μ_min
+    // and the direction arc are unchanged and A, B scale as they must.
     let base = spatial_painleve(
         &rod(1.0, 1.0, 2.0),
         Some(&rod_state(1.0, 1.0, 0.0)),
@@ -150,7 +150,7 @@ fn the_rod_s_verdicts_turn_with_its_heading_and_do_not_see_units() {
     let w = turned.over_directions.least_b_direction.unwrap();
     let e = turn(1.0, 0.0);
     assert!((0..3).all(|k| (w[k] - e[k]).abs() < 1e-12), "{w:?} vs {e:?}");
-    for (l, m) in [(1e3, 1e-4), (1e-3, 1e5)] {
+    for (l, m) in [(1e3, 1e-4), (1e-3, 1e5), (1e8, 1e-8), (1e-8, 1e8)] {
         let r = spatial_painleve(
             &rod(l, m, 2.0),
             Some(&rod_state(l, 1.0, 0.0)),
@@ -429,4 +429,31 @@ fn the_rod_s_jam_threshold_in_its_plane_is_the_planar_engine_s() {
     let rest = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     let e = contactlab::api::spatial_jam_threshold(&m3, Some(&rest), "end", 10.0).unwrap_err().to_string();
     assert!(e.contains("does not slip"), "{e}");
+}
+
+#[test]
+fn the_rod_s_slip_in_space_ends_the_same_in_any_units() {
+    // The rod's in-plane slip from 6 m/s (a jam) and its slip 45° out of its plane (it turns,
+    // hands over to desingularised time and stops), with lengths × l and mass × m (gravity
+    // × l: time unchanged, forces × m l): the same outcome at the same time, the same largest
+    // force in units of m l, the same turn. (The turn is read where the slip speed falls to
+    // 1e-6 of its scale, where the direction turns fast: two runs in benign units, l = 1 and 2,
+    // differ there by 3e-7 rad, so 1e-5 rad is its resolution.)
+    for (speed, out) in [(6.0f64, 0.0f64), (std::f64::consts::SQRT_2, 1.0)] {
+        let (th, thd) = (-0.6f64, -2.0f64);
+        let run = |l: f64, m: f64| {
+            let (y, yd) = (-th.sin() * l, -th.cos() * thd * l);
+            let xd = (speed + th.sin() * thd) * l;
+            let s = [0.0, 0.0, y + 0.001 * l, 0.0, -th, 0.0, xd, out * speed * l, yd, 0.0, -thd, 0.0];
+            contactlab::api::spatial_slip(&rod(l, m, 2.0), Some(&s), "end").unwrap()
+        };
+        let base = run(1.0, 1.0);
+        for (l, m) in [(1e8, 1e-8), (1e-8, 1e8), (1e3, 1e5)] {
+            let r = run(l, m);
+            assert_eq!(r.outcome, base.outcome, "l = {l}, m = {m}: {r:?}");
+            assert!((r.t_end - base.t_end).abs() <= 1e-9 * base.t_end, "l = {l}: t {} vs {}", r.t_end, base.t_end);
+            assert!((r.fn_max / (m * l) - base.fn_max).abs() <= 1e-5 * base.fn_max, "l = {l}: {}", r.fn_max);
+            assert!((r.turned - base.turned).abs() <= 1e-5, "l = {l}: turned {} vs {}", r.turned, base.turned);
+        }
+    }
 }
