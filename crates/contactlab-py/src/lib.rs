@@ -842,10 +842,7 @@ fn stance(
     };
     let p = std::path::Path::new(path);
     let r = py.detach(|| {
-        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
-            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
-        })?;
-        let mut m = contactlab::api::spatial_model(p, source)?;
+        let mut m = robot_3d(p, base)?;
         if let Some(names) = &contacts {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             m.retain_contacts(&names).map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
@@ -1043,13 +1040,19 @@ fn spatial_painleve(
     let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
     let settings = contactlab::api::Painleve3Settings { contact, direction, mu, slice, points, slipping, held };
     let r = py.detach(|| {
-        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
-            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
-        })?;
-        let m = contactlab::api::spatial_model(p, source)?;
+        let m = robot_3d(p, base)?;
         contactlab::api::spatial_painleve(&m, state.as_deref(), &settings)
     });
     object(py, &r.map_err(to_py)?)
+}
+
+/// The robot in 3-D at `path` (a scene file, an MJCF file, a URDF with `base`); an error for a
+/// planar model.
+fn robot_3d(p: &std::path::Path, base: Option<&str>) -> Result<contactlab::api::SpatialModel, contactlab::Error> {
+    let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+        contactlab::Error::argument("model", format!("{} is a planar model, not a robot in 3-D", p.display()))
+    })?;
+    contactlab::api::spatial_model(p, source)
 }
 
 /// A robot in 3-D: how a slip of a contact ends, as the CLI's `slip --json`.
@@ -1064,10 +1067,7 @@ fn spatial_slip(
 ) -> PyResult<Py<PyAny>> {
     let p = std::path::Path::new(path);
     let r = py.detach(|| {
-        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
-            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
-        })?;
-        let m = contactlab::api::spatial_model(p, source)?;
+        let m = robot_3d(p, base)?;
         contactlab::api::spatial_slip(&m, state.as_deref(), &contact)
     });
     object(py, &r.map_err(to_py)?)
@@ -1086,10 +1086,7 @@ fn spatial_jam_threshold(
 ) -> PyResult<Py<PyAny>> {
     let p = std::path::Path::new(path);
     let r = py.detach(|| {
-        let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
-            contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D"))
-        })?;
-        let m = contactlab::api::spatial_model(p, source)?;
+        let m = robot_3d(p, base)?;
         contactlab::api::spatial_jam_threshold(&m, state.as_deref(), &contact, max_speed)
     });
     object(py, &r.map_err(to_py)?)

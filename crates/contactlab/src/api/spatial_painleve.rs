@@ -586,32 +586,27 @@ pub struct Slip3Report {
 /// How a slip of `contact` of the robot `m` from `state` (q then v; default its `[initial]`)
 /// ends ([`crate::spatial::slip`]).
 pub fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> Result<Slip3Report, Error> {
-    let (mut q, v) = spatial_state(m, state)?;
-    if !m.tree.normalize(&mut q) {
-        return Err(Error::argument("state", "a quaternion is zero or not finite"));
-    }
-    let scene = m.scene(None, 0.0);
-    let sys = EventScene::new(&scene, &q)?;
-    let i = contact_named(&sys, m, &q, "contact", contact)?;
-    let e = crate::spatial::slip::slip3(&sys, &q, &v, i, &crate::painleve::SlipSettings::default());
-    let t = scene.planes[sys.contacts()[i].plane].tangents();
-    let w = |d: [f64; 2]| world(&t, Vector2::new(d[0], d[1]));
-    Ok(Slip3Report {
-        contact: sys.contacts()[i].name.clone(),
-        outcome: e.outcome,
-        t_end: e.t_end,
-        fn_max: e.fn_max,
-        state: e.q.iter().chain(&e.v).copied().collect(),
-        a: e.a_end,
-        b: e.b_end,
-        direction_start: w(e.direction_start),
-        direction_end: w(e.direction_end),
-        turned: e.turned,
-        restart_direction: e.restart_direction.map(w),
-        approach: e.approach,
-        proof: crate::verified::Proof::none(
-            "a simulated run (the event driver's error-controlled integration), not an enclosure of the motion",
-        ),
+    slip_start(m, state, contact, |sys, q, v, i| {
+        let e = crate::spatial::slip::slip3(sys, q, v, i, &crate::painleve::SlipSettings::default());
+        let t = sys.scene().planes[sys.contacts()[i].plane].tangents();
+        let w = |d: [f64; 2]| world(&t, Vector2::new(d[0], d[1]));
+        Ok(Slip3Report {
+            contact: sys.contacts()[i].name.clone(),
+            outcome: e.outcome,
+            t_end: e.t_end,
+            fn_max: e.fn_max,
+            state: e.q.iter().chain(&e.v).copied().collect(),
+            a: e.a_end,
+            b: e.b_end,
+            direction_start: w(e.direction_start),
+            direction_end: w(e.direction_end),
+            turned: e.turned,
+            restart_direction: e.restart_direction.map(w),
+            approach: e.approach,
+            proof: crate::verified::Proof::none(
+                "a simulated run (the event driver's error-controlled integration), not an enclosure of the motion",
+            ),
+        })
     })
 }
 
@@ -627,6 +622,23 @@ pub fn spatial_jam_threshold(
     if !(max_speed > 0.0 && max_speed.is_finite()) {
         return Err(Error::argument("max_speed", "must be a positive finite speed (m/s)"));
     }
+    slip_start(m, state, contact, |sys, q, v, i| {
+        let s = crate::painleve::SlipSettings::default();
+        let tol = crate::multibody::painleve::JAM_SPEED_TOL;
+        let jam_threshold = crate::spatial::slip::jam_threshold3(sys, q, v, i, max_speed, tol, &s)?;
+        Ok(super::JamThresholdReport { jam_threshold })
+    })
+}
+
+/// Runs `f` on the event scene of `m` at `state` (q then v, the quaternions normalised; default
+/// the `[initial]`) with the index of `contact`: the start of [`spatial_slip`] and
+/// [`spatial_jam_threshold`].
+fn slip_start<T>(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    contact: &str,
+    f: impl FnOnce(&EventScene<'_>, &[f64], &[f64], usize) -> Result<T, Error>,
+) -> Result<T, Error> {
     let (mut q, v) = spatial_state(m, state)?;
     if !m.tree.normalize(&mut q) {
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
@@ -634,15 +646,5 @@ pub fn spatial_jam_threshold(
     let scene = m.scene(None, 0.0);
     let sys = EventScene::new(&scene, &q)?;
     let i = contact_named(&sys, m, &q, "contact", contact)?;
-    let s = crate::painleve::SlipSettings::default();
-    let jam_threshold = crate::spatial::slip::jam_threshold3(
-        &sys,
-        &q,
-        &v,
-        i,
-        max_speed,
-        crate::multibody::painleve::JAM_SPEED_TOL,
-        &s,
-    )?;
-    Ok(super::JamThresholdReport { jam_threshold })
+    f(&sys, &q, &v, i)
 }
