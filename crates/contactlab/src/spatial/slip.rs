@@ -20,9 +20,10 @@
 //! contact's force leaving its cone or its plane (unresolved). At the floor of `B` the force
 //! `A/B` decides as in the planar reading: [`FORCE_DOMINANT`] times its scale, the slip speed
 //! resolved, is a jam; otherwise the trend `d ln A / d ln B` over the last two decades of `B`
-//! (below 1: jam, above: separation, within [`EXPONENT_MARGIN`]: the corner). The jam's impulse
-//! (the planar reading's last stretch, a tangential impact) is not computed in 3-D: the state
-//! at the end is the one where `B` reached its floor.
+//! (below 1: jam, above: separation, within [`EXPONENT_MARGIN`]: the corner). On the jam's side
+//! the approach is finished as the planar reading finishes it, by its last stretch: at fixed
+//! `q` a normal impulse with its friction, the slip direction turning with the slip, to `p₁`
+//! (`A = 0`: the jam, with its impulse) or to the slip's stop within it (stick or a restart).
 //!
 //! The direction's turning is reported: the slip direction at the start and the end, and the
 //! angle it turned through (signed, from `t₁` toward `t₂`, accumulated over the samples).
@@ -468,6 +469,7 @@ fn desingular3(
         watch.turned += wrap(angle(g.dir) - angle(watch.direction.unwrap_or(g.dir)));
         watch.direction = Some(g.dir);
     }
+    let mut y_end = y_end;
     if reading == Reading::ReachedP1 {
         approach.exponent = slope(&tail);
         let f_rel = approach.force_rel;
@@ -478,6 +480,25 @@ fn desingular3(
             Some((e, se)) if e > 1.0 + EXPONENT_MARGIN.max(3.0 * se) => Reading::AVanishesFirst,
             _ => Reading::Balanced,
         };
+        // The jam side: the last stretch in the impulse, to p₁ or to the slip's stop.
+        if reading == Reading::ReachedP1 {
+            if let Some((r, p, y)) = last_stretch3(&run, &y_end, settings.rtol) {
+                (reading, y_end) = (r, y);
+                approach.impulse = Some(p);
+                let (q, v) = run.qv(&y_end);
+                if let Some(k) = sys.kinematics(&q, &[watch.i]) {
+                    let u = &k[0].rows * DVector::from_column_slice(&v);
+                    let ut = Vector2::new(u[1], u[2]);
+                    approach.slip_speed = ut.norm();
+                    approach.slip_speed_rel = approach.slip_speed / (sys.length() / sys.time());
+                    if ut.norm() > sys.stop_speed() {
+                        let d = ut.normalize();
+                        watch.turned += wrap(angle(d) - angle(watch.direction.unwrap_or(d)));
+                        watch.direction = Some(d);
+                    }
+                }
+            }
+        }
     }
     approach.reading = reading;
     let t_end = time(&y_end);
@@ -508,6 +529,95 @@ fn desingular3(
     };
     let fmax = approach.fn_max;
     (outcome, t_end, x_end, approach, fmax, restart)
+}
+
+/// Largest impulse of the last stretch, in units that change the velocities by their scales.
+const STRETCH_REACH: f64 = 1e6;
+
+/// Accepted steps of the last stretch's integration in the impulse.
+const STRETCH_STEPS: usize = 10_000;
+
+/// The last stretch of an approach at `B = 0` from `y` (the planar reading's, module docs of
+/// [`crate::painleve::desingular`]), in 3-D: at fixed `q` and `t` the contact's normal impulse
+/// `P` with its friction against the slip, the held contacts held, and the slip direction
+/// turning with the slip (a tangential impact with a turning slip):
+///
+/// ```text
+///     dv/dP = P_H (w_n − μ W_t ŝ(v)),    ŝ = u_t/‖u_t‖,
+/// ```
+///
+/// integrated (DOPRI5, in units of the impulse that changes the velocities by their scales) to
+/// the first zero of `A(q, v)` (`p₁`: the jam, with its impulse) or of the slip speed (the slip
+/// stops within the impulse; the contact problem there decides stick or a restart). The
+/// reading, `P` (N s) and the state `[q; v; t]` there; `None` when the parts cannot be computed
+/// or neither end comes within [`STRETCH_REACH`] (the state at the floor is kept).
+fn last_stretch3(run: &Run3<'_, '_>, y: &State, rtol: f64) -> Option<(Reading, f64, State)> {
+    let sys = run.sys;
+    let (q, v0) = run.qv(y);
+    let t = y[y.nrows() - 1];
+    let nv = v0.len();
+    let h0 = held3(sys, &q, &v0, &run.held)?;
+    let kin = sys.kinematics(&q, &[run.i])?;
+    let rows = &kin[0].rows;
+    let wn = rows.row(0).transpose();
+    let mu = sys.contacts()[run.i].mu;
+    let slip = |v: &DVector<f64>| {
+        let u = rows * v;
+        Vector2::new(u[1], u[2])
+    };
+    // The velocity change per unit normal impulse along the current slip.
+    let per_unit = |v: &DVector<f64>| -> Option<DVector<f64>> {
+        let s = slip(v);
+        (s.norm() > 0.0).then(|| {
+            let s = s.normalize();
+            &h0.p * (&wn - (rows.row(1).transpose() * s[0] + rows.row(2).transpose() * s[1]) * mu)
+        })
+    };
+    let a_of = |v: &DVector<f64>| -> Option<f64> {
+        let h = held3(sys, &q, v.as_slice(), &run.held)?;
+        let a = -wn.dot(&h.a) - sys.drift(&q, v.as_slice(), run.i, &kin[0])[0];
+        a.is_finite().then_some(a)
+    };
+    let (_, vs) = sys.scales();
+    let v0 = DVector::from_column_slice(&v0);
+    let g0 = per_unit(&v0)?;
+    let reach = (0..nv).map(|k| g0[k].abs() / vs[k]).fold(0.0, f64::max);
+    if !(reach > 0.0 && reach.is_finite()) {
+        return None;
+    }
+    let stop = sys.stop_speed();
+    // The end's sign: negative once the slip has stopped or A has reached zero.
+    let ends = |v: &State| -> bool {
+        let v = DVector::from_column_slice(v.as_slice());
+        slip(&v).norm() <= stop || a_of(&v).is_none_or(|a| a <= 0.0)
+    };
+    let mut field = |_p: f64, v: &State| -> State {
+        let v = DVector::from_column_slice(v.as_slice());
+        match per_unit(&v) {
+            Some(g) => State::from_iterator(nv, 1, g.iter().map(|x| x / reach)),
+            None => State::repeat(nv, 1, f64::NAN),
+        }
+    };
+    let scale = State::from_iterator(nv, 1, vs.iter().map(|x| x.max(f64::MIN_POSITIVE)));
+    let mut ode = Dopri5::new(Tolerances { rtol, atol: rtol }, scale, 1.0);
+    let (mut p, mut v) = (0.0, State::from_column_slice(nv, 1, v0.as_slice()));
+    ode.restart(&mut field, p, &v).ok()?;
+    for _ in 0..STRETCH_STEPS {
+        let step = ode.step(&mut field, p, &v, STRETCH_REACH - p).ok()?;
+        if ends(&step.y1) {
+            let hi = bisect(step.t0, step.t1(), Tol::ROUNDOFF, |m| side_if(ends(&step.eval(m)))).hi;
+            let ve = step.eval(hi);
+            let vd = DVector::from_column_slice(ve.as_slice());
+            let reading = if slip(&vd).norm() <= stop { Reading::SlipStopped } else { Reading::ReachedP1 };
+            let ye = State::from_iterator(y.nrows(), 1, q.iter().chain(ve.iter()).copied().chain(std::iter::once(t)));
+            return Some((reading, hi / reach, ye));
+        }
+        (p, v) = (step.t1(), step.y1.clone());
+        if p >= STRETCH_REACH {
+            return None;
+        }
+    }
+    None
 }
 
 /// The smallest initial slip speed (m/s, up to `v_max`) of contact `i` from `(q, v)` whose slip

@@ -269,3 +269,122 @@ fn a_block_wobbling_on_its_corners_comes_to_rest_flat_through_a_zeno_series_wher
     assert!((yaw(a) - yaw(b)).abs() < 2e-3, "yaw {} vs {}", yaw(a), yaw(b));
     assert!(ts.v.last().unwrap().iter().all(|x| x.abs() < 1e-6));
 }
+
+/// Euler's disk of examples/spatial/eulers-disk.xml: radius, thickness (m), mass (kg), gravity.
+const DISK: (f64, f64, f64, f64) = (0.0375, 0.01, 0.35, 9.81);
+
+/// The disk's axis (its body `z`) in the world, from MuJoCo's free-joint `q`.
+fn disk_axis(q: &[f64]) -> Vec3 {
+    let r = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[3], q[4], q[5], q[6]));
+    r * Vec3::z()
+}
+
+/// The gap of the disk's lower rim: its centre's height less its reach down at that tilt.
+fn disk_gap(q: &[f64]) -> f64 {
+    let (r, h, ..) = DISK;
+    let a = disk_axis(q);
+    q[2] - 0.5 * h * a.z.abs() - r * (1.0 - a.z * a.z).max(0.0).sqrt()
+}
+
+#[test]
+fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_rolls_it_down_at_first_order_in_h() {
+    // examples/spatial/eulers-disk-steady.toml: the disk tilted by α about its fixed centre,
+    // rolling on its lower rim. Its axis turns about the vertical at Ω (the file's comment
+    // derives it: the torque of m g about the centre turns the angular momentum), with
+    // ω = −(Ω sin α / R) d along the line d from the centre to the contact, so that both rest.
+    use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+    let (r, h, m, g) = DISK;
+    let alpha = 0.3f64;
+    let (i1, i3) = (m * (3.0 * r * r + h * h) / 12.0, 0.5 * m * r * r);
+    let (s, c) = alpha.sin_cos();
+    let omega = (m * g * (r * c - 0.5 * h * s) / (s * (i1 * c - i3 * h / (2.0 * r) * s))).sqrt();
+    // The file's state is this closed form.
+    let n = Vec3::new(s, 0.0, c);
+    let e = Vec3::new(c, 0.0, -s);
+    let w = (n * (0.5 * h / r) - e) * (omega * s);
+    let w_body = nalgebra::Rotation3::from_axis_angle(&Vec3::y_axis(), alpha).inverse() * w;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk-steady.toml");
+    let model = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let sim = |s: SpatialSimSettings| spatial_simulate(&model, None, &s).unwrap();
+    let ev = sim(SpatialSimSettings { t_max: 1.0, ..Default::default() });
+    let (q0, v0) = (&ev.q[0], &ev.v[0]);
+    let expect_q = [0.0, 0.0, r * s + 0.5 * h * c, (0.5 * alpha).cos(), 0.0, (0.5 * alpha).sin(), 0.0];
+    assert!(q0.iter().zip(expect_q).all(|(a, b)| (a - b).abs() < 1e-12), "{q0:?}");
+    assert!(v0[..3].iter().all(|x| x.abs() < 1e-12) && (Vec3::new(v0[3], v0[4], v0[5]) - w_body).norm() < 1e-9 * omega);
+    // Event-driven: the tilt, the centre and the energy stay; the axis turns at Ω.
+    assert_eq!(ev.end, "time-limit");
+    let mut heading = 0.0;
+    let mut prev = 0.0f64;
+    for (k, q) in ev.q.iter().enumerate() {
+        let a = disk_axis(q);
+        assert!((a.z.acos() - alpha).abs() < 1e-7, "t = {}: tilt {}", ev.t[k], a.z.acos());
+        assert!(q[0].hypot(q[1]) < 1e-7 && (q[2] - expect_q[2]).abs() < 1e-7, "t = {}: centre {q:?}", ev.t[k]);
+        let phi = a.y.atan2(a.x);
+        if k > 0 {
+            heading += (phi - prev + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+        }
+        prev = phi;
+    }
+    let t_end = *ev.t.last().unwrap();
+    assert!((heading / t_end - omega).abs() < 1e-6 * omega, "precession {} vs Ω = {omega}", heading / t_end);
+    let e0 = ev.energy[0];
+    assert!(ev.energy.iter().all(|x| (x - e0).abs() < 1e-6 * e0));
+    // Moreau–Jean rolls it down: its energy loss over 0.5 s is numerical, first order in h
+    // (a quarter of it at a quarter of the step), and its rim never sinks into the floor
+    // (penetration projected out).
+    let loss = |step: f64| {
+        let run = sim(SpatialSimSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() });
+        assert!(run.q.iter().all(|q| disk_gap(q) > -1e-9 * r), "h = {step}: the rim sank");
+        e0 - run.energy.last().unwrap()
+    };
+    let (coarse, fine) = (loss(1e-3), loss(2.5e-4));
+    assert!(fine > 0.0 && coarse / fine > 3.0 && coarse / fine < 5.5, "losses {coarse} J and {fine} J");
+}
+
+#[test]
+fn a_spun_disk_slips_and_rolls_in_turn_down_towards_the_floor_slip_alone_dissipating() {
+    // examples/spatial/eulers-disk.toml: tilted by 0.5 rad, spun at 30 rad/s about the
+    // vertical. Its slips stop and restart (a slip that turned against its first direction
+    // stops: its regularised direction once held its speed at the stop speed, and the run
+    // crawled there, at 0.844 s, to its step limit). Rolling conserves energy; slipping
+    // dissipates it; Moreau–Jean's energy converges to the event-driven one at first order.
+    use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+    let (r, h, m, g) = DISK;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk.toml");
+    let model = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let ev = spatial_simulate(&model, None, &SpatialSimSettings { t_max: 1.2, ..Default::default() }).unwrap();
+    assert_eq!(ev.end, "time-limit", "{:?}", ev.termination);
+    let events = ev.events.clone().unwrap_or_default();
+    let stops: Vec<f64> = events.iter().filter(|e| e.kind == EventKind::SlipStop).map(|e| e.t).collect();
+    let onsets: Vec<f64> = events.iter().filter(|e| e.kind == EventKind::SlipOnset).map(|e| e.t).collect();
+    assert!(stops.len() >= 5 && onsets.len() >= 5, "{} stops, {} onsets", stops.len(), onsets.len());
+    assert!(stops.iter().any(|t| *t > 0.85), "{stops:?}");
+    let e0 = ev.energy[0];
+    let energy_at = |t: f64| ev.energy[ev.t.iter().position(|x| *x >= t).unwrap()];
+    // Each rolling stretch (from an event after which the disk sticks, to the next event) keeps
+    // its energy; the run loses energy.
+    let mut stretches = 0;
+    for (k, e) in events.iter().enumerate() {
+        if e.modes.contains('P') || !e.modes.contains('S') {
+            continue;
+        }
+        let end = events.get(k + 1).map_or(f64::INFINITY, |n| n.t);
+        let rolling: Vec<f64> =
+            ev.t.iter().zip(&ev.energy).filter(|(t, _)| **t > e.t && **t < end).map(|(_, x)| *x).collect();
+        let (lo, hi) = rolling.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+        assert!(rolling.len() > 2 && hi - lo < 1e-7 * e0, "rolling from t = {}: energy {lo} to {hi}", e.t);
+        stretches += 1;
+    }
+    assert!(stretches >= 5, "{stretches} rolling stretches");
+    let rest = m * g * 0.5 * h;
+    let end = *ev.energy.last().unwrap();
+    assert!(end - rest < 0.6 * (e0 - rest) && ev.q.iter().all(|q| disk_gap(q) > -1e-9 * r), "{end}");
+    let moreau = |step: f64| {
+        let s = SpatialSimSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() };
+        let run = spatial_simulate(&model, None, &s).unwrap();
+        *run.energy.last().unwrap()
+    };
+    let target = energy_at(0.5);
+    let (coarse, fine) = (moreau(2e-4) - target, moreau(5e-5) - target);
+    assert!(coarse < 0.0 && fine < 0.0 && coarse / fine > 2.5 && coarse / fine < 6.0, "{coarse} vs {fine}");
+}

@@ -370,6 +370,18 @@ fn the_rod_s_slip_in_its_plane_ends_as_the_planar_engine_says() {
         let r = contactlab::api::spatial_slip(&m3, Some(&s3), "end").unwrap();
         assert_eq!(r.outcome, p.outcome, "{speed} m/s: {r:?}");
         assert!((r.t_end - p.t_end).abs() <= 1e-4 * p.t_end, "{speed} m/s: t {} vs {}", r.t_end, p.t_end);
+        if p.outcome == SlipOutcome::Jam {
+            // The jam's last stretch: the same impulse, and the same velocities after it
+            // (pitch = −θ), the end still sliding.
+            let impulse = |a: &Option<contactlab::painleve::desingular::Approach>| a.as_ref().and_then(|a| a.impulse);
+            let (ip, i3) = (impulse(&p.approach).expect("planar impulse"), impulse(&r.approach).expect("3-D impulse"));
+            assert!(ip > 0.0 && (i3 - ip).abs() <= 1e-4 * ip, "impulse 3-D {i3} vs planar {ip}");
+            let (pv, rv) = (&p.state[3..], &r.state[6..]);
+            for (a, b) in [(rv[0], pv[0]), (rv[2], pv[1]), (-rv[4], pv[2])] {
+                assert!((a - b).abs() <= 1e-4 * speed, "{rv:?} vs {pv:?}");
+            }
+            assert!(r.approach.as_ref().unwrap().slip_speed > 0.1 * speed, "{r:?}");
+        }
         // In the plane the direction does not turn.
         assert!(r.turned.abs() < 1e-9 && (r.direction_start[0] - 1.0).abs() < 1e-12, "{r:?}");
     }
@@ -456,4 +468,34 @@ fn the_rod_s_slip_in_space_ends_the_same_in_any_units() {
             assert!((r.turned - base.turned).abs() <= 1e-5, "l = {l}: turned {} vs {}", r.turned, base.turned);
         }
     }
+}
+
+#[test]
+fn the_rod_s_jam_out_of_its_plane_ends_by_an_impulse_that_turns_the_slip_into_it() {
+    // The in-plane jam of examples/multibody/painleve-rod.toml's state (the end sliding at
+    // 6 m/s) with the slip turned out of the rod's plane by φ. The jam's last stretch (at fixed
+    // q, the normal impulse with its friction, the slip direction turning with it) ends at p₁
+    // with an impulse that tends to the planar engine's as φ → 0, evenly in φ (the mirror
+    // y → −y maps the slip at φ to the slip at −φ: the same impulse, the opposite turn). Out of
+    // the plane the friction turns the slip back towards the plane.
+    let planar = contactlab::multibody::model::read(&repo("examples/multibody/painleve-rod.toml")).unwrap();
+    let m3 = rod_with_end(1e-6);
+    let (th, thd) = (-0.6f64, -2.0f64);
+    let (y, yd) = (-th.sin(), -th.cos() * thd);
+    let xd = 6.0 + th.sin() * thd;
+    let p = contactlab::api::mechanism_slip(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end").unwrap();
+    let ip = p.approach.as_ref().and_then(|a| a.impulse).expect("the planar rod jams");
+    let jam = |phi: f64| {
+        let s3 = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, xd, 6.0 * phi.tan(), yd, 0.0, -thd, 0.0];
+        let r = contactlab::api::spatial_slip(&m3, Some(&s3), "end").unwrap();
+        assert_eq!(r.outcome, SlipOutcome::Jam, "φ = {phi}: {r:?}");
+        (r.approach.as_ref().and_then(|a| a.impulse).expect("an impulse"), r.turned)
+    };
+    let (i4, _) = jam(1e-4);
+    assert!((i4 - ip).abs() <= 1e-4 * ip, "{i4} vs {ip}");
+    let (i3, i2) = (jam(1e-3).0 - ip, jam(1e-2).0 - ip);
+    assert!(i3 > 0.0 && i2 / i3 > 70.0 && i2 / i3 < 130.0, "growth {i3} at 1e-3, {i2} at 1e-2: not even in φ");
+    let ((a, ta), (b, tb)) = (jam(0.2), jam(-0.2));
+    assert!((a - b).abs() <= 1e-6 * a && (ta + tb).abs() <= 1e-6, "{a} {ta} vs {b} {tb}");
+    assert!(a > 10.0 * ip && ta < -0.1 && ta > -0.2, "impulse {a}, turned {ta}");
 }

@@ -176,11 +176,11 @@ impl Hybrid for EventScene<'_> {
                     let f = sol.as_ref().map_or(nalgebra::Vector3::repeat(f64::NAN), |s| s.force[i]);
                     let second = match cm {
                         Contact3Mode::Stick => self.contacts[i].mu * f[0] - Vector2::new(f[1], f[2]).norm(),
-                        Contact3Mode::Slip(_) => {
+                        Contact3Mode::Slip(d) => {
                             let k = closed.iter().position(|&c| c == i).unwrap_or(0);
                             kin.as_ref().map_or(f64::NAN, |kin| {
                                 let u = &kin[k].rows * &v;
-                                Vector2::new(u[1], u[2]).norm() - self.stop_speed()
+                                self.slip_stop_guard(Vector2::new(u[1], u[2]), d)
                             })
                         }
                         Contact3Mode::Free => f64::INFINITY,

@@ -136,6 +136,24 @@ impl EventScene<'_> {
         STOP_TOL * self.vel()
     }
 
+    /// The slip-stop guard of a slipping contact with tangential velocity `ut` and reference
+    /// direction `d` (module docs of [`super`]): the least of `‖u_t‖ − δ` and
+    /// `‖u_t + δ d‖ − δ/2`. The second is the smaller only when the slip has turned against the
+    /// direction it started in; it catches the regularised slip's trap at `u_t = −δ d`, where
+    /// the friction force along `dir(u_t + δ d)` holds the slip speed at `δ` (a sliding mode
+    /// that the first guard never crosses and an explicit integrator crawls through).
+    pub(crate) fn slip_stop_guard<T: crate::spatial::algebra::Real>(&self, ut: Vector2<T>, d: [f64; 2]) -> T {
+        let delta = self.stop_speed();
+        let r = crate::spatial::algebra::real::<T>;
+        let a = ut.norm() - r(delta);
+        let b = (ut + Vector2::new(r(d[0] * delta), r(d[1] * delta))).norm() - r(0.5 * delta);
+        if b < a {
+            b
+        } else {
+            a
+        }
+    }
+
     /// The slip direction of a slipping contact with tangential velocity `ut` and reference
     /// `d`: that of `ut + δ d`, δ the stop speed. Well above δ it is `ut`'s; a slip starting
     /// from rest starts along `d` (against the friction force that reached the cone), not

@@ -280,10 +280,10 @@ impl EventScene<'_> {
         if guard.is_multiple_of(2) && cm == Contact3Mode::Free {
             return self.kin_t(&q, &v, i).map(|k| k.gap);
         }
-        if let (1, Contact3Mode::Slip(_)) = (guard % 2, cm) {
+        if let (1, Contact3Mode::Slip(d)) = (guard % 2, cm) {
             let k = self.kin_t(&q, &v, i)?;
             let u = &k.rows * DVector::from_column_slice(&v);
-            return Some(Vector2::new(u[1], u[2]).norm() - real(self.stop_speed()));
+            return Some(self.slip_stop_guard(Vector2::new(u[1], u[2]), d));
         }
         if cm == Contact3Mode::Free {
             return None;
