@@ -4,7 +4,8 @@
 //! resting on a slope; one simulated second of A1 dropped onto the ground (Moreau–Jean,
 //! h = 1 ms), and a box tipping over its edge, event-driven; the 3-D rimless wheel's gait with
 //! its exact Floquet multipliers (`gait` on `examples/spatial/rimless-wheel.toml`: ten strikes,
-//! then Newton on the manifold).
+//! then Newton on the manifold); the rod's 3-D slips (a turning one to its stop, a jam with its
+//! impulse); a second of Euler's disk spun like a coin, event-driven.
 
 use std::path::Path;
 
@@ -142,6 +143,18 @@ fn simulations(c: &mut Criterion) {
     let st = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 2.1292849467900705, 1.0, 1.6506712298193567, 0.0, 2.0, 0.0];
     g.bench_function("rod_3d_turning_slip_to_its_stop", |b| {
         b.iter(|| contactlab::api::spatial_slip(&rm, Some(&st), "end").unwrap())
+    });
+    // Its in-plane jam from 6 m/s, finished by the last stretch's impulse.
+    let jam = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 7.1292849467900705, 0.0, 1.6506712298193567, 0.0, 2.0, 0.0];
+    g.bench_function("rod_3d_jam_with_its_impulse", |b| {
+        b.iter(|| contactlab::api::spatial_slip(&rm, Some(&jam), "end").unwrap())
+    });
+    // Euler's disk spun like a coin: one second of wobbling, slipping and rolling in turn.
+    let disk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk.toml");
+    let dm = contactlab::api::spatial_model(&disk, contactlab::api::SpatialSource::Scene).unwrap();
+    let one = contactlab::api::SpatialSimSettings { t_max: 1.0, ..Default::default() };
+    g.bench_function("eulers_disk_spun_1s_event_driven", |b| {
+        b.iter(|| contactlab::api::spatial_simulate(&dm, None, &one).unwrap())
     });
     g.finish();
 }

@@ -432,6 +432,11 @@ def test_painleve_in_3d_is_the_cli_s():
     s = contactlab.model.slip(rod, "end", state=state)
     assert s.to_dict() == cli("slip", rod, "--contact", "end", "--state", ",".join(map(str, state)))
     assert s.outcome == "stick" and s.turned < -0.5 and s.approach["reading"] == "slip-stopped"
+    # Sliding at 6 m/s in the rod's plane it jams: the last stretch's impulse (N s) ends it.
+    jam = [0, 0, 0.5646424733950354, 0, 0.6, 0, 7.1292849467900705, 0, 1.6506712298193567, 0, 2, 0]
+    r = contactlab.model.slip(rod, "end", state=jam)
+    assert r.to_dict() == cli("slip", rod, "--contact", "end", "--state", ",".join(map(str, jam)))
+    assert r.outcome == "jam" and r.approach["reading"] == "reached-p1" and 0.007 < r.approach["impulse"] < 0.008
     # The jam threshold along that slip's direction, as the CLI finds it.
     j = contactlab.model.slip(rod, "end", state=state, jam_threshold=True, max_speed=3.0)
     flags = ["--state", ",".join(map(str, state)), "--jam-threshold", "--max-speed", 3.0]
