@@ -391,7 +391,7 @@ fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
     let count = |k: EventKind| events.iter().filter(|e| e.kind == k).count();
     let (stops, onsets) = (count(EventKind::SlipStop), count(EventKind::SlipOnset));
     let s0 = spun.energy.first().copied().unwrap_or(f64::NAN);
-    let mut worst = if spun.end == "time-limit" && stops > 0 { 0.0f64 } else { f64::NAN };
+    let (mut worst, mut stretches) = (0.0f64, 0);
     // A rolling stretch: from an event after which the contacts stick or are free, to the next.
     for (k, e) in events.iter().enumerate() {
         if e.modes.contains('P') || !e.modes.contains('S') {
@@ -402,7 +402,11 @@ fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
         let (lo, hi) = rolling.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
         if hi >= lo {
             worst = worst.max((hi - lo) / s0);
+            stretches += 1;
         }
+    }
+    if spun.end != "time-limit" || stops == 0 || stretches == 0 {
+        worst = f64::NAN;
     }
     let rest = mass * g * 0.5 * h;
     let end_energy = spun.energy.last().copied().unwrap_or(f64::NAN);

@@ -23,7 +23,8 @@
 //! (below 1: jam, above: separation, within [`EXPONENT_MARGIN`]: the corner). On the jam's side
 //! the approach is finished as the planar reading finishes it, by its last stretch: at fixed
 //! `q` a normal impulse with its friction, the slip direction turning with the slip, to `p₁`
-//! (`A = 0`: the jam, with its impulse) or to the slip's stop within it (stick or a restart).
+//! (`A = 0`: the jam, with its impulse) or to the slip's stop within it (stick or a restart);
+//! a stretch that reaches neither leaves the slip `unresolved`, as in the plane.
 //!
 //! The direction's turning is reported: the slip direction at the start and the end, and the
 //! angle it turned through (signed, from `t₁` toward `t₂`, accumulated over the samples).
@@ -39,7 +40,7 @@ use super::painleve::{held3, parts};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::ode::{Dopri5, Step};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, FailureKind, Hybrid, Observer, Termination, Tolerances};
-use crate::numeric::{bisect, side_if, Tol};
+use crate::numeric::{bisect, side_if, Side, Tol};
 use crate::painleve::desingular::{
     slope, Approach, Reading, EXPONENT_MARGIN, FORCE_DOMINANT, MAX_STEPS, RESOLVED, SPEED_RESOLVED, SWITCH,
     TREND_WINDOW,
@@ -482,21 +483,26 @@ fn desingular3(
         };
         // The jam side: the last stretch in the impulse, to p₁ or to the slip's stop.
         if reading == Reading::ReachedP1 {
-            if let Some((r, p, y)) = last_stretch3(&run, &y_end, settings.rtol) {
-                (reading, y_end) = (r, y);
-                approach.impulse = Some(p);
-                let (q, v) = run.qv(&y_end);
-                if let Some(k) = sys.kinematics(&q, &[watch.i]) {
-                    let u = &k[0].rows * DVector::from_column_slice(&v);
-                    let ut = Vector2::new(u[1], u[2]);
-                    approach.slip_speed = ut.norm();
-                    approach.slip_speed_rel = approach.slip_speed / (sys.length() / sys.time());
-                    if ut.norm() > sys.stop_speed() {
-                        let d = ut.normalize();
-                        watch.turned += wrap(angle(d) - angle(watch.direction.unwrap_or(d)));
-                        watch.direction = Some(d);
+            match last_stretch3(&run, &y_end, settings.rtol) {
+                Some(st) => {
+                    (reading, y_end) = (st.reading, st.state);
+                    approach.impulse = Some(st.impulse);
+                    watch.turned += st.turned;
+                    if let Some(g) = run.signs(&y_end) {
+                        approach.a_rel = g.a_rel;
+                        approach.b_rel = g.b_rel;
+                        approach.slip_speed = g.speed;
+                        approach.slip_speed_rel = g.speed / (sys.length() / sys.time());
+                        if g.speed > sys.stop_speed() {
+                            watch.direction = Some(g.dir);
+                        }
+                    } else {
+                        // The slip stopped: its speed is below the stop speed.
+                        approach.slip_speed = 0.0;
+                        approach.slip_speed_rel = 0.0;
                     }
                 }
+                None => reading = Reading::HeldReleased,
             }
         }
     }
@@ -549,9 +555,22 @@ const STRETCH_STEPS: usize = 10_000;
 /// integrated (DOPRI5, in units of the impulse that changes the velocities by their scales) to
 /// the first zero of `A(q, v)` (`p₁`: the jam, with its impulse) or of the slip speed (the slip
 /// stops within the impulse; the contact problem there decides stick or a restart). The
-/// reading, `P` (N s) and the state `[q; v; t]` there; `None` when the parts cannot be computed
-/// or neither end comes within [`STRETCH_REACH`] (the state at the floor is kept).
-fn last_stretch3(run: &Run3<'_, '_>, y: &State, rtol: f64) -> Option<(Reading, f64, State)> {
+/// reading, `P` (N s), the state `[q; v; t]` there and the slip's turn within the stretch;
+/// `None` when the parts cannot be computed or neither end comes within [`STRETCH_REACH`] (the
+/// slip is then unresolved, as in the planar reading).
+/// The end of a last stretch ([`last_stretch3`]).
+struct Stretch {
+    /// `ReachedP1` (A reached zero) or `SlipStopped`.
+    reading: Reading,
+    /// The normal impulse `P` (N s).
+    impulse: f64,
+    /// `[q; v; t]` there.
+    state: State,
+    /// The angle the slip direction turned through within the stretch (rad).
+    turned: f64,
+}
+
+fn last_stretch3(run: &Run3<'_, '_>, y: &State, rtol: f64) -> Option<Stretch> {
     let sys = run.sys;
     let (q, v0) = run.qv(y);
     let t = y[y.nrows() - 1];
@@ -586,10 +605,14 @@ fn last_stretch3(run: &Run3<'_, '_>, y: &State, rtol: f64) -> Option<(Reading, f
         return None;
     }
     let stop = sys.stop_speed();
-    // The end's sign: negative once the slip has stopped or A has reached zero.
-    let ends = |v: &State| -> bool {
+    // Whether the stretch has ended at `v`: the slip stopped or A reached zero; `None` where A
+    // cannot be computed (the stretch then gives up, as the planar one does).
+    let ends = |v: &State| -> Option<bool> {
         let v = DVector::from_column_slice(v.as_slice());
-        slip(&v).norm() <= stop || a_of(&v).is_none_or(|a| a <= 0.0)
+        if slip(&v).norm() <= stop {
+            return Some(true);
+        }
+        a_of(&v).map(|a| a <= 0.0)
     };
     let mut field = |_p: f64, v: &State| -> State {
         let v = DVector::from_column_slice(v.as_slice());
@@ -598,20 +621,33 @@ fn last_stretch3(run: &Run3<'_, '_>, y: &State, rtol: f64) -> Option<(Reading, f
             None => State::repeat(nv, 1, f64::NAN),
         }
     };
+    let direction = |v: &State| slip(&DVector::from_column_slice(v.as_slice()));
     let scale = State::from_iterator(nv, 1, vs.iter().map(|x| x.max(f64::MIN_POSITIVE)));
     let mut ode = Dopri5::new(Tolerances { rtol, atol: rtol }, scale, 1.0);
     let (mut p, mut v) = (0.0, State::from_column_slice(nv, 1, v0.as_slice()));
+    let mut turned = 0.0;
     ode.restart(&mut field, p, &v).ok()?;
     for _ in 0..STRETCH_STEPS {
         let step = ode.step(&mut field, p, &v, STRETCH_REACH - p).ok()?;
-        if ends(&step.y1) {
-            let hi = bisect(step.t0, step.t1(), Tol::ROUNDOFF, |m| side_if(ends(&step.eval(m)))).hi;
-            let ve = step.eval(hi);
-            let vd = DVector::from_column_slice(ve.as_slice());
-            let reading = if slip(&vd).norm() <= stop { Reading::SlipStopped } else { Reading::ReachedP1 };
+        if ends(&step.y1)? {
+            let b = bisect(step.t0, step.t1(), Tol::ROUNDOFF, |m| ends(&step.eval(m)).map_or(Side::Stop, side_if));
+            if b.stopped {
+                return None;
+            }
+            let vh = DVector::from_column_slice(step.eval(b.hi).as_slice());
+            // A slip that stops ends at the stop; at p₁ the state is the last one with A > 0.
+            let (reading, at) =
+                if slip(&vh).norm() <= stop { (Reading::SlipStopped, b.hi) } else { (Reading::ReachedP1, b.lo) };
+            let ve = step.eval(at);
+            let (d0, d1) = (direction(&v), direction(&ve));
+            if d0.norm() > stop && d1.norm() > stop {
+                turned += wrap(angle(d1) - angle(d0));
+            }
             let ye = State::from_iterator(y.nrows(), 1, q.iter().chain(ve.iter()).copied().chain(std::iter::once(t)));
-            return Some((reading, hi / reach, ye));
+            return Some(Stretch { reading, impulse: at / reach, state: ye, turned });
         }
+        let (d0, d1) = (direction(&v), direction(&step.y1));
+        turned += wrap(angle(d1) - angle(d0));
         (p, v) = (step.t1(), step.y1.clone());
         if p >= STRETCH_REACH {
             return None;

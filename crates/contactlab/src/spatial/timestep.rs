@@ -258,19 +258,28 @@ const PROJECT_TOL: f64 = 1e-10;
 const PROJECT_SWEEPS: usize = 200;
 
 /// Projects `q` out of penetration at the step's contacts on curved surfaces (`active`:
-/// `(plane, shape, point)`), velocities untouched (module docs, step 5): while one penetrates
+/// `(plane, shape, point, the shape's number of points)`), velocities untouched (module docs, step 5): while one penetrates
 /// deeper than [`PROJECT_TOL`] of the reach (at most three rounds, the gaps being nonlinear in
 /// `q`), `q ← q ⊕ M⁻¹ J_nᵀ λ` with `0 ≤ λ ⊥ g + J_n M⁻¹ J_nᵀ λ ≥ 0`: the least displacement in
 /// the kinetic metric that closes the gaps to first order, pushing only where it must.
-fn project_gaps(scene: &Scene3, mut q: DVector<f64>, active: &[(usize, usize, usize)]) -> Result<DVector<f64>, Error> {
+fn project_gaps(
+    scene: &Scene3,
+    mut q: DVector<f64>,
+    active: &[(usize, usize, usize, usize)],
+) -> Result<DVector<f64>, Error> {
     let t = &scene.tree;
     let tol = PROJECT_TOL * scene.reach();
     for _ in 0..3 {
         let mut near = vec![];
-        for &(kp, ks, kf) in active {
+        for &(kp, ks, kf, count) in active {
             let plane = &scene.planes[kp];
-            if let Some(p) = contact_points(t, q.as_slice(), &scene.shapes[ks], plane).into_iter().nth(kf) {
-                near.push((p.gap, p, kp));
+            let points = contact_points(t, q.as_slice(), &scene.shapes[ks], plane);
+            // A cylinder turned flat (or off flat) within the step has other candidates: its
+            // point `kf` is no longer the one held, and it is left as Moreau's step left it.
+            if points.len() == count {
+                if let Some(p) = points.into_iter().nth(kf) {
+                    near.push((p.gap, p, kp));
+                }
             }
         }
         if near.iter().all(|c| c.0 >= -tol) {
@@ -344,7 +353,9 @@ fn step_from(
     let mut curved = vec![];
     for (kp, plane) in scene.planes.iter().enumerate() {
         for (ks, c) in scene.shapes.iter().enumerate().filter(|(_, c)| c.body.is_some() && scene.pair_touches(c, kp)) {
-            for (kf, p) in contact_points(t, qm.as_slice(), c, plane).into_iter().enumerate() {
+            let points = contact_points(t, qm.as_slice(), c, plane);
+            let count = points.len();
+            for (kf, p) in points.into_iter().enumerate() {
                 let (jn, jt) = contact_jacobians(t, qm.as_slice(), &p, plane);
                 // Active if the gap, carried to the step's end by the free velocity, closes.
                 if p.gap + 0.5 * h * (&jn * &v_free)[0] > 0.0 {
@@ -356,7 +367,7 @@ fn step_from(
                 mus.push(scene.pair_mu(c, kp));
                 keys.push((kp, ks, kf));
                 if matches!(c.shape, Shape::Cylinder { .. } | Shape::Ellipsoid { .. }) {
-                    curved.push((kp, ks, kf));
+                    curved.push((kp, ks, kf, count));
                 }
             }
         }

@@ -370,6 +370,7 @@ fn the_rod_s_slip_in_its_plane_ends_as_the_planar_engine_says() {
         let r = contactlab::api::spatial_slip(&m3, Some(&s3), "end").unwrap();
         assert_eq!(r.outcome, p.outcome, "{speed} m/s: {r:?}");
         assert!((r.t_end - p.t_end).abs() <= 1e-4 * p.t_end, "{speed} m/s: t {} vs {}", r.t_end, p.t_end);
+        assert_eq!(p.outcome, if speed > 4.0 { SlipOutcome::Jam } else { SlipOutcome::Reversal }, "{p:?}");
         if p.outcome == SlipOutcome::Jam {
             // The jam's last stretch: the same impulse, and the same velocities after it
             // (pitch = −θ), the end still sliding.
