@@ -181,6 +181,9 @@ pub enum Failure {
     Input(anyhow::Error),
     Numerical(anyhow::Error),
     Internal(anyhow::Error),
+    /// The command ran and wrote its output, but did not finish the job asked (a simulation
+    /// that ended before `--t-max`): the output is kept, exit 3.
+    Incomplete(anyhow::Error),
 }
 
 impl From<contactlab::Error> for Failure {
@@ -283,6 +286,15 @@ fn main() -> ExitCode {
     // `reproduce` prints its own summary of what it wrote.
     let quiet_listing = matches!(cli.command, Command::Reproduce(_));
     let result = dispatch(cli.command);
+    // An incomplete run keeps what it wrote, then fails (its one error line says where).
+    let (result, mut incomplete) = match result {
+        Err(Failure::Incomplete(e)) => (Ok(()), Some(e)),
+        r => (r, None),
+    };
+    let quiet_listing = quiet_listing || incomplete.is_some();
+    if let (Some(e), Some((_, target))) = (&incomplete, &staged) {
+        incomplete = Some(anyhow::anyhow!("{}; its output is in {}", one_line(e), target.display()));
+    }
     let result = match (result, &staged) {
         (Ok(()), Some((tmp, target))) => match staging::commit(tmp, target) {
             Ok(files) => {
@@ -311,7 +323,10 @@ fn main() -> ExitCode {
         }
         (r, None) => r,
     };
-    report_exit(result)
+    report_exit(match (result, incomplete) {
+        (Ok(()), Some(e)) => Err(Failure::Incomplete(e)),
+        (r, _) => r,
+    })
 }
 
 /// Lets every command take negative numbers as option values (`--e -0.1`, `--mu -1` reaching the
@@ -361,7 +376,7 @@ fn report_exit(result: Result<(), Failure>) -> ExitCode {
             }
             ExitCode::from(3)
         }
-        Err(Failure::Internal(e)) => {
+        Err(Failure::Internal(e) | Failure::Incomplete(e)) => {
             eprintln!("error: {}", one_line(&e));
             ExitCode::from(3)
         }

@@ -47,12 +47,17 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
     /// A robot in 3-D (an MJCF file, or a URDF with --base): `event` (the event driver: modes,
-    /// impacts, Zeno) or `moreau` (Moreau–Jean time-stepping, for many contacts).
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau"])]
+    /// impacts, Zeno), `moreau` (Moreau–Jean time-stepping, for many contacts) or `auto` (the
+    /// event driver up to 16 candidate contacts, Moreau–Jean above).
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
     method: String,
     /// A robot in 3-D with --method moreau: the time step (s).
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().h)]
     h: f64,
+    /// A robot in 3-D with --method moreau: the most Gauss–Seidel sweeps of a step's contact
+    /// problem (a step still unconverged there ends the run with `iteration-limit`, exit 3).
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().max_sweeps)]
+    max_sweeps: usize,
     /// A robot in 3-D: one friction coefficient for every contact pair (default: the file's,
     /// the larger of a pair's two as MuJoCo takes it; 1 where the file gives none).
     #[arg(long)]
@@ -429,9 +434,23 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             rtol: a.rtol,
             max_events: a.max_events,
             per_step: a.per_step,
+            max_sweeps: a.max_sweeps,
             ..Default::default()
         };
         let r = contactlab::api::spatial_simulate(&m, a.state.as_deref(), &s)?;
+        if !r.ignored_collisions.is_empty() {
+            eprintln!(
+                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",
+                if r.ignored_collisions.len() == 1 {
+                    "1 body".to_string()
+                } else {
+                    format!("{} bodies", r.ignored_collisions.len())
+                },
+                if r.ignored_collisions.len() == 1 { "s" } else { "" },
+                if r.ignored_collisions.len() == 1 { "es" } else { "" },
+                r.ignored_collisions.join(", ")
+            );
+        }
         if let Some(dir) = &a.common.out {
             r.write_files(dir)?;
             let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };
@@ -441,9 +460,9 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             print_json(&r)?;
         } else {
             let e = &r.energy;
-            let how = match s.method {
-                contactlab::api::SpatialMethod::Moreau => format!("Moreau–Jean, h = {} s", a.h),
+            let how = match r.method {
                 contactlab::api::SpatialMethod::Event => format!("event-driven, rtol = {}", a.rtol),
+                _ => format!("Moreau–Jean, h = {} s", a.h),
             };
             println!(
                 "{}: {} coordinates, {} velocities ({how})",
@@ -464,7 +483,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             }
             println!("  ended at t = {:.6} s: {}", r.t.last().copied().unwrap_or(0.0), r.end);
         }
-        return Ok(());
+        return early_end(&r.end, r.t.last().copied().unwrap_or(0.0), r.termination.as_ref());
     }
     let m = model::read(&a.model)?;
     let settings = SimulateSettings { t_max: a.t_max, max_events: a.max_events, rtol: a.rtol, per_step: a.per_step };
@@ -496,7 +515,47 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         }
         println!("  ended at t = {:.6} s: {}", sim.t_end, contactlab::output::kebab(&sim.termination));
     }
-    Ok(())
+    early_end(&contactlab::output::kebab(&sim.termination), sim.t_end, Some(&sim.termination))
+}
+
+/// A simulation that ended before `--t-max` for a numerical reason, or at a limit, fails with
+/// exit 3 after its output is printed and written, saying what to change (README, "Exit
+/// codes", lists every `end`); one that reached `--t-max` or rest is a success, and so is one
+/// that ended at the rigid model's own verdict (a Painlevé inconsistency or indeterminacy, a
+/// dynamic jam: P2's outcomes), which a note on stderr names.
+fn early_end(end: &str, t: f64, termination: Option<&contactlab::hybrid::Termination>) -> Result<(), Failure> {
+    use contactlab::hybrid::{FailureKind, Termination};
+    let advice = match end {
+        "completed" | "time-limit" | "rest" | "no-further-event" => return Ok(()),
+        "iteration-limit" => "a step's contact problem did not converge: raise --max-sweeps or lower --h",
+        "numerical-trouble" => "a step's contact problem could not be solved: lower --h",
+        "event-limit" => "raise --max-events",
+        "step-limit" => "the event driver's step budget ran out (stiff slips of many contacts): try --method moreau",
+        "integration-failure" => "the step size collapsed: loosen --rtol, or try --method moreau",
+        "diverged" => "the state grew beyond bounds: check the model, or lower --rtol",
+        "failed" => match termination {
+            Some(Termination::Failed(f))
+                if matches!(f.kind, FailureKind::Painleve | FailureKind::Indeterminate | FailureKind::Jam) =>
+            {
+                let what = match f.kind {
+                    FailureKind::Jam => "a dynamic jam (the normal force grows without bound as B falls to 0)",
+                    FailureKind::Indeterminate => "a Painlevé indeterminacy (several consistent contact modes)",
+                    _ => "a Painlevé inconsistency (no consistent contact mode)",
+                };
+                eprintln!("note: the run ended at t = {t:.6} s at the rigid model's verdict: {what}; `painleve` and `slip` analyse it");
+                return Ok(());
+            }
+            Some(Termination::Failed(f)) => {
+                let why = serde_json::to_string(f).unwrap_or_default();
+                return Err(Failure::Incomplete(anyhow::anyhow!(
+                    "the run ended at t = {t:.6} s before --t-max: {why} (a contact that would sink, a singular state, or an impact Gauss–Seidel could not settle): try --method moreau"
+                )));
+            }
+            _ => "",
+        },
+        _ => "",
+    };
+    Err(Failure::Incomplete(anyhow::anyhow!("the run ended at t = {t:.6} s before --t-max ({end}): {advice}")))
 }
 
 pub fn run(cmd: ModelCommand) -> Result<(), Failure> {

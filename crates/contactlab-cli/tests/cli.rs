@@ -912,3 +912,82 @@ fn simulate_runs_robots_in_3d_event_driven_and_by_time_stepping() {
     let o = run(&["simulate", xml.to_str().unwrap(), "--base", "floating"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_simulation_that_ends_early_keeps_its_output_and_exits_3_saying_what_to_change() {
+    // Moreau–Jean stopped before --t-max once exited 0 (walker2d: `iteration-limit` at 1.938 s
+    // of 2). One Gauss–Seidel sweep per step cannot settle the first contact.
+    let walker = data().join("robots/mujoco/walker2d.xml");
+    let out = tmpdir("early");
+    let o = run(&[
+        "simulate",
+        walker.to_str().unwrap(),
+        "--method",
+        "moreau",
+        "--max-sweeps",
+        "1",
+        "--t-max",
+        "1",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["end"], "iteration-limit");
+    assert!(v["t"].as_array().unwrap().last().unwrap().as_f64().unwrap() < 1.0);
+    assert!(stderr(&o).contains("--max-sweeps"), "{}", stderr(&o));
+    assert!(out.join("trajectory.csv").is_file(), "the output of an incomplete run is kept");
+    std::fs::remove_dir_all(&out).ok();
+    // The event driver at its event limit.
+    let o = run(&["simulate", walker.to_str().unwrap(), "--max-events", "2", "--t-max", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("event-limit") && stderr(&o).contains("--max-events"), "{}", stderr(&o));
+    // `auto` runs the event driver on walker2d's 14 candidate contacts and Moreau–Jean on the
+    // humanoid's 29.
+    let o = run(&["simulate", walker.to_str().unwrap(), "--method", "auto", "--t-max", "0.2", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["method"], "event");
+    let humanoid = data().join("robots/mujoco/humanoid.xml");
+    let o = run(&["simulate", humanoid.to_str().unwrap(), "--method", "auto", "--t-max", "0.2", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["method"], "moreau");
+}
+
+#[test]
+fn a_body_that_collides_only_through_a_mesh_is_named_on_stderr_and_in_the_result() {
+    // Laikago's chassis collides through a mesh: it fell 4.6 m through the floor without a
+    // word. Here a chassis with a mesh (and an <inertial>, as MuJoCo's models give) on a leg
+    // with a sphere foot.
+    let dir = tmpdir("mesh");
+    let xml = dir.join("meshbot.xml");
+    std::fs::write(
+        &xml,
+        r#"<mujoco><asset><mesh name="chassis" file="chassis.stl"/></asset><worldbody>
+             <geom name="floor" type="plane" size="5 5 0.1"/>
+             <body name="chassis" pos="0 0 0.5"><freejoint/>
+               <inertial pos="0 0 0" mass="5" diaginertia="0.1 0.1 0.1"/>
+               <geom type="mesh" mesh="chassis"/>
+               <body name="leg" pos="0 0 -0.2"><joint name="hip" type="hinge" axis="0 1 0"/>
+                 <geom type="sphere" size="0.05" mass="0.5"/></body>
+             </body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    for method in ["event", "moreau"] {
+        let o = run(&["simulate", xml.to_str().unwrap(), "--method", method, "--t-max", "0.3", "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["ignored_collisions"], serde_json::json!(["chassis (mesh geom)"]));
+        assert!(stderr(&o).contains("warning: 1 body collides only through meshes"), "{}", stderr(&o));
+    }
+    // A mesh that cannot touch the floor (its collision bits) is not named.
+    let quiet = std::fs::read_to_string(&xml)
+        .unwrap()
+        .replace(r#"mesh="chassis"/>"#, r#"mesh="chassis" contype="0" conaffinity="0"/>"#);
+    std::fs::write(&xml, quiet).unwrap();
+    let o = run(&["simulate", xml.to_str().unwrap(), "--t-max", "0.3", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ignored_collisions"], serde_json::json!([]));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    std::fs::remove_dir_all(dir).ok();
+}

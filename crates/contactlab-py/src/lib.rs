@@ -766,7 +766,7 @@ fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option
 /// A robot in 3-D simulated event-driven or by Moreau–Jean time-stepping, as the CLI's
 /// `simulate --json` on an MJCF file or a URDF with `--base`.
 #[pyfunction]
-#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step))]
+#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step, max_sweeps))]
 #[allow(clippy::too_many_arguments)]
 fn spatial_simulate(
     py: Python<'_>,
@@ -781,6 +781,7 @@ fn spatial_simulate(
     rtol: f64,
     max_events: usize,
     per_step: usize,
+    max_sweeps: usize,
 ) -> PyResult<Py<PyAny>> {
     let source = spatial_source(path, base)?;
     let method = method.parse().map_err(to_py)?;
@@ -793,6 +794,7 @@ fn spatial_simulate(
         rtol,
         max_events,
         per_step,
+        max_sweeps,
         ..Default::default()
     };
     let r = py.detach(|| {

@@ -61,6 +61,7 @@ def simulate(
     restitution: float = _D["simulate"]["restitution"],
     base: Optional[str] = None,
     method: str = _D["simulate"]["method"],
+    max_sweeps: int = _D["simulate"]["max_sweeps"],
 ) -> Result:
     """The event-driven simulation (contact modes, impacts, Zeno completion, walking rules) up
     to ``t_max`` s, as ``contactlab simulate --json``: ``termination``, ``t_end``, ``impacts``,
@@ -70,8 +71,10 @@ def simulate(
 
     A robot in 3-D (an MJCF path, a URDF path unless ``base="planar"``, a 3-D scene file) against the file's ground planes
     (``mu``: one friction coefficient for every pair, default the file's; ``restitution``),
-    ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``) or
-    ``"moreau"`` (Moreau–Jean time-stepping with step ``h``), as ``simulate --json``:
+    ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``),
+    ``"moreau"`` (Moreau–Jean time-stepping with step ``h``, each step's contact problem given
+    at most ``max_sweeps`` Gauss–Seidel sweeps) or ``"auto"`` (the event driver up to 16
+    candidate contacts, Moreau–Jean above), as ``simulate --json``:
     ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
     ``end``; ``termination``, ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
     ``unconverged`` (Moreau–Jean)."""
@@ -90,6 +93,7 @@ def simulate(
                 float(rtol),
                 int(max_events),
                 int(per_step),
+                int(max_sweeps),
             )
             return Result("SpatialSimulation", d)
     summary, arrays = _core.mechanism_simulate(

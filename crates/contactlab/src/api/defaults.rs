@@ -52,6 +52,7 @@ pub fn defaults() -> serde_json::Value {
             "h": spatial.h,
             "restitution": spatial.restitution,
             "method": spatial.method.to_string(),
+            "max_sweeps": spatial.max_sweeps,
         },
         "gait": {"rtol": gait.rtol},
         "stance": {"joints": "locked", "friction": "coulomb", "touch": super::StanceSettings::default().touch},

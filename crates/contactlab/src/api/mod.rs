@@ -34,7 +34,7 @@ use crate::twocontact::sim::{BodyEventKind, BodyTrajectory, SimSettings, SimStat
 use crate::twocontact::{atlas, zod::Zod, TwoContact};
 use crate::walking::model::WalkerModel;
 use crate::walking::painleve::{b_negative_grid, b_negative_intervals, compass_rho_max, mu_min};
-use crate::walking::slip::{jam_threshold, slip_outcome};
+use crate::walking::slip::slip_outcome;
 use crate::walking::{MultibodyWalker, WalkerChart, WalkerGait, WalkerSettings};
 use crate::zeno::bound::{theorem1, Bound, Epsilons};
 use crate::zeno::model::ZenoModel;

@@ -353,16 +353,26 @@ pub fn walker_slip(m: &WalkerModel, state: &[f64]) -> Result<SlipReport, Error> 
 }
 
 /// The smallest initial slip speed up to `max_speed` (in the walker's units of speed) that jams
-/// from `state` (the state's own slip speed replaced; `walker slip --jam-threshold`).
+/// from `state` (`walker slip --jam-threshold`): the state's own slip speed `ẋ` (its last
+/// value) replaced, every other value of it kept, as `walker slip` reads it.
 pub fn walker_jam_threshold(m: &WalkerModel, state: &[f64], max_speed: f64) -> Result<JamThresholdReport, Error> {
     let s = WalkerSettings::default();
     positive("max_speed", max_speed)?;
     let w = MultibodyWalker::new(m)?;
-    let (q, v) = slip_start(&w, state)?;
-    let (e_x, tc) = (w.slip_direction(), w.time_unit());
-    let rest = v.clone() - e_x.clone() * e_x.dot(&v);
-    let jam_threshold =
-        jam_threshold(&w, &q, &rest, &e_x, max_speed / tc, crate::multibody::painleve::JAM_SPEED_TOL, &s)
-            .map(|x| x * tc);
+    slip_start(&w, state)?;
+    let with_speed = |x: f64| {
+        let mut st = state.to_vec();
+        if let Some(last) = st.last_mut() {
+            *last = x;
+        }
+        w.slip_state_from_user(&st)
+    };
+    let jam_threshold = crate::painleve::slip::jam_threshold_from(
+        &w,
+        with_speed,
+        max_speed,
+        crate::multibody::painleve::JAM_SPEED_TOL,
+        &s,
+    );
     Ok(JamThresholdReport { jam_threshold })
 }

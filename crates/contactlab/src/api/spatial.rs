@@ -39,6 +39,8 @@ pub struct SpatialModel {
     pub mu: f64,
     /// What was read but not used.
     pub notes: Vec<String>,
+    /// The bodies' collision geometry read but not collided (meshes).
+    pub skipped: Vec<crate::spatial::geometry::Skipped>,
     /// A scene file's `[gait]` table: what a step's strike-to-strike map is taken modulo.
     pub gait: Option<super::spatial_gait::GaitSpec3>,
     /// A scene file's `[walking]` table: the walking rule of its feet (indices into `shapes`).
@@ -75,6 +77,22 @@ impl SpatialModel {
         Ok(())
     }
 
+    /// The bodies that collide only through geometry contactlab skips (meshes) and could touch
+    /// a ground plane (their collision bits allow it): they pass through the ground. Each as
+    /// `body (what was skipped)`; empty without ground planes.
+    pub fn ignored_collisions(&self) -> Vec<String> {
+        let names = |b: usize| self.tree.bodies()[b].name.clone();
+        let mut out: Vec<String> = vec![];
+        for s in &self.skipped {
+            let has_shape = self.drawn.iter().any(|c| c.body == Some(s.body));
+            let could_touch = self.planes.iter().any(|p| crate::spatial::geometry::bits_touch(s.bits, p.bits));
+            if !has_shape && could_touch {
+                out.push(format!("{} ({})", names(s.body), s.what));
+            }
+        }
+        out
+    }
+
     /// The model of an MJCF file read as `path`: world `plane` geoms are the ground planes.
     pub fn from_mjcf(path: String, m: &crate::spatial::mjcf::MjcfSpatial) -> Self {
         let (planes, shapes): (Vec<Collision>, Vec<Collision>) =
@@ -96,6 +114,7 @@ impl SpatialModel {
             shapes,
             planes,
             notes: m.notes.clone(),
+            skipped: m.skipped.clone(),
             damping,
             springs,
             walking: None,
@@ -252,6 +271,7 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
                 shapes: u.collisions,
                 planes: vec![],
                 notes: u.notes,
+                skipped: u.skipped,
                 gait: None,
             })
         }
@@ -465,7 +485,16 @@ pub struct SpatialSimSettings {
     pub max_events: usize,
     /// Event-driven: samples inside each integration step (besides its end).
     pub per_step: usize,
+    /// Moreau–Jean: the most Gauss–Seidel sweeps of a step's contact problem (a step that
+    /// reaches it unconverged, beyond [`crate::spatial::timestep::MoreauSettings::accept`],
+    /// ends the run with `iteration-limit`).
+    pub max_sweeps: usize,
 }
+
+/// [`SpatialMethod::Auto`] takes Moreau–Jean above this many candidate contacts: the event
+/// driver's cost grows with the contacts that can slip at once (each slow slip is a stiff
+/// direction for its explicit integrator, README "Benchmarks"), time-stepping's hardly.
+pub const AUTO_EVENT_CONTACTS: usize = 16;
 
 /// How a 3-D model is simulated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -475,6 +504,9 @@ pub enum SpatialMethod {
     Event,
     /// Moreau–Jean time-stepping ([`crate::spatial::timestep`]): many contacts, fixed steps.
     Moreau,
+    /// The event driver for at most [`AUTO_EVENT_CONTACTS`] candidate contacts, Moreau–Jean
+    /// above (the run's `method` says which ran).
+    Auto,
 }
 
 impl std::str::FromStr for SpatialMethod {
@@ -483,7 +515,8 @@ impl std::str::FromStr for SpatialMethod {
         match s {
             "event" => Ok(Self::Event),
             "moreau" => Ok(Self::Moreau),
-            _ => Err(arg("method", format!("must be event or moreau (got {s})"))),
+            "auto" => Ok(Self::Auto),
+            _ => Err(arg("method", format!("must be event, moreau or auto (got {s})"))),
         }
     }
 }
@@ -493,6 +526,7 @@ impl std::fmt::Display for SpatialMethod {
         f.write_str(match self {
             Self::Event => "event",
             Self::Moreau => "moreau",
+            Self::Auto => "auto",
         })
     }
 }
@@ -510,6 +544,7 @@ impl Default for SpatialSimSettings {
             rtol: crate::multibody::simulate::SimulateSettings::default().rtol,
             max_events: crate::multibody::simulate::SimulateSettings::default().max_events,
             per_step: crate::multibody::simulate::SimulateSettings::default().per_step,
+            max_sweeps: crate::fc3d::Fc3dSettings::default().max_sweeps,
         }
     }
 }
@@ -528,14 +563,18 @@ pub fn spatial_simulate(
     }
     let scene = m.scene(s.mu, s.restitution);
     let (coordinates, velocities) = (m.coordinates.clone(), m.velocities.clone());
-    match s.method {
-        SpatialMethod::Moreau => {
-            let settings = crate::spatial::timestep::MoreauSettings { h: s.h, ..Default::default() };
+    match resolve_method(&scene, &q, s.method) {
+        SpatialMethod::Moreau | SpatialMethod::Auto => {
+            if s.max_sweeps == 0 {
+                return Err(arg("max_sweeps", "must be at least 1"));
+            }
+            let mut settings = crate::spatial::timestep::MoreauSettings { h: s.h, ..Default::default() };
+            settings.fc3d.max_sweeps = s.max_sweeps;
             let run = crate::spatial::timestep::simulate(&scene, &q, &v, s.t_max, s.every, &settings)?;
             Ok(SpatialSimulation {
                 coordinates,
                 velocities,
-                method: s.method,
+                method: SpatialMethod::Moreau,
                 end: run.end.clone(),
                 t: run.t,
                 q: run.q,
@@ -547,6 +586,7 @@ pub fn spatial_simulate(
                 termination: None,
                 events: None,
                 contact_names: None,
+                ignored_collisions: m.ignored_collisions(),
             })
         }
         SpatialMethod::Event => {
@@ -561,7 +601,7 @@ pub fn spatial_simulate(
             Ok(SpatialSimulation {
                 coordinates,
                 velocities,
-                method: s.method,
+                method: SpatialMethod::Event,
                 end: crate::output::kebab(&run.termination),
                 t: run.t,
                 q: run.q,
@@ -573,8 +613,21 @@ pub fn spatial_simulate(
                 termination: Some(run.termination),
                 events: Some(run.events),
                 contact_names: Some(run.contacts.into_iter().map(|c| c.name).collect()),
+                ignored_collisions: m.ignored_collisions(),
             })
         }
+    }
+}
+
+/// The method that runs: [`SpatialMethod::Auto`] resolved by the scene's number of candidate
+/// contacts at `q` (time-stepping where the event driver refuses them).
+pub fn resolve_method(scene: &crate::spatial::timestep::Scene3, q: &[f64], method: SpatialMethod) -> SpatialMethod {
+    if method != SpatialMethod::Auto {
+        return method;
+    }
+    match crate::spatial::events::EventScene::new(scene, q) {
+        Ok(sys) if sys.nc() <= AUTO_EVENT_CONTACTS => SpatialMethod::Event,
+        _ => SpatialMethod::Moreau,
     }
 }
 
@@ -585,7 +638,7 @@ pub struct SpatialSimulation {
     pub coordinates: Vec<String>,
     /// Velocity names (the columns of `v`).
     pub velocities: Vec<String>,
-    /// `event` or `moreau`.
+    /// `event` or `moreau` (the one that ran, `auto` resolved).
     pub method: SpatialMethod,
     /// How the run ended: `completed` or the one-step problem's status (Moreau–Jean); the
     /// event driver's termination (`time-limit`, `rest`, `failed`, ...).
@@ -596,7 +649,7 @@ pub struct SpatialSimulation {
     pub q: Vec<Vec<f64>>,
     /// Velocities.
     pub v: Vec<Vec<f64>>,
-    /// Total energies, kinetic plus gravitational (J).
+    /// Total mechanical energies (J): kinetic, gravitational and the joint springs' ([`crate::spatial::timestep::Scene3::energy`]).
     pub energy: Vec<f64>,
     /// Contacts at each sample: in the step's problem (Moreau–Jean); touching (event-driven).
     pub contacts: Vec<usize>,
@@ -616,6 +669,9 @@ pub struct SpatialSimulation {
     /// Event-driven: the contacts' names (`shape:point/plane`), in the modes' order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contact_names: Option<Vec<String>>,
+    /// The bodies that collide only through geometry contactlab skips (meshes) and could touch
+    /// the ground: they pass through it ([`SpatialModel::ignored_collisions`]).
+    pub ignored_collisions: Vec<String>,
 }
 
 impl SpatialSimulation {

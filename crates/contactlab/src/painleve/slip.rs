@@ -273,8 +273,25 @@ pub fn jam_threshold<S: ContactSystem>(
     tol: f64,
     settings: impl Into<SlipSettings>,
 ) -> Option<f64> {
+    jam_threshold_from(sys, |s| (q.clone(), v + e_x * s), v_max, tol, settings)
+}
+
+/// The smallest initial slip speed `s` in `(0, v_max]` whose start `start(s)` jams: bisection
+/// to relative tolerance `tol` ([`jam_threshold`] with the starts given: a walker sets its
+/// stance foot's slip speed in its own coordinates, its other velocities kept). `None` if
+/// `v_max` does not jam.
+pub fn jam_threshold_from<S: ContactSystem>(
+    sys: &S,
+    start: impl Fn(f64) -> (DVector<f64>, DVector<f64>),
+    v_max: f64,
+    tol: f64,
+    settings: impl Into<SlipSettings>,
+) -> Option<f64> {
     let settings: SlipSettings = settings.into();
-    let jams = |s: f64| slip_outcome(sys, q, &(v + e_x * s), settings).outcome == SlipOutcome::Jam;
+    let jams = |s: f64| {
+        let (q, v) = start(s);
+        slip_outcome(sys, &q, &v, settings).outcome == SlipOutcome::Jam
+    };
     if !jams(v_max) {
         return None;
     }

@@ -21,7 +21,7 @@ use nalgebra::{Matrix2xX, Matrix3, RowDVector, Vector3};
 
 use super::algebra::{real, real3, Real, Transform, Vec3};
 use super::geometry::{Collision, Shape};
-use super::tree::SpatialTree;
+use super::tree::{Frames, SpatialTree};
 
 /// A plane: a point on it and its unit normal (pointing out of the solid).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,8 +68,17 @@ pub struct ContactPoint3<T: nalgebra::Scalar = f64> {
 /// The candidate contact points of `shape` (on `body`, at `pose` in its frame) with `plane` at
 /// `q` (module docs), in any scalar type (dual numbers give the points' exact derivatives).
 pub fn contact_points<T: Real>(tree: &SpatialTree, q: &[T], c: &Collision, plane: &Plane) -> Vec<ContactPoint3<T>> {
+    if c.body.is_none() {
+        return vec![];
+    }
+    contact_points_in(&tree.poses(q), c, plane)
+}
+
+/// [`contact_points`] from the bodies' world poses at the configuration
+/// ([`SpatialTree::frames`]).
+pub fn contact_points_in<T: Real>(poses: &[Transform<T>], c: &Collision, plane: &Plane) -> Vec<ContactPoint3<T>> {
     let Some(body) = c.body else { return vec![] };
-    let x_b = tree.poses(q)[body];
+    let x_b = poses[body];
     let x = x_b.then(&c.pose.cast());
     let (n, p0) = (real3::<T>(&plane.normal), real3::<T>(&plane.point));
     let r = |x: f64| real::<T>(x);
@@ -130,7 +139,17 @@ pub fn contact_jacobians<T: Real>(
     c: &ContactPoint3<T>,
     plane: &Plane,
 ) -> (RowDVector<T>, Matrix2xX<T>) {
-    let j = tree.point_jacobian(q, c.body, &c.local);
+    contact_jacobians_in(tree, &tree.frames(q, None), c, plane)
+}
+
+/// [`contact_jacobians`] from frames computed at the configuration ([`SpatialTree::frames`]).
+pub fn contact_jacobians_in<T: Real>(
+    tree: &SpatialTree,
+    f: &Frames<T>,
+    c: &ContactPoint3<T>,
+    plane: &Plane,
+) -> (RowDVector<T>, Matrix2xX<T>) {
+    let j = tree.point_jacobian_in(f, c.body, &c.local);
     let (t1, t2) = plane.tangents();
     let (n, t1, t2) = (real3::<T>(&plane.normal), real3::<T>(&t1), real3::<T>(&t2));
     let jn = RowDVector::from_iterator(j.ncols(), (0..j.ncols()).map(|k| n.dot(&j.column(k))));

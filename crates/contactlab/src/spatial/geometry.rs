@@ -58,6 +58,18 @@ pub struct Collision {
     pub bits: (u32, u32),
 }
 
+/// A body's collision geometry that contactlab read but cannot collide (a mesh, a height
+/// field): the body passes through whatever it would have touched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    /// The body (index in the tree).
+    pub body: usize,
+    /// What was skipped (`collision mesh 'chassis.stl'`).
+    pub what: String,
+    /// Its collision bits `(contype, conaffinity)`.
+    pub bits: (u32, u32),
+}
+
 /// Whether two shapes with collision bits `a` and `b` (`(contype, conaffinity)`) may touch:
 /// `contype_a & conaffinity_b` or `contype_b & conaffinity_a` nonzero, as MuJoCo filters pairs.
 pub fn bits_touch(a: (u32, u32), b: (u32, u32)) -> bool {

@@ -89,6 +89,8 @@ pub struct MjcfSpatial {
     pub geoms: Vec<Collision>,
     /// What was read but not used, one line each.
     pub notes: Vec<String>,
+    /// The bodies' collision geometry skipped (meshes, height fields).
+    pub skipped: Vec<super::geometry::Skipped>,
 }
 
 /// Reads the MJCF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]).
@@ -187,6 +189,7 @@ struct Reader<'a> {
     joints: Vec<MjJoint>,
     geoms: Vec<Collision>,
     notes: Vec<String>,
+    skipped: Vec<super::geometry::Skipped>,
 }
 
 /// The parsed files of one model: the main file first, then its `<include>`s.
@@ -374,6 +377,7 @@ fn parse_files(
         joints: vec![],
         geoms: vec![],
         notes,
+        skipped: vec![],
     };
     for d in defaults {
         r.read_defaults(d, "main", &HashMap::new())?;
@@ -420,6 +424,7 @@ fn parse_files(
         joints: r.joints,
         geoms: r.geoms,
         notes: r.notes,
+        skipped: r.skipped,
     })
 }
 
@@ -717,17 +722,27 @@ impl<'a> Reader<'a> {
             match c.tag_name().name() {
                 "body" => self.read_body(c, body, frame, class)?,
                 "geom" => {
-                    if let Some(g) = self.read_geom(c, class)? {
-                        let pose = frame.then(&g.1);
-                        let bit = |a: &str| -> Result<u32, Error> {
-                            match self.attr(c, class, a) {
-                                None => Ok(1),
-                                Some(t) => t
-                                    .trim()
-                                    .parse::<u32>()
-                                    .map_err(|_| self.err(c, format!("{a} must be a non-negative integer (got {t})"))),
-                            }
+                    let read = self.read_geom(c, class)?;
+                    let bit = |a: &str| -> Result<u32, Error> {
+                        match self.attr(c, class, a) {
+                            None => Ok(1),
+                            Some(t) => t
+                                .trim()
+                                .parse::<u32>()
+                                .map_err(|_| self.err(c, format!("{a} must be a non-negative integer (got {t})"))),
+                        }
+                    };
+                    let bits = (bit("contype")?, bit("conaffinity")?);
+                    if let (None, Some(b)) = (&read, body) {
+                        let kind = self.attr(c, class, "type").unwrap_or_default();
+                        let what = match c.attribute("name") {
+                            Some(n) => format!("{kind} geom '{n}'"),
+                            None => format!("{kind} geom"),
                         };
+                        self.skipped.push(super::geometry::Skipped { body: b, what, bits });
+                    }
+                    if let Some(g) = read {
+                        let pose = frame.then(&g.1);
                         // MuJoCo's sliding friction: the first number of `friction` (default 1).
                         let friction =
                             self.numbers(c, class, "friction", None)?.and_then(|f| f.first().copied()).unwrap_or(1.0);
@@ -740,7 +755,7 @@ impl<'a> Reader<'a> {
                             pose,
                             shape: g.0,
                             friction: Some(friction),
-                            bits: (bit("contype")?, bit("conaffinity")?),
+                            bits,
                         });
                     }
                 }
@@ -948,7 +963,14 @@ impl<'a> Reader<'a> {
             if group < self.group_range[0] || group > self.group_range[1] {
                 continue;
             }
-            let Some((shape, pose)) = self.read_geom(g, class)? else { continue };
+            let Some((shape, pose)) = self.read_geom(g, class)? else {
+                // (With an <inertial> and `inertiafromgeom="auto"`, MuJoCo's default, the body's
+                // geoms do not count: a mesh is then only skipped for contacts.)
+                let kind = self.attr(g, class, "type").unwrap_or_default();
+                return Err(
+                    self.err(g, format!("the inertia of a {kind} geom is not supported: give the body an <inertial>"))
+                );
+            };
             let Some((volume, unit)) = volume_and_unit_inertia(&shape) else {
                 if !matches!(shape, Shape::Plane) {
                     return Err(self.err(g, "no inertia for this geom"));
@@ -1025,12 +1047,6 @@ impl<'a> Reader<'a> {
                     "{}: a {other} geom is skipped (no inertia or contacts from it)",
                     self.files.describe(g)
                 ));
-                if self.inertia_from_geom != "false" && g.parent().is_some_and(|p| p.tag_name().name() == "body") {
-                    return Err(self.err(
-                        g,
-                        format!("the inertia of a {other} geom is not supported: give the body an <inertial>"),
-                    ));
-                }
                 return Ok(None);
             }
         };

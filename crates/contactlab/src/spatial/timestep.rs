@@ -215,9 +215,17 @@ impl Scene3 {
         }
     }
 
-    /// The total energy: kinetic plus gravitational.
+    /// The total mechanical energy (J): kinetic (the rotors' armature included), gravitational
+    /// (zero at the world's origin) and the joint springs' `½ k (q − rest)²`: every
+    /// conservative force of the scene, so that a run without contacts, damping or impacts
+    /// keeps it.
     pub fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.tree.kinetic_energy(q, v) + self.tree.potential_energy(q)
+        self.tree.kinetic_energy(q, v) + self.tree.potential_energy(q) + self.spring_energy(q)
+    }
+
+    /// The joint springs' potential energy `Σ ½ k (q − rest)²` (J).
+    pub fn spring_energy(&self, q: &[f64]) -> f64 {
+        self.springs.iter().map(|&(iq, _, k, rest)| 0.5 * k * (q[iq] - rest).powi(2)).sum()
     }
 
     /// The scene's length scale (m): the largest reach of a body's collision shape from its
@@ -422,7 +430,7 @@ pub struct Run3 {
     pub q: Vec<Vec<f64>>,
     /// Velocities.
     pub v: Vec<Vec<f64>>,
-    /// Total energies (kinetic plus gravitational).
+    /// Total energies ([`Scene3::energy`]: kinetic, gravitational and the springs').
     pub energy: Vec<f64>,
     /// Contacts in each sampled step's problem.
     pub contacts: Vec<usize>,

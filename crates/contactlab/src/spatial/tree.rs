@@ -91,6 +91,30 @@ struct Pass<T: Real> {
     vel: Vec<Motion<T>>,
 }
 
+/// A configuration's forward kinematics (and, given the velocities, each body's velocity and
+/// velocity-product acceleration), computed in one pass and read by the point queries
+/// ([`SpatialTree::frames`]): a caller that asks about many points at one state pays for the
+/// pass once.
+#[derive(Debug, Clone)]
+pub struct Frames<T: Real = f64> {
+    /// Each body's pose in its parent's frame.
+    local: Vec<Transform<T>>,
+    /// Each body's pose in the world.
+    world: Vec<Transform<T>>,
+    /// Each body's velocity in its own frame (empty without velocities).
+    vel: Vec<Motion<T>>,
+    /// Each body's acceleration at `v̇ = 0` without gravity, in its own frame (empty without
+    /// velocities).
+    acc: Vec<Motion<T>>,
+}
+
+impl<T: Real> Frames<T> {
+    /// Each body's pose in the world.
+    pub fn world(&self) -> &[Transform<T>] {
+        &self.world
+    }
+}
+
 impl SpatialTree {
     /// A tree of `bodies` (each parent listed before its children) with `gravity`; an
     /// [`Error::Model`] names the first body that is not a valid part of one.
@@ -194,13 +218,29 @@ impl SpatialTree {
 
     /// Each body's pose in the world.
     pub fn poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
-        let p = self.pass(q, None);
-        let mut out: Vec<Transform<T>> = Vec::with_capacity(self.bodies.len());
+        self.frames(q, None).world
+    }
+
+    /// The forward kinematics at `q` (and `v`, if given) for the point queries
+    /// ([`Frames`]; [`SpatialTree::point_jacobian_in`] and its kin).
+    pub fn frames<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Frames<T> {
+        let p = self.pass(q, v);
+        let n = self.bodies.len();
+        let mut world: Vec<Transform<T>> = Vec::with_capacity(n);
         for (i, b) in self.bodies.iter().enumerate() {
-            let w = b.parent.map_or(p.local[i], |k| out[k].then(&p.local[i]));
-            out.push(w);
+            let w = b.parent.map_or(p.local[i], |k| world[k].then(&p.local[i]));
+            world.push(w);
         }
-        out
+        let mut acc: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
+        if let Some(v) = v {
+            for (k, b) in self.bodies.iter().enumerate() {
+                let ap = b.parent.map_or(Motion::zero(), |par| acc[par]);
+                let vj = b.joint.motion(self.vs(k, v));
+                acc.push(p.local[k].motion_from_parent(&ap) + p.vel[k].cross(&vj));
+            }
+        }
+        let vel = if v.is_some() { p.vel } else { vec![] };
+        Frames { local: p.local, world, vel, acc }
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
@@ -366,7 +406,12 @@ impl SpatialTree {
 
     /// Body `i`'s angular velocity in the world's axes.
     pub fn angular_velocity<T: Real>(&self, q: &[T], v: &[T], i: usize) -> Vector3<T> {
-        self.poses(q)[i].rot * self.pass(q, Some(v)).vel[i].ang
+        self.angular_velocity_in(&self.frames(q, Some(v)), i)
+    }
+
+    /// [`SpatialTree::angular_velocity`] from frames computed with the velocities.
+    pub fn angular_velocity_in<T: Real>(&self, f: &Frames<T>, i: usize) -> Vector3<T> {
+        f.world[i].rot * f.vel[i].ang
     }
 
     /// The world position of the point `p` (in body `i`'s frame).
@@ -376,12 +421,15 @@ impl SpatialTree {
 
     /// The Jacobian `J` (3 × nv) of the world velocity of the point `p` of body `i`: `ṗ = J v`.
     pub fn point_jacobian<T: Real>(&self, q: &[T], i: usize, p: &Vector3<T>) -> Matrix3xX<T> {
-        let poses = self.poses(q);
-        let pl = self.pass(q, None).local;
+        self.point_jacobian_in(&self.frames(q, None), i, p)
+    }
+
+    /// [`SpatialTree::point_jacobian`] from frames computed at the configuration.
+    pub fn point_jacobian_in<T: Real>(&self, f: &Frames<T>, i: usize, p: &Vector3<T>) -> Matrix3xX<T> {
         let mut jac = Matrix3xX::zeros(self.nv);
         // Walk up from the body, carrying the point's frame: column k of joint j is S_jk moved
         // to body i's frame, read at p, in world axes.
-        let to_world = poses[i].rot;
+        let to_world = f.world[i].rot;
         let mut x = Transform::identity(); // body j's pose in body i's frame
         let mut j = i;
         loop {
@@ -393,7 +441,7 @@ impl SpatialTree {
             }
             match b.parent {
                 Some(par) => {
-                    x = x.then(&pl[j].inverse());
+                    x = x.then(&f.local[j].inverse());
                     j = par;
                 }
                 None => break,
@@ -404,18 +452,16 @@ impl SpatialTree {
 
     /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).
     pub fn point_velocity_product<T: Real>(&self, q: &[T], v: &[T], i: usize, p: &Vector3<T>) -> Vector3<T> {
-        let pass = self.pass(q, Some(v));
-        let mut acc: Vec<Motion<T>> = Vec::with_capacity(self.bodies.len());
-        for (k, b) in self.bodies.iter().enumerate().take(i + 1) {
-            let ap = b.parent.map_or(Motion::zero(), |par| acc[par]);
-            let vj = b.joint.motion(self.vs(k, v));
-            acc.push(pass.local[k].motion_from_parent(&ap) + pass.vel[k].cross(&vj));
-        }
-        let (a, vel) = (acc[i], pass.vel[i]);
+        self.point_velocity_product_in(&self.frames(q, Some(v)), i, p)
+    }
+
+    /// [`SpatialTree::point_velocity_product`] from frames computed with the velocities.
+    pub fn point_velocity_product_in<T: Real>(&self, f: &Frames<T>, i: usize, p: &Vector3<T>) -> Vector3<T> {
+        let (a, vel) = (f.acc[i], f.vel[i]);
         // The classical acceleration of the point from the spatial one (all in body i's axes).
         let vp = vel.lin + vel.ang.cross(p);
         let ap = a.lin + a.ang.cross(p) + vel.ang.cross(&vp);
-        self.poses(q)[i].rot * ap
+        f.world[i].rot * ap
     }
 }
 

@@ -61,6 +61,8 @@ pub struct UrdfSpatial {
     pub collisions: Vec<Collision>,
     /// What was read but not used (meshes), one line each.
     pub notes: Vec<String>,
+    /// The collision geometry skipped (meshes), per body.
+    pub skipped: Vec<super::geometry::Skipped>,
 }
 
 /// Reads the URDF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]) with its root `base`.
@@ -164,7 +166,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
     }
     let tree =
         SpatialTree::new(bodies, Vec3::new(0.0, 0.0, -9.81)).map_err(|e| err("link", one_line(&e.to_string())))?;
-    let (mut collisions, mut notes) = (vec![], vec![]);
+    let (mut collisions, mut notes, mut skipped) = (vec![], vec![], vec![]);
     for &l in &order {
         let Some(body) = body_of[l] else { continue };
         let link = &robot.links[l];
@@ -199,6 +201,11 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                 },
                 urdf_rs::Geometry::Mesh { filename, .. } => {
                     notes.push(format!("{key}: collision mesh '{filename}' skipped (no contacts from meshes)"));
+                    skipped.push(super::geometry::Skipped {
+                        body,
+                        what: format!("collision mesh '{filename}'"),
+                        bits: (1, 1),
+                    });
                     continue;
                 }
             };
@@ -216,7 +223,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
             });
         }
     }
-    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes })
+    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped })
 }
 
 /// A link's spatial inertia from its `<inertial>` (module docs); the message says what is wrong.

@@ -552,3 +552,31 @@ fn the_walker_commands_run_on_the_multibody_walkers_as_on_the_hand_written_ones(
         "{la:?} vs {lb:?}"
     );
 }
+
+#[test]
+fn the_jam_threshold_is_where_the_slips_of_walker_slip_start_to_jam() {
+    // `walker slip --jam-threshold` once replaced the state's slip speed by projecting the
+    // velocity in the multibody coordinates, which changed θ̇'s share: it reported the
+    // threshold plus l cos θ θ̇ (1.02323 where slips start to jam at 0.479855). The threshold
+    // must be where `walker slip` from the same θ, θ̇ turns from no jam to jam.
+    use contactlab::api::{walker_jam_threshold, walker_slip};
+    let w = RimlessWheel {
+        spokes: 10,
+        kappa: 0.01,
+        slope: 8f64.to_radians(),
+        mu: 0.3,
+        mass: 1.0,
+        length: 1.0,
+        gravity: 1.01,
+    };
+    let m = WalkerModel::Rimless(w);
+    let (th, thd) = (-std::f64::consts::PI / 10.0 + 0.005, 0.570422);
+    let thr = walker_jam_threshold(&m, &[th, thd, 1.0], 5.0).unwrap().jam_threshold.unwrap();
+    let jams = |x: f64| walker_slip(&m, &[th, thd, x]).unwrap().outcome == contactlab::painleve::slip::SlipOutcome::Jam;
+    assert!(jams(thr * (1.0 + 1e-3)) && !jams(thr * (1.0 - 1e-3)), "threshold {thr} is not where the slips turn");
+    // An independent desingularised integration puts it at 0.47985.
+    assert!((thr - 0.47985).abs() < 1e-4, "threshold {thr}");
+    // The state's own slip speed does not matter.
+    let again = walker_jam_threshold(&m, &[th, thd, 0.0], 5.0).unwrap().jam_threshold.unwrap();
+    assert_eq!(thr, again);
+}

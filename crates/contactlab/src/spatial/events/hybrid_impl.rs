@@ -136,7 +136,7 @@ impl Hybrid for EventScene<'_> {
         let approaching: Vec<usize> = (0..self.nc())
             .filter(|&i| kin[i].gap.abs() <= self.gtol() && (kin[i].rows.row(0) * &v)[0] < -vtol && !unarmed[i])
             .collect();
-        (!approaching.is_empty()).then(|| self.impact(&approaching, &unarmed, &q, &v))
+        (!approaching.is_empty()).then(|| self.checked(self.impact(&approaching, &unarmed, &q, &v)))
     }
 
     fn flow(&self, mode: &Modes3, _t: f64, x: &State) -> State {
@@ -170,8 +170,12 @@ impl Hybrid for EventScene<'_> {
             let (g0, g1) = match mode.get(i) {
                 // An unarmed foot cannot strike: a large finite value (not +∞) keeps the guard
                 // usable by the bracketing root finder when it arms within a step.
-                Contact3Mode::Free if unarmed[i] => (gaps[i].abs() + self.length(), f64::INFINITY),
-                Contact3Mode::Free => (gaps[i], f64::INFINITY),
+                Contact3Mode::Free if unarmed[i] => (gaps[i].abs() + self.length(), gaps[i].abs() + self.length()),
+                // The second guard is the penetration net: it is armed wherever the contact
+                // starts the mode within the contact tolerance, also at a gap of zero or just
+                // below, where the first is not, so a touching contact left free (no force,
+                // no normal velocity) that starts to sink is caught `gtol` down.
+                Contact3Mode::Free => (gaps[i], gaps[i] + self.gtol()),
                 cm => {
                     let f = sol.as_ref().map_or(nalgebra::Vector3::repeat(f64::NAN), |s| s.force[i]);
                     let second = match cm {
@@ -205,12 +209,14 @@ impl Hybrid for EventScene<'_> {
         } else {
             self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
         };
-        let (Some(acc), Some(kin)) = (acc, self.kinematics(q.as_slice(), &free)) else { return f64::INFINITY };
+        let frames = self.scene.tree.frames(q.as_slice(), Some(v.as_slice()));
+        let (Some(acc), Some(kin)) = (acc, self.kinematics_in(&frames, &free)) else { return f64::INFINITY };
         let mut lim = f64::INFINITY;
         for (k, &i) in free.iter().enumerate() {
             let g = kin[k].gap;
             let gd = (kin[k].rows.row(0) * &v)[0];
-            let gdd = (kin[k].rows.row(0) * &acc)[0] + self.drift(q.as_slice(), v.as_slice(), i, &kin[k])[0];
+            let gdd =
+                (kin[k].rows.row(0) * &acc)[0] + self.drift_in(&frames, q.as_slice(), v.as_slice(), i, &kin[k])[0];
             // The next extremum of the gap's quadratic model (as the planar core): an apex while
             // the gap is in the lower half of the rise, a valley that may reach zero.
             let excursion = 0.5 * gd * gd / gdd.abs();
@@ -223,11 +229,75 @@ impl Hybrid for EventScene<'_> {
         lim
     }
 
-    fn transition(&self, mode: &Modes3, fired: &[usize], _t: f64, x: &State) -> Transition<State, Modes3> {
+    fn transition(&self, mode: &Modes3, fired: &[usize], t: f64, x: &State) -> Transition<State, Modes3> {
+        self.checked(self.next_mode(mode, fired, t, x))
+    }
+
+    fn at_rest(&self, mode: &Modes3, _x: &State) -> bool {
+        mode.is_rest()
+    }
+
+    fn closed(&self, mode: &Modes3, contact: usize) -> bool {
+        contact < mode.len() && mode.get(contact).closed()
+    }
+
+    fn zeno_limit(
+        &self,
+        mode: &Modes3,
+        contact: usize,
+        t: f64,
+        x: &State,
+        last: &State,
+    ) -> Option<Transition<State, Modes3>> {
+        self.completion(mode, contact, t, x, last).map(|tr| self.checked(tr))
+    }
+
+    fn energy(&self, _t: f64, x: &State) -> Option<f64> {
+        let (q, v) = self.state(x);
+        Some(self.scene.energy(q.as_slice(), v.as_slice()))
+    }
+
+    fn flow_jacobian(&self, mode: &Modes3, _t: f64, x: &State) -> Option<DMatrix<f64>> {
+        self.flow_jacobian_at(mode, x)
+    }
+
+    fn guard_gradient(&self, mode: &Modes3, guard: usize, _t: f64, x: &State) -> Option<DVector<f64>> {
+        self.guard_gradient_at(mode, guard, x)
+    }
+
+    fn jump_jacobian(&self, event: &EventRecord<State, Modes3>) -> Option<DMatrix<f64>> {
+        self.jump_jacobian_at(event)
+    }
+}
+
+impl EventScene<'_> {
+    /// A transition's outcome, refused if it leaves a free contact that can strike more than
+    /// twice the contact tolerance below its plane (module docs of [`super`]): its gap guards
+    /// would not arm there, and it would sink unseen.
+    fn checked(&self, tr: Transition<State, Modes3>) -> Transition<State, Modes3> {
+        let Transition::Jump { state, mode, .. } = &tr else { return tr };
+        let (q, _) = self.state(state);
+        let gaps = self.gaps(q.as_slice());
+        let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
+        let sunk = (0..self.nc())
+            .find(|&i| !mode.get(i).closed() && !unarmed[i] && (gaps[i] < -2.0 * self.gtol() || gaps[i].is_nan()));
+        match sunk {
+            Some(i) => Transition::Failed(ModeFailure::measured(
+                FailureKind::Singular,
+                FailureEvidence::Penetration { contact: i, gap: gaps[i] },
+            )),
+            None => tr,
+        }
+    }
+
+    /// The transition of `mode` when the guards `fired` reached zero at `x` (unchecked).
+    fn next_mode(&self, mode: &Modes3, fired: &[usize], _t: f64, x: &State) -> Transition<State, Modes3> {
         let (mut q, mut v) = self.state(x);
         let nc = self.nc();
-        let impacting: Vec<usize> =
-            fired.iter().filter(|&&k| k % 2 == 0 && mode.get(k / 2) == Contact3Mode::Free).map(|&k| k / 2).collect();
+        // A free contact's gap (or its penetration net) reached zero: an impact.
+        let mut impacting: Vec<usize> =
+            fired.iter().filter(|&&k| mode.get(k / 2) == Contact3Mode::Free).map(|&k| k / 2).collect();
+        impacting.dedup();
         if !impacting.is_empty() {
             // Closed contacts take part; a touching foot that cannot strike passes.
             let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
@@ -331,15 +401,8 @@ impl Hybrid for EventScene<'_> {
         }
     }
 
-    fn at_rest(&self, mode: &Modes3, _x: &State) -> bool {
-        mode.is_rest()
-    }
-
-    fn closed(&self, mode: &Modes3, contact: usize) -> bool {
-        contact < mode.len() && mode.get(contact).closed()
-    }
-
-    fn zeno_limit(
+    /// The completion after a Zeno point (unchecked).
+    fn completion(
         &self,
         mode: &Modes3,
         contact: usize,
@@ -390,22 +453,5 @@ impl Hybrid for EventScene<'_> {
             Err(f) => Transition::Failed(f),
         };
         Some(tr)
-    }
-
-    fn energy(&self, _t: f64, x: &State) -> Option<f64> {
-        let (q, v) = self.state(x);
-        Some(self.scene.energy(q.as_slice(), v.as_slice()))
-    }
-
-    fn flow_jacobian(&self, mode: &Modes3, _t: f64, x: &State) -> Option<DMatrix<f64>> {
-        self.flow_jacobian_at(mode, x)
-    }
-
-    fn guard_gradient(&self, mode: &Modes3, guard: usize, _t: f64, x: &State) -> Option<DVector<f64>> {
-        self.guard_gradient_at(mode, guard, x)
-    }
-
-    fn jump_jacobian(&self, event: &EventRecord<State, Modes3>) -> Option<DMatrix<f64>> {
-        self.jump_jacobian_at(event)
     }
 }

@@ -85,11 +85,13 @@
 use nalgebra::{DMatrix, DVector, Vector2, Vector3};
 use serde::Serialize;
 
+use super::algebra::Transform;
 use super::algebra::Vec3;
-use super::contact::{contact_jacobians, contact_points, ContactPoint3};
+use super::contact::{contact_jacobians_in, contact_points, contact_points_in, ContactPoint3};
 use super::geometry::Shape;
 use super::joint::Joint3;
 use super::timestep::Scene3;
+use super::tree::Frames;
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Recorder, Termination, Tolerances, ZenoRule};
 use crate::Error;
 
@@ -262,9 +264,14 @@ impl<'a> EventScene<'a> {
 
     /// Every contact's candidate point at `q`; `None` if a pair's number of candidates changed.
     fn points(&self, q: &[f64]) -> Option<Vec<ContactPoint3>> {
+        self.points_in(&self.scene.tree.poses(q))
+    }
+
+    /// [`EventScene::points`] from the bodies' world poses.
+    fn points_in(&self, poses: &[Transform]) -> Option<Vec<ContactPoint3>> {
         let mut out = Vec::with_capacity(self.nc());
         for &(ks, kp, _, n) in &self.groups {
-            let pts = contact_points(&self.scene.tree, q, &self.scene.shapes[ks], &self.scene.planes[kp]);
+            let pts = contact_points_in(poses, &self.scene.shapes[ks], &self.scene.planes[kp]);
             if pts.len() != n {
                 return None;
             }
@@ -300,16 +307,29 @@ impl<'a> EventScene<'a> {
         self.points(q).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
     }
 
+    /// Every contact's normal velocity `J_n v` at `(q, v)` (m/s; negative approaching its
+    /// plane; `None` if the candidates changed).
+    pub fn normal_velocities(&self, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
+        let all: Vec<usize> = (0..self.nc()).collect();
+        let v = DVector::from_column_slice(v);
+        Some(self.kinematics(q, &all)?.iter().map(|k| (k.rows.row(0) * &v)[0]).collect())
+    }
+
     /// The kinematics of the contacts `which` at `q`.
     pub(crate) fn kinematics(&self, q: &[f64], which: &[usize]) -> Option<Vec<ContactKin>> {
-        let pts = self.points(q)?;
+        self.kinematics_in(&self.scene.tree.frames(q, None), which)
+    }
+
+    /// [`EventScene::kinematics`] from frames computed at the configuration.
+    pub(crate) fn kinematics_in(&self, f: &Frames, which: &[usize]) -> Option<Vec<ContactKin>> {
+        let pts = self.points_in(f.world())?;
         Some(
             which
                 .iter()
                 .map(|&i| {
                     let p = &pts[i];
                     let plane = &self.scene.planes[self.contacts[i].plane];
-                    let (jn, jt) = contact_jacobians(&self.scene.tree, q, p, plane);
+                    let (jn, jt) = contact_jacobians_in(&self.scene.tree, f, p, plane);
                     let rows = DMatrix::from_fn(3, jn.len(), |r, c| if r == 0 { jn[c] } else { jt[(r - 1, c)] });
                     ContactKin { gap: p.gap, rows, point: p.clone() }
                 })
@@ -319,18 +339,23 @@ impl<'a> EventScene<'a> {
 
     /// Contact `i`'s drift `d/dt (J v)` at `v̇ = 0`, rows `(n, t₁, t₂)` (module docs).
     pub(crate) fn drift(&self, q: &[f64], v: &[f64], i: usize, kin: &ContactKin) -> Vector3<f64> {
+        self.drift_in(&self.scene.tree.frames(q, Some(v)), q, v, i, kin)
+    }
+
+    /// [`EventScene::drift`] from frames computed at `(q, v)` with the velocities.
+    pub(crate) fn drift_in(&self, f: &Frames, q: &[f64], v: &[f64], i: usize, kin: &ContactKin) -> Vector3<f64> {
         let tree = &self.scene.tree;
         let plane = &self.scene.planes[self.contacts[i].plane];
         let (t1, t2) = plane.tangents();
         let n = plane.normal;
         let project = |a: Vec3| Vector3::new(n.dot(&a), t1.dot(&a), t2.dot(&a));
         match self.contacts[i].kind {
-            Feature::Corner => project(tree.point_velocity_product(q, v, kin.point.body, &kin.point.local)),
+            Feature::Corner => project(tree.point_velocity_product_in(f, kin.point.body, &kin.point.local)),
             Feature::Round(radius) => {
                 // The point moves over the sphere: its drift is the material point's less the
                 // centripetal term ω × (ω × ρ), ρ = −r n fixed in the world.
-                let a = tree.point_velocity_product(q, v, kin.point.body, &kin.point.local);
-                let w = tree.angular_velocity(q, v, kin.point.body);
+                let a = tree.point_velocity_product_in(f, kin.point.body, &kin.point.local);
+                let w = tree.angular_velocity_in(f, kin.point.body);
                 let rho = -n * radius;
                 project(a - w.cross(&w.cross(&rho)))
             }
@@ -420,7 +445,7 @@ pub struct EventRun3 {
     pub q: Vec<Vec<f64>>,
     /// Velocities.
     pub v: Vec<Vec<f64>>,
-    /// Total energies (kinetic plus gravitational, J).
+    /// Total mechanical energies (J): kinetic, gravitational and the joint springs' ([`Scene3::energy`]).
     pub energy: Vec<f64>,
     /// Contacts touching their planes (gap within the contact tolerance) at each sample.
     pub touching: Vec<usize>,

@@ -174,14 +174,16 @@ impl EventScene<'_> {
         if closed.is_empty() {
             return Some(ModeSolution { acc: a0, force });
         }
-        let kin = self.kinematics(q, &closed)?;
+        let tree = &self.scene.tree;
+        let frames = tree.frames(q, Some(v));
+        let kin = self.kinematics_in(&frames, &closed)?;
         let vv = DVector::from_column_slice(v);
         let nv = v.len();
         let (mut rows, mut cols, mut rhs): (Vec<DVector<f64>>, Vec<DVector<f64>>, Vec<f64>) = (vec![], vec![], vec![]);
         let mut dirs = vec![];
         for (k, &i) in closed.iter().enumerate() {
             let kn = &kin[k];
-            let d = self.drift(q, v, i, kn);
+            let d = self.drift_in(&frames, q, v, i, kn);
             let row = |r: usize| kn.rows.row(r).transpose();
             match mode.get(i) {
                 Contact3Mode::Stick => {
@@ -245,14 +247,15 @@ impl EventScene<'_> {
         if touching.is_empty() {
             return Ok(modes);
         }
-        let kin = self.kinematics(q.as_slice(), &touching).ok_or_else(singular)?;
+        let frames = tree.frames(q.as_slice(), Some(v.as_slice()));
+        let kin = self.kinematics_in(&frames, &touching).ok_or_else(singular)?;
         let (chol, a0) = self.free_motion(q.as_slice(), v.as_slice()).ok_or_else(singular)?;
         let j = stack(&kin);
         let minv_jt = chol.solve(&j.transpose());
         let w = &j * &minv_jt;
         let mut qa = &j * &a0;
         for (c, &i) in touching.iter().enumerate() {
-            let d = self.drift(q.as_slice(), v.as_slice(), i, &kin[c]);
+            let d = self.drift_in(&frames, q.as_slice(), v.as_slice(), i, &kin[c]);
             for r in 0..3 {
                 qa[3 * c + r] += d[r];
             }
@@ -265,7 +268,7 @@ impl EventScene<'_> {
                 _ => None,
             })
             .collect();
-        let sol = fc3d::solve_with_slips(&w, &qa, &mus, &slips, &Fc3dSettings::default(), None);
+        let sol = patient_fc3d(&w, &qa, &mus, &slips);
         if sol.status != Fc3dStatus::Solved && (sol.residual > 1e-7 || sol.residual.is_nan()) {
             return Err(ModeFailure::bare(FailureKind::Painleve));
         }
@@ -299,7 +302,13 @@ impl EventScene<'_> {
                 at_rest[i] = Vector2::new(u[1], u[2]).norm() < self.stop_speed();
             }
         }
-        self.project(q, v, &modes, &at_rest).ok_or_else(singular)?;
+        // Touching contacts the problem leaves free (no force) are lifted to their planes too
+        // where they lie below: a contact at zero force and zero normal acceleration stays on
+        // its plane, and one left below it could sink unseen (its gap guard arms only above).
+        let gaps = self.gaps(q.as_slice());
+        let lifted: Vec<usize> =
+            touching.iter().copied().filter(|&i| !modes.get(i).closed() && gaps[i] < 0.0).collect();
+        self.project(q, v, &modes, &at_rest, &lifted).ok_or_else(singular)?;
         // Rest: every closed contact sticks and their rows pin every velocity.
         let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
         if !closed.is_empty() && closed.iter().all(|&i| modes.get(i) == Contact3Mode::Stick) {
@@ -313,34 +322,39 @@ impl EventScene<'_> {
         Ok(modes)
     }
 
-    /// Projects `q` onto the closed contacts' gaps `g = 0` and `v` onto their zero normal (and,
-    /// sticking or starting from rest, `at_rest`, tangential) velocities, mass-weighted; `None`
-    /// if `M` is singular.
+    /// Projects `q` onto the closed contacts' gaps `g = 0` (and those of the free contacts
+    /// `lifted`) and `v` onto the closed contacts' zero normal (and, sticking or starting from
+    /// rest, `at_rest`, tangential) velocities, mass-weighted; `None` if `M` is singular.
     pub(super) fn project(
         &self,
         q: &mut DVector<f64>,
         v: &mut DVector<f64>,
         modes: &Modes3,
         at_rest: &[bool],
+        lifted: &[usize],
     ) -> Option<()> {
         let tree = &self.scene.tree;
         let closed: Vec<usize> = (0..self.nc()).filter(|&i| modes.get(i).closed()).collect();
-        if closed.is_empty() {
+        let placed: Vec<usize> = closed.iter().chain(lifted).copied().collect();
+        if placed.is_empty() {
             return Some(());
         }
         for _ in 0..4 {
-            let kin = self.kinematics(q.as_slice(), &closed)?;
-            let g = DVector::from_iterator(closed.len(), kin.iter().map(|k| k.gap));
+            let kin = self.kinematics(q.as_slice(), &placed)?;
+            let g = DVector::from_iterator(placed.len(), kin.iter().map(|k| k.gap));
             if g.amax() <= 1e-14 * self.length {
                 break;
             }
-            let jn = DMatrix::from_fn(closed.len(), tree.nv(), |r, c| kin[r].rows[(0, c)]);
+            let jn = DMatrix::from_fn(placed.len(), tree.nv(), |r, c| kin[r].rows[(0, c)]);
             let chol = tree.mass_matrix(q.as_slice()).cholesky()?;
             let minv_jt = chol.solve(&jn.transpose());
             let lam = least_norm_any(&(&jn * &minv_jt), &g);
             let dq = -(minv_jt * lam);
             *q = tree.integrate(q.as_slice(), dq.as_slice(), 1.0);
             tree.normalize(q.as_mut_slice());
+        }
+        if closed.is_empty() {
+            return Some(());
         }
         let kin = self.kinematics(q.as_slice(), &closed)?;
         let mut rows: Vec<DVector<f64>> = vec![];
@@ -385,7 +399,7 @@ impl EventScene<'_> {
             for c in 0..set.len() {
                 qq[3 * c] += e * u0[3 * c].min(0.0);
             }
-            let sol = fc3d::solve(&w, &qq, &mus, &Fc3dSettings::default(), None);
+            let sol = patient_fc3d(&w, &qq, &mus, &[]);
             if sol.status != Fc3dStatus::Solved && (sol.residual > 1e-7 || sol.residual.is_nan()) {
                 return Err(ModeFailure::bare(FailureKind::Impact));
             }
@@ -458,6 +472,22 @@ impl EventScene<'_> {
         )
     }
 }
+
+/// FC3D ([`fc3d::solve_with_slips`]) with its default sweeps, and, if they run out, again from
+/// where they stopped with [`PATIENT_SWEEPS`]: Gauss–Seidel converges slowly, not wrongly, on
+/// the redundant contacts of flat feet (a humanoid's two soles on four spheres each, `W` of
+/// rank well below its size), and only a problem that still fails is a failure of the mode.
+fn patient_fc3d(w: &DMatrix<f64>, q: &DVector<f64>, mus: &[f64], slips: &[Option<Vector2<f64>>]) -> fc3d::Fc3dSolution {
+    let sol = fc3d::solve_with_slips(w, q, mus, slips, &Fc3dSettings::default(), None);
+    if sol.status != Fc3dStatus::IterationLimit {
+        return sol;
+    }
+    let patient = Fc3dSettings { max_sweeps: PATIENT_SWEEPS, ..Default::default() };
+    fc3d::solve_with_slips(w, q, mus, slips, &patient, Some(&sol.r))
+}
+
+/// Gauss–Seidel sweeps of [`patient_fc3d`]'s second attempt.
+const PATIENT_SWEEPS: usize = 50_000;
 
 /// The contacts' rows stacked (3k × nv).
 pub(super) fn stack(kin: &[ContactKin]) -> DMatrix<f64> {

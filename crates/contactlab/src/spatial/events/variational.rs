@@ -277,16 +277,15 @@ impl EventScene<'_> {
         let (q, v) = self.split_t(x)?;
         let i = guard / 2;
         let cm = mode.get(i);
-        if guard.is_multiple_of(2) && cm == Contact3Mode::Free {
-            return self.kin_t(&q, &v, i).map(|k| k.gap);
+        if cm == Contact3Mode::Free {
+            // The gap, or its penetration net `gap + gtol` (the second guard).
+            let net = if guard.is_multiple_of(2) { 0.0 } else { CONTACT_TOL * self.length() };
+            return self.kin_t(&q, &v, i).map(|k| k.gap + real::<T>(net));
         }
         if let (1, Contact3Mode::Slip(d)) = (guard % 2, cm) {
             let k = self.kin_t(&q, &v, i)?;
             let u = &k.rows * DVector::from_column_slice(&v);
             return Some(self.slip_stop_guard(Vector2::new(u[1], u[2]), d));
-        }
-        if cm == Contact3Mode::Free {
-            return None;
         }
         let (_, force) = self.solve_t(pat, &q, &v)?;
         let k = pat.closed.iter().position(|c| c.0 == i)?;
