@@ -428,20 +428,34 @@ fn lcp_solve(a: LcpSolveArgs) -> Result<(), Failure> {
             print_json(&e.summary(n))?;
         } else {
             println!(
-                "{}: n = {n}, {status}: {} piece(s), solution set {}",
+                "{}: n = {n}, {status}: {} piece(s){}, solution set {}",
                 a.file.display(),
-                e.pieces.len(),
+                e.pieces.len() - e.failed(),
+                if e.failed() > 0 {
+                    format!(" and {} that fail the check on the data as given", e.failed())
+                } else {
+                    String::new()
+                },
                 if e.bounded { "bounded" } else { "unbounded" }
             );
             for (k, p) in e.pieces.iter().enumerate() {
                 println!(
-                    "  piece {k}: alpha = {:?}, bounded = {}, point z = {:?}, residual = {:.2e}",
+                    "  piece {k}: alpha = {:?}, bounded = {}, point z = {:?}, residual = {:.2e}, violation = {}{}",
                     p.alpha,
                     p.bounded,
                     p.z.iter().map(|v| (v * 1e9).round() / 1e9).collect::<Vec<_>>(),
-                    p.residual
+                    p.residual,
+                    p.violation.map_or("-".to_string(), |v| format!("{v:.2e}")),
+                    if p.verified == Some(false) { " (FAILS: not a solution of the data as given)" } else { "" }
                 );
             }
+        }
+        if status == "numerical-error" {
+            return Err(Failure::Numerical(anyhow::anyhow!(
+                "the enumeration ended in numerical trouble: {} piece(s) whose point fails the check on the data as given{}",
+                e.failed(),
+                if e.missed { ", or a piece the search missed" } else { "" }
+            )));
         }
         return Ok(());
     }

@@ -991,3 +991,23 @@ fn a_body_that_collides_only_through_a_mesh_is_named_on_stderr_and_in_the_result
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn an_underflowing_number_is_refused_and_unverified_pieces_fail() {
+    let dir = tmpdir("underflow");
+    let f = dir.join("u.toml");
+    std::fs::write(&f, "kind = \"lcp\"\nM = [[1e-400]]\nq = [-1.0]\n").unwrap();
+    let o = run(&["lcp", "solve", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("M (line 2)") && stderr(&o).contains("1e-400"), "{}", stderr(&o));
+    std::fs::write(&f, "kind = \"lcp\"\nM = [[1e-310, 1.0], [1e200, 1.0]]\nq = [-1.0, 1.0]\n").unwrap();
+    let o = run(&["lcp", "solve", f.to_str().unwrap(), "--all", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["status"].as_str(), v["count"].as_u64(), v["failed"].as_u64()),
+        (Some("numerical-error"), Some(0), Some(1))
+    );
+    assert_eq!(v["pieces"][0]["verified"], false);
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -74,6 +74,7 @@ pub mod conic;
 pub mod continuation;
 pub mod eqset;
 pub mod error;
+pub mod exact;
 pub mod fc3d;
 pub mod fixture;
 pub mod hybrid;

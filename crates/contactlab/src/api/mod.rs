@@ -121,6 +121,7 @@ pub fn lcp_solve(problem: &crate::lcp::Lcp, settings: &crate::lcp::LcpSettings) 
 pub fn lcp_solve_all(problem: &crate::lcp::Lcp) -> Result<crate::lcp::enumerate::Enumeration, Error> {
     let mut e = crate::lcp::enumerate::enumerate(problem, &crate::lcp::enumerate::EnumSettings::default())?;
     e.prove_empty(problem);
+    e.verify(problem, crate::lcp::LcpSettings::default().tolerance);
     Ok(e)
 }
 

@@ -15,12 +15,18 @@
 //!
 //! All three tests visit the `2ⁿ − 1` nonempty index sets and are limited to `n ≤` [`MAX_N`];
 //! a failing test returns the index set (and vector, where there is one) that violates the
-//! definition.
+//! definition. The P and column-adequacy tests decide every minor's sign and every rank
+//! exactly on the data as given ([`crate::exact`]: interval elimination, big integers where it
+//! cannot tell), never against a tolerance: `[[2⁻⁴⁰, −1], [1024, 1]]` is a P-matrix. (A matrix
+//! rounded from a singular positive semidefinite one, `A Aᵀ` formed in floats, may then have a
+//! tiny negative minor and not be P₀: that is the truth of the numbers given.) Quasi-adequacy
+//! solves one floating-point LP per set and says `undecided` when one ends otherwise;
+//! positive semidefiniteness is read up to [`PSD_TOL`].
 
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use super::pivot::minmax_singular;
+use crate::exact::{det_sign, rank, Sign};
 use crate::lp::{DenseLp, LpSettings, LpStatus};
 use crate::Error;
 
@@ -78,45 +84,32 @@ fn principal(m: &DMatrix<f64>, a: &[usize]) -> DMatrix<f64> {
     DMatrix::from_fn(a.len(), a.len(), |i, j| m[(a[i], a[j])])
 }
 
-/// Relative threshold below which a singular value counts as zero.
-const RANK_TOL: f64 = 1e-10;
-
-/// P-matrix test: all principal minors positive (and not numerically zero).
+/// P-matrix test: every principal minor positive, each sign decided exactly on the data as
+/// given ([`crate::exact::det_sign`]: a minor of `2⁻⁴⁰` is positive, whatever `‖M‖`).
 pub fn is_p_matrix(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
-    let m = &normalised(m);
-    let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
-        let sub = principal(m, &a);
-        let det = sub.clone().lu().determinant();
-        let (_, smin) = minmax_singular(&sub);
-        if det.is_nan() || det <= 0.0 || smin <= RANK_TOL * scale {
+        if det_sign(&principal(m, &a)) != Sign::Positive {
             return Ok(ClassTest { holds: false, witness_set: Some(a), witness_vector: None, undecided: false });
         }
     }
     Ok(ClassTest { holds: true, witness_set: None, witness_vector: None, undecided: false })
 }
 
-/// Column-adequacy test: P₀, and `M_αα` singular implies `M_·α` column-rank deficient.
+/// Column-adequacy test: P₀, and `M_αα` singular implies `M_·α` column-rank deficient; the
+/// signs and ranks exact on the data as given ([`crate::exact`]).
 pub fn is_column_adequate(m: &DMatrix<f64>) -> Result<ClassTest, Error> {
     let n = check(m)?;
-    let m = &normalised(m);
-    let scale = m.amax().max(crate::numeric::SCALE_FLOOR);
     for mask in 1..(1usize << n) {
         let a = subset(mask, n);
-        let sub = principal(m, &a);
-        let (_, smin) = minmax_singular(&sub);
-        let singular = smin <= RANK_TOL * scale;
-        if !singular && sub.clone().lu().determinant() < 0.0 {
+        let fails = match det_sign(&principal(m, &a)) {
+            Sign::Positive => false,
+            Sign::Negative => true,
+            Sign::Zero => rank(&DMatrix::from_fn(n, a.len(), |i, j| m[(i, a[j])])) == a.len(),
+        };
+        if fails {
             return Ok(ClassTest { holds: false, witness_set: Some(a), witness_vector: None, undecided: false });
-        }
-        if singular {
-            let cols = DMatrix::from_fn(n, a.len(), |i, j| m[(i, a[j])]);
-            let sv = cols.singular_values();
-            if sv.min() > RANK_TOL * scale {
-                return Ok(ClassTest { holds: false, witness_set: Some(a), witness_vector: None, undecided: false });
-            }
         }
     }
     Ok(ClassTest { holds: true, witness_set: None, witness_vector: None, undecided: false })

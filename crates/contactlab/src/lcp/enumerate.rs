@@ -61,6 +61,12 @@ pub struct Piece {
     pub residual: f64,
     /// Whether the piece is bounded.
     pub bounded: bool,
+    /// The point's componentwise error on the data as given, after refinement on the piece
+    /// ([`Enumeration::verify`]; `None` until checked).
+    pub violation: Option<f64>,
+    /// Whether the point passed that check, as `lcp::solve` accepts a point (`None` until
+    /// checked).
+    pub verified: Option<bool>,
 }
 
 impl Piece {
@@ -165,10 +171,42 @@ impl Enumeration {
         };
     }
 
+    /// Checks every piece's point on the data as given as `lcp::solve` accepts its point
+    /// ([`super::verify::componentwise_error`] within `tolerance`, after Newton refinement on
+    /// the piece where it fails): the pieces come from floating-point LPs on the equilibrated
+    /// problem, and a point can satisfy those and not the data (`M = [[1e-310, 1], [1e200, 1]]`,
+    /// `q = (−1, 1)`, whose only solution `z = (1e310, 0)` is no float).
+    pub fn verify(&mut self, lcp: &Lcp, tolerance: f64) {
+        let n = lcp.n();
+        for p in &mut self.pieces {
+            let mut v = super::verify::componentwise_error(lcp, &p.z);
+            if v > tolerance {
+                let alpha: Vec<bool> = (0..n).map(|i| p.alpha.contains(&i)).collect();
+                if let Some(z) = super::verify::refine_on_piece(lcp, &alpha, &p.z) {
+                    let vz = super::verify::componentwise_error(lcp, &z);
+                    if vz < v {
+                        p.w = lcp.w(&z);
+                        p.residual = lcp.residual(&z);
+                        p.z = z;
+                        v = vz;
+                    }
+                }
+            }
+            p.violation = Some(v);
+            p.verified = Some(v <= tolerance && p.residual <= tolerance);
+        }
+    }
+
+    /// Pieces whose point failed [`Enumeration::verify`].
+    pub fn failed(&self) -> usize {
+        self.pieces.iter().filter(|p| p.verified == Some(false)).count()
+    }
+
     /// `solved`, `no-solution`, `iteration-limit` when the search stopped at its node limit, or
-    /// `numerical-error` when the search found nothing but a piece holds a point.
+    /// `numerical-error` when the search found nothing but a piece holds a point, or a piece's
+    /// point fails the check on the data as given ([`Enumeration::verify`]).
     pub fn status(&self) -> &'static str {
-        if self.missed {
+        if self.missed || self.failed() > 0 {
             "numerical-error"
         } else if !self.complete {
             "iteration-limit"
@@ -207,7 +245,8 @@ impl Enumeration {
         EnumerationSummary {
             status: self.status(),
             n,
-            count: self.pieces.len(),
+            count: self.pieces.len() - self.failed(),
+            failed: self.failed(),
             bounded: self.bounded,
             complete: self.complete,
             nodes: self.nodes,
@@ -225,8 +264,10 @@ pub struct EnumerationSummary<'a> {
     pub status: &'static str,
     /// The size of the problem.
     pub n: usize,
-    /// Pieces found.
+    /// Pieces found whose point passed the check on the data as given.
     pub count: usize,
+    /// Pieces found whose point failed it (listed in `pieces` with `"verified": false`).
+    pub failed: usize,
     /// Whether the solution set is bounded.
     pub bounded: bool,
     /// Whether the search finished within its node bound.
@@ -552,7 +593,7 @@ fn enumerate_blocks(lcp: &Lcp, comps: &[Vec<usize>], settings: &EnumSettings) ->
         zero_w.sort_unstable();
         let w = lcp.w(&z);
         let residual = lcp.residual(&z);
-        pieces.push(Piece { alpha, zero_z, zero_w, z, w, residual, bounded });
+        pieces.push(Piece { alpha, zero_z, zero_w, z, w, residual, bounded, violation: None, verified: None });
         // Next combination (mixed radix).
         for b in 0..idx.len() {
             idx[b] += 1;
@@ -594,6 +635,8 @@ fn enumerate_unit(lcp: &Lcp, settings: &EnumSettings) -> Result<Enumeration, Err
             w,
             residual,
             bounded: !unb,
+            violation: None,
+            verified: None,
         });
     }
     // Drop pieces contained in another: more vanishing sets means a smaller face.

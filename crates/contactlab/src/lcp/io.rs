@@ -145,6 +145,7 @@ impl<'a> Tokens<'a> {
 
 /// Parses the Siconos `.dat` format; `file` names the source in errors.
 pub fn parse_siconos(file: &str, text: &str) -> Result<LcpFile, Error> {
+    crate::model::refuse_underflow(file, text)?;
     let mut t = Tokens { file, tokens: text.split_whitespace(), consumed: 0 };
     let n = t.integer("n", 1, 100_000)?;
     let storage = t.number("storage")?;

@@ -102,8 +102,11 @@ impl ModelDoc {
         Self::parse(&path.display().to_string(), &text, is_json)
     }
 
-    /// Parses TOML (or JSON when `json` is set) text; `file` names it in errors.
+    /// Parses TOML (or JSON when `json` is set) text; `file` names it in errors. A number
+    /// written nonzero that rounds to zero (`1e-400`) is refused, as one that overflows is
+    /// ([`refuse_underflow`]).
     pub fn parse(file: &str, text: &str, json: bool) -> Result<Self, Error> {
+        refuse_underflow(file, text)?;
         let table = if json {
             serde_json::from_str::<toml::Table>(text).map_err(|e| {
                 Error::input(file, format!("line {}", e.line()), format!("invalid JSON: {}", one_line(&e.to_string())))
@@ -146,6 +149,79 @@ impl ModelDoc {
         f.used.borrow_mut().insert("kind".into());
         f
     }
+}
+
+/// Refuses a number literal of `text` (TOML, JSON or a whitespace-separated data file) that
+/// is written nonzero but reads as zero: it is below the least positive float (about
+/// `4.9e-324`), and reading it as `0` would change the problem silently (`M = [[1e-400]]`,
+/// solvable as written, would have no solution). The error names the key the literal belongs to
+/// (the last `key =` or `"key":` before it) and its line. Strings and comments are skipped.
+pub fn refuse_underflow(file: &str, text: &str) -> Result<(), Error> {
+    let bytes = text.as_bytes();
+    let (mut i, mut line, mut key) = (0, 1, String::new());
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\n' => line += 1,
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                // A string (its escapes skipped); a JSON object key is followed by `:`.
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != c {
+                    if bytes[i] == b'\\' && c == b'"' {
+                        i += 1;
+                    }
+                    if i < bytes.len() && bytes[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                let s = &text[start..i.min(text.len())];
+                let rest = text[(i + 1).min(text.len())..].trim_start();
+                if rest.starts_with(':') || rest.starts_with('=') {
+                    key = s.to_string();
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || b"_-.".contains(&bytes[i])) {
+                    i += 1;
+                }
+                if text[i..].trim_start().starts_with('=') {
+                    key = text[start..i].to_string();
+                }
+                continue;
+            }
+            c if c.is_ascii_digit() || ((c == b'.' || c == b'-' || c == b'+') && i + 1 < bytes.len()) => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || b"_.+-".contains(&bytes[i])) {
+                    i += 1;
+                }
+                let lit: String = text[start..i].chars().filter(|&ch| ch != '_').collect();
+                let mantissa = lit.split(['e', 'E']).next().unwrap_or("");
+                let nonzero = mantissa.bytes().any(|d| (b'1'..=b'9').contains(&d));
+                if nonzero && lit.parse::<f64>() == Ok(0.0) {
+                    return Err(Error::input(
+                        file,
+                        if key.is_empty() { format!("line {line}") } else { format!("{key} (line {line})") },
+                        format!(
+                            "{lit} is below the least positive number (about 4.9e-324) and would read as 0: write 0, or rescale the data"
+                        ),
+                    ));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 fn one_line(s: &str) -> String {
@@ -412,6 +488,35 @@ mod tests {
 
     fn doc(s: &str) -> ModelDoc {
         ModelDoc::parse("m.toml", s, false).unwrap()
+    }
+
+    #[test]
+    fn a_number_that_would_read_as_zero_is_refused_naming_its_key() {
+        // 1e400 was refused (not finite) while 1e-400 became 0 without a word: M = [[1e-400]],
+        // q = [-1] then had "no solution", although z = 1e400 solves it as written.
+        let e = ModelDoc::parse("m.toml", "kind = \"lcp\"\nM = [[1e-400]]\nq = [-1]\n", false).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("m.toml") && text.contains("M (line 2)") && text.contains("1e-400"), "{text}");
+        let e = ModelDoc::parse("m.json", "{\"kind\": \"lcp\",\n \"q\": [-1],\n \"M\": [[2, -3.5E-999]]}", true);
+        assert!(e.unwrap_err().to_string().contains("M (line 3)"));
+        let e = refuse_underflow("t.dat", "1\n0\n1\n1\n-0.7e-1000\n-1\n").unwrap_err();
+        assert!(e.to_string().contains("-0.7e-1000"), "{e}");
+        // A table's key, an array of tables, negative and underscored literals.
+        let e = refuse_underflow("m.toml", "[[contact]]\nmu = 0.3\n[body]\nmass = 1_0e-4_00").unwrap_err();
+        assert!(e.to_string().contains("mass (line 4)"), "{e}");
+        // Not refused: zeros, subnormals (they read as written, to their precision), strings,
+        // comments, dates, hexadecimal.
+        for ok in [
+            "x = 0.0e-999",
+            "x = -0e-500",
+            "x = 1e-320",
+            "name = \"1e-400\" # 1e-400",
+            "when = 1979-05-27T07:32:00Z",
+            "bits = 0x1F",
+            "x = 'a 1e-500 b'",
+        ] {
+            assert!(refuse_underflow("m.toml", ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]
