@@ -215,7 +215,7 @@ fn solve_equilibrated(
         } else {
             "nothing was proved: Lemke's method alone"
         });
-        let violation = super::verify::componentwise_error(lcp, &z);
+        let violation = super::verify::violation(lcp, &z, settings.tolerance);
         LcpSolution { status, method: LcpMethod::Lemke, reason, proof, z, w, residual, violation, pivots, basis: None }
     };
 

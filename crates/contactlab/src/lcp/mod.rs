@@ -48,7 +48,10 @@
 //! entry into the subnormal range, or a point whose scaled residual is small because the
 //! violated row is tiny beside the others. So a point is reported `solved` only when, besides
 //! `r(z) ≤` [`LcpSettings::tolerance`], its componentwise relative error on the data as given
-//! ([`verify::componentwise_error`], compensated sums, no scaling) is within the same tolerance.
+//! ([`verify::componentwise_error`], compensated sums, no scaling) is within the same tolerance:
+//! first by an a-priori rounding-error bound from one plain pass ([`verify::error_bound`]), and
+//! by the compensated route only when that bound does not settle it
+//! ([`LcpSolution::violation`] is then the bound).
 //! A point that fails it is refined on its complementary piece with the original data
 //! ([`verify::refine_on_piece`]); one that still fails is `numerical-error`, with the measured
 //! [`LcpSolution::violation`]. (A solution may exist that no float vector meets: for
@@ -228,7 +231,9 @@ pub struct LcpSolution {
     /// The componentwise relative error of `z` on the data as given ([`verify`]): how far the
     /// point is from complementarity, feasibility and sign, each measured against the size of
     /// the terms it is made of. A `Solved` point has both `residual` and `violation` within the
-    /// tolerance.
+    /// tolerance. Where the a-priori rounding-error bound ([`verify::error_bound`]) settles
+    /// that, this is the bound (an upper bound, a few units of `n · 2⁻⁵³`); else the
+    /// compensated measurement.
     pub violation: f64,
     /// Lemke pivots performed.
     pub pivots: usize,
@@ -440,7 +445,10 @@ pub const NOT_CHECKED: &str = "not checked (lcp::proof::prove proves a solved po
 /// (`alpha`, else the point's positive entries) and keeps the better one; a point that still
 /// fails becomes `NumericalError`.
 pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, settings: &LcpSettings) {
-    sol.violation = verify::componentwise_error(lcp, &sol.z);
+    // (A violation already measured on this point within the tolerance stands: Lemke's.)
+    if !(sol.violation <= settings.tolerance) {
+        sol.violation = verify::violation(lcp, &sol.z, settings.tolerance);
+    }
     if sol.status != LcpStatus::Solved || sol.violation <= settings.tolerance {
         return;
     }

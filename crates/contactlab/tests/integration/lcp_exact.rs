@@ -418,3 +418,35 @@ fn every_piece_of_solve_all_that_says_solved_solves_the_data_as_given() {
     }
     assert!(verified > 1000 && failed > 0, "{verified} verified, {failed} failed");
 }
+
+#[test]
+fn the_a_priori_bound_of_the_componentwise_error_is_an_upper_bound() {
+    // `solve` accepts a point by a rounding-error bound from one plain pass when that settles
+    // it, and measures exactly only when it does not (Lemke's lead over Drake's solver). The
+    // bound must never be below the exact error, on extreme data, at solutions and near them.
+    use contactlab::lcp::verify::error_bound;
+    let mut rng = Rng(0x5eed_0018);
+    let (mut bounded, mut cases) = (0, 0);
+    for _ in 0..4000 {
+        let n = 1 + rng.below(4) as usize;
+        let base = -300 + rng.below(601) as i32;
+        let span = if rng.below(2) == 0 { 300.0 } else { 2.0 };
+        let m = DMatrix::from_fn(n, n, |_, _| rng.entry(base, span));
+        let qv = DVector::from_fn(n, |_, _| rng.entry(base, span));
+        let lcp = Lcp::new(m.clone(), qv.clone()).unwrap();
+        let sol = solve(&lcp, &LcpSettings::default()).unwrap();
+        let mut z = sol.z.map(|v| v.max(0.0));
+        if rng.below(2) == 0 {
+            // Near the point: a few ulps to a few percent off.
+            let k = rng.below(n as u64) as usize;
+            z[k] *= 1.0 + 10f64.powf(-16.0 + 15.0 * rng.unit());
+        }
+        cases += 1;
+        if let Some(b) = error_bound(&lcp, &z, 1.0) {
+            let e = exact_error(&m, &qv, &z);
+            assert!(e <= q(b), "bound {b:e} below the exact error {:e}: M = {m}, q = {qv}, z = {z}", f64_of(&e));
+            bounded += 1;
+        }
+    }
+    assert!(bounded > cases / 2, "the bound settled {bounded} of {cases}");
+}
