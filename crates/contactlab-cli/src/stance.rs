@@ -33,7 +33,8 @@ pub struct StanceArgs {
     /// strong stability is decided).
     #[arg(long, default_value = "coulomb", value_parser = ["coulomb", "pyramid"])]
     friction: String,
-    /// A contact is in the stance when its gap is within this fraction of the length scale.
+    /// A contact is in the stance when its gap is at most this fraction of the length scale
+    /// (or negative: a contact below the ground touches it).
     #[arg(long, default_value_t = StanceSettings::default().touch)]
     touch: f64,
     /// Tilt gravity about this world axis (three numbers, comma-separated) and report the
@@ -116,6 +117,10 @@ pub fn stance(a: StanceArgs) -> Result<(), Failure> {
             f(sm.max_tilt_reverse)
         );
     }
+    if r.marginal == Some(true) {
+        println!("  marginal              a tilt margin is 0: the least tilt that way topples it, whatever the verdict above");
+    }
+    println!("  assumes               {}", r.assumes);
     Ok(())
 }
 

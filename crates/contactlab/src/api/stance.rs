@@ -1,8 +1,8 @@
 //! The stance stability of a robot in 3-D (P4's weak, strong and frictionless stability of a
 //! fixtured body, generalised to an articulated robot resting on its contacts).
 //!
-//! At a configuration `q` (at rest) the contacts whose gaps are within `touch` of the length
-//! scale are the stance's. The robot is P4's workpiece with
+//! At a configuration `q` (at rest) the contacts whose gaps are at most `touch` of the length
+//! scale (or negative: a contact below its plane touches it) are the stance's. The robot is P4's workpiece with
 //! * `𝓜` the mass matrix over the velocities that are free: with the joints **locked** the
 //!   floating base's (a free joint; MuJoCo's free joint's translation and ball), the robot then
 //!   a rigid body; with the joints on their **springs** every velocity (the springs' torques at
@@ -64,7 +64,8 @@ pub struct StanceSettings {
     pub joints: JointHold,
     /// The friction law (P4's Coulomb disk or pyramid).
     pub friction: FrictionLaw,
-    /// A contact is in the stance when its gap is within this fraction of the length scale.
+    /// A contact is in the stance when its gap is at most this fraction of the length scale
+    /// (a contact below its plane touches).
     pub touch: f64,
     /// A world axis to tilt gravity about for the slope margin (none: no margin).
     pub slope_axis: Option<Vec3>,
@@ -72,7 +73,10 @@ pub struct StanceSettings {
 
 impl Default for StanceSettings {
     fn default() -> Self {
-        Self { joints: JointHold::Locked, friction: FrictionLaw::Coulomb, touch: 1e-6, slope_axis: None }
+        // (A contact within 1e-3 of the length scale above its plane, or below it, touches: the
+        // resting states of `simulate` are taken as they are, Moreau–Jean's feet resting a
+        // step's travel below the ground or a few micrometres above it.)
+        Self { joints: JointHold::Locked, friction: FrictionLaw::Coulomb, touch: 1e-3, slope_axis: None }
     }
 }
 
@@ -129,10 +133,27 @@ pub struct Stance {
     pub classification: FixtureClassification,
     /// The slope margin, when an axis was given.
     pub slope_margin: Option<SlopeMargin>,
+    /// Whether the stance is at the edge of weak stability: a tilt margin is 0, so the
+    /// smallest tilt of gravity that way topples it (`None` without a slope axis). P4's strong
+    /// stability is a first-order statement at rest: a marginal stance (a cube balanced on a
+    /// corner) can be strongly stable and yet fall at any disturbance (docs/models.md, "What
+    /// weak and strong stability promise").
+    pub marginal: Option<bool>,
+    /// What the proofs take as exact: the proofs hold for the wrench matrices and the load
+    /// that the stance computes in floating point from the file (module docs), not for the
+    /// file's numbers themselves.
+    pub assumes: &'static str,
     /// The model's length scale (m; the figure's force scale for one contact).
     #[serde(skip)]
     pub length_scale: f64,
 }
+
+/// [`Stance::assumes`].
+pub const ASSUMES: &str =
+    "the wrench matrices W_n, W_t, W_o and the load g_ext as computed in floating point from the file \
+     (each contact's lever arm and the centre of mass in their bodies' frames, rotations by the joints' angles, \
+     relative error about 1e-16, independent of where the robot stands) are taken as exact; the proofs are \
+     interval proofs on those numbers";
 
 /// A contact of the stance at the configuration.
 struct Touching {
@@ -240,7 +261,7 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
     let mut nearest: Option<(f64, String)> = None;
     for (i, c) in sys.contacts().iter().enumerate() {
         let Some((gap, rows)) = sys.contact_rows(&q, i) else { continue };
-        if gap.abs() <= tol {
+        if gap <= tol {
             let point = sys.kinematics(&q, &[i]).map_or(Vec3::repeat(f64::NAN), |k| k[0].point.point);
             contacts.push(Touching { index: i, rows, gap, mu: c.mu, point });
         } else if nearest.as_ref().is_none_or(|n| gap.abs() < n.0.abs()) {
@@ -308,7 +329,9 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
             .collect(),
         load: f.load.as_slice().to_vec(),
         classification,
+        marginal: slope_margin.as_ref().map(|m| m.max_tilt == Some(0.0) || m.max_tilt_reverse == Some(0.0)),
         slope_margin,
+        assumes: ASSUMES,
         length_scale: sys.length(),
     })
 }

@@ -383,6 +383,8 @@ pub fn solve(lcp: &Lcp, settings: &LcpSettings) -> Result<LcpSolution, Error> {
             basis: None,
         };
         accept(lcp, &mut s, basis.as_deref(), settings);
+        // (The pieces are ranked by their measured errors, not by bounds of them.)
+        s.violation = verify::componentwise_error(lcp, &s.z);
         s
     };
     // The floating-point search's pieces: the best point, solved if it passes acceptance.
@@ -446,7 +448,7 @@ pub const NOT_CHECKED: &str = "not checked (lcp::proof::prove proves a solved po
 /// fails becomes `NumericalError`.
 pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, settings: &LcpSettings) {
     // (A violation already measured on this point within the tolerance stands: Lemke's.)
-    if !(sol.violation <= settings.tolerance) {
+    if sol.violation.is_nan() || sol.violation > settings.tolerance {
         sol.violation = verify::violation(lcp, &sol.z, settings.tolerance);
     }
     if sol.status != LcpStatus::Solved || sol.violation <= settings.tolerance {

@@ -83,16 +83,22 @@ pub fn contact_points_in<T: Real>(poses: &[Transform<T>], c: &Collision, plane: 
     let (n, p0) = (real3::<T>(&plane.normal), real3::<T>(&plane.point));
     let r = |x: f64| real::<T>(x);
     let mut out = vec![];
-    let mut push = |p: Vector3<T>| {
-        let local = x_b.inverse().point(&p);
+    // Each candidate as its offset `d` from the shape's centre in world axes: its point in the
+    // body's frame is the centre's (the file's numbers) plus `d` turned into the body's axes,
+    // never a difference of world coordinates (a robot far from the origin would lose its lever
+    // arms to round-off: 1e-8 m at 1e8 m).
+    let centre = c.pose.pos.cast::<T>();
+    let mut push = |d: Vector3<T>| {
+        let p = x.pos + d;
+        let local = centre + x_b.rot.transpose() * d;
         out.push(ContactPoint3 { body, point: p, local, gap: n.dot(&(p - p0)) });
     };
     let z = x.rot.column(2).into_owned();
     match c.shape {
-        Shape::Sphere { radius } => push(x.pos - n * r(radius)),
+        Shape::Sphere { radius } => push(-n * r(radius)),
         Shape::Capsule { radius, length } => {
             for s in [-0.5, 0.5] {
-                push(x.pos + z * r(s * length) - n * r(radius));
+                push(z * r(s * length) - n * r(radius));
             }
         }
         Shape::Box { size } => {
@@ -102,13 +108,17 @@ pub fn contact_points_in<T: Real>(poses: &[Transform<T>], c: &Collision, plane: 
                     if k & 2 == 0 { -0.5 } else { 0.5 } * size.y,
                     if k & 4 == 0 { -0.5 } else { 0.5 } * size.z,
                 );
-                push(x.point(&real3(&corner)));
+                // (A corner's point in the body's frame is the file's pose of it, exactly as
+                // written up to one rotation.)
+                let p = x.point(&real3(&corner));
+                let local = c.pose.cast::<T>().point(&real3(&corner));
+                out.push(ContactPoint3 { body, point: p, local, gap: n.dot(&(p - p0)) });
             }
         }
         Shape::Cylinder { radius, length } => {
             let w = n - z * n.dot(&z);
             for s in [-0.5, 0.5] {
-                let e = x.pos + z * r(s * length);
+                let e = z * r(s * length);
                 if w.norm() > r(1e-9) {
                     push(e - w.normalize() * r(radius));
                 } else {
@@ -124,7 +134,7 @@ pub fn contact_points_in<T: Real>(poses: &[Transform<T>], c: &Collision, plane: 
             let m = x.rot * a2 * x.rot.transpose();
             let s = (n.dot(&(m * n))).sqrt();
             if s > T::zero() {
-                push(x.pos - m * n / s);
+                push(-(m * n) / s);
             }
         }
         Shape::Plane => {}

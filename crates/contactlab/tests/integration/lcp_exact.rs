@@ -300,11 +300,11 @@ fn det_q(a: &DMatrix<f64>) -> Q {
             det = -det;
         }
         det *= m[k][k].clone();
-        for i in k + 1..n {
-            let f = &m[i][k] / &m[k][k];
-            for j in k..n {
-                let v = &m[i][j] - &f * &m[k][j];
-                m[i][j] = v;
+        let pivot = m[k].clone();
+        for row in m.iter_mut().skip(k + 1) {
+            let f = &row[k] / &pivot[k];
+            for (x, p) in row.iter_mut().zip(&pivot).skip(k) {
+                *x -= &f * p;
             }
         }
     }
@@ -319,11 +319,11 @@ fn rank_q(a: &DMatrix<f64>) -> usize {
     for col in 0..c {
         let Some(p) = (k..r).find(|&i| m[i][col] != zero()) else { continue };
         m.swap(p, k);
-        for i in k + 1..r {
-            let f = &m[i][col] / &m[k][col];
-            for j in col..c {
-                let v = &m[i][j] - &f * &m[k][j];
-                m[i][j] = v;
+        let pivot = m[k].clone();
+        for row in m.iter_mut().skip(k + 1) {
+            let f = &row[col] / &pivot[col];
+            for (x, p) in row.iter_mut().zip(&pivot).skip(col) {
+                *x -= &f * p;
             }
         }
         k += 1;

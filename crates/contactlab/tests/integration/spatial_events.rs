@@ -214,11 +214,13 @@ fn units_do_not_change_the_event_driven_verdicts() {
         assert_eq!(r.termination, base.termination, "scale {s}");
         assert_eq!(r.final_modes, base.final_modes, "scale {s}");
         // The impacts before the Zeno point, in order (how many are resolved before the series
-        // is extrapolated is round-off's choice: one more or one fewer), and the Zeno point.
+        // is extrapolated is round-off's choice: the series alternates between two edges with
+        // ratio 0.7, its tails are compared to 1e-9 of the time scale, and the runs' times part
+        // by 2e-9; 25, 26 and 27 impacts have been seen), and the Zeno point.
         let impacts =
             |x: &EventRun3| x.events.iter().filter(|e| e.kind == EventKind::Impact).cloned().collect::<Vec<_>>();
         let (ri, bi) = (impacts(&r), impacts(&base));
-        assert!(ri.len().abs_diff(bi.len()) <= 1, "scale {s}: {} impacts vs {}", ri.len(), bi.len());
+        assert!(ri.len().abs_diff(bi.len()) <= 2, "scale {s}: {} impacts vs {}", ri.len(), bi.len());
         for (a, b) in ri.iter().zip(&bi) {
             assert_eq!(a.modes, b.modes, "scale {s}");
             // (The runs round differently: their times part by about 2e-9 over 26 events.)

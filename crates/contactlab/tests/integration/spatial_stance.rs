@@ -205,3 +205,109 @@ fn a1_s_least_friction_agrees_with_an_lp_written_here() {
     let ours = r.classification.critical_mu.unwrap();
     assert!((ours - hi).abs() < 1e-6, "stance {ours}, the LP here {hi}");
 }
+
+/// A tripod: a box (its frame turned by `yaw` about z) standing on three spheres whose lowest
+/// points are (0.125, ±0.1) and (−0.25, 0) in its frame, its centre of mass 0.125 above the
+/// ground; the whole scene (floor included) moved by `shift` along x and y. Gravity is tilted
+/// toward the body's +x by the angle whose tangent is `slope` (the tipping threshold over the
+/// +x edge is slope = 0.125 / 0.125 = 1), friction 2 (it tips before it slides).
+fn tripod(yaw: f64, shift: f64, slope: f64) -> SpatialModel {
+    let (c, s) = (yaw.cos(), yaw.sin());
+    let g = Vec3::new(slope * c, slope * s, -1.0).normalize() * 9.81;
+    let text = format!(
+        r#"<mujoco><compiler angle="radian"/><option gravity="{} {} {}"/><worldbody>
+        <geom type="plane" pos="{shift} {shift} 0" size="9 9 1" friction="2"/>
+        <body name="tripod" pos="{shift} {shift} 0.125" euler="0 0 {yaw}"><freejoint/>
+          <geom type="box" size="0.2 0.15 0.02" mass="3"/>
+          <geom type="sphere" pos="0.125 0.1 -0.0625" size="0.0625" mass="0"/>
+          <geom type="sphere" pos="0.125 -0.1 -0.0625" size="0.0625" mass="0"/>
+          <geom type="sphere" pos="-0.25 0 -0.0625" size="0.0625" mass="0"/>
+        </body></worldbody></mujoco>"#,
+        g.x, g.y, g.z
+    );
+    SpatialModel::from_mjcf("tripod.xml".into(), &contactlab::spatial::mjcf::parse("tripod.xml", &text).unwrap())
+}
+
+#[test]
+fn moving_a_stance_away_from_the_origin_never_flips_a_proved_verdict() {
+    // A tripod 1e8 m from the origin with gravity 1e-9 past its tipping threshold was "weakly
+    // stable, proof: interval" (at the origin it tips, as an exact rational LP on the file's
+    // numbers confirms): the wrench matrices were computed from world coordinates, whose
+    // round-off at 1e8 m (1e-8 m) moved the lever arms by more than the margin. The lever arms
+    // are now taken in each body's frame. (The centre of mass is at the body's origin: the
+    // feet are massless.)
+    // Every verdict, and its proof status, is the one at the origin, and right, the body square
+    // to the axes or turned by 0.3 rad about the vertical.
+    let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
+    let (mut proved, mut cases) = (0, 0);
+    for (yaw, margin) in [(0.0, 1e-9), (0.3, 1e-9)] {
+        for (slope, stable) in [(1.0 - margin, true), (1.0 + margin, false), (0.9, true), (1.1, false)] {
+            let verdict = |shift: f64| {
+                let r = stance(&tripod(yaw, shift, slope), None, &s).unwrap();
+                assert_eq!(r.contacts.len(), 3, "yaw {yaw}, shift {shift}: {:?}", r.contacts);
+                assert!(r.assumes.contains("taken as exact"));
+                let c = r.classification;
+                let evidence = c.equilibrium_intensity.as_ref().or(c.instability_certificate.as_ref()).unwrap();
+                (c.weakly_stable, c.strongly_stable, evidence.proof.proof)
+            };
+            let at_origin = verdict(0.0);
+            assert_eq!(at_origin.0, stable, "yaw {yaw}, slope {slope}");
+            for shift in [1e3, 1e6, 1e8] {
+                assert_eq!(verdict(shift), at_origin, "yaw {yaw}, slope {slope}, shift {shift}");
+            }
+            cases += 1;
+            proved += (at_origin.2 == contactlab::verified::ProofKind::Interval) as usize;
+        }
+    }
+    assert!(proved >= cases / 2, "{proved} of {cases} verdicts proved");
+}
+
+#[test]
+fn a_cube_on_one_corner_is_strongly_stable_and_marginal() {
+    // P4's strong stability is a statement at rest under the load as given: a cube balanced on
+    // a corner (its diagonal vertical) has its weight through the corner and is strongly
+    // stable, and any tilt of gravity topples it: both margins 0, `marginal`.
+    let h = 0.1 * 3f64.sqrt();
+    let text = format!(
+        r#"<mujoco><worldbody><geom type="plane" size="9 9 1"/>
+        <body name="cube" pos="0 0 {}"><freejoint/>
+          <geom type="box" size="0.1 0.1 0.1" mass="1" quat="{} {} {} 0"/>
+        </body></worldbody></mujoco>"#,
+        h,
+        // The rotation taking (1, 1, 1)/√3 to −z: about the axis (1, −1, 0)/√2 by π − acos(1/√3).
+        ((std::f64::consts::PI - (1.0 / 3f64.sqrt()).acos()) / 2.0).cos(),
+        ((std::f64::consts::PI - (1.0 / 3f64.sqrt()).acos()) / 2.0).sin() / 2f64.sqrt(),
+        -((std::f64::consts::PI - (1.0 / 3f64.sqrt()).acos()) / 2.0).sin() / 2f64.sqrt(),
+    );
+    let m = SpatialModel::from_mjcf("cube.xml".into(), &contactlab::spatial::mjcf::parse("cube.xml", &text).unwrap());
+    let s = StanceSettings {
+        friction: FrictionLaw::Pyramid,
+        slope_axis: Some(Vec3::x()),
+        touch: 1e-6,
+        ..Default::default()
+    };
+    let r = stance(&m, None, &s).unwrap();
+    assert_eq!(r.contacts.len(), 1, "{:?}", r.contacts);
+    assert_eq!(r.classification.strongly_stable, Some(true));
+    let sm = r.slope_margin.as_ref().unwrap();
+    assert_eq!((sm.max_tilt, sm.max_tilt_reverse), (Some(0.0), Some(0.0)));
+    assert_eq!(r.marginal, Some(true));
+    // A box on its face is not marginal.
+    let r = stance(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
+    assert_eq!(r.marginal, Some(false));
+}
+
+#[test]
+fn the_default_stance_takes_the_final_state_of_a_simulation() {
+    // `stance` refused the final state of a `simulate` run (A1's feet a few micrometres above
+    // the floor) unless given --touch. Both methods' resting states are taken as they are.
+    use contactlab::api::{spatial_simulate, SpatialMethod, SpatialSimSettings};
+    let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    for method in [SpatialMethod::Moreau, SpatialMethod::Event] {
+        let run = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, method, ..Default::default() }).unwrap();
+        let state: Vec<f64> = run.q.last().unwrap().clone();
+        let r = stance(&m, Some(&state), &StanceSettings::default()).unwrap();
+        assert_eq!(r.contacts.len(), 4, "{method:?}: {:?}", r.contacts.iter().map(|c| c.gap).collect::<Vec<_>>());
+        assert!(r.classification.weakly_stable, "{method:?}");
+    }
+}
