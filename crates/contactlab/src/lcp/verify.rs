@@ -216,8 +216,21 @@ pub fn error_bound(lcp: &Lcp, z: &DVector<f64>, small: f64) -> Option<f64> {
     let k = (n + 1) as f64 * u;
     let g = k / (1.0 - k);
     let eps = (n + 2) as f64 * f64::from_bits(1);
-    let mut w = lcp.q.clone();
-    let mut s: DVector<f64> = lcp.q.abs();
+    // `w` and `s` side by side (on the stack for n ≤ 32: a small solve's check allocates
+    // nothing).
+    let mut stack = [0.0f64; 64];
+    let mut heap = Vec::new();
+    let ws: &mut [f64] = if 2 * n <= stack.len() {
+        &mut stack[..2 * n]
+    } else {
+        heap.resize(2 * n, 0.0);
+        &mut heap[..]
+    };
+    let (w, s) = ws.split_at_mut(n);
+    for ((wk, sk), &qk) in w.iter_mut().zip(s.iter_mut()).zip(lcp.q.as_slice()) {
+        *wk = qk;
+        *sk = qk.abs();
+    }
     let m = lcp.m.as_slice();
     for (j, col) in m.chunks_exact(n.max(1)).enumerate().take(n) {
         let zj = z[j];
