@@ -5,7 +5,8 @@
 //! h = 1 ms), and a box tipping over its edge, event-driven; the 3-D rimless wheel's gait with
 //! its exact Floquet multipliers (`gait` on `examples/spatial/rimless-wheel.toml`: ten strikes,
 //! then Newton on the manifold); the rod's 3-D slips (a turning one to its stop, a jam with its
-//! impulse); a second of Euler's disk spun like a coin, event-driven.
+//! impulse); a second of Euler's disk spun like a coin, event-driven; Gymnasium's humanoid dropped
+//! for 2 s by both methods; reading and inspecting an MJCF chain of 1000 bodies.
 
 use std::path::Path;
 
@@ -157,6 +158,47 @@ fn simulations(c: &mut Criterion) {
         b.iter(|| contactlab::api::spatial_simulate(&dm, None, &one).unwrap())
     });
     g.finish();
+    // Gymnasium's humanoid dropped for 2 s (29 candidate contacts): both methods (issue #59:
+    // MuJoCo's own loop takes about 0.02 s).
+    let mut g = c.benchmark_group("spatial_humanoid_drop");
+    g.sample_size(10);
+    let hum = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/humanoid.xml");
+    let hm = contactlab::api::spatial_model(&hum, contactlab::api::SpatialSource::Mjcf).unwrap();
+    for (name, method) in [
+        ("moreau_h1ms", contactlab::api::SpatialMethod::Moreau),
+        ("event_driven", contactlab::api::SpatialMethod::Event),
+    ] {
+        let s = contactlab::api::SpatialSimSettings { t_max: 2.0, method, ..Default::default() };
+        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(&hm, None, &s).unwrap()));
+    }
+    g.finish();
+}
+
+/// An MJCF chain of `n` bodies on hinges below a free root, each a capsule.
+fn chain_mjcf(n: usize) -> String {
+    let mut s = String::from("<mujoco><worldbody><geom type=\"plane\" size=\"9 9 1\"/>");
+    s += "<body name=\"b0\" pos=\"0 0 1\"><freejoint/><geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\"/>";
+    for i in 1..n {
+        s += &format!("<body name=\"b{i}\" pos=\"0.1 0 0\"><joint name=\"j{i}\" type=\"hinge\" axis=\"0 1 0\"/>");
+        s += "<geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\"/>";
+    }
+    s += &"</body>".repeat(n);
+    s + "</worldbody></mujoco>"
+}
+
+/// Reading and inspecting a chain of 1000 bodies (issue #59: it took 57 s, cubic in the bodies).
+fn big_models(c: &mut Criterion) {
+    let mut g = c.benchmark_group("spatial_inspect");
+    g.sample_size(10);
+    let text = chain_mjcf(1000);
+    g.bench_function("mjcf_chain_1000_bodies_read_and_inspect", |b| {
+        b.iter(|| {
+            let m = contactlab::spatial::mjcf::parse("chain.xml", &text).unwrap();
+            let model = contactlab::api::SpatialModel::from_mjcf("chain.xml".into(), &m);
+            contactlab::api::spatial_inspect(&model, None).unwrap()
+        })
+    });
+    g.finish();
 }
 
 /// Continuation and basins of a 3-D gait: the rimless wheel's rolling continued in the slope
@@ -198,5 +240,5 @@ fn gait_families(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, simulations, gait_families);
+criterion_group!(benches, bench, simulations, gait_families, big_models);
 criterion_main!(benches);

@@ -437,7 +437,38 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             max_sweeps: a.max_sweeps,
             ..Default::default()
         };
-        let r = contactlab::api::spatial_simulate(&m, a.state.as_deref(), &s)?;
+        // Progress on long runs (on a terminal, after the first second): simulated time, and
+        // what to try when the event driver crawls.
+        let bar = indicatif::ProgressBar::hidden();
+        let started = std::time::Instant::now();
+        let mut last = 0.0f64;
+        let mut progress = |t: f64| {
+            if t - last < 1e-3 * a.t_max {
+                return;
+            }
+            last = t;
+            if started.elapsed().as_secs_f64() > 1.0 {
+                if bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{msg} [{bar:30}] {percent}% of --t-max, {elapsed} elapsed",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    bar.set_length(1000);
+                    if s.method != contactlab::api::SpatialMethod::Moreau {
+                        bar.set_message("simulating (slow? many contacts slipping at once: try --method moreau)");
+                    } else {
+                        bar.set_message("simulating");
+                    }
+                }
+                bar.set_position((1000.0 * t / a.t_max) as u64);
+            }
+        };
+        let r = contactlab::api::spatial_simulate_with(&m, a.state.as_deref(), &s, &mut progress);
+        bar.finish_and_clear();
+        let r = r?;
         if !r.ignored_collisions.is_empty() {
             eprintln!(
                 "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",

@@ -452,6 +452,19 @@ pub fn simulate(
     every: usize,
     s: &MoreauSettings,
 ) -> Result<Run3, Error> {
+    simulate_with(scene, q0, v0, t_end, every, s, &mut |_| {})
+}
+
+/// [`simulate`], calling `progress` with the simulated time after every step.
+pub fn simulate_with(
+    scene: &Scene3,
+    q0: &[f64],
+    v0: &[f64],
+    t_end: f64,
+    every: usize,
+    s: &MoreauSettings,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Run3, Error> {
     scene.validate()?;
     if scene.walking.is_some() {
         return Err(Error::argument(
@@ -490,6 +503,7 @@ pub fn simulate(
     let mut warm = Warm::default();
     for n in 1..=steps {
         let st = step_from(scene, &q, &v, s, &mut warm)?;
+        progress(n as f64 * s.h);
         run.residual_max = run.residual_max.max(st.residual);
         q = st.q;
         v = st.v;

@@ -326,3 +326,29 @@ fn hostile_robot_files_get_one_line_errors_or_bounded_runs() {
         assert!(e.contains("h.xml") && e.contains(names) && !e.contains('\n'), "{text}\n-> {e}");
     }
 }
+
+#[test]
+fn a_long_mjcf_chain_is_read_and_inspected_with_its_checks() {
+    // `model inspect` on an MJCF chain of 1000 bodies took 57 s (its check of M visited every
+    // pair of unit vectors, each a pass over the tree: cubic); URDF caps its links at 256 and
+    // MJCF has no cap. The check is now a polarisation on six direction pairs (the benchmark
+    // `spatial_inspect` times 1000 bodies); here 300, whose M passes its checks.
+    let n = 300;
+    let mut s = String::from(r#"<mujoco><worldbody><geom type="plane" size="9 9 1"/>"#);
+    s += r#"<body name="b0" pos="0 0 1"><freejoint/><geom type="capsule" fromto="0 0 0 0.1 0 0" size="0.01"/>"#;
+    for i in 1..n {
+        s += &format!(r#"<body name="b{i}" pos="0.1 0 0"><joint name="j{i}" type="hinge" axis="0 1 0"/>"#);
+        s += r#"<geom type="capsule" fromto="0 0 0 0.1 0 0" size="0.01"/>"#;
+    }
+    s += &"</body>".repeat(n);
+    s += "</worldbody></mujoco>";
+    let m = contactlab::spatial::mjcf::parse("chain.xml", &s).unwrap();
+    let model = contactlab::api::SpatialModel::from_mjcf("chain.xml".into(), &m);
+    let state: Vec<f64> = (0..model.tree.nq() + model.tree.nv())
+        .map(|k| if (3..7).contains(&k) { [0.1, 0.2, 0.0, 0.97][k - 3] } else { 0.01 * ((k * 7 % 13) as f64 - 6.0) })
+        .collect();
+    let r = contactlab::api::spatial_inspect(&model, Some(&state)).unwrap();
+    assert!(r.model.bodies >= n, "{} bodies", r.model.bodies);
+    assert!(r.check.mass_matrix < 1e-12, "M check {}", r.check.mass_matrix);
+    assert!(r.check.energy_rate < 1e-6, "energy rate {}", r.check.energy_rate);
+}

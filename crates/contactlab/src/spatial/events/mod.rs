@@ -461,6 +461,28 @@ pub struct EventRun3 {
 
 /// Runs the scene from `(q₀, v₀)` by the event driver (module docs).
 pub fn simulate_events(scene: &Scene3, q0: &[f64], v0: &[f64], s: &EventSettings) -> Result<EventRun3, Error> {
+    simulate_events_with(scene, q0, v0, s, &mut |_| {})
+}
+
+/// Reports a run's progress: called with the simulated time at every accepted step.
+pub struct Progress<'a>(pub &'a mut dyn FnMut(f64));
+
+impl<S, M> crate::hybrid::Observer<S, M> for Progress<'_> {
+    fn on_step(&mut self, _step: &crate::hybrid::ode::Step<S>, t_end: f64, _mode: &M) -> std::ops::ControlFlow<()> {
+        (self.0)(t_end);
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+/// [`simulate_events`], calling `progress` with the simulated time at every accepted step (a
+/// progress bar on long runs).
+pub fn simulate_events_with(
+    scene: &Scene3,
+    q0: &[f64],
+    v0: &[f64],
+    s: &EventSettings,
+    progress: &mut dyn FnMut(f64),
+) -> Result<EventRun3, Error> {
     use crate::error::{at_least_one, fraction, positive};
     positive("t_max", s.t_max)?;
     at_least_one("max_events", s.max_events)?;
@@ -487,7 +509,8 @@ pub fn simulate_events(scene: &Scene3, q0: &[f64], v0: &[f64], s: &EventSettings
     };
     let mut rec = Recorder::new(s.per_step);
     let mut log = crate::hybrid::EventLog::default();
-    let run = driver.run(&sys, 0.0, join(&q, &DVector::from_column_slice(v0)), &[], &mut (&mut rec, &mut log));
+    let mut observers = ((&mut rec, &mut log), Progress(progress));
+    let run = driver.run(&sys, 0.0, join(&q, &DVector::from_column_slice(v0)), &[], &mut observers);
     let nq = tree.nq();
     let mut out = EventRun3 {
         contacts: sys.contacts.clone(),
