@@ -87,6 +87,22 @@ pub struct GaitArgs {
     common: Common,
 }
 
+/// A planar mechanism from `path`; a bare URDF that is not one (its joints do not all turn
+/// about one plane's normal: a robot in 3-D) gets its error with what a robot in 3-D takes.
+fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Failure> {
+    model::read(path).map_err(|e| {
+        if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("urdf")) && e.is_input_error() {
+            Failure::Input(anyhow::anyhow!(
+                "{e}; a bare URDF is read as a planar mechanism by this command: a robot in 3-D takes a scene file \
+                 (kind = \"multibody\" with urdf and base; docs/models.md, \"Robots in 3-D\"), with a [gait] table for \
+                 gait, continue and basin"
+            ))
+        } else {
+            e.into()
+        }
+    })
+}
+
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     // A 3-D scene (or an MJCF file, which has no [gait] table and says so); a bare URDF is a
     // planar mechanism here, as for the other planar commands.
@@ -96,7 +112,7 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     {
         return gait_3d(a, source);
     }
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     let settings = GaitSettings { rtol: a.rtol, ..Default::default() };
     let r = contactlab::api::mechanism_gait(&m, &settings)?;
     if let Some(dir) = &a.common.out {
@@ -260,7 +276,7 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
             (b, a.model.display().to_string(), vec![])
         }
         None => {
-            let m = model::read(&a.model)?;
+            let m = planar(&a.model)?;
             let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
             (b, m.name.clone().unwrap_or_else(|| a.model.display().to_string()), m.coordinates.clone())
         }
@@ -470,16 +486,15 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         bar.finish_and_clear();
         let r = r?;
         if !r.ignored_collisions.is_empty() {
+            let k = r.ignored_collisions.len();
+            let shown: Vec<&str> = r.ignored_collisions.iter().map(String::as_str).take(6).collect();
             eprintln!(
-                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",
-                if r.ignored_collisions.len() == 1 {
-                    "1 body".to_string()
-                } else {
-                    format!("{} bodies", r.ignored_collisions.len())
-                },
-                if r.ignored_collisions.len() == 1 { "s" } else { "" },
-                if r.ignored_collisions.len() == 1 { "es" } else { "" },
-                r.ignored_collisions.join(", ")
+                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}{}",
+                if k == 1 { "1 body".to_string() } else { format!("{k} bodies") },
+                if k == 1 { "s" } else { "" },
+                if k == 1 { "es" } else { "" },
+                shown.join(", "),
+                if k > shown.len() { format!(" and {} more (ignored_collisions)", k - shown.len()) } else { String::new() }
             );
         }
         if let Some(dir) = &a.common.out {
@@ -501,7 +516,9 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
                 r.coordinates.len(),
                 r.velocities.len(),
             );
-            println!("  energy {:.6} J at the start, {:.6} J at the end", e[0], e[e.len() - 1]);
+            if let (Some(first), Some(last)) = (e.first(), e.last()) {
+                println!("  energy {first:.6} J at the start, {last:.6} J at the end");
+            }
             let touching = r.contacts.last().copied().unwrap_or(0);
             match (&r.events, r.residual_max) {
                 (Some(ev), _) => {
@@ -514,9 +531,14 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             }
             println!("  ended at t = {:.6} s: {}", r.t.last().copied().unwrap_or(0.0), r.end);
         }
-        return early_end(&r.end, r.t.last().copied().unwrap_or(0.0), r.termination.as_ref());
+        return early_end(
+            &r.end,
+            r.t.last().copied().unwrap_or(0.0),
+            r.termination.as_ref(),
+            r.contact_names.as_deref(),
+        );
     }
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     let settings = SimulateSettings { t_max: a.t_max, max_events: a.max_events, rtol: a.rtol, per_step: a.per_step };
     let sim = contactlab::api::simulate(&m, a.state.as_deref(), &settings)?;
     if let Some(dir) = &a.common.out {
@@ -546,7 +568,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         }
         println!("  ended at t = {:.6} s: {}", sim.t_end, contactlab::output::kebab(&sim.termination));
     }
-    early_end(&contactlab::output::kebab(&sim.termination), sim.t_end, Some(&sim.termination))
+    early_end(&contactlab::output::kebab(&sim.termination), sim.t_end, Some(&sim.termination), Some(&m.contact_names))
 }
 
 /// A simulation that ended before `--t-max` for a numerical reason, or at a limit, fails with
@@ -554,7 +576,12 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 /// codes", lists every `end`); one that reached `--t-max` or rest is a success, and so is one
 /// that ended at the rigid model's own verdict (a Painlevé inconsistency or indeterminacy, a
 /// dynamic jam: P2's outcomes), which a note on stderr names.
-fn early_end(end: &str, t: f64, termination: Option<&contactlab::hybrid::Termination>) -> Result<(), Failure> {
+fn early_end(
+    end: &str,
+    t: f64,
+    termination: Option<&contactlab::hybrid::Termination>,
+    names: Option<&[String]>,
+) -> Result<(), Failure> {
     use contactlab::hybrid::{FailureKind, Termination};
     let advice = match end {
         "completed" | "time-limit" | "rest" | "no-further-event" => return Ok(()),
@@ -575,6 +602,16 @@ fn early_end(end: &str, t: f64, termination: Option<&contactlab::hybrid::Termina
                 };
                 eprintln!("note: the run ended at t = {t:.6} s at the rigid model's verdict: {what}; `painleve` and `slip` analyse it");
                 return Ok(());
+            }
+            Some(Termination::Failed(contactlab::hybrid::ModeFailure {
+                evidence: Some(contactlab::hybrid::FailureEvidence::Penetration { contact, gap }),
+                ..
+            })) if t == 0.0 => {
+                return Err(Failure::Input(anyhow::anyhow!(
+                    "the initial state puts contact {} {:.3e} m below its plane (give a state above the ground: --state, or the file's initial state)",
+                    names.and_then(|n| n.get(*contact)).map_or_else(|| contact.to_string(), |n| n.clone()),
+                    -gap
+                )));
             }
             Some(Termination::Failed(f)) => {
                 let why = serde_json::to_string(f).unwrap_or_default();
@@ -599,7 +636,7 @@ fn inspect(a: InspectArgs) -> Result<(), Failure> {
     if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
         return inspect_spatial(a, source);
     }
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "inspect.json", &r)?;
@@ -722,7 +759,7 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
             contactlab::Error::argument("direction", "only for a robot in 3-D (planar models take --sigma)").into()
         );
     }
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     let settings = contactlab::multibody::painleve::PainleveSettings {
         contact: a.contact.clone(),
         sigma: a.sigma,
@@ -957,7 +994,7 @@ pub fn slip(a: SlipArgs) -> Result<(), Failure> {
         );
         return Ok(());
     }
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     if a.jam_threshold {
         let r = contactlab::api::mechanism_jam_threshold(
             &m,
@@ -1006,7 +1043,7 @@ pub struct OrbitArgs {
 }
 
 pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
-    let m = model::read(&a.model)?;
+    let m = planar(&a.model)?;
     let r = contactlab::api::mechanism_orbit(&m, a.state.as_deref(), &a.constraint)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "orbit.json", &r)?;

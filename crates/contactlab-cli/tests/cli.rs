@@ -1011,3 +1011,50 @@ fn an_underflowing_number_is_refused_and_unverified_pieces_fail() {
     assert_eq!(v["pieces"][0]["verified"], false);
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn errors_name_the_file_and_key_a_value_came_from_not_a_flag_never_given() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let standing = root.join("examples/spatial/a1-standing.toml");
+    for cmd in [vec!["gait"], vec!["basin", "--vary", "x=0:1:3"], vec!["continue", "--param", "mu", "--to", "1"]] {
+        let mut args: Vec<&str> = vec![cmd[0], standing.to_str().unwrap()];
+        args.extend(&cmd[1..]);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("a1-standing.toml: gait: no [gait] table") && !e.contains("--gait"), "{args:?}: {e}");
+    }
+    // The state from the file, not from --state.
+    let humanoid = root.join("data/robots/mujoco/humanoid.xml");
+    let o = run(&["stance", humanoid.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("humanoid.xml: qpos0") && !stderr(&o).contains("--state"), "{}", stderr(&o));
+    // A bare URDF of a 3-D robot to a planar command says what a 3-D robot takes.
+    let a1 = root.join("data/robots/a1.urdf");
+    let o = run(&["gait", a1.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a robot in 3-D takes a scene file") && stderr(&o).contains("[gait] table"),
+        "{}",
+        stderr(&o)
+    );
+    // A start inside the ground is the input's fault, named by its contact.
+    let dir = tmpdir("sunk");
+    let scene = dir.join("sunk.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "kind = \"multibody\"\nurdf = \"{}\"\nbase = \"floating\"\ngravity = 9.81\ncontacts = [\"FL_foot\", \"FR_foot\", \"RL_foot\", \"RR_foot\"]\n[[ground]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\n",
+            a1.display()
+        ),
+    )
+    .unwrap();
+    let o = run(&["simulate", scene.to_str().unwrap(), "--t-max", "0.1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the initial state puts contact") && stderr(&o).contains("below its plane"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

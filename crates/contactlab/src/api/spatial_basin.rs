@@ -110,7 +110,11 @@ pub fn spatial_basin_cells(
         ));
     }
     let spec = m.gait.as_ref().ok_or_else(|| {
-        Error::argument("gait", format!("{} has no [gait] table: a basin is laid on a gait's section", m.path))
+        Error::input(
+            &m.path,
+            "gait",
+            "no [gait] table: a basin is laid on a gait's section (docs/models.md, \"Gaits in 3-D\")",
+        )
     })?;
     let scene = m.scene(None, 0.0);
     let post = State::from_column_slice(nq + nv, 1, &plan.post);

@@ -168,7 +168,7 @@ pub fn continue_spatial_gait_with(
             ),
         ));
     };
-    let spec: &GaitSpec3 = m.gait.as_ref().ok_or_else(|| Error::argument("gait", "no [gait] table"))?;
+    let spec: &GaitSpec3 = m.gait.as_ref().ok_or_else(|| Error::input(&m.path, "gait", "no [gait] table: a gait's family is continued from its strike-to-strike map (docs/models.md, \"Gaits in 3-D\")"))?;
     let scene = m.scene(None, 0.0);
     let nq = m.tree.nq();
     let sys = EventScene::new(&scene, &x[..nq])?;

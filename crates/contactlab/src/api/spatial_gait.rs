@@ -205,9 +205,10 @@ pub(crate) fn symmetry_of(spec: &GaitSpec3, sys: &EventScene) -> Result<Option<S
 pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSettings) -> Result<SpatialGait, Error> {
     use crate::error::{at_least_one, fraction, positive};
     let spec = m.gait.as_ref().ok_or_else(|| {
-        Error::argument(
+        Error::input(
+            &m.path,
             "gait",
-            format!("{} has no [gait] table: a scene file states what a step is taken modulo (docs/models.md)", m.path),
+            "no [gait] table: a scene file states what a step is taken modulo (docs/models.md, \"Gaits in 3-D\")",
         )
     })?;
     fraction("rtol", s.rtol)?;

@@ -271,10 +271,21 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
     if contacts.is_empty() {
         let near = nearest
             .map_or_else(|| "the scene has no contacts".to_string(), |(g, n)| format!("nearest: {n} at {g:.3e} m"));
-        return Err(Error::argument(
-            "state",
-            format!("no contact touches the ground within {tol:.3e} m (touch × the length scale; {near})"),
-        ));
+        let why = format!("no contact touches the ground within {tol:.3e} m (touch × the length scale; {near})");
+        // (Named as the state came: the flag, or the file's reference configuration.)
+        return Err(match state {
+            Some(_) => Error::argument("state", why),
+            None => {
+                let key = if m.path.ends_with(".xml") {
+                    "qpos0 (the file's reference configuration)"
+                } else if m.path.ends_with(".urdf") {
+                    "the neutral configuration"
+                } else {
+                    "initial"
+                };
+                Error::input(&m.path, key, why)
+            }
+        });
     }
     let cols: Vec<usize> = match s.joints {
         JointHold::Locked => base_velocities(m),

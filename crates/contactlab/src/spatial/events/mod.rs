@@ -194,10 +194,11 @@ impl<'a> EventScene<'a> {
             }
         }
         if contacts.len() > MAX_CONTACTS {
-            return Err(Error::argument(
+            // (The scene's contacts, not an option: named as the model's.)
+            return Err(Error::model(
                 "contacts",
                 format!(
-                    "{} candidate contacts; the event-driven method takes at most {MAX_CONTACTS} (use time-stepping)",
+                    "{} candidate contacts; the event-driven method takes at most {MAX_CONTACTS} (use time-stepping: --method moreau, or name fewer contacts in a scene's `contacts`)",
                     contacts.len()
                 ),
             ));
