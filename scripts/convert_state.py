@@ -1,7 +1,7 @@
 """Convert a floating-base robot's state between contactlab, Pinocchio, MuJoCo and Drake.
 
-contactlab reads a URDF in Pinocchio's coordinates and an MJCF in MuJoCo's (README, "Robots in
-3-D"), so a state can be pasted between contactlab and the engine the file came from as it is.
+contactlab reads a URDF in Pinocchio's coordinates and an MJCF in MuJoCo's (docs/robots.md),
+so a state can be pasted between contactlab and the engine the file came from as it is.
 Between engines, only the floating base's block and continuous joints differ:
 
 | convention | q (base) | v (base) |

@@ -9,7 +9,7 @@ default target/release/contactlab) and compares its `mass_matrix` with Pinocchio
 its `bias` with `-nonLinearEffects`, relative to the largest entry of each. It prints one line
 per state and exits with 1 if any error exceeds `--tol` (default 1e-9, issue #42's bar).
 Coordinates: contactlab's (Pinocchio's, except that a continuous joint is one angle where
-Pinocchio stores its cos and sin; README, "Robots in 3-D").
+Pinocchio stores its cos and sin; docs/robots.md).
 """
 
 import argparse

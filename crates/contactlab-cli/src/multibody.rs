@@ -572,7 +572,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
 }
 
 /// A simulation that ended before `--t-max` for a numerical reason, or at a limit, fails with
-/// exit 3 after its output is printed and written, saying what to change (README, "Exit
+/// exit 3 after its output is printed and written, saying what to change (docs/cli.md, "Exit
 /// codes", lists every `end`); one that reached `--t-max` or rest is a success, and so is one
 /// that ended at the rigid model's own verdict (a Painlevé inconsistency or indeterminacy, a
 /// dynamic jam: P2's outcomes), which a note on stderr names.

@@ -498,9 +498,9 @@ fn failed_runs_leave_no_output_behind() {
 }
 
 #[test]
-fn the_readme_synopsis_lists_every_flag() {
-    // Each command's flags, from its --help, appear on its line of the README's synopsis.
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+fn the_synopsis_lists_every_flag() {
+    // Each command's flags, from its --help, appear on its line of the synopsis (docs/cli.md).
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cli.md")).unwrap();
     let commands: &[&[&str]] = &[
         &["lcp", "solve"],
         &["lcp", "classes"],
@@ -539,7 +539,7 @@ fn the_readme_synopsis_lists_every_flag() {
         let line = readme
             .lines()
             .find(|l| l.starts_with(&prefix) || l.trim_end() == prefix.trim_end())
-            .unwrap_or_else(|| panic!("README has no synopsis line for `{prefix}`"));
+            .unwrap_or_else(|| panic!("docs/cli.md has no synopsis line for `{prefix}`"));
         for word in help.split_whitespace() {
             let flag = word.trim_end_matches([',', '.']);
             if !flag.starts_with("--") || flag.len() < 3 || ["--help", "--version", "--svg"].contains(&flag) {
@@ -549,7 +549,7 @@ fn the_readme_synopsis_lists_every_flag() {
             if !flag[2..].chars().all(|c| c.is_ascii_lowercase() || c == '-') {
                 continue;
             }
-            assert!(line.contains(flag), "README synopsis of `{}` lacks {flag}: {line}", cmd.join(" "));
+            assert!(line.contains(flag), "the synopsis of `{}` lacks {flag}: {line}", cmd.join(" "));
         }
     }
 }
