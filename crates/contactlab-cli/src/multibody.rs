@@ -54,6 +54,10 @@ pub struct SimulateArgs {
     /// A robot in 3-D with --method moreau: the time step (s).
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().h)]
     h: f64,
+    /// A robot in 3-D, event-driven: the most integration steps, a bound on the work (the run
+    /// then ends with `step-limit`, exit 3).
+    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().max_steps)]
+    max_steps: usize,
     /// A robot in 3-D with --method moreau: the most Gauss–Seidel sweeps of a step's contact
     /// problem (a step still unconverged there ends the run with `iteration-limit`, exit 3).
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().max_sweeps)]
@@ -451,6 +455,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
             max_events: a.max_events,
             per_step: a.per_step,
             max_sweeps: a.max_sweeps,
+            max_steps: a.max_steps,
             ..Default::default()
         };
         // Progress on long runs (on a terminal, after the first second): simulated time, and
@@ -588,7 +593,9 @@ fn early_end(
         "iteration-limit" => "a step's contact problem did not converge: raise --max-sweeps or lower --h",
         "numerical-trouble" => "a step's contact problem could not be solved: lower --h",
         "event-limit" => "raise --max-events",
-        "step-limit" => "the event driver's step budget ran out (stiff slips of many contacts): try --method moreau",
+        "step-limit" => {
+            "the event driver's step budget (--max-steps) ran out: slow slips of many contacts at once, or a rolling contact near a face contact, make its steps tiny, where the rigid event-driven model is no longer the tool: --method moreau (or raise --max-steps)"
+        }
         "integration-failure" => "the step size collapsed: loosen --rtol, or try --method moreau",
         "diverged" => "the state grew beyond bounds: check the model, or lower --rtol",
         "failed" => match termination {

@@ -766,7 +766,7 @@ fn spatial_inspect(py: Python<'_>, path: &str, base: Option<&str>, state: Option
 /// A robot in 3-D simulated event-driven or by Moreau–Jean time-stepping, as the CLI's
 /// `simulate --json` on an MJCF file or a URDF with `--base`.
 #[pyfunction]
-#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step, max_sweeps))]
+#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step, max_sweeps, max_steps))]
 #[allow(clippy::too_many_arguments)]
 fn spatial_simulate(
     py: Python<'_>,
@@ -782,6 +782,7 @@ fn spatial_simulate(
     max_events: usize,
     per_step: usize,
     max_sweeps: usize,
+    max_steps: usize,
 ) -> PyResult<Py<PyAny>> {
     let source = spatial_source(path, base)?;
     let method = method.parse().map_err(to_py)?;
@@ -795,6 +796,7 @@ fn spatial_simulate(
         max_events,
         per_step,
         max_sweeps,
+        max_steps,
         ..Default::default()
     };
     let r = py.detach(|| {

@@ -62,6 +62,7 @@ def simulate(
     base: Optional[str] = None,
     method: str = _D["simulate"]["method"],
     max_sweeps: int = _D["simulate"]["max_sweeps"],
+    max_steps: int = _D["simulate"]["max_steps"],
 ) -> Result:
     """The event-driven simulation (contact modes, impacts, Zeno completion, walking rules) up
     to ``t_max`` s, as ``contactlab simulate --json``: ``termination``, ``t_end``, ``impacts``,
@@ -74,7 +75,8 @@ def simulate(
     ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``),
     ``"moreau"`` (Moreau–Jean time-stepping with step ``h``, each step's contact problem given
     at most ``max_sweeps`` Gauss–Seidel sweeps) or ``"auto"`` (the event driver up to 16
-    candidate contacts, Moreau–Jean above), as ``simulate --json``:
+    candidate contacts, Moreau–Jean above; the event driver's work bounded by ``max_steps``
+    integration steps), as ``simulate --json``:
     ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
     ``end``; ``termination``, ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
     ``unconverged`` (Moreau–Jean)."""
@@ -94,6 +96,7 @@ def simulate(
                 int(max_events),
                 int(per_step),
                 int(max_sweeps),
+                int(max_steps),
             )
             return Result("SpatialSimulation", d)
     summary, arrays = _core.mechanism_simulate(

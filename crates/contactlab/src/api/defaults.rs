@@ -53,6 +53,7 @@ pub fn defaults() -> serde_json::Value {
             "restitution": spatial.restitution,
             "method": spatial.method.to_string(),
             "max_sweeps": spatial.max_sweeps,
+            "max_steps": spatial.max_steps,
         },
         "gait": {"rtol": gait.rtol},
         "stance": {"joints": "locked", "friction": "coulomb", "touch": super::StanceSettings::default().touch},

@@ -503,6 +503,9 @@ pub struct SpatialSimSettings {
     pub max_events: usize,
     /// Event-driven: samples inside each integration step (besides its end).
     pub per_step: usize,
+    /// Event-driven: the most integration steps (a bound on the work: the run then ends with
+    /// `step-limit`).
+    pub max_steps: usize,
     /// Moreau–Jean: the most Gauss–Seidel sweeps of a step's contact problem (a step that
     /// reaches it unconverged, beyond [`crate::spatial::timestep::MoreauSettings::accept`],
     /// ends the run with `iteration-limit`).
@@ -563,6 +566,7 @@ impl Default for SpatialSimSettings {
             max_events: crate::multibody::simulate::SimulateSettings::default().max_events,
             per_step: crate::multibody::simulate::SimulateSettings::default().per_step,
             max_sweeps: crate::fc3d::Fc3dSettings::default().max_sweeps,
+            max_steps: crate::spatial::events::EventSettings::default().max_steps,
         }
     }
 }
@@ -624,7 +628,7 @@ pub fn spatial_simulate_with(
                 rtol: s.rtol,
                 max_events: s.max_events,
                 per_step: s.per_step,
-                ..Default::default()
+                max_steps: s.max_steps,
             };
             let run = crate::spatial::events::simulate_events_with(&scene, &q, &v, &settings, progress)?;
             Ok(SpatialSimulation {
