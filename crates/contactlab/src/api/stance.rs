@@ -29,7 +29,8 @@ use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::spatial::{spatial_state, SpatialModel};
-use crate::fixture::stability::{classify, weak_stability, FixtureClassification};
+use crate::fixture::boundary::{decide, search, Bracket, Stop};
+use crate::fixture::stability::{classify, FixtureClassification};
 use crate::fixture::{Fixture, FrictionLaw};
 use crate::spatial::algebra::{axis_angle, Vec3};
 use crate::spatial::events::EventScene;
@@ -106,11 +107,18 @@ pub struct StanceContact {
 pub struct SlopeMargin {
     /// The world axis (unit).
     pub axis: [f64; 3],
-    /// The largest tilt (rad) in `[0, π/2]` with a weakly stable stance, to 1e-9 rad (`None`
-    /// when it is not weakly stable untilted).
+    /// The largest tilt (rad) in `[0, π/2]` with a weakly stable stance (`None` when it is not
+    /// weakly stable untilted): the largest tilt proved weakly stable when the proofs close
+    /// within [`TILT_REPORT_TOL`] of the bisection's end (else that end, unproved).
     pub max_tilt: Option<f64>,
     /// The same tilt the other way about the axis (rad, positive).
     pub max_tilt_reverse: Option<f64>,
+    /// `[lo, hi]` holding the boundary: weakly stable at the tilt `lo`, not at `hi`, both proved
+    /// in interval arithmetic (`null` when a proof did not close; `[π/2, π/2]` when stable up to
+    /// π/2).
+    pub max_tilt_enclosure: Option<[f64; 2]>,
+    /// The same for `max_tilt_reverse`.
+    pub max_tilt_reverse_enclosure: Option<[f64; 2]>,
 }
 
 /// A stance's verdicts ([`stance`]).
@@ -348,7 +356,10 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
 }
 
 /// The largest tilts of gravity about `axis` (either way) with a weakly stable stance, by
-/// bisection to 1e-9 rad on `[0, π/2]`.
+/// bisection on `[0, π/2]` on verdicts proved in interval arithmetic where the proofs close
+/// ([`crate::fixture::boundary::decide`]; the boundary itself, where a foot unloads or the
+/// friction is used up, is a verdict, not a failure), to [`TILT_REL_TOL`] of the tilt (or
+/// [`TILT_ABS_TOL`] rad near 0).
 fn slope_margin(
     m: &SpatialModel,
     q: &[f64],
@@ -362,31 +373,47 @@ fn slope_margin(
         return Err(Error::argument("slope_axis", "must be a nonzero finite vector"));
     }
     let a = axis.normalize();
-    let holds = |tilt: f64| -> Result<bool, Error> {
+    let verdict = |tilt: f64| -> Result<crate::fixture::boundary::Decision, Error> {
         let g = axis_angle(&a, tilt) * m.tree.gravity;
-        Ok(weak_stability(&workpiece(m, q, cols, contacts, g, friction)?.0)?.holds)
+        decide(&workpiece(m, q, cols, contacts, g, friction)?.0)
     };
-    let largest = |sign: f64| -> Result<Option<f64>, Error> {
+    let untilted_proved = stable && verdict(0.0)?.proved();
+    // (largest tilt, its enclosure when proved)
+    let largest = |sign: f64| -> Result<(Option<f64>, Option<[f64; 2]>), Error> {
         if !stable {
-            return Ok(None);
+            return Ok((None, None));
         }
         let half = std::f64::consts::FRAC_PI_2;
-        if holds(sign * half)? {
-            return Ok(Some(half));
+        let top = verdict(sign * half)?;
+        if top.holds {
+            return Ok((Some(half), top.proved().then_some([half, half])));
         }
-        let (mut lo, mut hi) = (0.0, half);
-        while hi - lo > 1e-9 {
-            let mid = 0.5 * (lo + hi);
-            if holds(sign * mid)? {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        Ok(Some(lo))
+        // (Stable untilted: the caller's classification, proved or not.)
+        let b = search(
+            Bracket { stable: 0.0, stable_proved: untilted_proved, unstable: half, unstable_proved: top.proved() },
+            Stop { rel: TILT_REL_TOL, abs: TILT_ABS_TOL, report: TILT_REPORT_TOL, geometric: false },
+            |t| verdict(sign * t),
+        )?;
+        Ok((Some(b.value), b.enclosure))
     };
-    Ok(SlopeMargin { axis: [a.x, a.y, a.z], max_tilt: largest(1.0)?, max_tilt_reverse: largest(-1.0)? })
+    let (max_tilt, max_tilt_enclosure) = largest(1.0)?;
+    let (max_tilt_reverse, max_tilt_reverse_enclosure) = largest(-1.0)?;
+    Ok(SlopeMargin {
+        axis: [a.x, a.y, a.z],
+        max_tilt,
+        max_tilt_reverse,
+        max_tilt_enclosure,
+        max_tilt_reverse_enclosure,
+    })
 }
+
+/// The slope margin's bisection stops below this width relative to the tilt ...
+pub const TILT_REL_TOL: f64 = 1e-14;
+/// ... plus this many radians (a stance balanced at the edge has the largest tilt 0).
+pub const TILT_ABS_TOL: f64 = 1e-13;
+/// The largest tilt is reported as the largest tilt proved stable when that is within this
+/// relative distance of the bisection's stable end (otherwise that end, unproved).
+pub const TILT_REPORT_TOL: f64 = 1e-6;
 
 impl Stance {
     /// Writes `stance.json` and `stance.png`: the contacts seen from above the ground, each with

@@ -16,6 +16,7 @@ mod lcp_scaling;
 mod lcp_siconos;
 mod many_contacts;
 mod mechanism;
+mod mu_precision;
 mod multibody;
 mod no_sinking;
 mod p1_dynamics;

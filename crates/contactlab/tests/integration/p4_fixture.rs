@@ -79,7 +79,22 @@ fn every_consistent_system_yields_a_weakly_not_strongly_stable_load() {
 fn example2_critical_mu_is_tan_theta() {
     let th = 30f64.to_radians();
     let c = classify(&incline(th, 0.0, 0.0, [0.0, -1.0, 0.0])).unwrap();
-    assert!((c.critical_mu.unwrap() - th.tan()).abs() < 1e-7);
+    let mu = c.critical_mu.unwrap();
+    assert!((mu - th.tan()).abs() < 1e-9 * th.tan(), "{mu}");
+    // The value is proved weakly stable, inside an enclosure proved both ways.
+    let [lo, hi] = c.critical_mu_enclosure.unwrap();
+    assert!(c.critical_mu_proof.is_proved() && lo < mu && mu <= hi);
+}
+
+#[test]
+fn example1_force_closure_mu_is_r_over_1_minus_s() {
+    // Case 1: WS(μ) = ℝ³ from the largest critical μ over ±eᵢ, which is r/(1 − s). Each
+    // critical μ is the smallest μ proved stable, so never below it; the proofs close within
+    // 4e-7 of this boundary (both contacts' friction used up at once), not nearer.
+    let (r, s) = r_s();
+    let exact = r / (1.0 - s);
+    let fc = contactlab::reproduce::p4::force_closure_mu().unwrap();
+    assert!(fc >= exact * (1.0 - 1e-12) && fc - exact < 1e-6 * exact, "{fc} vs {exact}");
 }
 
 /// System (7) for a planar fixture as a second-order-cone problem: (μᵢ c_in, c_it) ∈ SOC(2).
@@ -182,7 +197,7 @@ fn box_on_four_pyramid_contacts() {
     let f = contactlab::fixture::model::read(&path).unwrap();
     let c = classify(&f).unwrap();
     assert_eq!(c.classification.as_str(), "strongly-stable");
-    assert!((c.critical_mu.unwrap() - 3.0 / 19.62).abs() < 1e-7, "{:?}", c.critical_mu);
+    assert!((c.critical_mu.unwrap() - 3.0 / 19.62).abs() < 1e-9 * 3.0 / 19.62, "{:?}", c.critical_mu);
     // Just below the critical μ: no equilibrium, and the load is strongly unstable.
     let below = f.with_mu(DVector::from_element(4, 0.99 * 3.0 / 19.62));
     assert_eq!(classify(&below).unwrap().classification.as_str(), "strongly-unstable");
