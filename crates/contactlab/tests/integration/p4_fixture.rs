@@ -90,7 +90,8 @@ fn example2_critical_mu_is_tan_theta() {
 fn example1_force_closure_mu_is_r_over_1_minus_s() {
     // Case 1: WS(μ) = ℝ³ from the largest critical μ over ±eᵢ, which is r/(1 − s). Each
     // critical μ is the smallest μ proved stable, so never below it; the proofs close within
-    // 4e-7 of this boundary (both contacts' friction used up at once), not nearer.
+    // 4e-7 of this boundary, not nearer: the balancing forces grow as 1/(μ − μ̄) toward it
+    // (1e7 times the load at 1e-7 above), beyond what a floating-point LP resolves.
     let (r, s) = r_s();
     let exact = r / (1.0 - s);
     let fc = contactlab::reproduce::p4::force_closure_mu().unwrap();
@@ -235,3 +236,4 @@ fn warm_started_mu_sweeps_give_the_cold_verdicts_with_fewer_lps() {
         assert!(warm.lps < cold.lps, "{name}: {} LPs warm, {} cold", warm.lps, cold.lps);
     }
 }
+
