@@ -236,4 +236,3 @@ fn warm_started_mu_sweeps_give_the_cold_verdicts_with_fewer_lps() {
         assert!(warm.lps < cold.lps, "{name}: {} LPs warm, {} cold", warm.lps, cold.lps);
     }
 }
-
