@@ -267,8 +267,9 @@ impl Polyhedron {
 }
 
 /// Complete pivoting on the scaled matrix `e` (rows in `rows`, the `eq_rows` first: they are
-/// pivoted before any inequality row): the pivot rows and columns, up to the numerical rank.
-fn pivots(e: &mut [Vec<f64>], eq_rows: usize) -> Vec<(usize, usize)> {
+/// pivoted before any inequality row): the pivot rows and columns, up to the numerical rank
+/// (pivots below `rank_tol` of the largest entry stop it).
+pub(crate) fn pivots(e: &mut [Vec<f64>], eq_rows: usize, rank_tol: f64) -> Vec<(usize, usize)> {
     let (m, n) = (e.len(), e.first().map_or(0, |r| r.len()));
     let top = e.iter().flatten().fold(0.0f64, |a, v| a.max(v.abs()));
     let (mut used_r, mut used_c) = (vec![false; m], vec![false; n]);
@@ -284,7 +285,7 @@ fn pivots(e: &mut [Vec<f64>], eq_rows: usize) -> Vec<(usize, usize)> {
                 }
             }
             let Some((r, c, v)) = best else { break };
-            if v <= RANK_TOL * top || v.is_nan() {
+            if v <= rank_tol * top || v.is_nan() {
                 break;
             }
             used_r[r] = true;
@@ -365,7 +366,7 @@ pub fn prove_point(p: &Polyhedron, guess: &DVector<f64>) -> Result<Vec<Interval>
             .iter()
             .map(|&r| free.iter().zip(&col).map(|(&j, &c)| p.coef(r, j) * c / row_size(r)).collect())
             .collect();
-        let piv = pivots(&mut e, me);
+        let piv = pivots(&mut e, me, RANK_TOL);
         let basic: Vec<usize> = piv.iter().map(|&(_, c)| free[c]).collect();
         let chosen: Vec<Row> = piv.iter().map(|&(r, _)| eqs[r]).collect();
         // The other free coordinates stay at the guess's floats (exact reals).
