@@ -39,9 +39,10 @@ const LEX_TIE: f64 = 1e-12;
 /// misjudge small-scale data).
 const RATIO_TIE: f64 = 1e-9;
 
-/// Variable indices: `0..n` are `w`, `n..2n` are `z`, `2n` is `z₀`.
-struct Dictionary {
-    n: usize,
+/// The arrays of a solve. The last solve's are kept per thread (below [`REUSE_MAX`] entries) and
+/// reused by the next, so that a small solve allocates little.
+#[derive(Default)]
+struct Buffers {
     /// Row-major `n × (n + 1)` coefficients.
     t: Vec<f64>,
     qbar: Vec<f64>,
@@ -49,8 +50,34 @@ struct Dictionary {
     nonbasic: Vec<usize>,
     /// For variable v: `(true, row)` if basic, `(false, column)` if nonbasic.
     pos: Vec<(bool, usize)>,
-    scratch: Vec<f64>,
-    axpy: Axpy,
+    /// The entering column (negated) and the ratios of the ratio test.
+    col: Vec<f64>,
+    ratios: Vec<f64>,
+}
+
+/// Dictionaries up to this many coefficients (`n ≤ 361`) leave their arrays for the next solve.
+const REUSE_MAX: usize = 1 << 17;
+
+thread_local! {
+    static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
+}
+
+/// Variable indices: `0..n` are `w`, `n..2n` are `z`, `2n` is `z₀`.
+struct Dictionary {
+    n: usize,
+    b: Buffers,
+    /// The wide `y += a x` kernel, `None` for the portable loop (inlined: short rows).
+    axpy: Option<Axpy>,
+}
+
+impl Drop for Dictionary {
+    fn drop(&mut self) {
+        if self.b.t.capacity() <= REUSE_MAX {
+            let b = std::mem::take(&mut self.b);
+            // (A thread being torn down has no slot left: the arrays are then freed.)
+            let _ = SPARE.try_with(|spare| spare.set(Some(b)));
+        }
+    }
 }
 
 impl Dictionary {
@@ -61,12 +88,12 @@ impl Dictionary {
 
     #[inline]
     fn at(&self, i: usize, j: usize) -> f64 {
-        self.t[i * (self.n + 1) + j]
+        self.b.t[i * (self.n + 1) + j]
     }
 
     /// Entry `(i, j)` of `B⁻¹`.
     fn binv(&self, i: usize, j: usize) -> f64 {
-        match self.pos[j] {
+        match self.b.pos[j] {
             (true, row) => f64::from(u8::from(row == i)),
             (false, col) => -self.at(i, col),
         }
@@ -82,7 +109,7 @@ impl Dictionary {
                 x.total_cmp(&y)
             }
         };
-        match cmp(self.qbar[a] / da, self.qbar[b] / db) {
+        match cmp(self.b.qbar[a] / da, self.b.qbar[b] / db) {
             Ordering::Equal => {}
             o => return o,
         }
@@ -98,38 +125,44 @@ impl Dictionary {
     /// Exchanges the basic variable of row `r` with the nonbasic variable of column `s`.
     fn pivot(&mut self, r: usize, s: usize) {
         let st = self.stride();
-        let p = self.t[r * st + s];
+        let p = self.b.t[r * st + s];
         // Row r: x_s = (x_r - q̄_r - Σ_{j≠s} T_rj x_j) / T_rs.
         let inv = 1.0 / p;
-        {
-            let row = &mut self.t[r * st..(r + 1) * st];
-            for v in row.iter_mut() {
-                *v *= -inv;
-            }
-            row[s] = inv;
+        let b = &mut self.b;
+        let (before, rest) = b.t.split_at_mut(r * st);
+        let (prow, after) = rest.split_at_mut(st);
+        for v in prow.iter_mut() {
+            *v *= -inv;
         }
-        self.qbar[r] *= -inv;
-        self.scratch.copy_from_slice(&self.t[r * st..(r + 1) * st]);
-        let qr = self.qbar[r];
-        for i in 0..self.n {
-            if i == r {
-                continue;
-            }
-            let row = &mut self.t[i * st..(i + 1) * st];
+        prow[s] = inv;
+        b.qbar[r] *= -inv;
+        let (prow, qr, axpy) = (&*prow, b.qbar[r], self.axpy);
+        // Every other row i: x_i gains T_is times the new row r.
+        let update = |row: &mut [f64], qb: &mut f64| {
             let f = row[s];
             if f == 0.0 {
-                continue;
+                return;
             }
             row[s] = 0.0;
-            (self.axpy)(row, f, &self.scratch);
-            self.qbar[i] += f * qr;
+            match axpy {
+                Some(axpy) => axpy(row, f, prow),
+                None => axpy_portable(row, f, prow),
+            }
+            *qb += f * qr;
+        };
+        let (q_before, q_rest) = b.qbar.split_at_mut(r);
+        for (row, qb) in before.chunks_exact_mut(st).zip(q_before) {
+            update(row, qb);
         }
-        let leaving = self.basic[r];
-        let entering = self.nonbasic[s];
-        self.basic[r] = entering;
-        self.nonbasic[s] = leaving;
-        self.pos[entering] = (true, r);
-        self.pos[leaving] = (false, s);
+        for (row, qb) in after.chunks_exact_mut(st).zip(&mut q_rest[1..]) {
+            update(row, qb);
+        }
+        let leaving = self.b.basic[r];
+        let entering = self.b.nonbasic[s];
+        self.b.basic[r] = entering;
+        self.b.nonbasic[s] = leaving;
+        self.b.pos[entering] = (true, r);
+        self.b.pos[leaving] = (false, s);
     }
 }
 
@@ -137,16 +170,16 @@ impl Dictionary {
 type Axpy = fn(&mut [f64], f64, &[f64]);
 
 /// Picks the `y += a x` kernel of every pivot once per solve: AVX2/FMA when the processor has
-/// them and rows are long enough to profit, the portable loop otherwise.
-fn pick_axpy(len: usize) -> Axpy {
+/// them and rows are long enough to profit, the portable loop (inlined) otherwise.
+fn pick_axpy(len: usize) -> Option<Axpy> {
     #[cfg(target_arch = "x86_64")]
     {
         if len >= 24 && std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            return axpy_avx2_detected;
+            return Some(axpy_avx2_detected);
         }
     }
     let _ = len;
-    axpy_portable
+    None
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -155,7 +188,7 @@ fn axpy_avx2_detected(y: &mut [f64], a: f64, x: &[f64]) {
     unsafe { axpy_avx2(y, a, x) }
 }
 
-#[inline]
+#[inline(always)]
 fn axpy_portable(y: &mut [f64], a: f64, x: &[f64]) {
     for (v, &xv) in y.iter_mut().zip(x.iter()) {
         *v += a * xv;
@@ -204,12 +237,51 @@ fn solve_equilibrated(
 ) -> Result<LcpSolution, Error> {
     let n = lcp.n();
     let max_pivots = if settings.max_pivots == 0 { super::default_max_pivots(n) } else { settings.max_pivots };
-    let started = std::time::Instant::now();
+    // (The clock is read only when there is a time limit to watch.)
+    let started = settings.time_limit.map(|_| std::time::Instant::now());
+
+    // q'' = D q / τ.
+    let (d, e, tau) = (eq.d.as_slice(), eq.e.as_slice(), eq.tau);
+    // (q itself, not q'': a tiny negative q_i may have underflowed to zero in q''.)
+    // z = 0 exactly (not mapped back: a factor out of range would make 0 · ∞ a NaN).
+    if lcp.q.iter().all(|&v| v >= 0.0) {
+        return Ok(LcpSolution {
+            status: LcpStatus::Solved,
+            method: LcpMethod::Trivial,
+            reason: None,
+            proof: crate::verified::Proof::none(super::NOT_CHECKED),
+            z: DVector::zeros(n),
+            w: lcp.q.clone(),
+            residual: 0.0,
+            violation: 0.0,
+            pivots: 0,
+            basis: None,
+        });
+    }
+    let mut b = SPARE.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default();
+    b.qbar.clear();
+    b.qbar.extend(lcp.q.as_slice().iter().zip(d).map(|(&q, &di)| q * di / tau));
+
+    // The row-major dictionary [M'' d], written down the columns of M (its storage order).
+    let st = n + 1;
+    let t = &mut b.t;
+    t.clear();
+    t.resize(n * st, 0.0);
+    for ((col, &ej), j) in lcp.m.as_slice().chunks_exact(n).zip(e).zip(0..) {
+        for ((&x, &di), row) in col.iter().zip(d).zip(t.chunks_exact_mut(st)) {
+            row[j] = x * (di * ej);
+        }
+    }
+    for (row, &c) in t.chunks_exact_mut(st).zip(covering.as_slice()) {
+        row[n] = c;
+    }
+    // ‖M''‖∞ for the residual, from the rows just written (the sums the residual would form).
+    let m_inf = b.t.chunks_exact(st).map(|row| row[..n].iter().fold(0.0, |s, x| s + x.abs())).fold(0.0, f64::max);
 
     let done = |status, z_scaled: DVector<f64>, pivots, reason| {
         let z = eq.z_original(&z_scaled);
         let w = lcp.w(&z);
-        let residual = eq.residual(lcp, &z, &w);
+        let residual = eq.residual_given_norm(lcp, &z, &w, m_inf);
         let proof = crate::verified::Proof::none(if status == LcpStatus::Solved {
             super::NOT_CHECKED
         } else {
@@ -219,46 +291,18 @@ fn solve_equilibrated(
         LcpSolution { status, method: LcpMethod::Lemke, reason, proof, z, w, residual, violation, pivots, basis: None }
     };
 
-    // q'' = D q / τ.
-    let (d, e, tau) = (eq.d.as_slice(), eq.e.as_slice(), eq.tau);
-    let qbar: Vec<f64> = lcp.q.as_slice().iter().zip(d).map(|(&q, &di)| q * di / tau).collect();
-    // (q itself, not q'': a tiny negative q_i may have underflowed to zero in q''.)
-    // z = 0 exactly (not mapped back: a factor out of range would make 0 · ∞ a NaN).
-    if lcp.q.iter().all(|&v| v >= 0.0) {
-        let mut s = done(LcpStatus::Solved, DVector::zeros(n), 0, None);
-        s.method = LcpMethod::Trivial;
-        s.z = DVector::zeros(n);
-        s.w = lcp.q.clone();
-        s.residual = 0.0;
-        s.violation = 0.0;
-        return Ok(s);
-    }
-
-    // The row-major dictionary [M'' d], written row by row (no zero fill first).
-    let st = n + 1;
-    let mut t = Vec::with_capacity(n * st);
-    let m = lcp.m.as_slice();
-    for (i, (&di, &c)) in d.iter().zip(covering.as_slice()).enumerate() {
-        t.extend(m[i..].iter().step_by(n).zip(e).map(|(&x, &ej)| x * (di * ej)));
-        t.push(c);
-    }
     let z0 = 2 * n;
-    let mut pos = vec![(false, 0); 2 * n + 1];
-    for i in 0..n {
-        pos[i] = (true, i);
-        pos[n + i] = (false, i);
+    b.pos.clear();
+    b.pos.extend((0..n).map(|i| (true, i)).chain((0..=n).map(|c| (false, c))));
+    b.basic.clear();
+    b.basic.extend(0..n);
+    b.nonbasic.clear();
+    b.nonbasic.extend(n..=2 * n);
+    for v in [&mut b.col, &mut b.ratios] {
+        v.clear();
+        v.resize(n, 0.0);
     }
-    pos[z0] = (false, n);
-    let mut dict = Dictionary {
-        n,
-        t,
-        qbar,
-        basic: (0..n).collect(),
-        nonbasic: (n..=2 * n).collect(),
-        pos,
-        scratch: vec![0.0; st],
-        axpy: pick_axpy(st),
-    };
+    let mut dict = Dictionary { n, b, axpy: pick_axpy(st) };
 
     // Initial pivot: z0 enters, the lexicographically most negative q_i / d_i leaves.
     let mut r = 0;
@@ -267,32 +311,31 @@ fn solve_equilibrated(
             r = i;
         }
     }
-    let mut leaving = dict.basic[r];
+    let mut leaving = dict.b.basic[r];
     dict.pivot(r, n);
     let mut pivots = 1usize;
 
-    let (mut col, mut ratios) = (vec![0.0; n], vec![0.0; n]);
     loop {
         let entering = if leaving < n { leaving + n } else { leaving - n };
-        let (false, s) = dict.pos[entering] else {
+        let (false, s) = dict.b.pos[entering] else {
             return Ok(done(LcpStatus::NumericalError, DVector::zeros(n), pivots, None));
         };
         // Minimum-ratio test over rows where the entering variable drives the basic one down:
         // the column (negated) gathered once, the ratios kept for the tie test.
-        for (c, row) in col.iter_mut().zip(dict.t.chunks_exact(st)) {
+        for (c, row) in dict.b.col.iter_mut().zip(dict.b.t.chunks_exact(st)) {
             *c = -row[s];
         }
-        let col_max = col.iter().fold(0.0f64, |m, &x| if x.abs() > m { x.abs() } else { m });
+        let col_max = dict.b.col.iter().fold(0.0f64, |m, &x| if x.abs() > m { x.abs() } else { m });
         let thresh = settings.pivot_tol * col_max.max(crate::numeric::SCALE_FLOOR);
         // (Without branches: every quotient is formed and the blocking ones kept, so the loop
         // is vector instructions; the rows that do not block get +∞.)
-        for ((ratio, &a), &qb) in ratios.iter_mut().zip(&col).zip(&dict.qbar) {
+        for ((ratio, &a), &qb) in dict.b.ratios.iter_mut().zip(&dict.b.col).zip(&dict.b.qbar) {
             let r = qb.max(0.0) / a;
             *ratio = if a > thresh { r } else { f64::INFINITY };
         }
-        let theta = ratios.iter().fold(f64::INFINITY, |t, &r| if r < t { r } else { t });
+        let theta = dict.b.ratios.iter().fold(f64::INFINITY, |t, &r| if r < t { r } else { t });
         if !theta.is_finite() {
-            if col_max.is_finite() && dict.qbar.iter().all(|v| v.is_finite()) {
+            if col_max.is_finite() && dict.b.qbar.iter().all(|v| v.is_finite()) {
                 let z = current_z(&dict);
                 return Ok(done(LcpStatus::NoSolution, z, pivots, Some(NoSolutionReason::SecondaryRay)));
             }
@@ -303,14 +346,14 @@ fn solve_equilibrated(
         let mut chosen: Option<usize> = None;
         for i in 0..n {
             // (A row that does not block has ratio +∞ > θ + tie, θ being finite here.)
-            if ratios[i] <= theta + tie {
-                if dict.basic[i] == z0 {
+            if dict.b.ratios[i] <= theta + tie {
+                if dict.b.basic[i] == z0 {
                     chosen = Some(i);
                     break;
                 }
                 chosen = match chosen {
                     None => Some(i),
-                    Some(c) if dict.lex_cmp(i, col[i], c, col[c]) == Ordering::Less => Some(i),
+                    Some(c) if dict.lex_cmp(i, dict.b.col[i], c, dict.b.col[c]) == Ordering::Less => Some(i),
                     keep => keep,
                 };
             }
@@ -318,8 +361,8 @@ fn solve_equilibrated(
         let Some(r) = chosen else {
             return Ok(done(LcpStatus::NumericalError, current_z(&dict), pivots, None));
         };
-        let out_of_time =
-            pivots.is_multiple_of(64) && settings.time_limit.is_some_and(|l| started.elapsed().as_secs_f64() > l);
+        let out_of_time = pivots.is_multiple_of(64)
+            && settings.time_limit.zip(started).is_some_and(|(l, t)| t.elapsed().as_secs_f64() > l);
         if pivots.is_multiple_of(256) {
             if let Some(p) = &settings.progress {
                 (p.0)(pivots, max_pivots);
@@ -329,7 +372,7 @@ fn solve_equilibrated(
             let z = current_z(&dict);
             return Ok(done(LcpStatus::IterationLimit, z, pivots, None));
         }
-        leaving = dict.basic[r];
+        leaving = dict.b.basic[r];
         dict.pivot(r, s);
         pivots += 1;
         if leaving == z0 {
@@ -340,7 +383,7 @@ fn solve_equilibrated(
     let z = current_z(&dict);
     let mut sol = done(LcpStatus::Solved, z, pivots, None);
     if sol.residual.is_nan() || sol.residual > settings.tolerance {
-        if let Some(z) = refine(&eq.scale(lcp), &dict.basic) {
+        if let Some(z) = refine(&eq.scale(lcp), &dict.b.basic) {
             let refined = done(LcpStatus::Solved, z, pivots, None);
             if refined.residual < sol.residual {
                 sol = refined;
@@ -352,7 +395,7 @@ fn solve_equilibrated(
     }
     if sol.status == LcpStatus::Solved {
         let mut basis = vec![false; n];
-        for &v in dict.basic.iter().filter(|v| (n..2 * n).contains(*v)) {
+        for &v in dict.b.basic.iter().filter(|v| (n..2 * n).contains(*v)) {
             basis[v - n] = true;
         }
         super::accept(lcp, &mut sol, Some(&basis), settings);
@@ -366,9 +409,9 @@ fn solve_equilibrated(
 fn current_z(dict: &Dictionary) -> DVector<f64> {
     let n = dict.n;
     let mut z = DVector::zeros(n);
-    for (i, &v) in dict.basic.iter().enumerate() {
+    for (i, &v) in dict.b.basic.iter().enumerate() {
         if (n..2 * n).contains(&v) {
-            z[v - n] = dict.qbar[i].max(0.0);
+            z[v - n] = dict.b.qbar[i].max(0.0);
         }
     }
     z
@@ -412,6 +455,29 @@ mod tests {
         let s = solve(&p, &LcpSettings::default()).unwrap();
         assert_eq!(s.status, LcpStatus::Solved);
         assert!((s.z[0] - 4.0 / 3.0).abs() < 1e-12 && (s.z[1] - 7.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reused_arrays_give_the_points_of_fresh_ones() {
+        // The arrays a solve leaves for the next one on its thread: solves of other sizes in
+        // between (larger, smaller, one ending on a ray) change no bit of the answer.
+        let a = lcp(&[2.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 4.0], &[-1.0, 2.0, -3.0]);
+        let fresh = std::thread::spawn({
+            let a = a.clone();
+            move || solve(&a, &LcpSettings::default()).unwrap()
+        })
+        .join()
+        .unwrap();
+        let big = crate::paper_configs::lcp::murty(6);
+        for other in [big, lcp(&[-1.0], &[-1.0]), lcp(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0])] {
+            let _ = solve(&other, &LcpSettings::default()).unwrap();
+            let again = solve(&a, &LcpSettings::default()).unwrap();
+            assert_eq!(again.status, LcpStatus::Solved);
+            assert_eq!(again.pivots, fresh.pivots);
+            for (x, y) in again.z.iter().zip(fresh.z.iter()) {
+                assert_eq!(x.to_bits(), y.to_bits());
+            }
+        }
     }
 
     #[test]

@@ -232,6 +232,22 @@ impl Equilibration {
     /// are formed entry by entry, each the exact value the scaled problem holds, so the result
     /// is the residual computed on `(M'', q'')` (the products of powers of two are exact).
     pub fn residual(&self, lcp: &Lcp, z: &DVector<f64>, w: &DVector<f64>) -> f64 {
+        // Row sums of |M''| accumulated down the columns (the storage order), each in column order.
+        let n = lcp.n();
+        let (d, e) = (self.d.as_slice(), self.e.as_slice());
+        let mut sums = vec![0.0f64; n];
+        for (col, &ej) in lcp.m.as_slice().chunks_exact(n.max(1)).zip(e) {
+            for ((s, &x), &di) in sums.iter_mut().zip(col).zip(d) {
+                *s += (x * (di * ej)).abs();
+            }
+        }
+        let m_inf = sums.into_iter().fold(0.0, f64::max);
+        self.residual_given_norm(lcp, z, w, m_inf)
+    }
+
+    /// [`Equilibration::residual`] with `‖M''‖∞` given (a caller that holds `M''` row by row
+    /// sums each row in column order, as `residual` does).
+    pub(crate) fn residual_given_norm(&self, lcp: &Lcp, z: &DVector<f64>, w: &DVector<f64>, m_inf: f64) -> f64 {
         let (d, e, tau) = (self.d.as_slice(), self.e.as_slice(), self.tau);
         let mut raw = 0.0f64;
         let mut z_max = 0.0f64;
@@ -241,15 +257,6 @@ impl Equilibration {
             raw = raw.max(zs.min(ws).abs());
             z_max = z_max.max(zs.abs());
         }
-        // Row sums of |M''| accumulated down the columns (the storage order), each in column order.
-        let n = lcp.n();
-        let mut sums = vec![0.0f64; n];
-        for (col, &ej) in lcp.m.as_slice().chunks_exact(n.max(1)).zip(e) {
-            for ((s, &x), &di) in sums.iter_mut().zip(col).zip(d) {
-                *s += (x * (di * ej)).abs();
-            }
-        }
-        let m_inf = sums.into_iter().fold(0.0, f64::max);
         let q_max = lcp.q.as_slice().iter().zip(d).fold(0.0f64, |a, (&q, &di)| a.max((q * di / tau).abs()));
         raw / (1.0 + q_max + m_inf * z_max)
     }
