@@ -502,6 +502,25 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
                 if k > shown.len() { format!(" and {} more (ignored_collisions)", k - shown.len()) } else { String::new() }
             );
         }
+        let listed = |names: &[String]| {
+            let shown: Vec<&str> = names.iter().map(String::as_str).take(6).collect();
+            let more = names.len() - shown.len();
+            format!("{}{}", shown.join(", "), if more > 0 { format!(" and {more} more") } else { String::new() })
+        };
+        if !r.start_clamped.is_empty() {
+            eprintln!(
+                "note: the start lies outside the range of {} joint(s), which start at the nearest stop (start_clamped): {}",
+                r.start_clamped.len(),
+                listed(&r.start_clamped)
+            );
+        }
+        if !r.ignored_limits.is_empty() {
+            eprintln!(
+                "warning: the event-driven method does not hold joint limits yet; {} limited joint(s) run free (ignored_limits; --method moreau holds them): {}",
+                r.ignored_limits.len(),
+                listed(&r.ignored_limits)
+            );
+        }
         if let Some(dir) = &a.common.out {
             r.write_files(dir)?;
             let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };

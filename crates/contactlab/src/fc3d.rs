@@ -70,7 +70,9 @@ pub struct Fc3dSolution {
 pub fn project_on_cone(r: &Vector3<f64>, mu: f64) -> Vector3<f64> {
     let (rn, rt) = (r[0], nalgebra::Vector2::new(r[1], r[2]));
     let nt = rt.norm();
-    if nt <= mu * rn {
+    // (In the cone: `r_n ≥ 0` is its own test, since for μ = 0 and `r_t = 0` the second one,
+    // `0 ≤ μ r_n`, holds for a negative `r_n` too.)
+    if rn >= 0.0 && nt <= mu * rn {
         return *r;
     }
     if mu * nt <= -rn {
@@ -334,6 +336,19 @@ pub fn natural_residual(r: &DVector<f64>, u: &DVector<f64>, mu: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frictionless_cone_is_the_normal_ray() {
+        // μ = 0: the cone is the ray r_t = 0, r_n ≥ 0; a negative normal projects to zero (it
+        // was returned as it was, and a frictionless contact separating at a tiny velocity
+        // kept a residual of its whole size).
+        let p = |r: [f64; 3]| project_on_cone(&Vector3::from(r), 0.0);
+        assert_eq!(p([-1e-35, 0.0, 0.0]), Vector3::zeros());
+        assert_eq!(p([-1.0, 0.3, 0.0]), Vector3::zeros());
+        assert_eq!(p([2.0, 0.3, -0.4]), Vector3::new(2.0, 0.0, 0.0));
+        assert_eq!(p([2.0, 0.0, 0.0]), Vector3::new(2.0, 0.0, 0.0));
+        assert_eq!(project_on_cone(&Vector3::new(-1.0, 0.0, 0.0), 0.5), Vector3::zeros());
+    }
 
     /// A Delassus matrix of `k` contacts: `J M⁻¹ Jᵀ` of a random body.
     fn delassus(k: usize, seed: u64) -> DMatrix<f64> {

@@ -34,6 +34,9 @@ pub struct SpatialModel {
     pub damping: Vec<f64>,
     /// Joint springs (MJCF joints' `stiffness`, a scene's `[[joint]]`).
     pub springs: Vec<crate::spatial::timestep::Spring>,
+    /// Joint limits (MJCF `range` of limited hinges and slides, URDF `<limit>` of revolute and
+    /// prismatic joints).
+    pub limits: Vec<crate::spatial::timestep::JointLimit>,
     /// The friction coefficient of a contact pair whose shape and plane give none (1,
     /// MuJoCo's default, unless a scene file's `mu` says otherwise).
     pub mu: f64,
@@ -117,6 +120,7 @@ impl SpatialModel {
             skipped: m.skipped.clone(),
             damping,
             springs,
+            limits: m.limits(),
             walking: None,
             mu: 1.0,
             gait: None,
@@ -145,6 +149,7 @@ impl SpatialModel {
             damping: self.damping.clone(),
             springs: self.springs.clone(),
             walking: self.walking.clone(),
+            limits: self.limits.clone(),
         }
     }
 }
@@ -262,6 +267,7 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
                 v0: vec![0.0; u.tree.nv()],
                 damping: vec![0.0; u.tree.nv()],
                 springs: vec![],
+                limits: u.limits,
                 walking: None,
                 mu: 1.0,
                 tree: u.tree,
@@ -620,6 +626,8 @@ pub fn spatial_simulate_with(
                 events: None,
                 contact_names: None,
                 ignored_collisions: m.ignored_collisions(),
+                start_clamped: run.start_clamped,
+                ignored_limits: vec![],
             })
         }
         SpatialMethod::Event => {
@@ -647,6 +655,8 @@ pub fn spatial_simulate_with(
                 events: Some(run.events),
                 contact_names: Some(run.contacts.into_iter().map(|c| c.name).collect()),
                 ignored_collisions: m.ignored_collisions(),
+                start_clamped: vec![],
+                ignored_limits: scene.limits.iter().map(|l| l.name.clone()).collect(),
             })
         }
     }
@@ -705,6 +715,12 @@ pub struct SpatialSimulation {
     /// The bodies that collide only through geometry contactlab skips (meshes) and could touch
     /// the ground: they pass through it ([`SpatialModel::ignored_collisions`]).
     pub ignored_collisions: Vec<String>,
+    /// Moreau–Jean: the joints whose starting position lay past a stop of their range, put on
+    /// that stop before the first step ([`crate::spatial::timestep::JointLimit`]).
+    pub start_clamped: Vec<String>,
+    /// Event-driven: the limited joints whose limits the event driver does not yet hold (it
+    /// runs them free; Moreau–Jean holds them).
+    pub ignored_limits: Vec<String>,
 }
 
 impl SpatialSimulation {

@@ -436,6 +436,25 @@ impl MjcfSpatial {
         super::timestep::passive_force(&damping, &springs, q, v)
     }
 
+    /// The limits of the limited hinges and slides (MuJoCo's `range`; a ball joint's range, a
+    /// cone about its reference, is not a stop of one coordinate and is left out, with a note
+    /// in [`MjcfSpatial::notes`]).
+    pub fn limits(&self) -> Vec<super::timestep::JointLimit> {
+        self.joints
+            .iter()
+            .filter(|j| matches!(j.kind, "hinge" | "slide"))
+            .filter_map(|j| {
+                j.range.map(|[lower, upper]| super::timestep::JointLimit {
+                    name: j.name.clone(),
+                    qpos: j.qpos,
+                    qvel: j.qvel,
+                    lower,
+                    upper,
+                })
+            })
+            .collect()
+    }
+
     /// The joints' damping per velocity and springs `(qpos, qvel, stiffness, springref)` (hinges
     /// and slides with stiffness): the terms of [`MjcfSpatial::passive_force`], as
     /// [`super::timestep::Scene3`] takes them.

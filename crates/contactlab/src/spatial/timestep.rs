@@ -66,6 +66,59 @@ pub struct Scene3 {
     /// A walking rule for the event-driven method (a scene's `[walking]` table): its feet
     /// strike only ahead of the feet on the ground ([`Walking`]).
     pub walking: Option<Walking>,
+    /// The joints' limits (MJCF `range`, URDF `<limit>`): hard stops, unilateral constraints
+    /// with the scene's restitution and no friction ([`JointLimit`]).
+    pub limits: Vec<JointLimit>,
+}
+
+/// A one-coordinate joint's limit: `lower ≤ q[qpos] ≤ upper` (rad, or m for a slider), a hard
+/// stop. In Moreau–Jean each side is a unilateral constraint on the joint's velocity (the
+/// normal `±e`, no tangent: a frictionless contact in the step's FC3D problem), active when the
+/// joint's distance to the stop, carried to the step's end, closes; Newton's law with the
+/// scene's restitution holds at the stop, and a joint found past its stop (at the start, or by
+/// the step's `O(h²)` drift) is put back on it, its velocity untouched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointLimit {
+    /// The joint's name.
+    pub name: String,
+    /// Its coordinate's index in `q`.
+    pub qpos: usize,
+    /// Its velocity's index in `v`.
+    pub qvel: usize,
+    /// The lower stop.
+    pub lower: f64,
+    /// The upper stop (`≥ lower`).
+    pub upper: f64,
+}
+
+impl JointLimit {
+    /// How far past its stops `q` puts the joint (0 within them).
+    pub fn violation(&self, q: &[f64]) -> f64 {
+        let x = q[self.qpos];
+        (self.lower - x).max(x - self.upper).max(0.0)
+    }
+
+    /// The tolerance on a stop: `1e-10` of the range (or of 1 for a point range).
+    fn tol(&self) -> f64 {
+        LIMIT_TOL * (self.upper - self.lower).max(1.0)
+    }
+}
+
+/// A joint past its stop by more than this fraction of its range is put back on it.
+const LIMIT_TOL: f64 = 1e-10;
+
+/// Puts every joint of `limits` that lies past a stop (beyond its tolerance) on that stop;
+/// the names of those moved.
+pub fn clamp_to_limits(limits: &[JointLimit], q: &mut [f64]) -> Vec<String> {
+    let mut moved = vec![];
+    for l in limits {
+        let x = q[l.qpos];
+        if l.violation(q) > l.tol() {
+            q[l.qpos] = x.clamp(l.lower, l.upper);
+            moved.push(l.name.clone());
+        }
+    }
+    moved
 }
 
 /// The walking rule of passive-walker models (the compass gait's convention, as the planar
@@ -150,6 +203,7 @@ impl Scene3 {
             damping: vec![],
             springs: vec![],
             walking: None,
+            limits: vec![],
         }
     }
 
@@ -182,6 +236,17 @@ impl Scene3 {
         }
         if let Some(c) = self.shapes.iter().find(|c| c.body.is_some_and(|b| b >= self.tree.bodies().len())) {
             return Err(Error::model("shapes", format!("shape '{}' names no body of the tree", c.name)));
+        }
+        for l in &self.limits {
+            if l.qpos >= self.tree.nq() || l.qvel >= self.tree.nv() {
+                return Err(Error::model("limits", format!("joint '{}' has no coordinate in the tree", l.name)));
+            }
+            if !(l.lower.is_finite() && l.upper.is_finite() && l.lower <= l.upper) {
+                return Err(Error::model(
+                    "limits",
+                    format!("joint '{}': the range must be finite and increasing (got {} {})", l.name, l.lower, l.upper),
+                ));
+            }
         }
         if let Some(w) = &self.walking {
             if w.feet.iter().any(|&k| k >= self.shapes.len()) {
@@ -380,9 +445,27 @@ fn step_from(
             }
         }
     }
+    // The joints' stops: frictionless contacts whose normal is the joint's velocity (module
+    // docs of `JointLimit`), keyed apart from the shapes' contacts.
+    for (kl, l) in scene.limits.iter().enumerate() {
+        let x = qm[l.qpos];
+        for (side, gap, sign) in [(0, x - l.lower, 1.0), (1, l.upper - x, -1.0)] {
+            if gap + 0.5 * h * sign * v_free[l.qvel] > 0.0 {
+                continue;
+            }
+            let mut n = DVector::zeros(t.nv());
+            n[l.qvel] = sign;
+            rows.push(n);
+            rows.push(DVector::zeros(t.nv()));
+            rows.push(DVector::zeros(t.nv()));
+            mus.push(0.0);
+            keys.push((usize::MAX, kl, side));
+        }
+    }
     let k = rows.len() / 3;
     if k == 0 {
-        let q1 = advance(t, &qm, &v_free, 0.5 * h)?;
+        let mut q1 = advance(t, &qm, &v_free, 0.5 * h)?;
+        clamp_to_limits(&scene.limits, q1.as_mut_slice());
         return Ok(MoreauStep { q: q1, v: v_free, contacts: 0, status: Fc3dStatus::Solved, residual: 0.0 });
     }
     let j = DMatrix::from_fn(3 * k, t.nv(), |r, c| rows[r][c]);
@@ -400,7 +483,8 @@ fn step_from(
     warm.r = (0..k).map(|i| [sol.r[3 * i], sol.r[3 * i + 1], sol.r[3 * i + 2]]).collect();
     warm.keys = keys;
     let v1 = &v_free + &minv_jt * &sol.r;
-    let q1 = project_gaps(scene, advance(t, &qm, &v1, 0.5 * h)?, &curved)?;
+    let mut q1 = project_gaps(scene, advance(t, &qm, &v1, 0.5 * h)?, &curved)?;
+    clamp_to_limits(&scene.limits, q1.as_mut_slice());
     Ok(MoreauStep { q: q1, v: v1, contacts: k, status: sol.status, residual: sol.residual })
 }
 
@@ -440,6 +524,8 @@ pub struct Run3 {
     pub residual_max: f64,
     /// Steps whose one-step problem was accepted unconverged ([`MoreauSettings::accept`]).
     pub unconverged: usize,
+    /// The joints whose starting position lay past a stop, put on it ([`JointLimit`]).
+    pub start_clamped: Vec<String>,
 }
 
 /// Steps from `(q₀, v₀)` to `t_end` (at most `max_steps` steps), sampling every `every` steps;
@@ -489,6 +575,7 @@ pub fn simulate_with(
     if !t.normalize(q.as_mut_slice()) {
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
     }
+    let start_clamped = clamp_to_limits(&scene.limits, q.as_mut_slice());
     let mut v = DVector::from_column_slice(v0);
     let mut run = Run3 {
         t: vec![0.0],
@@ -499,6 +586,7 @@ pub fn simulate_with(
         end: "completed".into(),
         residual_max: 0.0,
         unconverged: 0,
+        start_clamped,
     };
     let mut warm = Warm::default();
     for n in 1..=steps {
@@ -576,6 +664,7 @@ pub fn resting_box(
         damping: vec![],
         springs: vec![],
         walking: None,
+        limits: vec![],
     };
     scene.validate()?;
     Ok((scene, vec![c.x, c.y, c.z, uq.i, uq.j, uq.k, uq.w]))
@@ -587,6 +676,43 @@ mod tests {
 
     fn box_on_slope(alpha: f64, mu: f64, restitution: f64, lift: f64) -> (Scene3, Vec<f64>) {
         resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), alpha, mu, restitution, lift).unwrap()
+    }
+
+    #[test]
+    fn a_hinge_bounces_off_its_stop_by_newtons_law_and_never_passes_it() {
+        // A rod on a hinge, no gravity, turning at 2 rad/s towards its upper stop 0.3 rad:
+        // the stop reverses it to −e · 2 (Newton's law, exact without other forces), and the
+        // angle never exceeds the stop.
+        let rod = Body3 {
+            name: "rod".into(),
+            parent: None,
+            placement: Transform::identity(),
+            joint: Joint3::Revolute { axis: Vec3::y() },
+            inertia: SpatialInertia {
+                mass: 1.0,
+                com: Vec3::new(0.5, 0.0, 0.0),
+                inertia: Mat3::from_diagonal(&Vec3::new(1e-3, 0.08, 0.08)),
+            },
+        };
+        let tree = SpatialTree::new(vec![rod], Vec3::zeros()).unwrap();
+        for e in [0.0, 0.5, 1.0] {
+            let limit = JointLimit { name: "hinge".into(), qpos: 0, qvel: 0, lower: -1.0, upper: 0.3 };
+            let scene = Scene3 { restitution: e, limits: vec![limit.clone()], ..Scene3::on_ground(tree.clone(), vec![], 0.5) };
+            let s = MoreauSettings { h: 1e-3, ..Default::default() };
+            let run = simulate(&scene, &[0.0], &[2.0], 0.3, 1, &s).unwrap();
+            assert_eq!(run.end, "completed");
+            assert!(run.q.iter().all(|q| q[0] <= 0.3 + 1e-12), "e = {e}: passed the stop");
+            let v = run.v.last().unwrap()[0];
+            assert!((v + e * 2.0).abs() < 1e-12, "e = {e}: leaves the stop at {v} rad/s");
+        }
+        // A start past the stop is put on it.
+        let mut q = [0.5];
+        let limit = JointLimit { name: "hinge".into(), qpos: 0, qvel: 0, lower: -1.0, upper: 0.3 };
+        assert_eq!(clamp_to_limits(std::slice::from_ref(&limit), &mut q), ["hinge"]);
+        assert_eq!(q, [0.3]);
+        let bad = JointLimit { lower: 1.0, ..limit };
+        let scene = Scene3 { limits: vec![bad], ..Scene3::on_ground(tree, vec![], 0.5) };
+        assert!(scene.validate().unwrap_err().to_string().contains("increasing"));
     }
 
     #[test]

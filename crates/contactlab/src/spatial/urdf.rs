@@ -63,6 +63,8 @@ pub struct UrdfSpatial {
     pub notes: Vec<String>,
     /// The collision geometry skipped (meshes), per body.
     pub skipped: Vec<super::geometry::Skipped>,
+    /// The `<limit>`s of revolute and prismatic joints.
+    pub limits: Vec<super::timestep::JointLimit>,
 }
 
 /// Reads the URDF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]) with its root `base`.
@@ -88,7 +90,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
     }
     let world_root = robot.links[t.root].name == "world";
     let mut body_of = vec![None; robot.links.len()];
-    let (mut bodies, mut coordinates, mut velocities) = (vec![], vec![], vec![]);
+    let (mut bodies, mut coordinates, mut velocities, mut limits) = (vec![], vec![], vec![], vec![]);
     for &l in &order {
         if world_root && l == t.root {
             continue;
@@ -159,6 +161,27 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
         let key = format!("link '{}'", link.name);
         let inertia = inertia_of(&link.inertial).map_err(|m| err(&key, m))?;
         let (qn, vn) = joint.coordinate_names(&jname);
+        // A revolute or prismatic joint's `<limit>` (a continuous one has none; `lower =
+        // upper = 0`, urdf-rs's reading of a limit without bounds, is no range).
+        if let Some(uj) = t.parent_joint[l].map(|j| &robot.joints[j]) {
+            let (lower, upper) = (uj.limit.lower, uj.limit.upper);
+            let kind = matches!(uj.joint_type, urdf_rs::JointType::Revolute | urdf_rs::JointType::Prismatic);
+            if kind && qn.len() == 1 && !(lower == 0.0 && upper == 0.0) {
+                if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
+                    return Err(err(
+                        &format!("joint '{}' <limit>", uj.name),
+                        format!("lower and upper must be finite with lower <= upper (got {lower} {upper})"),
+                    ));
+                }
+                limits.push(super::timestep::JointLimit {
+                    name: uj.name.clone(),
+                    qpos: coordinates.len(),
+                    qvel: velocities.len(),
+                    lower,
+                    upper,
+                });
+            }
+        }
         coordinates.extend(qn);
         velocities.extend(vn);
         body_of[l] = Some(bodies.len());
@@ -223,7 +246,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
             });
         }
     }
-    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped })
+    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped, limits })
 }
 
 /// A link's spatial inertia from its `<inertial>` (module docs); the message says what is wrong.

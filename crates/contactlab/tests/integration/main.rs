@@ -10,6 +10,7 @@ mod energy;
 mod examples_agree;
 mod hybrid_core;
 mod hybrid_properties;
+mod joint_limits;
 mod lcp_exact;
 mod lcp_properties;
 mod lcp_scaling;

@@ -37,6 +37,7 @@ fn ball(m: f64, r: f64, mu: f64, e: f64) -> Scene3 {
         damping: vec![],
         springs: vec![],
         walking: None,
+        limits: vec![],
     }
 }
 
@@ -89,6 +90,7 @@ fn chain_with_shapes() -> (Scene3, Vec<f64>, Vec<f64>) {
         damping: vec![],
         springs: vec![],
         walking: None,
+        limits: vec![],
     };
     let mut q = vec![0.1, -0.2, 0.3, 0.2, -0.1, 0.3, 0.9, 0.4];
     scene.tree.normalize(&mut q);

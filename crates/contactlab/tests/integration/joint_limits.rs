@@ -1,0 +1,92 @@
+//! Joint limits in 3-D (MJCF `range`, URDF `<limit>`) held by Moreau–Jean as hard stops: real
+//! files dropped or left to fall, every limited joint read at every sample, and the stance they
+//! end in checked against its closed form.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+use contactlab::spatial::timestep::JointLimit;
+
+fn robots_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots")
+}
+
+/// The largest excursion past a stop over the samples, relative to the joint's range.
+fn worst_excursion(limits: &[JointLimit], qs: &[Vec<f64>]) -> (f64, String) {
+    let mut worst = (0.0, String::new());
+    for q in qs {
+        for l in limits {
+            let x = l.violation(q) / (l.upper - l.lower).max(1.0);
+            if x > worst.0 {
+                worst = (x, l.name.clone());
+            }
+        }
+    }
+    worst
+}
+
+fn moreau(t_max: f64) -> SpatialSimSettings {
+    SpatialSimSettings { t_max, method: SpatialMethod::Moreau, every: 5, ..Default::default() }
+}
+
+#[test]
+fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
+    // MuJoCo's qpos0 puts the ankles at 0, outside their ranges (30°..70° and −70°..−30°): the
+    // run starts them on the nearest stop (30°), the ant lands on its feet and stands, each
+    // foot's capsule (radius 0.08) at the end of its ankle segment (0.4√2 long) turned 30°
+    // below the torso's plane by the stop: the torso at 0.08 + 0.4√2 sin 30° = 0.3628 m.
+    // (It lay on its belly, torso at 0.25 m, with the ranges ignored.)
+    let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
+    assert_eq!(m.limits.len(), 8, "four hips and four ankles are limited");
+    let ankle = m.limits.iter().find(|l| l.name == "ankle_1").unwrap();
+    assert!((ankle.lower - 30f64.to_radians()).abs() < 1e-15 && (ankle.upper - 70f64.to_radians()).abs() < 1e-15);
+    let r = spatial_simulate(&m, None, &moreau(1.0)).unwrap();
+    assert_eq!(r.end, "completed");
+    let mut clamped = r.start_clamped.clone();
+    clamped.sort();
+    assert_eq!(clamped, ["ankle_1", "ankle_2", "ankle_3", "ankle_4"]);
+    let (worst, name) = worst_excursion(&m.limits, &r.q);
+    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
+    let z = r.q.last().unwrap()[2];
+    let expected = 0.08 + 0.4 * 2f64.sqrt() * 0.5;
+    assert!((z - expected).abs() < 2e-3, "torso at {z} m, the stance puts it at {expected} m");
+
+    // From ankles at ±60° (inside the ranges) it stands on them as they are, torso at
+    // 0.08 + 0.4√2 sin 60° (MuJoCo's soft contacts let the feet creep: 0.583 m at 2 s).
+    let mut q = m.q0.clone();
+    let a = 60f64.to_radians();
+    q[7..].copy_from_slice(&[0.0, a, 0.0, -a, 0.0, -a, 0.0, a]);
+    let r = spatial_simulate(&m, Some(&q), &moreau(1.0)).unwrap();
+    assert!(r.start_clamped.is_empty());
+    let z = r.q.last().unwrap()[2];
+    let expected = 0.08 + 0.4 * 2f64.sqrt() * a.sin();
+    assert!((z - expected).abs() < 2e-3, "torso at {z} m, the stance puts it at {expected} m");
+    assert!(worst_excursion(&m.limits, &r.q).0 <= 1e-9);
+
+    // The event driver does not hold the limits yet, and says so.
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.05, ..Default::default() }).unwrap();
+    assert_eq!(r.ignored_limits.len(), 8);
+}
+
+#[test]
+fn the_pandas_fingers_stay_in_their_range() {
+    // The Panda hanging from its fixed base, no contacts, 2 s: its arm folds under gravity onto
+    // its stops and the fingers slide to theirs. The fingers left [0, 0.04] m by 16.8 m.
+    let m = spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
+        .unwrap();
+    assert_eq!(m.limits.len(), 9, "seven arm joints and two fingers");
+    let finger = m.limits.iter().find(|l| l.name == "panda_finger_joint1").unwrap();
+    assert_eq!((finger.lower, finger.upper), (0.0, 0.04));
+    let r = spatial_simulate(&m, None, &moreau(2.0)).unwrap();
+    assert_eq!(r.end, "completed");
+    // The neutral configuration puts joint 4 at 0, above its upper stop −0.0698.
+    assert_eq!(r.start_clamped, ["panda_joint4"]);
+    let (worst, name) = worst_excursion(&m.limits, &r.q);
+    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
+    // Each finger meets a stop on the way (the arm's swing throws them along their axes): the
+    // stops are engaged, not merely never reached.
+    for l in m.limits.iter().filter(|l| l.name.contains("finger")) {
+        let met = r.q.iter().any(|q| (q[l.qpos] - l.lower).abs() < 1e-9 || (q[l.qpos] - l.upper).abs() < 1e-9);
+        assert!(met, "{} never meets a stop", l.name);
+    }
+}
