@@ -47,8 +47,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
     /// A robot in 3-D (an MJCF file, or a URDF with --base): `event` (the event driver: modes,
-    /// impacts, Zeno), `moreau` (Moreau–Jean time-stepping, for many contacts) or `auto` (the
-    /// event driver up to 16 candidate contacts, Moreau–Jean above).
+    /// impacts, Zeno; joint limits not held yet), `moreau` (Moreau–Jean time-stepping, for many
+    /// contacts and joint limits) or `auto` (the event driver up to 16 candidate contacts and no
+    /// joint limits, Moreau–Jean otherwise).
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
     method: String,
     /// A robot in 3-D with --method moreau: the time step (s).

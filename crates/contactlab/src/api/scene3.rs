@@ -210,7 +210,8 @@ fn apply_links(m: &mut SpatialModel, mut links: Vec<LinkOverride>) -> Result<(),
 }
 
 /// A `[[joint]]` table: a one-coordinate joint's `stiffness` (about `reference`, default its
-/// coordinate in the file's reference configuration, read before `[initial]`) and `damping`.
+/// coordinate in the file's reference configuration, read before `[initial]`), `damping`, and
+/// its range `lower`, `upper` (rad, or m for a slider: hard stops, [`crate::spatial::timestep::JointLimit`]).
 fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
     let name = j.str_opt("name")?.ok_or_else(|| j.error("name", "missing: name a joint"))?;
     let (Some(iq), Some(iv)) =
@@ -224,6 +225,26 @@ fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
     };
     if j.has("damping") {
         m.damping[iv] = j.f64("damping", Range::NonNegative)?;
+    }
+    if j.has("lower") || j.has("upper") {
+        // A range of the scene's own, or the file's narrowed or widened: either end given
+        // replaces the file's (a joint the file leaves free is unbounded on the other side).
+        let old = m.limits.iter().position(|l| l.qpos == iq);
+        let (lo, hi) = old.map_or((f64::NEG_INFINITY, f64::INFINITY), |k| (m.limits[k].lower, m.limits[k].upper));
+        let lower = if j.has("lower") { j.f64("lower", Range::Any)? } else { lo };
+        let upper = if j.has("upper") { j.f64("upper", Range::Any)? } else { hi };
+        if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
+            return Err(j.error(
+                "lower",
+                format!("lower and upper must be finite numbers with lower <= upper (got {lower} and {upper}; the file gives this joint {})",
+                    old.map_or("no range".to_string(), |k| format!("[{}, {}]", m.limits[k].lower, m.limits[k].upper))),
+            ));
+        }
+        let limit = crate::spatial::timestep::JointLimit { name: name.to_string(), qpos: iq, qvel: iv, lower, upper };
+        match old {
+            Some(k) => m.limits[k] = limit,
+            None => m.limits.push(limit),
+        }
     }
     if j.has("stiffness") || j.has("reference") {
         let k = j.f64_or("stiffness", 0.0, Range::NonNegative)?;

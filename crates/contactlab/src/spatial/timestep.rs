@@ -244,7 +244,10 @@ impl Scene3 {
             if !(l.lower.is_finite() && l.upper.is_finite() && l.lower <= l.upper) {
                 return Err(Error::model(
                     "limits",
-                    format!("joint '{}': the range must be finite and increasing (got {} {})", l.name, l.lower, l.upper),
+                    format!(
+                        "joint '{}': the range must be finite and increasing (got {} {})",
+                        l.name, l.lower, l.upper
+                    ),
                 ));
             }
         }
@@ -697,7 +700,8 @@ mod tests {
         let tree = SpatialTree::new(vec![rod], Vec3::zeros()).unwrap();
         for e in [0.0, 0.5, 1.0] {
             let limit = JointLimit { name: "hinge".into(), qpos: 0, qvel: 0, lower: -1.0, upper: 0.3 };
-            let scene = Scene3 { restitution: e, limits: vec![limit.clone()], ..Scene3::on_ground(tree.clone(), vec![], 0.5) };
+            let scene =
+                Scene3 { restitution: e, limits: vec![limit.clone()], ..Scene3::on_ground(tree.clone(), vec![], 0.5) };
             let s = MoreauSettings { h: 1e-3, ..Default::default() };
             let run = simulate(&scene, &[0.0], &[2.0], 0.3, 1, &s).unwrap();
             assert_eq!(run.end, "completed");

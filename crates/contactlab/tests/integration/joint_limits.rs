@@ -72,8 +72,9 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
 fn the_pandas_fingers_stay_in_their_range() {
     // The Panda hanging from its fixed base, no contacts, 2 s: its arm folds under gravity onto
     // its stops and the fingers slide to theirs. The fingers left [0, 0.04] m by 16.8 m.
-    let m = spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
-        .unwrap();
+    let m =
+        spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
+            .unwrap();
     assert_eq!(m.limits.len(), 9, "seven arm joints and two fingers");
     let finger = m.limits.iter().find(|l| l.name == "panda_finger_joint1").unwrap();
     assert_eq!((finger.lower, finger.upper), (0.0, 0.04));

@@ -36,7 +36,15 @@ fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
     assert_eq!(m.springs.len(), 12);
     // Springs about the standing pose (inside the URDF's joint limits): hips 0, thighs 0.7 rad,
     // calves −1.4 rad, each joint's in the file's order of its legs.
-    let rest = |name: &str| if name.contains("hip") { 0.0 } else if name.contains("thigh") { 0.7 } else { -1.4 };
+    let rest = |name: &str| {
+        if name.contains("hip") {
+            0.0
+        } else if name.contains("thigh") {
+            0.7
+        } else {
+            -1.4
+        }
+    };
     assert!(m.springs.iter().all(|s| s.2 == 400.0 && s.3 == rest(&m.coordinates[s.0]) && s.0 == s.1 + 1));
     assert_eq!(m.limits.len(), 12);
     assert!(m.limits.iter().all(|l| l.violation(&m.q0) == 0.0), "the standing pose is inside the joint limits");
@@ -464,4 +472,30 @@ fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror
     let ms = SpatialSimSettings { method: contactlab::api::SpatialMethod::Moreau, ..s };
     let e = spatial_simulate(&m, None, &ms).unwrap_err().to_string();
     assert!(e.contains("walking") && e.contains("event-driven"), "{e}");
+}
+
+#[test]
+fn a_scene_gives_joints_ranges_and_auto_time_steps_them() {
+    // `[[joint]]` `lower`/`upper` replace the URDF's ends (or give a free joint a range); a
+    // range that is not increasing is refused naming the file, the key and the file's range.
+    let dir = scratch("ranges");
+    let urdf = repo("data/robots/a1.urdf").display().to_string();
+    let scene = |joint: &str| {
+        format!(
+            "kind = \"multibody\"\nurdf = \"{urdf}\"\nbase = \"floating\"\n[[ground]]\nname = \"floor\"\n\
+             [[joint]]\n{joint}\n[initial.q]\n\"root_joint.z\" = 0.5\n\"FL_calf_joint\" = -1.4\n"
+        )
+    };
+    std::fs::write(dir.join("narrow.toml"), scene("name = \"FL_calf_joint\"\nupper = -1.2")).unwrap();
+    let m = spatial_model(&dir.join("narrow.toml"), SpatialSource::Scene).unwrap();
+    let calf = m.limits.iter().find(|l| l.name == "FL_calf_joint").unwrap();
+    assert_eq!((calf.lower, calf.upper), (-2.6965336943312392, -1.2));
+    assert_eq!(m.limits.len(), 12);
+    std::fs::write(dir.join("bad.toml"), scene("name = \"FL_calf_joint\"\nlower = -0.5")).unwrap();
+    let e = spatial_model(&dir.join("bad.toml"), SpatialSource::Scene).unwrap_err().to_string();
+    assert!(e.contains("bad.toml") && e.contains("lower") && e.contains("-0.916"), "{e}");
+    // `auto` takes Moreau–Jean for a model with limits (the event driver does not hold them).
+    let s = SpatialSimSettings { t_max: 0.01, method: contactlab::api::SpatialMethod::Auto, ..Default::default() };
+    let r = spatial_simulate(&m, None, &s).unwrap();
+    assert_eq!(r.method, contactlab::api::SpatialMethod::Moreau);
 }
