@@ -6,7 +6,8 @@
 //! its exact Floquet multipliers (`gait` on `examples/spatial/rimless-wheel.toml`: ten strikes,
 //! then Newton on the manifold); the rod's 3-D slips (a turning one to its stop, a jam with its
 //! impulse); a second of Euler's disk spun like a coin, event-driven; Gymnasium's humanoid dropped
-//! for 2 s by both methods; reading and inspecting an MJCF chain of 1000 bodies.
+//! for 2 s by both methods; Gymnasium's ant dropped for 2 s with its joint limits (Moreau–Jean);
+//! reading and inspecting an MJCF chain of 1000 bodies.
 
 use std::path::Path;
 
@@ -170,6 +171,25 @@ fn simulations(c: &mut Criterion) {
     ] {
         let s = contactlab::api::SpatialSimSettings { t_max: 2.0, method, ..Default::default() };
         g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(&hm, None, &s).unwrap()));
+    }
+    g.finish();
+    // Gymnasium's ant dropped for 2 s by Moreau–Jean with its joint limits (issue #60): from
+    // MuJoCo's qpos0 it stands on its ankles' stops (a redundant step problem: slow sweeps),
+    // from ankles at 60° off them.
+    let mut g = c.benchmark_group("spatial_ant_drop_limits");
+    g.sample_size(10);
+    let ant = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/ant.xml");
+    let am = contactlab::api::spatial_model(&ant, contactlab::api::SpatialSource::Mjcf).unwrap();
+    let s = contactlab::api::SpatialSimSettings {
+        t_max: 2.0,
+        method: contactlab::api::SpatialMethod::Moreau,
+        ..Default::default()
+    };
+    let mut off = am.q0.clone();
+    let a = 60f64.to_radians();
+    off[7..].copy_from_slice(&[0.0, a, 0.0, -a, 0.0, -a, 0.0, a]);
+    for (name, q) in [("on_stops_moreau_h1ms", am.q0.clone()), ("off_stops_moreau_h1ms", off)] {
+        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(&am, Some(&q), &s).unwrap()));
     }
     g.finish();
 }
