@@ -491,35 +491,38 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
         let r = contactlab::api::spatial_simulate_with(&m, a.state.as_deref(), &s, &mut progress);
         bar.finish_and_clear();
         let r = r?;
+        // At most six names, then how many more (the JSON field has them all).
+        let listed = |names: &[String], field: &str| {
+            let shown: Vec<&str> = names.iter().map(String::as_str).take(6).collect();
+            let more = names.len() - shown.len();
+            format!(
+                "{}{}",
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more ({field})") } else { String::new() }
+            )
+        };
         if !r.ignored_collisions.is_empty() {
             let k = r.ignored_collisions.len();
-            let shown: Vec<&str> = r.ignored_collisions.iter().map(String::as_str).take(6).collect();
             eprintln!(
-                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}{}",
+                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",
                 if k == 1 { "1 body".to_string() } else { format!("{k} bodies") },
                 if k == 1 { "s" } else { "" },
                 if k == 1 { "es" } else { "" },
-                shown.join(", "),
-                if k > shown.len() { format!(" and {} more (ignored_collisions)", k - shown.len()) } else { String::new() }
+                listed(&r.ignored_collisions, "ignored_collisions"),
             );
         }
-        let listed = |names: &[String]| {
-            let shown: Vec<&str> = names.iter().map(String::as_str).take(6).collect();
-            let more = names.len() - shown.len();
-            format!("{}{}", shown.join(", "), if more > 0 { format!(" and {more} more") } else { String::new() })
-        };
         if !r.start_clamped.is_empty() {
             eprintln!(
                 "note: the start lies outside the range of {} joint(s), which start at the nearest stop (start_clamped): {}",
                 r.start_clamped.len(),
-                listed(&r.start_clamped)
+                listed(&r.start_clamped, "start_clamped")
             );
         }
         if !r.ignored_limits.is_empty() {
             eprintln!(
                 "warning: the event-driven method does not hold joint limits yet; {} limited joint(s) run free (ignored_limits; --method moreau holds them): {}",
                 r.ignored_limits.len(),
-                listed(&r.ignored_limits)
+                listed(&r.ignored_limits, "ignored_limits")
             );
         }
         if let Some(dir) = &a.common.out {

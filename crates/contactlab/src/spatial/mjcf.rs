@@ -850,6 +850,9 @@ impl<'a> Reader<'a> {
                 if r[0] > r[1] {
                     return Err(self.err(*j, format!("range must be increasing (got {} {})", r[0], r[1])));
                 }
+                if kind == "ball" {
+                    self.notes.push(format!("joint '{jname}': a ball joint's range (a cone) is not held as a limit"));
+                }
                 Some(r)
             } else {
                 None

@@ -98,13 +98,15 @@ impl JointLimit {
         (self.lower - x).max(x - self.upper).max(0.0)
     }
 
-    /// The tolerance on a stop: `1e-10` of the range (or of 1 for a point range).
+    /// The tolerance on a stop: `1e-10` of the joint's own scale, the larger of its range and
+    /// its stops' magnitudes (in the joint's units: a slider given in other units keeps its
+    /// verdicts; zero for a range that is the single point 0).
     fn tol(&self) -> f64 {
-        LIMIT_TOL * (self.upper - self.lower).max(1.0)
+        LIMIT_TOL * (self.upper - self.lower).max(self.lower.abs()).max(self.upper.abs())
     }
 }
 
-/// A joint past its stop by more than this fraction of its range is put back on it.
+/// A joint past its stop by more than this fraction of its scale ([`JointLimit::tol`]) is put back on it.
 const LIMIT_TOL: f64 = 1e-10;
 
 /// Puts every joint of `limits` that lies past a stop (beyond its tolerance) on that stop;
@@ -714,6 +716,15 @@ mod tests {
         let limit = JointLimit { name: "hinge".into(), qpos: 0, qvel: 0, lower: -1.0, upper: 0.3 };
         assert_eq!(clamp_to_limits(std::slice::from_ref(&limit), &mut q), ["hinge"]);
         assert_eq!(q, [0.3]);
+        // The stop's tolerance is the joint's own scale: a finger's [0, 0.04] m in any unit
+        // decides alike (1e-9 of the range past the stop is put back, 1e-12 is within).
+        for unit in [1e-8, 1.0, 1e8] {
+            let finger = JointLimit { name: "finger".into(), qpos: 0, qvel: 0, lower: 0.0, upper: 0.04 * unit };
+            let moved = |x: f64| clamp_to_limits(std::slice::from_ref(&finger), &mut [x]).len();
+            assert_eq!(moved(0.04 * unit * (1.0 + 1e-9)), 1, "unit {unit}");
+            assert_eq!(moved(0.04 * unit * (1.0 + 1e-12)), 0, "unit {unit}");
+            assert_eq!(moved(-0.04 * unit * 1e-9), 1, "unit {unit}");
+        }
         let bad = JointLimit { lower: 1.0, ..limit };
         let scene = Scene3 { limits: vec![bad], ..Scene3::on_ground(tree, vec![], 0.5) };
         assert!(scene.validate().unwrap_err().to_string().contains("increasing"));
