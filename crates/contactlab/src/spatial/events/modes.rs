@@ -105,9 +105,10 @@ pub(crate) struct ModeSolution {
     pub(crate) force: Vec<Vector3<f64>>,
 }
 
-/// `x` with `A x = b` of least norm ([`crate::numeric::min_norm_solve`], ranks below `1e-10`
-/// of the largest direction dropped); `None` if `b` is not in `A`'s range to `1e-8` of the
-/// data.
+/// `x` with `A x = b` of least norm: by LU where `A` is square and plainly nonsingular
+/// ([`well_conditioned_solve`]), else [`crate::numeric::min_norm_solve`] (directions below
+/// `1e-6` of the largest singular value dropped); `None` if `b` is not in `A`'s range to `1e-8`
+/// of the data.
 fn least_norm(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     if b.amax() == 0.0 {
         return Some(DVector::zeros(a.ncols()));
@@ -136,11 +137,15 @@ fn well_conditioned_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<
         return None;
     }
     let x = lu.solve(b)?;
-    x.iter().all(|v| v.is_finite()).then_some(x)
+    // Pivots bound no singular value from below (a Kahan matrix has unit pivots): a solution
+    // larger than `1e6 ‖b‖ / ‖A‖` shows a direction the least-norm route would drop.
+    let plain = x.norm() * a.norm() <= 1e6 * b.norm();
+    (plain && x.iter().all(|v| v.is_finite())).then_some(x)
 }
 
 /// [`well_conditioned_solve`] takes a square system whose LU pivots are all above this
-/// fraction of the largest (well above where [`RANK_TOL`] drops a direction).
+/// fraction of the largest (and whose solution is not large, which a small pivot ratio alone
+/// does not rule out).
 const PIVOT_RATIO: f64 = 1e-4;
 
 /// Eigenvalues of `AAᵀ` below this fraction of the largest count as zero (singular values
