@@ -7,8 +7,9 @@
 //! * a **mode** (the discrete state: which contacts are closed, sticking or slipping) fixes the
 //!   vector field [`Hybrid::flow`] and a set of **guards** [`Hybrid::guards`], functions of the
 //!   state that are positive while the mode lasts;
-//! * the driver integrates the flow ([`ode::Dopri5`], or the system's own closed form through
-//!   [`Hybrid::next_event`]), locates the first guard zero on the dense output
+//! * the driver integrates the flow ([`ode::Dopri5`]; on a stretch it finds stiff, where the
+//!   settings ask for it, the Rosenbrock method [`stiff::Rodas4`]; or the system's own closed
+//!   form through [`Hybrid::next_event`]), locates the first guard zero on the dense output
 //!   ([`roots::crossing`]) and asks the system for the [`Transition`]: the state after the event
 //!   (an impact, a relabelling) and the next mode — or the evidence that no consistent mode, or
 //!   several, exist (Painlevé, indeterminacy), which ends the run;
@@ -33,6 +34,7 @@ pub mod lagrangian;
 pub mod ode;
 pub mod roots;
 pub mod section;
+pub mod stiff;
 pub mod variational;
 
 use std::fmt::Debug;

@@ -189,6 +189,15 @@ impl<S: OdeState> Step<S> {
         top
     }
 
+    /// A step whose dense output is `y₀ + θ(Δ + (1 − θ)(k₁ + θ k₂))`, `Δ = y₁ − y₀` (the
+    /// Rosenbrock method's, [`super::stiff`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn nested(t0: f64, h: f64, y0: S, y1: S, f0: S, f1: S, k1: S, k2: S) -> Self {
+        let d = y1.clone() - y0.clone();
+        let z = y0.zeros_like();
+        Self { t0, h, y0, y1, f0, f1, r: [d, k1, k2, z] }
+    }
+
     /// A segment known from outside the integrator (a system that advances in closed form), with
     /// cubic Hermite interpolation of its ends as dense output.
     pub fn hermite(t0: f64, h: f64, y0: S, f0: S, y1: S, f1: S) -> Self {
@@ -263,6 +272,23 @@ const D4: f64 = -10690763975.0 / 1880347072.0;
 const D5: f64 = 701980252875.0 / 199316789632.0;
 const D6: f64 = -1453857185.0 / 822651844.0;
 const D7: f64 = 69997945.0 / 29380423.0;
+
+impl<S: OdeState> Dopri5<S> {
+    /// Hairer's stiffness test on an accepted step ([`STIFF_HLAMBDA`]).
+    fn watch_stiffness(&mut self, h: f64, k6: &S, k7: &S, y6: &S, y7: &S) {
+        let sq = |a: &S, b: &S| a.as_slice().iter().zip(b.as_slice()).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
+        let (num, den) = (sq(k7, k6), sq(y7, y6));
+        if den > 0.0 && h * (num / den).sqrt() > STIFF_HLAMBDA {
+            self.calm_run = 0;
+            self.stiff_run += 1;
+        } else {
+            self.calm_run += 1;
+            if self.calm_run >= CALM_STEPS {
+                self.stiff_run = 0;
+            }
+        }
+    }
+}
 
 /// `y + Σ cᵢ kᵢ`, computed in place on a copy of `y`.
 fn comb<S: OdeState>(y: &S, terms: &[(&S, f64)]) -> S {
@@ -349,14 +375,61 @@ pub struct Dopri5<S> {
     pub evaluations: usize,
     /// Rejected steps so far.
     pub rejections: usize,
+    /// Accepted steps in a row whose stiffness estimate `h|λ|` exceeded [`STIFF_HLAMBDA`]
+    /// (reset after [`CALM_STEPS`] steps in a row below it, and at a restart).
+    stiff_run: usize,
+    calm_run: usize,
 }
+
+/// Hairer's stiffness test for DOPRI5: `h|λ| ≈ h‖f(y₇) − f(y₆)‖/‖y₇ − y₆‖` (the last two stages
+/// at `t + h`) above this, near the stability boundary (about 3.3 on the negative axis), means
+/// the step is held by stability rather than accuracy.
+pub const STIFF_HLAMBDA: f64 = 1.5;
+/// DOPRI5's stability boundary on the negative real axis (`|R(z)| = 1` at `z ≈ −3.3`): no
+/// accepted step of a stable flow exceeds about `EXPLICIT_HRHO/ρ(J)`.
+pub const EXPLICIT_HRHO: f64 = 3.3;
+/// Accepted steps in a row at the stability boundary after which the flow counts as stiff.
+pub const STIFF_STEPS: usize = 15;
+/// Accepted steps in a row below it that clear the count.
+pub const CALM_STEPS: usize = 6;
 
 impl<S: OdeState> Dopri5<S> {
     /// An integrator with tolerances `tol`, component scales `scale` (all `> 0`) and the
     /// system's time scale (for the initial step and the smallest step).
     pub fn new(tol: Tolerances, scale: S, time_scale: f64) -> Self {
         let f0 = scale.zeros_like();
-        Self { tol, scale, time_scale, h: 0.0, f0, fac_old: FAC_OLD_MIN, evaluations: 0, rejections: 0 }
+        Self {
+            tol,
+            scale,
+            time_scale,
+            h: 0.0,
+            f0,
+            fac_old: FAC_OLD_MIN,
+            evaluations: 0,
+            rejections: 0,
+            stiff_run: 0,
+            calm_run: 0,
+        }
+    }
+
+    /// Accepted steps in a row at the stability boundary (Hairer's test, [`STIFF_HLAMBDA`]; the
+    /// flow counts as stiff from [`STIFF_STEPS`]), since the last restart or hand-over.
+    pub fn stiff_steps(&self) -> usize {
+        self.stiff_run
+    }
+
+    /// Takes a flow back from another integrator at the current point, where `f0` is the vector
+    /// field and `h` the step that integrator proposed (the stiffness count starts afresh).
+    pub fn resume(&mut self, f0: S, h: f64) {
+        self.f0 = f0;
+        self.h = h;
+        self.fac_old = FAC_OLD_MIN;
+        (self.stiff_run, self.calm_run) = (0, 0);
+    }
+
+    /// The vector field at the current point (the last step's end, or the restart point).
+    pub fn derivative(&self) -> &S {
+        &self.f0
     }
 
     fn sk(&self, i: usize, a: f64, b: f64) -> f64 {
@@ -383,6 +456,7 @@ impl<S: OdeState> Dopri5<S> {
             return Err(StepFailure::NonFinite);
         }
         self.fac_old = FAC_OLD_MIN;
+        (self.stiff_run, self.calm_run) = (0, 0);
         let d0 = self.norm(y, y);
         let d1 = self.norm(&f0, y);
         let h0 = if d0 < NEGLIGIBLE_NORM || d1 < NEGLIGIBLE_NORM {
@@ -474,6 +548,7 @@ impl<S: OdeState> Dopri5<S> {
                 let r5 =
                     stage(&k1.zeros_like(), h, &[(&k1, D1), (&k3, D3), (&k4, D4), (&k5, D5), (&k6, D6), (&k7, D7)]);
                 let r4 = comb(&ydiff, &[(&k7, -h), (&bspl, -1.0)]);
+                self.watch_stiffness(h, &k6, &k7, &y6, &ynew);
                 self.f0 = k7.clone();
                 return Ok(Step { t0: t, h, y0: y.clone(), y1: ynew, f0: k1, f1: k7, r: [ydiff, bspl, r4, r5] });
             }

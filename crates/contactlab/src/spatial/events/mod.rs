@@ -77,6 +77,14 @@
 //! A mode whose closed contacts all stick with constraint rows of rank `nv` is an equilibrium:
 //! the run ends at rest.
 //!
+//! # Integration
+//! DOPRI5, handing a stiff stretch to the Rosenbrock method RODAS4 with the flow's exact
+//! Jacobian in dual numbers ([`DriverSettings::stiff`]): a contact slipping at speed `s` turns
+//! its slip direction at the rate of its friction's acceleration over `s`, which holds an
+//! explicit method's step to about `s` over that acceleration. The hand-over is judged by its
+//! cost in evaluations and handed back where it does not pay. Gymnasium's humanoid settling on
+//! the floor took 74 s to reach 3 s with DOPRI5 alone, under 7 s with the hand-over.
+//!
 //! Tolerances are relative to the scene's scales: the length `L` (the largest reach of a
 //! collision shape from its body's origin, its size plus its offset: a point foot at the end of
 //! a leg has the leg's length), the time `√(L/‖g‖)`, and the contact problem's own force and
@@ -505,6 +513,7 @@ pub fn simulate_events_with(
             max_events: s.max_events,
             max_steps: s.max_steps,
             zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            stiff: true,
             ..DriverSettings::default()
         },
     };
