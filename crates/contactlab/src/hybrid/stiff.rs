@@ -382,13 +382,22 @@ mod tests {
         (y, steps, dense)
     }
 
+    /// `y'' = −y` as a first-order system, its solution from `(1, 0)` and its Jacobian.
+    fn oscillator(_t: f64, y: &Vector2<f64>) -> Vector2<f64> {
+        Vector2::new(y[1], -y[0])
+    }
+    fn oscillator_at(t: f64) -> Vector2<f64> {
+        Vector2::new(t.cos(), -t.sin())
+    }
+    fn oscillator_jacobian(_t: f64, _y: &Vector2<f64>) -> Option<DMatrix<f64>> {
+        Some(DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]))
+    }
+
     #[test]
     fn harmonic_oscillator_to_tolerance_with_exact_and_difference_jacobians() {
         // y'' = −y from (1, 0): cos t. The method meets the tolerance with the exact Jacobian
         // and with forward differences (the same code path a system without one takes).
-        let mut f = |_t: f64, y: &Vector2<f64>| Vector2::new(y[1], -y[0]);
-        let exact = |t: f64| Vector2::new(t.cos(), -t.sin());
-        let mut exact_j = |_t: f64, _y: &Vector2<f64>| Some(DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]));
+        let (mut f, exact, mut exact_j) = (oscillator, oscillator_at, oscillator_jacobian);
         let (y, steps, dense) = run(&mut f, &mut exact_j, Vector2::new(1.0, 0.0), 10.0, 1e-10, exact);
         assert!((y - exact(10.0)).amax() < 1e-8, "{}", (y - exact(10.0)).amax());
         assert!(dense < 1e-7, "dense output {dense}");
@@ -402,9 +411,7 @@ mod tests {
     fn order_four_on_a_smooth_problem() {
         // Fixed tolerances 1e-6 and 1e-10: an order-4 method's step count grows by about
         // (1e4)^(1/5) ≈ 6.3 (local error h⁵); an order-2 method's would grow by 1e4^(1/3) ≈ 22.
-        let mut f = |_t: f64, y: &Vector2<f64>| Vector2::new(y[1], -y[0]);
-        let exact = |t: f64| Vector2::new(t.cos(), -t.sin());
-        let mut j = |_t: f64, _y: &Vector2<f64>| Some(DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]));
+        let (mut f, exact, mut j) = (oscillator, oscillator_at, oscillator_jacobian);
         let (_, loose, _) = run(&mut f, &mut j, Vector2::new(1.0, 0.0), 10.0, 1e-6, exact);
         let (_, tight, _) = run(&mut f, &mut j, Vector2::new(1.0, 0.0), 10.0, 1e-10, exact);
         let ratio = tight as f64 / loose as f64;
