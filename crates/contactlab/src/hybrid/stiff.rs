@@ -21,7 +21,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::ode::{OdeState, Step, StepFailure, Tolerances, H_MIN_REL};
+use super::ode::{error_weight, OdeState, Step, StepFailure, Tolerances, H_MIN_REL};
 
 /// A Rosenbrock integrator's state: tolerances, scales, the proposed next step, `f` at the
 /// current point and the counters.
@@ -163,7 +163,7 @@ impl<S: OdeState> Rodas4<S> {
     }
 
     fn sk(&self, i: usize, a: f64, b: f64) -> f64 {
-        self.tol.atol * self.scale.as_slice()[i] + self.tol.rtol * a.abs().max(b.abs())
+        error_weight(&self.tol, &self.scale, i, a, b)
     }
 
     /// The Jacobian by forward differences, each column's increment `√ε` of the component's
