@@ -177,6 +177,13 @@ impl ConicProgram {
 
     /// Solves with Clarabel and verifies the answer.
     pub fn solve(&self) -> Result<ConicSolution, Error> {
+        self.solve_to(None)
+    }
+
+    /// [`Self::solve`] with Clarabel's gap and feasibility tolerances set to `tol` (its
+    /// defaults, 1e-8, with `None`): a program whose optimum is wanted to more than the
+    /// defaults give (a largest margin near a boundary). The answer is verified as by `solve`.
+    pub fn solve_to(&self, tol: Option<f64>) -> Result<ConicSolution, Error> {
         self.validate()?;
         let n = self.a.ncols();
         let p = CscMatrix::zeros((n, n));
@@ -190,7 +197,13 @@ impl ConicProgram {
                 Cone::SecondOrder(d) => SupportedConeT::SecondOrderConeT(d),
             })
             .collect();
-        let settings = DefaultSettings { verbose: false, ..DefaultSettings::default() };
+        let mut settings = DefaultSettings { verbose: false, ..DefaultSettings::default() };
+        if let Some(tol) = tol {
+            settings.tol_gap_abs = tol;
+            settings.tol_gap_rel = tol;
+            settings.tol_feas = tol;
+            settings.tol_ktratio = tol.sqrt().min(settings.tol_ktratio);
+        }
         let c: Vec<f64> = self.c.iter().copied().collect();
         let b: Vec<f64> = self.b.iter().copied().collect();
         let mut solver = DefaultSolver::new(&p, &c, &a, &b, &cones, settings)

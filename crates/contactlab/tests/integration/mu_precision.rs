@@ -228,8 +228,7 @@ fn random_fixtures_least_mu_agrees_with_its_proofs_and_an_exact_lp() {
     // Planar and spatial fixtures, both laws (the laws coincide in the plane): the least μ is
     // the smallest μ proved stable, its enclosure is proved; an exact rational LP confirms both
     // ends (polyhedral), and stability is proved at the value. The enclosures' widths are
-    // printed: most close to 1e-12, some only near 1e-7 (where no proof closes nearer the
-    // boundary), one random fixture's not at all.
+    // printed: most near 1e-12, one near 1e-7 (where no proof closes nearer the boundary).
     let mut rng = StdRng::seed_from_u64(59);
     let mut tested = [0usize; 3];
     let mut widths = vec![];
@@ -267,8 +266,11 @@ fn random_fixtures_least_mu_agrees_with_its_proofs_and_an_exact_lp() {
     widths.sort_by(f64::total_cmp);
     let within = widths.iter().filter(|&&w| w <= 1e-9).count();
     // (A regression bound on the proofs' reach: 13 of 22 within 1e-9 before the disk's
-    // largest-margin programs, 15 of 22 since.)
-    assert!(within >= 15, "{within} of {} within 1e-9", widths.len());
+    // largest-margin programs, 15 of 22 with them, 21 of 22 since the enclosure is narrowed on
+    // proofs alone and those programs are solved to 1e-12. The last, case 8, is a wedging
+    // boundary: two contacts squeeze the body, the forces grow as 1/(μ − μ̄), and its
+    // enclosure is about 6e-8 wide.)
+    assert!(within >= 21, "{within} of {} within 1e-9", widths.len());
     println!(
         "least mu enclosures: {tested:?} cases (planar, pyramid, Coulomb); {within} of {} within 1e-9; widths {:?}",
         widths.len(),
@@ -363,13 +365,13 @@ fn coulomb_boundary_where_feet_unload_is_a_verdict_with_the_closed_form_tilt() {
                 sm.max_tilt_enclosure, sm.max_tilt_reverse_enclosure
             );
             // The closed forms lie in the proved enclosures, and the tilts reported (the
-            // largest proved stable) are within 1e-9 of them under the pyramid, 1e-8 under the
-            // disk (proved through polygons aimed at float directions).
+            // largest proved stable) are within 1e-11 of them under both laws (the issue asks
+            // 1e-9; about 1e-12 is reached).
             for (enc, exact) in [(sm.max_tilt_enclosure, back), (sm.max_tilt_reverse_enclosure, front)] {
                 let [lo, hi] = enc.unwrap();
                 assert!(lo <= exact && exact <= hi, "mu {mu}, {law:?}: {exact} outside [{lo}, {hi}]");
             }
-            let bar = 1e-9;
+            let bar = 1e-11;
             assert!(e1 < bar && e2 < bar, "mu {mu}, {law:?}: {t1} vs {back}, {t2} vs {front}");
         }
     }
