@@ -88,19 +88,23 @@ pub struct GaitArgs {
     /// Relative integration tolerance.
     #[arg(long, default_value_t = GaitSettings::default().rtol)]
     rtol: f64,
+    /// A URDF's root link: `planar` reads it as a planar mechanism; a bare URDF is otherwise a
+    /// robot in 3-D, which walks only from a scene file with a [gait] table.
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
-/// A planar mechanism from `path`; a bare URDF that is not one (its joints do not all turn
-/// about one plane's normal: a robot in 3-D) gets its error with what a robot in 3-D takes.
+/// A planar mechanism from `path`; a URDF (read so with `--base planar`) that is not one (its
+/// joints do not all turn about one plane's normal: a robot in 3-D) gets its error with what a
+/// robot in 3-D takes.
 fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Failure> {
     model::read(path).map_err(|e| {
         if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("urdf")) && e.is_input_error() {
             Failure::Input(anyhow::anyhow!(
-                "{e}; a bare URDF is read as a planar mechanism by this command: a robot in 3-D takes a scene file \
-                 (kind = \"multibody\" with urdf and base; docs/models.md, \"Robots in 3-D\"), with a [gait] table for \
-                 gait, continue and basin"
+                "{e}; `--base planar` reads a URDF as a planar mechanism: a robot in 3-D is read without it, and \
+                 walks (gait, continue, basin) from a scene file with a [gait] table (docs/robots.md)"
             ))
         } else {
             e.into()
@@ -109,12 +113,8 @@ fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Fa
 }
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
-    // A 3-D scene (or an MJCF file, which has no [gait] table and says so); a bare URDF is a
-    // planar mechanism here, as for the other planar commands.
-    use contactlab::api::SpatialSource;
-    if let Some(source @ (SpatialSource::Scene | SpatialSource::Mjcf)) =
-        contactlab::api::spatial_source(&a.model, None)?
-    {
+    // A 3-D scene, or a planar mechanism (a URDF with --base planar among them).
+    if let Some(source) = contactlab::api::walking_source(&a.model, a.base.as_deref(), "gait")? {
         return gait_3d(a, source);
     }
     let m = planar(&a.model)?;
@@ -240,19 +240,20 @@ pub struct BasinArgs {
     /// Relative integration tolerance.
     #[arg(long, default_value_t = BasinSettings::default().rtol)]
     rtol: f64,
+    /// A URDF's root link: `planar` reads it as a planar mechanism; a bare URDF is otherwise a
+    /// robot in 3-D, which walks only from a scene file with a [gait] table.
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
-    use contactlab::api::SpatialSource;
     use contactlab::multibody::basin::BasinAxis;
-    // A 3-D scene (an MJCF file has no [gait] table and says so).
-    let spatial = match contactlab::api::spatial_source(&a.model, None)? {
-        Some(source @ (SpatialSource::Scene | SpatialSource::Mjcf)) => {
-            Some(contactlab::api::spatial_model(&a.model, source)?)
-        }
-        _ => None,
+    // A 3-D scene, or a planar mechanism (a URDF with --base planar among them).
+    let spatial = match contactlab::api::walking_source(&a.model, a.base.as_deref(), "basin")? {
+        Some(source) => Some(contactlab::api::spatial_model(&a.model, source)?),
+        None => None,
     };
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!(
@@ -344,11 +345,18 @@ pub struct ContinueArgs {
     /// Relative integration tolerance.
     #[arg(long, default_value_t = GaitSettings::default().rtol)]
     rtol: f64,
+    /// A URDF's root link: `planar` reads it as a planar mechanism; a bare URDF is otherwise a
+    /// robot in 3-D, which walks only from a scene file with a [gait] table.
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
 pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
+    // A 3-D scene or a planar mechanism (a URDF with --base planar among them): the file's
+    // document says which.
+    contactlab::api::walking_source(&a.model, a.base.as_deref(), "continue")?;
     let doc = model::read_doc(&a.model)?;
     let req = contactlab::api::ContinueRequest {
         param: a.param.clone(),
@@ -1068,11 +1076,16 @@ pub struct OrbitArgs {
     /// The start: n or 2n numbers, comma-separated (default: the model's [initial]).
     #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
     state: Option<Vec<f64>>,
+    /// A URDF's root link: `planar` reads it as a planar mechanism (a bare URDF is otherwise a
+    /// robot in 3-D, which `orbit` does not take).
+    #[arg(long, value_parser = ["fixed", "floating", "planar"])]
+    base: Option<String>,
     #[command(flatten)]
     common: Common,
 }
 
 pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
+    contactlab::api::walking_source(&a.model, a.base.as_deref(), "orbit")?;
     let m = planar(&a.model)?;
     let r = contactlab::api::mechanism_orbit(&m, a.state.as_deref(), &a.constraint)?;
     if let Some(dir) = &a.common.out {

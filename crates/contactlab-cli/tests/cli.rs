@@ -1034,15 +1034,33 @@ fn errors_name_the_file_and_key_a_value_came_from_not_a_flag_never_given() {
     let o = run(&["stance", humanoid.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("humanoid.xml: qpos0") && !stderr(&o).contains("--state"), "{}", stderr(&o));
-    // A bare URDF of a 3-D robot to a planar command says what a 3-D robot takes.
+    // A bare URDF is a robot in 3-D to every command: the walking ones say that it needs a
+    // scene with a [gait] table (and that --base planar reads it as a planar mechanism), orbit
+    // that it is planar only; with --base planar Drake's compass gait is the planar mechanism,
+    // and gait asks for its planar [gait] table instead.
     let a1 = root.join("data/robots/a1.urdf");
-    let o = run(&["gait", a1.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("a robot in 3-D takes a scene file") && stderr(&o).contains("[gait] table"),
-        "{}",
-        stderr(&o)
-    );
+    let compass = root.join("examples/multibody/drake/CompassGait.urdf");
+    for urdf in [&a1, &compass] {
+        for cmd in [
+            vec!["gait"],
+            vec!["basin", "--vary", "x=0:1:3"],
+            vec!["continue", "--param", "mu", "--to", "1"],
+            vec!["orbit", "--constraint", "x"],
+        ] {
+            let mut args: Vec<&str> = vec![cmd[0], urdf.to_str().unwrap()];
+            args.extend(&cmd[1..]);
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            let e = stderr(&o);
+            let said =
+                if cmd[0] == "orbit" { "takes a planar mechanism" } else { "needs a scene file with a [gait] table" };
+            assert!(e.contains(&format!(".urdf: {}: ", cmd[0])) && e.contains(said), "{args:?}: {e}");
+            assert!(e.contains("--base planar"), "{args:?}: {e}");
+        }
+    }
+    let o = run(&["gait", compass.to_str().unwrap(), "--base", "planar"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CompassGait.urdf: gait: missing"), "{}", stderr(&o));
     // A start inside the ground is the input's fault, named by its contact.
     let dir = tmpdir("sunk");
     let scene = dir.join("sunk.toml");

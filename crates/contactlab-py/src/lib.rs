@@ -674,6 +674,15 @@ fn is_spatial(path: &str, base: Option<&str>) -> PyResult<bool> {
     Ok(contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.is_some())
 }
 
+/// Whether `path` with `base` is a 3-D scene for `command` (`gait`, `basin`, `continue`,
+/// `orbit`; `False`: a planar model), as the CLI decides (`contactlab::api::walking_source`): a
+/// bare URDF or MJCF file, a robot in 3-D, is an error naming what the command needs.
+#[pyfunction]
+#[pyo3(signature = (path, base, command))]
+fn walking_source(path: &str, base: Option<&str>, command: &str) -> PyResult<bool> {
+    Ok(contactlab::api::walking_source(std::path::Path::new(path), base, command).map_err(to_py)?.is_some())
+}
+
 /// A robot in 3-D read from a file as `model inspect` reads it (an MJCF file, a URDF with its
 /// `base`, a 3-D scene file), for scripts that evaluate its dynamics in a loop:
 /// `mass_matrix(q)` and `bias(q, v)` (`M v̇ = bias + τ + Jᵀλ`; `bias = −(C v + g)`), numpy in
@@ -1220,6 +1229,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
     m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(is_spatial, m)?)?;
+    m.add_function(wrap_pyfunction!(walking_source, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_inspect, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;

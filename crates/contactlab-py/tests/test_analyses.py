@@ -308,6 +308,26 @@ def test_a_urdf_path_is_a_model():
     assert r.impacts == 0 and r.q.shape[1] == 4
 
 
+def test_a_bare_urdf_walks_only_from_a_scene_or_read_as_a_planar_mechanism():
+    # As the CLI decides: a bare URDF is a robot in 3-D to every function; the walking ones say
+    # it needs a scene file with a [gait] table, orbit that it takes a planar mechanism, and
+    # base="planar" reads it as one (Drake's compass gait, which then lacks its planar [gait]).
+    a1 = ROOT / "data" / "robots" / "a1.urdf"
+    calls = [
+        (lambda: contactlab.model.gait(a1), "needs a scene file with a [gait] table"),
+        (lambda: contactlab.basin(a1, {"x": (0.0, 1.0, 3)}, client=False), "needs a scene file with a [gait] table"),
+        (lambda: contactlab.continuation(a1, "mu", 1.0), "needs a scene file with a [gait] table"),
+        (lambda: contactlab.model.orbit(a1, "x"), "takes a planar mechanism"),
+    ]
+    for call, said in calls:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert said in str(e.value) and "a1.urdf" in str(e.value), str(e.value)
+    compass = EXAMPLES / "multibody" / "drake" / "CompassGait.urdf"
+    with pytest.raises(ValueError, match="gait: missing"):
+        contactlab.model.gait(compass, base="planar")
+
+
 def test_continuation_matches_the_cli():
     model = EXAMPLES / "multibody" / "compass-biped.toml"
     c = contactlab.continuation(model, "contact[*].mu", 0.5, max_doublings=0)

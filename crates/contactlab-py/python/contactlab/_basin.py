@@ -5,7 +5,8 @@ from collections import Counter
 from typing import Mapping, Optional, Sequence, Tuple
 
 from . import _core
-from ._results import Model, Result, model_text
+from ._results import Model, Result
+from .model import _walking, model_text
 from .sweep import _require, map_chunks
 
 # Every default below is the library's (one place: the Rust `Default` impls, as the CLI's).
@@ -41,6 +42,7 @@ def basin(
     max_step_time: float = _D["basin"]["max_step_time"],
     client=None,
     chunk_size: Optional[int] = None,
+    base: Optional[str] = None,
 ) -> Result:
     """The basin of attraction of a mechanism's gaits, as ``contactlab basin --json``.
 
@@ -58,7 +60,10 @@ def basin(
     ``dask.distributed.LocalCluster`` on this machine, a ``dask.distributed.Client`` uses its
     cluster, ``client=False`` evaluates here without Dask. The result does not depend on the
     chunking. Fields: ``axes``, ``plan``, ``gaits``, ``fractions`` (``[label, fraction]``,
-    largest first) and ``cells`` (``values``, ``outcome``, ``strikes``, ``t``)."""
+    largest first) and ``cells`` (``values``, ``outcome``, ``strikes``, ``t``). A bare URDF or
+    MJCF path is a robot in 3-D with no ``[gait]`` table (``ValueError``); ``base="planar"``
+    reads a URDF as a planar mechanism."""
+    _walking(model, base, "basin")
     if not isinstance(vary, Mapping) or not 1 <= len(vary) <= 2:
         raise ValueError("vary: give one or two section coordinates as {name: (lo, hi, n)}")
     axes = []

@@ -25,6 +25,18 @@ def model_text(model: Model):
     return _model_text(model)
 
 
+def _walking(model: Model, base: Optional[str], command: str) -> bool:
+    """Whether ``model`` is a 3-D scene for ``command`` (``False``: a planar model), as the
+    command line decides: a bare URDF or MJCF path is a robot in 3-D, which walks only from a
+    scene file with a ``[gait]`` table (``ValueError`` naming the file), unless ``base="planar"``
+    reads a URDF as a planar mechanism."""
+    if hasattr(model, "keys"):
+        if base is not None:
+            raise ValueError("base: applies to a URDF path, not to a dict")
+        return False
+    return _core.walking_source(os.fspath(model), base, command)
+
+
 def _state(state: Optional[Sequence[float]]):
     return None if state is None else [float(x) for x in state]
 
@@ -107,7 +119,7 @@ def simulate(
     return Result("Simulation", d)
 
 
-def gait(model: Model, rtol: float = _D["gait"]["rtol"]) -> Result:
+def gait(model: Model, rtol: float = _D["gait"]["rtol"], base: Optional[str] = None) -> Result:
     """Every gait of the model (a ``[gait]`` table names the striking contact), found without a
     guess, as ``contactlab gait --json``: ``gaits`` (each with ``period``, ``q``, ``v``,
     ``multipliers``, ``stable``, ``mu_stick``, ``impulse_ratio``, ``step_length``), ``starts``,
@@ -119,11 +131,11 @@ def gait(model: Model, rtol: float = _D["gait"]["rtol"]) -> Result:
     passive motion settles, as ``gait --json`` on it: ``converged``, ``reason``,
     ``coordinates`` (``d.NAME`` tangent displacements, ``NAME`` velocities), ``y``,
     ``period``, ``multipliers``, ``max_modulus``, ``stable``, ``neutral`` (multipliers at 1),
-    ``stable_but_neutral``, ``derivatives``, ``q``, ``v``."""
-    if not hasattr(model, "keys"):
-        path = os.fspath(model)
-        if _core.is_spatial(path, None) and not path.lower().endswith(".urdf"):
-            return Result("SpatialGait", _core.spatial_gait(path, None, float(rtol)))
+    ``stable_but_neutral``, ``derivatives``, ``q``, ``v``. A bare URDF or MJCF path is a robot in
+    3-D and has no ``[gait]`` table (``ValueError``); ``base="planar"`` reads a URDF as a planar
+    mechanism."""
+    if _walking(model, base, "gait"):
+        return Result("SpatialGait", _core.spatial_gait(os.fspath(model), None, float(rtol)))
     return Result("GaitSearch", _core.mechanism_gait(*model_text(model), float(rtol)))
 
 
@@ -214,11 +226,15 @@ def slip(
     return Result("JamThreshold" if jam_threshold else "Slip", r)
 
 
-def orbit(model: Model, constraint: str, state: Optional[Sequence[float]] = None) -> Result:
+def orbit(
+    model: Model, constraint: str, state: Optional[Sequence[float]] = None, base: Optional[str] = None
+) -> Result:
     """P3's periodic orbit through the constrained phases of ``constraint`` (a joint limit or
     contact), reached from ``state`` (default the model's ``[initial]``), as ``contactlab orbit
     --json``: ``converged``, ``zeno``, ``period``, ``fixed_point``, ``multipliers``, ``gamma``,
-    ``stable``, ``constrained_duration``, ``impacts_per_cycle``."""
+    ``stable``, ``constrained_duration``, ``impacts_per_cycle``. Planar mechanisms only (a URDF
+    path with ``base="planar"``)."""
+    _walking(model, base, "orbit")
     return Result("ConstraintOrbit", _core.mechanism_orbit(*model_text(model), str(constraint), _state(state)))
 
 

@@ -213,6 +213,38 @@ pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialS
     }
 }
 
+/// How `command`, an analysis of walking (`gait`, `basin`, `continue`) or of a planar
+/// mechanism's orbits (`orbit`), reads `path` with `base`: `Some(Scene)` for a 3-D scene file,
+/// `None` for a planar model (a URDF with `base = "planar"` among them), and an error naming
+/// the file for a robot in 3-D that the command cannot take: a bare URDF or MJCF file (3-D for
+/// every command, [`spatial_source`]) has no `[gait]` table, and `orbit` is planar only.
+pub fn walking_source(path: &Path, base: Option<&str>, command: &str) -> Result<Option<SpatialSource>, Error> {
+    let source = spatial_source(path, base)?;
+    let planar_hint = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf")) {
+        " (`--base planar` reads a URDF as a planar mechanism)"
+    } else {
+        ""
+    };
+    let file = path.display().to_string();
+    match source {
+        None => Ok(None),
+        Some(_) if command == "orbit" => Err(Error::input(
+            file,
+            command,
+            format!("`orbit` takes a planar mechanism, and this is a robot in 3-D{planar_hint}"),
+        )),
+        Some(SpatialSource::Scene) => Ok(Some(SpatialSource::Scene)),
+        Some(_) => Err(Error::input(
+            file,
+            command,
+            format!(
+                "a robot in 3-D needs a scene file with a [gait] table (docs/robots.md, \"Gaits in 3-D\"); a bare \
+                 URDF or MJCF file has none{planar_hint}"
+            ),
+        )),
+    }
+}
+
 /// A 3-D model's state from `nq` numbers (`v = 0`) or `nq + nv` (`q` then `v`); its reference
 /// configuration at rest when `None`.
 pub(crate) fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
