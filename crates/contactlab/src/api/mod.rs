@@ -218,7 +218,6 @@ pub use p2_walkers::*;
 pub use p3_zeno::*;
 pub use p4_fixtures::*;
 pub use p5_eqsets::*;
-pub(crate) use scene3::is_scene;
 pub use spatial::*;
 pub use spatial_basin::*;
 pub use spatial_continuation::*;

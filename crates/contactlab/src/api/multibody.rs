@@ -145,7 +145,7 @@ pub fn continuation(
     let step = s.step.min(s.max_step);
     let settings =
         crate::continuation::Settings { from, to: req.to, step, min_step: s.min_step.min(step), ..req.settings };
-    if super::scene3::is_scene(doc) {
+    if doc.is_spatial_scene() {
         // A robot in 3-D: its gait continued on the configuration manifold.
         if req.orbit.is_some() {
             return Err(Error::argument(

@@ -11,11 +11,6 @@ use crate::spatial::contact::Plane;
 use crate::spatial::urdf::Base;
 use crate::Error;
 
-/// Whether a model document is a 3-D scene: `kind = "multibody"` with a `base` or an `mjcf` key.
-pub(crate) fn is_scene(doc: &ModelDoc) -> bool {
-    doc.kind().is_ok_and(|k| k == "multibody") && (doc.table.contains_key("base") || doc.table.contains_key("mjcf"))
-}
-
 /// Reads a 3-D scene file.
 pub(crate) fn read(path: &Path) -> Result<SpatialModel, Error> {
     from_doc(&ModelDoc::read(path)?)

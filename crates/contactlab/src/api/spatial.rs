@@ -202,7 +202,7 @@ pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialS
         "xml" => Ok(Some(SpatialSource::Mjcf)),
         "urdf" => Ok(Some(SpatialSource::Urdf(held.unwrap_or(Base::Fixed)))),
         _ => {
-            let scene = crate::model::ModelDoc::read(path).ok().is_some_and(|d| super::scene3::is_scene(&d));
+            let scene = crate::model::ModelDoc::read(path).ok().is_some_and(|d| d.is_spatial_scene());
             match (scene, base) {
                 (true, Some(_)) => Err(arg("base", "applies to a URDF; a scene file says it with its `base` key")),
                 (true, None) => Ok(Some(SpatialSource::Scene)),
@@ -280,7 +280,7 @@ pub fn spatial_scene(doc: &crate::model::ModelDoc) -> Result<SpatialModel, Error
 
 /// The 3-D scene a model document is, or `None` when it is not one (a planar model's document).
 pub fn scene_of(doc: &crate::model::ModelDoc) -> Result<Option<SpatialModel>, Error> {
-    if !super::scene3::is_scene(doc) {
+    if !doc.is_spatial_scene() {
         return Ok(None);
     }
     super::scene3::from_doc(doc).map(Some)

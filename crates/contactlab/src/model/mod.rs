@@ -134,6 +134,14 @@ impl ModelDoc {
         }
     }
 
+    /// Whether the document is a scene of a robot in 3-D: `kind = "multibody"` with a `base` or
+    /// an `mjcf` key (docs/models.md, "Robots in 3-D"); without them a `multibody` document is a
+    /// planar mechanism.
+    pub fn is_spatial_scene(&self) -> bool {
+        self.kind().is_ok_and(|k| k == "multibody")
+            && (self.table.contains_key("base") || self.table.contains_key("mjcf"))
+    }
+
     /// The `kind` key, checked against `allowed`.
     pub fn kind_in(&self, allowed: &[&str]) -> Result<&str, Error> {
         match self.table.get("kind") {

@@ -45,7 +45,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     if kind != "multibody" {
         return Err(Error::input(&doc.file, "kind", format!("expected \"multibody\", got \"{kind}\"")));
     }
-    if crate::api::is_scene(doc) {
+    if doc.is_spatial_scene() {
         return Err(Error::input(
             &doc.file,
             if doc.table.contains_key("base") { "base" } else { "mjcf" },
