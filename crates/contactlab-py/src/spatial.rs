@@ -1,0 +1,299 @@
+//! Robots in 3-D: how a file is read, the `Robot` class, and the spatial analyses (inspect,
+//! simulate, gait, stance, Painlevé, slip), as the CLI's commands on a robot file or scene.
+
+use super::*;
+
+/// How `path` is read in 3-D with `base` (`contactlab::api::spatial_source`); an error if it is
+/// a planar model.
+pub(crate) fn spatial_source(path: &str, base: Option<&str>) -> PyResult<contactlab::api::SpatialSource> {
+    contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.ok_or_else(|| {
+        to_py(contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D")))
+    })
+}
+
+/// Whether `path` with `base` is read as a robot in 3-D (an MJCF file, a URDF unless
+/// `base="planar"`, a 3-D scene file), as the CLI decides.
+#[pyfunction]
+#[pyo3(signature = (path, base=None))]
+pub(crate) fn is_spatial(path: &str, base: Option<&str>) -> PyResult<bool> {
+    Ok(contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.is_some())
+}
+
+/// Whether `path` with `base` is a 3-D scene for `command` (`gait`, `basin`, `continue`,
+/// `orbit`; `False`: a planar model), as the CLI decides (`contactlab::api::walking_source`): a
+/// bare URDF or MJCF file, a robot in 3-D, is an error naming what the command needs.
+#[pyfunction]
+#[pyo3(signature = (path, base, command))]
+pub(crate) fn walking_source(path: &str, base: Option<&str>, command: &str) -> PyResult<bool> {
+    Ok(contactlab::api::walking_source(std::path::Path::new(path), base, command).map_err(to_py)?.is_some())
+}
+
+/// A robot in 3-D read from a file as `model inspect` reads it (an MJCF file, a URDF with its
+/// `base`, a 3-D scene file), for scripts that evaluate its dynamics in a loop:
+/// `mass_matrix(q)` and `bias(q, v)` (`M v̇ = bias + τ + Jᵀλ`; `bias = −(C v + g)`), numpy in
+/// and out, in the file's coordinates (MuJoCo's for MJCF, Pinocchio's for URDF).
+#[pyclass(frozen, module = "contactlab.model")]
+pub(crate) struct Robot {
+    tree: contactlab::spatial::SpatialTree,
+    #[pyo3(get)]
+    coordinates: Vec<String>,
+    #[pyo3(get)]
+    velocities: Vec<String>,
+}
+
+impl Robot {
+    fn checked<'a>(&self, what: &str, x: &'a PyReadonlyArray1<'_, f64>, n: usize) -> PyResult<&'a [f64]> {
+        let s = x.as_slice().map_err(|_| PyValueError::new_err(format!("{what}: needs a contiguous float64 array")))?;
+        if s.len() != n || s.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(format!("{what}: needs {n} finite numbers (got {})", s.len())));
+        }
+        Ok(s)
+    }
+}
+
+#[pymethods]
+impl Robot {
+    #[new]
+    #[pyo3(signature = (path, base=None))]
+    fn new(path: std::path::PathBuf, base: Option<&str>) -> PyResult<Self> {
+        let source = spatial_source(&path.to_string_lossy(), base)?;
+        let m = contactlab::api::spatial_model(&path, source).map_err(to_py)?;
+        Ok(Self { tree: m.tree, coordinates: m.coordinates, velocities: m.velocities })
+    }
+
+    /// The number of configuration coordinates.
+    #[getter]
+    fn nq(&self) -> usize {
+        self.tree.nq()
+    }
+
+    /// The number of velocities.
+    #[getter]
+    fn nv(&self) -> usize {
+        self.tree.nv()
+    }
+
+    /// The joint-space inertia `M(q)` (nv × nv), by the composite-rigid-body algorithm.
+    fn mass_matrix<'py>(&self, py: Python<'py>, q: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let q = self.checked("q", &q, self.tree.nq())?;
+        let m = self.tree.mass_matrix(q);
+        let n = self.tree.nv();
+        // Symmetric: its column-major storage is its row-major one.
+        // SAFETY: a new C-contiguous array that nothing else sees, every element written below.
+        let out = unsafe { PyArray2::<f64>::new(py, [n, n], false) };
+        unsafe { out.as_slice_mut() }
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+            .copy_from_slice(m.as_slice());
+        Ok(out)
+    }
+
+    /// The bias `−(C(q, v) v + g(q))` (nv), by recursive Newton–Euler.
+    fn bias<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyReadonlyArray1<'py, f64>,
+        v: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let q = self.checked("q", &q, self.tree.nq())?;
+        let v = self.checked("v", &v, self.tree.nv())?;
+        Ok(PyArray1::from_slice(py, self.tree.bias(q, v).as_slice()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Robot(nq={}, nv={})", self.tree.nq(), self.tree.nv())
+    }
+}
+
+/// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
+/// `None`) or a URDF with `--base fixed|floating`.
+#[pyfunction]
+#[pyo3(signature = (path, base=None, state=None))]
+pub(crate) fn spatial_inspect(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let source = spatial_source(path, base)?;
+    let r = py.detach(|| {
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
+        contactlab::api::spatial_inspect(&m, state.as_deref())
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A robot in 3-D simulated event-driven or by Moreau–Jean time-stepping, as the CLI's
+/// `simulate --json` on an MJCF file or a URDF with `--base`.
+#[pyfunction]
+#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step, max_sweeps, max_steps))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spatial_simulate(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    state: Option<Vec<f64>>,
+    t_max: f64,
+    h: f64,
+    mu: Option<f64>,
+    restitution: f64,
+    method: &str,
+    rtol: f64,
+    max_events: usize,
+    per_step: usize,
+    max_sweeps: usize,
+    max_steps: usize,
+) -> PyResult<Py<PyAny>> {
+    let source = spatial_source(path, base)?;
+    let method = method.parse().map_err(to_py)?;
+    let s = contactlab::api::SpatialSimSettings {
+        t_max,
+        h,
+        mu,
+        restitution,
+        method,
+        rtol,
+        max_events,
+        per_step,
+        max_sweeps,
+        max_steps,
+        ..Default::default()
+    };
+    let r = py.detach(|| {
+        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
+        contactlab::api::spatial_simulate(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A 3-D scene's gait (its `[gait]` table), as the CLI's `gait --json` on a scene file.
+#[pyfunction]
+#[pyo3(signature = (path, state=None, rtol=contactlab::api::SpatialGaitSettings::default().rtol))]
+pub(crate) fn spatial_gait(py: Python<'_>, path: &str, state: Option<Vec<f64>>, rtol: f64) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let source = contactlab::api::spatial_source(p, None)?.ok_or_else(|| {
+            contactlab::Error::argument("model", format!("{path} is a planar model, not a 3-D scene"))
+        })?;
+        let m = contactlab::api::spatial_model(p, source)?;
+        let s = contactlab::api::SpatialGaitSettings { rtol, ..Default::default() };
+        contactlab::api::spatial_gait(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A robot's stance stability in 3-D, as the CLI's `stance --json`.
+#[pyfunction]
+#[pyo3(signature = (path, state=None, base=None, joints="locked", friction="coulomb", touch=contactlab::api::StanceSettings::default().touch, slope_axis=None, contacts=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stance(
+    py: Python<'_>,
+    path: &str,
+    state: Option<Vec<f64>>,
+    base: Option<&str>,
+    joints: &str,
+    friction: &str,
+    touch: f64,
+    slope_axis: Option<[f64; 3]>,
+    contacts: Option<Vec<String>>,
+) -> PyResult<Py<PyAny>> {
+    let joints: contactlab::api::JointHold =
+        joints.parse().map_err(|e: String| PyValueError::new_err(format!("joints: {e}")))?;
+    let friction = match friction {
+        "coulomb" => contactlab::fixture::FrictionLaw::Coulomb,
+        "pyramid" => contactlab::fixture::FrictionLaw::Pyramid,
+        other => return Err(PyValueError::new_err(format!("friction: \"{other}\": allowed coulomb, pyramid"))),
+    };
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let mut m = robot_3d(p, base)?;
+        if let Some(names) = &contacts {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            m.retain_contacts(&names).map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
+        }
+        let s = contactlab::api::StanceSettings {
+            joints,
+            friction,
+            touch,
+            slope_axis: slope_axis.map(|a| contactlab::spatial::algebra::Vec3::new(a[0], a[1], a[2])),
+        };
+        contactlab::api::stance(&m, state.as_deref(), &s)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A robot in 3-D: Painlevé's paradox at a contact, as the CLI's `painleve --json`.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None, mu=None, direction=None, slice=vec![], points=contactlab::api::Painleve3Settings::default().points, slipping=None, held=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spatial_painleve(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+    mu: Option<f64>,
+    direction: Option<[f64; 3]>,
+    slice: Vec<(String, f64, f64)>,
+    points: usize,
+    slipping: Option<Vec<String>>,
+    held: Option<Vec<String>>,
+) -> PyResult<Py<PyAny>> {
+    use contactlab::multibody::painleve::SliceAxis;
+    let p = std::path::Path::new(path);
+    let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
+    let settings = contactlab::api::Painleve3Settings { contact, direction, mu, slice, points, slipping, held };
+    let r = py.detach(|| {
+        let m = robot_3d(p, base)?;
+        contactlab::api::spatial_painleve(&m, state.as_deref(), &settings)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// The robot in 3-D at `path` (a scene file, an MJCF file, a URDF with `base`); an error for a
+/// planar model.
+pub(crate) fn robot_3d(
+    p: &std::path::Path,
+    base: Option<&str>,
+) -> Result<contactlab::api::SpatialModel, contactlab::Error> {
+    let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
+        contactlab::Error::argument("model", format!("{} is a planar model, not a robot in 3-D", p.display()))
+    })?;
+    contactlab::api::spatial_model(p, source)
+}
+
+/// A robot in 3-D: how a slip of a contact ends, as the CLI's `slip --json`.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None))]
+pub(crate) fn spatial_slip(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let m = robot_3d(p, base)?;
+        contactlab::api::spatial_slip(&m, state.as_deref(), &contact)
+    });
+    object(py, &r.map_err(to_py)?)
+}
+
+/// A robot's jam threshold in 3-D, as the CLI's `slip --jam-threshold --json` on a 3-D file.
+#[pyfunction]
+#[pyo3(signature = (path, base, contact, state=None, max_speed=contactlab::api::JAM_MAX_SPEED))]
+pub(crate) fn spatial_jam_threshold(
+    py: Python<'_>,
+    path: &str,
+    base: Option<&str>,
+    contact: String,
+    state: Option<Vec<f64>>,
+    max_speed: f64,
+) -> PyResult<Py<PyAny>> {
+    let p = std::path::Path::new(path);
+    let r = py.detach(|| {
+        let m = robot_3d(p, base)?;
+        contactlab::api::spatial_jam_threshold(&m, state.as_deref(), &contact, max_speed)
+    });
+    object(py, &r.map_err(to_py)?)
+}
