@@ -644,32 +644,42 @@ mod tests {
     /// damped rotation at the rate `k`) from `g(0)`: `y = g` exactly, and an explicit method is
     /// held to `h ≈ 3/k`. One guard, `y₁ − ½`, fires at `t = π/6` and relabels the mode (the
     /// flow goes on).
+    /// In units: time in `tau`, the state in `a` (`Stiff::new` gives 1 and 1).
     struct Stiff {
         k: f64,
+        tau: f64,
+        a: f64,
+    }
+
+    impl Stiff {
+        fn new(k: f64) -> Self {
+            Stiff { k, tau: 1.0, a: 1.0 }
+        }
     }
 
     impl Hybrid for Stiff {
         type State = nalgebra::Vector2<f64>;
         type Mode = u8;
         fn time_scale(&self) -> f64 {
-            1.0
+            self.tau
         }
         fn state_scale(&self) -> Self::State {
-            nalgebra::Vector2::new(1.0, 1.0)
+            nalgebra::Vector2::new(self.a, self.a)
         }
         fn initial_mode(&self, _t: f64, _x: &mut Self::State) -> Result<u8, ModeFailure> {
             Ok(0)
         }
         fn flow(&self, _mode: &u8, t: f64, x: &Self::State) -> Self::State {
+            let (t, x) = (t / self.tau, x / self.a);
             let (e0, e1) = (x[0] - t.cos(), x[1] - t.sin());
-            nalgebra::Vector2::new(self.k * (-e0 + e1) - t.sin(), self.k * (-e0 - e1) + t.cos())
+            nalgebra::Vector2::new(self.k * (-e0 + e1) - t.sin(), self.k * (-e0 - e1) + t.cos()) * (self.a / self.tau)
         }
         fn guard_count(&self, mode: &u8) -> usize {
             usize::from(*mode == 0)
         }
         fn guards(&self, _mode: &u8, _t: f64, x: &Self::State, out: &mut [f64]) {
             if let Some(g) = out.first_mut() {
-                *g = 0.5 - x[1];
+                *g = 0.5 * self.a - x[1];
             }
         }
         fn transition(&self, _mode: &u8, _fired: &[usize], _t: f64, x: &Self::State) -> Transition<Self::State, u8> {
@@ -683,7 +693,7 @@ mod tests {
         // the system gives none; a time-dependent field: the f_t term): both locate the event
         // at π/6 and end at (cos 0.6, sin 0.6) to the tolerance; the hand-over needs a fraction of
         // the evaluations. Without it the explicit method's step is held near 1.75/(√2 k).
-        let sys = Stiff { k: 1e6 };
+        let sys = Stiff::new(1e6);
         let tol = Tolerances { rtol: 1e-10, atol: 1e-10 };
         let mut ends = vec![];
         for stiff in [false, true] {
@@ -699,5 +709,29 @@ mod tests {
         }
         assert!(ends[0].1 > 1_000_000, "DOPRI5 alone: {} evaluations", ends[0].1);
         assert!(10 * ends[1].1 < ends[0].1, "{} evaluations with the hand-over against {}", ends[1].1, ends[0].1);
+    }
+
+    #[test]
+    fn units_change_neither_the_hand_over_nor_its_answer() {
+        // The stiff run with time in 1e±8 and the state in 1e∓8 (and both the same way): the
+        // hand-over's rules are dimensionless (h times the spectral radius, evaluations), so
+        // the event, the end state and the work are those of the run in unit units.
+        let tol = Tolerances { rtol: 1e-10, atol: 1e-10 };
+        let run = |tau: f64, a: f64| {
+            let sys = Stiff { k: 1e6, tau, a };
+            let s = DriverSettings { t_max: 0.6 * tau, tol, stiff: true, ..Default::default() };
+            EventDriver::new(s).run_logged(&sys, 0.0, nalgebra::Vector2::new(a, 0.0), &[])
+        };
+        let (unit, _) = run(1.0, 1.0);
+        for (tau, a) in [(1e8, 1e-8), (1e-8, 1e8), (1e8, 1e8), (1e-8, 1e-8)] {
+            let (r, log) = run(tau, a);
+            assert_eq!(r.termination, Termination::TimeLimit, "tau {tau:e}, a {a:e}");
+            assert_eq!(log.len(), 1, "tau {tau:e}, a {a:e}");
+            assert!((log[0].t / tau - std::f64::consts::FRAC_PI_6).abs() < 1e-9, "tau {tau:e}: event at {}", log[0].t);
+            let exact = nalgebra::Vector2::new(0.6f64.cos(), 0.6f64.sin());
+            assert!((r.state / a - exact).amax() < 1e-8, "tau {tau:e}, a {a:e}: {:?}", r.state / a - exact);
+            let (n, n1) = (r.evaluations as f64, unit.evaluations as f64);
+            assert!((n - n1).abs() <= 0.05 * n1, "tau {tau:e}, a {a:e}: {n} evaluations against {n1}");
+        }
     }
 }
