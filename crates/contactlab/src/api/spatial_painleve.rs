@@ -228,13 +228,8 @@ fn world(t: &(Vector3<f64>, Vector3<f64>), s: Vector2<f64>) -> [f64; 3] {
     [w.x, w.y, w.z]
 }
 
-/// Painlevé's paradox at one contact of the robot `m` at `state` (default its `[initial]`):
-/// module docs.
-pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Settings) -> Result<Painleve3, Error> {
-    let (mut q, v) = spatial_state(m, state)?;
-    if !m.tree.normalize(&mut q) {
-        return Err(Error::argument("state", "a quaternion is zero or not finite"));
-    }
+/// The slice's coordinates `(index in q, lo, hi)`, with `s`'s counts and μ checked.
+fn slice_axes(m: &SpatialModel, s: &Painleve3Settings) -> Result<Vec<(usize, f64, f64)>, Error> {
     if s.points < 2 || s.points > 2001 {
         return Err(Error::argument("points", format!("must be in [2, 2001] (got {})", s.points)));
     }
@@ -260,6 +255,36 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
             return Err(Error::argument("mu", format!("must be finite and >= 0 (got {mu})")));
         }
     }
+    Ok(axes)
+}
+
+/// `f` on an `n × n` grid of the box `[lo, hi]` and where it is negative.
+fn negative_grid(f: &dyn Fn(&[f64]) -> f64, lo: &[f64], hi: &[f64], n: usize) -> BNegativeGrid {
+    let at = |a: usize, k: usize| lo[a] + (hi[a] - lo[a]) * k as f64 / (n - 1) as f64;
+    let b: Vec<Vec<f64>> = (0..n).map(|j| (0..n).map(|k| f(&[at(0, k), at(1, j)])).collect()).collect();
+    let mut r = [[f64::INFINITY, f64::NEG_INFINITY]; 2];
+    let mut cells = 0;
+    for (j, row) in b.iter().enumerate() {
+        for (k, &bv) in row.iter().enumerate() {
+            if bv < 0.0 {
+                cells += 1;
+                for (a, x) in [(0, at(0, k)), (1, at(1, j))] {
+                    r[a] = [r[a][0].min(x), r[a][1].max(x)];
+                }
+            }
+        }
+    }
+    BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b }
+}
+
+/// Painlevé's paradox at one contact of the robot `m` at `state` (default its `[initial]`):
+/// module docs.
+pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Settings) -> Result<Painleve3, Error> {
+    let (mut q, v) = spatial_state(m, state)?;
+    if !m.tree.normalize(&mut q) {
+        return Err(Error::argument("state", "a quaternion is zero or not finite"));
+    }
+    let axes = slice_axes(m, s)?;
     let scene = m.scene(None, 0.0);
     let mut sys = EventScene::new(&scene, &q)?;
     let i = contact_named(&sys, m, &q, "contact", &s.contact)?;
@@ -363,26 +388,9 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
     let b_negative_intervals = one.then(|| negative_intervals(&|x| along(&[x]), lo[0], hi[0], n.max(401)));
     let b_negative_intervals_any_direction =
         one.then(|| negative_intervals(&|x| least(&[x]), lo[0], hi[0], n.max(401)));
-    let grid = |f: &dyn Fn(&[f64]) -> f64| -> BNegativeGrid {
-        let at = |a: usize, k: usize| lo[a] + (hi[a] - lo[a]) * k as f64 / (n - 1) as f64;
-        let b: Vec<Vec<f64>> = (0..n).map(|j| (0..n).map(|k| f(&[at(0, k), at(1, j)])).collect()).collect();
-        let mut r = [[f64::INFINITY, f64::NEG_INFINITY]; 2];
-        let mut cells = 0;
-        for (j, row) in b.iter().enumerate() {
-            for (k, &bv) in row.iter().enumerate() {
-                if bv < 0.0 {
-                    cells += 1;
-                    for (a, x) in [(0, at(0, k)), (1, at(1, j))] {
-                        r[a] = [r[a][0].min(x), r[a][1].max(x)];
-                    }
-                }
-            }
-        }
-        BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b }
-    };
     let two = axes.len() == 2;
-    let b_negative_grid = two.then(|| grid(&along));
-    let b_negative_grid_any_direction = two.then(|| grid(&least));
+    let b_negative_grid = two.then(|| negative_grid(&along, &lo, &hi, n));
+    let b_negative_grid_any_direction = two.then(|| negative_grid(&least, &lo, &hi, n));
     let curve: Vec<(f64, f64, f64)> = if one {
         (0..401)
             .map(|k| {

@@ -261,6 +261,44 @@ impl MechanismBuilder {
         self
     }
 
+    /// The joint springs, their coordinates found by `coordinate` (`build`).
+    fn joint_springs(
+        &self,
+        coordinate: &dyn Fn(String, &str) -> Result<usize, Error>,
+    ) -> Result<Vec<JointSpring>, Error> {
+        let mut springs = vec![];
+        for (i, (on, s)) in self.springs.iter().enumerate() {
+            let key = |k: &str| format!("spring[{i}].{k}");
+            let coordinate = coordinate(key("coordinate"), on)?;
+            for (k, v) in [
+                ("stiffness", s.stiffness),
+                ("damping", s.damping),
+                ("rest", s.rest),
+                ("amplitude", s.amplitude),
+                ("frequency", s.frequency),
+                ("phase", s.phase),
+            ] {
+                if !v.is_finite() || (k == "frequency" && v < 0.0) {
+                    return Err(Error::input(
+                        &self.source,
+                        key(k),
+                        format!("must be finite (frequency >= 0), got {v}"),
+                    ));
+                }
+            }
+            springs.push(JointSpring {
+                coordinate,
+                stiffness: s.stiffness,
+                rest: s.rest,
+                damping: s.damping,
+                amplitude: s.amplitude,
+                frequency: s.frequency,
+                phase: s.phase,
+            });
+        }
+        Ok(springs)
+    }
+
     /// The mechanism, or the first error (names resolved, values checked).
     pub fn build(self) -> Result<Mechanism, Error> {
         let src = self.source.as_str();
@@ -404,32 +442,7 @@ impl MechanismBuilder {
             contacts.push(Contact::new(Constraint::JointLimit { coordinate, lower, bound }, law));
             written_normals.push(None);
         }
-        let mut springs = vec![];
-        for (i, (on, s)) in self.springs.iter().enumerate() {
-            let key = |k: &str| format!("spring[{i}].{k}");
-            let coordinate = coordinate(key("coordinate"), on)?;
-            for (k, v) in [
-                ("stiffness", s.stiffness),
-                ("damping", s.damping),
-                ("rest", s.rest),
-                ("amplitude", s.amplitude),
-                ("frequency", s.frequency),
-                ("phase", s.phase),
-            ] {
-                if !v.is_finite() || (k == "frequency" && v < 0.0) {
-                    return Err(err(key(k), format!("must be finite (frequency >= 0), got {v}")));
-                }
-            }
-            springs.push(JointSpring {
-                coordinate,
-                stiffness: s.stiffness,
-                rest: s.rest,
-                damping: s.damping,
-                amplitude: s.amplitude,
-                frequency: s.frequency,
-                phase: s.phase,
-            });
-        }
+        let springs = self.joint_springs(&coordinate)?;
         let relabel = match self.relabel {
             None => None,
             Some((after, matrix, offset)) => {

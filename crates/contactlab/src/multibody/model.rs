@@ -39,6 +39,28 @@ pub fn read_doc(path: &std::path::Path) -> Result<ModelDoc, Error> {
     ModelDoc::read(path)
 }
 
+/// The `[[spring]]` tables.
+fn read_springs(f: &Fields, names: &Names) -> Result<Vec<JointSpring>, Error> {
+    let mut springs = vec![];
+    if f.has("spring") {
+        for s in f.tables("spring")? {
+            let coordinate = names.coordinate(&s, "coordinate")?;
+            let spring = JointSpring {
+                coordinate,
+                stiffness: s.f64_or("stiffness", 0.0, Range::Any)?,
+                rest: angle_or(&s, "rest", 0.0)?,
+                damping: s.f64_or("damping", 0.0, Range::Any)?,
+                amplitude: angle_or(&s, "amplitude", 0.0)?,
+                frequency: s.f64_or("frequency", 0.0, Range::NonNegative)?,
+                phase: angle_or(&s, "phase", 0.0)?,
+            };
+            s.finish()?;
+            springs.push(spring);
+        }
+    }
+    Ok(springs)
+}
+
 /// Reads a `kind = "multibody"` document.
 pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
     let kind = doc.kind()?;
@@ -155,23 +177,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         }
     }
 
-    let mut springs = vec![];
-    if f.has("spring") {
-        for s in f.tables("spring")? {
-            let coordinate = names.coordinate(&s, "coordinate")?;
-            let spring = JointSpring {
-                coordinate,
-                stiffness: s.f64_or("stiffness", 0.0, Range::Any)?,
-                rest: angle_or(&s, "rest", 0.0)?,
-                damping: s.f64_or("damping", 0.0, Range::Any)?,
-                amplitude: angle_or(&s, "amplitude", 0.0)?,
-                frequency: s.f64_or("frequency", 0.0, Range::NonNegative)?,
-                phase: angle_or(&s, "phase", 0.0)?,
-            };
-            s.finish()?;
-            springs.push(spring);
-        }
-    }
+    let springs = read_springs(&f, &names)?;
 
     let relabel = if f.has("relabel") {
         let r = f.table("relabel")?;
