@@ -258,25 +258,6 @@ fn slice_axes(m: &SpatialModel, s: &Painleve3Settings) -> Result<Vec<(usize, f64
     Ok(axes)
 }
 
-/// `f` on an `n × n` grid of the box `[lo, hi]` and where it is negative.
-fn negative_grid(f: &dyn Fn(&[f64]) -> f64, lo: &[f64], hi: &[f64], n: usize) -> BNegativeGrid {
-    let at = |a: usize, k: usize| lo[a] + (hi[a] - lo[a]) * k as f64 / (n - 1) as f64;
-    let b: Vec<Vec<f64>> = (0..n).map(|j| (0..n).map(|k| f(&[at(0, k), at(1, j)])).collect()).collect();
-    let mut r = [[f64::INFINITY, f64::NEG_INFINITY]; 2];
-    let mut cells = 0;
-    for (j, row) in b.iter().enumerate() {
-        for (k, &bv) in row.iter().enumerate() {
-            if bv < 0.0 {
-                cells += 1;
-                for (a, x) in [(0, at(0, k)), (1, at(1, j))] {
-                    r[a] = [r[a][0].min(x), r[a][1].max(x)];
-                }
-            }
-        }
-    }
-    BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b }
-}
-
 /// Painlevé's paradox at one contact of the robot `m` at `state` (default its `[initial]`):
 /// module docs.
 pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Settings) -> Result<Painleve3, Error> {
@@ -389,8 +370,8 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
     let b_negative_intervals_any_direction =
         one.then(|| negative_intervals(&|x| least(&[x]), lo[0], hi[0], n.max(401)));
     let two = axes.len() == 2;
-    let b_negative_grid = two.then(|| negative_grid(&along, &lo, &hi, n));
-    let b_negative_grid_any_direction = two.then(|| negative_grid(&least, &lo, &hi, n));
+    let b_negative_grid = two.then(|| BNegativeGrid::of(&along, &lo, &hi, n));
+    let b_negative_grid_any_direction = two.then(|| BNegativeGrid::of(&least, &lo, &hi, n));
     let curve: Vec<(f64, f64, f64)> = if one {
         (0..401)
             .map(|k| {

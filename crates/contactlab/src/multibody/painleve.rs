@@ -130,6 +130,28 @@ pub struct BNegativeGrid {
     pub b: Vec<Vec<f64>>,
 }
 
+impl BNegativeGrid {
+    /// `f` on an `n × n` grid of the box `[lo, hi]` (rows along the second coordinate) and
+    /// where it is negative.
+    pub(crate) fn of(f: &dyn Fn(&[f64]) -> f64, lo: &[f64], hi: &[f64], n: usize) -> Self {
+        let at = |a: usize, k: usize| lo[a] + (hi[a] - lo[a]) * k as f64 / (n - 1) as f64;
+        let b: Vec<Vec<f64>> = (0..n).map(|j| (0..n).map(|k| f(&[at(0, k), at(1, j)])).collect()).collect();
+        let mut r = [[f64::INFINITY, f64::NEG_INFINITY]; 2];
+        let mut cells = 0;
+        for (j, row) in b.iter().enumerate() {
+            for (k, &bv) in row.iter().enumerate() {
+                if bv < 0.0 {
+                    cells += 1;
+                    for (a, x) in [(0, at(0, k)), (1, at(1, j))] {
+                        r[a] = [r[a][0].min(x), r[a][1].max(x)];
+                    }
+                }
+            }
+        }
+        BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b }
+    }
+}
+
 /// The LCP of several slipping contacts at the state (module docs).
 #[derive(Debug, Clone, Serialize)]
 pub struct SeveralContacts {
@@ -318,23 +340,7 @@ impl Run<'_> {
         let n = self.s.points;
         let b_negative_intervals =
             (self.axes.len() == 1).then(|| negative_intervals(&|x| b(&[x]), lo[0], hi[0], n.max(401)));
-        let b_negative_grid = (self.axes.len() == 2).then(|| {
-            let at = |a: usize, k: usize| lo[a] + (hi[a] - lo[a]) * k as f64 / (n - 1) as f64;
-            let grid: Vec<Vec<f64>> = (0..n).map(|j| (0..n).map(|i| b(&[at(0, i), at(1, j)])).collect()).collect();
-            let mut r = [[f64::INFINITY, f64::NEG_INFINITY]; 2];
-            let mut cells = 0;
-            for (j, row) in grid.iter().enumerate() {
-                for (i, &bv) in row.iter().enumerate() {
-                    if bv < 0.0 {
-                        cells += 1;
-                        for (a, x) in [(0, at(0, i)), (1, at(1, j))] {
-                            r[a] = [r[a][0].min(x), r[a][1].max(x)];
-                        }
-                    }
-                }
-            }
-            BNegativeGrid { points_per_axis: n, cells, ranges: (cells > 0).then_some(r), b: grid }
-        });
+        let b_negative_grid = (self.axes.len() == 2).then(|| BNegativeGrid::of(&b, &lo, &hi, n));
 
         let mut slipping: Vec<usize> = match &self.several {
             Some(v) => v.clone(),
