@@ -89,13 +89,15 @@ fn example2_critical_mu_is_tan_theta() {
 #[test]
 fn example1_force_closure_mu_is_r_over_1_minus_s() {
     // Case 1: WS(μ) = ℝ³ from the largest critical μ over ±eᵢ, which is r/(1 − s). Each
-    // critical μ is the smallest μ proved stable, so never below it; the proofs close within
-    // 4e-7 of this boundary, not nearer: the balancing forces grow as 1/(μ − μ̄) toward it
-    // (1e7 times the load at 1e-7 above), beyond what a floating-point LP resolves.
+    // critical μ is the smallest μ proved stable, so never below it. Toward it the balancing
+    // forces grow as 1/(μ − μ̄) (two contacts wedge the disk): the proofs closed only within
+    // 4e-7 of it (1e7 times the load at 1e-7 above) until the wedge's witness, a squeeze along
+    // the pair's self-stress, now 3e-14.
     let (r, s) = r_s();
     let exact = r / (1.0 - s);
     let fc = contactlab::reproduce::p4::force_closure_mu().unwrap();
-    assert!(fc >= exact * (1.0 - 1e-12) && fc - exact < 1e-6 * exact, "{fc} vs {exact}");
+    println!("force closure {fc:.17} vs {exact:.17}: {:.1e}", (fc - exact) / exact);
+    assert!(fc >= exact * (1.0 - 1e-12) && fc - exact < 1e-12 * exact, "{fc} vs {exact}");
 }
 
 /// System (7) for a planar fixture as a second-order-cone problem: (μᵢ c_in, c_it) ∈ SOC(2).
