@@ -107,6 +107,11 @@ fn solve_local(
     if b[0] >= 0.0 {
         return Some(Vector3::zeros());
     }
+    // Frictionless (a joint's stop, a contact with μ = 0): the cone is the ray `r_t = 0`, and
+    // the normal impulse stops the contact.
+    if mu == 0.0 {
+        return (w[(0, 0)] > 0.0).then(|| Vector3::new(-b[0] / w[(0, 0)], 0.0, 0.0));
+    }
     // Sticking: u = 0. A contact whose tangential motion is blocked by the mechanism (a planar
     // robot's out-of-plane direction) has a singular block: its sticking impulse is the
     // pseudo-inverse's, if it does stop the contact.
@@ -116,11 +121,7 @@ fn solve_local(
     }
     let stick = match w.cholesky() {
         Some(chol) => chol.solve(&-b),
-        None => {
-            let wd = DMatrix::from_fn(3, 3, |r, c| w[(r, c)]);
-            let x = crate::numeric::min_norm_solve(&wd, &DVector::from_fn(3, |r, _| -b[r]), 1e-24)?;
-            Vector3::new(x[0], x[1], x[2])
-        }
+        None => min_norm_solve3(w, &-b, 1e-24)?,
     };
     let stops = (w * stick + b).norm() <= 1e-9 * b.norm();
     if stops && stick[0] >= 0.0 && (stick[1] * stick[1] + stick[2] * stick[2]).sqrt() <= mu * stick[0] {
@@ -150,6 +151,26 @@ fn solve_local(
         }
     }
     Some(r)
+}
+
+/// [`crate::numeric::min_norm_solve`] for a 3 × 3 system, on the stack.
+fn min_norm_solve3(a: &Matrix3<f64>, b: &Vector3<f64>, rank_tol: f64) -> Option<Vector3<f64>> {
+    let eig = (a * a.transpose()).symmetric_eigen();
+    let top = eig.eigenvalues.amax();
+    if !(top.is_finite() && top > 0.0) {
+        return None;
+    }
+    let ub = eig.eigenvectors.transpose() * b;
+    let scaled = Vector3::from_fn(|i, _| {
+        let l = eig.eigenvalues[i];
+        if l > rank_tol * top {
+            ub[i] / l
+        } else {
+            0.0
+        }
+    });
+    let x = a.transpose() * (eig.eigenvectors * scaled);
+    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 /// The sliding solution of one contact (see [`solve_local`]); `None` if there is none.
@@ -273,41 +294,58 @@ pub fn solve_with_slips(
     let (mut sweeps, mut residual) = (0, f64::INFINITY);
     // The data's velocity scale: the free velocity, else what unit impulses produce.
     let scale_u = q.abs().max().max(f64::MIN_POSITIVE);
-    while sweeps < settings.max_sweeps {
-        sweeps += 1;
-        for i in 0..k {
-            let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
-            let wii = block(i);
-            let ui = w.fixed_rows::<3>(3 * i) * &r + q.fixed_rows::<3>(3 * i);
-            let b = ui - wii * ri;
-            let local = match slip(i) {
-                Some(d) => slide_along(&wii, &b, mu[i], &d),
-                None => solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance),
-            };
-            match local {
-                Some(new) if new.iter().all(|x| x.is_finite()) => r.fixed_rows_mut::<3>(3 * i).copy_from(&new),
-                _ => return trouble(r),
-            }
-        }
-        let u = w * &r + q;
-        residual = (0..k)
+    let rho: Vec<f64> = (0..k).map(|i| 1.0 / block(i).norm().max(f64::MIN_POSITIVE)).collect();
+    let residual_of = |r: &DVector<f64>, u: &DVector<f64>| {
+        (0..k)
             .map(|i| {
                 let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
                 let ui = Vector3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
                 // ρ = 1/‖Wᵢᵢ‖ makes the residual an impulse; divided by the scale of impulses.
-                let rho = 1.0 / block(i).norm().max(f64::MIN_POSITIVE);
+                let rho = rho[i];
                 if slip(i).is_some() {
                     // Signorini's condition on the normal row: r_n − max(0, r_n − ρ u_n).
                     return (ri[0] - (ri[0] - rho * ui[0]).max(0.0)).abs() / (rho * scale_u);
                 }
                 (ri - project_on_cone(&(ri - modified(&ui, mu[i]) * rho), mu[i])).norm() / (rho * scale_u)
             })
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::max)
+    };
+    // `u = W r + q`, kept up to date contact by contact (each update a 3-column product), and
+    // computed afresh where a sweep's residual says the problem is solved.
+    let mut u = w * &r + q;
+    while sweeps < settings.max_sweeps {
+        sweeps += 1;
+        for i in 0..k {
+            let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+            let wii = block(i);
+            let b = u.fixed_rows::<3>(3 * i) - wii * ri;
+            let local = match slip(i) {
+                Some(d) => slide_along(&wii, &b, mu[i], &d),
+                None => solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance),
+            };
+            match local {
+                Some(new) if new.iter().all(|x| x.is_finite()) => {
+                    let delta = new - ri;
+                    if delta != Vector3::zeros() {
+                        u.gemv(1.0, &w.fixed_columns::<3>(3 * i), &delta, 1.0);
+                        r.fixed_rows_mut::<3>(3 * i).copy_from(&new);
+                    }
+                }
+                _ => return trouble(r),
+            }
+        }
+        residual = residual_of(&r, &u);
         if residual <= settings.tolerance {
-            return Fc3dSolution { u, r, status: Fc3dStatus::Solved, sweeps, residual };
+            u = w * &r + q;
+            residual = residual_of(&r, &u);
+            if residual <= settings.tolerance {
+                return Fc3dSolution { u, r, status: Fc3dStatus::Solved, sweeps, residual };
+            }
         }
     }
-    Fc3dSolution { u: w * &r + q, r, status: Fc3dStatus::IterationLimit, sweeps, residual }
+    let u = w * &r + q;
+    let residual = residual_of(&r, &u).max(if residual.is_finite() { 0.0 } else { residual });
+    Fc3dSolution { u, r, status: Fc3dStatus::IterationLimit, sweeps, residual }
 }
 
 /// A contact sliding in direction `d`: `r = r_n (1, −μ d)` with `0 ≤ r_n ⟂ u_n ≥ 0`, `u = w r + b`;
@@ -439,6 +477,49 @@ mod tests {
             1.0 / inertia.z,
         ]));
         &j * minv * j.transpose()
+    }
+
+    #[test]
+    fn frictionless_contacts_solve_the_normal_lcp_as_lemke_does() {
+        // μ = 0 at every contact: the impulses are normal, and their normal parts solve the LCP
+        // of W's normal rows (an independent route: Lemke on that LCP), the tangential rows of
+        // W nonzero (a frictionless contact, not a joint's stop).
+        for (k, seed) in [(3, 2), (6, 5)] {
+            let w = delassus(k, seed);
+            let q = DVector::from_fn(3 * k, |i, _| if i % 3 == 0 { 0.5 - (i as f64 * 1.3).sin() } else { 0.3 });
+            let mu = vec![0.0; k];
+            let a = solve(&w, &q, &mu, &Fc3dSettings::default(), None);
+            assert_eq!(a.status, Fc3dStatus::Solved, "k = {k}: residual {}", a.residual);
+            let normal = |i: usize| 3 * i;
+            let lcp = crate::lcp::Lcp::new(
+                DMatrix::from_fn(k, k, |r, c| w[(normal(r), normal(c))]),
+                DVector::from_fn(k, |r, _| q[normal(r)]),
+            )
+            .unwrap();
+            let z = crate::lcp::lemke::solve(&lcp, &crate::lcp::LcpSettings::default()).unwrap().z;
+            for i in 0..k {
+                assert_eq!((a.r[3 * i + 1], a.r[3 * i + 2]), (0.0, 0.0));
+                assert!((a.r[3 * i] - z[i]).abs() <= 1e-8 * z.amax().max(1.0), "k = {k}: {} vs {}", a.r[3 * i], z[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_singular_block_s_sticking_impulse_is_its_least_norm_one() {
+        // A contact whose second tangent the mechanism blocks (a planar robot's out-of-plane
+        // direction): its block is singular, and the stack-based pseudo-inverse gives the
+        // heap-based one's answer.
+        let a = Matrix3::new(2.0, 0.3, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0, 0.0);
+        let b = Vector3::new(-1.0, 0.4, 0.0);
+        let x = min_norm_solve3(&a, &b, 1e-24).unwrap();
+        let y = crate::numeric::min_norm_solve(
+            &DMatrix::from_fn(3, 3, |r, c| a[(r, c)]),
+            &DVector::from_fn(3, |r, _| b[r]),
+            1e-24,
+        )
+        .unwrap();
+        assert!((x - Vector3::new(y[0], y[1], y[2])).norm() < 1e-15, "{x} vs {y}");
+        assert!((a * x - b).norm() < 1e-15);
     }
 
     #[test]

@@ -32,7 +32,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
 use super::algebra::{axis_angle, Mat3, SpatialInertia, Transform, Vec3};
-use super::contact::{contact_jacobians, contact_points, Plane};
+use super::contact::{contact_jacobians_in, contact_points_in, Plane};
 use super::geometry::{Collision, Shape};
 use super::joint::Joint3;
 use super::tree::{Body3, SpatialTree};
@@ -349,9 +349,11 @@ fn project_gaps(
     let tol = PROJECT_TOL * scene.reach();
     for _ in 0..3 {
         let mut near = vec![];
+        // (The kinematics once per round, for every point and its Jacobian.)
+        let frames = t.frames(q.as_slice(), None);
         for &(kp, ks, kf, count) in active {
             let plane = &scene.planes[kp];
-            let points = contact_points(t, q.as_slice(), &scene.shapes[ks], plane);
+            let points = contact_points_in(frames.world(), &scene.shapes[ks], plane);
             // A cylinder turned flat (or off flat) within the step has other candidates: its
             // point `kf` is no longer the one held, and it is left as Moreau's step left it.
             if points.len() == count {
@@ -364,7 +366,7 @@ fn project_gaps(
             break;
         }
         let j = DMatrix::from_fn(near.len(), t.nv(), |r, k| {
-            contact_jacobians(t, q.as_slice(), &near[r].1, &scene.planes[near[r].2]).0[k]
+            contact_jacobians_in(t, &frames, &near[r].1, &scene.planes[near[r].2]).0[k]
         });
         let chol = t
             .mass_matrix(q.as_slice())
@@ -429,12 +431,14 @@ fn step_from(
     let mut mus: Vec<f64> = vec![];
     let mut keys = vec![];
     let mut curved = vec![];
+    // (The kinematics once per step, for every candidate point and its Jacobians.)
+    let frames = t.frames(qm.as_slice(), None);
     for (kp, plane) in scene.planes.iter().enumerate() {
         for (ks, c) in scene.shapes.iter().enumerate().filter(|(_, c)| c.body.is_some() && scene.pair_touches(c, kp)) {
-            let points = contact_points(t, qm.as_slice(), c, plane);
+            let points = contact_points_in(frames.world(), c, plane);
             let count = points.len();
             for (kf, p) in points.into_iter().enumerate() {
-                let (jn, jt) = contact_jacobians(t, qm.as_slice(), &p, plane);
+                let (jn, jt) = contact_jacobians_in(t, &frames, &p, plane);
                 // Active if the gap, carried to the step's end by the free velocity, closes.
                 if p.gap + 0.5 * h * (&jn * &v_free)[0] > 0.0 {
                     continue;
