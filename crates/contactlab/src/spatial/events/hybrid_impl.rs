@@ -142,11 +142,7 @@ impl Hybrid for EventScene<'_> {
     fn flow(&self, mode: &Modes3, _t: f64, x: &State) -> State {
         let (q, v) = self.state(x);
         let tree = &self.scene.tree;
-        let acc = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
-            self.free_motion(q.as_slice(), v.as_slice()).map(|(_, a)| a)
-        } else {
-            self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
-        };
+        let acc = self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc);
         match acc {
             Some(a) => join(&tree.qdot(q.as_slice(), v.as_slice()), &a),
             None => State::repeat(x.nrows(), 1, f64::NAN),
@@ -204,11 +200,7 @@ impl Hybrid for EventScene<'_> {
         if free.is_empty() {
             return f64::INFINITY;
         }
-        let acc = if (0..self.nc()).all(|i| !mode.get(i).closed()) {
-            self.free_motion(q.as_slice(), v.as_slice()).map(|(_, a)| a)
-        } else {
-            self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc)
-        };
+        let acc = self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc);
         let frames = self.scene.tree.frames(q.as_slice(), Some(v.as_slice()));
         let (Some(acc), Some(kin)) = (acc, self.kinematics_in(&frames, &free)) else { return f64::INFINITY };
         let mut lim = f64::INFINITY;

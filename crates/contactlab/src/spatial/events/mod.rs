@@ -164,6 +164,15 @@ pub struct EventScene<'a> {
     time: f64,
     q_scale: Vec<f64>,
     v_scale: Vec<f64>,
+    /// This scene's identity for remembered results ([`EventScene::solve_mode`]): fresh at
+    /// construction and at every change.
+    id: u64,
+}
+
+/// A fresh [`EventScene`] identity.
+fn fresh_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The extent of a shape (the radius of a sphere around it).
@@ -226,7 +235,7 @@ impl<'a> EventScene<'a> {
             lq.iter().for_each(|k| q_scale[iq + k] = length);
             lv.iter().for_each(|k| v_scale[iv + k] = length / time);
         }
-        Ok(Self { scene, contacts, groups, length, time, q_scale, v_scale })
+        Ok(Self { scene, contacts, groups, length, time, q_scale, v_scale, id: fresh_id() })
     }
 
     /// The contacts.
@@ -237,6 +246,12 @@ impl<'a> EventScene<'a> {
     /// Sets contact `i`'s friction coefficient (Painlevé's analyses at another `μ`).
     pub(crate) fn set_mu(&mut self, i: usize, mu: f64) {
         self.contacts[i].mu = mu;
+        self.id = fresh_id();
+    }
+
+    /// This scene's identity (fresh at construction and at every change).
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// The scene.

@@ -365,3 +365,32 @@ fn exact_guard_gradients_match_differences() {
         assert!(gap < 1e-7, "guard {g} of {m:?}: {exact} vs {fd}");
     }
 }
+
+#[test]
+fn remembered_mode_solutions_equal_fresh_ones_bit_for_bit() {
+    // A skidding ball's mode solution asked in an interleaved order (the same point twice, then
+    // another point, another mode, back): each equals the one computed afresh, to the bit; and
+    // after the friction changes the remembered one is not reused.
+    let scene = ball(1.5, 0.1, 0.4, 0.0);
+    let q = vec![0.0, 0.0, 0.1, 0.1, 0.2, -0.1, 0.97];
+    let mut sys = EventScene::new(&scene, &q).unwrap();
+    let (v1, v2) = (vec![0.5, -0.3, 0.0, 1.0, -2.0, 0.7], vec![0.2, 0.1, 0.0, -1.0, 0.5, 0.3]);
+    let mut slip = Modes3::free(1);
+    slip.set(0, Contact3Mode::Slip([0.6, 0.8]));
+    let mut stick = Modes3::free(1);
+    stick.set(0, Contact3Mode::Stick);
+    let bits = |s: Option<super::modes::ModeSolution>| {
+        let s = s.unwrap();
+        s.acc.iter().chain(s.force.iter().flat_map(|f| f.iter())).map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
+    for (m, v) in [(&slip, &v1), (&slip, &v1), (&slip, &v2), (&stick, &v2), (&slip, &v2), (&slip, &v1)] {
+        let fresh = bits(sys.solve_mode_fresh(m, &q, v));
+        assert_eq!(bits(sys.solve_mode(m, &q, v)), fresh);
+        assert_eq!(bits(sys.solve_mode(m, &q, v)), fresh);
+    }
+    let before = bits(sys.solve_mode(&slip, &q, &v1));
+    sys.set_mu(0, 0.1);
+    let after = bits(sys.solve_mode(&slip, &q, &v1));
+    assert_ne!(before, after);
+    assert_eq!(after, bits(sys.solve_mode_fresh(&slip, &q, &v1)));
+}

@@ -38,8 +38,9 @@ use super::{split, EventScene, Feature, CONTACT_TOL};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::EventKind;
 use crate::spatial::algebra::{real, real3, Real};
-use crate::spatial::contact::{contact_jacobians, contact_points, ContactPoint3};
+use crate::spatial::contact::{contact_jacobians_in, contact_points_in, ContactPoint3};
 use crate::spatial::derivatives::{seeded, tangent};
+use crate::spatial::tree::Frames;
 
 /// A constraint is dependent on those before it when its pivot in `R M⁻¹ Rᵀ`'s Cholesky falls
 /// below this fraction of its diagonal.
@@ -94,21 +95,22 @@ fn independent(r: &DMatrix<f64>, m: &DMatrix<f64>) -> Option<Vec<bool>> {
 }
 
 impl EventScene<'_> {
-    /// Contact `i`'s kinematics at `(q, v)` in `T` (`q` normalised); `None` for a support point
-    /// (module docs) or if its shape's candidates changed.
-    fn kin_t<T: Real>(&self, q: &[T], v: &[T], i: usize) -> Option<KinT<T>> {
+    /// Contact `i`'s kinematics from `frames`, the tree's at `(q, v)` in `T` (`q` normalised,
+    /// computed once for every contact); `None` for a support point (module docs) or if its
+    /// shape's candidates changed.
+    fn kin_in<T: Real>(&self, frames: &Frames<T>, i: usize) -> Option<KinT<T>> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
         let plane = &self.scene.planes[c.plane];
-        let (p, rows) = self.contact_point_rows(q, i)?;
+        let (p, rows) = self.contact_point_rows_in(frames, i)?;
         let (t1, t2) = plane.tangents();
         let (n, t1, t2) = (real3::<T>(&plane.normal), real3::<T>(&t1), real3::<T>(&t2));
         let project = |a: Vector3<T>| Vector3::new(n.dot(&a), t1.dot(&a), t2.dot(&a));
-        let a = tree.point_velocity_product(q, v, p.body, &p.local);
+        let a = tree.point_velocity_product_in(frames, p.body, &p.local);
         let drift = match c.kind {
             Feature::Corner => project(a),
             Feature::Round(radius) => {
-                let w = tree.angular_velocity(q, v, p.body);
+                let w = tree.angular_velocity_in(frames, p.body);
                 let rho = -n * real::<T>(radius);
                 project(a - w.cross(&w.cross(&rho)))
             }
@@ -117,19 +119,24 @@ impl EventScene<'_> {
         Some(KinT { gap: p.gap, rows, drift })
     }
 
-    /// Contact `i`'s point and rows `(n, t₁, t₂)` (3 × nv) at `q` in `T` (`q` normalised);
-    /// `None` if its shape's candidates changed.
-    fn contact_point_rows<T: Real>(&self, q: &[T], i: usize) -> Option<(ContactPoint3<T>, DMatrix<T>)> {
+    /// [`Self::kin_in`] at `(q, v)`, for one contact.
+    fn kin_t<T: Real>(&self, q: &[T], v: &[T], i: usize) -> Option<KinT<T>> {
+        self.kin_in(&self.scene.tree.frames(q, Some(v)), i)
+    }
+
+    /// Contact `i`'s point and rows `(n, t₁, t₂)` (3 × nv) from `frames` (the tree's at a
+    /// normalised `q`) in `T`; `None` if its shape's candidates changed.
+    fn contact_point_rows_in<T: Real>(&self, frames: &Frames<T>, i: usize) -> Option<(ContactPoint3<T>, DMatrix<T>)> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
         let plane = &self.scene.planes[c.plane];
         let group = self.groups.iter().find(|g| g.0 == c.shape && g.1 == c.plane)?;
-        let mut pts = contact_points(tree, q, &self.scene.shapes[c.shape], plane);
+        let mut pts = contact_points_in(frames.world(), &self.scene.shapes[c.shape], plane);
         if pts.len() != group.3 {
             return None;
         }
         let p = pts.swap_remove(c.feature);
-        let (jn, jt) = contact_jacobians(tree, q, &p, plane);
+        let (jn, jt) = contact_jacobians_in(tree, frames, &p, plane);
         let nv = jn.len();
         let rows = DMatrix::from_fn(3, nv, |r, k| if r == 0 { jn[k] } else { jt[(r - 1, k)] });
         Some((p, rows))
@@ -138,7 +145,7 @@ impl EventScene<'_> {
     /// Contact `i`'s gap and rows `(n, t₁, t₂)` (3 × nv) at `q` (normalised) in any scalar
     /// type (dual numbers: their exact derivatives); `None` if its shape's candidates changed.
     pub fn contact_rows<T: Real>(&self, q: &[T], i: usize) -> Option<(T, DMatrix<T>)> {
-        self.contact_point_rows(q, i).map(|(p, r)| (p.gap, r))
+        self.contact_point_rows_in(&self.scene.tree.frames(q, None), i).map(|(p, r)| (p.gap, r))
     }
 
     /// `M`, and the free forces `h − d v − k (q − rest)`, at `(q, v)` in `T`.
@@ -174,8 +181,9 @@ impl EventScene<'_> {
         let delta = real::<T>(self.stop_speed());
         let (mut rows, mut cols): (Vec<DVector<T>>, Vec<DVector<T>>) = (vec![], vec![]);
         let (mut rhs, mut dirs): (Vec<T>, Vec<Option<Vector2<T>>>) = (vec![], vec![]);
+        let frames = self.scene.tree.frames(q, Some(v));
         for &(i, slip) in &pat.closed {
-            let k = self.kin_t(q, v, i)?;
+            let k = self.kin_in(&frames, i)?;
             let row = |r: usize| k.rows.row(r).transpose();
             match slip {
                 None => {
@@ -237,8 +245,9 @@ impl EventScene<'_> {
             })
             .collect();
         let mut rows: Vec<DVector<f64>> = vec![];
+        let frames = self.scene.tree.frames(&q, Some(&v));
         for &(i, slip) in &closed {
-            let k = self.kin_t(&q, &v, i)?;
+            let k = self.kin_in(&frames, i)?;
             let n = if slip.is_some() { 1 } else { 3 };
             rows.extend((0..n).map(|r| k.rows.row(r).transpose()));
         }
@@ -343,8 +352,9 @@ impl EventScene<'_> {
         let (_, v1) = split(&ev.after, nq);
         // The pattern: the touching contacts that stay closed, sticking or (then `None`) slipping.
         let gtol = CONTACT_TOL * self.length();
+        let frames = self.scene.tree.frames(&q, Some(&v));
         let speed = (0..self.nc())
-            .filter_map(|i| self.kin_t(&q, &v, i))
+            .filter_map(|i| self.kin_in(&frames, i))
             .map(|k| -(k.rows.row(0) * DVector::from_column_slice(&v))[0])
             .fold(0.0, f64::max);
         let vtol = (CONTACT_TOL * self.vel()).max(1e-8 * speed);
@@ -352,7 +362,7 @@ impl EventScene<'_> {
         let vv0 = DVector::from_column_slice(&v);
         let mut rows: Vec<(usize, usize)> = vec![];
         for i in 0..self.nc() {
-            let k = self.kin_t(&q, &v, i)?;
+            let k = self.kin_in(&frames, i)?;
             if k.gap.abs() > gtol {
                 continue;
             }
