@@ -158,10 +158,12 @@ impl Hybrid for EventScene<'_> {
         let nc = self.nc();
         let any_closed = (0..nc).any(|i| mode.get(i).closed());
         let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
-        let gaps = self.gaps(q.as_slice());
+        // (The kinematics once, for the gaps and the slipping contacts' rows.)
+        let frames = self.scene.tree.frames(q.as_slice(), None);
+        let gaps = self.gaps_in(frames.world());
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let closed: Vec<usize> = (0..nc).filter(|&i| matches!(mode.get(i), Contact3Mode::Slip(_))).collect();
-        let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics(q.as_slice(), &closed) };
+        let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics_in(&frames, &closed) };
         for i in 0..nc {
             let (g0, g1) = match mode.get(i) {
                 // An unarmed foot cannot strike: a large finite value (not +∞) keeps the guard

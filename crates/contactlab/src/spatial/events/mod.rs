@@ -328,7 +328,12 @@ impl<'a> EventScene<'a> {
 
     /// Every contact's gap at `q` (`NaN` if the candidates changed).
     pub fn gaps(&self, q: &[f64]) -> Vec<f64> {
-        self.points(q).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
+        self.gaps_in(&self.scene.tree.poses(q))
+    }
+
+    /// [`EventScene::gaps`] from the bodies' world poses.
+    pub(crate) fn gaps_in(&self, poses: &[Transform]) -> Vec<f64> {
+        self.points_in(poses).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
     }
 
     /// Every contact's normal velocity `J_n v` at `(q, v)` (m/s; negative approaching its
