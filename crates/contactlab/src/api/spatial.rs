@@ -669,6 +669,7 @@ pub fn spatial_simulate_with(
                 max_events: s.max_events,
                 per_step: s.per_step,
                 max_steps: s.max_steps,
+                stops: false,
             };
             let run = crate::spatial::events::simulate_events_with(&scene, &q, &v, &settings, progress)?;
             Ok(SpatialSimulation {

@@ -45,7 +45,7 @@ pub use driver::{DriverSettings, EventDriver, EventLog, Observer, Recorder, Run,
 pub use ode::{OdeState, Peak, Step, Tolerances};
 
 /// Largest number of guards a mode may have.
-pub const MAX_GUARDS: usize = 64;
+pub const MAX_GUARDS: usize = 128;
 
 /// What kind of event a guard or a transition stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -106,12 +106,19 @@ pub struct Frames<T: Real = f64> {
     /// Each body's acceleration at `v̇ = 0` without gravity, in its own frame (empty without
     /// velocities).
     acc: Vec<Motion<T>>,
+    /// The configuration they were computed at.
+    q: Vec<T>,
 }
 
 impl<T: Real> Frames<T> {
     /// Each body's pose in the world.
     pub fn world(&self) -> &[Transform<T>] {
         &self.world
+    }
+
+    /// The configuration they were computed at.
+    pub fn q(&self) -> &[T] {
+        &self.q
     }
 }
 
@@ -240,7 +247,7 @@ impl SpatialTree {
             }
         }
         let vel = if v.is_some() { p.vel } else { vec![] };
-        Frames { local: p.local, world, vel, acc }
+        Frames { local: p.local, world, vel, acc, q: q.to_vec() }
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.

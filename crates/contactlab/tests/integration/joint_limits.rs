@@ -91,3 +91,27 @@ fn the_pandas_fingers_stay_in_their_range() {
         assert!(met, "{} never meets a stop", l.name);
     }
 }
+
+#[test]
+fn the_event_driver_holds_the_ants_stops_when_asked() {
+    // The event driver with the stops held (`EventSettings::stops`, not yet `simulate`'s):
+    // from qpos0 the ankles start on their stops, the four feet strike at once and the ant
+    // stands at the closed-form height, exactly (no step's drift to project away).
+    use contactlab::spatial::events::{simulate_events, EventSettings};
+    let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
+    let scene = m.scene(None, 0.0);
+    let v0 = vec![0.0; scene.tree.nv()];
+    let s = EventSettings { t_max: 1.0, stops: true, ..Default::default() };
+    let r = simulate_events(&scene, &m.q0, &v0, &s).unwrap();
+    assert_eq!(r.termination, contactlab::hybrid::Termination::TimeLimit);
+    let mut clamped = r.start_clamped.clone();
+    clamped.sort();
+    assert_eq!(clamped, ["ankle_1", "ankle_2", "ankle_3", "ankle_4"]);
+    // (Within the event driver's contact tolerance, 1e-9 of the length scale.)
+    let (worst, name) = worst_excursion(&m.limits, &r.q);
+    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
+    let z = r.q.last().unwrap()[2];
+    let expected = 0.08 + 0.4 * 2f64.sqrt() * 0.5;
+    assert!((z - expected).abs() < 1e-9, "torso at {z} m, the stance puts it at {expected} m");
+    assert_eq!(r.contacts.iter().filter(|c| c.stop().is_some()).count(), 16);
+}

@@ -160,7 +160,7 @@ impl Hybrid for EventScene<'_> {
         let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
         // (The kinematics once, for the gaps and the slipping contacts' rows.)
         let frames = self.scene.tree.frames(q.as_slice(), None);
-        let gaps = self.gaps_in(frames.world());
+        let gaps = self.gaps_in(&frames);
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let closed: Vec<usize> = (0..nc).filter(|&i| matches!(mode.get(i), Contact3Mode::Slip(_))).collect();
         let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics_in(&frames, &closed) };
@@ -177,6 +177,8 @@ impl Hybrid for EventScene<'_> {
                 cm => {
                     let f = sol.as_ref().map_or(nalgebra::Vector3::repeat(f64::NAN), |s| s.force[i]);
                     let second = match cm {
+                        // (A stop cannot slip: its second guard never fires.)
+                        _ if self.contacts[i].stop().is_some() => self.stop_slip_guard(),
                         Contact3Mode::Stick => self.contacts[i].mu * f[0] - Vector2::new(f[1], f[2]).norm(),
                         Contact3Mode::Slip(d) => {
                             let k = closed.iter().position(|&c| c == i).unwrap_or(0);

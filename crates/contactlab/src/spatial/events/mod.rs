@@ -39,6 +39,20 @@
 //! centre (the contact point moves over the surface), for cylinder rims and ellipsoids a
 //! fourth-order central difference of `J v` along the motion.
 //!
+//! # Joint stops
+//! A scene's joint limits ([`super::timestep::JointLimit`]) enter a simulation
+//! ([`EventScene::with_stops`]) as contacts after the shapes', two per limited joint
+//! (`joint/lower`, `joint/upper`): frictionless (`μ = 0`), with the gap `arm · (q − lower)` or
+//! `arm · (upper − q)` and the one row `±arm` on the joint's velocity, no tangent and no drift.
+//! The arm is 1 for a slider and the length scale for a hinge, so that a stop's gap is a
+//! length and its force a force (the torque over the arm), and the contact tolerances and
+//! force guards are the same for stops as for feet in any units. A stop takes part in the
+//! mode problem and in impacts as any contact (Newton's law with the scene's restitution;
+//! FC3D solves a frictionless contact directly); when closed it holds its normal row alone
+//! and lifts off when its force falls to zero. A run's start past a stop is put back on it
+//! (as Moreau–Jean does; `start_clamped`). Runs hold the stops only when asked
+//! ([`EventSettings::stops`]) for now.
+//!
 //! # Choosing the mode
 //! At the start and after every event the contacts that touch their planes with zero normal
 //! velocity take part in the contact problem at the **acceleration level**, solved as Siconos's
@@ -93,7 +107,6 @@
 use nalgebra::{DMatrix, DVector, Vector2, Vector3};
 use serde::Serialize;
 
-use super::algebra::Transform;
 use super::algebra::Vec3;
 use super::contact::{contact_jacobians_in, contact_points, contact_points_in, ContactPoint3};
 use super::geometry::Shape;
@@ -125,23 +138,48 @@ enum Feature {
     Round(f64),
     /// A support point that moves over a surface that is not a sphere.
     Support,
+    /// A side of a joint's stop: the scene's limit `limit`, its lower side if `lower`; the
+    /// gap is `arm · (q − lower)` or `arm · (upper − q)` (module docs, "Joint stops").
+    Stop { limit: usize, lower: bool, arm: f64 },
 }
 
-/// One contact of the scene: a candidate point of a shape against a plane.
+/// One contact of the scene: a candidate point of a shape against a plane, or a side of a
+/// joint's stop ([`Contact3::stop`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Contact3 {
-    /// The shape's index in the scene.
+    /// The shape's index in the scene (`usize::MAX` for a joint's stop).
     pub shape: usize,
-    /// The plane's index.
+    /// The plane's index (`usize::MAX` for a joint's stop).
     pub plane: usize,
     /// The candidate's index among the shape's points against that plane.
     pub feature: usize,
     /// The friction coefficient.
     pub mu: f64,
-    /// `shape name:feature/plane`.
+    /// `shape name:feature/plane`, or `joint/lower` and `joint/upper` for a joint's stop.
     pub name: String,
     #[serde(skip)]
     kind: Feature,
+}
+
+impl Contact3 {
+    /// For a side of a joint's stop, the limit's index in the scene's `limits` and whether it
+    /// is the lower side; `None` for a shape's contact.
+    pub fn stop(&self) -> Option<(usize, bool)> {
+        match self.kind {
+            Feature::Stop { limit, lower, .. } => Some((limit, lower)),
+            _ => None,
+        }
+    }
+
+    /// The rows a sticking contact holds: the normal and both tangents, or the normal alone
+    /// for a joint's stop (frictionless, no tangent).
+    pub(crate) fn stick_rows(&self) -> usize {
+        if self.stop().is_some() {
+            1
+        } else {
+            3
+        }
+    }
 }
 
 /// A contact's kinematics at a configuration: its gap, its rows `(n, t₁, t₂)` (3 × nv) and its
@@ -177,8 +215,19 @@ fn fresh_id() -> u64 {
 
 /// The extent of a shape (the radius of a sphere around it).
 impl<'a> EventScene<'a> {
-    /// The scene's contacts numbered at `q` (module docs), with its scales.
+    /// The scene's contacts numbered at `q` (module docs), with its scales; the joints' limits
+    /// are not among them (the analyses of contacts with planes; [`Self::with_stops`]).
     pub fn new(scene: &'a Scene3, q: &[f64]) -> Result<Self, Error> {
+        Self::build(scene, q, false)
+    }
+
+    /// [`Self::new`], with each side of every joint limit of the scene a contact after the
+    /// shapes' (module docs, "Joint stops").
+    pub fn with_stops(scene: &'a Scene3, q: &[f64]) -> Result<Self, Error> {
+        Self::build(scene, q, true)
+    }
+
+    fn build(scene: &'a Scene3, q: &[f64], stops: bool) -> Result<Self, Error> {
         scene.validate()?;
         let tree = &scene.tree;
         let mut contacts = vec![];
@@ -210,30 +259,44 @@ impl<'a> EventScene<'a> {
                 }
             }
         }
+        let length = scene.reach();
+        let linear = linear_velocities(tree);
+        if stops {
+            for (limit, l) in scene.limits.iter().enumerate() {
+                let arm = if linear[l.qvel] { 1.0 } else { length };
+                for (lower, side) in [(true, "lower"), (false, "upper")] {
+                    contacts.push(Contact3 {
+                        shape: usize::MAX,
+                        plane: usize::MAX,
+                        feature: 0,
+                        mu: 0.0,
+                        name: format!("{}/{side}", l.name),
+                        kind: Feature::Stop { limit, lower, arm },
+                    });
+                }
+            }
+        }
         if contacts.len() > MAX_CONTACTS {
             // (The scene's contacts, not an option: named as the model's.)
             return Err(Error::model(
                 "contacts",
                 format!(
-                    "{} candidate contacts; the event-driven method takes at most {MAX_CONTACTS} (use time-stepping: --method moreau, or name fewer contacts in a scene's `contacts`)",
+                    "{} candidate contacts (joints' stops included); the event-driven method takes at most {MAX_CONTACTS} (use time-stepping: --method moreau, or name fewer contacts in a scene's `contacts`)",
                     contacts.len()
                 ),
             ));
         }
-        let length = scene.reach();
         let g = tree.gravity.norm();
         let time = if g > 0.0 { (length / g).sqrt() } else { 1.0 };
         let (mut q_scale, mut v_scale) = (vec![1.0; tree.nq()], vec![1.0 / time; tree.nv()]);
         for (i, b) in tree.bodies().iter().enumerate() {
-            let (iq, iv) = tree.joint_start(i);
-            let (lq, lv): (&[usize], &[usize]) = match b.joint {
-                Joint3::Prismatic { .. } => (&[0], &[0]),
-                Joint3::Planar => (&[0, 1], &[0, 1]),
-                Joint3::Free | Joint3::Translation => (&[0, 1, 2], &[0, 1, 2]),
-                _ => (&[], &[]),
-            };
-            lq.iter().for_each(|k| q_scale[iq + k] = length);
-            lv.iter().for_each(|k| v_scale[iv + k] = length / time);
+            let (iq, _) = tree.joint_start(i);
+            linear_coordinates(&b.joint).iter().for_each(|k| q_scale[iq + k] = length);
+        }
+        for (iv, lin) in linear.iter().enumerate() {
+            if *lin {
+                v_scale[iv] = length / time;
+            }
         }
         Ok(Self { scene, contacts, groups, length, time, q_scale, v_scale, id: fresh_id() })
     }
@@ -288,11 +351,13 @@ impl<'a> EventScene<'a> {
 
     /// Every contact's candidate point at `q`; `None` if a pair's number of candidates changed.
     fn points(&self, q: &[f64]) -> Option<Vec<ContactPoint3>> {
-        self.points_in(&self.scene.tree.poses(q))
+        self.points_in(&self.scene.tree.frames(q, None))
     }
 
-    /// [`EventScene::points`] from the bodies' world poses.
-    fn points_in(&self, poses: &[Transform]) -> Option<Vec<ContactPoint3>> {
+    /// [`EventScene::points`] from the frames at the configuration (a joint's stop: its gap,
+    /// at the world's origin).
+    fn points_in(&self, frames: &Frames) -> Option<Vec<ContactPoint3>> {
+        let poses = frames.world();
         let mut out = Vec::with_capacity(self.nc());
         for &(ks, kp, _, n) in &self.groups {
             let pts = contact_points_in(poses, &self.scene.shapes[ks], &self.scene.planes[kp]);
@@ -301,7 +366,29 @@ impl<'a> EventScene<'a> {
             }
             out.extend(pts);
         }
+        for c in &self.contacts[out.len()..] {
+            let (gap, _) = self.stop_gap_row(c, frames.q()).expect("the contacts after the shapes' are stops");
+            out.push(ContactPoint3 { body: 0, point: Vec3::zeros(), local: Vec3::zeros(), gap });
+        }
         Some(out)
+    }
+
+    /// A joint's stop's gap `arm · (q − lower)` (or `arm · (upper − q)`) at `q` and the sign
+    /// and index of its one nonzero row entry, `±arm` on the joint's velocity; `None` for a
+    /// shape's contact.
+    pub(crate) fn stop_gap_row<T: crate::spatial::algebra::Real>(
+        &self,
+        c: &Contact3,
+        q: &[T],
+    ) -> Option<(T, (usize, f64))> {
+        let Feature::Stop { limit, lower, arm } = c.kind else { return None };
+        let l = &self.scene.limits[limit];
+        let r = crate::spatial::algebra::real::<T>;
+        Some(if lower {
+            ((q[l.qpos] - r(l.lower)) * r(arm), (l.qvel, arm))
+        } else {
+            ((r(l.upper) - q[l.qpos]) * r(arm), (l.qvel, -arm))
+        })
     }
 
     /// Contact `a` is a foot not ahead of the foot contact `b` of another shape by the walking
@@ -328,12 +415,12 @@ impl<'a> EventScene<'a> {
 
     /// Every contact's gap at `q` (`NaN` if the candidates changed).
     pub fn gaps(&self, q: &[f64]) -> Vec<f64> {
-        self.gaps_in(&self.scene.tree.poses(q))
+        self.gaps_in(&self.scene.tree.frames(q, None))
     }
 
-    /// [`EventScene::gaps`] from the bodies' world poses.
-    pub(crate) fn gaps_in(&self, poses: &[Transform]) -> Vec<f64> {
-        self.points_in(poses).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
+    /// [`EventScene::gaps`] from the frames at the configuration.
+    pub(crate) fn gaps_in(&self, frames: &Frames) -> Vec<f64> {
+        self.points_in(frames).map_or_else(|| vec![f64::NAN; self.nc()], |p| p.iter().map(|p| p.gap).collect())
     }
 
     /// Every contact's normal velocity `J_n v` at `(q, v)` (m/s; negative approaching its
@@ -351,12 +438,17 @@ impl<'a> EventScene<'a> {
 
     /// [`EventScene::kinematics`] from frames computed at the configuration.
     pub(crate) fn kinematics_in(&self, f: &Frames, which: &[usize]) -> Option<Vec<ContactKin>> {
-        let pts = self.points_in(f.world())?;
+        let pts = self.points_in(f)?;
         Some(
             which
                 .iter()
                 .map(|&i| {
                     let p = &pts[i];
+                    if let Some((_, (iv, s))) = self.stop_gap_row(&self.contacts[i], f.q()) {
+                        let mut rows = DMatrix::zeros(3, self.scene.tree.nv());
+                        rows[(0, iv)] = s;
+                        return ContactKin { gap: p.gap, rows, point: p.clone() };
+                    }
                     let plane = &self.scene.planes[self.contacts[i].plane];
                     let (jn, jt) = contact_jacobians_in(&self.scene.tree, f, p, plane);
                     let rows = DMatrix::from_fn(3, jn.len(), |r, c| if r == 0 { jn[c] } else { jt[(r - 1, c)] });
@@ -373,6 +465,10 @@ impl<'a> EventScene<'a> {
 
     /// [`EventScene::drift`] from frames computed at `(q, v)` with the velocities.
     pub(crate) fn drift_in(&self, f: &Frames, q: &[f64], v: &[f64], i: usize, kin: &ContactKin) -> Vector3<f64> {
+        if self.contacts[i].stop().is_some() {
+            // (A stop's row is constant.)
+            return Vector3::zeros();
+        }
         let tree = &self.scene.tree;
         let plane = &self.scene.planes[self.contacts[i].plane];
         let (t1, t2) = plane.tangents();
@@ -388,6 +484,7 @@ impl<'a> EventScene<'a> {
                 let rho = -n * radius;
                 project(a - w.cross(&w.cross(&rho)))
             }
+            Feature::Stop { .. } => unreachable!("a stop's drift is zero"),
             Feature::Support => {
                 // A fourth-order central difference of J v along the motion q ⊕ s v (v fixed):
                 // its error O(s⁴) is below round-off at s = 1e-5 of the time scale even where
@@ -415,6 +512,27 @@ impl<'a> EventScene<'a> {
     }
 }
 
+/// The coordinates of a joint that are lengths (the others are angles or a quaternion's);
+/// its velocities that are linear have the same indices.
+fn linear_coordinates(j: &Joint3) -> &'static [usize] {
+    match j {
+        Joint3::Prismatic { .. } => &[0],
+        Joint3::Planar => &[0, 1],
+        Joint3::Free | Joint3::Translation => &[0, 1, 2],
+        _ => &[],
+    }
+}
+
+/// Whether each velocity of the tree is linear (m/s) rather than angular.
+fn linear_velocities(tree: &super::tree::SpatialTree) -> Vec<bool> {
+    let mut out = vec![false; tree.nv()];
+    for (i, b) in tree.bodies().iter().enumerate() {
+        let (_, iv) = tree.joint_start(i);
+        linear_coordinates(&b.joint).iter().for_each(|k| out[iv + k] = true);
+    }
+    out
+}
+
 /// Splits the state `[q; v]` (one column).
 pub(crate) fn split(x: &DMatrix<f64>, nq: usize) -> (DVector<f64>, DVector<f64>) {
     let s = x.as_slice();
@@ -440,11 +558,15 @@ pub struct EventSettings {
     /// Largest number of integration steps (the run then ends with `step-limit`: a slip near
     /// zero speed whose direction spins makes the steps tiny, module docs of [`modes`]).
     pub max_steps: usize,
+    /// Whether the scene's joint limits are held as stops (module docs, "Joint stops"); off
+    /// by default until every shipped robot's drop passes with them (walker2d's foot sinks
+    /// unseen at 1.41 s with its stops held).
+    pub stops: bool,
 }
 
 impl Default for EventSettings {
     fn default() -> Self {
-        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 2, max_steps: 1_000_000 }
+        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 2, max_steps: 1_000_000, stops: false }
     }
 }
 
@@ -486,6 +608,9 @@ pub struct EventRun3 {
     pub final_modes: Option<String>,
     /// Accepted integration steps.
     pub steps: usize,
+    /// The joints whose starting position lay past a stop of their range, put on that stop
+    /// before the run (module docs, "Joint stops").
+    pub start_clamped: Vec<String>,
 }
 
 /// Runs the scene from `(q₀, v₀)` by the event driver (module docs).
@@ -525,7 +650,15 @@ pub fn simulate_events_with(
     if !tree.normalize(q.as_mut_slice()) {
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
     }
-    let sys = EventScene::new(scene, q.as_slice())?;
+    scene.validate()?;
+    let (start_clamped, sys) = if s.stops {
+        (
+            super::timestep::clamp_to_limits(&scene.limits, q.as_mut_slice()),
+            EventScene::with_stops(scene, q.as_slice())?,
+        )
+    } else {
+        (vec![], EventScene::new(scene, q.as_slice())?)
+    };
     let driver = EventDriver {
         settings: DriverSettings {
             tol: Tolerances { rtol: s.rtol, atol: s.rtol },
@@ -553,6 +686,7 @@ pub fn simulate_events_with(
         termination: run.termination.clone(),
         final_modes: run.mode.map(|m| format!("{m:?}")),
         steps: run.steps,
+        start_clamped,
     };
     for (t, x) in &rec.samples {
         let (q, v) = split(x, nq);

@@ -193,6 +193,12 @@ impl EventScene<'_> {
         }
     }
 
+    /// The second guard of a closed joint stop, which cannot slip: a positive constant (the
+    /// force scale) that never fires.
+    pub(crate) fn stop_slip_guard(&self) -> f64 {
+        self.force_scale()
+    }
+
     /// The slip direction of a slipping contact with tangential velocity `ut` and reference
     /// `d`: that of `ut + δ d`, δ the stop speed. Well above δ it is `ut`'s; a slip starting
     /// from rest starts along `d` (against the friction force that reached the cone), not
@@ -249,7 +255,7 @@ impl EventScene<'_> {
             let row = |r: usize| kn.rows.row(r).transpose();
             match mode.get(i) {
                 Contact3Mode::Stick => {
-                    for r in 0..3 {
+                    for r in 0..self.contacts[i].stick_rows() {
                         rhs.push(-(row(r).dot(&a0) + d[r]));
                         rows.push(row(r));
                         cols.push(row(r));
@@ -277,6 +283,10 @@ impl EventScene<'_> {
         let mut at = 0;
         for (k, &i) in closed.iter().enumerate() {
             force[i] = match dirs[k] {
+                None if self.contacts[i].stick_rows() == 1 => {
+                    at += 1;
+                    Vector3::new(lam[at - 1], 0.0, 0.0)
+                }
                 None => {
                     at += 3;
                     Vector3::new(lam[at - 3], lam[at - 2], lam[at - 1])
@@ -421,7 +431,7 @@ impl EventScene<'_> {
         let kin = self.kinematics(q.as_slice(), &closed)?;
         let mut rows: Vec<DVector<f64>> = vec![];
         for (k, &i) in closed.iter().enumerate() {
-            let n = if modes.get(i) == Contact3Mode::Stick || at_rest[i] { 3 } else { 1 };
+            let n = if modes.get(i) == Contact3Mode::Stick || at_rest[i] { self.contacts[i].stick_rows() } else { 1 };
             for r in 0..n {
                 rows.push(kin[k].rows.row(r).transpose());
             }

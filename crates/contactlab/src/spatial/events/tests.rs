@@ -394,3 +394,121 @@ fn remembered_mode_solutions_equal_fresh_ones_bit_for_bit() {
     assert_ne!(before, after);
     assert_eq!(after, bits(sys.solve_mode_fresh(&slip, &q, &v1)));
 }
+
+/// A rod on a hinge about `y` at height `10 s`, the rod along `x` (1 kg, its centre `0.5 s`
+/// out, a ball of radius `0.05 s` at its tip), its stops `lower` and `upper`, lengths in units
+/// of `s`; gravity `−z` turns it towards `upper`.
+fn hinged_rod(s: f64, g: f64, lower: f64, upper: f64, e: f64) -> Scene3 {
+    let rod = Body3 {
+        name: "rod".into(),
+        parent: None,
+        placement: Transform { rot: Mat3::identity(), pos: Vec3::new(0.0, 0.0, 10.0 * s) },
+        joint: Joint3::Revolute { axis: Vec3::y() },
+        inertia: SpatialInertia {
+            mass: 1.0,
+            com: Vec3::new(0.5 * s, 0.0, 0.0),
+            inertia: Mat3::from_diagonal(&Vec3::new(1e-3, 0.08, 0.08)) * (s * s),
+        },
+    };
+    let tree = SpatialTree::new(vec![rod], Vec3::new(0.0, 0.0, -g * s)).unwrap();
+    let tip = Collision {
+        name: "tip".into(),
+        body: Some(0),
+        pose: Transform { rot: Mat3::identity(), pos: Vec3::new(s, 0.0, 0.0) },
+        shape: Shape::Sphere { radius: 0.05 * s },
+        friction: None,
+        bits: (1, 1),
+    };
+    let limit = crate::spatial::timestep::JointLimit { name: "hinge".into(), qpos: 0, qvel: 0, lower, upper };
+    Scene3 { restitution: e, limits: vec![limit], ..Scene3::on_ground(tree, vec![tip], 0.5) }
+}
+
+#[test]
+fn a_hinge_bounces_off_its_stop_by_newtons_law_in_any_unit_of_length() {
+    // Without gravity, turning at 2 rad/s towards its upper stop 0.3 rad: it strikes the stop
+    // at t = 0.15 s and leaves it at −e · 2 rad/s (Newton's law), never past it; lengths in
+    // any unit change nothing (the stop's gap is an arc at the length scale).
+    for s in [1e-8, 1.0, 1e8] {
+        for e in [0.0, 0.5, 1.0] {
+            let scene = hinged_rod(s, 0.0, -1.0, 0.3, e);
+            let run = simulate_events(
+                &scene,
+                &[0.0],
+                &[2.0],
+                &EventSettings { t_max: 0.3, stops: true, ..Default::default() },
+            )
+            .unwrap();
+            let hit = run.events.iter().find(|x| x.kind == EventKind::Impact).expect("the stop is struck");
+            assert_eq!(run.contacts[hit_index(&run, hit)].name, "hinge/upper");
+            assert!((hit.t - 0.15).abs() < 1e-12, "s {s}, e {e}: struck at {}", hit.t);
+            assert!(run.q.iter().all(|q| q[0] <= 0.3 + 1e-12), "s {s}, e {e}: passed the stop");
+            let v = run.v.last().unwrap()[0];
+            assert!((v + e * 2.0).abs() < 1e-12, "s {s}, e {e}: leaves the stop at {v} rad/s");
+        }
+    }
+}
+
+fn hit_index(run: &EventRun3, ev: &Event3) -> usize {
+    run.contacts.iter().position(|c| Some(&c.name) == ev.contact.as_ref()).unwrap()
+}
+
+#[test]
+fn a_rod_swung_by_gravity_onto_its_stop_strikes_at_the_energy_speed_and_rests_on_it() {
+    // From rest at −0.5 rad gravity swings the rod up to its stop at 0.4 rad: it strikes with
+    // ω² = 2 m g r (sin 0.4 − sin(−0.5)) / I (I = 0.08 + 0.25 about the hinge), rebounds at
+    // −e ω, and with e = 0 rests on the stop, pressed by the torque m g r cos 0.4.
+    let (g, r, inertia) = (9.81, 0.5, 0.33);
+    let omega = (2.0 * g * r * (0.4f64.sin() + 0.5f64.sin()) / inertia).sqrt();
+    for e in [0.0, 0.5] {
+        let scene = hinged_rod(1.0, g, -1.2, 0.4, e);
+        let run =
+            simulate_events(&scene, &[-0.5], &[0.0], &EventSettings { t_max: 3.0, stops: true, ..Default::default() })
+                .unwrap();
+        let k = run.events.iter().position(|x| x.kind == EventKind::Impact).expect("the stop is struck");
+        let hit = &run.events[k];
+        let ke = 0.5 * inertia * omega * omega;
+        let loss = hit.energy_loss.unwrap();
+        assert!((loss - (1.0 - e * e) * ke).abs() < 1e-8 * ke, "e {e}: lost {loss} of {ke}");
+        assert!(run.q.iter().all(|q| q[0] <= 0.4 + 1e-12 && q[0] >= -1.2 - 1e-12));
+        if e == 0.0 {
+            assert_eq!(run.termination, Termination::Rest, "{:?}", run.events);
+            let sys = EventScene::with_stops(&scene, &[0.4]).unwrap();
+            let i = sys.contacts().iter().position(|c| c.name == "hinge/upper").unwrap();
+            assert_eq!(sys.contacts()[i].stop(), Some((0, false)));
+            let mode = {
+                let mut m = Modes3::free(sys.nc());
+                m.set(i, Contact3Mode::Stick);
+                m
+            };
+            let sol = sys.solve_mode(&mode, &[0.4], &[0.0]).unwrap();
+            // The stop's force is its torque over the arm (the length scale, the tip's reach).
+            let torque = g * r * 0.4f64.cos();
+            let f = sol.force[i];
+            assert!((f[0] * sys.length() - torque).abs() < 1e-12 * torque, "{f} vs {torque}");
+            assert_eq!((f[1], f[2]), (0.0, 0.0));
+            assert!(sol.acc[0].abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn a_closed_stops_flow_jacobian_is_exact() {
+    // The chain of every shape with a stop on its hinge, closed, beside a sticking contact:
+    // the dual-number Jacobian against central differences.
+    use crate::hybrid::Hybrid;
+    let (mut chain, q, v) = chain_with_shapes();
+    let at = q[7];
+    chain.limits =
+        vec![crate::spatial::timestep::JointLimit { name: "b".into(), qpos: 7, qvel: 6, lower: at, upper: at + 1.0 }];
+    let sys = EventScene::with_stops(&chain, &q).unwrap();
+    let i = sys.contacts().iter().position(|c| c.name == "b/lower").unwrap();
+    let mut m = Modes3::free(sys.nc());
+    m.set(i, Contact3Mode::Stick);
+    let x = join(&DVector::from_vec(q.clone()), &DVector::from_vec(v.clone()));
+    let exact = sys.flow_jacobian(&m, 0.0, &x).expect("an exact Jacobian");
+    let gap = scaled_gap(&sys, &exact, &flow_differences(&sys, &m, &x));
+    assert!(gap < 1e-7, "exact vs differences {gap:e}");
+    // The stop holds its joint: the hinge's acceleration is zero in the flow.
+    let f = sys.flow(&m, 0.0, &x);
+    assert!(f[(q.len() + 6, 0)].abs() < 1e-12 * f.amax(), "{}", f[(q.len() + 6, 0)]);
+}

@@ -101,6 +101,10 @@ impl EventScene<'_> {
     fn kin_in<T: Real>(&self, frames: &Frames<T>, i: usize) -> Option<KinT<T>> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
+        if c.stop().is_some() {
+            let (p, rows) = self.contact_point_rows_in(frames, i)?;
+            return Some(KinT { gap: p.gap, rows, drift: Vector3::zeros() });
+        }
         let plane = &self.scene.planes[c.plane];
         let (p, rows) = self.contact_point_rows_in(frames, i)?;
         let (t1, t2) = plane.tangents();
@@ -114,7 +118,7 @@ impl EventScene<'_> {
                 let rho = -n * real::<T>(radius);
                 project(a - w.cross(&w.cross(&rho)))
             }
-            Feature::Support => return None,
+            Feature::Support | Feature::Stop { .. } => return None,
         };
         Some(KinT { gap: p.gap, rows, drift })
     }
@@ -129,6 +133,12 @@ impl EventScene<'_> {
     fn contact_point_rows_in<T: Real>(&self, frames: &Frames<T>, i: usize) -> Option<(ContactPoint3<T>, DMatrix<T>)> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
+        if let Some((gap, (iv, s))) = self.stop_gap_row(c, frames.q()) {
+            let mut rows = DMatrix::zeros(3, tree.nv());
+            rows[(0, iv)] = real::<T>(s);
+            let o = Vector3::zeros();
+            return Some((ContactPoint3 { body: 0, point: o, local: o, gap }, rows));
+        }
         let plane = &self.scene.planes[c.plane];
         let group = self.groups.iter().find(|g| g.0 == c.shape && g.1 == c.plane)?;
         let mut pts = contact_points_in(frames.world(), &self.scene.shapes[c.shape], plane);
@@ -187,7 +197,7 @@ impl EventScene<'_> {
             let row = |r: usize| k.rows.row(r).transpose();
             match slip {
                 None => {
-                    for r in 0..3 {
+                    for r in 0..self.contacts[i].stick_rows() {
                         rhs.push(-(row(r).dot(&a0) + k.drift[r]));
                         rows.push(row(r));
                         cols.push(row(r));
@@ -219,6 +229,10 @@ impl EventScene<'_> {
         let mut at = 0;
         for (k, &(i, _)) in pat.closed.iter().enumerate() {
             force.push(match dirs[k] {
+                None if self.contacts[i].stick_rows() == 1 => {
+                    at += 1;
+                    Vector3::new(lam[at - 1], real(0.0), real(0.0))
+                }
                 None => {
                     at += 3;
                     Vector3::new(lam[at - 3], lam[at - 2], lam[at - 1])
@@ -248,7 +262,7 @@ impl EventScene<'_> {
         let frames = self.scene.tree.frames(&q, Some(&v));
         for &(i, slip) in &closed {
             let k = self.kin_in(&frames, i)?;
-            let n = if slip.is_some() { 1 } else { 3 };
+            let n = if slip.is_some() { 1 } else { self.contacts[i].stick_rows() };
             rows.extend((0..n).map(|r| k.rows.row(r).transpose()));
         }
         let nv = v.len();
@@ -301,6 +315,8 @@ impl EventScene<'_> {
         let f = force?[k];
         Some(if guard.is_multiple_of(2) {
             f[0]
+        } else if self.contacts[i].stop().is_some() {
+            real::<T>(self.stop_slip_guard())
         } else {
             real::<T>(self.contacts[i].mu) * f[0] - Vector2::new(f[1], f[2]).norm()
         })
