@@ -25,6 +25,20 @@ fn worst_excursion(limits: &[JointLimit], qs: &[Vec<f64>]) -> (f64, String) {
     worst
 }
 
+/// A run of the ant from qpos0 started its four ankles on their stops, kept every joint within
+/// `1e-9` of its range (the event driver's contact tolerance, a step's clamp), and ended
+/// with the torso within `tol` of the stance on the 30° stops, `0.08 + 0.4√2 sin 30°`.
+fn ant_stands_on_its_stops(limits: &[JointLimit], start_clamped: &[String], qs: &[Vec<f64>], tol: f64) {
+    let mut clamped = start_clamped.to_vec();
+    clamped.sort();
+    assert_eq!(clamped, ["ankle_1", "ankle_2", "ankle_3", "ankle_4"]);
+    let (worst, name) = worst_excursion(limits, qs);
+    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
+    let z = qs.last().unwrap()[2];
+    let expected = 0.08 + 0.4 * 2f64.sqrt() * 0.5;
+    assert!((z - expected).abs() < tol, "torso at {z} m, the stance puts it at {expected} m");
+}
+
 fn moreau(t_max: f64) -> SpatialSimSettings {
     SpatialSimSettings { t_max, method: SpatialMethod::Moreau, every: 5, ..Default::default() }
 }
@@ -42,14 +56,7 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
     assert!((ankle.lower - 30f64.to_radians()).abs() < 1e-15 && (ankle.upper - 70f64.to_radians()).abs() < 1e-15);
     let r = spatial_simulate(&m, None, &moreau(1.0)).unwrap();
     assert_eq!(r.end, "completed");
-    let mut clamped = r.start_clamped.clone();
-    clamped.sort();
-    assert_eq!(clamped, ["ankle_1", "ankle_2", "ankle_3", "ankle_4"]);
-    let (worst, name) = worst_excursion(&m.limits, &r.q);
-    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
-    let z = r.q.last().unwrap()[2];
-    let expected = 0.08 + 0.4 * 2f64.sqrt() * 0.5;
-    assert!((z - expected).abs() < 2e-3, "torso at {z} m, the stance puts it at {expected} m");
+    ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 2e-3);
 
     // From ankles at ±60° (inside the ranges) it stands on them as they are, torso at
     // 0.08 + 0.4√2 sin 60° (MuJoCo's soft contacts let the feet creep: 0.583 m at 2 s).
@@ -104,14 +111,6 @@ fn the_event_driver_holds_the_ants_stops_when_asked() {
     let s = EventSettings { t_max: 1.0, stops: true, ..Default::default() };
     let r = simulate_events(&scene, &m.q0, &v0, &s).unwrap();
     assert_eq!(r.termination, contactlab::hybrid::Termination::TimeLimit);
-    let mut clamped = r.start_clamped.clone();
-    clamped.sort();
-    assert_eq!(clamped, ["ankle_1", "ankle_2", "ankle_3", "ankle_4"]);
-    // (Within the event driver's contact tolerance, 1e-9 of the length scale.)
-    let (worst, name) = worst_excursion(&m.limits, &r.q);
-    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
-    let z = r.q.last().unwrap()[2];
-    let expected = 0.08 + 0.4 * 2f64.sqrt() * 0.5;
-    assert!((z - expected).abs() < 1e-9, "torso at {z} m, the stance puts it at {expected} m");
+    ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 1e-9);
     assert_eq!(r.contacts.iter().filter(|c| c.stop().is_some()).count(), 16);
 }
