@@ -267,16 +267,16 @@ impl Hybrid for EventScene<'_> {
 }
 
 impl EventScene<'_> {
-    /// A transition's outcome, refused if it leaves a free contact that can strike more than
-    /// twice the contact tolerance below its plane (module docs of [`super`]): its gap guards
-    /// would not arm there, and it would sink unseen.
+    /// A transition's outcome, refused if it leaves a free contact that can strike at or below
+    /// the contact tolerance under its plane (module docs of [`super`]): neither its gap guard
+    /// nor its penetration net `gap + gtol` would arm there, and it would sink unseen.
     fn checked(&self, tr: Transition<State, Modes3>) -> Transition<State, Modes3> {
         let Transition::Jump { state, mode, .. } = &tr else { return tr };
         let (q, _) = self.state(state);
         let gaps = self.gaps(q.as_slice());
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let sunk = (0..self.nc())
-            .find(|&i| !mode.get(i).closed() && !unarmed[i] && (gaps[i] < -2.0 * self.gtol() || gaps[i].is_nan()));
+            .find(|&i| !mode.get(i).closed() && !unarmed[i] && (gaps[i] <= -self.gtol() || gaps[i].is_nan()));
         match sunk {
             Some(i) => Transition::Failed(ModeFailure::measured(
                 FailureKind::Singular,

@@ -377,9 +377,18 @@ impl EventScene<'_> {
         // Touching contacts the problem leaves free (no force) are lifted to their planes too
         // where they lie below: a contact at zero force and zero normal acceleration stays on
         // its plane, and one left below it could sink unseen (its gap guard arms only above).
+        // So is any free contact the event leaves at or below the contact tolerance (not a foot
+        // the walking rule lets pass), moving away or not: neither of its guards would arm
+        // there (the transition is refused if it stays there, `checked`).
         let gaps = self.gaps(q.as_slice());
-        let lifted: Vec<usize> =
-            touching.iter().copied().filter(|&i| !modes.get(i).closed() && gaps[i] < 0.0).collect();
+        let passing = self.unarmed(q.as_slice(), |j| modes.get(j).closed());
+        let gtol = CONTACT_TOL * self.length();
+        let lifted: Vec<usize> = (0..nc)
+            .filter(|&i| {
+                !modes.get(i).closed()
+                    && ((classes[i] != Class::Separated && gaps[i] < 0.0) || (gaps[i] <= -gtol && !passing[i]))
+            })
+            .collect();
         self.project(q, v, &modes, &at_rest, &lifted).ok_or_else(singular)?;
         // Rest: every closed contact sticks and their rows pin every velocity.
         let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
