@@ -12,8 +12,9 @@ use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, 
 /// with it.
 const SIMULTANEOUS: f64 = 1e-7;
 
-/// Zeno completion joins contacts whose normal velocity is below this fraction of the velocity
-/// scale, or of the series' own speed at its last impact (as the planar core does).
+/// Zeno completion joins contacts within the contact tolerance of their planes whose normal
+/// velocity is below this fraction of the velocity scale, or of the series' own speed at its
+/// last impact (as the planar core does).
 const ZENO_JOIN_VEL: f64 = 1e-7;
 const ZENO_JOIN_SERIES: f64 = 1e-6;
 
@@ -415,8 +416,11 @@ impl EventScene<'_> {
         let all: Vec<usize> = (0..nc).collect();
         let kl = self.kinematics(ql.as_slice(), &all)?;
         let vref = kl.iter().map(|k| (&k.rows * &vl).amax()).fold(0.0, f64::max);
-        let gref = kl.iter().map(|k| k.gap.abs()).fold(0.0, f64::max);
-        let gtol = self.gtol().max(ZENO_JOIN_SERIES * gref);
+        // (Gaps within the contact tolerance only: a contact joined above it is put on its
+        // plane by the projection, which lowers any contact whose gap row is first-order
+        // dependent on its own below the tolerance, where its guards do not arm; walker2d's
+        // heels, upright on its joints' stops. It strikes on its own instead.)
+        let gtol = self.gtol();
         let vtol = (ZENO_JOIN_VEL * self.vel()).max(ZENO_JOIN_SERIES * vref);
         let kin = self.kinematics(q.as_slice(), &all)?;
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed() || j == contact);
