@@ -133,9 +133,7 @@ impl EventScene<'_> {
     fn contact_point_rows_in<T: Real>(&self, frames: &Frames<T>, i: usize) -> Option<(ContactPoint3<T>, DMatrix<T>)> {
         let tree = &self.scene.tree;
         let c = &self.contacts[i];
-        if let Some((gap, (iv, s))) = self.stop_gap_row(c, frames.q()) {
-            let mut rows = DMatrix::zeros(3, tree.nv());
-            rows[(0, iv)] = real::<T>(s);
+        if let Some((gap, rows)) = self.stop_gap_rows(c, frames.q()) {
             let o = Vector3::zeros();
             return Some((ContactPoint3 { body: 0, point: o, local: o, gap }, rows));
         }
