@@ -165,12 +165,17 @@ fn simulations(c: &mut Criterion) {
     g.sample_size(10);
     let hum = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/humanoid.xml");
     let hm = contactlab::api::spatial_model(&hum, contactlab::api::SpatialSource::Mjcf).unwrap();
-    for (name, method) in [
-        ("moreau_h1ms", contactlab::api::SpatialMethod::Moreau),
-        ("event_driven", contactlab::api::SpatialMethod::Event),
+    // (Event-driven with its stops held the fall ends at 1.45 s, a Painlevé inconsistency; with
+    // the joints free it runs its 2 s, the figure measured before the stops.)
+    let mut free = hm.clone();
+    free.limits.clear();
+    for (name, model, method) in [
+        ("moreau_h1ms", &hm, contactlab::api::SpatialMethod::Moreau),
+        ("event_driven_stops_to_painleve", &hm, contactlab::api::SpatialMethod::Event),
+        ("event_driven_joints_free", &free, contactlab::api::SpatialMethod::Event),
     ] {
         let s = contactlab::api::SpatialSimSettings { t_max: 2.0, method, ..Default::default() };
-        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(&hm, None, &s).unwrap()));
+        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(model, None, &s).unwrap()));
     }
     g.finish();
     // Gymnasium's ant dropped for 2 s by Moreau–Jean with its joint limits (issue #60): from

@@ -50,9 +50,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
     /// A robot in 3-D (an MJCF file, or a URDF with --base): `event` (the event driver: modes,
-    /// impacts, Zeno; joint limits not held yet), `moreau` (Moreau–Jean time-stepping, for many
-    /// contacts and joint limits) or `auto` (the event driver up to 16 candidate contacts and no
-    /// joint limits, Moreau–Jean otherwise).
+    /// impacts, Zeno), `moreau` (Moreau–Jean time-stepping, for many contacts) or `auto` (the
+    /// event driver up to 16 candidate contacts between shapes and ground, Moreau–Jean
+    /// otherwise). Both hold the joints' limits as stops.
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
     method: String,
     /// A robot in 3-D with --method moreau: the time step (s).
@@ -529,13 +529,6 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
                 listed(&r.start_clamped, "start_clamped")
             );
         }
-        if !r.ignored_limits.is_empty() {
-            eprintln!(
-                "warning: the event-driven method does not hold joint limits yet; {} limited joint(s) run free (ignored_limits; --method moreau holds them): {}",
-                r.ignored_limits.len(),
-                listed(&r.ignored_limits, "ignored_limits")
-            );
-        }
         if let Some(dir) = &a.common.out {
             r.write_files(dir)?;
             let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };
@@ -641,7 +634,7 @@ fn early_end(
                     FailureKind::Indeterminate => "a Painlevé indeterminacy (several consistent contact modes)",
                     _ => "a Painlevé inconsistency (no consistent contact mode)",
                 };
-                eprintln!("note: the run ended at t = {t:.6} s at the rigid model's verdict: {what}; `painleve` and `slip` analyse it");
+                eprintln!("note: the run ended at t = {t:.6} s at the rigid model's verdict: {what}; `painleve` and `slip` analyse it (a robot in 3-D: --method moreau runs on through it, with an impulse)");
                 return Ok(());
             }
             Some(Termination::Failed(contactlab::hybrid::ModeFailure {

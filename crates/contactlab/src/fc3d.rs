@@ -47,7 +47,8 @@ pub enum Fc3dStatus {
     /// `max_sweeps` was reached first (the residual says how far it got).
     IterationLimit,
     /// A local problem could not be solved (a contact's diagonal block is zero, or a value is
-    /// not finite).
+    /// not finite), or a sliding contact still needed a push its own friction turns away
+    /// where the sweeps stopped ([`solve_with_slips`]).
     NumericalTrouble,
 }
 
@@ -263,8 +264,11 @@ pub fn solve(
 /// (`d` a unit vector of the tangent plane, the slip's direction) takes the force
 /// `r_n (1, −μ d)` with `0 ≤ r_n ⟂ u_n ≥ 0`; the others follow the cone law. `slips` may be
 /// empty (no contact slides). A sliding contact whose normal response `(Wᵢᵢ (1, −μ d))_n`
-/// is not positive while its normal row needs a push has no solution (Painlevé's
-/// inconsistency): the status is then `NumericalTrouble`.
+/// is not positive cannot push itself out of its support (Painlevé's inconsistency, for a
+/// lone contact); Gauss–Seidel leaves it without force while it needs a push, and the others
+/// may push it. If it still needs one where the sweeps stop (at their fixed point, or at
+/// `max_sweeps`), the status is `NumericalTrouble`: the caller reads the contact from `u`
+/// (normal row negative, no force) and tells Painlevé's signature from a stalled solver.
 pub fn solve_with_slips(
     w: &DMatrix<f64>,
     q: &DVector<f64>,
@@ -313,20 +317,29 @@ pub fn solve_with_slips(
     // `u = W r + q`, kept up to date contact by contact (each update a 3-column product), and
     // computed afresh where a sweep's residual says the problem is solved.
     let mut u = w * &r + q;
+    // Whether the last sweep met a sliding contact that needed a push its own friction turns
+    // away (Painlevé's signature, `slide_along`): it takes no force that sweep, and the
+    // others may yet push it out of its support in the next.
+    let mut refused = false;
     while sweeps < settings.max_sweeps {
         sweeps += 1;
+        let (mut moved, was_refused) = (false, std::mem::take(&mut refused));
         for i in 0..k {
             let ri = Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
             let wii = block(i);
             let b = u.fixed_rows::<3>(3 * i) - wii * ri;
             let local = match slip(i) {
-                Some(d) => slide_along(&wii, &b, mu[i], &d),
+                Some(d) => Some(slide_along(&wii, &b, mu[i], &d).unwrap_or_else(|| {
+                    refused = true;
+                    Vector3::zeros()
+                })),
                 None => solve_local(&wii, &b, mu[i], &ri, settings.local_iterations, settings.tolerance),
             };
             match local {
                 Some(new) if new.iter().all(|x| x.is_finite()) => {
                     let delta = new - ri;
                     if delta != Vector3::zeros() {
+                        moved = true;
                         u.gemv(1.0, &w.fixed_columns::<3>(3 * i), &delta, 1.0);
                         r.fixed_rows_mut::<3>(3 * i).copy_from(&new);
                     }
@@ -334,8 +347,13 @@ pub fn solve_with_slips(
                 _ => return trouble(r),
             }
         }
+        // A sweep that changed nothing is Gauss–Seidel's fixed point: with a contact refused
+        // in it, nothing the others do will change (a lone sliding contact: at once).
+        if refused && !moved && was_refused {
+            break;
+        }
         residual = residual_of(&r, &u);
-        if residual <= settings.tolerance {
+        if residual <= settings.tolerance && !refused {
             u = w * &r + q;
             residual = residual_of(&r, &u);
             if residual <= settings.tolerance {
@@ -345,7 +363,8 @@ pub fn solve_with_slips(
     }
     let u = w * &r + q;
     let residual = residual_of(&r, &u).max(if residual.is_finite() { 0.0 } else { residual });
-    Fc3dSolution { u, r, status: Fc3dStatus::IterationLimit, sweeps, residual }
+    let status = if refused { Fc3dStatus::NumericalTrouble } else { Fc3dStatus::IterationLimit };
+    Fc3dSolution { u, r, status, sweeps, residual }
 }
 
 /// A contact sliding in direction `d`: `r = r_n (1, −μ d)` with `0 ≤ r_n ⟂ u_n ≥ 0`, `u = w r + b`;
@@ -607,5 +626,21 @@ mod tests {
             None,
         );
         assert_eq!(bad.status, Fc3dStatus::NumericalTrouble);
+        // Gauss–Seidel's fixed point, found at the second sweep, with the push still needed.
+        assert_eq!(bad.sweeps, 2);
+        assert!(bad.r.amax() == 0.0 && bad.u[0] == -1.0 && bad.residual > 0.0 && bad.residual.is_finite());
+
+        // The same contact beside a frictionless one that lifts it: a solution, with the
+        // sliding contact separating (it was refused at once, before the other had pushed).
+        let mut w2 = DMatrix::identity(6, 6);
+        w2.view_mut((0, 0), (3, 3)).copy_from(&wp);
+        w2[(0, 3)] = 0.5;
+        w2[(3, 0)] = 0.5;
+        let q2 = DVector::from_vec(vec![-1.0, 0.0, 0.0, -4.0, 0.0, 0.0]);
+        let slips = [Some(nalgebra::Vector2::new(1.0, 0.0)), None];
+        let sol = solve_with_slips(&w2, &q2, &[0.5, 0.0], &slips, &Fc3dSettings::default(), None);
+        assert_eq!(sol.status, Fc3dStatus::Solved, "residual {}", sol.residual);
+        assert_eq!(sol.r[0], 0.0);
+        assert!((sol.r[3] - 4.0).abs() < 1e-12 && (sol.u[0] - 1.0).abs() < 1e-12, "{:?} {:?}", sol.r, sol.u);
     }
 }

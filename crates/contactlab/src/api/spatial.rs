@@ -563,8 +563,9 @@ pub enum SpatialMethod {
     Event,
     /// Moreau–Jean time-stepping ([`crate::spatial::timestep`]): many contacts, fixed steps.
     Moreau,
-    /// The event driver for at most [`AUTO_EVENT_CONTACTS`] candidate contacts and no joint
-    /// limits, Moreau–Jean otherwise (the run's `method` says which ran).
+    /// The event driver for at most [`AUTO_EVENT_CONTACTS`] candidate contacts between shapes
+    /// and planes (joint stops not counted), Moreau–Jean otherwise (the run's `method` says
+    /// which ran).
     Auto,
 }
 
@@ -659,7 +660,6 @@ pub fn spatial_simulate_with(
                 contact_names: None,
                 ignored_collisions: m.ignored_collisions(),
                 start_clamped: run.start_clamped,
-                ignored_limits: vec![],
             })
         }
         SpatialMethod::Event => {
@@ -669,7 +669,7 @@ pub fn spatial_simulate_with(
                 max_events: s.max_events,
                 per_step: s.per_step,
                 max_steps: s.max_steps,
-                stops: false,
+                stops: true,
             };
             let run = crate::spatial::events::simulate_events_with(&scene, &q, &v, &settings, progress)?;
             Ok(SpatialSimulation {
@@ -688,8 +688,7 @@ pub fn spatial_simulate_with(
                 events: Some(run.events),
                 contact_names: Some(run.contacts.into_iter().map(|c| c.name).collect()),
                 ignored_collisions: m.ignored_collisions(),
-                start_clamped: vec![],
-                ignored_limits: scene.limits.iter().map(|l| l.name.clone()).collect(),
+                start_clamped: run.start_clamped,
             })
         }
     }
@@ -701,9 +700,9 @@ pub fn resolve_method(scene: &crate::spatial::timestep::Scene3, q: &[f64], metho
     if method != SpatialMethod::Auto {
         return method;
     }
-    // (The event driver does not hold joint limits yet: a model with limits is time-stepped.)
+    // (The shapes' contacts only: a joint stop is one frictionless row, never a stiff slip.)
     match crate::spatial::events::EventScene::new(scene, q) {
-        Ok(sys) if sys.nc() <= AUTO_EVENT_CONTACTS && scene.limits.is_empty() => SpatialMethod::Event,
+        Ok(sys) if sys.nc() <= AUTO_EVENT_CONTACTS => SpatialMethod::Event,
         _ => SpatialMethod::Moreau,
     }
 }
@@ -749,12 +748,9 @@ pub struct SpatialSimulation {
     /// The bodies that collide only through geometry contactlab skips (meshes) and could touch
     /// the ground: they pass through it ([`SpatialModel::ignored_collisions`]).
     pub ignored_collisions: Vec<String>,
-    /// Moreau–Jean: the joints whose starting position lay past a stop of their range, put on
-    /// that stop before the first step ([`crate::spatial::timestep::JointLimit`]).
+    /// The joints whose starting position lay past a stop of their range, put on that stop
+    /// before the run ([`crate::spatial::timestep::JointLimit`]; both methods hold the stops).
     pub start_clamped: Vec<String>,
-    /// Event-driven: the limited joints whose limits the event driver does not yet hold (it
-    /// runs them free; Moreau–Jean holds them).
-    pub ignored_limits: Vec<String>,
 }
 
 impl SpatialSimulation {

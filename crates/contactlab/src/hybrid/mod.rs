@@ -124,7 +124,7 @@ impl EventInfo {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModeFailure {
     /// `painleve` (no consistent mode), `indeterminate` (several), `impact` (no consistent
-    /// impact outcome), `singular` or `jam`.
+    /// impact outcome), `singular`, `jam` or `unsettled` (no answer from the solver).
     pub kind: FailureKind,
     /// Every candidate that was tested, with its normalised consistency margin (`> 0`:
     /// consistent); empty when the failure is not a choice among modes.
@@ -186,6 +186,25 @@ pub enum FailureEvidence {
         /// The normal force (N).
         normal_force: f64,
     },
+    /// The acceleration-level contact problem over the touching contacts (3-D, FC3D by
+    /// Gauss–Seidel) ended unsolved: its status, residual and sweeps, and, for Painlevé's
+    /// signature, the sliding contact that needed a push with its normal response to its own
+    /// force `(Wᵢᵢ (1, −μ d))_n` not positive, that response divided by `Wᵢᵢ,nn`
+    /// (dimensionless; `B̂` of P2's eq. 21 for a lone contact).
+    ContactProblem {
+        /// Gauss–Seidel's status.
+        status: crate::fc3d::Fc3dStatus,
+        /// Its residual (relative).
+        residual: f64,
+        /// Sweeps done.
+        sweeps: usize,
+        /// Painlevé's signature: the sliding contact.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        contact: Option<usize>,
+        /// Painlevé's signature: its normal response over `Wᵢᵢ,nn`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        b_hat: Option<f64>,
+    },
     /// Newton's impact law as an LCP ended without a solution.
     ImpactLcp {
         /// The solver's status.
@@ -201,6 +220,9 @@ pub enum FailureKind {
     Painleve,
     /// Several consistent modes (Painlevé indeterminacy).
     Indeterminate,
+    /// The contact problem's solver stopped without an answer and without Painlevé's
+    /// signature (3-D: Gauss–Seidel did not settle): no verdict, a numerical failure.
+    Unsettled,
     /// No consistent impact outcome.
     Impact,
     /// The state left the system's domain (a singular mass matrix or Jacobian, a non-finite

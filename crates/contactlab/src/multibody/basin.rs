@@ -567,7 +567,7 @@ impl Ended {
             (None, Termination::Failed(f)) => match f.kind {
                 FailureKind::Painleve | FailureKind::Indeterminate => Outcome::Painleve,
                 FailureKind::Jam => Outcome::Jammed,
-                FailureKind::Impact | FailureKind::Singular => Outcome::Failed,
+                FailureKind::Impact | FailureKind::Singular | FailureKind::Unsettled => Outcome::Failed,
             },
             (None, Termination::EventLimit) => Outcome::Zeno,
             (None, _) => Outcome::Failed,

@@ -1,6 +1,6 @@
-//! Joint limits in 3-D (MJCF `range`, URDF `<limit>`) held by Moreau–Jean as hard stops: real
-//! files dropped or left to fall, every limited joint read at every sample, and the stance they
-//! end in checked against its closed form.
+//! Joint limits in 3-D (MJCF `range`, URDF `<limit>`) held as hard stops by Moreau–Jean and by
+//! the event driver: real files dropped or left to fall, every limited joint read at every
+//! sample, and the stance they end in checked against its closed form.
 
 use std::path::{Path, PathBuf};
 
@@ -69,10 +69,6 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
     let expected = 0.08 + 0.4 * 2f64.sqrt() * a.sin();
     assert!((z - expected).abs() < 2e-3, "torso at {z} m, the stance puts it at {expected} m");
     assert!(worst_excursion(&m.limits, &r.q).0 <= 1e-9);
-
-    // The event driver does not hold the limits yet, and says so.
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.05, ..Default::default() }).unwrap();
-    assert_eq!(r.ignored_limits.len(), 8);
 }
 
 #[test]
@@ -100,17 +96,43 @@ fn the_pandas_fingers_stay_in_their_range() {
 }
 
 #[test]
-fn the_event_driver_holds_the_ants_stops_when_asked() {
-    // The event driver with the stops held (`EventSettings::stops`, not yet `simulate`'s):
-    // from qpos0 the ankles start on their stops, the four feet strike at once and the ant
-    // stands at the closed-form height, exactly (no step's drift to project away).
-    use contactlab::spatial::events::{simulate_events, EventSettings};
+fn the_event_driver_holds_the_ants_stops() {
+    // `simulate`'s default method, the event driver: from qpos0 the ankles start on their
+    // stops, the four feet strike at once and the ant stands at the closed-form height,
+    // exactly (no step's drift to project away).
     let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
-    let scene = m.scene(None, 0.0);
-    let v0 = vec![0.0; scene.tree.nv()];
-    let s = EventSettings { t_max: 1.0, stops: true, ..Default::default() };
-    let r = simulate_events(&scene, &m.q0, &v0, &s).unwrap();
-    assert_eq!(r.termination, contactlab::hybrid::Termination::TimeLimit);
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    assert_eq!(r.method, SpatialMethod::Event);
+    assert_eq!(r.end, "time-limit");
     ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 1e-9);
-    assert_eq!(r.contacts.iter().filter(|c| c.stop().is_some()).count(), 16);
+    let names = r.contact_names.unwrap();
+    assert_eq!(names.iter().filter(|n| n.ends_with("/lower") || n.ends_with("/upper")).count(), 16, "{names:?}");
+
+    // With the stops switched off the same drop runs the joints free, past their ranges.
+    use contactlab::spatial::events::{simulate_events, EventSettings};
+    let scene = m.scene(None, 0.0);
+    let free = EventSettings { t_max: 1.0, stops: false, ..Default::default() };
+    let r = simulate_events(&scene, &m.q0, &vec![0.0; scene.tree.nv()], &free).unwrap();
+    assert!(r.start_clamped.is_empty());
+    assert!(worst_excursion(&m.limits, &r.q).0 > 0.1);
+}
+
+#[test]
+fn the_event_driver_holds_the_pandas_fingers_on_their_stops() {
+    // The Panda falling from its neutral configuration, event-driven (simulate's default): the
+    // joints strike their stops (joint 4 starts on one) and the fingers meet theirs, each held
+    // to the contact tolerance.
+    let m =
+        spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
+            .unwrap();
+    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    assert_eq!(r.method, SpatialMethod::Event);
+    assert_eq!(r.end, "time-limit");
+    assert_eq!(r.start_clamped, ["panda_joint4"]);
+    let (worst, name) = worst_excursion(&m.limits, &r.q);
+    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
+    for l in m.limits.iter().filter(|l| l.name.contains("finger")) {
+        let met = r.q.iter().any(|q| (q[l.qpos] - l.lower).abs() < 1e-9 || (q[l.qpos] - l.upper).abs() < 1e-9);
+        assert!(met, "{} never meets a stop", l.name);
+    }
 }

@@ -494,8 +494,16 @@ fn a_scene_gives_joints_ranges_and_auto_time_steps_them() {
     std::fs::write(dir.join("bad.toml"), scene("name = \"FL_calf_joint\"\nlower = -0.5")).unwrap();
     let e = spatial_model(&dir.join("bad.toml"), SpatialSource::Scene).unwrap_err().to_string();
     assert!(e.contains("bad.toml") && e.contains("lower") && e.contains("-0.916"), "{e}");
-    // `auto` takes Moreau–Jean for a model with limits (the event driver does not hold them).
+    // `auto` counts the contacts between shapes and ground, not the stops: A1's many shapes
+    // are time-stepped; the Panda, with no ground and nine limited joints (eighteen stop
+    // sides), is event-driven.
     let s = SpatialSimSettings { t_max: 0.01, method: contactlab::api::SpatialMethod::Auto, ..Default::default() };
     let r = spatial_simulate(&m, None, &s).unwrap();
     assert_eq!(r.method, contactlab::api::SpatialMethod::Moreau);
+    let panda =
+        spatial_model(&repo("data/robots/panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
+            .unwrap();
+    assert_eq!(panda.limits.len(), 9);
+    let r = spatial_simulate(&panda, None, &s).unwrap();
+    assert_eq!(r.method, contactlab::api::SpatialMethod::Event);
 }

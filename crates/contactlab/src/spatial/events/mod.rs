@@ -50,8 +50,8 @@
 //! mode problem and in impacts as any contact (Newton's law with the scene's restitution;
 //! FC3D solves a frictionless contact directly); when closed it holds its normal row alone
 //! and lifts off when its force falls to zero. A run's start past a stop is put back on it
-//! (as Moreau–Jean does; `start_clamped`). Runs hold the stops only when asked
-//! ([`EventSettings::stops`]) for now.
+//! (as Moreau–Jean does; `start_clamped`). Runs hold the stops unless told not to
+//! ([`EventSettings::stops`]).
 //!
 //! # Choosing the mode
 //! At the start and after every event the contacts that touch their planes with zero normal
@@ -60,7 +60,11 @@
 //! a contact at tangential rest follows the cone law between its force and its acceleration
 //! (it sticks inside the cone, or starts to slip along its tangential acceleration on the
 //! cone's surface); a sliding contact has its force opposite its slip. Forces that vanish leave
-//! the contact free. A problem without solution is Painlevé's inconsistency and ends the run.
+//! the contact free. Where Gauss–Seidel stops without a solution the run ends: at Painlevé's
+//! inconsistency (`painleve`) when a sliding contact still needs a push and its normal
+//! response to its own friction `(Wᵢᵢ (1, −μ d))_n` is not positive (no force of its own can
+//! give the push; the evidence names it, with that response over `Wᵢᵢ,nn`), else as
+//! `unsettled`, a numerical failure that claims nothing about the model.
 //! After a contact's state is read off, the state is projected onto the closed contacts'
 //! constraints (gaps and normal velocities zero, sticking velocities zero), mass-weighted.
 //!
@@ -555,15 +559,14 @@ pub struct EventSettings {
     /// Largest number of integration steps (the run then ends with `step-limit`: a slip near
     /// zero speed whose direction spins makes the steps tiny, module docs of [`modes`]).
     pub max_steps: usize,
-    /// Whether the scene's joint limits are held as stops (module docs, "Joint stops"); off
-    /// by default until every shipped robot's drop passes with them (the humanoid's fall ends
-    /// at 1.45 s with its stops held, its contact problem over 63 contacts unsettled).
+    /// Whether the scene's joint limits are held as stops (module docs, "Joint stops"; on by
+    /// default; off runs the limited joints free).
     pub stops: bool,
 }
 
 impl Default for EventSettings {
     fn default() -> Self {
-        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 2, max_steps: 1_000_000, stops: false }
+        Self { t_max: 5.0, max_events: 10_000, rtol: 1e-10, per_step: 2, max_steps: 1_000_000, stops: true }
     }
 }
 

@@ -8,7 +8,7 @@ use nalgebra::{Cholesky, DMatrix, DVector, Dyn, Vector2, Vector3};
 
 use super::{direction, ContactKin, EventScene, CONTACT_TOL, MAX_CONTACTS};
 use crate::fc3d::{self, Fc3dSettings, Fc3dStatus};
-use crate::hybrid::{FailureKind, ModeFailure};
+use crate::hybrid::{FailureEvidence, FailureKind, ModeFailure};
 
 /// A slip has stopped when its speed falls to this fraction of the velocity scale: the guard
 /// `‖u_t‖ − STOP_TOL·V`, which a slip that stops crosses at a nonzero rate whatever its
@@ -342,7 +342,7 @@ impl EventScene<'_> {
             .collect();
         let sol = patient_fc3d(&w, &qa, &mus, &slips);
         if sol.status != Fc3dStatus::Solved && (sol.residual > 1e-7 || sol.residual.is_nan()) {
-            return Err(ModeFailure::bare(FailureKind::Painleve));
+            return Err(unsolved(&w, &sol, &mus, &slips, &touching));
         }
         let ascale = qa.amax();
         let fscale = ascale / w.amax().max(f64::MIN_POSITIVE);
@@ -565,6 +565,38 @@ fn patient_fc3d(w: &DMatrix<f64>, q: &DVector<f64>, mus: &[f64], slips: &[Option
     }
     let patient = Fc3dSettings { max_sweeps: PATIENT_SWEEPS, ..Default::default() };
     fc3d::solve_with_slips(w, q, mus, slips, &patient, Some(&sol.r))
+}
+
+/// The failure of an unsolved contact problem ([`patient_fc3d`]'s): a Painlevé inconsistency
+/// where a sliding contact still needs a push (normal row negative, no force) and its normal
+/// response to its own friction is not positive, which no force of its own can give; else
+/// `unsettled`, a numerical failure with no verdict. (`touching`: the scene's contact of each
+/// of the problem's.)
+fn unsolved(
+    w: &DMatrix<f64>,
+    sol: &fc3d::Fc3dSolution,
+    mus: &[f64],
+    slips: &[Option<Vector2<f64>>],
+    touching: &[usize],
+) -> ModeFailure {
+    let signature = slips.iter().enumerate().find_map(|(c, s)| {
+        let d = (*s)?;
+        let b = w.fixed_view::<3, 3>(3 * c, 3 * c);
+        let wn = (b * Vector3::new(1.0, -mus[c] * d[0], -mus[c] * d[1]))[0];
+        (sol.status == Fc3dStatus::NumericalTrouble && sol.r[3 * c] == 0.0 && sol.u[3 * c] < 0.0 && wn <= 0.0)
+            .then(|| (touching[c], wn / b[(0, 0)]))
+    });
+    let evidence = |contact: Option<usize>, b_hat: Option<f64>| FailureEvidence::ContactProblem {
+        status: sol.status,
+        residual: sol.residual,
+        sweeps: sol.sweeps,
+        contact,
+        b_hat,
+    };
+    match signature {
+        Some((c, b_hat)) => ModeFailure::measured(FailureKind::Painleve, evidence(Some(c), Some(b_hat))),
+        None => ModeFailure::measured(FailureKind::Unsettled, evidence(None, None)),
+    }
 }
 
 /// Gauss–Seidel sweeps of [`patient_fc3d`]'s second attempt.
