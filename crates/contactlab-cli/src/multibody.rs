@@ -49,10 +49,10 @@ pub struct SimulateArgs {
     /// Samples inside each integration step (for the CSV and the plot).
     #[arg(long, default_value_t = SimulateSettings::default().per_step)]
     per_step: usize,
-    /// A robot in 3-D (an MJCF file, or a URDF with --base): `event` (the event driver: modes,
-    /// impacts, Zeno), `moreau` (Moreau–Jean time-stepping, for many contacts) or `auto` (the
-    /// event driver up to 16 candidate contacts between shapes and ground, Moreau–Jean
-    /// otherwise). Both hold the joints' limits as stops.
+    /// A robot in 3-D (an MJCF file, or a URDF with --base): `auto` (the event driver up to 16
+    /// candidate contacts between shapes and ground, Moreau–Jean otherwise), `event` (the event
+    /// driver: modes, impacts, Zeno) or `moreau` (Moreau–Jean time-stepping, for many
+    /// contacts). Both hold the joints' limits as stops.
     #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
     method: String,
     /// A robot in 3-D with --method moreau: the time step (s).
@@ -490,7 +490,7 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
                         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
                     bar.set_length(1000);
-                    if s.method != contactlab::api::SpatialMethod::Moreau {
+                    if s.method == contactlab::api::SpatialMethod::Event {
                         bar.set_message("simulating (slow? many contacts slipping at once: try --method moreau)");
                     } else {
                         bar.set_message("simulating");

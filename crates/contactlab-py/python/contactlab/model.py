@@ -84,11 +84,12 @@ def simulate(
 
     A robot in 3-D (an MJCF path, a URDF path unless ``base="planar"``, a 3-D scene file) against the file's ground planes
     (``mu``: one friction coefficient for every pair, default the file's; ``restitution``),
-    ``method`` ``"event"`` (the event driver, with ``rtol``, ``max_events``, ``per_step``),
+    ``method`` ``"auto"`` (the default: the event driver up to 16 candidate contacts between
+    shapes and ground, Moreau–Jean above), ``"event"`` (the event driver, with ``rtol``,
+    ``max_events``, ``per_step``, its work bounded by ``max_steps`` integration steps) or
     ``"moreau"`` (Moreau–Jean time-stepping with step ``h``, each step's contact problem given
-    at most ``max_sweeps`` Gauss–Seidel sweeps) or ``"auto"`` (the event driver up to 16
-    candidate contacts, Moreau–Jean above; the event driver's work bounded by ``max_steps``
-    integration steps), as ``simulate --json``:
+    at most ``max_sweeps`` Gauss–Seidel sweeps), both holding the joints' limits, as
+    ``simulate --json``:
     ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
     ``end``; ``termination``, ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
     ``unconverged`` (Moreau–Jean)."""

@@ -600,7 +600,7 @@ impl Default for SpatialSimSettings {
             every: 10,
             mu: None,
             restitution: 0.0,
-            method: SpatialMethod::Event,
+            method: SpatialMethod::Auto,
             rtol: crate::multibody::simulate::SimulateSettings::default().rtol,
             max_events: crate::multibody::simulate::SimulateSettings::default().max_events,
             per_step: crate::multibody::simulate::SimulateSettings::default().per_step,

@@ -97,12 +97,12 @@ fn the_pandas_fingers_stay_in_their_range() {
 
 #[test]
 fn the_event_driver_holds_the_ants_stops() {
-    // `simulate`'s default method, the event driver: from qpos0 the ankles start on their
-    // stops, the four feet strike at once and the ant stands at the closed-form height,
+    // The event driver (`auto` time-steps the ant: over 16 candidate contacts): from qpos0 the
+    // ankles start on their stops, the four feet strike at once and the ant stands at the closed-form height,
     // exactly (no step's drift to project away).
     let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
-    assert_eq!(r.method, SpatialMethod::Event);
+    let event = SpatialSimSettings { t_max: 1.0, method: SpatialMethod::Event, ..Default::default() };
+    let r = spatial_simulate(&m, None, &event).unwrap();
     assert_eq!(r.end, "time-limit");
     ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 1e-9);
     let names = r.contact_names.unwrap();
@@ -119,7 +119,8 @@ fn the_event_driver_holds_the_ants_stops() {
 
 #[test]
 fn the_event_driver_holds_the_pandas_fingers_on_their_stops() {
-    // The Panda falling from its neutral configuration, event-driven (simulate's default): the
+    // The Panda falling from its neutral configuration, event-driven (`auto`'s choice without
+    // contacts): the
     // joints strike their stops (joint 4 starts on one) and the fingers meet theirs, each held
     // to the contact tolerance.
     let m =
