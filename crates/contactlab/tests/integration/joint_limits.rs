@@ -98,8 +98,8 @@ fn the_pandas_fingers_stay_in_their_range() {
 #[test]
 fn the_event_driver_holds_the_ants_stops() {
     // The event driver (`auto` time-steps the ant: over 16 candidate contacts): from qpos0 the
-    // ankles start on their stops, the four feet strike at once and the ant stands at the closed-form height,
-    // exactly (no step's drift to project away).
+    // ankles start on their stops, the four feet strike at once and the ant stands at the
+    // closed-form height, exactly (no step's drift to project away).
     let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
     let event = SpatialSimSettings { t_max: 1.0, method: SpatialMethod::Event, ..Default::default() };
     let r = spatial_simulate(&m, None, &event).unwrap();
