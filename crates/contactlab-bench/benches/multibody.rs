@@ -1,5 +1,6 @@
 //! Planar multibody dynamics (issue #21): `M(q)` and `h(q, q̇)` of a 12-degree-of-freedom planar
-//! chain (a floating base and nine revolute links), target ≤ 2 µs; one compass-biped step (heel
+//! chain (a floating base and nine revolute links), target ≤ 2 µs, and the same on the spatial
+//! tree (`spatial::planar`); one compass-biped step (heel
 //! strike to heel strike at rtol 1e-10) as the hand-written model and as the `multibody` model
 //! file, target: the file within 2× of the hand-written model; a basin's cells per second.
 
@@ -50,6 +51,14 @@ fn bench(c: &mut Criterion) {
             mb.frames_into(&q, &v, &mut frames);
             mb.mass_and_bias_into(&frames, &mut m, &mut h, &mut scratch)
         })
+    });
+    // The same chain on the spatial tree (issue #60: one tree dynamics, a planar kernel kept
+    // only where it pays): CRBA and RNEA in space, a massless body under each planar joint's
+    // slides.
+    let pt = contactlab::spatial::planar::PlanarTree::new(&mb).expect("the chain on the spatial tree");
+    let (qs, vs) = (pt.to_spatial(&q), pt.to_spatial(&v));
+    c.bench_function("multibody_chain12_on_the_spatial_tree_mass_and_bias", |b| {
+        b.iter(|| (pt.tree.mass_matrix(&qs), pt.tree.bias(&qs, &vs)))
     });
 
     // One step of P2's sticking gait: from just after a heel strike to the next strike.

@@ -12,6 +12,7 @@ pub mod geometry;
 pub mod joint;
 pub mod mjcf;
 pub mod painleve;
+pub mod planar;
 pub mod section;
 pub mod slip;
 pub mod timestep;

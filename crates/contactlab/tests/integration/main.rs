@@ -27,6 +27,7 @@ mod p3_zeno;
 mod p4_fixture;
 mod p5_eqset;
 mod painleve_mechanism;
+mod planar_on_spatial;
 mod scale_invariance;
 mod spatial;
 mod spatial_continuation;

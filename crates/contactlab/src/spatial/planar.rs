@@ -1,0 +1,115 @@
+//! A planar mechanism ([`crate::mechanics::multibody::Multibody`]) as a spatial tree (issue #60,
+//! step 3: the planar models on the one tree).
+//!
+//! The plane is the world's `xy` plane, `z` towards the viewer, so that the planar engine's
+//! counter-clockwise angles are turns about `+z`, and gravity `g (sin α, −cos α)` is the vector
+//! `(g sin α, −g cos α, 0)`. Every planar joint becomes spatial joints whose velocities are the
+//! rates of its coordinates, so the configuration and the velocity are the planar ones, in the
+//! planar model's order ([`PlanarTree::order`]):
+//!
+//! | planar joint | spatial joints |
+//! |---|---|
+//! | revolute, axis `s = ±1` | revolute about `(0, 0, s)` |
+//! | prismatic along `a` | prismatic along `(a_x, a_y, 0)` |
+//! | fixed | fixed |
+//! | planar (`x, y, θ`) | prismatic along `x`, prismatic along `y`, revolute about `z`, on two massless bodies (`body/x`, `body/y`) |
+//! | planar along `u`, sign `s` | prismatic along `u`, prismatic along `s u^⊥`, revolute about `(0, 0, s)` |
+//!
+//! (The spatial tree's own planar joint takes the translation's rates in the body's turning
+//! axes, Pinocchio's convention: the same motion with other velocities.) The joint frame sits at
+//! the body's `origin`, turned by `origin_angle` about `z`. Each body is a lamina in the plane:
+//! its central inertia `I` about `z`, and `I/2` about `x` and `y` (a plate's; they never act,
+//! since no body turns out of the plane).
+
+use nalgebra::{Matrix3, Vector3};
+
+use super::algebra::{axis_angle, SpatialInertia, Transform, Vec3};
+use super::joint::Joint3;
+use super::tree::{Body3, SpatialTree};
+use crate::mechanics::multibody::{Joint, Multibody};
+use crate::Error;
+
+/// A planar tree on the spatial tree ([module docs](self)).
+#[derive(Debug, Clone)]
+pub struct PlanarTree {
+    /// The spatial tree: `nq = nv =` the planar tree's number of coordinates.
+    pub tree: SpatialTree,
+    /// The planar coordinate of each spatial coordinate (`order[k]` for coordinate `k` of the
+    /// spatial tree; the identity unless the planar model orders its coordinates otherwise, as
+    /// a URDF's file order may).
+    pub order: Vec<usize>,
+    /// The spatial body of each planar body (its last, massive one).
+    pub body: Vec<usize>,
+}
+
+impl PlanarTree {
+    /// The planar tree `mb` on the spatial tree.
+    pub fn new(mb: &Multibody) -> Result<Self, Error> {
+        let g = mb.gravity_vector();
+        let mut bodies: Vec<Body3> = Vec::with_capacity(mb.bodies().len());
+        let (mut order, mut body) = (Vec::with_capacity(mb.dof()), Vec::with_capacity(mb.bodies().len()));
+        for (b, pb) in mb.bodies().iter().enumerate() {
+            let first = mb.first_coordinate(b);
+            let placement = Transform {
+                rot: axis_angle(&Vec3::z(), pb.origin_angle),
+                pos: Vector3::new(pb.origin.x, pb.origin.y, 0.0),
+            };
+            let lamina = SpatialInertia {
+                mass: pb.mass,
+                com: Vector3::new(pb.com.x, pb.com.y, 0.0),
+                inertia: Matrix3::from_diagonal(&Vector3::new(0.5 * pb.inertia, 0.5 * pb.inertia, pb.inertia)),
+            };
+            let massless = SpatialInertia { mass: 0.0, com: Vector3::zeros(), inertia: Matrix3::zeros() };
+            let parent = pb.parent.map(|p| body[p]);
+            let mut chain: Vec<(String, Joint3)> = match pb.joint {
+                Joint::Revolute { axis } => vec![(pb.name.clone(), Joint3::Revolute { axis: Vec3::z() * axis })],
+                Joint::Prismatic { axis } => {
+                    vec![(pb.name.clone(), Joint3::Prismatic { axis: Vec3::new(axis.x, axis.y, 0.0) })]
+                }
+                Joint::Fixed => vec![(pb.name.clone(), Joint3::Fixed)],
+                Joint::Planar | Joint::PlanarAxes { .. } => {
+                    let (u, s) = match pb.joint {
+                        Joint::PlanarAxes { x_axis, sign } => (x_axis, sign),
+                        _ => (nalgebra::Vector2::x(), 1.0),
+                    };
+                    vec![
+                        (format!("{}/x", pb.name), Joint3::Prismatic { axis: Vec3::new(u.x, u.y, 0.0) }),
+                        (format!("{}/y", pb.name), Joint3::Prismatic { axis: Vec3::new(-u.y, u.x, 0.0) * s }),
+                        (pb.name.clone(), Joint3::Revolute { axis: Vec3::z() * s }),
+                    ]
+                }
+            };
+            // (Each joint of the chain has one coordinate, the chain's `k`-th, or none.)
+            let last = chain.len() - 1;
+            for (k, (name, joint)) in chain.drain(..).enumerate() {
+                bodies.push(Body3 {
+                    name,
+                    parent: if k == 0 { parent } else { Some(bodies.len() - 1) },
+                    placement: if k == 0 { placement } else { Transform::identity() },
+                    joint,
+                    inertia: if k == last { lamina } else { massless },
+                });
+                if joint.nq() == 1 {
+                    order.push(first + k);
+                }
+            }
+            body.push(bodies.len() - 1);
+        }
+        let tree = SpatialTree::new(bodies, Vec3::new(g.x, g.y, 0.0))?;
+        Ok(Self { tree, order, body })
+    }
+
+    /// The spatial tree's coordinates (or velocities) from the planar model's `x`.
+    pub fn to_spatial(&self, x: &[f64]) -> Vec<f64> {
+        self.order.iter().map(|&k| x[k]).collect()
+    }
+
+    /// The planar model's coordinates (or velocities) from the spatial tree's `y`.
+    pub fn to_planar(&self, y: &[f64]) -> Vec<f64> {
+        let mut x = vec![0.0; y.len()];
+        for (k, &p) in self.order.iter().enumerate() {
+            x[p] = y[k];
+        }
+        x
+    }
+}
