@@ -58,7 +58,7 @@ fn bench(c: &mut Criterion) {
     let pt = contactlab::spatial::planar::PlanarTree::new(&mb).expect("the chain on the spatial tree");
     let (qs, vs) = (pt.to_spatial(&q), pt.to_spatial(&v));
     c.bench_function("multibody_chain12_on_the_spatial_tree_mass_and_bias", |b| {
-        b.iter(|| (pt.tree.mass_matrix(&qs), pt.tree.bias(&qs, &vs)))
+        b.iter(|| pt.tree.mass_and_bias(&qs, &vs))
     });
 
     // One step of P2's sticking gait: from just after a heel strike to the next strike.

@@ -37,6 +37,7 @@ fn bench(c: &mut Criterion) {
         let (q, v) = state(&t);
         g.bench_function(format!("{label}_mass_matrix"), |b| b.iter(|| t.mass_matrix(&q)));
         g.bench_function(format!("{label}_bias"), |b| b.iter(|| t.bias(&q, &v)));
+        g.bench_function(format!("{label}_mass_and_bias_one_pass"), |b| b.iter(|| t.mass_and_bias(&q, &v)));
     }
     let (scene, q) = resting_box(2.0, Vec3::new(0.4, 0.3, 0.2), 0.3, 0.5, 0.0, 0.0).unwrap();
     let q = DVector::from_vec(q);

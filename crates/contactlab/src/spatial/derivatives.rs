@@ -37,8 +37,9 @@ pub fn forward_dynamics<T: Real>(tree: &SpatialTree, q: &[T], v: &[T], tau: &[T]
     if !tree.normalize(&mut q) {
         return None;
     }
-    let f = tree.bias(&q, v) + DVector::from_column_slice(tau);
-    tree.mass_matrix(&q).cholesky().map(|c| c.solve(&f))
+    let (m, h) = tree.mass_and_bias(&q, v);
+    let f = h + DVector::from_column_slice(tau);
+    m.cholesky().map(|c| c.solve(&f))
 }
 
 /// The exact Jacobians of the free forward dynamics at `(q, v, τ)`: `∂v̇/∂q` (`nv × nq`, in the

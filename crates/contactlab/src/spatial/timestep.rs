@@ -416,8 +416,8 @@ fn step_from(
     // linear forces): with the spring force taken at the step's end q₁ = q_m + (h/2) v₁,
     //   Ŵ (v₁ − v) = h (bias + p(q_m, v) − (h/2) K v) + Jᵀ r,   Ŵ = M + h D + (h²/2) K,
     // stable however stiff or light the joints (explicit damping diverges once h d > 2 I).
-    let mut m = t.mass_matrix(qm.as_slice());
-    let mut force = t.bias(qm.as_slice(), v.as_slice()) + scene.passive_force(qm.as_slice(), v.as_slice());
+    let (mut m, bias) = t.mass_and_bias(qm.as_slice(), v.as_slice());
+    let mut force = bias + scene.passive_force(qm.as_slice(), v.as_slice());
     for (k, d) in scene.damping.iter().enumerate() {
         m[(k, k)] += h * d;
     }

@@ -268,7 +268,20 @@ impl SpatialTree {
 
     /// The joint-space inertia `M(q)` (composite-rigid-body algorithm over the moving bodies).
     pub fn mass_matrix<T: Real>(&self, q: &[T]) -> DMatrix<T> {
-        let p = self.moving_pass(q, None);
+        self.crba(&self.moving_pass(q, None))
+    }
+
+    /// `M(q)` and the bias `h(q, v)` ([`Self::mass_matrix`], [`Self::bias`]) from one forward
+    /// pass: what a flow evaluates at every state.
+    pub fn mass_and_bias<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
+        let p = self.moving_pass(q, Some(v));
+        let mut h = self.rnea(&p, v, None);
+        h.neg_mut();
+        (self.crba(&p), h)
+    }
+
+    /// The composite-rigid-body algorithm over a forward pass's poses.
+    fn crba<T: Real>(&self, p: &Pass<T>) -> DMatrix<T> {
         let mut composite: Vec<SpatialInertia<T>> = self.moving.iter().map(|m| m.inertia.cast()).collect();
         for i in (0..self.moving.len()).rev() {
             if let Some(k) = self.moving[i].parent {
@@ -309,7 +322,11 @@ impl SpatialTree {
     /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler over the moving
     /// bodies; the armature's `diag(a) v̇` included).
     pub fn inverse_dynamics<T: Real>(&self, q: &[T], v: &[T], vdot: &[T]) -> DVector<T> {
-        let p = self.moving_pass(q, Some(v));
+        self.rnea(&self.moving_pass(q, Some(v)), v, Some(vdot))
+    }
+
+    /// Recursive Newton–Euler over a forward pass with the velocities `v` (`vdot` `None`: zero).
+    fn rnea<T: Real>(&self, p: &Pass<T>, v: &[T], vdot: Option<&[T]>) -> DVector<T> {
         let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
         let a0 = Motion::new(-real3::<T>(&self.gravity), Vector3::zeros());
@@ -320,11 +337,19 @@ impl SpatialTree {
             let joint = &self.bodies[m.body].joint;
             let ap = m.parent.map_or(a0, |k| acc[k]);
             let vj = joint.motion(self.vs(m.body, v));
-            let a = p.local[i].motion_from_parent(&ap) + joint.motion(self.vs(m.body, vdot)) + p.vel[i].cross(&vj);
+            let mut a = p.local[i].motion_from_parent(&ap) + p.vel[i].cross(&vj);
+            if let Some(vdot) = vdot {
+                a += joint.motion(self.vs(m.body, vdot));
+            }
             force.push(inertia.apply(&a) + p.vel[i].cross_force(&inertia.apply(&p.vel[i])));
             acc.push(a);
         }
-        let mut tau = DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(&a, &x)| real::<T>(a) * x));
+        let mut tau = match vdot {
+            Some(vdot) => {
+                DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(&a, &x)| real::<T>(a) * x))
+            }
+            None => DVector::zeros(self.nv),
+        };
         for i in (0..n).rev() {
             let m = &self.moving[i];
             let joint = &self.bodies[m.body].joint;
@@ -344,7 +369,9 @@ impl SpatialTree {
 
     /// The bias `h(q, v) = −(C(q, v) v + g(q))` (module docs).
     pub fn bias<T: Real>(&self, q: &[T], v: &[T]) -> DVector<T> {
-        -self.inverse_dynamics(q, v, &vec![T::zero(); self.nv])
+        let mut h = self.rnea(&self.moving_pass(q, Some(v)), v, None);
+        h.neg_mut();
+        h
     }
 
     /// `q̇` from `q` and `v`.
@@ -592,6 +619,22 @@ pub(crate) mod tests {
             }
         }
         assert!(m.clone().cholesky().is_some());
+    }
+
+    #[test]
+    fn one_pass_gives_the_mass_matrix_and_bias_of_two_and_the_inverse_dynamics() {
+        // mass_and_bias shares the forward pass: the same numbers as mass_matrix and bias, to
+        // the bit; and with the armature, M v̇ − h is the inverse dynamics' τ.
+        let t = sample();
+        let t = t.clone().with_armature((0..t.nv()).map(|k| 0.01 * k as f64).collect()).unwrap();
+        let (q, v) = state(&t);
+        let (m, h) = t.mass_and_bias(&q, &v);
+        assert_eq!(m, t.mass_matrix(&q));
+        assert_eq!(h, t.bias(&q, &v));
+        let vdot: Vec<f64> = (0..t.nv()).map(|k| (0.3 * k as f64).sin()).collect();
+        let tau = t.inverse_dynamics(&q, &v, &vdot);
+        let expected = &m * DVector::from_column_slice(&vdot) - &h;
+        assert!((&tau - &expected).amax() <= 1e-12 * expected.amax(), "{tau} vs {expected}");
     }
 
     #[test]

@@ -164,8 +164,9 @@ impl EventScene<'_> {
     /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(q, v)`.
     pub(crate) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
         let tree = &self.scene.tree;
-        let chol = tree.mass_matrix(q).cholesky()?;
-        let f = tree.bias(q, v) + self.scene.passive_force(q, v);
+        let (m, h) = tree.mass_and_bias(q, v);
+        let chol = m.cholesky()?;
+        let f = h + self.scene.passive_force(q, v);
         let a0 = chol.solve(&f);
         Some((chol, a0))
     }

@@ -158,15 +158,14 @@ impl EventScene<'_> {
 
     /// `M`, and the free forces `h − d v − k (q − rest)`, at `(q, v)` in `T`.
     fn dynamics_t<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
-        let tree = &self.scene.tree;
-        let mut f = tree.bias(q, v);
+        let (m, mut f) = self.scene.tree.mass_and_bias(q, v);
         for (k, &d) in self.scene.damping.iter().enumerate() {
             f[k] -= real::<T>(d) * v[k];
         }
         for &(iq, iv, k, rest) in &self.scene.springs {
             f[iv] -= real::<T>(k) * (q[iq] - real(rest));
         }
-        (tree.mass_matrix(q), f)
+        (m, f)
     }
 
     /// The state split into `(q, v)` with `q` normalised, in `T`.
