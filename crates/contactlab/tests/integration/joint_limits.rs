@@ -75,21 +75,29 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
 fn the_pandas_fingers_stay_in_their_range() {
     // The Panda hanging from its fixed base, no contacts, 2 s: its arm folds under gravity onto
     // its stops and the fingers slide to theirs. The fingers left [0, 0.04] m by 16.8 m.
-    let m =
-        spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
-            .unwrap();
+    let m = panda();
     assert_eq!(m.limits.len(), 9, "seven arm joints and two fingers");
     let finger = m.limits.iter().find(|l| l.name == "panda_finger_joint1").unwrap();
     assert_eq!((finger.lower, finger.upper), (0.0, 0.04));
     let r = spatial_simulate(&m, None, &moreau(2.0)).unwrap();
     assert_eq!(r.end, "completed");
-    // The neutral configuration puts joint 4 at 0, above its upper stop −0.0698.
+    panda_holds_its_stops(&m.limits, &r);
+}
+
+fn panda() -> contactlab::api::SpatialModel {
+    let path = robots_dir().join("panda.urdf");
+    spatial_model(&path, SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed)).unwrap()
+}
+
+/// A run of the Panda from its neutral configuration started joint 4 on its upper stop (the
+/// configuration puts it at 0, above −0.0698), kept every joint within `1e-9` of its range, and
+/// brought each finger to a stop on the way (the arm's swing throws them along their axes): the
+/// stops are engaged, not merely never reached.
+fn panda_holds_its_stops(limits: &[JointLimit], r: &contactlab::api::SpatialSimulation) {
     assert_eq!(r.start_clamped, ["panda_joint4"]);
-    let (worst, name) = worst_excursion(&m.limits, &r.q);
+    let (worst, name) = worst_excursion(limits, &r.q);
     assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
-    // Each finger meets a stop on the way (the arm's swing throws them along their axes): the
-    // stops are engaged, not merely never reached.
-    for l in m.limits.iter().filter(|l| l.name.contains("finger")) {
+    for l in limits.iter().filter(|l| l.name.contains("finger")) {
         let met = r.q.iter().any(|q| (q[l.qpos] - l.lower).abs() < 1e-9 || (q[l.qpos] - l.upper).abs() < 1e-9);
         assert!(met, "{} never meets a stop", l.name);
     }
@@ -120,20 +128,11 @@ fn the_event_driver_holds_the_ants_stops() {
 #[test]
 fn the_event_driver_holds_the_pandas_fingers_on_their_stops() {
     // The Panda falling from its neutral configuration, event-driven (`auto`'s choice without
-    // contacts): the
-    // joints strike their stops (joint 4 starts on one) and the fingers meet theirs, each held
-    // to the contact tolerance.
-    let m =
-        spatial_model(&robots_dir().join("panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
-            .unwrap();
+    // contacts): the joints strike their stops and the fingers meet theirs, each held to the
+    // contact tolerance.
+    let m = panda();
     let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(r.method, SpatialMethod::Event);
     assert_eq!(r.end, "time-limit");
-    assert_eq!(r.start_clamped, ["panda_joint4"]);
-    let (worst, name) = worst_excursion(&m.limits, &r.q);
-    assert!(worst <= 1e-9, "{name} is {worst:e} of its range past a stop");
-    for l in m.limits.iter().filter(|l| l.name.contains("finger")) {
-        let met = r.q.iter().any(|q| (q[l.qpos] - l.lower).abs() < 1e-9 || (q[l.qpos] - l.upper).abs() < 1e-9);
-        assert!(met, "{} never meets a stop", l.name);
-    }
+    panda_holds_its_stops(&m.limits, &r);
 }
