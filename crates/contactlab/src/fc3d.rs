@@ -374,8 +374,15 @@ fn slide_along(w: &Matrix3<f64>, b: &Vector3<f64>, mu: f64, d: &nalgebra::Vector
         return Some(Vector3::zeros());
     }
     let dir = Vector3::new(1.0, -mu * d[0], -mu * d[1]);
-    let wn = (w * dir)[0];
+    let wn = sliding_normal_response(w, mu, d);
     (wn > 0.0).then(|| dir * (-b[0] / wn))
+}
+
+/// A contact sliding in direction `d` (a unit vector of the tangent plane) with friction `μ`:
+/// its normal response to its own force, `(w (1, −μ d))_n`, `w` its diagonal block. Not
+/// positive, its friction turns its push into its support (Painlevé; [`solve_with_slips`]).
+pub fn sliding_normal_response(w: &nalgebra::Matrix3<f64>, mu: f64, d: &nalgebra::Vector2<f64>) -> f64 {
+    (w * Vector3::new(1.0, -mu * d[0], -mu * d[1]))[0]
 }
 
 /// The unscaled natural-map residual of `(r, u)` at every contact (`ρ = 1`): for checks

@@ -61,7 +61,7 @@ impl PlanarTree {
             };
             let massless = SpatialInertia { mass: 0.0, com: Vector3::zeros(), inertia: Matrix3::zeros() };
             let parent = pb.parent.map(|p| body[p]);
-            let mut chain: Vec<(String, Joint3)> = match pb.joint {
+            let chain: Vec<(String, Joint3)> = match pb.joint {
                 Joint::Revolute { axis } => vec![(pb.name.clone(), Joint3::Revolute { axis: Vec3::z() * axis })],
                 Joint::Prismatic { axis } => {
                     vec![(pb.name.clone(), Joint3::Prismatic { axis: Vec3::new(axis.x, axis.y, 0.0) })]
@@ -81,7 +81,7 @@ impl PlanarTree {
             };
             // (Each joint of the chain has one coordinate, the chain's `k`-th, or none.)
             let last = chain.len() - 1;
-            for (k, (name, joint)) in chain.drain(..).enumerate() {
+            for (k, (name, joint)) in chain.into_iter().enumerate() {
                 bodies.push(Body3 {
                     name,
                     parent: if k == 0 { parent } else { Some(bodies.len() - 1) },

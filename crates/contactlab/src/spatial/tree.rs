@@ -275,9 +275,14 @@ impl SpatialTree {
     /// pass: what a flow evaluates at every state.
     pub fn mass_and_bias<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
         let p = self.moving_pass(q, Some(v));
-        let mut h = self.rnea(&p, v, None);
+        (self.crba(&p), self.bias_from(&p, v))
+    }
+
+    /// The bias `−(C v + g)` over a forward pass with the velocities `v`.
+    fn bias_from<T: Real>(&self, p: &Pass<T>, v: &[T]) -> DVector<T> {
+        let mut h = self.rnea(p, v, None);
         h.neg_mut();
-        (self.crba(&p), h)
+        h
     }
 
     /// The composite-rigid-body algorithm over a forward pass's poses.
@@ -369,9 +374,7 @@ impl SpatialTree {
 
     /// The bias `h(q, v) = −(C(q, v) v + g(q))` (module docs).
     pub fn bias<T: Real>(&self, q: &[T], v: &[T]) -> DVector<T> {
-        let mut h = self.rnea(&self.moving_pass(q, Some(v)), v, None);
-        h.neg_mut();
-        h
+        self.bias_from(&self.moving_pass(q, Some(v)), v)
     }
 
     /// `q̇` from `q` and `v`.

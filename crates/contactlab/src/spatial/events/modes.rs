@@ -582,8 +582,8 @@ fn unsolved(
 ) -> ModeFailure {
     let signature = slips.iter().enumerate().find_map(|(c, s)| {
         let d = (*s)?;
-        let b = w.fixed_view::<3, 3>(3 * c, 3 * c);
-        let wn = (b * Vector3::new(1.0, -mus[c] * d[0], -mus[c] * d[1]))[0];
+        let b = w.fixed_view::<3, 3>(3 * c, 3 * c).into_owned();
+        let wn = fc3d::sliding_normal_response(&b, mus[c], &d);
         (sol.status == Fc3dStatus::NumericalTrouble && sol.r[3 * c] == 0.0 && sol.u[3 * c] < 0.0 && wn <= 0.0)
             .then(|| (touching[c], wn / b[(0, 0)]))
     });
