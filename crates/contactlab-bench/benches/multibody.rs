@@ -2,7 +2,9 @@
 //! chain (a floating base and nine revolute links), target ≤ 2 µs, and the same on the spatial
 //! tree (`spatial::planar`); one compass-biped step (heel
 //! strike to heel strike at rtol 1e-10) as the hand-written model and as the `multibody` model
-//! file, target: the file within 2× of the hand-written model; a basin's cells per second.
+//! file, target: the file within 2× of the hand-written model; a basin's cells per second. The
+//! kneed walker's step and the basin also run on the spatial tree (`Kernel::Spatial`, issue #60:
+//! the planar kernel stays only where it is at least 2× faster).
 
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
 use contactlab::hybrid::{DriverSettings, EventDriver, Tolerances};
@@ -128,6 +130,15 @@ fn bench(c: &mut Criterion) {
         let mut g = c.benchmark_group("kneed_walker_step");
         g.bench_function("plain", |b| b.iter(|| map.apply(&y).expect("a return")));
         g.bench_function("with_derivatives", |b| b.iter(|| map.apply_exact(&y).expect("a return")));
+        // The same step on the spatial tree (issue #60): values, and derivatives from the tree
+        // in dual numbers.
+        let sys3 = sys.clone().with_kernel(contactlab::mechanics::multibody_system::Kernel::Spatial).expect("a tree");
+        let lag3 = Lagrangian::new(&sys3);
+        let map3 = ReturnMap { system: &lag3, chart: StrikeChart::new(&sys3, &x, &spec.translation), ..map };
+        g.bench_function("plain_on_the_spatial_tree", |b| b.iter(|| map3.apply(&y).expect("a return")));
+        g.bench_function("with_derivatives_on_the_spatial_tree", |b| {
+            b.iter(|| map3.apply_exact(&y).expect("a return"))
+        });
         g.finish();
     }
     // The compass gait's fixed point with its multipliers, Newton from a start 1% off in the
@@ -187,6 +198,13 @@ fn bench(c: &mut Criterion) {
         g.throughput(criterion::Throughput::Elements(cells.len() as u64));
         g.bench_function("simplest_walker_400_cells", |b| {
             b.iter(|| basin_cells(&walker, &p, &cells, &|_, _| {}).expect("cells"))
+        });
+        // The same basin on the spatial tree (issue #60: the planar kernel stays only if it is
+        // at least 2× faster here).
+        let mut on_tree = walker.clone();
+        on_tree.kernel = contactlab::mechanics::multibody_system::Kernel::Spatial;
+        g.bench_function("simplest_walker_400_cells_on_the_spatial_tree", |b| {
+            b.iter(|| basin_cells(&on_tree, &p, &cells, &|_, _| {}).expect("cells"))
         });
         g.finish();
     }

@@ -30,11 +30,12 @@
 //! The dimension is a type parameter `N` (the hand-written models' fast path); [`MultibodySystem::new`]
 //! checks that the tree has exactly `N` coordinates.
 
-use nalgebra::{DMatrix, DVector, Vector2};
+use nalgebra::{DMatrix, DVector, Vector2, Vector3};
 
 use super::linearization::{ContactLinearization, Linearization};
 use super::multibody::{Joint, Multibody};
 use super::{ContactLaw, ContactSystem};
+use crate::spatial::planar::PlanarTree;
 use crate::Error;
 
 /// Largest number of degrees of freedom of a mechanism (the exact derivatives' dual numbers
@@ -167,6 +168,29 @@ impl JointSpring {
     }
 }
 
+/// Which tree evaluates a [`MultibodySystem`]'s dynamics and contact kinematics (issue #60,
+/// step 3: the planar models on the one tree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kernel {
+    /// The planar engine's own kernel ([`Multibody`]: Kane's equations in the plane).
+    #[default]
+    Planar,
+    /// The spatial tree ([`crate::spatial::planar::PlanarTree`]: a planar joint as two slides
+    /// and a hinge, each body a lamina in the `xy` plane), with the same coordinates.
+    Spatial,
+}
+
+/// The spatial tree a system runs on ([`Kernel::Spatial`]); built from the system's own tree,
+/// so comparisons of systems compare that tree and ignore this.
+#[derive(Debug, Clone)]
+struct OnSpatialTree(std::sync::Arc<PlanarTree>);
+
+impl PartialEq for OnSpatialTree {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 /// A multibody tree with contacts and joint forces, `N` coordinates (module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultibodySystem {
@@ -175,6 +199,7 @@ pub struct MultibodySystem {
     springs: Vec<JointSpring>,
     relabel: Option<Relabel>,
     length: f64,
+    spatial: Option<OnSpatialTree>,
     /// Identifies this system's data in the per-thread cache of the last evaluation.
     id: CacheId,
 }
@@ -214,6 +239,8 @@ struct Evaluation {
     /// Whether the velocity-level part is computed (for `v`).
     v_ok: bool,
     frames: super::multibody::Frames,
+    /// The spatial tree's frames ([`Kernel::Spatial`]; with the velocities once `v_ok`).
+    frames3: Option<crate::spatial::tree::Frames>,
     mass: nalgebra::DMatrix<f64>,
     bias: nalgebra::DVector<f64>,
     scratch: super::multibody::Scratch,
@@ -301,7 +328,27 @@ impl MultibodySystem {
             .chain(points)
             .fold(0.0f64, f64::max)
             .max(crate::numeric::SCALE_FLOOR);
-        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length, id: CacheId::fresh() })
+        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length, spatial: None, id: CacheId::fresh() })
+    }
+
+    /// This system evaluated by `kernel` ([`Kernel`]): the same coordinates, velocities,
+    /// contacts and forces.
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        self.spatial = match kernel {
+            Kernel::Planar => None,
+            Kernel::Spatial => Some(OnSpatialTree(std::sync::Arc::new(PlanarTree::new(&self.mb)?))),
+        };
+        self.id = CacheId::fresh();
+        Ok(self)
+    }
+
+    /// The kernel that evaluates this system.
+    pub fn kernel(&self) -> Kernel {
+        if self.spatial.is_some() {
+            Kernel::Spatial
+        } else {
+            Kernel::Planar
+        }
     }
 
     /// Adds the relabelling `q⁺ = P q + c`, `q̇⁺ = P q̇` after the strike of its contact
@@ -348,8 +395,18 @@ impl MultibodySystem {
                 // Marked invalid until filled (a panic below must not leave a stale key).
                 e.id = 0;
                 e.v_ok = false;
-                self.mb.positions_into(q, &mut e.frames);
-                self.mb.mass_keeping_into(&e.frames, &mut e.mass, &mut e.scratch);
+                match &self.spatial {
+                    None => {
+                        self.mb.positions_into(q, &mut e.frames);
+                        self.mb.mass_keeping_into(&e.frames, &mut e.mass, &mut e.scratch);
+                    }
+                    Some(OnSpatialTree(pt)) => {
+                        let f = pt.tree.frames(&pt.to_spatial(q), None);
+                        let m = pt.tree.mass_matrix_in(&f);
+                        e.mass = DMatrix::from_fn(q.len(), q.len(), |r, c| m[(pt.index[r], pt.index[c])]);
+                        e.frames3 = Some(f);
+                    }
+                }
                 e.q.clear();
                 e.q.extend(bits(q));
                 e.id = self.id.0;
@@ -357,8 +414,19 @@ impl MultibodySystem {
             if let Some(v) = v {
                 if !(e.v_ok && e.v.iter().copied().eq(bits(v))) {
                     e.v_ok = false;
-                    self.mb.velocities_into(v, &mut e.frames);
-                    self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
+                    match &self.spatial {
+                        None => {
+                            self.mb.velocities_into(v, &mut e.frames);
+                            self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
+                        }
+                        Some(OnSpatialTree(pt)) => {
+                            let vs = pt.to_spatial(v);
+                            let f = e.frames3.as_mut().expect("filled with the position level");
+                            pt.tree.add_velocities(f, &vs);
+                            let h = pt.tree.bias_in(f, &vs);
+                            e.bias = DVector::from_fn(q.len(), |r, _| h[pt.index[r]]);
+                        }
+                    }
                     e.v.clear();
                     e.v.extend(bits(v));
                     e.v_ok = true;
@@ -369,9 +437,45 @@ impl MultibodySystem {
     }
 
     /// The point-on-line kinematics of contact `i` at `q` (and `q̇`, for `J̇q̇`): gap, tangential
-    /// coordinate, normal and tangent Jacobians, and `(ẇ_nᵀq̇, ẇ_tᵀq̇)` (zero without `q̇`).
-    fn kinematics(&self, i: usize, q: &DVector<f64>, v: Option<&DVector<f64>>) -> ContactKinematics {
+    /// coordinate, normal and tangent Jacobians, and `(ẇ_nᵀq̇, ẇ_tᵀq̇)` (zero without `q̇`). The
+    /// spatial kernel leaves the Jacobians zero unless `rows`.
+    fn kinematics(&self, i: usize, q: &DVector<f64>, v: Option<&DVector<f64>>, rows: bool) -> ContactKinematics {
         match self.contacts[i].constraint {
+            Constraint::PointOnLine { body, point, line_point, normal, radius } if self.spatial.is_some() => {
+                let pt = &self.spatial.as_ref().expect("the spatial kernel").0;
+                let t = Vector2::new(normal.y, -normal.x);
+                self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
+                    let f = e.frames3.as_ref().expect("filled with the position level");
+                    let (b, x) = (pt.body[body], Vector3::new(point.x, point.y, 0.0));
+                    let d = f.world()[b].point(&x).xy() - line_point;
+                    let (mut wn, mut wt) = (DVector::<f64>::zeros(q.len()), DVector::<f64>::zeros(q.len()));
+                    if rows {
+                        let j = pt.tree.point_jacobian_in(f, b, &x);
+                        for &(k, s) in &pt.angle[body].1 {
+                            wt[k] += radius * s;
+                        }
+                        for c in 0..q.len() {
+                            let k = pt.index[c];
+                            wn[c] = normal.x * j[(0, k)] + normal.y * j[(1, k)];
+                            wt[c] += t.x * j[(0, k)] + t.y * j[(1, k)];
+                        }
+                    }
+                    let dot = if v.is_some() {
+                        // (A lamina turning in its plane has no angular velocity product.)
+                        let acc = pt.tree.point_velocity_product_in(f, b, &x).xy();
+                        (normal.dot(&acc), t.dot(&acc))
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    ContactKinematics {
+                        gap: normal.dot(&d) - radius,
+                        tangential: t.dot(&d) + radius * pt.body_angle(body, q.as_slice()),
+                        wn,
+                        wt,
+                        dot,
+                    }
+                })
+            }
             Constraint::PointOnLine { body, point, line_point, normal, radius } => {
                 let t = Vector2::new(normal.y, -normal.x);
                 self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
@@ -436,11 +540,14 @@ impl MultibodySystem {
         let n = q.len();
         let qd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(q[k]).derivative(k)).collect();
         let vd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(v[k])).collect();
-        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, true);
         let grad = |x: &DualSVec64<K>| {
             let g = x.eps.unwrap_generic(nalgebra::Const::<K>, nalgebra::U1);
             DVector::from_column_slice(&g.as_slice()[..n])
         };
+        if let Some(OnSpatialTree(pt)) = &self.spatial {
+            return self.spatial_dual_pass(pt, &qd, &vd, v, &grad);
+        }
+        let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, true);
         let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
         let mut dh = DMatrix::<f64>::zeros(n, n);
         for r in 0..n {
@@ -472,6 +579,61 @@ impl MultibodySystem {
                     (cl.dn_dq, cl.dt_dq) = (grad(&dn), grad(&dt));
                     // The velocity products are quadratic forms: ẇᵀq̇ = q̇ᵀ (∂w/∂q) q̇, so their
                     // gradient in q̇ is (∂w/∂q + ∂w/∂qᵀ) q̇.
+                    cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
+                    cl.dt_dv = (&cl.dwt_dq + cl.dwt_dq.transpose()) * v;
+                    cl
+                }
+                Constraint::JointLimit { .. } => ContactLinearization::constant(n),
+            })
+            .collect();
+        DualPass { dm, dh, contacts }
+    }
+
+    /// [`Self::dual_pass_k`] on the spatial tree ([`Kernel::Spatial`]): the tree is generic over
+    /// its scalar, so the same pass in dual numbers gives the gradients.
+    fn spatial_dual_pass<T: crate::spatial::algebra::Real>(
+        &self,
+        pt: &PlanarTree,
+        qd: &[T],
+        vd: &[T],
+        v: &DVector<f64>,
+        grad: &dyn Fn(&T) -> DVector<f64>,
+    ) -> DualPass {
+        use crate::spatial::algebra::real;
+        let n = qd.len();
+        let (m, h) = pt.mass_and_bias(qd, vd);
+        let f = pt.tree.frames(&pt.to_spatial(qd), Some(&pt.to_spatial(vd)));
+        let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
+        let mut dh = DMatrix::<f64>::zeros(n, n);
+        for r in 0..n {
+            dh.set_row(r, &grad(&h[r]).transpose());
+            for c in 0..n {
+                let g = grad(&m[(r, c)]);
+                for (k, d) in dm.iter_mut().enumerate() {
+                    d[(r, c)] = g[k];
+                }
+            }
+        }
+        let contacts = self
+            .contacts
+            .iter()
+            .map(|c| match c.constraint {
+                Constraint::PointOnLine { body, point, normal, .. } => {
+                    let (nx, ny): (T, T) = (real(normal.x), real(normal.y));
+                    let b = pt.body[body];
+                    let x = Vector3::new(real(point.x), real(point.y), T::zero());
+                    let j = pt.tree.point_jacobian_in(&f, b, &x);
+                    let mut cl = ContactLinearization::constant(n);
+                    // (The tangent row's `ρ φ` part is constant: the angle is affine in `q`.)
+                    for k in 0..n {
+                        let col = pt.index[k];
+                        let wn = j[(0, col)] * nx + j[(1, col)] * ny;
+                        let wt = j[(0, col)] * ny - j[(1, col)] * nx;
+                        cl.dwn_dq.set_row(k, &grad(&wn).transpose());
+                        cl.dwt_dq.set_row(k, &grad(&wt).transpose());
+                    }
+                    let acc = pt.tree.point_velocity_product_in(&f, b, &x);
+                    (cl.dn_dq, cl.dt_dq) = (grad(&(acc.x * nx + acc.y * ny)), grad(&(acc.x * ny - acc.y * nx)));
                     cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
                     cl.dt_dv = (&cl.dwt_dq + cl.dwt_dq.transpose()) * v;
                     cl
@@ -544,27 +706,27 @@ impl ContactSystem for MultibodySystem {
     }
 
     fn gap(&self, i: usize, q: &DVector<f64>) -> f64 {
-        self.kinematics(i, q, None).gap
+        self.kinematics(i, q, None, false).gap
     }
 
     fn tangential(&self, i: usize, q: &DVector<f64>) -> f64 {
-        self.kinematics(i, q, None).tangential
+        self.kinematics(i, q, None, false).tangential
     }
 
     fn normal_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
-        self.kinematics(i, q, None).wn
+        self.kinematics(i, q, None, true).wn
     }
 
     fn tangent_jacobian(&self, i: usize, q: &DVector<f64>) -> DVector<f64> {
-        self.kinematics(i, q, None).wt
+        self.kinematics(i, q, None, true).wt
     }
 
     fn jacobian_dot_v(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (f64, f64) {
-        self.kinematics(i, q, Some(v)).dot
+        self.kinematics(i, q, Some(v), false).dot
     }
 
     fn contact_rows(&self, i: usize, q: &DVector<f64>, v: &DVector<f64>) -> (DVector<f64>, DVector<f64>, (f64, f64)) {
-        let k = self.kinematics(i, q, Some(v));
+        let k = self.kinematics(i, q, Some(v), true);
         (k.wn, k.wt, k.dot)
     }
 

@@ -486,6 +486,7 @@ impl MechanismBuilder {
             gait,
             shapes,
             written_normals,
+            kernel: Default::default(),
             tree_from_urdf: false,
         };
         m.system().map_err(|e| e.in_file(src))?;

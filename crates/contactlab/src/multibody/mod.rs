@@ -22,7 +22,7 @@ pub mod zeno_orbit;
 use serde::Serialize;
 
 use crate::mechanics::multibody::Multibody;
-use crate::mechanics::multibody_system::{Contact, JointSpring, MultibodySystem, Relabel};
+use crate::mechanics::multibody_system::{Contact, JointSpring, Kernel, MultibodySystem, Relabel};
 use crate::Error;
 
 pub use crate::mechanics::multibody_system::MAX_DOF;
@@ -68,6 +68,8 @@ pub struct Mechanism {
     /// `rpy` rotations, inertias projected on the plane's normal, planar joints' axes): proofs
     /// about its numbers say so.
     pub tree_from_urdf: bool,
+    /// The tree that evaluates the dynamics ([`Kernel`]; the planar kernel unless set).
+    pub kernel: Kernel,
 }
 
 impl Mechanism {
@@ -86,7 +88,8 @@ impl Mechanism {
                 format!("{n} degrees of freedom; between 1 and {MAX_DOF} are supported"),
             ));
         }
-        let s = MultibodySystem::new(self.tree.clone(), self.contacts.clone(), self.springs.clone())?;
+        let s = MultibodySystem::new(self.tree.clone(), self.contacts.clone(), self.springs.clone())?
+            .with_kernel(self.kernel)?;
         match &self.relabel {
             Some(r) => s.with_relabel(r.clone()),
             None => Ok(s),

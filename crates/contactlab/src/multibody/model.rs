@@ -241,6 +241,7 @@ pub fn from_model(doc: &ModelDoc) -> Result<Mechanism, Error> {
         gait,
         shapes,
         written_normals,
+        kernel: Default::default(),
         tree_from_urdf: spheres.is_some(),
     };
     // The system's own checks (arming coordinates, relabelling shape) as a last line.

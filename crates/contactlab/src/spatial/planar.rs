@@ -21,9 +21,9 @@
 //! its central inertia `I` about `z`, and `I/2` about `x` and `y` (a plate's; they never act,
 //! since no body turns out of the plane).
 
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
-use super::algebra::{axis_angle, SpatialInertia, Transform, Vec3};
+use super::algebra::{axis_angle, Real, SpatialInertia, Transform, Vec3};
 use super::joint::Joint3;
 use super::tree::{Body3, SpatialTree};
 use crate::mechanics::multibody::{Joint, Multibody};
@@ -40,6 +40,12 @@ pub struct PlanarTree {
     pub order: Vec<usize>,
     /// The spatial body of each planar body (its last, massive one).
     pub body: Vec<usize>,
+    /// The spatial coordinate of each planar coordinate (the inverse of `order`).
+    pub index: Vec<usize>,
+    /// Each planar body's angle about `z`, affine in the coordinates: a constant (the joints'
+    /// `origin_angle`s down the chain) and `(planar coordinate, sign)` terms (its revolute and
+    /// planar joints' turns), the planar engine's `angle`, unwrapped past `±π`.
+    pub angle: Vec<(f64, Vec<(usize, f64)>)>,
 }
 
 impl PlanarTree {
@@ -48,8 +54,18 @@ impl PlanarTree {
         let g = mb.gravity_vector();
         let mut bodies: Vec<Body3> = Vec::with_capacity(mb.bodies().len());
         let (mut order, mut body) = (Vec::with_capacity(mb.dof()), Vec::with_capacity(mb.bodies().len()));
+        let mut angle: Vec<(f64, Vec<(usize, f64)>)> = Vec::with_capacity(mb.bodies().len());
         for (b, pb) in mb.bodies().iter().enumerate() {
             let first = mb.first_coordinate(b);
+            let (mut phi, mut turns) = pb.parent.map_or((0.0, vec![]), |p| angle[p].clone());
+            phi += pb.origin_angle;
+            match pb.joint {
+                Joint::Revolute { axis } => turns.push((first, axis)),
+                Joint::Planar => turns.push((first + 2, 1.0)),
+                Joint::PlanarAxes { sign, .. } => turns.push((first + 2, sign)),
+                Joint::Prismatic { .. } | Joint::Fixed => {}
+            }
+            angle.push((phi, turns));
             let placement = Transform {
                 rot: axis_angle(&Vec3::z(), pb.origin_angle),
                 pos: Vector3::new(pb.origin.x, pb.origin.y, 0.0),
@@ -96,17 +112,36 @@ impl PlanarTree {
             body.push(bodies.len() - 1);
         }
         let tree = SpatialTree::new(bodies, Vec3::new(g.x, g.y, 0.0))?;
-        Ok(Self { tree, order, body })
+        let mut index = vec![0; order.len()];
+        for (k, &p) in order.iter().enumerate() {
+            index[p] = k;
+        }
+        Ok(Self { tree, order, body, index, angle })
+    }
+
+    /// `M` and the bias `h` in the planar model's coordinates, at its `q` and `q̇`
+    /// ([`SpatialTree::mass_and_bias`]).
+    pub fn mass_and_bias<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
+        let (m, h) = self.tree.mass_and_bias(&self.to_spatial(q), &self.to_spatial(v));
+        let n = self.order.len();
+        let (ix, jx) = (&self.index, &self.index);
+        (DMatrix::from_fn(n, n, |r, c| m[(ix[r], jx[c])]), DVector::from_fn(n, |r, _| h[ix[r]]))
+    }
+
+    /// Planar body `b`'s angle at the planar model's `q` (the planar engine's `angle`).
+    pub fn body_angle<T: Real>(&self, b: usize, q: &[T]) -> T {
+        let (phi, turns) = &self.angle[b];
+        turns.iter().fold(super::algebra::real::<T>(*phi), |a, &(k, s)| a + q[k] * super::algebra::real::<T>(s))
     }
 
     /// The spatial tree's coordinates (or velocities) from the planar model's `x`.
-    pub fn to_spatial(&self, x: &[f64]) -> Vec<f64> {
+    pub fn to_spatial<T: Copy>(&self, x: &[T]) -> Vec<T> {
         self.order.iter().map(|&k| x[k]).collect()
     }
 
     /// The planar model's coordinates (or velocities) from the spatial tree's `y`.
-    pub fn to_planar(&self, y: &[f64]) -> Vec<f64> {
-        let mut x = vec![0.0; y.len()];
+    pub fn to_planar<T: Copy>(&self, y: &[T]) -> Vec<T> {
+        let mut x = y.to_vec();
         for (k, &p) in self.order.iter().enumerate() {
             x[p] = y[k];
         }

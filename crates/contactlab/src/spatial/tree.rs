@@ -59,6 +59,9 @@ struct Moving {
     placement: Transform,
     /// Its inertia and that of the bodies welded to it, in its frame.
     inertia: SpatialInertia,
+    /// Its parent body's pose in that moving parent's frame, when the parent is a fixed body
+    /// (`placement` is this then the body's own placement).
+    welded: Option<Transform>,
 }
 
 /// [`SpatialTree`]'s moving bodies (fixed joints folded into their moving ancestors).
@@ -76,8 +79,9 @@ fn fold_fixed(bodies: &[Body3]) -> Vec<Moving> {
             }
             owner.push((up, at));
         } else {
+            let welded = b.parent.filter(|&k| matches!(bodies[k].joint, Joint3::Fixed)).map(|_| offset);
             owner.push((Some(moving.len()), Transform::identity()));
-            moving.push(Moving { body: owner.len() - 1, parent: up, placement: at, inertia: b.inertia });
+            moving.push(Moving { body: owner.len() - 1, parent: up, placement: at, inertia: b.inertia, welded });
         }
     }
     moving
@@ -238,16 +242,70 @@ impl SpatialTree {
             let w = b.parent.map_or(p.local[i], |k| world[k].then(&p.local[i]));
             world.push(w);
         }
-        let mut acc: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
+        let mut f = Frames { local: p.local, world, vel: vec![], acc: vec![], q: q.to_vec() };
         if let Some(v) = v {
-            for (k, b) in self.bodies.iter().enumerate() {
-                let ap = b.parent.map_or(Motion::zero(), |par| acc[par]);
-                let vj = b.joint.motion(self.vs(k, v));
-                acc.push(p.local[k].motion_from_parent(&ap) + p.vel[k].cross(&vj));
-            }
+            f.vel = p.vel;
+            self.accelerations(&mut f, v);
         }
-        let vel = if v.is_some() { p.vel } else { vec![] };
-        Frames { local: p.local, world, vel, acc, q: q.to_vec() }
+        f
+    }
+
+    /// Adds the velocities `v` to frames computed without them ([`SpatialTree::frames`] at the
+    /// same configuration with `v`, without recomputing the poses).
+    pub fn add_velocities<T: Real>(&self, f: &mut Frames<T>, v: &[T]) {
+        f.vel.clear();
+        for (i, b) in self.bodies.iter().enumerate() {
+            let vp = b.parent.map_or(Motion::zero(), |p| f.vel[p]);
+            let vel = f.local[i].motion_from_parent(&vp) + b.joint.motion(self.vs(i, v));
+            f.vel.push(vel);
+        }
+        self.accelerations(f, v);
+    }
+
+    /// The frames' accelerations at `v̇ = 0` from their velocities.
+    fn accelerations<T: Real>(&self, f: &mut Frames<T>, v: &[T]) {
+        f.acc.clear();
+        for (k, b) in self.bodies.iter().enumerate() {
+            let ap = b.parent.map_or(Motion::zero(), |par| f.acc[par]);
+            let vj = b.joint.motion(self.vs(k, v));
+            let a = f.local[k].motion_from_parent(&ap) + f.vel[k].cross(&vj);
+            f.acc.push(a);
+        }
+    }
+
+    /// The algorithms' forward pass (poses of the moving bodies in their moving parents'
+    /// frames, and velocities when the frames have them) from frames: the frames' own when no
+    /// joint is fixed, else each moving body's pose behind its welded parent's offset (a body's
+    /// velocity in its own frame is the same either way).
+    fn pass_in<'a, T: Real>(&self, f: &'a Frames<T>) -> std::borrow::Cow<'a, [Transform<T>]> {
+        if self.moving.len() == self.bodies.len() {
+            return std::borrow::Cow::Borrowed(&f.local);
+        }
+        let local = self.moving.iter().map(|m| match &m.welded {
+            Some(w) => w.cast().then(&f.local[m.body]),
+            None => f.local[m.body],
+        });
+        std::borrow::Cow::Owned(local.collect())
+    }
+
+    /// [`SpatialTree::mass_matrix`] at the frames' configuration, from their poses.
+    pub fn mass_matrix_in<T: Real>(&self, f: &Frames<T>) -> DMatrix<T> {
+        self.crba(&self.pass_in(f))
+    }
+
+    /// [`SpatialTree::bias`] at the frames' configuration and velocities `v`, from their poses
+    /// and velocities (frames computed with `v`: [`SpatialTree::add_velocities`]).
+    pub fn bias_in<T: Real>(&self, f: &Frames<T>, v: &[T]) -> DVector<T> {
+        assert_eq!(f.vel.len(), self.bodies.len(), "frames computed with the velocities");
+        let local = self.pass_in(f);
+        let mut h = if self.moving.len() == self.bodies.len() {
+            self.rnea(&local, &f.vel, v, None)
+        } else {
+            let vel: Vec<Motion<T>> = self.moving.iter().map(|m| f.vel[m.body]).collect();
+            self.rnea(&local, &vel, v, None)
+        };
+        h.neg_mut();
+        h
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
@@ -268,29 +326,29 @@ impl SpatialTree {
 
     /// The joint-space inertia `M(q)` (composite-rigid-body algorithm over the moving bodies).
     pub fn mass_matrix<T: Real>(&self, q: &[T]) -> DMatrix<T> {
-        self.crba(&self.moving_pass(q, None))
+        self.crba(&self.moving_pass(q, None).local)
     }
 
     /// `M(q)` and the bias `h(q, v)` ([`Self::mass_matrix`], [`Self::bias`]) from one forward
     /// pass: what a flow evaluates at every state.
     pub fn mass_and_bias<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
         let p = self.moving_pass(q, Some(v));
-        (self.crba(&p), self.bias_from(&p, v))
+        (self.crba(&p.local), self.bias_from(&p, v))
     }
 
     /// The bias `−(C v + g)` over a forward pass with the velocities `v`.
     fn bias_from<T: Real>(&self, p: &Pass<T>, v: &[T]) -> DVector<T> {
-        let mut h = self.rnea(p, v, None);
+        let mut h = self.rnea(&p.local, &p.vel, v, None);
         h.neg_mut();
         h
     }
 
     /// The composite-rigid-body algorithm over a forward pass's poses.
-    fn crba<T: Real>(&self, p: &Pass<T>) -> DMatrix<T> {
+    fn crba<T: Real>(&self, local: &[Transform<T>]) -> DMatrix<T> {
         let mut composite: Vec<SpatialInertia<T>> = self.moving.iter().map(|m| m.inertia.cast()).collect();
         for i in (0..self.moving.len()).rev() {
             if let Some(k) = self.moving[i].parent {
-                let c = composite[i].to_parent(&p.local[i]);
+                let c = composite[i].to_parent(&local[i]);
                 composite[k] = composite[k].combined(&c);
             }
         }
@@ -313,7 +371,7 @@ impl SpatialTree {
                     }
                     match mj.parent {
                         Some(k) => {
-                            f = p.local[j].force_to_parent(&f);
+                            f = local[j].force_to_parent(&f);
                             j = k;
                         }
                         None => break,
@@ -327,11 +385,12 @@ impl SpatialTree {
     /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler over the moving
     /// bodies; the armature's `diag(a) v̇` included).
     pub fn inverse_dynamics<T: Real>(&self, q: &[T], v: &[T], vdot: &[T]) -> DVector<T> {
-        self.rnea(&self.moving_pass(q, Some(v)), v, Some(vdot))
+        let p = self.moving_pass(q, Some(v));
+        self.rnea(&p.local, &p.vel, v, Some(vdot))
     }
 
     /// Recursive Newton–Euler over a forward pass with the velocities `v` (`vdot` `None`: zero).
-    fn rnea<T: Real>(&self, p: &Pass<T>, v: &[T], vdot: Option<&[T]>) -> DVector<T> {
+    fn rnea<T: Real>(&self, local: &[Transform<T>], vel: &[Motion<T>], v: &[T], vdot: Option<&[T]>) -> DVector<T> {
         let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
         let a0 = Motion::new(-real3::<T>(&self.gravity), Vector3::zeros());
@@ -342,11 +401,11 @@ impl SpatialTree {
             let joint = &self.bodies[m.body].joint;
             let ap = m.parent.map_or(a0, |k| acc[k]);
             let vj = joint.motion(self.vs(m.body, v));
-            let mut a = p.local[i].motion_from_parent(&ap) + p.vel[i].cross(&vj);
+            let mut a = local[i].motion_from_parent(&ap) + vel[i].cross(&vj);
             if let Some(vdot) = vdot {
                 a += joint.motion(self.vs(m.body, vdot));
             }
-            force.push(inertia.apply(&a) + p.vel[i].cross_force(&inertia.apply(&p.vel[i])));
+            force.push(inertia.apply(&a) + vel[i].cross_force(&inertia.apply(&vel[i])));
             acc.push(a);
         }
         let mut tau = match vdot {
@@ -365,7 +424,7 @@ impl SpatialTree {
                 *t += p;
             }
             if let Some(par) = m.parent {
-                let f = p.local[i].force_to_parent(&force[i]);
+                let f = local[i].force_to_parent(&force[i]);
                 force[par] += f;
             }
         }
@@ -638,6 +697,35 @@ pub(crate) mod tests {
         let tau = t.inverse_dynamics(&q, &v, &vdot);
         let expected = &m * DVector::from_column_slice(&vdot) - &h;
         assert!((&tau - &expected).amax() <= 1e-12 * expected.amax(), "{tau} vs {expected}");
+    }
+
+    #[test]
+    fn frames_give_the_mass_matrix_and_bias_of_their_state() {
+        // From frames computed without the velocities and then given them, M and h equal the
+        // algorithms' own (the sample welds a body behind a fixed joint: its moving child's pose
+        // is rebuilt through the weld), and so do the frames' point queries.
+        let mut bodies = sample().bodies().to_vec();
+        let foot = bodies.iter().position(|b| b.name == "foot").unwrap();
+        bodies.push(Body3 {
+            name: "toe".into(),
+            parent: Some(foot),
+            placement: Transform { rot: rpy(0.3, 0.0, 0.2), pos: Vec3::new(0.05, 0.0, -0.1) },
+            joint: Joint3::Revolute { axis: Vec3::y() },
+            inertia: SpatialInertia { mass: 0.1, com: Vec3::new(0.02, 0.0, 0.0), inertia: Mat3::identity() * 1e-4 },
+        });
+        let t = SpatialTree::new(bodies, Vec3::new(0.0, 0.0, -9.81)).unwrap();
+        let (q, v) = state(&t);
+        let mut f = t.frames(&q, None);
+        let mm = t.mass_matrix(&q);
+        assert!((t.mass_matrix_in(&f) - &mm).amax() <= 1e-14 * mm.amax());
+        t.add_velocities(&mut f, &v);
+        let (g, h) = (t.frames(&q, Some(&v)), t.bias(&q, &v));
+        assert!((t.bias_in(&f, &v) - &h).amax() <= 1e-13 * h.amax());
+        let p = Vec3::new(0.1, -0.2, 0.3);
+        for i in 0..t.bodies().len() {
+            let (a, b) = (t.point_velocity_product_in(&f, i, &p), t.point_velocity_product_in(&g, i, &p));
+            assert_eq!(a, b, "body {i}");
+        }
     }
 
     #[test]

@@ -98,3 +98,112 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
     // walker, wheel, block and rod.)
     assert!(planar_joints >= 10 && points >= 100, "{planar_joints} {points}");
 }
+
+/// The planar systems on the spatial tree ([`Kernel::Spatial`]): every shipped planar example's
+/// system, evaluated by the spatial tree, answers the hybrid core as the planar kernel does:
+/// `M`, the bias with its springs and dampers, every constraint's gap, tangential coordinate,
+/// rows and velocity products, and the exact derivatives of all of them.
+#[test]
+fn every_planar_system_answers_alike_on_both_kernels() {
+    use contactlab::mechanics::multibody_system::Kernel;
+    use contactlab::mechanics::ContactSystem;
+    use nalgebra::DVector;
+    let mut seed = 5u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let (mut rows, mut derivatives) = (0, 0);
+    for path in examples() {
+        let name = path.display().to_string();
+        let mut m = contactlab::multibody::model::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The files' lines are mostly floors (a slope tilts gravity): tilt each line, so that
+        // both tangent components count.
+        for c in &mut m.contacts {
+            if let Constraint::PointOnLine { normal, line_point, .. } = &mut c.constraint {
+                let turn = nalgebra::Rotation2::new(0.4 * rnd());
+                (*normal, *line_point) = (turn * *normal, *line_point + nalgebra::Vector2::new(0.1, -0.2) * rnd());
+            }
+        }
+        let planar = m.system().unwrap();
+        m.kernel = Kernel::Spatial;
+        let spatial = m.system().unwrap();
+        assert_eq!((planar.kernel(), spatial.kernel()), (Kernel::Planar, Kernel::Spatial));
+        let n = m.dof();
+        let close = |a: f64, b: f64, scale: f64, what: &str| {
+            assert!((a - b).abs() <= 1e-11 * scale, "{name}: {what}: planar {a} vs spatial {b}");
+        };
+        for _ in 0..3 {
+            let q = DVector::from_fn(n, |_, _| 1.5 * rnd());
+            let v = DVector::from_fn(n, |_, _| 2.0 * rnd());
+            let (mp, ms) = (planar.mass_matrix(&q), spatial.mass_matrix(&q));
+            let (hp, hs) = (planar.bias(0.3, &q, &v), spatial.bias(0.3, &q, &v));
+            let (sm, sh) = (mp.amax(), hp.amax().max(1e-300));
+            mp.iter().zip(ms.iter()).for_each(|(a, b)| close(*a, *b, sm, "M"));
+            hp.iter().zip(hs.iter()).for_each(|(a, b)| close(*a, *b, sh, "h"));
+            let l = planar.length_scale();
+            for i in 0..planar.contact_count() {
+                rows += 1;
+                close(planar.gap(i, &q), spatial.gap(i, &q), l, "gap");
+                close(planar.tangential(i, &q), spatial.tangential(i, &q), l * (1.0 + q.amax()), "tangential");
+                let (wn, wt, d) = planar.contact_rows(i, &q, &v);
+                let (wn3, wt3, d3) = spatial.contact_rows(i, &q, &v);
+                wn.iter().chain(wt.iter()).zip(wn3.iter().chain(wt3.iter())).for_each(|(a, b)| close(*a, *b, l, "row"));
+                let a = l * v.norm_squared().max(1.0);
+                close(d.0, d3.0, a, "normal velocity product");
+                close(d.1, d3.1, a, "tangent velocity product");
+            }
+            let (lp, ls) = (planar.linearization(0.3, &q, &v).unwrap(), spatial.linearization(0.3, &q, &v).unwrap());
+            derivatives += 1;
+            let flat = |x: &contactlab::mechanics::linearization::Linearization| -> Vec<f64> {
+                let mut out: Vec<f64> = x.dm_dq.iter().flat_map(|d| d.iter().copied()).collect();
+                out.extend(x.dh_dq.iter().chain(x.dh_dv.iter()));
+                for c in &x.contacts {
+                    out.extend(c.dwn_dq.iter().chain(c.dwt_dq.iter()));
+                    out.extend(c.dn_dq.iter().chain(&c.dn_dv).chain(&c.dt_dq).chain(&c.dt_dv));
+                }
+                out
+            };
+            let (fp, fs) = (flat(&lp), flat(&ls));
+            assert_eq!(fp.len(), fs.len(), "{name}");
+            let scale = fp.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            fp.iter().zip(&fs).for_each(|(a, b)| close(*a, *b, scale, "derivative"));
+        }
+    }
+    assert!(rows >= 80 && derivatives >= 54, "{rows} {derivatives}");
+}
+
+/// Event-driven runs on both kernels: the kneed walker's first steps (knee locks as joint
+/// limits, strikes, relabelling) and Painlevé's rod (slip, a jam) take the same events at the
+/// same times, to the integration's tolerance.
+#[test]
+fn event_driven_runs_take_the_same_events_on_both_kernels() {
+    use contactlab::mechanics::multibody_system::Kernel;
+    use contactlab::multibody::simulate::{simulate, SimulateSettings};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody");
+    let mut events = 0;
+    for (file, t_max) in [("kneed-walker.toml", 1.2), ("painleve-rod.toml", 0.05), ("rocking-block.toml", 1.0)] {
+        let mut m = contactlab::multibody::model::read(&root.join(file)).unwrap();
+        let s = SimulateSettings { t_max, ..Default::default() };
+        let planar = simulate(&m, &m.q0, &m.v0, &s).unwrap();
+        m.kernel = Kernel::Spatial;
+        let spatial = simulate(&m, &m.q0, &m.v0, &s).unwrap();
+        // (How the run ended; a jam's evidence holds forces that diverge at it, so its numbers
+        // are compared through its time.)
+        let ending = |t: &contactlab::hybrid::driver::Termination| match t {
+            contactlab::hybrid::driver::Termination::Failed(f) => format!("{:?}", f.kind),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(ending(&planar.termination), ending(&spatial.termination), "{file}");
+        assert!((planar.t_end - spatial.t_end).abs() <= 1e-7 * t_max, "{file}: {} vs {}", planar.t_end, spatial.t_end);
+        events += planar.events.len();
+        assert_eq!(planar.events.len(), spatial.events.len(), "{file}");
+        for (a, b) in planar.events.iter().zip(&spatial.events) {
+            assert_eq!((&a.kind, &a.contact, &a.modes_after), (&b.kind, &b.contact, &b.modes_after), "{file}");
+            assert!((a.t - b.t).abs() <= 1e-7 * t_max, "{file}: event at {} vs {}", a.t, b.t);
+            let d = a.q.iter().zip(&b.q).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(d <= 1e-6, "{file}: q after the event differs by {d}");
+        }
+    }
+    assert!(events >= 6, "{events} events");
+}
