@@ -601,14 +601,16 @@ impl MultibodySystem {
     ) -> DualPass {
         use crate::spatial::algebra::real;
         let n = qd.len();
-        let (m, h) = pt.mass_and_bias(qd, vd);
-        let f = pt.tree.frames(&pt.to_spatial(qd), Some(&pt.to_spatial(vd)));
+        let vs = pt.to_spatial(vd);
+        let f = pt.tree.frames(&pt.to_spatial(qd), Some(&vs));
+        let (m3, h3) = (pt.tree.mass_matrix_in(&f), pt.tree.bias_in(&f, &vs));
+        let (m, h) = (|r: usize, c: usize| m3[(pt.index[r], pt.index[c])], |r: usize| h3[pt.index[r]]);
         let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
         let mut dh = DMatrix::<f64>::zeros(n, n);
         for r in 0..n {
-            dh.set_row(r, &grad(&h[r]).transpose());
+            dh.set_row(r, &grad(&h(r)).transpose());
             for c in 0..n {
-                let g = grad(&m[(r, c)]);
+                let g = grad(&m(r, c));
                 for (k, d) in dm.iter_mut().enumerate() {
                     d[(r, c)] = g[k];
                 }

@@ -171,36 +171,33 @@ impl<T: Real> Transform<T> {
     }
     /// The pose of C in A from `self` (B in A) and `bc` (C in B).
     pub fn then(&self, bc: &Transform<T>) -> Transform<T> {
-        Transform { rot: self.rot * bc.rot, pos: self.pos + self.rot * bc.pos }
+        Transform { rot: mm(&self.rot, &bc.rot), pos: self.pos + mv(&self.rot, &bc.pos) }
     }
     /// The pose of A in B.
     pub fn inverse(&self) -> Transform<T> {
-        let rt = self.rot.transpose();
-        Transform { rot: rt, pos: -(rt * self.pos) }
+        Transform { rot: self.rot.transpose(), pos: -mtv(&self.rot, &self.pos) }
     }
     /// A point of B in A's coordinates.
     pub fn point(&self, x: &Vector3<T>) -> Vector3<T> {
-        self.rot * x + self.pos
+        mv(&self.rot, x) + self.pos
     }
     /// A motion at B's origin in B's axes, as the same motion at A's origin in A's axes.
     pub fn motion_to_parent(&self, m: &Motion<T>) -> Motion<T> {
-        let ang = self.rot * m.ang;
-        Motion { lin: self.rot * m.lin + self.pos.cross(&ang), ang }
+        let ang = mv(&self.rot, &m.ang);
+        Motion { lin: mv(&self.rot, &m.lin) + self.pos.cross(&ang), ang }
     }
     /// The inverse of [`Transform::motion_to_parent`]: from A to B.
     pub fn motion_from_parent(&self, m: &Motion<T>) -> Motion<T> {
-        let rt = self.rot.transpose();
-        Motion { lin: rt * (m.lin - self.pos.cross(&m.ang)), ang: rt * m.ang }
+        Motion { lin: mtv(&self.rot, &(m.lin - self.pos.cross(&m.ang))), ang: mtv(&self.rot, &m.ang) }
     }
     /// A force at B's origin in B's axes, as the same force at A's origin in A's axes.
     pub fn force_to_parent(&self, f: &Force<T>) -> Force<T> {
-        let lin = self.rot * f.lin;
-        Force { lin, ang: self.rot * f.ang + self.pos.cross(&lin) }
+        let lin = mv(&self.rot, &f.lin);
+        Force { lin, ang: mv(&self.rot, &f.ang) + self.pos.cross(&lin) }
     }
     /// The inverse of [`Transform::force_to_parent`]: from A to B.
     pub fn force_from_parent(&self, f: &Force<T>) -> Force<T> {
-        let rt = self.rot.transpose();
-        Force { lin: rt * f.lin, ang: rt * (f.ang - self.pos.cross(&f.lin)) }
+        Force { lin: mtv(&self.rot, &f.lin), ang: mtv(&self.rot, &(f.ang - self.pos.cross(&f.lin))) }
     }
 }
 
@@ -233,7 +230,7 @@ impl<T: Real> SpatialInertia<T> {
     /// `v_c = v + ω × c` the velocity of the centre of mass.
     pub fn apply(&self, m: &Motion<T>) -> Force<T> {
         let h = (m.lin - self.com.cross(&m.ang)) * self.mass;
-        Force { lin: h, ang: self.inertia * m.ang + self.com.cross(&h) }
+        Force { lin: h, ang: mv(&self.inertia, &m.ang) + self.com.cross(&h) }
     }
     /// The 6×6 matrix (Pinocchio's ordering): `[[m 1, −m [c]×], [m [c]×, I_c − m [c]×²]]`.
     pub fn matrix(&self) -> Matrix6<T> {
@@ -248,7 +245,8 @@ impl<T: Real> SpatialInertia<T> {
     }
     /// The same body's inertia in the frame A of which `x` is the pose of this frame.
     pub fn to_parent(&self, x: &Transform<T>) -> SpatialInertia<T> {
-        SpatialInertia { mass: self.mass, com: x.point(&self.com), inertia: x.rot * self.inertia * x.rot.transpose() }
+        let inertia = mm(&mm(&x.rot, &self.inertia), &x.rot.transpose());
+        SpatialInertia { mass: self.mass, com: x.point(&self.com), inertia }
     }
     /// Two bodies rigidly joined (both about the same frame): masses add, centres of mass
     /// average, and the inertias about the common centre of mass add by the parallel-axis theorem.
@@ -262,6 +260,39 @@ impl<T: Real> SpatialInertia<T> {
         let inertia = self.inertia + shift(self.mass, self.com - com) + o.inertia + shift(o.mass, o.com - com);
         SpatialInertia { mass, com, inertia }
     }
+}
+
+/// `r v`, written out: nalgebra's products of matrices of a generic scalar (the dual numbers of
+/// exact derivatives) go through its general kernels; these are what the tree's transforms
+/// use, in the same order of operations.
+#[inline]
+pub fn mv<T: Real>(r: &Matrix3<T>, v: &Vector3<T>) -> Vector3<T> {
+    Vector3::new(
+        r.m11 * v.x + r.m12 * v.y + r.m13 * v.z,
+        r.m21 * v.x + r.m22 * v.y + r.m23 * v.z,
+        r.m31 * v.x + r.m32 * v.y + r.m33 * v.z,
+    )
+}
+
+/// `rᵀ v`, written out ([`mv`]).
+#[inline]
+pub fn mtv<T: Real>(r: &Matrix3<T>, v: &Vector3<T>) -> Vector3<T> {
+    Vector3::new(
+        r.m11 * v.x + r.m21 * v.y + r.m31 * v.z,
+        r.m12 * v.x + r.m22 * v.y + r.m32 * v.z,
+        r.m13 * v.x + r.m23 * v.y + r.m33 * v.z,
+    )
+}
+
+/// `a b`, written out ([`mv`]).
+#[inline]
+pub fn mm<T: Real>(a: &Matrix3<T>, b: &Matrix3<T>) -> Matrix3<T> {
+    let (c0, c1, c2) = (
+        mv(a, &Vector3::new(b.m11, b.m21, b.m31)),
+        mv(a, &Vector3::new(b.m12, b.m22, b.m32)),
+        mv(a, &Vector3::new(b.m13, b.m23, b.m33)),
+    );
+    Matrix3::new(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y, c0.z, c1.z, c2.z)
 }
 
 /// The rotation by `angle` about the unit vector `axis` (Rodrigues).

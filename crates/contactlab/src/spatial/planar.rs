@@ -21,7 +21,7 @@
 //! its central inertia `I` about `z`, and `I/2` about `x` and `y` (a plate's; they never act,
 //! since no body turns out of the plane).
 
-use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use nalgebra::{Matrix3, Vector3};
 
 use super::algebra::{axis_angle, Real, SpatialInertia, Transform, Vec3};
 use super::joint::Joint3;
@@ -117,15 +117,6 @@ impl PlanarTree {
             index[p] = k;
         }
         Ok(Self { tree, order, body, index, angle })
-    }
-
-    /// `M` and the bias `h` in the planar model's coordinates, at its `q` and `q̇`
-    /// ([`SpatialTree::mass_and_bias`]).
-    pub fn mass_and_bias<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
-        let (m, h) = self.tree.mass_and_bias(&self.to_spatial(q), &self.to_spatial(v));
-        let n = self.order.len();
-        let (ix, jx) = (&self.index, &self.index);
-        (DMatrix::from_fn(n, n, |r, c| m[(ix[r], jx[c])]), DVector::from_fn(n, |r, _| h[ix[r]]))
     }
 
     /// Planar body `b`'s angle at the planar model's `q` (the planar engine's `angle`).
