@@ -216,12 +216,14 @@ impl SpatialTree {
     fn pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
         let n = self.bodies.len();
         let mut local = Vec::with_capacity(n);
-        let mut vel: Vec<Motion<T>> = Vec::with_capacity(n);
+        let mut vel: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
         for (i, b) in self.bodies.iter().enumerate() {
             let x = b.placement.cast().then(&b.joint.transform(self.qs(i, q)));
-            let vj = v.map_or(Motion::zero(), |v| b.joint.motion(self.vs(i, v)));
-            let vp = b.parent.map_or(Motion::zero(), |p| vel[p]);
-            vel.push(x.motion_from_parent(&vp) + vj);
+            // (Without velocities there are none to carry.)
+            if let Some(v) = v {
+                let vp = b.parent.map_or(Motion::zero(), |p| vel[p]);
+                vel.push(x.motion_from_parent(&vp) + b.joint.motion(self.vs(i, v)));
+            }
             local.push(x);
         }
         Pass { local, vel }
@@ -312,13 +314,14 @@ impl SpatialTree {
     fn moving_pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
         let n = self.moving.len();
         let mut local = Vec::with_capacity(n);
-        let mut vel: Vec<Motion<T>> = Vec::with_capacity(n);
+        let mut vel: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
         for m in &self.moving {
             let j = &self.bodies[m.body].joint;
             let x = m.placement.cast().then(&j.transform(self.qs(m.body, q)));
-            let vj = v.map_or(Motion::zero(), |v| j.motion(self.vs(m.body, v)));
-            let vp = m.parent.map_or(Motion::zero(), |p| vel[p]);
-            vel.push(x.motion_from_parent(&vp) + vj);
+            if let Some(v) = v {
+                let vp = m.parent.map_or(Motion::zero(), |p| vel[p]);
+                vel.push(x.motion_from_parent(&vp) + j.motion(self.vs(m.body, v)));
+            }
             local.push(x);
         }
         Pass { local, vel }
