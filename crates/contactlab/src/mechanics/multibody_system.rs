@@ -548,17 +548,7 @@ impl MultibodySystem {
             return self.spatial_dual_pass(pt, &qd, &vd, v, &grad);
         }
         let ev = super::multibody_ad::evaluate(&self.mb, &qd, &vd, true);
-        let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
-        let mut dh = DMatrix::<f64>::zeros(n, n);
-        for r in 0..n {
-            dh.set_row(r, &grad(&ev.bias[r]).transpose());
-            for c in 0..n {
-                let g = grad(&ev.m(r, c));
-                for (k, m) in dm.iter_mut().enumerate() {
-                    m[(r, c)] = g[k];
-                }
-            }
-        }
+        let (dm, dh) = tree_gradients(n, |r, c| ev.m(r, c), |r| ev.bias[r], &grad);
         let contacts = self
             .contacts
             .iter()
@@ -605,17 +595,7 @@ impl MultibodySystem {
         let f = pt.tree.frames(&pt.to_spatial(qd), Some(&vs));
         let (m3, h3) = (pt.tree.mass_matrix_in(&f), pt.tree.bias_in(&f, &vs));
         let (m, h) = (|r: usize, c: usize| m3[(pt.index[r], pt.index[c])], |r: usize| h3[pt.index[r]]);
-        let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
-        let mut dh = DMatrix::<f64>::zeros(n, n);
-        for r in 0..n {
-            dh.set_row(r, &grad(&h(r)).transpose());
-            for c in 0..n {
-                let g = grad(&m(r, c));
-                for (k, d) in dm.iter_mut().enumerate() {
-                    d[(r, c)] = g[k];
-                }
-            }
-        }
+        let (dm, dh) = tree_gradients(n, m, h, grad);
         let contacts = self
             .contacts
             .iter()
@@ -664,6 +644,28 @@ impl MultibodySystem {
         }
         f
     }
+}
+
+/// `∂M/∂q_k` (one matrix per `k`) and `∂h/∂q` from a pass in dual numbers seeded along the
+/// coordinates: `m(r, c)` and `h(r)` the pass's entries, `grad` their derivative parts.
+fn tree_gradients<T>(
+    n: usize,
+    m: impl Fn(usize, usize) -> T,
+    h: impl Fn(usize) -> T,
+    grad: &dyn Fn(&T) -> DVector<f64>,
+) -> (Vec<DMatrix<f64>>, DMatrix<f64>) {
+    let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
+    let mut dh = DMatrix::<f64>::zeros(n, n);
+    for r in 0..n {
+        dh.set_row(r, &grad(&h(r)).transpose());
+        for c in 0..n {
+            let g = grad(&m(r, c));
+            for (k, d) in dm.iter_mut().enumerate() {
+                d[(r, c)] = g[k];
+            }
+        }
+    }
+    (dm, dh)
 }
 
 /// The gradients in `q` that one [`MultibodySystem::dual_pass`] gives, with the contacts'

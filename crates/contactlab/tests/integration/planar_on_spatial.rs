@@ -30,13 +30,18 @@ fn examples() -> Vec<PathBuf> {
     out
 }
 
-#[test]
-fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
-    let mut seed = 11u64;
-    let mut rnd = || {
+/// Numbers uniform in [−1, 1) from `seed` (a linear congruential generator: the same states on
+/// every machine).
+fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    }
+}
+
+#[test]
+fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
+    let mut rnd = uniform(11);
     let files = examples();
     assert!(files.len() >= 15, "{files:?}");
     let (mut planar_joints, mut points) = (0, 0);
@@ -108,11 +113,7 @@ fn every_planar_system_answers_alike_on_both_kernels() {
     use contactlab::mechanics::multibody_system::Kernel;
     use contactlab::mechanics::ContactSystem;
     use nalgebra::DVector;
-    let mut seed = 5u64;
-    let mut rnd = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    let mut rnd = uniform(5);
     let (mut rows, mut derivatives) = (0, 0);
     for path in examples() {
         let name = path.display().to_string();
