@@ -160,11 +160,16 @@ impl Hybrid for EventScene<'_> {
         let any_closed = (0..nc).any(|i| mode.get(i).closed());
         let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
         // (The kinematics once, for the gaps and the slipping contacts' rows.)
-        let frames = self.scene.tree.frames(q.as_slice(), None);
-        let gaps = self.gaps_in(&frames);
+        let at = self.at_state(q.as_slice(), v.as_slice());
+        let gaps: Vec<f64> =
+            at.points.as_ref().map_or_else(|| vec![f64::NAN; nc], |p| p.iter().map(|p| p.gap).collect());
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let closed: Vec<usize> = (0..nc).filter(|&i| matches!(mode.get(i), Contact3Mode::Slip(_))).collect();
-        let kin = if closed.is_empty() { Some(vec![]) } else { self.kinematics_in(&frames, &closed) };
+        let kin = match &at.points {
+            _ if closed.is_empty() => Some(vec![]),
+            Some(p) => self.kinematics_of(&at.frames, p, &closed),
+            None => None,
+        };
         for i in 0..nc {
             let (g0, g1) = match mode.get(i) {
                 // An unarmed foot cannot strike: a large finite value (not +∞) keeps the guard
@@ -206,14 +211,15 @@ impl Hybrid for EventScene<'_> {
             return f64::INFINITY;
         }
         let acc = self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc);
-        let frames = self.scene.tree.frames(q.as_slice(), Some(v.as_slice()));
-        let (Some(acc), Some(kin)) = (acc, self.kinematics_in(&frames, &free)) else { return f64::INFINITY };
+        let at = self.at_state(q.as_slice(), v.as_slice());
+        let frames = &at.frames;
+        let kin = at.points.as_deref().and_then(|p| self.kinematics_of(frames, p, &free));
+        let (Some(acc), Some(kin)) = (acc, kin) else { return f64::INFINITY };
         let mut lim = f64::INFINITY;
         for (k, &i) in free.iter().enumerate() {
             let g = kin[k].gap;
             let gd = (kin[k].rows.row(0) * &v)[0];
-            let gdd =
-                (kin[k].rows.row(0) * &acc)[0] + self.drift_in(&frames, q.as_slice(), v.as_slice(), i, &kin[k])[0];
+            let gdd = (kin[k].rows.row(0) * &acc)[0] + self.drift_in(frames, q.as_slice(), v.as_slice(), i, &kin[k])[0];
             // The next extremum of the gap's quadratic model (as the planar core): an apex while
             // the gap is in the lower half of the rise, a valley that may reach zero.
             let excursion = 0.5 * gd * gd / gdd.abs();

@@ -126,6 +126,22 @@ pub mod variational;
 
 pub use modes::{Contact3Mode, Modes3};
 
+/// A state's kinematics, shared by what is evaluated there ([`EventScene::at_state`]).
+pub(crate) struct StateKin {
+    /// The frames, with the velocities.
+    pub(crate) frames: Frames,
+    /// Every contact's candidate point (`None` if a pair's number of candidates changed).
+    pub(crate) points: Option<Vec<ContactPoint3>>,
+}
+
+/// The last state's kinematics: the scene's identity, the state's bits, the kinematics.
+type LastState = (u64, Vec<u64>, std::rc::Rc<StateKin>);
+
+thread_local! {
+    /// The last state's kinematics on this thread ([`EventScene::at_state`]).
+    static LAST_STATE: std::cell::RefCell<Option<LastState>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Largest number of contacts an event-driven scene may have.
 pub const MAX_CONTACTS: usize = crate::hybrid::MAX_GUARDS / 2;
 
@@ -353,6 +369,27 @@ impl<'a> EventScene<'a> {
         self.length / self.time
     }
 
+    /// The frames (with the velocities) and every contact's candidate point at `(q, v)`,
+    /// computed once per state: the flow, the guards and the step limit at one state share
+    /// them (the last state's on this thread is kept, as [`modes`]' last mode solution is).
+    pub(crate) fn at_state(&self, q: &[f64], v: &[f64]) -> std::rc::Rc<StateKin> {
+        let same =
+            |key: &[u64]| key.len() == q.len() + v.len() && q.iter().chain(v).zip(key).all(|(x, k)| x.to_bits() == *k);
+        let hit = LAST_STATE.with_borrow(|last| match last {
+            Some((id, key, kin)) if *id == self.id() && same(key) => Some(kin.clone()),
+            _ => None,
+        });
+        if let Some(kin) = hit {
+            return kin;
+        }
+        let frames = self.scene.tree.frames(q, Some(v));
+        let points = self.points_in(&frames);
+        let kin = std::rc::Rc::new(StateKin { frames, points });
+        let key = q.iter().chain(v).map(|x| x.to_bits()).collect();
+        LAST_STATE.set(Some((self.id(), key, kin.clone())));
+        kin
+    }
+
     /// Every contact's candidate point at `q`; `None` if a pair's number of candidates changed.
     fn points(&self, q: &[f64]) -> Option<Vec<ContactPoint3>> {
         self.points_in(&self.scene.tree.frames(q, None))
@@ -409,9 +446,9 @@ impl<'a> EventScene<'a> {
     /// contact `on` the ground (all `false` without a rule).
     pub(crate) fn unarmed(&self, q: &[f64], on: impl Fn(usize) -> bool) -> Vec<bool> {
         let nc = self.nc();
-        let pts = match (&self.scene.walking, self.points(q)) {
-            (Some(_), Some(p)) => p,
-            _ => return vec![false; nc],
+        let pts = match self.scene.walking.as_ref().and_then(|_| self.points(q)) {
+            Some(p) => p,
+            None => return vec![false; nc],
         };
         (0..nc).map(|i| (0..nc).any(|j| j != i && on(j) && self.behind(&pts, i, j))).collect()
     }
@@ -441,7 +478,11 @@ impl<'a> EventScene<'a> {
 
     /// [`EventScene::kinematics`] from frames computed at the configuration.
     pub(crate) fn kinematics_in(&self, f: &Frames, which: &[usize]) -> Option<Vec<ContactKin>> {
-        let pts = self.points_in(f)?;
+        self.kinematics_of(f, &self.points_in(f)?, which)
+    }
+
+    /// [`EventScene::kinematics_in`] with the contacts' points at those frames.
+    pub(crate) fn kinematics_of(&self, f: &Frames, pts: &[ContactPoint3], which: &[usize]) -> Option<Vec<ContactKin>> {
         Some(
             which
                 .iter()

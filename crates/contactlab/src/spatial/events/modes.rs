@@ -9,6 +9,7 @@ use nalgebra::{Cholesky, DMatrix, DVector, Dyn, Vector2, Vector3};
 use super::{direction, ContactKin, EventScene, CONTACT_TOL, MAX_CONTACTS};
 use crate::fc3d::{self, Fc3dSettings, Fc3dStatus};
 use crate::hybrid::{FailureEvidence, FailureKind, ModeFailure};
+use crate::spatial::tree::Frames;
 
 /// A slip has stopped when its speed falls to this fraction of the velocity scale: the guard
 /// `‖u_t‖ − STOP_TOL·V`, which a slip that stops crosses at a nonzero rate whatever its
@@ -163,8 +164,18 @@ thread_local! {
 impl EventScene<'_> {
     /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(q, v)`.
     pub(crate) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
+        self.free_motion_in(&self.scene.tree.frames(q, Some(v)), q, v)
+    }
+
+    /// [`Self::free_motion`] from the frames at `(q, v)`, computed with the velocities.
+    pub(crate) fn free_motion_in(
+        &self,
+        frames: &Frames,
+        q: &[f64],
+        v: &[f64],
+    ) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
         let tree = &self.scene.tree;
-        let (m, h) = tree.mass_and_bias(q, v);
+        let (m, h) = (tree.mass_matrix_in(frames), tree.bias_in(frames, v));
         let chol = m.cholesky()?;
         let f = h + self.scene.passive_force(q, v);
         let a0 = chol.solve(&f);
@@ -237,22 +248,22 @@ impl EventScene<'_> {
     /// [`Self::solve_mode`], computed.
     pub(crate) fn solve_mode_fresh(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
         let nc = self.nc();
-        let (chol, a0) = self.free_motion(q, v)?;
+        let at = self.at_state(q, v);
+        let frames = &at.frames;
+        let (chol, a0) = self.free_motion_in(frames, q, v)?;
         let mut force = vec![Vector3::zeros(); nc];
         let closed: Vec<usize> = (0..nc).filter(|&i| mode.get(i).closed()).collect();
         if closed.is_empty() {
             return Some(ModeSolution { acc: a0, force });
         }
-        let tree = &self.scene.tree;
-        let frames = tree.frames(q, Some(v));
-        let kin = self.kinematics_in(&frames, &closed)?;
+        let kin = self.kinematics_of(frames, at.points.as_deref()?, &closed)?;
         let vv = DVector::from_column_slice(v);
         let nv = v.len();
         let (mut rows, mut cols, mut rhs): (Vec<DVector<f64>>, Vec<DVector<f64>>, Vec<f64>) = (vec![], vec![], vec![]);
         let mut dirs = vec![];
         for (k, &i) in closed.iter().enumerate() {
             let kn = &kin[k];
-            let d = self.drift_in(&frames, q, v, i, kn);
+            let d = self.drift_in(frames, q, v, i, kn);
             let row = |r: usize| kn.rows.row(r).transpose();
             match mode.get(i) {
                 Contact3Mode::Stick => {
