@@ -17,7 +17,6 @@
 //! unvaried coordinates keep its values. A grid on the states just before a strike is planar
 //! only (`before_strike`).
 
-use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use nalgebra::{DMatrix, DVector};
@@ -25,12 +24,11 @@ use nalgebra::{DMatrix, DVector};
 use super::spatial::SpatialModel;
 use super::spatial_gait::{spatial_gait, symmetry_of, SpatialGaitSettings};
 use crate::hybrid::driver::EventRecord;
-use crate::hybrid::ode::Step;
 use crate::hybrid::section::SectionChart;
-use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
+use crate::hybrid::{DriverSettings, EventDriver, Tolerances, ZenoRule};
 use crate::multibody::basin::{
-    fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, Ended, Outcome, Stop, EVENTS_PER_STRIKE,
-    MAX_CELLS,
+    check_cells, fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, CellWatch, Outcome,
+    EVENTS_PER_STRIKE, MAX_CELLS,
 };
 use crate::spatial::events::{Contact3Mode, EventScene, Modes3};
 use crate::spatial::section::SpatialChart;
@@ -98,17 +96,7 @@ pub fn spatial_basin_cells(
     if !finite(&plan.post, nq + nv) || !plan.gaits.iter().all(|g| finite(g, nq + nv)) {
         return Err(Error::argument("plan", format!("its states need {} finite numbers (q then v)", nq + nv)));
     }
-    if points.len() > MAX_CELLS {
-        return Err(Error::argument("cells", format!("at most {MAX_CELLS} (got {})", points.len())));
-    }
-    if let Some((i, p)) =
-        points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite()))
-    {
-        return Err(Error::argument(
-            "cells",
-            format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
-        ));
-    }
+    check_cells(plan, points)?;
     let spec = m.gait.as_ref().ok_or_else(|| {
         Error::input(
             &m.path,
@@ -152,6 +140,12 @@ pub fn spatial_basin_cells(
     };
     let total = points.len() as u64;
     let done = AtomicU64::new(0);
+    // Every impact counts as a strike (a 3-D gait's section is the strike of any contact).
+    let strike = |_: &EventRecord<State, Modes3>| true;
+    let on_chart = |x: &State| chart.chart(x);
+    let slips = |mode: &Modes3| (0..mode.len()).any(|i| matches!(mode.get(i), Contact3Mode::Slip(_)));
+    let fall = h0.map(|h| s.fall_height * h);
+    let fallen = |x: &State| fall.is_some_and(|f| height(&x.as_slice()[..nq]).is_some_and(|h| h < f));
     use rayon::prelude::*;
     let cells = points
         .par_iter()
@@ -163,28 +157,11 @@ pub fn spatial_basin_cells(
             }
             let x = chart.lift(&y);
             if x.iter().all(|v| v.is_finite()) {
-                let mut w = Watch {
-                    chart: &chart,
-                    scale: &scale,
-                    gaits: &gaits,
-                    capture_tol: s.capture_tol,
-                    steps: s.steps,
-                    patience: s.max_step_time * ts,
-                    fall: h0.map(|h| s.fall_height * h),
-                    height: &height,
-                    nq,
-                    last_strike: 0.0,
-                    points: vec![],
-                    stop: None,
-                    slipping: false,
-                };
+                let mut w =
+                    CellWatch::new(&strike, &on_chart, &slips, &fallen, &scale, &gaits, s, s.max_step_time * ts);
                 let run = driver.run(&sys, 0.0, x, &[], &mut w);
-                cell.strikes = w.points.len();
-                cell.t = run.t;
                 let (q, v) = run.state.as_slice().split_at(nq);
-                let at_rest = m.tree.kinetic_energy(q, v) <= 1e-6 * ke0;
-                let ended = Ended { stop: w.stop, slipping: w.slipping, at_rest };
-                cell.outcome = ended.outcome(&run.termination, &w.points, &scale, &gaits, s);
+                cell = w.cell(values, &run.termination, run.t, m.tree.kinetic_energy(q, v) <= 1e-6 * ke0);
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(d, total);
@@ -226,63 +203,5 @@ fn centre_of_mass(m: &SpatialModel, q: &[f64]) -> nalgebra::Vector3<f64> {
         c / mass
     } else {
         c
-    }
-}
-
-fn distance(a: &DVector<f64>, b: &DVector<f64>, scale: &DVector<f64>) -> f64 {
-    (a - b).component_div(scale).amax()
-}
-
-struct Watch<'a> {
-    chart: &'a SpatialChart<'a>,
-    scale: &'a DVector<f64>,
-    gaits: &'a [DVector<f64>],
-    capture_tol: f64,
-    steps: usize,
-    patience: f64,
-    /// The height below which the centre of mass has fallen.
-    fall: Option<f64>,
-    height: &'a (dyn Fn(&[f64]) -> Option<f64> + Sync),
-    nq: usize,
-    last_strike: f64,
-    points: Vec<DVector<f64>>,
-    stop: Option<Stop>,
-    slipping: bool,
-}
-
-impl Observer<State, Modes3> for Watch<'_> {
-    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes3) -> ControlFlow<()> {
-        self.slipping = (0..mode.len()).any(|i| matches!(mode.get(i), Contact3Mode::Slip(_)));
-        if let Some(fall) = self.fall {
-            let x = step.eval(t_end);
-            if (self.height)(&x.as_slice()[..self.nq]).is_some_and(|h| h < fall) {
-                self.stop = Some(Stop::Fell);
-                return ControlFlow::Break(());
-            }
-        }
-        if t_end - self.last_strike > self.patience {
-            self.stop = Some(Stop::NoStrike);
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn on_event(&mut self, ev: &EventRecord<State, Modes3>) -> ControlFlow<()> {
-        if ev.info.kind != EventKind::Impact {
-            return ControlFlow::Continue(());
-        }
-        self.last_strike = ev.t;
-        let y = self.chart.chart(&ev.after);
-        let captured = self.gaits.iter().position(|g| distance(&y, g, self.scale) <= self.capture_tol);
-        self.points.push(y);
-        if let Some(k) = captured {
-            self.stop = Some(Stop::Captured(k));
-            return ControlFlow::Break(());
-        }
-        if self.points.len() >= self.steps {
-            self.stop = Some(Stop::Done);
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
     }
 }

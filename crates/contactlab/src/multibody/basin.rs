@@ -439,17 +439,7 @@ pub fn basin_cells(
     points: &[Vec<f64>],
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<BasinCell>, Error> {
-    if points.len() > MAX_CELLS {
-        return Err(Error::argument("cells", format!("at most {MAX_CELLS} (got {})", points.len())));
-    }
-    if let Some((i, p)) =
-        points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite()))
-    {
-        return Err(Error::argument(
-            "cells",
-            format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
-        ));
-    }
+    check_cells(plan, points)?;
     Cells { m, plan, points, progress }.run(m.system()?)
 }
 
@@ -512,7 +502,7 @@ type State = nalgebra::DMatrix<f64>;
 
 /// Why a cell's run was stopped by its observer.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Stop {
+enum Stop {
     /// A strike landed near the stable gait `k`.
     Captured(usize),
     /// The centre of mass fell below the fall height.
@@ -524,19 +514,19 @@ pub(crate) enum Stop {
 }
 
 /// How a cell's run ended, as its observer saw it.
-pub(crate) struct Ended {
+struct Ended {
     /// Why the observer stopped it (`None`: the run ended by itself).
-    pub(crate) stop: Option<Stop>,
+    stop: Option<Stop>,
     /// A contact was slipping at the last step.
-    pub(crate) slipping: bool,
+    slipping: bool,
     /// The kinetic energy at the end is below 1e-6 of the base state's.
-    pub(crate) at_rest: bool,
+    at_rest: bool,
 }
 
 impl Ended {
     /// The cell's outcome (module docs): `points` are the post-strike chart points of the run,
     /// `gaits` the stable gaits' in the same chart with its `scale`.
-    pub(crate) fn outcome(
+    fn outcome(
         &self,
         termination: &Termination,
         points: &[DVector<f64>],
@@ -575,21 +565,121 @@ impl Ended {
     }
 }
 
-struct Watch<'a> {
-    sys: &'a MultibodySystem,
-    chart: &'a StrikeChart<'a>,
-    scale: DVector<f64>,
-    strike: usize,
-    gaits: &'a [DVector<f64>],
-    capture_tol: f64,
-    steps: usize,
-    patience: f64,
-    /// The strike contact's support line `(point, unit normal)` and the fall height.
-    floor: Option<(Vector2<f64>, Vector2<f64>, f64)>,
+/// A cell's run as the basin watches it, on either engine (module docs, "Outcomes"): the
+/// chart points after each strike, capture by a stable gait, the fall, and the patience for the
+/// next strike. The engine says what a strike is, where a state falls on the chart, whether a
+/// mode slips and whether a state has fallen.
+pub(crate) struct CellWatch<'a, M> {
+    /// Whether an event is a strike.
+    pub(crate) strike: &'a (dyn Fn(&EventRecord<State, M>) -> bool + Sync),
+    /// The chart point of a state after a strike.
+    pub(crate) chart: &'a (dyn Fn(&State) -> DVector<f64> + Sync),
+    /// Whether a contact slips in a mode.
+    pub(crate) slips: &'a (dyn Fn(&M) -> bool + Sync),
+    /// Whether a state has fallen.
+    pub(crate) fallen: &'a (dyn Fn(&State) -> bool + Sync),
+    /// The chart's scales.
+    pub(crate) scale: &'a DVector<f64>,
+    /// The stable gaits' chart points.
+    pub(crate) gaits: &'a [DVector<f64>],
+    /// `capture_tol` and `steps`.
+    pub(crate) settings: &'a BasinSettings,
+    /// The longest time between strikes (s).
+    pub(crate) patience: f64,
     last_strike: f64,
     points: Vec<DVector<f64>>,
     stop: Option<Stop>,
     slipping: bool,
+}
+
+impl<'a, M> CellWatch<'a, M> {
+    /// A watch over a run starting at time zero.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        strike: &'a (dyn Fn(&EventRecord<State, M>) -> bool + Sync),
+        chart: &'a (dyn Fn(&State) -> DVector<f64> + Sync),
+        slips: &'a (dyn Fn(&M) -> bool + Sync),
+        fallen: &'a (dyn Fn(&State) -> bool + Sync),
+        scale: &'a DVector<f64>,
+        gaits: &'a [DVector<f64>],
+        settings: &'a BasinSettings,
+        patience: f64,
+    ) -> Self {
+        Self {
+            strike,
+            chart,
+            slips,
+            fallen,
+            scale,
+            gaits,
+            settings,
+            patience,
+            last_strike: 0.0,
+            points: vec![],
+            stop: None,
+            slipping: false,
+        }
+    }
+
+    /// The cell after its run ended with `termination` at time `t`, `at_rest` if its kinetic
+    /// energy there is below `10⁻⁶` of the base state's.
+    pub(crate) fn cell(self, values: &[f64], termination: &Termination, t: f64, at_rest: bool) -> BasinCell {
+        let ended = Ended { stop: self.stop, slipping: self.slipping, at_rest };
+        let outcome = ended.outcome(termination, &self.points, self.scale, self.gaits, self.settings);
+        BasinCell { values: values.to_vec(), outcome, strikes: self.points.len(), t }
+    }
+}
+
+impl<M> Observer<State, M> for CellWatch<'_, M> {
+    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &M) -> ControlFlow<()> {
+        self.slipping = (self.slips)(mode);
+        if (self.fallen)(&step.eval(t_end)) {
+            self.stop = Some(Stop::Fell);
+            return ControlFlow::Break(());
+        }
+        if t_end - self.last_strike > self.patience {
+            self.stop = Some(Stop::NoStrike);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn on_event(&mut self, ev: &EventRecord<State, M>) -> ControlFlow<()> {
+        if ev.info.kind != EventKind::Impact || !(self.strike)(ev) {
+            return ControlFlow::Continue(());
+        }
+        self.last_strike = ev.t;
+        let y = (self.chart)(&ev.after);
+        let near = |g: &DVector<f64>| (&y - g).component_div(self.scale).amax() <= self.settings.capture_tol;
+        let captured = self.gaits.iter().position(near);
+        self.points.push(y);
+        if let Some(k) = captured {
+            self.stop = Some(Stop::Captured(k));
+            return ControlFlow::Break(());
+        }
+        if self.points.len() >= self.settings.steps {
+            self.stop = Some(Stop::Done);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Refuses more than [`MAX_CELLS`] cells, or a cell without one finite value per varied
+/// coordinate of `plan`.
+pub(crate) fn check_cells(plan: &BasinPlan, points: &[Vec<f64>]) -> Result<(), Error> {
+    if points.len() > MAX_CELLS {
+        return Err(Error::argument("cells", format!("at most {MAX_CELLS} (got {})", points.len())));
+    }
+    if let Some((i, p)) =
+        points.iter().enumerate().find(|(_, p)| p.len() != plan.vary.len() || p.iter().any(|x| !x.is_finite()))
+    {
+        return Err(Error::argument(
+            "cells",
+            format!("cell {i} needs {} finite values ({}), got {p:?}", plan.vary.len(), plan.vary.join(", ")),
+        ));
+    }
+    Ok(())
 }
 
 /// The centre of mass of the tree at `q`.
@@ -606,50 +696,6 @@ fn centre_of_mass(sys: &MultibodySystem, q: &DVector<f64>) -> Vector2<f64> {
         c / mass
     } else {
         c
-    }
-}
-
-impl Watch<'_> {
-    fn distance(&self, a: &DVector<f64>, b: &DVector<f64>) -> f64 {
-        (a - b).component_div(&self.scale).amax()
-    }
-}
-
-impl Observer<State, Modes> for Watch<'_> {
-    fn on_step(&mut self, step: &Step<State>, t_end: f64, mode: &Modes) -> ControlFlow<()> {
-        self.slipping = (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(s) if s != 0));
-        if let Some((p, n, h)) = self.floor {
-            let x = step.eval(t_end);
-            let (q, _) = split(&x);
-            if (centre_of_mass(self.sys, &q) - p).dot(&n) < h {
-                self.stop = Some(Stop::Fell);
-                return ControlFlow::Break(());
-            }
-        }
-        if t_end - self.last_strike > self.patience {
-            self.stop = Some(Stop::NoStrike);
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn on_event(&mut self, ev: &EventRecord<State, Modes>) -> ControlFlow<()> {
-        if ev.info.kind != EventKind::Impact || ev.info.contact != Some(self.strike) {
-            return ControlFlow::Continue(());
-        }
-        self.last_strike = ev.t;
-        let y = self.chart.chart(&ev.after);
-        if let Some(k) = self.gaits.iter().position(|g| self.distance(&y, g) <= self.capture_tol) {
-            self.points.push(y);
-            self.stop = Some(Stop::Captured(k));
-            return ControlFlow::Break(());
-        }
-        self.points.push(y);
-        if self.points.len() >= self.steps {
-            self.stop = Some(Stop::Done);
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
     }
 }
 
@@ -701,6 +747,11 @@ impl Cells<'_> {
         let total = self.points.len() as u64;
         let done = AtomicU64::new(0);
         use rayon::prelude::*;
+        let strike_contact = spec.strike;
+        let strike = |ev: &EventRecord<State, Modes>| ev.info.contact == Some(strike_contact);
+        let chart = |x: &State| strikes.chart(x);
+        let slips = |mode: &Modes| (0..mode.len()).any(|i| matches!(mode.get(i), ContactMode::Slip(s) if s != 0));
+        let fallen = |x: &State| floor.is_some_and(|(p, n, h)| (centre_of_mass(&sys, &split(x).0) - p).dot(&n) < h);
         let cells = self
             .points
             .par_iter()
@@ -708,21 +759,8 @@ impl Cells<'_> {
                 let lag = Lagrangian::new(&sys);
                 let mut cell = BasinCell { values: values.clone(), outcome: Outcome::NoState, strikes: 0, t: 0.0 };
                 if let Some(x) = grid.lift(values) {
-                    let mut w = Watch {
-                        sys: &sys,
-                        chart: &strikes,
-                        scale: scale.clone(),
-                        strike: spec.strike,
-                        gaits: &gaits,
-                        capture_tol: s.capture_tol,
-                        steps: s.steps,
-                        patience: s.max_step_time * ts,
-                        floor,
-                        last_strike: 0.0,
-                        points: vec![],
-                        stop: None,
-                        slipping: false,
-                    };
+                    let mut w =
+                        CellWatch::new(&strike, &chart, &slips, &fallen, &scale, &gaits, s, s.max_step_time * ts);
                     let driver = driver_for(
                         &gs,
                         s.max_step_time * ts * (s.steps + 1) as f64,
@@ -730,11 +768,7 @@ impl Cells<'_> {
                         MAX_STEPS_PER_STRIKE * s.steps,
                     );
                     let run = driver.run(&lag, 0.0, x, &[], &mut w);
-                    cell.strikes = w.points.len();
-                    cell.t = run.t;
-                    let ke = kinetic(&run.state);
-                    let ended = Ended { stop: w.stop, slipping: w.slipping, at_rest: ke <= 1e-6 * ke0 };
-                    cell.outcome = ended.outcome(&run.termination, &w.points, &scale, &gaits, s);
+                    cell = w.cell(values, &run.termination, run.t, kinetic(&run.state) <= 1e-6 * ke0);
                 }
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 (self.progress)(d, total);
