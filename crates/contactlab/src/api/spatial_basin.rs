@@ -27,8 +27,8 @@ use crate::hybrid::driver::EventRecord;
 use crate::hybrid::section::SectionChart;
 use crate::hybrid::{DriverSettings, EventDriver, Tolerances, ZenoRule};
 use crate::multibody::basin::{
-    check_cells, fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, CellWatch, Outcome,
-    EVENTS_PER_STRIKE, MAX_CELLS,
+    check_axes, check_cells, fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, CellWatch,
+    Outcome, EVENTS_PER_STRIKE,
 };
 use crate::spatial::events::{Contact3Mode, EventScene, Modes3};
 use crate::spatial::section::SpatialChart;
@@ -106,7 +106,8 @@ pub fn spatial_basin_cells(
     })?;
     let scene = m.scene(None, 0.0);
     let post = State::from_column_slice(nq + nv, 1, &plan.post);
-    let sys = EventScene::new(&scene, &plan.post[..nq])?;
+    let sys = EventScene::with_stops(&scene, &plan.post[..nq])?;
+    let feet = sys.shape_contacts();
     let chart = SpatialChart::new(&sys, &post, &spec.translation, symmetry_of(spec, &sys)?);
     let names = chart.names(&m.velocities);
     let slots = plan
@@ -140,8 +141,8 @@ pub fn spatial_basin_cells(
     };
     let total = points.len() as u64;
     let done = AtomicU64::new(0);
-    // Every impact counts as a strike (a 3-D gait's section is the strike of any contact).
-    let strike = |_: &EventRecord<State, Modes3>| true;
+    // A strike is an impact of any foot (a 3-D gait's section), not of a joint's stop.
+    let strike = |ev: &EventRecord<State, Modes3>| ev.info.contact.is_some_and(|c| feet.contains(&c));
     let on_chart = |x: &State| chart.chart(x);
     let slips = |mode: &Modes3| (0..mode.len()).any(|i| matches!(mode.get(i), Contact3Mode::Slip(_)));
     let fall = h0.map(|h| s.fall_height * h);
@@ -179,14 +180,7 @@ pub fn spatial_basin(
     settings: &BasinSettings,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Basin, Error> {
-    for a in axes {
-        a.validate()?;
-    }
-    let cells_n: usize = axes.iter().map(|a| a.n).product();
-    if cells_n > MAX_CELLS {
-        return Err(Error::argument("vary", format!("{cells_n} cells; at most {MAX_CELLS}")));
-    }
-    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    let names = check_axes(axes)?;
     let plan = spatial_basin_plan(m, &names, state, settings)?;
     let cells = spatial_basin_cells(m, &plan, &grid(axes), progress)?;
     Ok(Basin { axes: axes.to_vec(), fractions: fractions(&cells), plan, gaits: vec![], cells })

@@ -53,14 +53,15 @@ impl Gait3Family<'_> {
         let spec = m.gait.clone().ok_or("the scene lost its [gait] table")?;
         let scene = m.scene(None, 0.0);
         let x = self.chart.reference_state();
-        let sys = EventScene::new(&scene, &x.as_slice()[..m.tree.nq()]).map_err(|e| e.to_string())?;
+        let sys = EventScene::with_stops(&scene, &x.as_slice()[..m.tree.nq()]).map_err(|e| e.to_string())?;
+        let feet = sys.shape_contacts();
         if sys.nc() != self.chart.system().nc() || x.nrows() != m.tree.nq() + m.tree.nv() {
             return Err(format!("the scene at {} = {p} has other contacts or coordinates", self.param));
         }
         let symmetry = symmetry_of(&spec, &sys).map_err(|e| e.to_string())?;
         let map = ReturnMap {
             system: &sys,
-            section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
+            section: PoincareSection::AfterEventOf { kind: EventKind::Impact, contacts: &feet },
             chart: self.chart.rebind(&sys, symmetry),
             driver: driver(self.settings.rtol, 100.0 * sys.time()),
             derivatives: self.settings.derivatives,
@@ -171,7 +172,7 @@ pub fn continue_spatial_gait_with(
     let spec: &GaitSpec3 = m.gait.as_ref().ok_or_else(|| Error::input(&m.path, "gait", "no [gait] table: a gait's family is continued from its strike-to-strike map (docs/models.md, \"Gaits in 3-D\")"))?;
     let scene = m.scene(None, 0.0);
     let nq = m.tree.nq();
-    let sys = EventScene::new(&scene, &x[..nq])?;
+    let sys = EventScene::with_stops(&scene, &x[..nq])?;
     let xs = DMatrix::from_column_slice(x.len(), 1, &x);
     let chart = SpatialChart::new(&sys, &xs, &spec.translation, symmetry_of(spec, &sys)?);
     let y0 = chart.chart(&xs);

@@ -159,16 +159,18 @@ impl SpatialGait {
 }
 
 /// Collects the states right after the first `want` strikes, then stops the run.
-pub(crate) struct Strikes {
+pub(crate) struct Strikes<'a> {
     /// Strikes wanted.
     pub(crate) want: usize,
+    /// The contacts whose impacts are strikes (the shapes', not the joints' stops).
+    pub(crate) feet: &'a [usize],
     /// The states right after them.
     pub(crate) after: Vec<DMatrix<f64>>,
 }
 
-impl Observer<DMatrix<f64>, Modes3> for Strikes {
+impl Observer<DMatrix<f64>, Modes3> for Strikes<'_> {
     fn on_event(&mut self, ev: &EventRecord<DMatrix<f64>, Modes3>) -> ControlFlow<()> {
-        if ev.info.kind == EventKind::Impact {
+        if ev.info.kind == EventKind::Impact && ev.info.contact.is_some_and(|c| self.feet.contains(&c)) {
             self.after.push(ev.after.clone());
             if self.after.len() >= self.want {
                 return ControlFlow::Break(());
@@ -214,13 +216,16 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     fraction("rtol", s.rtol)?;
     positive("newton_tol", s.newton_tol)?;
     at_least_one("max_iter", s.max_iter)?;
-    let (q, v) = super::spatial::spatial_state(m, state)?;
+    let (mut q, v) = super::spatial::spatial_state(m, state)?;
     let scene = m.scene(None, 0.0);
-    let sys = EventScene::new(&scene, &q)?;
+    // The joints' stops are held (a start past one is put on it, as `simulate` does).
+    crate::spatial::timestep::clamp_to_limits(&scene.limits, &mut q);
+    let sys = EventScene::with_stops(&scene, &q)?;
+    let feet = sys.shape_contacts();
     let x0 = DMatrix::from_iterator(q.len() + v.len(), 1, q.iter().chain(&v).copied());
     let x0_given = x0.clone();
     // The passive motion: `settle` strikes, bounded in time by a strike every 100 time scales.
-    let mut strikes = Strikes { want: spec.settle, after: vec![] };
+    let mut strikes = Strikes { want: spec.settle, feet: &feet, after: vec![] };
     let t_max = 100.0 * sys.time() * spec.settle.max(1) as f64;
     let run = if spec.settle == 0 { None } else { Some(driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes)) };
     // A motion that never strikes (it comes to rest, or falls without a strike) has no gait:
@@ -243,7 +248,7 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     let y0 = chart.chart(&xs);
     let map = ReturnMap {
         system: &sys,
-        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: None },
+        section: PoincareSection::AfterEventOf { kind: EventKind::Impact, contacts: &feet },
         chart,
         driver: driver(s.rtol, 100.0 * sys.time()),
         derivatives: s.derivatives,

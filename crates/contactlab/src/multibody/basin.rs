@@ -463,6 +463,15 @@ pub fn basin(
     settings: &BasinSettings,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Basin, Error> {
+    let names = check_axes(axes)?;
+    let (plan, gaits) = plan(m, &names, state, settings)?;
+    let cells = basin_cells(m, &plan, &grid(axes), progress)?;
+    Ok(Basin { axes: axes.to_vec(), fractions: fractions(&cells), plan, gaits, cells })
+}
+
+/// Checks a grid's axes (each valid, at most [`MAX_CELLS`] cells in all) and returns their
+/// names.
+pub(crate) fn check_axes(axes: &[BasinAxis]) -> Result<Vec<String>, Error> {
     for a in axes {
         a.validate()?;
     }
@@ -470,10 +479,7 @@ pub fn basin(
     if cells_n > MAX_CELLS {
         return Err(Error::argument("vary", format!("{cells_n} cells; at most {MAX_CELLS}")));
     }
-    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-    let (plan, gaits) = plan(m, &names, state, settings)?;
-    let cells = basin_cells(m, &plan, &grid(axes), progress)?;
-    Ok(Basin { axes: axes.to_vec(), fractions: fractions(&cells), plan, gaits, cells })
+    Ok(axes.iter().map(|a| a.name.clone()).collect())
 }
 
 /// The fraction of cells per outcome label, largest first.

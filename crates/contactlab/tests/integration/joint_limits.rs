@@ -136,3 +136,48 @@ fn the_event_driver_holds_the_pandas_fingers_on_their_stops() {
     assert_eq!(r.end, "time-limit");
     panda_holds_its_stops(&m.limits, &r);
 }
+
+/// The 3-D compass walker's scene (examples/spatial) with hip stops `[lower, upper]` and
+/// `settle` strikes before Newton's method, written beside a copy of its MJCF file.
+fn compass_walker_with_hip_stops(tag: &str, lower: f64, upper: f64, settle: usize) -> contactlab::api::SpatialModel {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial");
+    let dir = std::env::temp_dir().join(format!("contactlab-hip-stops-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(ex.join("compass-walker.xml"), dir.join("compass-walker.xml")).unwrap();
+    let stops: String = ["left_hip", "right_hip"]
+        .iter()
+        .map(|j| format!("[[joint]]\nname = \"{j}\"\nlower = {lower}\nupper = {upper}\n\n"))
+        .collect();
+    let text = std::fs::read_to_string(ex.join("compass-walker.toml")).unwrap();
+    // (The file's comments name `settle = 0` too: the key is the one at a line's start.)
+    let text = text.replacen("[walking]", &format!("{stops}[walking]"), 1).replacen(
+        "\nsettle = 0",
+        &format!("\nsettle = {settle}"),
+        1,
+    );
+    let path = dir.join("compass-walker.toml");
+    std::fs::write(&path, text).unwrap();
+    spatial_model(&path, SpatialSource::Scene).unwrap()
+}
+
+#[test]
+fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
+    use contactlab::api::{spatial_gait, SpatialGaitSettings};
+    let s = SpatialGaitSettings::default();
+    // Stops the gait never reaches leave it as it is: the stops' contacts take no part in the
+    // section, the chart or the strikes.
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/compass-walker.toml");
+    let free = spatial_gait(&spatial_model(&ex, SpatialSource::Scene).unwrap(), None, &s).unwrap();
+    let wide = spatial_gait(&compass_walker_with_hip_stops("wide", -1.0, 1.0, 0), None, &s).unwrap();
+    assert!(free.converged && wide.converged, "{:?} {:?}", free.reason, wide.reason);
+    let (a, b) = (free.y.unwrap(), wide.y.unwrap());
+    assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs())), "{a:?} vs {b:?}");
+    // A stop the swinging leg reaches (0.35 rad forward; the gait's leading leg is at 0.199 at
+    // its strike) is held: the hip strikes it at 0.102 s, and the stance foot then slides into
+    // Painlevé's inconsistency. The stop's impact is not a step: the settling run ends
+    // without a strike of a foot (counting it, Newton started from it and found no return).
+    let hit = spatial_gait(&compass_walker_with_hip_stops("hit", -1.0, 0.35, 1), None, &s).unwrap();
+    assert!(!hit.converged);
+    let why = hit.reason.unwrap_or_default();
+    assert!(why.starts_with("the motion never strikes") && why.contains("failed"), "{why}");
+}

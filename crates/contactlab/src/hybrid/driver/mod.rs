@@ -372,6 +372,14 @@ pub enum PoincareSection<'a, S> {
         /// The contact, or any.
         contact: Option<usize>,
     },
+    /// The state right after every event of `kind` of one of `contacts` (a 3-D gait's
+    /// strike: an impact of any foot, not of a joint's stop).
+    AfterEventOf {
+        /// The event kind.
+        kind: EventKind,
+        /// The contacts.
+        contacts: &'a [usize],
+    },
     /// The state right after every event that closes `contact` for a constrained phase
     /// ([`Hybrid::closed`] false before, true after): a plastic impact that stays closed, or a
     /// Zeno point. The section of P3's simple and Zeno periodic orbits.
@@ -386,6 +394,7 @@ impl<S> std::fmt::Debug for PoincareSection<'_, S> {
         match self {
             PoincareSection::Surface { direction, .. } => write!(f, "Surface({direction:?})"),
             PoincareSection::AfterEvent { kind, contact } => write!(f, "AfterEvent({kind:?}, {contact:?})"),
+            PoincareSection::AfterEventOf { kind, contacts } => write!(f, "AfterEventOf({kind:?}, {contacts:?})"),
             PoincareSection::Closing { contact } => write!(f, "Closing({contact})"),
         }
     }

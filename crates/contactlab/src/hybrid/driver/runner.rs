@@ -630,7 +630,7 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 
     /// Reports the after-event sections ([`PoincareSection::AfterEvent`],
-    /// [`PoincareSection::Closing`]) that the event `rec` hits; whether the observer asked to stop.
+    /// [`PoincareSection::AfterEventOf`], [`PoincareSection::Closing`]) that the event `rec` hits; whether the observer asked to stop.
     pub(super) fn after_event_sections<O: Observer<H::State, H::Mode>>(
         &self,
         rec: &EventRecord<H::State, H::Mode>,
@@ -642,6 +642,10 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
                 PoincareSection::AfterEvent { kind, contact } => {
                     (rec.info.kind == *kind && (contact.is_none() || *contact == rec.info.contact), rec.info.contact)
                 }
+                PoincareSection::AfterEventOf { kind, contacts } => (
+                    rec.info.kind == *kind && rec.info.contact.is_some_and(|c| contacts.contains(&c)),
+                    rec.info.contact,
+                ),
                 PoincareSection::Closing { contact } => {
                     let c = *contact;
                     (!self.sys.closed(&rec.mode_before, c) && self.sys.closed(&rec.mode_after, c), Some(c))

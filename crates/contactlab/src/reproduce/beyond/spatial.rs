@@ -626,7 +626,8 @@ fn rimless_wheel_3d_lateral(
     if let Some(k) = roll {
         y1[k] += 1e-7;
     }
-    let mut strikes = Strikes { want: 12, after: vec![] };
+    let feet = sys.shape_contacts();
+    let mut strikes = Strikes { want: 12, feet: &feet, after: vec![] };
     driver(1e-12, 20.0).run(&sys, 0.0, chart.lift(&y1), &[], &mut strikes);
     let dist: Vec<f64> = strikes
         .after

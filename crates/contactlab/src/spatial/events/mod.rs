@@ -347,6 +347,11 @@ impl<'a> EventScene<'a> {
         self.contacts.len()
     }
 
+    /// The shapes' contacts (the feet), not the joints' stops: what a gait's strike is.
+    pub fn shape_contacts(&self) -> Vec<usize> {
+        (0..self.nc()).filter(|&i| self.contacts[i].stop().is_none()).collect()
+    }
+
     /// The length scale (m).
     pub fn length(&self) -> f64 {
         self.length
