@@ -181,18 +181,8 @@ fn bench(c: &mut Criterion) {
     // (Schwab & Wisse's plane), up to 40 strikes each, against a plan computed once (as each
     // Dask chunk does). Throughput = cells / time.
     {
-        use contactlab::multibody::basin::{basin_cells, grid, plan, BasinAxis, BasinSettings};
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/simplest-walker.toml");
-        let walker = contactlab::multibody::model::read(&path).expect("model");
-        let s = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
-        let axes = [
-            BasinAxis { name: "stance.theta".into(), lo: -0.3, hi: -0.1, n: 20 },
-            BasinAxis { name: "stance.theta_dot".into(), lo: -0.3, hi: -0.15, n: 20 },
-        ];
-        let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-        let (p, _) = plan(&walker, &names, None, &s).expect("a gait");
-        let cells = grid(&axes);
+        use contactlab::multibody::basin::basin_cells;
+        let (walker, p, cells) = contactlab_bench::simplest_walker_basin();
         let mut g = c.benchmark_group("basin");
         g.sample_size(10);
         g.throughput(criterion::Throughput::Elements(cells.len() as u64));
