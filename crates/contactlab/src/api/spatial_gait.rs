@@ -1,4 +1,5 @@
-//! Gaits of robots in 3-D: a periodic orbit of the map from one strike (impact) to the next,
+//! Gaits of robots in 3-D: a periodic orbit of the map from one strike (an impact of a collision
+//! shape; the joints' stops are held, and a stop's impact is not a strike) to the next,
 //! modulo the symmetries a scene's `[gait]` table states, found by Newton's method on the
 //! configuration manifold ([`crate::spatial::section`]) from where the passive motion settles,
 //! with its Floquet multipliers (exact: [`crate::spatial::events::variational`]).

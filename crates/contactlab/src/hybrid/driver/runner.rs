@@ -630,7 +630,8 @@ impl<'r, 's, H: Hybrid> Runner<'r, 's, H> {
     }
 
     /// Reports the after-event sections ([`PoincareSection::AfterEvent`],
-    /// [`PoincareSection::AfterEventOf`], [`PoincareSection::Closing`]) that the event `rec` hits; whether the observer asked to stop.
+    /// [`PoincareSection::AfterEventOf`], [`PoincareSection::Closing`]) that the event `rec`
+    /// hits; whether the observer asked to stop.
     pub(super) fn after_event_sections<O: Observer<H::State, H::Mode>>(
         &self,
         rec: &EventRecord<H::State, H::Mode>,
