@@ -8,7 +8,9 @@
 //! foot). The contacts touching at the state (gap within `1e-6` of the length scale, as
 //! `stance`'s `touch`) and at tangential rest are held, sticking, unless `held` names others (an
 //! empty list holds none); the touching contacts that slip join the chosen one in the LCP unless
-//! `slipping` names others.
+//! `slipping` names others. A joint at its limit's stop (`joint/lower`, `joint/upper`: the
+//! joint's distance to it times the length scale within that tolerance) is such a contact, held
+//! by default: the joint locked there, as the planar engine holds its closed joint limits.
 //!
 //! **Slip direction.** Given as a world vector (projected onto the tangent plane); by default
 //! the contact's slip velocity's direction, or, where it does not slip, the direction of least
@@ -192,6 +194,25 @@ fn scalar_coordinate(m: &SpatialModel, name: &str) -> Result<usize, Error> {
     Ok(k)
 }
 
+/// The shape's contact named `name` (module docs), refusing a joint's stop, which cannot
+/// slip.
+fn slipping_contact_named(
+    sys: &EventScene<'_>,
+    m: &SpatialModel,
+    q: &[f64],
+    what: &str,
+    name: &str,
+) -> Result<usize, Error> {
+    let i = contact_named(sys, m, q, what, name)?;
+    match sys.contacts()[i].stop() {
+        Some(_) => Err(Error::argument(
+            what,
+            format!("'{name}' is a joint's stop, which cannot slip: name a shape's contact (a stop can be held)"),
+        )),
+        None => Ok(i),
+    }
+}
+
 /// The contact named `name` (module docs).
 fn contact_named(sys: &EventScene<'_>, m: &SpatialModel, q: &[f64], what: &str, name: &str) -> Result<usize, Error> {
     if let Some(i) = sys.contacts().iter().position(|c| c.name == name) {
@@ -202,8 +223,9 @@ fn contact_named(sys: &EventScene<'_>, m: &SpatialModel, q: &[f64], what: &str, 
     let tree = &m.tree;
     let of_shape: Vec<usize> = (0..sys.nc())
         .filter(|&i| {
-            let s = &sys.scene().shapes[sys.contacts()[i].shape];
-            s.name == name || s.body.is_some_and(|b| tree.bodies()[b].name == name)
+            let c = &sys.contacts()[i];
+            let s = (c.stop().is_none()).then(|| &sys.scene().shapes[c.shape]);
+            s.is_some_and(|s| s.name == name || s.body.is_some_and(|b| tree.bodies()[b].name == name))
         })
         .collect();
     let touching: Vec<usize> = of_shape.iter().copied().filter(|&i| gaps[i].abs() <= tol).collect();
@@ -267,8 +289,10 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
     }
     let axes = slice_axes(m, s)?;
     let scene = m.scene(None, 0.0);
-    let mut sys = EventScene::new(&scene, &q)?;
-    let i = contact_named(&sys, m, &q, "contact", &s.contact)?;
+    // The joints' stops are contacts too: one the joint is at is held by default, as a
+    // touching contact at rest is (the planar engine holds its closed joint limits).
+    let mut sys = EventScene::with_stops(&scene, &q)?;
+    let i = slipping_contact_named(&sys, m, &q, "contact", &s.contact)?;
     if let Some(mu) = s.mu {
         sys.set_mu(i, mu);
     }
@@ -287,7 +311,9 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
         names.iter().map(|n| contact_named(&sys, m, &q, what, n)).collect()
     };
     let named_slipping = match &s.slipping {
-        Some(names) => lookup("slipping", names)?,
+        Some(names) => {
+            names.iter().map(|n| slipping_contact_named(&sys, m, &q, "slipping", n)).collect::<Result<_, _>>()?
+        }
         None => vec![],
     };
     let held: Vec<usize> = match &s.held {
@@ -633,7 +659,7 @@ fn slip_start<T>(
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
     }
     let scene = m.scene(None, 0.0);
-    let sys = EventScene::new(&scene, &q)?;
-    let i = contact_named(&sys, m, &q, "contact", contact)?;
+    let sys = EventScene::with_stops(&scene, &q)?;
+    let i = slipping_contact_named(&sys, m, &q, "contact", contact)?;
     f(&sys, &q, &v, i)
 }

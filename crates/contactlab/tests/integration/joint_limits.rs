@@ -181,3 +181,41 @@ fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
     let why = hit.reason.unwrap_or_default();
     assert!(why.starts_with("the motion never strikes") && why.contains("failed"), "{why}");
 }
+
+#[test]
+fn painleves_parts_in_3d_hold_a_joint_at_its_stop_locked() {
+    use contactlab::api::{spatial_painleve, Painleve3Settings};
+    use contactlab::spatial::events::EventScene;
+    use nalgebra::{DMatrix, DVector};
+    // The compass walker's post-strike state with its leading hip exactly at an upper stop.
+    let plain = compass_walker_with_hip_stops("plain", -1.0, 1.0, 0);
+    let q = plain.q0.clone();
+    let at_stop = compass_walker_with_hip_stops("at-stop", -1.0, q[5], 0);
+    let s = |held: Option<Vec<String>>| Painleve3Settings { contact: "right_foot".into(), held, ..Default::default() };
+    // By default the stop the joint is at is held, as a touching contact at rest is.
+    let default = spatial_painleve(&at_stop, None, &s(None)).unwrap();
+    assert!(default.held.iter().any(|h| h == "left_hip/upper"), "{:?}", default.held);
+    // Held alone, it locks the hip: d = w_nᵀ P w_n equals w_n's quadratic form in the inverse
+    // of the mass matrix without the hip's row and column (the walker with its hip welded).
+    let locked = spatial_painleve(&at_stop, None, &s(Some(vec!["left_hip/upper".into()]))).unwrap();
+    let free = spatial_painleve(&plain, None, &s(Some(vec![]))).unwrap();
+    let scene = at_stop.scene(None, 0.0);
+    let sys = EventScene::with_stops(&scene, &q).unwrap();
+    let i = sys.contacts().iter().position(|c| c.name.starts_with("right_foot")).unwrap();
+    let (_, rows) = sys.contact_rows(&q, i).unwrap();
+    let m = at_stop.tree.mass_matrix(&q);
+    let k = 5; // left_hip's velocity
+    let keep: Vec<usize> = (0..m.nrows()).filter(|&r| r != k).collect();
+    let reduced = DMatrix::from_fn(keep.len(), keep.len(), |a, b| m[(keep[a], keep[b])]);
+    let w = DVector::from_fn(keep.len(), |a, _| rows[(0, keep[a])]);
+    let expected = w.dot(&(reduced.cholesky().unwrap().inverse() * &w));
+    let d = locked.over_directions.d;
+    assert!((d - expected).abs() <= 1e-10 * expected.abs(), "{d} vs {expected}");
+    // (The hip free gives another d: the stop acts.)
+    let d_free = free.over_directions.d;
+    assert!((d_free - expected).abs() > 1e-3 * expected.abs(), "{d_free} vs {expected}");
+    // A stop cannot slip: naming one as the contact is refused, with the key.
+    let bad = Painleve3Settings { contact: "left_hip/upper".into(), ..Default::default() };
+    let e = spatial_painleve(&at_stop, None, &bad).unwrap_err().to_string();
+    assert!(e.contains("contact") && e.contains("stop"), "{e}");
+}
