@@ -403,7 +403,7 @@ impl MultibodySystem {
                     Some(OnSpatialTree(pt)) => {
                         let f = pt.tree.frames(&pt.to_spatial(q), None);
                         let m = pt.tree.mass_matrix_in(&f);
-                        e.mass = DMatrix::from_fn(q.len(), q.len(), |r, c| m[(pt.index[r], pt.index[c])]);
+                        e.mass = pt.matrix_to_planar(&m);
                         e.frames3 = Some(f);
                     }
                 }
@@ -424,7 +424,7 @@ impl MultibodySystem {
                             let f = e.frames3.as_mut().expect("filled with the position level");
                             pt.tree.add_velocities(f, &vs);
                             let h = pt.tree.bias_in(f, &vs);
-                            e.bias = DVector::from_fn(q.len(), |r, _| h[pt.index[r]]);
+                            e.bias = DVector::from_vec(pt.to_planar(h.as_slice()));
                         }
                     }
                     e.v.clear();
@@ -593,9 +593,9 @@ impl MultibodySystem {
         let n = qd.len();
         let vs = pt.to_spatial(vd);
         let f = pt.tree.frames(&pt.to_spatial(qd), Some(&vs));
-        let (m3, h3) = (pt.tree.mass_matrix_in(&f), pt.tree.bias_in(&f, &vs));
-        let (m, h) = (|r: usize, c: usize| m3[(pt.index[r], pt.index[c])], |r: usize| h3[pt.index[r]]);
-        let (dm, dh) = tree_gradients(n, m, h, grad);
+        let m = pt.matrix_to_planar(&pt.tree.mass_matrix_in(&f));
+        let h = pt.to_planar(pt.tree.bias_in(&f, &vs).as_slice());
+        let (dm, dh) = tree_gradients(n, |r, c| m[(r, c)], |r| h[r], grad);
         let contacts = self
             .contacts
             .iter()

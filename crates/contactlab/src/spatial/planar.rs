@@ -130,6 +130,11 @@ impl PlanarTree {
         self.order.iter().map(|&k| x[k]).collect()
     }
 
+    /// A matrix over the planar model's coordinates from one over the spatial tree's (`M`).
+    pub fn matrix_to_planar<T: nalgebra::Scalar>(&self, m: &nalgebra::DMatrix<T>) -> nalgebra::DMatrix<T> {
+        nalgebra::DMatrix::from_fn(m.nrows(), m.ncols(), |r, c| m[(self.index[r], self.index[c])].clone())
+    }
+
     /// The planar model's coordinates (or velocities) from the spatial tree's `y`.
     pub fn to_planar<T: Copy>(&self, y: &[T]) -> Vec<T> {
         let mut x = y.to_vec();

@@ -213,20 +213,11 @@ impl SpatialTree {
         &v[self.v_start[i]..self.v_start[i] + self.bodies[i].joint.nv()]
     }
 
-    fn pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
-        let n = self.bodies.len();
-        let mut local = Vec::with_capacity(n);
-        let mut vel: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
-        for (i, b) in self.bodies.iter().enumerate() {
-            let x = b.placement.cast().then(&b.joint.transform(self.qs(i, q)));
-            // (Without velocities there are none to carry.)
-            if let Some(v) = v {
-                let vp = b.parent.map_or(Motion::zero(), |p| vel[p]);
-                vel.push(x.motion_from_parent(&vp) + b.joint.motion(self.vs(i, v)));
-            }
-            local.push(x);
-        }
-        Pass { local, vel }
+    /// Each body's pose in its parent's frame.
+    fn local_poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
+        (self.bodies.iter().enumerate())
+            .map(|(i, b)| b.placement.cast().then(&b.joint.transform(self.qs(i, q))))
+            .collect()
     }
 
     /// Each body's pose in the world.
@@ -237,17 +228,16 @@ impl SpatialTree {
     /// The forward kinematics at `q` (and `v`, if given) for the point queries
     /// ([`Frames`]; [`SpatialTree::point_jacobian_in`] and its kin).
     pub fn frames<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Frames<T> {
-        let p = self.pass(q, v);
+        let local = self.local_poses(q);
         let n = self.bodies.len();
         let mut world: Vec<Transform<T>> = Vec::with_capacity(n);
         for (i, b) in self.bodies.iter().enumerate() {
-            let w = b.parent.map_or(p.local[i], |k| world[k].then(&p.local[i]));
+            let w = b.parent.map_or(local[i], |k| world[k].then(&local[i]));
             world.push(w);
         }
-        let mut f = Frames { local: p.local, world, vel: vec![], acc: vec![], q: q.to_vec() };
+        let mut f = Frames { local, world, vel: vec![], acc: vec![], q: q.to_vec() };
         if let Some(v) = v {
-            f.vel = p.vel;
-            self.accelerations(&mut f, v);
+            self.add_velocities(&mut f, v);
         }
         f
     }
@@ -495,9 +485,9 @@ impl SpatialTree {
     /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through
     /// `M`), plus the rotors' `½ a v²`.
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let p = self.pass(q, Some(v));
+        let f = self.frames(q, Some(v));
         let rotors: f64 = self.armature.iter().zip(v).map(|(a, x)| 0.5 * a * x * x).sum();
-        rotors + self.bodies.iter().zip(&p.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum::<f64>()
+        rotors + self.bodies.iter().zip(&f.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum::<f64>()
     }
 
     /// The gravitational potential energy `−Σ mᵢ g · cᵢ` (zero at the world's origin).

@@ -142,6 +142,16 @@ thread_local! {
     static LAST_STATE: std::cell::RefCell<Option<LastState>> = const { std::cell::RefCell::new(None) };
 }
 
+/// A state's bits, the key of the per-thread caches of the last state's evaluations.
+pub(crate) fn state_key(q: &[f64], v: &[f64]) -> Vec<u64> {
+    q.iter().chain(v).map(|x| x.to_bits()).collect()
+}
+
+/// Whether `key` is the state `(q, v)`'s ([`state_key`]).
+pub(crate) fn is_state(key: &[u64], q: &[f64], v: &[f64]) -> bool {
+    key.len() == q.len() + v.len() && q.iter().chain(v).zip(key).all(|(x, k)| x.to_bits() == *k)
+}
+
 /// Largest number of contacts an event-driven scene may have.
 pub const MAX_CONTACTS: usize = crate::hybrid::MAX_GUARDS / 2;
 
@@ -378,10 +388,8 @@ impl<'a> EventScene<'a> {
     /// computed once per state: the flow, the guards and the step limit at one state share
     /// them (the last state's on this thread is kept, as [`modes`]' last mode solution is).
     pub(crate) fn at_state(&self, q: &[f64], v: &[f64]) -> std::rc::Rc<StateKin> {
-        let same =
-            |key: &[u64]| key.len() == q.len() + v.len() && q.iter().chain(v).zip(key).all(|(x, k)| x.to_bits() == *k);
         let hit = LAST_STATE.with_borrow(|last| match last {
-            Some((id, key, kin)) if *id == self.id() && same(key) => Some(kin.clone()),
+            Some((id, key, kin)) if *id == self.id() && is_state(key, q, v) => Some(kin.clone()),
             _ => None,
         });
         if let Some(kin) = hit {
@@ -390,8 +398,7 @@ impl<'a> EventScene<'a> {
         let frames = self.scene.tree.frames(q, Some(v));
         let points = self.points_in(&frames);
         let kin = std::rc::Rc::new(StateKin { frames, points });
-        let key = q.iter().chain(v).map(|x| x.to_bits()).collect();
-        LAST_STATE.set(Some((self.id(), key, kin.clone())));
+        LAST_STATE.set(Some((self.id(), state_key(q, v), kin.clone())));
         kin
     }
 

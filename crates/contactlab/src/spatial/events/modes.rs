@@ -230,18 +230,15 @@ impl EventScene<'_> {
     /// A pure function of its key, so the memory cannot change a result (the test
     /// `remembered_mode_solutions_equal_fresh_ones_bit_for_bit`).
     pub(crate) fn solve_mode(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
-        let same =
-            |key: &[u64]| key.len() == q.len() + v.len() && q.iter().chain(v).zip(key).all(|(x, k)| x.to_bits() == *k);
         let hit = LAST_SOLVED.with_borrow(|last| match last {
-            Some((id, m, key, sol)) if *id == self.id() && m == mode && same(key) => Some(sol.clone()),
+            Some((id, m, key, sol)) if *id == self.id() && m == mode && super::is_state(key, q, v) => Some(sol.clone()),
             _ => None,
         });
         if let Some(sol) = hit {
             return sol;
         }
         let sol = self.solve_mode_fresh(mode, q, v);
-        let key = q.iter().chain(v).map(|x| x.to_bits()).collect();
-        LAST_SOLVED.set(Some((self.id(), *mode, key, sol.clone())));
+        LAST_SOLVED.set(Some((self.id(), *mode, super::state_key(q, v), sol.clone())));
         sol
     }
 
