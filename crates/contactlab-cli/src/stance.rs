@@ -26,7 +26,8 @@ pub struct StanceArgs {
     #[arg(long, value_parser = ["fixed", "floating"])]
     base: Option<String>,
     /// How the joints are held: `locked` (the robot one rigid body on its floating base) or
-    /// `springs` (free on the model's joint springs).
+    /// `springs` (free on the model's joint springs; a joint at a stop of its range is held by
+    /// it, a frictionless contact).
     #[arg(long, default_value = "locked", value_parser = ["locked", "springs"])]
     joints: String,
     /// The friction law: `coulomb` (circular cones) or `pyramid` (P4's LCP form, under which
@@ -95,6 +96,15 @@ pub fn stance(a: StanceArgs) -> Result<(), Failure> {
         a.joints,
         a.friction
     );
+    if !r.stops.is_empty() {
+        let held: Vec<String> = (r.stops.iter())
+            .map(|s| match s.force {
+                Some(f) => format!("{} (witness {f:.6e})", s.name),
+                None => s.name.clone(),
+            })
+            .collect();
+        println!("  joints at their stops {} (N m for a hinge, N for a slider)", held.join(", "));
+    }
     println!("  classification        {}", c.classification);
     println!("  weakly stable         {}  (proof: {})", c.weakly_stable, proof_of(c));
     println!(

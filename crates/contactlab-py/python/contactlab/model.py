@@ -254,7 +254,8 @@ def stance(
     --json``: P4's weak, strong and frictionless stability on the contacts touching the ground,
     the joints ``"locked"`` or on their ``"springs"``, under the ``"coulomb"`` or ``"pyramid"``
     law: ``classification`` (verdicts, certificates, proofs, ``critical_mu``), ``contacts``,
-    ``velocities``, ``load`` and, with ``slope_axis``, ``slope_margin`` (the largest tilt of
+    ``stops`` (on their springs, the joints held at a stop of their range, with the witness's
+    torque), ``velocities``, ``load`` and, with ``slope_axis``, ``slope_margin`` (the largest tilt of
     gravity about that world axis, each way, keeping weak stability). ``contacts`` names the
     links that may touch the ground (default: a scene's ``contacts``, else every shape)."""
     path = os.fspath(model)

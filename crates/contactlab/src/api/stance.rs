@@ -6,7 +6,11 @@
 //! * `𝓜` the mass matrix over the velocities that are free: with the joints **locked** the
 //!   floating base's (a free joint; MuJoCo's free joint's translation and ball), the robot then
 //!   a rigid body; with the joints on their **springs** every velocity (the springs' torques at
-//!   `q` in the load, the joints free to accelerate);
+//!   `q` in the load, the joints free to accelerate), and each joint at a stop of its limits
+//!   (within `touch` of it: its distance to the limit times the stop's arm, the length scale for
+//!   a hinge and 1 for a slider, as the event-driven simulation measures a stop's gap; or past
+//!   it) held by that stop: a frictionless contact whose one row is `±arm` on the joint's
+//!   velocity (P4's contacts with `μ = 0` and no tangent), after the shapes' contacts;
 //! * `W_n`, `W_t`, `W_o` the contacts' normal and tangential Jacobian rows over those velocities
 //!   (the plane's normal and its tangents `t₁`, `t₂`);
 //! * the load `g_ext` the generalised force at rest: gravity and the joints' springs
@@ -33,7 +37,7 @@ use crate::fixture::boundary::{decide, search, Bracket, Stop};
 use crate::fixture::stability::{classify, FixtureClassification};
 use crate::fixture::{Fixture, FrictionLaw};
 use crate::spatial::algebra::{axis_angle, Vec3};
-use crate::spatial::events::EventScene;
+use crate::spatial::events::{stop_gap_rows, stop_name, stop_sides, EventScene};
 use crate::spatial::joint::Joint3;
 use crate::Error;
 
@@ -102,6 +106,21 @@ pub struct StanceContact {
     pub friction_used: Option<f64>,
 }
 
+/// A joint's stop in the stance (joints on their springs: [`JointHold::Springs`]): the joint
+/// at its limit, or past it, within the stance's `touch`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StanceStop {
+    /// `joint/lower` or `joint/upper`.
+    pub name: String,
+    /// The joint.
+    pub joint: String,
+    /// The joint's distance to its limit (rad for a hinge, m for a slider; negative past it).
+    pub gap: f64,
+    /// The equilibrium witness's generalised force of the stop on the joint, pushing it back
+    /// from its limit (N·m for a hinge, N for a slider); `None` when not weakly stable.
+    pub force: Option<f64>,
+}
+
 /// The slope margin: the largest tilt of gravity about `axis` keeping the stance weakly stable.
 #[derive(Debug, Clone, Serialize)]
 pub struct SlopeMargin {
@@ -134,6 +153,9 @@ pub struct Stance {
     pub velocities: Vec<String>,
     /// The contacts in the stance.
     pub contacts: Vec<StanceContact>,
+    /// The joints' stops in the stance (empty with the joints locked): P4's frictionless
+    /// contacts after the shapes' in the classification's witnesses.
+    pub stops: Vec<StanceStop>,
     /// The load `g_ext`: the generalised force at rest over `velocities`, each scaled by
     /// `1/√𝓜ᵢᵢ`, then to unit norm (module docs).
     pub load: Vec<f64>,
@@ -163,7 +185,8 @@ pub const ASSUMES: &str =
      relative error about 1e-16, independent of where the robot stands) are taken as exact; the proofs are \
      interval proofs on those numbers";
 
-/// A contact of the stance at the configuration.
+/// A contact of the stance at the configuration (a shape's, or a joint's stop).
+#[derive(Clone)]
 struct Touching {
     /// Its index among the scene's contacts.
     index: usize,
@@ -276,7 +299,24 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
             nearest = Some((gap, c.name.clone()));
         }
     }
-    if contacts.is_empty() {
+    // On their springs the joints are free: a joint at its stop (or past it) is held there by
+    // the stop, a frictionless contact on the joint's velocity (module docs).
+    let mut stops = vec![];
+    if s.joints == JointHold::Springs {
+        let nv = m.tree.nv();
+        for (limit, lower, arm) in stop_sides(&scene, sys.length()) {
+            let l = &scene.limits[limit];
+            let (gap, rows) = stop_gap_rows(l, lower, arm, nv, &q);
+            if gap <= tol {
+                stops.push((
+                    StanceStop { name: stop_name(l, lower), joint: l.name.clone(), gap: gap / arm, force: None },
+                    Touching { index: usize::MAX, rows, gap, mu: 0.0, point: Vec3::repeat(f64::NAN) },
+                    arm,
+                ));
+            }
+        }
+    }
+    if contacts.is_empty() && stops.is_empty() {
         let near = nearest
             .map_or_else(|| "the scene has no contacts".to_string(), |(g, n)| format!("nearest: {n} at {g:.3e} m"));
         let why = format!("no contact touches the ground within {tol:.3e} m (touch × the length scale; {near})");
@@ -305,6 +345,8 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
             "a fixed-base robot with locked joints cannot move: nothing to decide (hold the joints on their springs)",
         ));
     }
+    let shapes = contacts.len();
+    contacts.extend(stops.iter().map(|s| s.1.clone()));
     let (f, newtons) = workpiece(m, &q, &cols, &contacts, m.tree.gravity, s.friction)?;
     let classification = classify(&f)?;
     let nc = contacts.len();
@@ -320,7 +362,13 @@ pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Re
         joints: s.joints,
         friction: s.friction,
         velocities: cols.iter().map(|&c| m.velocities[c].clone()).collect(),
-        contacts: contacts
+        stops: (stops.into_iter().enumerate())
+            .map(|(k, (mut stop, _, arm))| {
+                stop.force = force(shapes + k).map(|f| f[0] * arm);
+                stop
+            })
+            .collect(),
+        contacts: contacts[..shapes]
             .iter()
             .enumerate()
             .map(|(k, c)| {

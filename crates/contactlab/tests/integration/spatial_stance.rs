@@ -311,3 +311,70 @@ fn the_default_stance_takes_the_final_state_of_a_simulation() {
         assert!(r.classification.weakly_stable, "{method:?}");
     }
 }
+
+/// A box (2 kg, half-edges 0.2 × 0.2 × 0.1 times `l`) on the floor with a flap hinged about `y`
+/// at its `+x` top edge: a 0.5 kg ball `0.3 l` out along `x`, the hinge's range `range`
+/// (rad), the flap horizontal at the hinge's zero.
+fn box_with_flap(l: f64, range: (f64, f64)) -> SpatialModel {
+    let text = format!(
+        r#"<mujoco><compiler angle="radian"/><worldbody><geom type="plane" size="9 9 1" friction="1"/>
+        <body name="box" pos="0 0 {c}"><freejoint/><geom type="box" size="{a} {a} {c}" mass="2"/>
+          <body name="flap" pos="{a} 0 {c}">
+            <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="{} {}"/>
+            <geom type="sphere" size="{r}" pos="{x} 0 0" mass="0.5"/>
+          </body>
+        </body></worldbody></mujoco>"#,
+        range.0,
+        range.1,
+        a = 0.2 * l,
+        c = 0.1 * l,
+        r = 0.02 * l,
+        x = 0.3 * l
+    );
+    SpatialModel::from_mjcf("flap.xml".into(), &contactlab::spatial::mjcf::parse("flap.xml", &text).unwrap())
+}
+
+#[test]
+fn on_their_springs_joints_at_their_stops_are_held_by_them() {
+    // The flap's weight turns the hinge towards positive angles (the ball at +x, the axis +y:
+    // gravity's torque about y is +m g x). With the range [-1, 0] it rests on its upper stop,
+    // which holds it with the torque m g x (the flap's own equation: no ground contact acts on
+    // the hinge), the box's four corners carry the weight of both, and P4's LCP from rest
+    // keeps it at rest under the pyramid law. With the range [0, 1] it rests on its lower stop,
+    // which cannot pull: not weakly stable. Locked, the stops take no part. In any unit of
+    // length (1e-8 m to 1e8 m) the verdicts are the same and the torque scales with the length.
+    let weight = 2.5 * 9.81;
+    for l in [1e-8, 1.0, 1e8] {
+        let s = StanceSettings { joints: JointHold::Springs, friction: FrictionLaw::Pyramid, ..Default::default() };
+        let r = stance(&box_with_flap(l, (-1.0, 0.0)), None, &s).unwrap();
+        let c = &r.classification;
+        assert!(c.weakly_stable && c.strongly_stable == Some(true), "l = {l}: {c:?}");
+        assert_eq!(r.contacts.len(), 4, "l = {l}");
+        assert_eq!(r.stops.len(), 1, "l = {l}: {:?}", r.stops);
+        assert_eq!((r.stops[0].name.as_str(), r.stops[0].gap), ("hinge/upper", 0.0));
+        let torque = r.stops[0].force.unwrap();
+        let exact = 0.5 * 9.81 * 0.3 * l;
+        assert!((torque - exact).abs() < 1e-9 * exact, "l = {l}: {torque} vs {exact}");
+        let up: f64 = r.contacts.iter().map(|c| c.force.unwrap()[0]).sum();
+        assert!((up - weight).abs() < 1e-9 * weight, "l = {l}: {up} vs {weight}");
+        let pulled = stance(&box_with_flap(l, (0.0, 1.0)), None, &s).unwrap();
+        assert!(!pulled.classification.weakly_stable, "l = {l}");
+        assert_eq!(pulled.stops[0].name, "hinge/lower");
+        assert!(pulled.stops[0].force.is_none());
+        // Off its stops the flap is free on its (zero) spring: not weakly stable.
+        let off = stance(&box_with_flap(l, (-1.0, 0.5)), None, &s).unwrap();
+        assert!(off.stops.is_empty() && !off.classification.weakly_stable, "l = {l}: {:?}", off.stops);
+        let locked =
+            stance(&box_with_flap(l, (0.0, 1.0)), None, &StanceSettings { joints: JointHold::Locked, ..s }).unwrap();
+        assert!(locked.stops.is_empty() && locked.classification.weakly_stable, "l = {l}");
+    }
+    // A fixed-base pendulum resting on its stop has no ground contact and a stance all the same.
+    let text = r#"<mujoco><compiler angle="radian"/><worldbody><body name="rod" pos="0 0 1">
+        <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-1 0"/>
+        <geom type="sphere" size="0.05" pos="0.4 0 0" mass="3"/></body></worldbody></mujoco>"#;
+    let m = SpatialModel::from_mjcf("pendulum.xml".into(), &contactlab::spatial::mjcf::parse("p.xml", text).unwrap());
+    let r = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..Default::default() }).unwrap();
+    assert!(r.contacts.is_empty() && r.classification.weakly_stable);
+    let exact = 3.0 * 9.81 * 0.4;
+    assert!((r.stops[0].force.unwrap() - exact).abs() < 1e-9 * exact, "{:?}", r.stops);
+}

@@ -290,20 +290,16 @@ impl<'a> EventScene<'a> {
             }
         }
         let length = scene.reach();
-        let linear = linear_velocities(tree);
         if stops {
-            for (limit, l) in scene.limits.iter().enumerate() {
-                let arm = if linear[l.qvel] { 1.0 } else { length };
-                for (lower, side) in [(true, "lower"), (false, "upper")] {
-                    contacts.push(Contact3 {
-                        shape: usize::MAX,
-                        plane: usize::MAX,
-                        feature: 0,
-                        mu: 0.0,
-                        name: format!("{}/{side}", l.name),
-                        kind: Feature::Stop { limit, lower, arm },
-                    });
-                }
+            for (limit, lower, arm) in stop_sides(scene, length) {
+                contacts.push(Contact3 {
+                    shape: usize::MAX,
+                    plane: usize::MAX,
+                    feature: 0,
+                    mu: 0.0,
+                    name: stop_name(&scene.limits[limit], lower),
+                    kind: Feature::Stop { limit, lower, arm },
+                });
             }
         }
         if contacts.len() > MAX_CONTACTS {
@@ -323,7 +319,7 @@ impl<'a> EventScene<'a> {
             let (iq, _) = tree.joint_start(i);
             linear_coordinates(&b.joint).iter().for_each(|k| q_scale[iq + k] = length);
         }
-        for (iv, lin) in linear.iter().enumerate() {
+        for (iv, lin) in linear_velocities(tree).iter().enumerate() {
             if *lin {
                 v_scale[iv] = length / time;
             }
@@ -435,12 +431,7 @@ impl<'a> EventScene<'a> {
         q: &[T],
     ) -> Option<(T, DMatrix<T>)> {
         let Feature::Stop { limit, lower, arm } = c.kind else { return None };
-        let l = &self.scene.limits[limit];
-        let r = crate::spatial::algebra::real::<T>;
-        let (gap, sign) = if lower { (q[l.qpos] - r(l.lower), 1.0) } else { (r(l.upper) - q[l.qpos], -1.0) };
-        let mut rows = DMatrix::from_element(3, self.scene.tree.nv(), r(0.0));
-        rows[(0, l.qvel)] = r(sign * arm);
-        Some((gap * r(arm), rows))
+        Some(stop_gap_rows(&self.scene.limits[limit], lower, arm, self.scene.tree.nv(), q))
     }
 
     /// Contact `a` is a foot not ahead of the foot contact `b` of another shape by the walking
@@ -575,6 +566,35 @@ fn linear_coordinates(j: &Joint3) -> &'static [usize] {
         Joint3::Free | Joint3::Translation => &[0, 1, 2],
         _ => &[],
     }
+}
+
+/// The sides of a scene's joint limits as contacts (module docs, "Joint stops"): per limit and
+/// side `(limit, lower, arm)`, the arm 1 for a slider and `length` for a hinge.
+pub(crate) fn stop_sides(scene: &Scene3, length: f64) -> Vec<(usize, bool, f64)> {
+    let linear = linear_velocities(&scene.tree);
+    let arm = |l: &super::timestep::JointLimit| if linear[l.qvel] { 1.0 } else { length };
+    (scene.limits.iter().enumerate()).flat_map(|(k, l)| [(k, true, arm(l)), (k, false, arm(l))]).collect()
+}
+
+/// A stop's name: `joint/lower` or `joint/upper`.
+pub(crate) fn stop_name(l: &super::timestep::JointLimit, lower: bool) -> String {
+    format!("{}/{}", l.name, if lower { "lower" } else { "upper" })
+}
+
+/// A stop's gap `arm · (q − lower)` or `arm · (upper − q)` and its rows `(n, t₁, t₂)`
+/// (3 × `nv`): `±arm` on the joint's velocity, no tangent.
+pub(crate) fn stop_gap_rows<T: crate::spatial::algebra::Real>(
+    l: &super::timestep::JointLimit,
+    lower: bool,
+    arm: f64,
+    nv: usize,
+    q: &[T],
+) -> (T, DMatrix<T>) {
+    let r = crate::spatial::algebra::real::<T>;
+    let (gap, sign) = if lower { (q[l.qpos] - r(l.lower), 1.0) } else { (r(l.upper) - q[l.qpos], -1.0) };
+    let mut rows = DMatrix::from_element(3, nv, r(0.0));
+    rows[(0, l.qvel)] = r(sign * arm);
+    (gap * r(arm), rows)
 }
 
 /// Whether each velocity of the tree is linear (m/s) rather than angular.
