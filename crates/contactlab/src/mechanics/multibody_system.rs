@@ -239,8 +239,14 @@ struct Evaluation {
     /// Whether the velocity-level part is computed (for `v`).
     v_ok: bool,
     frames: super::multibody::Frames,
-    /// The spatial tree's frames ([`Kernel::Spatial`]; with the velocities once `v_ok`).
-    frames3: Option<crate::spatial::tree::Frames>,
+    /// The spatial tree's frames ([`Kernel::Spatial`]; with the velocities once `v_ok`), and the
+    /// storage its algorithms reuse: their work, `M` and the bias in the tree's order, and the
+    /// state in it.
+    frames3: crate::spatial::tree::Frames,
+    work3: crate::spatial::tree::TreeWork,
+    mass3: nalgebra::DMatrix<f64>,
+    bias3: nalgebra::DVector<f64>,
+    x3: Vec<f64>,
     mass: nalgebra::DMatrix<f64>,
     bias: nalgebra::DVector<f64>,
     scratch: super::multibody::Scratch,
@@ -401,10 +407,10 @@ impl MultibodySystem {
                         self.mb.mass_keeping_into(&e.frames, &mut e.mass, &mut e.scratch);
                     }
                     Some(OnSpatialTree(pt)) => {
-                        let f = pt.tree.frames(&pt.to_spatial(q), None);
-                        let m = pt.tree.mass_matrix_in(&f);
-                        e.mass = pt.matrix_to_planar(&m);
-                        e.frames3 = Some(f);
+                        pt.to_spatial_into(q, &mut e.x3);
+                        pt.tree.frames_into(&e.x3, &mut e.frames3);
+                        pt.tree.mass_matrix_into(&e.frames3, &mut e.work3, &mut e.mass3);
+                        pt.matrix_to_planar_into(&e.mass3, &mut e.mass);
                     }
                 }
                 e.q.clear();
@@ -420,11 +426,10 @@ impl MultibodySystem {
                             self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
                         }
                         Some(OnSpatialTree(pt)) => {
-                            let vs = pt.to_spatial(v);
-                            let f = e.frames3.as_mut().expect("filled with the position level");
-                            pt.tree.add_velocities(f, &vs);
-                            let h = pt.tree.bias_in(f, &vs);
-                            e.bias = DVector::from_vec(pt.to_planar(h.as_slice()));
+                            pt.to_spatial_into(v, &mut e.x3);
+                            pt.tree.add_velocities(&mut e.frames3, &e.x3);
+                            pt.tree.bias_into(&e.frames3, &e.x3, &mut e.work3, &mut e.bias3);
+                            pt.to_planar_into(e.bias3.as_slice(), &mut e.bias);
                         }
                     }
                     e.v.clear();
@@ -445,7 +450,7 @@ impl MultibodySystem {
                 let pt = &self.spatial.as_ref().expect("the spatial kernel").0;
                 let t = Vector2::new(normal.y, -normal.x);
                 self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
-                    let f = e.frames3.as_ref().expect("filled with the position level");
+                    let f = &e.frames3;
                     let (b, x) = (pt.body[body], Vector3::new(point.x, point.y, 0.0));
                     let d = f.world()[b].point(&x).xy() - line_point;
                     let (mut wn, mut wt) = (DVector::<f64>::zeros(q.len()), DVector::<f64>::zeros(q.len()));

@@ -130,9 +130,37 @@ impl PlanarTree {
         self.order.iter().map(|&k| x[k]).collect()
     }
 
+    /// [`PlanarTree::to_spatial`] into `out`.
+    pub fn to_spatial_into(&self, x: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(self.order.iter().map(|&k| x[k]));
+    }
+
     /// A matrix over the planar model's coordinates from one over the spatial tree's (`M`).
     pub fn matrix_to_planar<T: nalgebra::Scalar>(&self, m: &nalgebra::DMatrix<T>) -> nalgebra::DMatrix<T> {
         nalgebra::DMatrix::from_fn(m.nrows(), m.ncols(), |r, c| m[(self.index[r], self.index[c])].clone())
+    }
+
+    /// [`PlanarTree::matrix_to_planar`] into `out` (resized if need be).
+    pub fn matrix_to_planar_into(&self, m: &nalgebra::DMatrix<f64>, out: &mut nalgebra::DMatrix<f64>) {
+        if out.shape() != m.shape() {
+            *out = nalgebra::DMatrix::zeros(m.nrows(), m.ncols());
+        }
+        for c in 0..m.ncols() {
+            for r in 0..m.nrows() {
+                out[(r, c)] = m[(self.index[r], self.index[c])];
+            }
+        }
+    }
+
+    /// [`PlanarTree::to_planar`] into `out` (resized if need be).
+    pub fn to_planar_into(&self, y: &[f64], out: &mut nalgebra::DVector<f64>) {
+        if out.len() != y.len() {
+            *out = nalgebra::DVector::zeros(y.len());
+        }
+        for (k, &p) in self.order.iter().enumerate() {
+            out[p] = y[k];
+        }
     }
 
     /// The planar model's coordinates (or velocities) from the spatial tree's `y`.

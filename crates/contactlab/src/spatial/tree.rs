@@ -114,6 +114,34 @@ pub struct Frames<T: Real = f64> {
     q: Vec<T>,
 }
 
+impl<T: Real> Default for Frames<T> {
+    fn default() -> Self {
+        Self { local: vec![], world: vec![], vel: vec![], acc: vec![], q: vec![] }
+    }
+}
+
+/// Storage the algorithms reuse from call to call ([`SpatialTree::mass_matrix_into`],
+/// [`SpatialTree::bias_into`]): a caller that evaluates a tree many times keeps one and
+/// allocates nothing after the first call.
+#[derive(Debug, Clone)]
+pub struct TreeWork<T: Real = f64> {
+    /// The moving bodies' poses in their moving parents' frames (when a joint is fixed).
+    local: Vec<Transform<T>>,
+    /// Their velocities (when a joint is fixed).
+    vel: Vec<Motion<T>>,
+    /// The composite inertias of the composite-rigid-body algorithm.
+    composite: Vec<SpatialInertia<T>>,
+    /// Recursive Newton–Euler's accelerations and forces.
+    acc: Vec<Motion<T>>,
+    force: Vec<Force<T>>,
+}
+
+impl<T: Real> Default for TreeWork<T> {
+    fn default() -> Self {
+        Self { local: vec![], vel: vec![], composite: vec![], acc: vec![], force: vec![] }
+    }
+}
+
 impl<T: Real> Frames<T> {
     /// Each body's pose in the world.
     pub fn world(&self) -> &[Transform<T>] {
@@ -213,13 +241,6 @@ impl SpatialTree {
         &v[self.v_start[i]..self.v_start[i] + self.bodies[i].joint.nv()]
     }
 
-    /// Each body's pose in its parent's frame.
-    fn local_poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
-        (self.bodies.iter().enumerate())
-            .map(|(i, b)| b.placement.cast().then(&b.joint.transform(self.qs(i, q))))
-            .collect()
-    }
-
     /// Each body's pose in the world.
     pub fn poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
         self.frames(q, None).world
@@ -228,18 +249,28 @@ impl SpatialTree {
     /// The forward kinematics at `q` (and `v`, if given) for the point queries
     /// ([`Frames`]; [`SpatialTree::point_jacobian_in`] and its kin).
     pub fn frames<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Frames<T> {
-        let local = self.local_poses(q);
-        let n = self.bodies.len();
-        let mut world: Vec<Transform<T>> = Vec::with_capacity(n);
-        for (i, b) in self.bodies.iter().enumerate() {
-            let w = b.parent.map_or(local[i], |k| world[k].then(&local[i]));
-            world.push(w);
-        }
-        let mut f = Frames { local, world, vel: vec![], acc: vec![], q: q.to_vec() };
+        let mut f = Frames::default();
+        self.frames_into(q, &mut f);
         if let Some(v) = v {
             self.add_velocities(&mut f, v);
         }
         f
+    }
+
+    /// [`SpatialTree::frames`] at `q` without velocities, into `f` (its storage reused).
+    pub fn frames_into<T: Real>(&self, q: &[T], f: &mut Frames<T>) {
+        f.local.clear();
+        f.world.clear();
+        f.vel.clear();
+        f.acc.clear();
+        f.q.clear();
+        f.q.extend_from_slice(q);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let local = b.placement.cast().then(&b.joint.transform(self.qs(i, q)));
+            let w = b.parent.map_or(local, |k| f.world[k].then(&local));
+            f.local.push(local);
+            f.world.push(w);
+        }
     }
 
     /// Adds the velocities `v` to frames computed without them ([`SpatialTree::frames`] at the
@@ -265,42 +296,62 @@ impl SpatialTree {
         }
     }
 
-    /// The algorithms' forward pass (poses of the moving bodies in their moving parents'
-    /// frames, and velocities when the frames have them) from frames: the frames' own when no
-    /// joint is fixed, else each moving body's pose behind its welded parent's offset (a body's
-    /// velocity in its own frame is the same either way).
-    fn pass_in<'a, T: Real>(&self, f: &'a Frames<T>) -> std::borrow::Cow<'a, [Transform<T>]> {
-        if self.moving.len() == self.bodies.len() {
-            return std::borrow::Cow::Borrowed(&f.local);
+    /// The moving bodies' poses in their moving parents' frames from frames, into `w`, when a
+    /// joint is fixed (each moving body's pose behind its welded parent's offset; with no fixed
+    /// joint the frames' own poses serve and `w` is left alone).
+    fn moving_poses_in<T: Real>(&self, f: &Frames<T>, w: &mut TreeWork<T>) {
+        if self.moving.len() != self.bodies.len() {
+            w.local.clear();
+            w.local.extend(self.moving.iter().map(|m| match &m.welded {
+                Some(x) => x.cast().then(&f.local[m.body]),
+                None => f.local[m.body],
+            }));
         }
-        let local = self.moving.iter().map(|m| match &m.welded {
-            Some(w) => w.cast().then(&f.local[m.body]),
-            None => f.local[m.body],
-        });
-        std::borrow::Cow::Owned(local.collect())
     }
 
     /// [`SpatialTree::mass_matrix`] at the frames' configuration, from their poses.
     pub fn mass_matrix_in<T: Real>(&self, f: &Frames<T>) -> DMatrix<T> {
-        self.crba(&self.pass_in(f))
+        let mut m = DMatrix::zeros(self.nv, self.nv);
+        self.mass_matrix_into(f, &mut TreeWork::default(), &mut m);
+        m
+    }
+
+    /// [`SpatialTree::mass_matrix_in`] into `m` (resized to `nv × nv` if need be), with the
+    /// storage of `w`.
+    pub fn mass_matrix_into<T: Real>(&self, f: &Frames<T>, w: &mut TreeWork<T>, m: &mut DMatrix<T>) {
+        self.moving_poses_in(f, w);
+        let mut local = std::mem::take(&mut w.local);
+        self.crba_into(if self.moving.len() == self.bodies.len() { &f.local } else { &local }, w, m);
+        std::mem::swap(&mut w.local, &mut local);
     }
 
     /// [`SpatialTree::bias`] at the frames' configuration and velocities `v`, from their poses
     /// and velocities (frames computed with `v`: [`SpatialTree::add_velocities`]; frames
     /// without velocities give the same answer through a pass of their own).
     pub fn bias_in<T: Real>(&self, f: &Frames<T>, v: &[T]) -> DVector<T> {
-        if f.vel.len() != self.bodies.len() {
-            return self.bias(&f.q, v);
-        }
-        let local = self.pass_in(f);
-        let mut h = if self.moving.len() == self.bodies.len() {
-            self.rnea(&local, &f.vel, v, None)
-        } else {
-            let vel: Vec<Motion<T>> = self.moving.iter().map(|m| f.vel[m.body]).collect();
-            self.rnea(&local, &vel, v, None)
-        };
-        h.neg_mut();
+        let mut h = DVector::zeros(self.nv);
+        self.bias_into(f, v, &mut TreeWork::default(), &mut h);
         h
+    }
+
+    /// [`SpatialTree::bias_in`] into `h` (resized to `nv` if need be), with the storage of `w`.
+    pub fn bias_into<T: Real>(&self, f: &Frames<T>, v: &[T], w: &mut TreeWork<T>, h: &mut DVector<T>) {
+        if f.vel.len() != self.bodies.len() {
+            *h = self.bias(&f.q, v);
+            return;
+        }
+        self.moving_poses_in(f, w);
+        let (mut local, mut vel) = (std::mem::take(&mut w.local), std::mem::take(&mut w.vel));
+        if self.moving.len() == self.bodies.len() {
+            self.rnea_into(&f.local, &f.vel, v, None, w, h);
+        } else {
+            vel.clear();
+            vel.extend(self.moving.iter().map(|m| f.vel[m.body]));
+            self.rnea_into(&local, &vel, v, None, w, h);
+        }
+        std::mem::swap(&mut w.local, &mut local);
+        std::mem::swap(&mut w.vel, &mut vel);
+        h.neg_mut();
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
@@ -341,14 +392,29 @@ impl SpatialTree {
 
     /// The composite-rigid-body algorithm over a forward pass's poses.
     fn crba<T: Real>(&self, local: &[Transform<T>]) -> DMatrix<T> {
-        let mut composite: Vec<SpatialInertia<T>> = self.moving.iter().map(|m| m.inertia.cast()).collect();
+        let mut m = DMatrix::zeros(self.nv, self.nv);
+        self.crba_into(local, &mut TreeWork::default(), &mut m);
+        m
+    }
+
+    /// [`SpatialTree::crba`] into `m`, with the storage of `w`.
+    fn crba_into<T: Real>(&self, local: &[Transform<T>], w: &mut TreeWork<T>, m: &mut DMatrix<T>) {
+        let composite = &mut w.composite;
+        composite.clear();
+        composite.extend(self.moving.iter().map(|m| m.inertia.cast()));
         for i in (0..self.moving.len()).rev() {
             if let Some(k) = self.moving[i].parent {
                 let c = composite[i].to_parent(&local[i]);
                 composite[k] = composite[k].combined(&c);
             }
         }
-        let mut m = DMatrix::from_diagonal(&DVector::from_iterator(self.nv, self.armature.iter().map(|&a| real(a))));
+        if m.shape() != (self.nv, self.nv) {
+            *m = DMatrix::zeros(self.nv, self.nv);
+        }
+        m.fill(T::zero());
+        for (r, &a) in self.armature.iter().enumerate() {
+            m[(r, r)] = real(a);
+        }
         let mut col = [T::zero(); 6];
         for (i, mi) in self.moving.iter().enumerate() {
             let joint = &self.bodies[mi.body].joint;
@@ -375,7 +441,6 @@ impl SpatialTree {
                 }
             }
         }
-        m
     }
 
     /// The inverse dynamics `τ = M v̇ + C v + g` (recursive Newton–Euler over the moving
@@ -387,11 +452,27 @@ impl SpatialTree {
 
     /// Recursive Newton–Euler over a forward pass with the velocities `v` (`vdot` `None`: zero).
     fn rnea<T: Real>(&self, local: &[Transform<T>], vel: &[Motion<T>], v: &[T], vdot: Option<&[T]>) -> DVector<T> {
+        let mut tau = DVector::zeros(self.nv);
+        self.rnea_into(local, vel, v, vdot, &mut TreeWork::default(), &mut tau);
+        tau
+    }
+
+    /// [`SpatialTree::rnea`] into `tau` (resized to `nv` if need be), with the storage of `w`.
+    fn rnea_into<T: Real>(
+        &self,
+        local: &[Transform<T>],
+        vel: &[Motion<T>],
+        v: &[T],
+        vdot: Option<&[T]>,
+        w: &mut TreeWork<T>,
+        tau: &mut DVector<T>,
+    ) {
         let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
         let a0 = Motion::new(-real3::<T>(&self.gravity), Vector3::zeros());
-        let mut acc: Vec<Motion<T>> = Vec::with_capacity(n);
-        let mut force: Vec<Force<T>> = Vec::with_capacity(n);
+        let (acc, force) = (&mut w.acc, &mut w.force);
+        acc.clear();
+        force.clear();
         for (i, m) in self.moving.iter().enumerate() {
             let inertia = m.inertia.cast::<T>();
             let joint = &self.bodies[m.body].joint;
@@ -404,12 +485,17 @@ impl SpatialTree {
             force.push(inertia.apply(&a) + vel[i].cross_force(&inertia.apply(&vel[i])));
             acc.push(a);
         }
-        let mut tau = match vdot {
+        if tau.len() != self.nv {
+            *tau = DVector::zeros(self.nv);
+        }
+        match vdot {
             Some(vdot) => {
-                DVector::from_iterator(self.nv, self.armature.iter().zip(vdot).map(|(&a, &x)| real::<T>(a) * x))
+                for ((t, &a), &x) in tau.iter_mut().zip(&self.armature).zip(vdot) {
+                    *t = real::<T>(a) * x;
+                }
             }
-            None => DVector::zeros(self.nv),
-        };
+            None => tau.fill(T::zero()),
+        }
         for i in (0..n).rev() {
             let m = &self.moving[i];
             let joint = &self.bodies[m.body].joint;
@@ -424,7 +510,6 @@ impl SpatialTree {
                 force[par] += f;
             }
         }
-        tau
     }
 
     /// The bias `h(q, v) = −(C(q, v) v + g(q))` (module docs).
@@ -724,6 +809,40 @@ pub(crate) mod tests {
         for i in 0..t.bodies().len() {
             let (a, b) = (t.point_velocity_product_in(&f, i, &p), t.point_velocity_product_in(&g, i, &p));
             assert_eq!(a, b, "body {i}");
+        }
+    }
+
+    #[test]
+    fn storage_reused_between_states_gives_the_fresh_answers_bit_for_bit() {
+        // One Frames and one TreeWork reused over states of different trees (the sample, with a
+        // fixed joint, and a chain without one, of other sizes) give what fresh storage gives.
+        let chain = SpatialTree::new(
+            (0..3usize)
+                .map(|k| Body3 {
+                    name: format!("link{k}"),
+                    parent: k.checked_sub(1),
+                    placement: Transform { rot: rpy(0.1 * k as f64, 0.0, 0.0), pos: Vec3::new(0.0, 0.0, -0.3) },
+                    joint: Joint3::Revolute { axis: Vec3::y() },
+                    inertia: SpatialInertia {
+                        mass: 1.0,
+                        com: Vec3::new(0.0, 0.0, -0.15),
+                        inertia: Mat3::identity() * 0.01,
+                    },
+                })
+                .collect(),
+            Vec3::new(0.0, 0.0, -9.81),
+        )
+        .unwrap();
+        let (mut f, mut w) = (Frames::default(), TreeWork::default());
+        let (mut m, mut h) = (DMatrix::zeros(1, 1), DVector::zeros(1));
+        for t in [sample(), chain, sample()] {
+            let (q, v) = state(&t);
+            t.frames_into(&q, &mut f);
+            t.mass_matrix_into(&f, &mut w, &mut m);
+            assert_eq!(m, t.mass_matrix(&q));
+            t.add_velocities(&mut f, &v);
+            t.bias_into(&f, &v, &mut w, &mut h);
+            assert_eq!(h, t.bias_in(&t.frames(&q, Some(&v)), &v));
         }
     }
 
