@@ -219,7 +219,8 @@ fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
         ));
     };
     if j.has("damping") {
-        m.damping[iv] = j.f64("damping", Range::NonNegative)?;
+        // (Negative damping injects energy: a PD law's, as P3's hip.)
+        m.damping[iv] = j.f64("damping", Range::Any)?;
     }
     if j.has("lower") || j.has("upper") {
         // A range of the scene's own, or the file's narrowed or widened: either end given

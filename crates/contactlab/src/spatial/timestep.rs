@@ -58,7 +58,8 @@ pub struct Scene3 {
     pub plane_bits: Vec<(u32, u32)>,
     /// Newton's restitution coefficient `e ∈ [0, 1]`.
     pub restitution: f64,
-    /// Viscous damping per velocity (empty: none): a force `−d v`.
+    /// Viscous damping per velocity (empty: none): a force `−d v` (a negative `d` injects
+    /// energy, as a PD law's negative damping does; Moreau–Jean takes it explicitly).
     pub damping: Vec<f64>,
     /// Joint springs: `(qpos index, qvel index, stiffness, rest)`, a force `−k (q − rest)` on
     /// that velocity.
@@ -223,8 +224,8 @@ impl Scene3 {
                 format!("needs {} values (got {})", self.tree.nv(), self.damping.len()),
             ));
         }
-        if self.damping.iter().any(|d| !(d.is_finite() && *d >= 0.0)) {
-            return Err(Error::model("damping", "must be finite and >= 0"));
+        if self.damping.iter().any(|d| !d.is_finite()) {
+            return Err(Error::model("damping", "must be finite"));
         }
         if self.springs.iter().any(|s| {
             s.0 >= self.tree.nq() || s.1 >= self.tree.nv() || !(s.2.is_finite() && s.2 >= 0.0) || !s.3.is_finite()
@@ -414,12 +415,14 @@ fn step_from(
     let qm = advance(t, q, v, 0.5 * h)?;
     // The joints' damping D and springs K act implicitly (as Siconos's Moreau–Jean scheme treats
     // linear forces): with the spring force taken at the step's end q₁ = q_m + (h/2) v₁,
-    //   Ŵ (v₁ − v) = h (bias + p(q_m, v) − (h/2) K v) + Jᵀ r,   Ŵ = M + h D + (h²/2) K,
+    //   Ŵ (v₁ − v) = h (bias + p(q_m, v) − (h/2) K v) + Jᵀ r,   Ŵ = M + h D⁺ + (h²/2) K,
     // stable however stiff or light the joints (explicit damping diverges once h d > 2 I).
+    // Negative damping (energy injected, a PD law's) acts explicitly, at the step's start:
+    // taken implicitly it would make Ŵ indefinite once h |d| reaches the joint's inertia.
     let (mut m, bias) = t.mass_and_bias(qm.as_slice(), v.as_slice());
     let mut force = bias + scene.passive_force(qm.as_slice(), v.as_slice());
     for (k, d) in scene.damping.iter().enumerate() {
-        m[(k, k)] += h * d;
+        m[(k, k)] += h * d.max(0.0);
     }
     for &(_, iv, stiffness, _) in &scene.springs {
         m[(iv, iv)] += 0.5 * h * h * stiffness;

@@ -81,3 +81,49 @@ fn moreau_jean_without_contacts_drifts_in_energy_at_first_order_in_h() {
     let e = run.energy.iter().map(|e| (e - run.energy[0]).abs()).fold(0.0, f64::max);
     assert!(e < 1e-6, "event-driven energy moved by {e} J");
 }
+
+#[test]
+fn negative_damping_injects_energy_as_the_closed_form_says() {
+    // A PD law's negative damping (P3's hip) in 3-D: a hinge of inertia I = 0.1 kg m² on a
+    // spring k = 1 N m/rad with damping d = −0.05 N m s/rad, no gravity, no contacts:
+    // I θ'' + d θ' + k θ = 0, θ = e^{σt}(A cos ω t + B sin ω t) with σ = −d/2I = 0.25/s and
+    // ω = √(k/I − σ²), growing by e^{σt}. A scene file may give it (`[[joint]] damping`, once
+    // refused below 0). Event-driven the run follows the closed form to 1e-7 of the amplitude;
+    // Moreau–Jean (negative damping explicit, the rest implicit) to first order in h.
+    let dir = std::env::temp_dir().join(format!("contactlab-negative-damping-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("hinge.xml"),
+        r#"<mujoco><option gravity="0 0 0"/><worldbody><body name="rod" pos="0 0 1">
+             <joint name="hinge" type="hinge" axis="0 1 0"/>
+             <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
+           </body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("pumped.toml"),
+        "kind = \"multibody\"\nmjcf = \"hinge.xml\"\n[[joint]]\nname = \"hinge\"\nstiffness = 1.0\n\
+         damping = -0.05\nreference = 0.0\n[initial.q]\nhinge = 0.1\n",
+    )
+    .unwrap();
+    let m = contactlab::api::spatial_model(&dir.join("pumped.toml"), contactlab::api::SpatialSource::Scene).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let scene = m.scene(None, 0.0);
+    assert_eq!(scene.damping, vec![-0.05]);
+    let (sigma, a) = (0.25, 0.1);
+    let omega = (10.0f64 - sigma * sigma).sqrt();
+    let exact = |t: f64| (sigma * t).exp() * (a * (omega * t).cos() - sigma * a / omega * (omega * t).sin());
+    let run = simulate_events(&scene, &[a], &[0.0], &EventSettings { t_max: 4.0, ..Default::default() }).unwrap();
+    let err = run.t.iter().zip(&run.q).map(|(&t, q)| (q[0] - exact(t)).abs()).fold(0.0, f64::max);
+    assert!(err < 1e-7 * a, "event-driven: {err} rad from the closed form");
+    assert!(run.energy.last().unwrap() > &(2.0 * run.energy[0]), "{:?}", (run.energy[0], run.energy.last()));
+    let errors: Vec<f64> = [1e-3, 5e-4]
+        .iter()
+        .map(|&h| {
+            let r = simulate(&scene, &[a], &[0.0], 4.0, 1, &MoreauSettings { h, ..Default::default() }).unwrap();
+            r.t.iter().zip(&r.q).map(|(&t, q)| (q[0] - exact(t)).abs()).fold(0.0, f64::max)
+        })
+        .collect();
+    let ratio = errors[0] / errors[1];
+    assert!(errors[0] < 0.05 * a && (1.7..2.3).contains(&ratio), "Moreau–Jean's errors {errors:?}");
+}
