@@ -34,7 +34,7 @@ use crate::numeric::{maximize_on_box, negative_intervals};
 use crate::painleve::slip_case;
 use crate::spatial::events::EventScene;
 use crate::spatial::joint::Joint3;
-use crate::spatial::painleve::{dc, parts, several};
+use crate::spatial::painleve::{dc, parts, several, Parts3};
 use crate::Error;
 
 /// What [`spatial_painleve`] computes.
@@ -398,23 +398,7 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
     let two = axes.len() == 2;
     let b_negative_grid = two.then(|| BNegativeGrid::of(&along, &lo, &hi, n));
     let b_negative_grid_any_direction = two.then(|| BNegativeGrid::of(&least, &lo, &hi, n));
-    let curve: Vec<(f64, f64, f64)> = if one {
-        (0..401)
-            .map(|k| {
-                let x = lo[0] + (hi[0] - lo[0]) * k as f64 / 400.0;
-                (x, along(&[x]), least(&[x]))
-            })
-            .collect()
-    } else if axes.is_empty() {
-        (0..361)
-            .map(|k| {
-                let psi = -std::f64::consts::PI + std::f64::consts::TAU * k as f64 / 360.0;
-                (psi, p0.b(Vector2::new(psi.cos(), psi.sin())), 0.0)
-            })
-            .collect()
-    } else {
-        vec![]
-    };
+    let curve = slice_curve(axes.len(), &lo, &hi, &along, &least, &p0);
 
     // Several slipping contacts.
     let mut slipping: Vec<usize> = match &s.slipping {
@@ -485,6 +469,34 @@ pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Se
         ),
         curve,
     })
+}
+
+/// [`Painleve3::curve`]: `B` along the slice's one axis (the direction's and the least over
+/// directions) at 401 points, or `B` over the slip directions at the state (no slice); empty
+/// for a two-axis slice.
+fn slice_curve(
+    axes: usize,
+    lo: &[f64],
+    hi: &[f64],
+    along: &dyn Fn(&[f64]) -> f64,
+    least: &dyn Fn(&[f64]) -> f64,
+    p0: &Parts3,
+) -> Vec<(f64, f64, f64)> {
+    match axes {
+        1 => (0..401)
+            .map(|k| {
+                let x = lo[0] + (hi[0] - lo[0]) * k as f64 / 400.0;
+                (x, along(&[x]), least(&[x]))
+            })
+            .collect(),
+        0 => (0..361)
+            .map(|k| {
+                let psi = -std::f64::consts::PI + std::f64::consts::TAU * k as f64 / 360.0;
+                (psi, p0.b(Vector2::new(psi.cos(), psi.sin())), 0.0)
+            })
+            .collect(),
+        _ => vec![],
+    }
 }
 
 impl Painleve3 {
