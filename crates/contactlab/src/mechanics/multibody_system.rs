@@ -175,8 +175,9 @@ pub enum Kernel {
     /// The planar engine's own kernel ([`Multibody`]: Kane's equations in the plane).
     #[default]
     Planar,
-    /// The spatial tree ([`crate::spatial::planar::PlanarTree`]: a planar joint as two slides
-    /// and a hinge, each body a lamina in the `xy` plane), with the same coordinates.
+    /// The spatial tree ([`crate::spatial::planar::PlanarTree`]: each body a lamina in the
+    /// `xy` plane, a planar joint the tree's own with its velocities turned), with the same
+    /// coordinates and velocities.
     Spatial,
 }
 
@@ -240,13 +241,14 @@ struct Evaluation {
     v_ok: bool,
     frames: super::multibody::Frames,
     /// The spatial tree's frames ([`Kernel::Spatial`]; with the velocities once `v_ok`), and the
-    /// storage its algorithms reuse: their work, `M` and the bias in the tree's order, and the
-    /// state in it.
+    /// storage its algorithms reuse: their work, `M` and the bias over the tree's velocities,
+    /// and the state in its coordinates and velocities.
     frames3: crate::spatial::tree::Frames,
     work3: crate::spatial::tree::TreeWork,
     mass3: nalgebra::DMatrix<f64>,
     bias3: nalgebra::DVector<f64>,
-    x3: Vec<f64>,
+    q3: Vec<f64>,
+    v3: Vec<f64>,
     mass: nalgebra::DMatrix<f64>,
     bias: nalgebra::DVector<f64>,
     scratch: super::multibody::Scratch,
@@ -407,10 +409,10 @@ impl MultibodySystem {
                         self.mb.mass_keeping_into(&e.frames, &mut e.mass, &mut e.scratch);
                     }
                     Some(OnSpatialTree(pt)) => {
-                        pt.to_spatial_into(q, &mut e.x3);
-                        pt.tree.frames_into(&e.x3, &mut e.frames3);
+                        pt.to_spatial_into(q, &mut e.q3);
+                        pt.tree.frames_into(&e.q3, &mut e.frames3);
                         pt.tree.mass_matrix_into(&e.frames3, &mut e.work3, &mut e.mass3);
-                        pt.matrix_to_planar_into(&e.mass3, &mut e.mass);
+                        pt.mass_to_planar(&e.q3, &e.mass3, &mut e.mass);
                     }
                 }
                 e.q.clear();
@@ -426,10 +428,10 @@ impl MultibodySystem {
                             self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
                         }
                         Some(OnSpatialTree(pt)) => {
-                            pt.to_spatial_into(v, &mut e.x3);
-                            pt.tree.add_velocities(&mut e.frames3, &e.x3);
-                            pt.tree.bias_into(&e.frames3, &e.x3, &mut e.work3, &mut e.bias3);
-                            pt.to_planar_into(e.bias3.as_slice(), &mut e.bias);
+                            pt.velocities_into(&e.q3, v, &mut e.v3);
+                            pt.tree.add_velocities(&mut e.frames3, &e.v3);
+                            pt.tree.bias_into(&e.frames3, &e.v3, &mut e.work3, &mut e.bias3);
+                            pt.bias_to_planar(&e.q3, &e.v3, &e.mass3, e.bias3.as_slice(), &mut e.bias);
                         }
                     }
                     e.v.clear();
@@ -454,20 +456,28 @@ impl MultibodySystem {
                     let (b, x) = (pt.body[body], Vector3::new(point.x, point.y, 0.0));
                     let d = f.world()[b].point(&x).xy() - line_point;
                     let (mut wn, mut wt) = (DVector::<f64>::zeros(q.len()), DVector::<f64>::zeros(q.len()));
-                    if rows {
-                        let j = pt.tree.point_jacobian_in(f, b, &x);
+                    // (The tree's Jacobian: for the rows, and for the velocity product's `J Ṫ q̇`
+                    // where a planar joint turns its velocities.)
+                    let need = rows || (v.is_some() && !pt.planar.is_empty());
+                    let j = need.then(|| pt.tree.point_jacobian_in(f, b, &x));
+                    if let (true, Some(j)) = (rows, &j) {
+                        let j = pt.jacobian_to_planar(&e.q3, j);
                         for &(k, s) in &pt.angle[body].1 {
                             wt[k] += radius * s;
                         }
                         for c in 0..q.len() {
-                            let k = pt.index[c];
-                            wn[c] = normal.x * j[(0, k)] + normal.y * j[(1, k)];
-                            wt[c] += t.x * j[(0, k)] + t.y * j[(1, k)];
+                            wn[c] = normal.x * j[(0, c)] + normal.y * j[(1, c)];
+                            wt[c] += t.x * j[(0, c)] + t.y * j[(1, c)];
                         }
                     }
                     let dot = if v.is_some() {
                         // (A lamina turning in its plane has no angular velocity product.)
-                        let acc = pt.tree.point_velocity_product_in(f, b, &x).xy();
+                        let a = pt.tree.point_velocity_product_in(f, b, &x);
+                        let acc = match &j {
+                            Some(j) => pt.velocity_product_to_planar(&e.v3, j, a),
+                            None => a,
+                        }
+                        .xy();
                         (normal.dot(&acc), t.dot(&acc))
                     } else {
                         (0.0, 0.0)
@@ -596,10 +606,13 @@ impl MultibodySystem {
     ) -> DualPass {
         use crate::spatial::algebra::real;
         let n = qd.len();
-        let vs = pt.to_spatial(vd);
-        let f = pt.tree.frames(&pt.to_spatial(qd), Some(&vs));
-        let m = pt.matrix_to_planar(&pt.tree.mass_matrix_in(&f));
-        let h = pt.to_planar(pt.tree.bias_in(&f, &vs).as_slice());
+        let qs = pt.to_spatial(qd);
+        let vs = pt.velocities(&qs, vd);
+        let f = pt.tree.frames(&qs, Some(&vs));
+        let m3 = pt.tree.mass_matrix_in(&f);
+        let (mut m, mut h) = (DMatrix::zeros(n, n), DVector::zeros(n));
+        pt.mass_to_planar(&qs, &m3, &mut m);
+        pt.bias_to_planar(&qs, &vs, &m3, pt.tree.bias_in(&f, &vs).as_slice(), &mut h);
         let (dm, dh) = tree_gradients(n, |r, c| m[(r, c)], |r| h[r], grad);
         let contacts = self
             .contacts
@@ -609,17 +622,17 @@ impl MultibodySystem {
                     let (nx, ny): (T, T) = (real(normal.x), real(normal.y));
                     let b = pt.body[body];
                     let x = Vector3::new(real(point.x), real(point.y), T::zero());
-                    let j = pt.tree.point_jacobian_in(&f, b, &x);
+                    let j3 = pt.tree.point_jacobian_in(&f, b, &x);
+                    let j = pt.jacobian_to_planar(&qs, &j3);
                     let mut cl = ContactLinearization::constant(n);
                     // (The tangent row's `ρ φ` part is constant: the angle is affine in `q`.)
                     for k in 0..n {
-                        let col = pt.index[k];
-                        let wn = j[(0, col)] * nx + j[(1, col)] * ny;
-                        let wt = j[(0, col)] * ny - j[(1, col)] * nx;
+                        let wn = j[(0, k)] * nx + j[(1, k)] * ny;
+                        let wt = j[(0, k)] * ny - j[(1, k)] * nx;
                         cl.dwn_dq.set_row(k, &grad(&wn).transpose());
                         cl.dwt_dq.set_row(k, &grad(&wt).transpose());
                     }
-                    let acc = pt.tree.point_velocity_product_in(&f, b, &x);
+                    let acc = pt.velocity_product_to_planar(&vs, &j3, pt.tree.point_velocity_product_in(&f, b, &x));
                     (cl.dn_dq, cl.dt_dq) = (grad(&(acc.x * nx + acc.y * ny)), grad(&(acc.x * ny - acc.y * nx)));
                     cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
                     cl.dt_dv = (&cl.dwt_dq + cl.dwt_dq.transpose()) * v;

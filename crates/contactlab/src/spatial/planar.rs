@@ -3,25 +3,29 @@
 //!
 //! The plane is the world's `xy` plane, `z` towards the viewer, so that the planar engine's
 //! counter-clockwise angles are turns about `+z`, and gravity `g (sin α, −cos α)` is the vector
-//! `(g sin α, −g cos α, 0)`. Every planar joint becomes spatial joints whose velocities are the
-//! rates of its coordinates, so the configuration and the velocity are the planar ones, in the
-//! planar model's order ([`PlanarTree::order`]):
+//! `(g sin α, −g cos α, 0)`. Every planar joint becomes spatial joints with the
+//! same coordinates, in the planar model's order ([`PlanarTree::order`]):
 //!
 //! | planar joint | spatial joints |
 //! |---|---|
 //! | revolute, axis `s = ±1` | revolute about `(0, 0, s)` |
 //! | prismatic along `a` | prismatic along `(a_x, a_y, 0)` |
 //! | fixed | fixed |
-//! | planar (`x, y, θ`) | prismatic along `x`, prismatic along `y`, revolute about `z`, on two massless bodies (`body/x`, `body/y`) |
-//! | planar along `u`, sign `s` | prismatic along `u`, prismatic along `s u^⊥`, revolute about `(0, 0, s)` |
+//! | planar (`x, y, θ`) | the spatial planar joint |
+//! | planar along `u`, sign `s` | prismatic along `u`, prismatic along `s u^⊥`, revolute about `(0, 0, s)`, on two massless bodies (`body/x`, `body/y`) |
 //!
-//! (The spatial tree's own planar joint takes the translation's rates in the body's turning
-//! axes, Pinocchio's convention: the same motion with other velocities.) The joint frame sits at
-//! the body's `origin`, turned by `origin_angle` about `z`. Each body is a lamina in the plane:
+//! The velocities are the rates of the coordinates but at a planar joint, whose spatial
+//! velocity takes the translation's rates in the body's turning axes (Pinocchio's convention):
+//! `v = T q̇` with the block `R(θ)ᵀ` on its `(ẋ, ẏ)`. So `M` over the planar velocities is
+//! `Tᵀ M T`, the bias `Tᵀ (h − M Ṫ q̇)`, a point's Jacobian `J T` and its velocity product
+//! `J̇ v + J Ṫ q̇`, where `Ṫ q̇` is `θ̇ (v_y, −v_x)` on the block ([`PlanarTree::mass_to_planar`]
+//! and its kin). One body carries the planar joint where three (two of them massless) did, and
+//! the tree's algorithms do about half the work on a walker. The joint frame sits at the body's
+//! `origin`, turned by `origin_angle` about `z`. Each body is a lamina in the plane:
 //! its central inertia `I` about `z`, and `I/2` about `x` and `y` (a plate's; they never act,
 //! since no body turns out of the plane).
 
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
 
 use super::algebra::{axis_angle, Real, SpatialInertia, Transform, Vec3};
 use super::joint::Joint3;
@@ -46,6 +50,9 @@ pub struct PlanarTree {
     /// `origin_angle`s down the chain) and `(planar coordinate, sign)` terms (its revolute and
     /// planar joints' turns), the planar engine's `angle`, unwrapped past `±π`.
     pub angle: Vec<(f64, Vec<(usize, f64)>)>,
+    /// The spatial index of each planar joint's first velocity `v_x` (`v_y` and `ω`, and the
+    /// coordinates `y` and `θ`, follow it): the blocks of `T` (module docs).
+    pub planar: Vec<usize>,
 }
 
 impl PlanarTree {
@@ -54,6 +61,7 @@ impl PlanarTree {
         let g = mb.gravity_vector();
         let mut bodies: Vec<Body3> = Vec::with_capacity(mb.bodies().len());
         let (mut order, mut body) = (Vec::with_capacity(mb.dof()), Vec::with_capacity(mb.bodies().len()));
+        let mut planar = vec![];
         let mut angle: Vec<(f64, Vec<(usize, f64)>)> = Vec::with_capacity(mb.bodies().len());
         for (b, pb) in mb.bodies().iter().enumerate() {
             let first = mb.first_coordinate(b);
@@ -83,11 +91,8 @@ impl PlanarTree {
                     vec![(pb.name.clone(), Joint3::Prismatic { axis: Vec3::new(axis.x, axis.y, 0.0) })]
                 }
                 Joint::Fixed => vec![(pb.name.clone(), Joint3::Fixed)],
-                Joint::Planar | Joint::PlanarAxes { .. } => {
-                    let (u, s) = match pb.joint {
-                        Joint::PlanarAxes { x_axis, sign } => (x_axis, sign),
-                        _ => (nalgebra::Vector2::x(), 1.0),
-                    };
+                Joint::Planar => vec![(pb.name.clone(), Joint3::Planar)],
+                Joint::PlanarAxes { x_axis: u, sign: s } => {
                     vec![
                         (format!("{}/x", pb.name), Joint3::Prismatic { axis: Vec3::new(u.x, u.y, 0.0) }),
                         (format!("{}/y", pb.name), Joint3::Prismatic { axis: Vec3::new(-u.y, u.x, 0.0) * s }),
@@ -95,7 +100,8 @@ impl PlanarTree {
                     ]
                 }
             };
-            // (Each joint of the chain has one coordinate, the chain's `k`-th, or none.)
+            // (Each joint of a chain has one coordinate, the chain's `k`-th, or none; the planar
+            // joint has the body's three.)
             let last = chain.len() - 1;
             for (k, (name, joint)) in chain.into_iter().enumerate() {
                 bodies.push(Body3 {
@@ -105,9 +111,10 @@ impl PlanarTree {
                     joint,
                     inertia: if k == last { lamina } else { massless },
                 });
-                if joint.nq() == 1 {
-                    order.push(first + k);
+                if joint == Joint3::Planar {
+                    planar.push(order.len());
                 }
+                order.extend((0..joint.nq()).map(|j| first + k + j));
             }
             body.push(bodies.len() - 1);
         }
@@ -116,7 +123,7 @@ impl PlanarTree {
         for (k, &p) in order.iter().enumerate() {
             index[p] = k;
         }
-        Ok(Self { tree, order, body, index, angle })
+        Ok(Self { tree, order, body, index, angle, planar })
     }
 
     /// Planar body `b`'s angle at the planar model's `q` (the planar engine's `angle`).
@@ -125,7 +132,8 @@ impl PlanarTree {
         turns.iter().fold(super::algebra::real::<T>(*phi), |a, &(k, s)| a + q[k] * super::algebra::real::<T>(s))
     }
 
-    /// The spatial tree's coordinates (or velocities) from the planar model's `x`.
+    /// The spatial tree's coordinates from the planar model's `x` (its velocities:
+    /// [`PlanarTree::velocities`]).
     pub fn to_spatial<T: Copy>(&self, x: &[T]) -> Vec<T> {
         self.order.iter().map(|&k| x[k]).collect()
     }
@@ -136,39 +144,131 @@ impl PlanarTree {
         out.extend(self.order.iter().map(|&k| x[k]));
     }
 
-    /// A matrix over the planar model's coordinates from one over the spatial tree's (`M`).
-    pub fn matrix_to_planar<T: nalgebra::Scalar>(&self, m: &nalgebra::DMatrix<T>) -> nalgebra::DMatrix<T> {
-        nalgebra::DMatrix::from_fn(m.nrows(), m.ncols(), |r, c| m[(self.index[r], self.index[c])].clone())
-    }
-
-    /// [`PlanarTree::matrix_to_planar`] into `out` (resized if need be).
-    pub fn matrix_to_planar_into(&self, m: &nalgebra::DMatrix<f64>, out: &mut nalgebra::DMatrix<f64>) {
-        if out.shape() != m.shape() {
-            *out = nalgebra::DMatrix::zeros(m.nrows(), m.ncols());
-        }
-        for c in 0..m.ncols() {
-            for r in 0..m.nrows() {
-                out[(r, c)] = m[(self.index[r], self.index[c])];
-            }
-        }
-    }
-
-    /// [`PlanarTree::to_planar`] into `out` (resized if need be).
-    pub fn to_planar_into(&self, y: &[f64], out: &mut nalgebra::DVector<f64>) {
+    /// The planar model's numbers, in its order, from the spatial tree's `y` (over its
+    /// coordinates), into `out` (resized if need be).
+    pub fn to_planar_into<T: Real>(&self, y: &[T], out: &mut DVector<T>) {
         if out.len() != y.len() {
-            *out = nalgebra::DVector::zeros(y.len());
+            *out = DVector::zeros(y.len());
         }
         for (k, &p) in self.order.iter().enumerate() {
             out[p] = y[k];
         }
     }
 
-    /// The planar model's coordinates (or velocities) from the spatial tree's `y`.
-    pub fn to_planar<T: Copy>(&self, y: &[T]) -> Vec<T> {
-        let mut x = y.to_vec();
-        for (k, &p) in self.order.iter().enumerate() {
-            x[p] = y[k];
+    /// `cos θ, sin θ` of the planar joint whose block starts at spatial index `k`, at the
+    /// spatial coordinates `q`.
+    fn turn<T: Real>(q: &[T], k: usize) -> (T, T) {
+        let (s, c) = q[k + 2].sin_cos();
+        (c, s)
+    }
+
+    /// The spatial tree's velocities `v = T q̇` (module docs) from the planar model's `q̇`, at
+    /// the spatial coordinates `q`, into `out`.
+    pub fn velocities_into<T: Real>(&self, q: &[T], qdot: &[T], out: &mut Vec<T>) {
+        out.clear();
+        out.extend(self.order.iter().map(|&k| qdot[k]));
+        for &k in &self.planar {
+            let (c, s) = Self::turn(q, k);
+            let (x, y) = (out[k], out[k + 1]);
+            out[k] = c * x + s * y;
+            out[k + 1] = c * y - s * x;
         }
-        x
+    }
+
+    /// [`PlanarTree::velocities_into`], allocated.
+    pub fn velocities<T: Real>(&self, q: &[T], qdot: &[T]) -> Vec<T> {
+        let mut out = Vec::with_capacity(qdot.len());
+        self.velocities_into(q, qdot, &mut out);
+        out
+    }
+
+    /// `M` over the planar model's velocities in its order, `Tᵀ M T`, from the spatial tree's
+    /// `m` at the spatial coordinates `q`, into `out` (resized if need be).
+    pub fn mass_to_planar<T: Real>(&self, q: &[T], m: &DMatrix<T>, out: &mut DMatrix<T>) {
+        let n = m.nrows();
+        if out.shape() != (n, n) {
+            *out = DMatrix::zeros(n, n);
+        }
+        for c in 0..n {
+            for r in 0..n {
+                out[(self.order[r], self.order[c])] = m[(r, c)];
+            }
+        }
+        for &k in &self.planar {
+            let (c, s) = Self::turn(q, k);
+            let (x, y) = (self.order[k], self.order[k + 1]);
+            // Columns, then rows: M T, then Tᵀ (M T), with T's block Rᵀ = [[c, s], [−s, c]].
+            for r in 0..n {
+                let (a, b) = (out[(r, x)], out[(r, y)]);
+                out[(r, x)] = c * a - s * b;
+                out[(r, y)] = s * a + c * b;
+            }
+            for j in 0..n {
+                let (a, b) = (out[(x, j)], out[(y, j)]);
+                out[(x, j)] = c * a - s * b;
+                out[(y, j)] = s * a + c * b;
+            }
+        }
+    }
+
+    /// `Ṫ q̇` from the spatial tree's velocities `v` (module docs): `θ̇ (v_y, −v_x)` on each
+    /// planar joint's block, zero elsewhere.
+    fn tdot_qdot<T: Real>(&self, v: &[T]) -> Vec<T> {
+        let mut out = vec![T::zero(); v.len()];
+        for &k in &self.planar {
+            let w = v[k + 2];
+            out[k] = w * v[k + 1];
+            out[k + 1] = -(w * v[k]);
+        }
+        out
+    }
+
+    /// The bias over the planar model's velocities in its order, `Tᵀ (h − M Ṫ q̇)`, from the
+    /// spatial tree's `m` and `h` at the spatial `(q, v)`, into `out` (resized if need be).
+    pub fn bias_to_planar<T: Real>(&self, q: &[T], v: &[T], m: &DMatrix<T>, h: &[T], out: &mut DVector<T>) {
+        if self.planar.is_empty() {
+            return self.to_planar_into(h, out);
+        }
+        let td = self.tdot_qdot(v);
+        let mut g = h.to_vec();
+        for (r, gr) in g.iter_mut().enumerate() {
+            for &k in &self.planar {
+                *gr -= m[(r, k)] * td[k] + m[(r, k + 1)] * td[k + 1];
+            }
+        }
+        for &k in &self.planar {
+            let (c, s) = Self::turn(q, k);
+            let (a, b) = (g[k], g[k + 1]);
+            g[k] = c * a - s * b;
+            g[k + 1] = s * a + c * b;
+        }
+        self.to_planar_into(&g, out);
+    }
+
+    /// A point's Jacobian over the planar model's velocities (`J T`; column `k` for the planar
+    /// coordinate `k`) from the spatial tree's `j` at the spatial coordinates `q`.
+    pub fn jacobian_to_planar<T: Real>(&self, q: &[T], j: &Matrix3xX<T>) -> Matrix3xX<T> {
+        let mut out = Matrix3xX::zeros(j.ncols());
+        for k in 0..j.ncols() {
+            out.set_column(self.order[k], &j.column(k));
+        }
+        for &k in &self.planar {
+            let (c, s) = Self::turn(q, k);
+            let (x, y) = (self.order[k], self.order[k + 1]);
+            let (a, b) = (out.column(x).into_owned(), out.column(y).into_owned());
+            out.set_column(x, &(a * c - b * s));
+            out.set_column(y, &(a * s + b * c));
+        }
+        out
+    }
+
+    /// A point's velocity product over the planar model's velocities, `J̇ v + J Ṫ q̇`, from the
+    /// spatial tree's `a = J̇ v` and Jacobian `j` at the spatial `(q, v)`.
+    pub fn velocity_product_to_planar<T: Real>(&self, v: &[T], j: &Matrix3xX<T>, a: Vector3<T>) -> Vector3<T> {
+        if self.planar.is_empty() {
+            return a;
+        }
+        let td = self.tdot_qdot(v);
+        self.planar.iter().fold(a, |acc, &k| acc + j.column(k) * td[k] + j.column(k + 1) * td[k + 1])
     }
 }
