@@ -340,8 +340,8 @@ fn on_their_springs_joints_at_their_stops_are_held_by_them() {
     // gravity's torque about y is +m g x). With the range [-1, 0] it rests on its upper stop,
     // which holds it with the torque m g x (the flap's own equation: no ground contact acts on
     // the hinge), the box's four corners carry the weight of both, and P4's LCP from rest
-    // keeps it at rest under the pyramid law. With the range [0, 1] it rests on its lower stop,
-    // which cannot pull: not weakly stable. Locked, the stops take no part. In any unit of
+    // keeps it at rest under the pyramid law (weak stability proved in interval arithmetic).
+    // With the range [0, 1] it rests on its lower stop, which cannot pull: not weakly stable. Locked, the stops take no part. In any unit of
     // length (1e-8 m to 1e8 m) the verdicts are the same and the torque scales with the length.
     let weight = 2.5 * 9.81;
     for l in [1e-8, 1.0, 1e8] {
@@ -349,6 +349,10 @@ fn on_their_springs_joints_at_their_stops_are_held_by_them() {
         let r = stance(&box_with_flap(l, (-1.0, 0.0)), None, &s).unwrap();
         let c = &r.classification;
         assert!(c.weakly_stable && c.strongly_stable == Some(true), "l = {l}: {c:?}");
+        // (Proved in interval arithmetic: the largest-margin witness keeps no friction margin
+        // at the frictionless stop, where it held every margin at zero and left no proof.)
+        let proof = serde_json::to_value(&c.equilibrium_intensity.as_ref().unwrap().proof).unwrap();
+        assert_eq!(proof["proof"], "interval", "l = {l}: {proof}");
         assert_eq!(r.contacts.len(), 4, "l = {l}");
         assert_eq!(r.stops.len(), 1, "l = {l}: {:?}", r.stops);
         assert_eq!((r.stops[0].name.as_str(), r.stops[0].gap), ("hinge/upper", 0.0));
