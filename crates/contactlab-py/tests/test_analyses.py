@@ -434,6 +434,24 @@ def test_a_quadruped_s_stance_is_decided_as_the_cli_does():
         contactlab.model.stance(scene, joints="loose")
 
 
+def test_a_joint_on_its_stop_holds_a_stance_on_springs(tmp_path):
+    # A box with a flap resting on its hinge's upper stop: on their springs the stop holds the
+    # flap with the torque m g x, as the CLI says; locked, there are no stops in the stance.
+    flap = tmp_path / "flap.xml"
+    flap.write_text(
+        '<mujoco><compiler angle="radian"/><worldbody><geom type="plane" size="9 9 1" friction="1"/>'
+        '<body name="box" pos="0 0 0.1"><freejoint/><geom type="box" size="0.2 0.2 0.1" mass="2"/>'
+        '<body name="flap" pos="0.2 0 0.1"><joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-1 0"/>'
+        '<geom type="sphere" size="0.02" pos="0.3 0 0" mass="0.5"/></body></body></worldbody></mujoco>'
+    )
+    r = contactlab.model.stance(flap, joints="springs", friction="pyramid")
+    assert r.to_dict() == cli("stance", flap, "--joints", "springs", "--friction", "pyramid")
+    (stop,) = r.stops
+    assert stop["name"] == "hinge/upper" and abs(stop["force"] - 0.5 * 9.81 * 0.3) < 1e-9
+    assert r.classification["weakly_stable"] and r.classification["strongly_stable"]
+    assert contactlab.model.stance(flap).stops == []
+
+
 def test_painleve_in_3d_is_the_cli_s():
     rod = EXAMPLES / "spatial" / "painleve-rod.toml"
     p = contactlab.model.painleve(rod, "end", slice=[("rod_pitch", 0.05, 1.5)], points=61)
