@@ -135,11 +135,13 @@ impl PlanarTree {
     /// The spatial tree's coordinates from the planar model's `x` (its velocities:
     /// [`PlanarTree::velocities`]).
     pub fn to_spatial<T: Copy>(&self, x: &[T]) -> Vec<T> {
-        self.order.iter().map(|&k| x[k]).collect()
+        let mut out = Vec::with_capacity(x.len());
+        self.to_spatial_into(x, &mut out);
+        out
     }
 
     /// [`PlanarTree::to_spatial`] into `out`.
-    pub fn to_spatial_into(&self, x: &[f64], out: &mut Vec<f64>) {
+    pub fn to_spatial_into<T: Copy>(&self, x: &[T], out: &mut Vec<T>) {
         out.clear();
         out.extend(self.order.iter().map(|&k| x[k]));
     }
@@ -162,16 +164,20 @@ impl PlanarTree {
         (c, s)
     }
 
+    /// The pair `(a, b)` of a block's two entries turned by `T`'s block `Rᵀ = [[c, s], [−s, c]]`
+    /// from the right (`(a, b) Rᵀ`: a row of `M T` or `J T`; the same as `R (a, b)`, a column
+    /// of `Tᵀ M` or `Tᵀ h`); with `−s`, by `Rᵀ` from the left (`v = Rᵀ q̇`).
+    fn turned<T: Real>(c: T, s: T, a: T, b: T) -> (T, T) {
+        (c * a - s * b, s * a + c * b)
+    }
+
     /// The spatial tree's velocities `v = T q̇` (module docs) from the planar model's `q̇`, at
     /// the spatial coordinates `q`, into `out`.
     pub fn velocities_into<T: Real>(&self, q: &[T], qdot: &[T], out: &mut Vec<T>) {
-        out.clear();
-        out.extend(self.order.iter().map(|&k| qdot[k]));
+        self.to_spatial_into(qdot, out);
         for &k in &self.planar {
             let (c, s) = Self::turn(q, k);
-            let (x, y) = (out[k], out[k + 1]);
-            out[k] = c * x + s * y;
-            out[k + 1] = c * y - s * x;
+            (out[k], out[k + 1]) = Self::turned(c, -s, out[k], out[k + 1]);
         }
     }
 
@@ -199,14 +205,10 @@ impl PlanarTree {
             let (x, y) = (self.order[k], self.order[k + 1]);
             // Columns, then rows: M T, then Tᵀ (M T), with T's block Rᵀ = [[c, s], [−s, c]].
             for r in 0..n {
-                let (a, b) = (out[(r, x)], out[(r, y)]);
-                out[(r, x)] = c * a - s * b;
-                out[(r, y)] = s * a + c * b;
+                (out[(r, x)], out[(r, y)]) = Self::turned(c, s, out[(r, x)], out[(r, y)]);
             }
             for j in 0..n {
-                let (a, b) = (out[(x, j)], out[(y, j)]);
-                out[(x, j)] = c * a - s * b;
-                out[(y, j)] = s * a + c * b;
+                (out[(x, j)], out[(y, j)]) = Self::turned(c, s, out[(x, j)], out[(y, j)]);
             }
         }
     }
@@ -238,9 +240,7 @@ impl PlanarTree {
         }
         for &k in &self.planar {
             let (c, s) = Self::turn(q, k);
-            let (a, b) = (g[k], g[k + 1]);
-            g[k] = c * a - s * b;
-            g[k + 1] = s * a + c * b;
+            (g[k], g[k + 1]) = Self::turned(c, s, g[k], g[k + 1]);
         }
         self.to_planar_into(&g, out);
     }
@@ -255,9 +255,9 @@ impl PlanarTree {
         for &k in &self.planar {
             let (c, s) = Self::turn(q, k);
             let (x, y) = (self.order[k], self.order[k + 1]);
-            let (a, b) = (out.column(x).into_owned(), out.column(y).into_owned());
-            out.set_column(x, &(a * c - b * s));
-            out.set_column(y, &(a * s + b * c));
+            for r in 0..3 {
+                (out[(r, x)], out[(r, y)]) = Self::turned(c, s, out[(r, x)], out[(r, y)]);
+            }
         }
         out
     }

@@ -129,16 +129,29 @@ pub struct TreeWork<T: Real = f64> {
     local: Vec<Transform<T>>,
     /// Their velocities (when a joint is fixed).
     vel: Vec<Motion<T>>,
-    /// The composite inertias of the composite-rigid-body algorithm.
+    /// The algorithms' own storage.
+    scratch: Scratch<T>,
+}
+
+impl<T: Real> Default for TreeWork<T> {
+    fn default() -> Self {
+        Self { local: vec![], vel: vec![], scratch: Scratch::default() }
+    }
+}
+
+/// The storage of the composite-rigid-body algorithm and recursive Newton–Euler.
+#[derive(Debug, Clone)]
+struct Scratch<T: Real> {
+    /// The composite inertias.
     composite: Vec<SpatialInertia<T>>,
     /// Recursive Newton–Euler's accelerations and forces.
     acc: Vec<Motion<T>>,
     force: Vec<Force<T>>,
 }
 
-impl<T: Real> Default for TreeWork<T> {
+impl<T: Real> Default for Scratch<T> {
     fn default() -> Self {
-        Self { local: vec![], vel: vec![], composite: vec![], acc: vec![], force: vec![] }
+        Self { composite: vec![], acc: vec![], force: vec![] }
     }
 }
 
@@ -296,17 +309,19 @@ impl SpatialTree {
         }
     }
 
-    /// The moving bodies' poses in their moving parents' frames from frames, into `w`, when a
-    /// joint is fixed (each moving body's pose behind its welded parent's offset; with no fixed
-    /// joint the frames' own poses serve and `w` is left alone).
-    fn moving_poses_in<T: Real>(&self, f: &Frames<T>, w: &mut TreeWork<T>) {
-        if self.moving.len() != self.bodies.len() {
-            w.local.clear();
-            w.local.extend(self.moving.iter().map(|m| match &m.welded {
-                Some(x) => x.cast().then(&f.local[m.body]),
-                None => f.local[m.body],
-            }));
+    /// The moving bodies' poses in their moving parents' frames from frames: the frames' own
+    /// when no joint is fixed, else each moving body's pose behind its welded parent's offset,
+    /// computed into `local`.
+    fn moving_poses<'a, T: Real>(&self, f: &'a Frames<T>, local: &'a mut Vec<Transform<T>>) -> &'a [Transform<T>] {
+        if self.moving.len() == self.bodies.len() {
+            return &f.local;
         }
+        local.clear();
+        local.extend(self.moving.iter().map(|m| match &m.welded {
+            Some(x) => x.cast().then(&f.local[m.body]),
+            None => f.local[m.body],
+        }));
+        local
     }
 
     /// [`SpatialTree::mass_matrix`] at the frames' configuration, from their poses.
@@ -319,10 +334,8 @@ impl SpatialTree {
     /// [`SpatialTree::mass_matrix_in`] into `m` (resized to `nv × nv` if need be), with the
     /// storage of `w`.
     pub fn mass_matrix_into<T: Real>(&self, f: &Frames<T>, w: &mut TreeWork<T>, m: &mut DMatrix<T>) {
-        self.moving_poses_in(f, w);
-        let mut local = std::mem::take(&mut w.local);
-        self.crba_into(if self.moving.len() == self.bodies.len() { &f.local } else { &local }, w, m);
-        std::mem::swap(&mut w.local, &mut local);
+        let local = self.moving_poses(f, &mut w.local);
+        self.crba_into(local, &mut w.scratch, m);
     }
 
     /// [`SpatialTree::bias`] at the frames' configuration and velocities `v`, from their poses
@@ -340,17 +353,15 @@ impl SpatialTree {
             *h = self.bias(&f.q, v);
             return;
         }
-        self.moving_poses_in(f, w);
-        let (mut local, mut vel) = (std::mem::take(&mut w.local), std::mem::take(&mut w.vel));
-        if self.moving.len() == self.bodies.len() {
-            self.rnea_into(&f.local, &f.vel, v, None, w, h);
+        let local = self.moving_poses(f, &mut w.local);
+        let vel = if self.moving.len() == self.bodies.len() {
+            &f.vel
         } else {
-            vel.clear();
-            vel.extend(self.moving.iter().map(|m| f.vel[m.body]));
-            self.rnea_into(&local, &vel, v, None, w, h);
-        }
-        std::mem::swap(&mut w.local, &mut local);
-        std::mem::swap(&mut w.vel, &mut vel);
+            w.vel.clear();
+            w.vel.extend(self.moving.iter().map(|m| f.vel[m.body]));
+            &w.vel
+        };
+        self.rnea_into(local, vel, v, None, &mut w.scratch, h);
         h.neg_mut();
     }
 
@@ -393,12 +404,12 @@ impl SpatialTree {
     /// The composite-rigid-body algorithm over a forward pass's poses.
     fn crba<T: Real>(&self, local: &[Transform<T>]) -> DMatrix<T> {
         let mut m = DMatrix::zeros(self.nv, self.nv);
-        self.crba_into(local, &mut TreeWork::default(), &mut m);
+        self.crba_into(local, &mut Scratch::default(), &mut m);
         m
     }
 
     /// [`SpatialTree::crba`] into `m`, with the storage of `w`.
-    fn crba_into<T: Real>(&self, local: &[Transform<T>], w: &mut TreeWork<T>, m: &mut DMatrix<T>) {
+    fn crba_into<T: Real>(&self, local: &[Transform<T>], w: &mut Scratch<T>, m: &mut DMatrix<T>) {
         let composite = &mut w.composite;
         composite.clear();
         composite.extend(self.moving.iter().map(|m| m.inertia.cast()));
@@ -453,7 +464,7 @@ impl SpatialTree {
     /// Recursive Newton–Euler over a forward pass with the velocities `v` (`vdot` `None`: zero).
     fn rnea<T: Real>(&self, local: &[Transform<T>], vel: &[Motion<T>], v: &[T], vdot: Option<&[T]>) -> DVector<T> {
         let mut tau = DVector::zeros(self.nv);
-        self.rnea_into(local, vel, v, vdot, &mut TreeWork::default(), &mut tau);
+        self.rnea_into(local, vel, v, vdot, &mut Scratch::default(), &mut tau);
         tau
     }
 
@@ -464,7 +475,7 @@ impl SpatialTree {
         vel: &[Motion<T>],
         v: &[T],
         vdot: Option<&[T]>,
-        w: &mut TreeWork<T>,
+        w: &mut Scratch<T>,
         tau: &mut DVector<T>,
     ) {
         let n = self.moving.len();
