@@ -43,7 +43,7 @@ fn bench(c: &mut Criterion) {
     let q = DVector::from_vec(q);
     let v = DVector::zeros(6);
     let s = MoreauSettings::default();
-    g.bench_function("box_on_slope_moreau_step", |b| b.iter(|| step(&scene, &q, &v, &s).unwrap()));
+    g.bench_function("box_on_slope_moreau_step", |b| b.iter(|| step(&scene, 0.0, &q, &v, &s).unwrap()));
     // An FC3D problem alone: a box's four bottom corners on a plane tilted by 0.3 rad, landing
     // with a sideways slip (12 rows on 6 degrees of freedom).
     let w = {
@@ -86,7 +86,7 @@ fn simulations(c: &mut Criterion) {
     // Its twelve joints held by springs (400 N m/rad, 4 N m s/rad) about the neutral pose: it
     // lands on its four feet and stands (the test `unitree_a1_dropped_onto_the_ground_...`).
     let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
-    scene.springs = (6..nv).map(|k| (k + 1, k, 400.0, 0.0)).collect();
+    scene.springs = (6..nv).map(|k| contactlab::spatial::timestep::Spring::constant(k + 1, k, 400.0, 0.0)).collect();
     scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
     g.bench_function("a1_drop_1s_moreau_h1ms", |b| {
         b.iter(|| simulate(&scene, &q0, &v0, 1.0, 100, &MoreauSettings::default()).unwrap())

@@ -116,6 +116,16 @@ pub(crate) fn from_doc(doc: &ModelDoc) -> Result<SpatialModel, Error> {
     }
     if f.has("gait") {
         m.gait = Some(read_gait(&f.table("gait")?, &m)?);
+        // A step map is a map of the state only when the forces do not depend on time.
+        if let Some(s) = m.springs.iter().find(|s| s.periodic()) {
+            return Err(f.error(
+                "gait",
+                format!(
+                    "a gait needs forces that do not change with time, and joint \"{}\" tracks a moving reference (amplitude and frequency); remove one of the two",
+                    m.velocities[s.qvel]
+                ),
+            ));
+        }
     }
     if !links.is_empty() {
         apply_links(&mut m, links).map_err(|why| f.error("link", why))?;
@@ -242,12 +252,21 @@ fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
             None => m.limits.push(limit),
         }
     }
-    if j.has("stiffness") || j.has("reference") {
+    let periodic = ["amplitude", "frequency", "phase", "phase_deg"];
+    if j.has("stiffness") || j.has("reference") || periodic.iter().any(|k| j.has(k)) {
         let k = j.f64_or("stiffness", 0.0, Range::NonNegative)?;
         let rest = j.f64_or("reference", m.q0[iq], Range::Any)?;
-        m.springs.retain(|s| s.1 != iv);
-        if k > 0.0 {
-            m.springs.push((iq, iv, k, rest));
+        // A periodic reference r(t) = reference + amplitude sin(frequency t + phase): a PD law
+        // tracking it with the joint's damping (the planar `[[spring]]`'s).
+        let spring = crate::spatial::timestep::Spring {
+            amplitude: j.f64_or("amplitude", 0.0, Range::Any)?,
+            frequency: j.f64_or("frequency", 0.0, Range::NonNegative)?,
+            phase: j.angle_or("phase", 0.0, Range::Any)?,
+            ..crate::spatial::timestep::Spring::constant(iq, iv, k, rest)
+        };
+        m.springs.retain(|s| s.qvel != iv);
+        if k > 0.0 || spring.periodic() {
+            m.springs.push(spring);
         }
     }
     j.finish_ref()

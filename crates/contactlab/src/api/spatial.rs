@@ -404,7 +404,7 @@ pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<Spatia
     }
     let mm = t.mass_matrix(&q);
     let bias = t.bias(&q, &v);
-    let passive = crate::spatial::timestep::passive_force(&m.damping, &m.springs, &q, &v);
+    let passive = crate::spatial::timestep::passive_force(&m.damping, &m.springs, 0.0, &q, &v);
     let mut contacts = vec![];
     for g in &m.planes {
         for c in m.shapes.iter().filter(|c| crate::spatial::geometry::bits_touch(c.bits, g.bits)) {

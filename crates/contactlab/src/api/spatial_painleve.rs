@@ -671,6 +671,16 @@ fn slip_start<T>(
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
     }
     let scene = m.scene(None, 0.0);
+    if let Some(s) = scene.springs.iter().find(|s| s.periodic()) {
+        return Err(Error::input(
+            &m.path,
+            "joint",
+            format!(
+                "a slip is followed under forces that do not change with time, and joint \"{}\" tracks a moving reference",
+                m.velocities[s.qvel]
+            ),
+        ));
+    }
     let sys = EventScene::with_stops(&scene, &q)?;
     let i = slipping_contact_named(&sys, m, &q, "contact", contact)?;
     f(&sys, &q, &v, i)

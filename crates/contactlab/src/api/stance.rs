@@ -239,7 +239,7 @@ fn workpiece(
     let zero = vec![0.0; nv];
     let mut scene = m.scene(None, 0.0);
     scene.tree.gravity = gravity;
-    let force = tree.bias(q, &zero) + scene.passive_force(q, &zero);
+    let force = tree.bias(q, &zero) + scene.passive_force(0.0, q, &zero);
     let full = tree.mass_matrix(q);
     let k = cols.len();
     let nc = contacts.len();

@@ -158,13 +158,19 @@ impl JointSpring {
 
     /// The torque (or force) at time `t`.
     pub fn force(&self, t: f64, q: f64, v: f64) -> f64 {
-        let (r, rd) = if self.periodic() {
-            let (s, c) = (self.frequency * t + self.phase).sin_cos();
-            (self.rest + self.amplitude * s, self.amplitude * self.frequency * c)
-        } else {
-            (self.rest, 0.0)
-        };
+        let (r, rd) = periodic_reference(self.rest, self.amplitude, self.frequency, self.phase, t);
         -self.stiffness * (q - r) - self.damping * (v - rd)
+    }
+}
+
+/// A joint's reference `r(t) = q⁰ + a sin(ω t + ψ)` and its rate `ṙ(t)` at time `t`: `(q⁰, 0)`
+/// when it does not move (`a = 0` or `ω = 0`). The one formula of planar and 3-D springs.
+pub fn periodic_reference(rest: f64, amplitude: f64, frequency: f64, phase: f64, t: f64) -> (f64, f64) {
+    if amplitude != 0.0 && frequency != 0.0 {
+        let (s, c) = (frequency * t + phase).sin_cos();
+        (rest + amplitude * s, amplitude * frequency * c)
+    } else {
+        (rest, 0.0)
     }
 }
 

@@ -297,6 +297,17 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// [`Self::angle`] if `key` or `key_deg` is given, else `default`.
+    pub fn angle_or(&self, key: &str, default: f64, range: Range) -> Result<f64, Error> {
+        // Both spellings are looked up (and so marked as read) before either is used.
+        let (a, b) = (self.has(key), self.has(&format!("{key}_deg")));
+        if a || b {
+            self.angle(key, range)
+        } else {
+            Ok(default)
+        }
+    }
+
     /// An angle in radians from `key`, or in degrees from `key_deg` (exactly one must be given);
     /// `range` is in radians.
     pub fn angle(&self, key: &str, range: Range) -> Result<f64, Error> {

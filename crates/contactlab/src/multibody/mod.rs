@@ -88,6 +88,17 @@ impl Mechanism {
                 format!("{n} degrees of freedom; between 1 and {MAX_DOF} are supported"),
             ));
         }
+        // A step map is a map of the state only when the forces do not depend on time.
+        if let (Some(_), Some(s)) = (&self.gait, self.springs.iter().find(|s| s.periodic())) {
+            return Err(Error::input(
+                &self.source,
+                "gait",
+                format!(
+                    "a gait needs forces that do not change with time, and the spring on \"{}\" tracks a moving reference (amplitude and frequency); remove one of the two",
+                    self.coordinates[s.coordinate]
+                ),
+            ));
+        }
         let s = MultibodySystem::new(self.tree.clone(), self.contacts.clone(), self.springs.clone())?
             .with_kernel(self.kernel)?;
         match &self.relabel {

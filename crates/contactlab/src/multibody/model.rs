@@ -287,11 +287,7 @@ fn has_angle(f: &Fields, key: &str) -> bool {
 }
 
 fn angle_or(f: &Fields, key: &str, default: f64) -> Result<f64, Error> {
-    if has_angle(f, key) {
-        f.angle(key, Range::Any)
-    } else {
-        Ok(default)
-    }
+    f.angle_or(key, default, Range::Any)
 }
 
 fn vec2_or(f: &Fields, key: &str, default: Vector2<f64>) -> Result<Vector2<f64>, Error> {

@@ -51,10 +51,11 @@ pub(crate) struct Held3 {
     pub(crate) k: DMatrix<f64>,
 }
 
-/// [`Held3`] at `(q, v)` (module docs); `None` if `M` is not positive definite or a contact's
-/// candidates changed.
+/// [`Held3`] at `(q, v)` (module docs; the springs' references at `t = 0`: the analyses
+/// that call it take scenes whose forces do not depend on time, [`crate::spatial::timestep::Scene3::autonomous`],
+/// or an instant); `None` if `M` is not positive definite or a contact's candidates changed.
 pub(crate) fn held3(sys: &EventScene<'_>, q: &[f64], v: &[f64], held: &[usize]) -> Option<Held3> {
-    let (chol, a0) = sys.free_motion(q, v)?;
+    let (chol, a0) = sys.free_motion(0.0, q, v)?;
     let nv = v.len();
     let minv = chol.inverse();
     if held.is_empty() {
@@ -275,7 +276,7 @@ mod tests {
         let mut mode = Modes3::free(sys.nc());
         mode.set(i, Contact3Mode::Slip([s[0], s[1]]));
         held.iter().for_each(|&j| mode.set(j, Contact3Mode::Stick));
-        let sol = sys.solve_mode(&mode, &q, &v).unwrap();
+        let sol = sys.solve_mode(&mode, 0.0, &q, &v).unwrap();
         let f = sol.force[i][0];
         let expect = p.a / p.b(s);
         assert!(
@@ -328,7 +329,7 @@ mod tests {
         mode.set(fl, Contact3Mode::Slip([dirs[0][0], dirs[0][1]]));
         mode.set(fr, Contact3Mode::Slip([dirs[1][0], dirs[1][1]]));
         held.iter().for_each(|&j| mode.set(j, Contact3Mode::Stick));
-        let sol = sys.solve_mode(&mode, &q, &v).unwrap();
+        let sol = sys.solve_mode(&mode, 0.0, &q, &v).unwrap();
         for (k, &j) in [fl, fr].iter().enumerate() {
             assert!((sol.force[j][0] - f[k]).abs() <= 1e-9 * f.amax(), "foot {k}: {} vs {}", sol.force[j][0], f[k]);
         }

@@ -820,7 +820,7 @@ mod tests {
         let want: [f64; 14] = [0.1, -0.2, -0.03, -0.07, -0.2, -0.25, 0.3, 1.0, -0.3, -0.2, -0.4, -2.0, 2.5, 1.5];
         assert!(y.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-15), "{y:?}");
         assert_eq!(s.relabel(&m.tree, &y), x.to_vec());
-        let e = |x: &[f64]| scene.energy(&x[..7], &x[7..]);
+        let e = |x: &[f64]| scene.energy(0.0, &x[..7], &x[7..]);
         assert!((e(&x) - e(&y)).abs() < 1e-12 * e(&x).abs(), "{} {}", e(&x), e(&y));
         // The feet's gaps swap.
         let (gx, gy) = (sys.gaps(&x[..7]), sys.gaps(&y[..7]));
@@ -851,7 +851,7 @@ mod tests {
         let mut x = vec![0.1, 0.2, 1.1, 0.9 / n, 0.1 / n, -0.2 / n, 0.3 / n, 0.3, 0.25];
         x.extend([1.0, 0.3, -0.2, 0.4, -2.0, 0.7, 1.5, -2.5]);
         let y = s.relabel(&m.tree, &x);
-        let e = |x: &[f64]| scene.energy(&x[..9], &x[9..]);
+        let e = |x: &[f64]| scene.energy(0.0, &x[..9], &x[9..]);
         let (gx, gy) = (sys.gaps(&x[..9]), sys.gaps(&y[..9]));
         assert!((e(&x) - e(&y)).abs() < 1e-12 * e(&x).abs(), "{} {}", e(&x), e(&y));
         assert!((gx[0] - gy[1]).abs() < 1e-12 && (gx[1] - gy[0]).abs() < 1e-12, "{gx:?} {gy:?}");

@@ -112,7 +112,7 @@ impl Watch<'_, '_> {
         let Contact3Mode::Slip(_) = mode.get(self.i) else { return };
         let nq = self.sys.scene().tree.nq();
         let (q, v) = split(x, nq);
-        if let Some(sol) = self.sys.solve_mode(mode, q.as_slice(), v.as_slice()) {
+        if let Some(sol) = self.sys.solve_mode(mode, 0.0, q.as_slice(), v.as_slice()) {
             self.fn_max = self.fn_max.max(sol.force[self.i][0]);
         }
         if let Some(k) = self.sys.kinematics(q.as_slice(), &[self.i]) {

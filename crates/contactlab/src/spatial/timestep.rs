@@ -4,9 +4,11 @@
 //! One step of length `h` from `(q_k, v_k)` (Moreau's midpoint form):
 //!
 //! 1. `q_m = q_k ⊕ (h/2) v_k` (the joints' exponential maps: quaternions stay unit);
-//! 2. `v_free = v_k + h Ŵ⁻¹ (h(q_m, v_k) + p(q_m, v_k) − (h/2) K v_k)`, where the joints' passive
-//!    force `p = −D v − K (q − rest)` acts implicitly through `Ŵ = M + h D + (h²/2) K` (the
-//!    spring force at the step's end; `Ŵ = M` without damping or springs); the contacts are the candidate points
+//! 2. `v_free = v_k + h Ŵ⁻¹ (h(q_m, v_k) + p(t_m, q_m, v_k) − (h/2) K v_k)`, where the joints'
+//!    passive force `p = −D v − K (q − r(t)) + D ṙ(t)` (`r` the springs' references,
+//!    [`Spring`], read at the step's midpoint `t_m`) acts implicitly through
+//!    `Ŵ = M + h D + (h²/2) K` (the spring force at the step's end; `Ŵ = M` without damping or
+//!    springs; negative damping explicitly); the contacts are the candidate points
 //!    ([`super::contact`]) whose gap at `q_m`, carried to the step's end by `v_free`, closes:
 //!    `g + (h/2) J_n v_free ≤ 0` (Moreau's index set with the gap predicted, so that a contact
 //!    resting at `g = 0` stays in it);
@@ -61,8 +63,8 @@ pub struct Scene3 {
     /// Viscous damping per velocity (empty: none): a force `−d v` (a negative `d` injects
     /// energy, as a PD law's negative damping does; Moreau–Jean takes it explicitly).
     pub damping: Vec<f64>,
-    /// Joint springs: `(qpos index, qvel index, stiffness, rest)`, a force `−k (q − rest)` on
-    /// that velocity.
+    /// Joint springs, each a force `−k (q − r(t)) + d ṙ(t)` on its joint's velocity about a
+    /// reference that may move ([`Spring`]).
     pub springs: Vec<Spring>,
     /// A walking rule for the event-driven method (a scene's `[walking]` table): its feet
     /// strike only ahead of the feet on the ground ([`Walking`]).
@@ -227,10 +229,11 @@ impl Scene3 {
         if self.damping.iter().any(|d| !d.is_finite()) {
             return Err(Error::model("damping", "must be finite"));
         }
-        if self.springs.iter().any(|s| {
-            s.0 >= self.tree.nq() || s.1 >= self.tree.nv() || !(s.2.is_finite() && s.2 >= 0.0) || !s.3.is_finite()
-        }) {
-            return Err(Error::model("springs", "each needs valid indices, a finite stiffness >= 0 and a finite rest"));
+        if self.springs.iter().any(|s| !s.valid(self.tree.nq(), self.tree.nv())) {
+            return Err(Error::model(
+                "springs",
+                "each needs valid indices, a finite stiffness >= 0, a finite reference and a finite frequency >= 0",
+            ));
         }
         let frictions =
             self.shapes.iter().filter_map(|c| c.friction).chain(self.plane_friction.iter().flatten().copied());
@@ -268,9 +271,14 @@ impl Scene3 {
         Ok(())
     }
 
-    /// The passive forces `−d v − k (q − rest)` at `(q, v)`.
-    pub fn passive_force(&self, q: &[f64], v: &[f64]) -> DVector<f64> {
-        passive_force(&self.damping, &self.springs, q, v)
+    /// The passive forces `−d v − k (q − r(t)) + d ṙ(t)` at `(t, q, v)` ([`Spring`]).
+    pub fn passive_force(&self, t: f64, q: &[f64], v: &[f64]) -> DVector<f64> {
+        passive_force(&self.damping, &self.springs, t, q, v)
+    }
+
+    /// Whether the forces do not depend on time: no spring's reference moves ([`Spring`]).
+    pub fn autonomous(&self) -> bool {
+        !self.springs.iter().any(Spring::periodic)
     }
 
     /// Whether shape `c` and plane `k` may touch (their collision bits).
@@ -286,17 +294,17 @@ impl Scene3 {
         }
     }
 
-    /// The total mechanical energy (J): kinetic (the rotors' armature included), gravitational
-    /// (zero at the world's origin) and the joint springs' `½ k (q − rest)²`: every
-    /// conservative force of the scene, so that a run without contacts, damping or impacts
-    /// keeps it.
-    pub fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.tree.kinetic_energy(q, v) + self.tree.potential_energy(q) + self.spring_energy(q)
+    /// The total mechanical energy (J) at time `t`: kinetic (the rotors' armature included),
+    /// gravitational (zero at the world's origin) and the joint springs' `½ k (q − r(t))²`:
+    /// every conservative force of the scene, so that a run without contacts, damping, impacts
+    /// or moving references keeps it (a moving reference does work on the joint).
+    pub fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64 {
+        self.tree.kinetic_energy(q, v) + self.tree.potential_energy(q) + self.spring_energy(t, q)
     }
 
-    /// The joint springs' potential energy `Σ ½ k (q − rest)²` (J).
-    pub fn spring_energy(&self, q: &[f64]) -> f64 {
-        self.springs.iter().map(|&(iq, _, k, rest)| 0.5 * k * (q[iq] - rest).powi(2)).sum()
+    /// The joint springs' potential energy `Σ ½ k (q − r(t))²` (J) at time `t`.
+    pub fn spring_energy(&self, t: f64, q: &[f64]) -> f64 {
+        self.springs.iter().map(|s| s.energy(t, q)).sum()
     }
 
     /// The scene's length scale (m): the largest reach of a body's collision shape from its
@@ -389,9 +397,16 @@ fn project_gaps(
     Ok(q)
 }
 
-/// One Moreau–Jean step (module docs).
-pub fn step(scene: &Scene3, q: &DVector<f64>, v: &DVector<f64>, s: &MoreauSettings) -> Result<MoreauStep, Error> {
-    step_from(scene, q, v, s, &mut Warm::default())
+/// One Moreau–Jean step (module docs) from time `t` (s; the springs' moving references are
+/// read at the step's midpoint `t + h/2`).
+pub fn step(
+    scene: &Scene3,
+    t: f64,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+    s: &MoreauSettings,
+) -> Result<MoreauStep, Error> {
+    step_from(scene, t, q, v, s, &mut Warm::default())
 }
 
 /// The last step's impulses by contact `(plane, shape, point)`: the next step's one-step
@@ -405,6 +420,7 @@ pub struct Warm {
 
 fn step_from(
     scene: &Scene3,
+    time: f64,
     q: &DVector<f64>,
     v: &DVector<f64>,
     s: &MoreauSettings,
@@ -420,13 +436,13 @@ fn step_from(
     // Negative damping (energy injected, a PD law's) acts explicitly, at the step's start:
     // taken implicitly it would make Ŵ indefinite once h |d| reaches the joint's inertia.
     let (mut m, bias) = t.mass_and_bias(qm.as_slice(), v.as_slice());
-    let mut force = bias + scene.passive_force(qm.as_slice(), v.as_slice());
+    let mut force = bias + scene.passive_force(time + 0.5 * h, qm.as_slice(), v.as_slice());
     for (k, d) in scene.damping.iter().enumerate() {
         m[(k, k)] += h * d.max(0.0);
     }
-    for &(_, iv, stiffness, _) in &scene.springs {
-        m[(iv, iv)] += 0.5 * h * h * stiffness;
-        force[iv] -= 0.5 * h * stiffness * v[iv];
+    for sp in &scene.springs {
+        m[(sp.qvel, sp.qvel)] += 0.5 * h * h * sp.stiffness;
+        force[sp.qvel] -= 0.5 * h * sp.stiffness * v[sp.qvel];
     }
     let chol = m.cholesky().ok_or_else(|| Error::Numerical("the mass matrix is not positive definite".into()))?;
     let v_free = v + chol.solve(&force) * h;
@@ -500,19 +516,75 @@ fn step_from(
     Ok(MoreauStep { q: q1, v: v1, contacts: k, status: sol.status, residual: sol.residual })
 }
 
-/// A joint spring: `(qpos index, qvel index, stiffness k, rest)`, a force `−k (q − rest)` on
-/// that velocity.
-pub type Spring = (usize, usize, f64, f64);
+/// A joint spring on a one-coordinate joint, tracking the reference
+/// `r(t) = rest + a sin(ω t + ψ)` (constant when `a = 0` or `ω = 0`): the force
+/// `−k (q − r(t)) + d ṙ(t)` on its velocity, where `d` is the joint's damping (whose own
+/// force `−d v` the scene applies to every velocity), so that with both the joint follows the PD
+/// law `τ = −k (q − r) − d (q̇ − ṙ)` of a planar mechanism's `[[spring]]`
+/// ([`crate::mechanics::multibody_system::JointSpring`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spring {
+    /// The joint's coordinate's index in `q`.
+    pub qpos: usize,
+    /// Its velocity's index in `v`.
+    pub qvel: usize,
+    /// Stiffness `k ≥ 0` (N m/rad, or N/m for a slider).
+    pub stiffness: f64,
+    /// The reference's constant part (rad or m).
+    pub rest: f64,
+    /// Amplitude `a` of the reference's periodic part (rad or m).
+    pub amplitude: f64,
+    /// Its angular frequency `ω ≥ 0` (rad/s).
+    pub frequency: f64,
+    /// Its phase `ψ` (rad).
+    pub phase: f64,
+}
 
-/// The passive forces `−d v − k (q − rest)` of viscous `damping` (one per velocity, or empty)
-/// and `springs` `(qpos index, qvel index, k, rest)`, with `v.len()` entries.
-pub fn passive_force(damping: &[f64], springs: &[Spring], q: &[f64], v: &[f64]) -> DVector<f64> {
+impl Spring {
+    /// A spring about a constant reference `rest`.
+    pub fn constant(qpos: usize, qvel: usize, stiffness: f64, rest: f64) -> Self {
+        Self { qpos, qvel, stiffness, rest, amplitude: 0.0, frequency: 0.0, phase: 0.0 }
+    }
+
+    /// Whether the reference moves.
+    pub fn periodic(&self) -> bool {
+        self.amplitude != 0.0 && self.frequency != 0.0
+    }
+
+    /// The reference and its rate `(r(t), ṙ(t))` at time `t` (s).
+    pub fn reference(&self, t: f64) -> (f64, f64) {
+        crate::mechanics::multibody_system::periodic_reference(self.rest, self.amplitude, self.frequency, self.phase, t)
+    }
+
+    /// The potential energy `½ k (q − r(t))²` (J) at time `t`.
+    pub fn energy(&self, t: f64, q: &[f64]) -> f64 {
+        0.5 * self.stiffness * (q[self.qpos] - self.reference(t).0).powi(2)
+    }
+
+    fn valid(&self, nq: usize, nv: usize) -> bool {
+        self.qpos < nq
+            && self.qvel < nv
+            && self.stiffness.is_finite()
+            && self.stiffness >= 0.0
+            && [self.rest, self.amplitude, self.phase].iter().all(|x| x.is_finite())
+            && self.frequency.is_finite()
+            && self.frequency >= 0.0
+    }
+}
+
+/// The passive forces at time `t`: `−d v` of viscous `damping` (one per velocity, or empty)
+/// and each spring's `−k (q − r(t)) + d ṙ(t)` ([`Spring`]), with `v.len()` entries.
+pub fn passive_force(damping: &[f64], springs: &[Spring], t: f64, q: &[f64], v: &[f64]) -> DVector<f64> {
     let mut f = DVector::zeros(v.len());
     for (k, d) in damping.iter().enumerate() {
         f[k] -= d * v[k];
     }
-    for &(iq, iv, k, rest) in springs {
-        f[iv] -= k * (q[iq] - rest);
+    for s in springs {
+        let (r, rd) = s.reference(t);
+        f[s.qvel] -= s.stiffness * (q[s.qpos] - r);
+        if let Some(d) = damping.get(s.qvel) {
+            f[s.qvel] += d * rd;
+        }
     }
     f
 }
@@ -593,7 +665,7 @@ pub fn simulate_with(
         t: vec![0.0],
         q: vec![q.as_slice().to_vec()],
         v: vec![v.as_slice().to_vec()],
-        energy: vec![scene.energy(q.as_slice(), v.as_slice())],
+        energy: vec![scene.energy(0.0, q.as_slice(), v.as_slice())],
         contacts: vec![0],
         end: "completed".into(),
         residual_max: 0.0,
@@ -602,7 +674,7 @@ pub fn simulate_with(
     };
     let mut warm = Warm::default();
     for n in 1..=steps {
-        let st = step_from(scene, &q, &v, s, &mut warm)?;
+        let st = step_from(scene, (n - 1) as f64 * s.h, &q, &v, s, &mut warm)?;
         progress(n as f64 * s.h);
         run.residual_max = run.residual_max.max(st.residual);
         q = st.q;
@@ -619,7 +691,7 @@ pub fn simulate_with(
             run.t.push(n as f64 * s.h);
             run.q.push(q.as_slice().to_vec());
             run.v.push(v.as_slice().to_vec());
-            run.energy.push(scene.energy(q.as_slice(), v.as_slice()));
+            run.energy.push(scene.energy(n as f64 * s.h, q.as_slice(), v.as_slice()));
             run.contacts.push(st.contacts);
         }
         if stop {
@@ -751,7 +823,7 @@ mod tests {
         let mut q = DVector::from_column_slice(&q0);
         let s = MoreauSettings { h, ..Default::default() };
         for _ in 0..5 {
-            let r = step(&scene, &q, &v, &s).unwrap();
+            let r = step(&scene, 0.0, &q, &v, &s).unwrap();
             assert_eq!(r.contacts, 0);
             let expect = &v / (1.0 + h * d / 2.0);
             assert!((&r.v - &expect).amax() < 1e-15, "{} vs {expect}", r.v);

@@ -11,6 +11,7 @@ mod examples_agree;
 mod hybrid_core;
 mod hybrid_properties;
 mod joint_limits;
+mod joint_references;
 mod lcp_exact;
 mod lcp_properties;
 mod lcp_scaling;

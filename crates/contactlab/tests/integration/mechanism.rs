@@ -379,6 +379,13 @@ fn bad_multibody_files_are_refused_naming_the_key() {
         (&format!("{PENDULUM}[[limit]]\ncoordinate = \"elbow\"\nlower = 0\n"), "limit[0].coordinate"),
         (&format!("{PENDULUM}[[limit]]\ncoordinate = \"arm\"\nlower = 0\nupper = 1\n"), "limit[0].lower"),
         (&format!("{PENDULUM}[[spring]]\ncoordinate = \"arm\"\nfrequency = -1\n"), "spring[0].frequency"),
+        (
+            &format!(
+                "{PENDULUM}[[limit]]\nname = \"stop\"\ncoordinate = \"arm\"\nlower = 0\n[[spring]]\ncoordinate = \"arm\"\n\
+                 stiffness = 1\namplitude = 0.1\nfrequency = 2\n[gait]\nstrike = \"stop\"\n"
+            ),
+            "gait: a gait needs forces that do not change with time, and the spring on \"arm\" tracks a moving reference",
+        ),
         (&format!("{PENDULUM}[initial]\nq = [0, 1]\n"), "initial.q: expected 1 entries"),
         (&format!("{PENDULUM}[relabel]\nafter = \"nothing\"\nmatrix = [[1]]\n"), "relabel.after"),
         (

@@ -4,7 +4,7 @@
 use contactlab::hybrid::{EventKind, Termination};
 use contactlab::spatial::algebra::{axis_angle, Vec3};
 use contactlab::spatial::events::{simulate_events, EventRun3, EventSettings};
-use contactlab::spatial::timestep::{resting_box, simulate, MoreauSettings, Run3};
+use contactlab::spatial::timestep::{resting_box, simulate, MoreauSettings, Run3, Spring};
 
 /// The box's rotation as a unit quaternion `(x, y, z, w)` and its centre.
 fn pose(q: &[f64]) -> (nalgebra::UnitQuaternion<f64>, Vec3) {
@@ -189,7 +189,7 @@ fn a1_on_springs() -> (contactlab::spatial::timestep::Scene3, Vec<f64>) {
     let mut q0 = a1.tree.neutral().as_slice().to_vec();
     q0[2] = 0.45;
     let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
-    scene.springs = (6..nv).map(|k| (k + 1, k, 400.0, 0.0)).collect();
+    scene.springs = (6..nv).map(|k| Spring::constant(k + 1, k, 400.0, 0.0)).collect();
     scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
     (scene, q0)
 }

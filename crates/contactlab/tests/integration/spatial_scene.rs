@@ -45,7 +45,10 @@ fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
             -1.4
         }
     };
-    assert!(m.springs.iter().all(|s| s.2 == 400.0 && s.3 == rest(&m.coordinates[s.0]) && s.0 == s.1 + 1));
+    assert!(m
+        .springs
+        .iter()
+        .all(|s| s.stiffness == 400.0 && s.rest == rest(&m.coordinates[s.qpos]) && s.qpos == s.qvel + 1));
     assert_eq!(m.limits.len(), 12);
     assert!(m.limits.iter().all(|l| l.violation(&m.q0) == 0.0), "the standing pose is inside the joint limits");
     assert!(m.damping[..6].iter().all(|d| *d == 0.0) && m.damping[6..].iter().all(|d| *d == 4.0));

@@ -41,6 +41,7 @@ impl EventScene<'_> {
     /// `passing`, which pass through the ground under the walking rule) at `(q, v)`.
     fn impact(
         &self,
+        t: f64,
         fired: &[usize],
         passing: &[bool],
         q: &DVector<f64>,
@@ -62,7 +63,7 @@ impl EventScene<'_> {
             Err(f) => return Transition::Failed(f),
         };
         let (mut q1, mut v1) = (q.clone(), v1);
-        match self.settle(&mut q1, &mut v1, &classes) {
+        match self.settle(t, &mut q1, &mut v1, &classes) {
             Ok(mode) => {
                 let tree = &self.scene.tree;
                 let loss =
@@ -123,12 +124,12 @@ impl Hybrid for EventScene<'_> {
                 *c = Class::Separated;
             }
         }
-        let mode = self.settle(&mut q, &mut v, &classes)?;
+        let mode = self.settle(t, &mut q, &mut v, &classes)?;
         *x = join(&q, &v);
         Ok(mode)
     }
 
-    fn initial_transition(&self, _t: f64, x: &State) -> Option<Transition<State, Modes3>> {
+    fn initial_transition(&self, t: f64, x: &State) -> Option<Transition<State, Modes3>> {
         let (q, v) = self.state(x);
         let all: Vec<usize> = (0..self.nc()).collect();
         let kin = self.kinematics(q.as_slice(), &all)?;
@@ -137,13 +138,13 @@ impl Hybrid for EventScene<'_> {
         let approaching: Vec<usize> = (0..self.nc())
             .filter(|&i| kin[i].gap.abs() <= self.gtol() && (kin[i].rows.row(0) * &v)[0] < -vtol && !unarmed[i])
             .collect();
-        (!approaching.is_empty()).then(|| self.checked(self.impact(&approaching, &unarmed, &q, &v)))
+        (!approaching.is_empty()).then(|| self.checked(self.impact(t, &approaching, &unarmed, &q, &v)))
     }
 
-    fn flow(&self, mode: &Modes3, _t: f64, x: &State) -> State {
+    fn flow(&self, mode: &Modes3, t: f64, x: &State) -> State {
         let (q, v) = self.state(x);
         let tree = &self.scene.tree;
-        let acc = self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc);
+        let acc = self.solve_mode(mode, t, q.as_slice(), v.as_slice()).map(|s| s.acc);
         match acc {
             Some(a) => join(&tree.qdot(q.as_slice(), v.as_slice()), &a),
             None => State::repeat(x.nrows(), 1, f64::NAN),
@@ -154,11 +155,11 @@ impl Hybrid for EventScene<'_> {
         2 * self.nc()
     }
 
-    fn guards(&self, mode: &Modes3, _t: f64, x: &State, out: &mut [f64]) {
+    fn guards(&self, mode: &Modes3, t: f64, x: &State, out: &mut [f64]) {
         let (q, v) = self.state(x);
         let nc = self.nc();
         let any_closed = (0..nc).any(|i| mode.get(i).closed());
-        let sol = if any_closed { self.solve_mode(mode, q.as_slice(), v.as_slice()) } else { None };
+        let sol = if any_closed { self.solve_mode(mode, t, q.as_slice(), v.as_slice()) } else { None };
         // (The kinematics once, for the gaps and the slipping contacts' rows.)
         let at = self.at_state(q.as_slice(), v.as_slice());
         let gaps: Vec<f64> =
@@ -203,14 +204,14 @@ impl Hybrid for EventScene<'_> {
         }
     }
 
-    fn step_limit(&self, mode: &Modes3, _t: f64, x: &State) -> f64 {
+    fn step_limit(&self, mode: &Modes3, t: f64, x: &State) -> f64 {
         let (q, v) = self.state(x);
         let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
         let free: Vec<usize> = (0..self.nc()).filter(|&i| !mode.get(i).closed() && !unarmed[i]).collect();
         if free.is_empty() {
             return f64::INFINITY;
         }
-        let acc = self.solve_mode(mode, q.as_slice(), v.as_slice()).map(|s| s.acc);
+        let acc = self.solve_mode(mode, t, q.as_slice(), v.as_slice()).map(|s| s.acc);
         let at = self.at_state(q.as_slice(), v.as_slice());
         let frames = &at.frames;
         let kin = at.points.as_deref().and_then(|p| self.kinematics_of(frames, p, &free));
@@ -237,7 +238,7 @@ impl Hybrid for EventScene<'_> {
     }
 
     fn at_rest(&self, mode: &Modes3, _x: &State) -> bool {
-        mode.is_rest()
+        mode.is_rest() && self.scene.autonomous()
     }
 
     fn closed(&self, mode: &Modes3, contact: usize) -> bool {
@@ -255,17 +256,17 @@ impl Hybrid for EventScene<'_> {
         self.completion(mode, contact, t, x, last).map(|tr| self.checked(tr))
     }
 
-    fn energy(&self, _t: f64, x: &State) -> Option<f64> {
+    fn energy(&self, t: f64, x: &State) -> Option<f64> {
         let (q, v) = self.state(x);
-        Some(self.scene.energy(q.as_slice(), v.as_slice()))
+        Some(self.scene.energy(t, q.as_slice(), v.as_slice()))
     }
 
-    fn flow_jacobian(&self, mode: &Modes3, _t: f64, x: &State) -> Option<DMatrix<f64>> {
-        self.flow_jacobian_at(mode, x)
+    fn flow_jacobian(&self, mode: &Modes3, t: f64, x: &State) -> Option<DMatrix<f64>> {
+        self.flow_jacobian_at(mode, t, x)
     }
 
-    fn guard_gradient(&self, mode: &Modes3, guard: usize, _t: f64, x: &State) -> Option<DVector<f64>> {
-        self.guard_gradient_at(mode, guard, x)
+    fn guard_gradient(&self, mode: &Modes3, guard: usize, t: f64, x: &State) -> Option<DVector<f64>> {
+        self.guard_gradient_at(mode, guard, t, x)
     }
 
     fn jump_jacobian(&self, event: &EventRecord<State, Modes3>) -> Option<DMatrix<f64>> {
@@ -294,7 +295,7 @@ impl EventScene<'_> {
     }
 
     /// The transition of `mode` when the guards `fired` reached zero at `x` (unchecked).
-    fn next_mode(&self, mode: &Modes3, fired: &[usize], _t: f64, x: &State) -> Transition<State, Modes3> {
+    fn next_mode(&self, mode: &Modes3, fired: &[usize], t: f64, x: &State) -> Transition<State, Modes3> {
         let (mut q, mut v) = self.state(x);
         let nc = self.nc();
         // A free contact's gap (or its penetration net) reached zero: an impact.
@@ -305,13 +306,13 @@ impl EventScene<'_> {
             // Closed contacts take part; a touching foot that cannot strike passes.
             let unarmed = self.unarmed(q.as_slice(), |j| mode.get(j).closed());
             let passing: Vec<bool> = (0..nc).map(|i| unarmed[i] && !mode.get(i).closed()).collect();
-            return self.impact(&impacting, &passing, &q, &v);
+            return self.impact(t, &impacting, &passing, &q, &v);
         }
         let all: Vec<usize> = (0..nc).collect();
         let Some(kin) = self.kinematics(q.as_slice(), &all) else {
             return Transition::Failed(ModeFailure::bare(FailureKind::Singular));
         };
-        let sol = self.solve_mode(mode, q.as_slice(), v.as_slice());
+        let sol = self.solve_mode(mode, t, q.as_slice(), v.as_slice());
         let ut = |i: usize| {
             let u = &kin[i].rows * &v;
             Vector2::new(u[1], u[2])
@@ -391,14 +392,14 @@ impl EventScene<'_> {
                 let mut all = classes.clone();
                 slow.iter().for_each(|&i| all[i] = Class::Rest);
                 let (mut q2, mut v2) = (q.clone(), v.clone());
-                if let Ok(m) = self.settle(&mut q2, &mut v2, &all) {
+                if let Ok(m) = self.settle(t, &mut q2, &mut v2, &all) {
                     if (0..nc).filter(|&i| all[i] == Class::Rest).all(|i| m.get(i) == Contact3Mode::Stick) {
                         return Transition::Jump { state: join(&q2, &v2), mode: m, info };
                     }
                 }
             }
         }
-        match self.settle(&mut q, &mut v, &classes) {
+        match self.settle(t, &mut q, &mut v, &classes) {
             Ok(m) => Transition::Jump { state: join(&q, &v), mode: m, info },
             Err(f) => Transition::Failed(f),
         }
@@ -409,7 +410,7 @@ impl EventScene<'_> {
         &self,
         mode: &Modes3,
         contact: usize,
-        _t: f64,
+        t: f64,
         x: &State,
         last: &State,
     ) -> Option<Transition<State, Modes3>> {
@@ -447,7 +448,7 @@ impl EventScene<'_> {
                         classes[i] = self.tangential_class(Vector2::new(u[1], u[2]), 0.0);
                     }
                 }
-                match self.settle(&mut q, &mut v1, &classes) {
+                match self.settle(t, &mut q, &mut v1, &classes) {
                     Ok(m) => Transition::Jump {
                         state: join(&q, &v1),
                         mode: m,

@@ -764,7 +764,7 @@ pub fn simulate_events_with(
     for (t, x) in &rec.samples {
         let (q, v) = split(x, nq);
         out.t.push(*t);
-        out.energy.push(scene.energy(q.as_slice(), v.as_slice()));
+        out.energy.push(scene.energy(*t, q.as_slice(), v.as_slice()));
         let gtol = CONTACT_TOL * sys.length();
         out.touching.push(sys.gaps(q.as_slice()).iter().filter(|g| g.abs() <= gtol).count());
         out.q.push(q.as_slice().to_vec());

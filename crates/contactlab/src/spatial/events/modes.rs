@@ -153,8 +153,9 @@ const PIVOT_RATIO: f64 = 1e-4;
 /// below `1e-6` of the largest: above the eigenvalues' round-off, `1e-16`).
 const RANK_TOL: f64 = 1e-12;
 
-/// A remembered mode solution: the scene's identity, the mode, the state's bits, the result.
-type Solved = (u64, Modes3, Vec<u64>, Option<ModeSolution>);
+/// A remembered mode solution: the scene's identity, the mode, the time's and the state's
+/// bits, the result.
+type Solved = (u64, Modes3, u64, Vec<u64>, Option<ModeSolution>);
 
 thread_local! {
     /// The last mode solution on this thread ([`EventScene::solve_mode`]).
@@ -162,22 +163,23 @@ thread_local! {
 }
 
 impl EventScene<'_> {
-    /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(q, v)`.
-    pub(crate) fn free_motion(&self, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
-        self.free_motion_in(&self.scene.tree.frames(q, Some(v)), q, v)
+    /// The mass matrix's factor and the free acceleration `M⁻¹ f` at `(t, q, v)`.
+    pub(crate) fn free_motion(&self, t: f64, q: &[f64], v: &[f64]) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
+        self.free_motion_in(&self.scene.tree.frames(q, Some(v)), t, q, v)
     }
 
     /// [`Self::free_motion`] from the frames at `(q, v)`, computed with the velocities.
     pub(crate) fn free_motion_in(
         &self,
         frames: &Frames,
+        t: f64,
         q: &[f64],
         v: &[f64],
     ) -> Option<(Cholesky<f64, Dyn>, DVector<f64>)> {
         let tree = &self.scene.tree;
         let (m, h) = (tree.mass_matrix_in(frames), tree.bias_in(frames, v));
         let chol = m.cholesky()?;
-        let f = h + self.scene.passive_force(q, v);
+        let f = h + self.scene.passive_force(t, q, v);
         let a0 = chol.solve(&f);
         Some((chol, a0))
     }
@@ -229,25 +231,29 @@ impl EventScene<'_> {
     /// identity (a fresh one whenever it changes) and the exact bits of the mode and the state.
     /// A pure function of its key, so the memory cannot change a result (the test
     /// `remembered_mode_solutions_equal_fresh_ones_bit_for_bit`).
-    pub(crate) fn solve_mode(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
+    pub(crate) fn solve_mode(&self, mode: &Modes3, t: f64, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
         let hit = LAST_SOLVED.with_borrow(|last| match last {
-            Some((id, m, key, sol)) if *id == self.id() && m == mode && super::is_state(key, q, v) => Some(sol.clone()),
+            Some((id, m, time, key, sol))
+                if *id == self.id() && m == mode && *time == t.to_bits() && super::is_state(key, q, v) =>
+            {
+                Some(sol.clone())
+            }
             _ => None,
         });
         if let Some(sol) = hit {
             return sol;
         }
-        let sol = self.solve_mode_fresh(mode, q, v);
-        LAST_SOLVED.set(Some((self.id(), *mode, super::state_key(q, v), sol.clone())));
+        let sol = self.solve_mode_fresh(mode, t, q, v);
+        LAST_SOLVED.set(Some((self.id(), *mode, t.to_bits(), super::state_key(q, v), sol.clone())));
         sol
     }
 
     /// [`Self::solve_mode`], computed.
-    pub(crate) fn solve_mode_fresh(&self, mode: &Modes3, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
+    pub(crate) fn solve_mode_fresh(&self, mode: &Modes3, t: f64, q: &[f64], v: &[f64]) -> Option<ModeSolution> {
         let nc = self.nc();
         let at = self.at_state(q, v);
         let frames = &at.frames;
-        let (chol, a0) = self.free_motion_in(frames, q, v)?;
+        let (chol, a0) = self.free_motion_in(frames, t, q, v)?;
         let mut force = vec![Vector3::zeros(); nc];
         let closed: Vec<usize> = (0..nc).filter(|&i| mode.get(i).closed()).collect();
         if closed.is_empty() {
@@ -315,6 +321,7 @@ impl EventScene<'_> {
     /// [`super`]).
     pub(super) fn settle(
         &self,
+        t: f64,
         q: &mut DVector<f64>,
         v: &mut DVector<f64>,
         classes: &[Class],
@@ -330,7 +337,7 @@ impl EventScene<'_> {
         }
         let frames = tree.frames(q.as_slice(), Some(v.as_slice()));
         let kin = self.kinematics_in(&frames, &touching).ok_or_else(singular)?;
-        let (chol, a0) = self.free_motion(q.as_slice(), v.as_slice()).ok_or_else(singular)?;
+        let (chol, a0) = self.free_motion(t, q.as_slice(), v.as_slice()).ok_or_else(singular)?;
         let j = stack(&kin);
         let minv_jt = chol.solve(&j.transpose());
         let w = &j * &minv_jt;
@@ -399,9 +406,11 @@ impl EventScene<'_> {
             })
             .collect();
         self.project(q, v, &modes, &at_rest, &lifted).ok_or_else(singular)?;
-        // Rest: every closed contact sticks and their rows pin every velocity.
+        // Rest: every closed contact sticks and their rows pin every velocity (and the forces
+        // do not change with time: a moving reference may pull the body off later).
         let closed: Vec<usize> = (0..nc).filter(|&i| modes.get(i).closed()).collect();
-        if !closed.is_empty() && closed.iter().all(|&i| modes.get(i) == Contact3Mode::Stick) {
+        if self.scene.autonomous() && !closed.is_empty() && closed.iter().all(|&i| modes.get(i) == Contact3Mode::Stick)
+        {
             let kin = self.kinematics(q.as_slice(), &closed).ok_or_else(singular)?;
             // (Columns times each velocity's scale: angular columns carry a lever arm, so their
             // size relative to linear ones depends on the unit of length.)

@@ -307,7 +307,7 @@ fn exact_flow_jacobians_match_differences_in_every_kind_of_mode() {
         assert!(gap < 1e-7, "{name}: exact vs differences {gap:e}");
         // The value of the generic path.
         let pat = sys.mode_pattern(&m, &x).unwrap();
-        let f = sys.flow_t::<f64>(&pat, x.as_slice()).unwrap();
+        let f = sys.flow_t::<f64>(&pat, 0.0, x.as_slice()).unwrap();
         let f0 = sys.flow(&m, 0.0, &x);
         assert!((&f - f0.column(0)).amax() < 1e-12 * (1.0 + f0.amax()), "{name}: value {f} vs {f0}");
     }
@@ -384,15 +384,15 @@ fn remembered_mode_solutions_equal_fresh_ones_bit_for_bit() {
         s.acc.iter().chain(s.force.iter().flat_map(|f| f.iter())).map(|x| x.to_bits()).collect::<Vec<_>>()
     };
     for (m, v) in [(&slip, &v1), (&slip, &v1), (&slip, &v2), (&stick, &v2), (&slip, &v2), (&slip, &v1)] {
-        let fresh = bits(sys.solve_mode_fresh(m, &q, v));
-        assert_eq!(bits(sys.solve_mode(m, &q, v)), fresh);
-        assert_eq!(bits(sys.solve_mode(m, &q, v)), fresh);
+        let fresh = bits(sys.solve_mode_fresh(m, 0.0, &q, v));
+        assert_eq!(bits(sys.solve_mode(m, 0.0, &q, v)), fresh);
+        assert_eq!(bits(sys.solve_mode(m, 0.0, &q, v)), fresh);
     }
-    let before = bits(sys.solve_mode(&slip, &q, &v1));
+    let before = bits(sys.solve_mode(&slip, 0.0, &q, &v1));
     sys.set_mu(0, 0.1);
-    let after = bits(sys.solve_mode(&slip, &q, &v1));
+    let after = bits(sys.solve_mode(&slip, 0.0, &q, &v1));
     assert_ne!(before, after);
-    assert_eq!(after, bits(sys.solve_mode_fresh(&slip, &q, &v1)));
+    assert_eq!(after, bits(sys.solve_mode_fresh(&slip, 0.0, &q, &v1)));
 }
 
 /// A rod on a hinge about `y` at height `10 s`, the rod along `x` (1 kg, its centre `0.5 s`
@@ -480,7 +480,7 @@ fn a_rod_swung_by_gravity_onto_its_stop_strikes_at_the_energy_speed_and_rests_on
                 m.set(i, Contact3Mode::Stick);
                 m
             };
-            let sol = sys.solve_mode(&mode, &[0.4], &[0.0]).unwrap();
+            let sol = sys.solve_mode(&mode, 0.0, &[0.4], &[0.0]).unwrap();
             // The stop's force is its torque over the arm (the length scale, the tip's reach).
             let torque = g * r * 0.4f64.cos();
             let f = sol.force[i];

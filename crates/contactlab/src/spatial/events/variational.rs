@@ -156,14 +156,19 @@ impl EventScene<'_> {
         self.contact_point_rows_in(&self.scene.tree.frames(q, None), i).map(|(p, r)| (p.gap, r))
     }
 
-    /// `M`, and the free forces `h − d v − k (q − rest)`, at `(q, v)` in `T`.
-    fn dynamics_t<T: Real>(&self, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
+    /// `M`, and the free forces `h − d v − k (q − r(t)) + d ṙ(t)`, at `(t, q, v)` in `T`
+    /// ([`crate::spatial::timestep::passive_force`]).
+    fn dynamics_t<T: Real>(&self, t: f64, q: &[T], v: &[T]) -> (DMatrix<T>, DVector<T>) {
         let (m, mut f) = self.scene.tree.mass_and_bias(q, v);
         for (k, &d) in self.scene.damping.iter().enumerate() {
             f[k] -= real::<T>(d) * v[k];
         }
-        for &(iq, iv, k, rest) in &self.scene.springs {
-            f[iv] -= real::<T>(k) * (q[iq] - real(rest));
+        for s in &self.scene.springs {
+            let (r, rd) = s.reference(t);
+            f[s.qvel] -= real::<T>(s.stiffness) * (q[s.qpos] - real(r));
+            if let Some(&d) = self.scene.damping.get(s.qvel) {
+                f[s.qvel] += real::<T>(d * rd);
+            }
         }
         (m, f)
     }
@@ -177,8 +182,8 @@ impl EventScene<'_> {
 
     /// The constrained solve of a mode in `T`: the acceleration and, per closed contact of the
     /// pattern, its force `(λ_n, λ_t)`. With rows dropped the forces are `None`.
-    fn solve_t<T: Real>(&self, pat: &Pattern, q: &[T], v: &[T]) -> Option<Solved<T>> {
-        let (m, f) = self.dynamics_t(q, v);
+    fn solve_t<T: Real>(&self, pat: &Pattern, t: f64, q: &[T], v: &[T]) -> Option<Solved<T>> {
+        let (m, f) = self.dynamics_t(t, q, v);
         let chol = m.cholesky()?;
         let a0 = chol.solve(&f);
         if pat.closed.is_empty() {
@@ -272,28 +277,28 @@ impl EventScene<'_> {
         Some(Pattern { closed, keep })
     }
 
-    /// The flow `(q̇, v̇)` of a pattern at the state `x` in `T`.
-    pub(super) fn flow_t<T: Real>(&self, pat: &Pattern, x: &[T]) -> Option<DVector<T>> {
+    /// The flow `(q̇, v̇)` of a pattern at `(t, x)` in `T`.
+    pub(super) fn flow_t<T: Real>(&self, pat: &Pattern, t: f64, x: &[T]) -> Option<DVector<T>> {
         let (q, v) = self.split_t(x)?;
-        let (acc, _) = self.solve_t(pat, &q, &v)?;
+        let (acc, _) = self.solve_t(pat, t, &q, &v)?;
         let qd = self.scene.tree.qdot(&q, &v);
         Some(DVector::from_iterator(x.len(), qd.iter().chain(acc.iter()).copied()))
     }
 
-    /// `Df` of `mode` at `x` (module docs).
-    pub(super) fn flow_jacobian_at(&self, mode: &Modes3, x: &State) -> Option<DMatrix<f64>> {
+    /// `Df` of `mode` at `(t, x)` (module docs).
+    pub(super) fn flow_jacobian_at(&self, mode: &Modes3, t: f64, x: &State) -> Option<DMatrix<f64>> {
         let pat = self.mode_pattern(mode, x)?;
         let n = x.nrows();
         let mut out = DMatrix::zeros(n, n);
         for k in 0..n {
-            let f = self.flow_t(&pat, &seeded(x.as_slice(), k))?;
+            let f = self.flow_t(&pat, t, &seeded(x.as_slice(), k))?;
             out.set_column(k, &DVector::from_vec(tangent(f.as_slice())));
         }
         out.iter().all(|a| a.is_finite()).then_some(out)
     }
 
-    /// Guard `guard` of `mode` at `x` in `T` (as [`super::hybrid_impl`]'s `guards`).
-    fn guard_t<T: Real>(&self, mode: &Modes3, pat: &Pattern, guard: usize, x: &[T]) -> Option<T> {
+    /// Guard `guard` of `mode` at `(t, x)` in `T` (as [`super::hybrid_impl`]'s `guards`).
+    fn guard_t<T: Real>(&self, mode: &Modes3, pat: &Pattern, guard: usize, t: f64, x: &[T]) -> Option<T> {
         let (q, v) = self.split_t(x)?;
         let i = guard / 2;
         let cm = mode.get(i);
@@ -307,7 +312,7 @@ impl EventScene<'_> {
             let u = &k.rows * DVector::from_column_slice(&v);
             return Some(self.slip_stop_guard(Vector2::new(u[1], u[2]), d));
         }
-        let (_, force) = self.solve_t(pat, &q, &v)?;
+        let (_, force) = self.solve_t(pat, t, &q, &v)?;
         let k = pat.closed.iter().position(|c| c.0 == i)?;
         let f = force?[k];
         Some(if guard.is_multiple_of(2) {
@@ -319,8 +324,8 @@ impl EventScene<'_> {
         })
     }
 
-    /// The gradient of guard `guard` of `mode` at `x` (module docs).
-    pub(super) fn guard_gradient_at(&self, mode: &Modes3, guard: usize, x: &State) -> Option<DVector<f64>> {
+    /// The gradient of guard `guard` of `mode` at `(t, x)` in the state (module docs).
+    pub(super) fn guard_gradient_at(&self, mode: &Modes3, guard: usize, t: f64, x: &State) -> Option<DVector<f64>> {
         if guard / 2 >= self.nc() {
             return None;
         }
@@ -328,7 +333,7 @@ impl EventScene<'_> {
         let n = x.nrows();
         let mut out = DVector::zeros(n);
         for k in 0..n {
-            out[k] = self.guard_t(mode, &pat, guard, &seeded(x.as_slice(), k))?.eps;
+            out[k] = self.guard_t(mode, &pat, guard, t, &seeded(x.as_slice(), k))?.eps;
         }
         out.iter().all(|a| a.is_finite()).then_some(out)
     }
@@ -395,7 +400,8 @@ impl EventScene<'_> {
         }
         let impulse = |x: &[Dual64], keep: &[bool]| -> Option<DVector<Dual64>> {
             let (q, v) = self.split_t(x)?;
-            let (m, _) = self.dynamics_t(&q, &v);
+            // (`M` only: the time does not enter.)
+            let (m, _) = self.dynamics_t(0.0, &q, &v);
             let vv = DVector::from_column_slice(&v);
             let mut r = vec![];
             let mut target = vec![];

@@ -435,7 +435,7 @@ impl MjcfSpatial {
     /// every velocity, and `−stiffness (q − springref)` on hinges and slides.
     pub fn passive_force(&self, q: &[f64], v: &[f64]) -> nalgebra::DVector<f64> {
         let (damping, springs) = self.passive_terms();
-        super::timestep::passive_force(&damping, &springs, q, v)
+        super::timestep::passive_force(&damping, &springs, 0.0, q, v)
     }
 
     /// The limits of the limited hinges and slides (MuJoCo's `range`; a ball joint's range, a
@@ -457,7 +457,7 @@ impl MjcfSpatial {
             .collect()
     }
 
-    /// The joints' damping per velocity and springs `(qpos, qvel, stiffness, springref)` (hinges
+    /// The joints' damping per velocity and springs (about `springref`; hinges
     /// and slides with stiffness): the terms of [`MjcfSpatial::passive_force`], as
     /// [`super::timestep::Scene3`] takes them.
     pub fn passive_terms(&self) -> (Vec<f64>, Vec<super::timestep::Spring>) {
@@ -470,7 +470,7 @@ impl MjcfSpatial {
             };
             damping[j.qvel..j.qvel + n].iter_mut().for_each(|d| *d = j.damping);
             if n == 1 && j.stiffness > 0.0 {
-                springs.push((j.qpos, j.qvel, j.stiffness, j.springref));
+                springs.push(super::timestep::Spring::constant(j.qpos, j.qvel, j.stiffness, j.springref));
             }
         }
         (damping, springs)
