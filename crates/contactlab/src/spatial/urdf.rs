@@ -1,5 +1,6 @@
 //! URDF in space: a URDF file's links, inertials, joints and collision shapes as a
-//! [`SpatialTree`], in Pinocchio's numbering.
+//! [`SpatialTree`], in Pinocchio's numbering. The one URDF reader: a planar mechanism read
+//! from a URDF ([`crate::multibody::urdf`]) is this reading seen in its plane.
 //!
 //! # Bodies and coordinates
 //! Bodies are the links reached from the root depth first, each link's child joints sorted by
@@ -30,13 +31,16 @@
 //! link; a mesh is skipped with a note in [`UrdfSpatial::notes`] (its contacts would need the
 //! mesh's vertices).
 
+use std::collections::HashMap;
 use std::path::Path;
+
+use nalgebra::Rotation3;
 
 use super::algebra::{Mat3, SpatialInertia, Transform, Vec3};
 pub use super::geometry::{Collision, Shape};
 use super::joint::Joint3;
 use super::tree::{Body3, SpatialTree};
-use crate::multibody::urdf::{one_line, rpy, topology, v3};
+use crate::multibody::MAX_BODIES;
 use crate::Error;
 
 /// How the root link is held.
@@ -76,8 +80,39 @@ pub fn read(path: &Path, base: Base) -> Result<UrdfSpatial, Error> {
 
 /// [`read`] on the text of a URDF; `name` names it in errors.
 pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
+    let r = read_links(name, &topology(name, text)?, base)?;
+    let tree = SpatialTree::new(r.bodies, Vec3::new(0.0, 0.0, -9.81))
+        .map_err(|e| Error::input(name, "link", one_line(&e.to_string())))?;
+    let UrdfLinks { coordinates, velocities, collisions, notes, skipped, limits, .. } = r.rest;
+    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped, limits })
+}
+
+/// A URDF's links as the reader takes them, before they make a tree (whose 3-D checks, such
+/// as the inertias' triangle inequality, a planar reading does not need).
+pub(crate) struct LinksRead {
+    /// The bodies (the tree's, in its order).
+    pub bodies: Vec<Body3>,
+    /// Each link's body (`None`: the world) and the origin of the joint into it as the file
+    /// gives it (the identity for the root), by link index.
+    pub links: Vec<(Option<usize>, Transform)>,
+    /// The rest of the reading.
+    pub rest: UrdfLinks,
+}
+
+/// What [`UrdfSpatial`] holds besides its tree.
+pub(crate) struct UrdfLinks {
+    pub coordinates: Vec<String>,
+    pub velocities: Vec<String>,
+    pub collisions: Vec<Collision>,
+    pub notes: Vec<String>,
+    pub skipped: Vec<super::geometry::Skipped>,
+    pub limits: Vec<super::timestep::JointLimit>,
+}
+
+/// Reads the links of a parsed file (module docs): the one reading of a URDF's elements, for
+/// [`parse`] and for a planar reading ([`crate::multibody::urdf`]).
+pub(crate) fn read_links(name: &str, t: &Topology, base: Base) -> Result<LinksRead, Error> {
     let err = |key: &str, msg: String| Error::input(name, key, msg);
-    let t = topology(name, text)?;
     let robot = &t.robot;
     // Depth first, each link's child joints sorted by name (Pinocchio's numbering).
     let mut order = vec![];
@@ -90,6 +125,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
     }
     let world_root = robot.links[t.root].name == "world";
     let mut body_of = vec![None; robot.links.len()];
+    let mut origin_of = vec![Transform::identity(); robot.links.len()];
     let (mut bodies, mut coordinates, mut velocities, mut limits) = (vec![], vec![], vec![], vec![]);
     for &l in &order {
         if world_root && l == t.root {
@@ -108,6 +144,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
                 if !placement.rot.iter().chain(placement.pos.iter()).all(|x| x.is_finite()) {
                     return Err(err(&key, "its origin must be finite".into()));
                 }
+                origin_of[l] = placement;
                 let a = v3(&uj.axis.xyz);
                 let unit = || {
                     let n = a.norm();
@@ -187,8 +224,6 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
         body_of[l] = Some(bodies.len());
         bodies.push(Body3 { name: link.name.clone(), parent, placement, joint, inertia });
     }
-    let tree =
-        SpatialTree::new(bodies, Vec3::new(0.0, 0.0, -9.81)).map_err(|e| err("link", one_line(&e.to_string())))?;
     let (mut collisions, mut notes, mut skipped) = (vec![], vec![], vec![]);
     for &l in &order {
         let Some(body) = body_of[l] else { continue };
@@ -246,7 +281,194 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
             });
         }
     }
-    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped, limits })
+    let links = body_of.into_iter().zip(origin_of).collect();
+    Ok(LinksRead { bodies, links, rest: UrdfLinks { coordinates, velocities, collisions, notes, skipped, limits } })
+}
+
+/// Completes every `<inertial>` that has no `<inertia>` with a zero one, as Drake reads it
+/// (`urdf-rs` requires the element). Comments are not searched.
+pub fn complete_inertials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    const ZERO: &str = "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/>";
+    while let Some(i) = find_tag(rest, "inertial") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let Some(open_end) = tail.find('>') else { break };
+        if tail[..open_end].ends_with('/') {
+            // <inertial/>: nothing inside.
+            out.push_str("<inertial><mass value=\"0\"/>");
+            out.push_str(ZERO);
+            out.push_str("</inertial>");
+            rest = &tail[open_end + 1..];
+            continue;
+        }
+        let Some(close) = tail.find("</inertial>") else { break };
+        let body = &tail[..close];
+        let visible = strip_comments(body);
+        out.push_str(body);
+        if find_tag(&visible, "inertia").is_none() {
+            out.push_str(ZERO);
+        }
+        out.push_str("</inertial>");
+        rest = &tail[close + "</inertial>".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Removes every `<visual>` element: contactlab draws its own figures, and visuals carry what
+/// `urdf-rs` may refuse and Drake accepts (a `<material>` without a name, as in Drake's
+/// `CompassGait.urdf`). Comments are left alone.
+pub fn strip_visuals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = find_tag(rest, "visual") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let Some(open_end) = tail.find('>') else { break };
+        if tail[..open_end].ends_with('/') {
+            rest = &tail[open_end + 1..];
+            continue;
+        }
+        match tail.find("</visual>") {
+            Some(close) => rest = &tail[close + "</visual>".len()..],
+            None => {
+                rest = tail;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The position of the first `<NAME` followed by whitespace, `/` or `>` outside comments.
+fn find_tag(text: &str, name: &str) -> Option<usize> {
+    let pat = format!("<{name}");
+    let mut from = 0;
+    while let Some(k) = text[from..].find(&pat) {
+        let at = from + k;
+        let next = text[at + pat.len()..].chars().next();
+        let in_comment = text[..at].rfind("<!--").is_some_and(|c| text[c..at].find("-->").is_none());
+        if !in_comment && matches!(next, Some(c) if c.is_whitespace() || c == '/' || c == '>') {
+            return Some(at);
+        }
+        from = at + pat.len();
+    }
+    None
+}
+
+fn strip_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("<!--") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find("-->") {
+            Some(j) => rest = &rest[i + j + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+pub(crate) fn rpy(p: &urdf_rs::Pose) -> Mat3 {
+    Rotation3::from_euler_angles(p.rpy[0], p.rpy[1], p.rpy[2]).into_inner()
+}
+
+pub(crate) fn v3(v: &urdf_rs::Vec3) -> Vec3 {
+    Vec3::new(v[0], v[1], v[2])
+}
+
+/// A URDF's robot and its tree.
+pub(crate) struct Topology {
+    /// The parsed file (visuals removed, inertials completed).
+    pub robot: urdf_rs::Robot,
+    /// Each link's index by name.
+    pub link_index: HashMap<String, usize>,
+    /// The joint into each link (`None`: the root).
+    pub parent_joint: Vec<Option<usize>>,
+    /// Each link's child joints, in file order.
+    pub children: Vec<Vec<usize>>,
+    /// The root link.
+    pub root: usize,
+}
+
+/// Parses a URDF (bounded: at most [`MAX_BODIES`] links) and checks that its joints form one
+/// tree; errors name `name` and the link or joint.
+pub(crate) fn topology(name: &str, text: &str) -> Result<Topology, Error> {
+    let err = |key: &str, msg: String| Error::input(name, key, msg);
+    // Bounded work before the XML parser allocates: count the elements first.
+    for tag in ["link", "joint"] {
+        let count = text.matches(&format!("<{tag}")).count();
+        if count > 4 * (MAX_BODIES + 1) {
+            return Err(err(tag, format!("{count} <{tag}> elements; at most {MAX_BODIES} links are supported")));
+        }
+    }
+    let robot = urdf_rs::read_from_string(&complete_inertials(&strip_visuals(text)))
+        .map_err(|e| err("robot", format!("not a valid URDF: {}", one_line(&e.to_string()))))?;
+    if robot.links.len() > MAX_BODIES + 1 {
+        return Err(err("link", format!("{} links; at most {MAX_BODIES} are supported", robot.links.len())));
+    }
+    let link_index: HashMap<String, usize> = robot.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i)).collect();
+    if link_index.len() != robot.links.len() {
+        return Err(err("link", "two links have the same name".into()));
+    }
+    // The joint into each link.
+    let mut parent_joint: Vec<Option<usize>> = vec![None; robot.links.len()];
+    for (j, joint) in robot.joints.iter().enumerate() {
+        let key = format!("joint '{}'", joint.name);
+        let child = *link_index
+            .get(joint.child.link.as_str())
+            .ok_or_else(|| err(&key, format!("child link '{}' does not exist", joint.child.link)))?;
+        if !link_index.contains_key(joint.parent.link.as_str()) {
+            return Err(err(&key, format!("parent link '{}' does not exist", joint.parent.link)));
+        }
+        if parent_joint[child].is_some() {
+            return Err(err(&key, format!("link '{}' is the child of two joints", joint.child.link)));
+        }
+        parent_joint[child] = Some(j);
+    }
+    let roots: Vec<usize> = (0..robot.links.len()).filter(|&l| parent_joint[l].is_none()).collect();
+    let root = match roots.as_slice() {
+        [r] => *r,
+        [] => return Err(err("joint", "the joints form a cycle: no link is a root".into())),
+        many => {
+            let names: Vec<&str> = many.iter().map(|&l| robot.links[l].name.as_str()).collect();
+            return Err(err("link", format!("several root links ({}); a URDF is one tree", names.join(", "))));
+        }
+    };
+    let mut children: Vec<Vec<usize>> = vec![vec![]; robot.links.len()];
+    for (j, joint) in robot.joints.iter().enumerate() {
+        children[link_index[joint.parent.link.as_str()]].push(j);
+    }
+    let t = Topology { robot, link_index, parent_joint, children, root };
+    let order = t.breadth_first();
+    if order.len() != t.robot.links.len() {
+        let lost = (0..t.robot.links.len()).find(|l| !order.contains(l)).unwrap_or(0);
+        return Err(err("joint", format!("the joints form a cycle through link '{}'", t.robot.links[lost].name)));
+    }
+    Ok(t)
+}
+
+impl Topology {
+    /// The links reachable from the root, breadth first (children in file order).
+    pub fn breadth_first(&self) -> Vec<usize> {
+        let mut order = vec![self.root];
+        let mut k = 0;
+        while k < order.len() {
+            for &j in &self.children[order[k]] {
+                order.push(self.link_index[self.robot.joints[j].child.link.as_str()]);
+            }
+            k += 1;
+        }
+        order
+    }
+}
+
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A link's spatial inertia from its `<inertial>` (module docs); the message says what is wrong.
@@ -259,4 +481,29 @@ fn inertia_of(inertial: &urdf_rs::Inertial) -> Result<SpatialInertia, String> {
         return Err(format!("mass must be finite and >= 0, got {mass}"));
     }
     Ok(SpatialInertia { mass, com: v3(&inertial.origin.xyz), inertia: r * tensor * r.transpose() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inertials_without_inertia_are_completed_and_comments_ignored() {
+        let t = "<link><inertial><mass value=\"1\"/><!-- <inertia ixx=\"1\"/> --></inertial></link>\
+                 <link><inertial><mass value=\"2\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\
+                 <link><inertial/></link>";
+        let out = complete_inertials(t);
+        assert_eq!(out.matches("<inertia ").count(), 4, "{out}");
+        assert!(out.contains("<mass value=\"1\"/><!-- <inertia ixx=\"1\"/> --><inertia ixx=\"0\""), "{out}");
+        // A complete file is unchanged.
+        let full = "<inertial><mass value=\"2\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>";
+        assert_eq!(complete_inertials(full), full);
+    }
+
+    #[test]
+    fn visuals_are_skipped() {
+        let t = "<link name=\"a\"><visual><material><color rgba=\"1 0 0 1\"/></material></visual>\
+                 <!-- <visual> kept </visual> --><visual/><collision/></link>";
+        assert_eq!(strip_visuals(t), "<link name=\"a\"><!-- <visual> kept </visual> --><collision/></link>");
+    }
 }

@@ -417,7 +417,7 @@ fn parse_files(
     }
     let tree = SpatialTree::new(std::mem::take(&mut r.bodies), gravity)
         .and_then(|t| t.with_armature(std::mem::take(&mut r.armature)))
-        .map_err(|e| Error::input(name, "body", crate::multibody::urdf::one_line(&e.to_string())))?;
+        .map_err(|e| Error::input(name, "body", crate::spatial::urdf::one_line(&e.to_string())))?;
     Ok(MjcfSpatial {
         tree,
         coordinates: r.coordinates,
