@@ -221,7 +221,7 @@ fn big_models(c: &mut Criterion) {
         b.iter(|| {
             let m = contactlab::spatial::mjcf::parse("chain.xml", &text).unwrap();
             let model = contactlab::api::SpatialModel::from_mjcf("chain.xml".into(), &m);
-            contactlab::api::spatial_inspect(&model, None).unwrap()
+            contactlab::api::spatial_inspect(&model, None, 0.0).unwrap()
         })
     });
     g.finish();

@@ -727,7 +727,7 @@ fn inspect(a: InspectArgs) -> Result<(), Failure> {
 /// `model inspect` of a robot in 3-D (an MJCF file, or a URDF with `--base`).
 fn inspect_spatial(a: InspectArgs, source: contactlab::api::SpatialSource) -> Result<(), Failure> {
     let m = contactlab::api::spatial_model(&a.model, source)?;
-    let r = contactlab::api::spatial_inspect(&m, a.state.as_deref())?;
+    let r = contactlab::api::spatial_inspect(&m, a.state.as_deref(), a.t)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "inspect.json", &r)?;
     }

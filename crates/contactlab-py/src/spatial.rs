@@ -107,17 +107,18 @@ impl Robot {
 /// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
 /// `None`) or a URDF with `--base fixed|floating`.
 #[pyfunction]
-#[pyo3(signature = (path, base=None, state=None))]
+#[pyo3(signature = (path, base=None, state=None, t=0.0))]
 pub(crate) fn spatial_inspect(
     py: Python<'_>,
     path: &str,
     base: Option<&str>,
     state: Option<Vec<f64>>,
+    t: f64,
 ) -> PyResult<Py<PyAny>> {
     let source = spatial_source(path, base)?;
     let r = py.detach(|| {
         let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
-        contactlab::api::spatial_inspect(&m, state.as_deref())
+        contactlab::api::spatial_inspect(&m, state.as_deref(), t)
     });
     object(py, &r.map_err(to_py)?)
 }

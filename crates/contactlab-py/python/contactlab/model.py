@@ -57,7 +57,7 @@ def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.
     if not hasattr(model, "keys"):
         path = os.fspath(model)
         if _core.is_spatial(path, base):
-            return Result("SpatialInspection", _core.spatial_inspect(path, base, _state(state)))
+            return Result("SpatialInspection", _core.spatial_inspect(path, base, _state(state), t))
     return Result("Inspection", _core.model_inspect(*model_text(model), _state(state), float(t)))
 
 

@@ -394,8 +394,9 @@ pub struct SpatialInspection {
 }
 
 /// `model inspect` of a 3-D model at `state` (`nq` numbers with `v = 0`, or `nq + nv`; default
-/// the reference configuration at rest); quaternions are normalised.
-pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<SpatialInspection, Error> {
+/// the reference configuration at rest) and `time` (s: where the joints' springs track moving
+/// references); quaternions are normalised.
+pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>, time: f64) -> Result<SpatialInspection, Error> {
     let t = &m.tree;
     let nv = t.nv();
     let (mut q, v) = spatial_state(m, state)?;
@@ -404,7 +405,7 @@ pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>) -> Result<Spatia
     }
     let mm = t.mass_matrix(&q);
     let bias = t.bias(&q, &v);
-    let passive = crate::spatial::timestep::passive_force(&m.damping, &m.springs, 0.0, &q, &v);
+    let passive = crate::spatial::timestep::passive_force(&m.damping, &m.springs, time, &q, &v);
     let mut contacts = vec![];
     for g in &m.planes {
         for c in m.shapes.iter().filter(|c| crate::spatial::geometry::bits_touch(c.bits, g.bits)) {

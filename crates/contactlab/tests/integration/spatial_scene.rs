@@ -59,7 +59,7 @@ fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
     assert_eq!(m.tree.gravity, nalgebra::Vector3::new(0.0, 0.0, -9.81));
     // Pitched with the slope, the four feet hang the same distance above it (the hips are
     // symmetric front to back), 1 to 3 cm.
-    let i = spatial_inspect(&m, None).unwrap();
+    let i = spatial_inspect(&m, None, 0.0).unwrap();
     assert_eq!(i.contacts.len(), 4);
     for c in &i.contacts {
         assert!((c.gap - i.contacts[0].gap).abs() < 1e-12 && (0.01..0.03).contains(&c.gap), "{}", c.gap);
@@ -209,7 +209,7 @@ fn drake_s_compass_gait_urdf_in_3d_has_the_planar_engine_s_dynamics() {
         let qdv = DVector::from_column_slice(&qd);
         let v3 = &t * &qdv;
         let state: Vec<f64> = q.iter().copied().chain(v3.iter().copied()).collect();
-        let i3 = spatial_inspect(&m3, Some(&state)).unwrap();
+        let i3 = spatial_inspect(&m3, Some(&state), 0.0).unwrap();
         let mm3 = DMatrix::from_fn(4, 4, |r, k| i3.mass_matrix[r][k]);
         let h3 = DVector::from_column_slice(&i3.bias);
         let two: Vec<f64> = q.iter().chain(&qd).copied().collect();

@@ -151,7 +151,7 @@ fn a1_s_least_friction_agrees_with_an_lp_written_here() {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
     let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
-    let inspect = contactlab::api::spatial_inspect(&m, None).unwrap();
+    let inspect = contactlab::api::spatial_inspect(&m, None, 0.0).unwrap();
     let feet: Vec<_> = inspect.contacts.iter().filter(|c| c.gap.abs() < 1e-9).collect();
     assert_eq!(feet.len(), 4);
     let n = 3 * feet.len();
