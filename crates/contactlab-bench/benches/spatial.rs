@@ -128,7 +128,8 @@ fn simulations(c: &mut Criterion) {
     };
     g.bench_function("a1_stance_pyramid_with_margins", |b| b.iter(|| contactlab::api::stance(&am, None, &s).unwrap()));
     // Painlevé at A1's foot (three feet held) over a slice of its knee: A, B, μ_min both ways.
-    let p = contactlab::api::Painleve3Settings {
+    let a1m = contactlab::api::open(&a1, None).unwrap();
+    let p = contactlab::api::PainleveSettings {
         contact: "FL_foot".into(),
         slice: vec![contactlab::multibody::painleve::SliceAxis {
             coordinate: "FL_calf_joint".into(),
@@ -138,26 +139,26 @@ fn simulations(c: &mut Criterion) {
         ..Default::default()
     };
     g.bench_function("a1_foot_painleve_over_a_knee_slice", |b| {
-        b.iter(|| contactlab::api::spatial_painleve(&am, None, &p).unwrap())
+        b.iter(|| contactlab::api::painleve(&a1m, None, &p).unwrap())
     });
     // The rod's slip 45° out of its plane, handed over to desingularised time, to its stop.
     let rod = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/painleve-rod.toml");
-    let rm = contactlab::api::spatial_model(&rod, contactlab::api::SpatialSource::Scene).unwrap();
+    let rm = contactlab::api::open(&rod, None).unwrap();
     let st = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 2.1292849467900705, 1.0, 1.6506712298193567, 0.0, 2.0, 0.0];
     g.bench_function("rod_3d_turning_slip_to_its_stop", |b| {
-        b.iter(|| contactlab::api::spatial_slip(&rm, Some(&st), "end").unwrap())
+        b.iter(|| contactlab::api::slip(&rm, Some(&st), "end").unwrap())
     });
     // Its in-plane jam from 6 m/s, finished by the last stretch's impulse.
     let jam = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 7.1292849467900705, 0.0, 1.6506712298193567, 0.0, 2.0, 0.0];
     g.bench_function("rod_3d_jam_with_its_impulse", |b| {
-        b.iter(|| contactlab::api::spatial_slip(&rm, Some(&jam), "end").unwrap())
+        b.iter(|| contactlab::api::slip(&rm, Some(&jam), "end").unwrap())
     });
     // Euler's disk spun like a coin: one second of wobbling, slipping and rolling in turn.
     let disk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk.toml");
-    let dm = contactlab::api::spatial_model(&disk, contactlab::api::SpatialSource::Scene).unwrap();
-    let one = contactlab::api::SpatialSimSettings { t_max: 1.0, ..Default::default() };
+    let dm = contactlab::api::open(&disk, None).unwrap();
+    let one = contactlab::api::SimulateSettings { t_max: 1.0, ..Default::default() };
     g.bench_function("eulers_disk_spun_1s_event_driven", |b| {
-        b.iter(|| contactlab::api::spatial_simulate(&dm, None, &one).unwrap())
+        b.iter(|| contactlab::api::simulate(&dm, None, &one).unwrap())
     });
     g.finish();
     // Gymnasium's humanoid dropped for 2 s (29 candidate contacts): both methods (issue #59:
@@ -170,13 +171,15 @@ fn simulations(c: &mut Criterion) {
     // the joints free it runs its 2 s, the figure measured before the stops.)
     let mut free = hm.clone();
     free.limits.clear();
+    let (hm, free) =
+        (contactlab::api::Multibody::Spatial(Box::new(hm)), contactlab::api::Multibody::Spatial(Box::new(free)));
     for (name, model, method) in [
         ("moreau_h1ms", &hm, contactlab::api::SpatialMethod::Moreau),
         ("event_driven_stops_to_painleve", &hm, contactlab::api::SpatialMethod::Event),
         ("event_driven_joints_free", &free, contactlab::api::SpatialMethod::Event),
     ] {
-        let s = contactlab::api::SpatialSimSettings { t_max: 2.0, method, ..Default::default() };
-        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(model, None, &s).unwrap()));
+        let s = contactlab::api::SimulateSettings { t_max: 2.0, method, ..Default::default() };
+        g.bench_function(name, |b| b.iter(|| contactlab::api::simulate(model, None, &s).unwrap()));
     }
     g.finish();
     // Gymnasium's ant dropped for 2 s by Moreau–Jean with its joint limits (issue #60): from
@@ -186,16 +189,18 @@ fn simulations(c: &mut Criterion) {
     g.sample_size(10);
     let ant = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/ant.xml");
     let am = contactlab::api::spatial_model(&ant, contactlab::api::SpatialSource::Mjcf).unwrap();
-    let s = contactlab::api::SpatialSimSettings {
+    let q0 = am.q0.clone();
+    let am = contactlab::api::Multibody::Spatial(Box::new(am));
+    let s = contactlab::api::SimulateSettings {
         t_max: 2.0,
         method: contactlab::api::SpatialMethod::Moreau,
         ..Default::default()
     };
-    let mut off = am.q0.clone();
+    let mut off = q0.clone();
     let a = 60f64.to_radians();
     off[7..].copy_from_slice(&[0.0, a, 0.0, -a, 0.0, -a, 0.0, a]);
-    for (name, q) in [("on_stops_moreau_h1ms", am.q0.clone()), ("off_stops_moreau_h1ms", off)] {
-        g.bench_function(name, |b| b.iter(|| contactlab::api::spatial_simulate(&am, Some(&q), &s).unwrap()));
+    for (name, q) in [("on_stops_moreau_h1ms", q0), ("off_stops_moreau_h1ms", off)] {
+        g.bench_function(name, |b| b.iter(|| contactlab::api::simulate(&am, Some(&q), &s).unwrap()));
     }
     g.finish();
 }
@@ -221,7 +226,7 @@ fn big_models(c: &mut Criterion) {
         b.iter(|| {
             let m = contactlab::spatial::mjcf::parse("chain.xml", &text).unwrap();
             let model = contactlab::api::SpatialModel::from_mjcf("chain.xml".into(), &m);
-            contactlab::api::spatial_inspect(&model, None, 0.0).unwrap()
+            contactlab::api::inspect(&contactlab::api::Multibody::Spatial(Box::new(model)), None, 0.0).unwrap()
         })
     });
     g.finish();

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use contactlab::api::{Inspection, Multibody, Painleve, SimulateSettings};
 use contactlab::continuation::Settings as ContinuationSettings;
 use contactlab::multibody::basin::BasinSettings;
 use contactlab::multibody::gait::GaitSettings;
 use contactlab::multibody::model;
 use contactlab::multibody::painleve::PainleveSettings;
-use contactlab::multibody::simulate::SimulateSettings;
 
 use crate::{print_json, write_json, Common, Failure};
 
@@ -53,18 +53,18 @@ pub struct SimulateArgs {
     /// candidate contacts between shapes and ground, Moreau–Jean otherwise), `event` (the event
     /// driver: modes, impacts, Zeno) or `moreau` (Moreau–Jean time-stepping, for many
     /// contacts). Both hold the joints' limits as stops.
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
+    #[arg(long, default_value_t = SimulateSettings::default().method.to_string(), value_parser = ["event", "moreau", "auto"])]
     method: String,
     /// A robot in 3-D with --method moreau: the time step (s).
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().h)]
+    #[arg(long, default_value_t = SimulateSettings::default().h)]
     h: f64,
     /// A robot in 3-D, event-driven: the most integration steps, a bound on the work (the run
     /// then ends with `step-limit`, exit 3).
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().max_steps)]
+    #[arg(long, default_value_t = SimulateSettings::default().max_steps)]
     max_steps: usize,
     /// A robot in 3-D with --method moreau: the most Gauss–Seidel sweeps of a step's contact
     /// problem (a step still unconverged there ends the run with `iteration-limit`, exit 3).
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().max_sweeps)]
+    #[arg(long, default_value_t = SimulateSettings::default().max_sweeps)]
     max_sweeps: usize,
     /// A robot in 3-D: one friction coefficient for every contact pair (default: the file's,
     /// the larger of a pair's two as MuJoCo takes it; 1 where the file gives none).
@@ -74,7 +74,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "perspective", value_parser = ["perspective", "orthographic"])]
     view: String,
     /// A robot in 3-D: Newton's restitution coefficient in [0, 1].
-    #[arg(long, default_value_t = contactlab::api::SpatialSimSettings::default().restitution)]
+    #[arg(long, default_value_t = SimulateSettings::default().restitution)]
     restitution: f64,
     /// A URDF's root link: `fixed` (the default, as the URDF says) or `floating` in 3-D, or
     /// `planar` for the planar mechanism. An MJCF file or a 3-D scene file says it itself.
@@ -103,16 +103,24 @@ pub struct GaitArgs {
 /// joints do not all turn about one plane's normal: a robot in 3-D) gets its error with what a
 /// robot in 3-D takes.
 fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Failure> {
-    model::read(path).map_err(|e| {
-        if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("urdf")) && e.is_input_error() {
-            Failure::Input(anyhow::anyhow!(
-                "{e}; `--base planar` reads a URDF as a planar mechanism: a robot in 3-D is read without it, and \
-                 walks (gait, continue, basin) from a scene file with a [gait] table (docs/robots.md)"
-            ))
-        } else {
-            e.into()
-        }
-    })
+    model::read(path).map_err(|e| urdf_hint(path, e))
+}
+
+/// A mechanism, planar or in 3-D, as `contactlab::api::open` reads it.
+fn open(path: &std::path::Path, base: Option<&str>) -> Result<Multibody, Failure> {
+    contactlab::api::open(path, base).map_err(|e| if base == Some("planar") { urdf_hint(path, e) } else { e.into() })
+}
+
+/// A planar reader's input error on a URDF, with how a URDF is read.
+fn urdf_hint(path: &std::path::Path, e: contactlab::Error) -> Failure {
+    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("urdf")) && e.is_input_error() {
+        Failure::Input(anyhow::anyhow!(
+            "{e}; `--base planar` reads a URDF as a planar mechanism: a robot in 3-D is read without it, and \
+             walks (gait, continue, basin) from a scene file with a [gait] table (docs/robots.md)"
+        ))
+    } else {
+        e.into()
+    }
 }
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
@@ -455,127 +463,125 @@ pub struct InspectArgs {
 }
 
 pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
-    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        let m = contactlab::api::spatial_model(&a.model, source)?;
-        let s = contactlab::api::SpatialSimSettings {
-            t_max: a.t_max,
-            h: a.h,
-            mu: a.mu,
-            restitution: a.restitution,
-            method: a.method.parse()?,
-            rtol: a.rtol,
-            max_events: a.max_events,
-            per_step: a.per_step,
-            max_sweeps: a.max_sweeps,
-            max_steps: a.max_steps,
-            ..Default::default()
-        };
-        // Progress on long runs (on a terminal, after the first second): simulated time, and
-        // what to try when the event driver crawls.
-        let bar = indicatif::ProgressBar::hidden();
-        let started = std::time::Instant::now();
-        let mut last = 0.0f64;
-        let mut progress = |t: f64| {
-            if t - last < 1e-3 * a.t_max {
-                return;
-            }
-            last = t;
-            if started.elapsed().as_secs_f64() > 1.0 {
-                if bar.is_hidden() {
-                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template(
-                            "{msg} [{bar:30}] {percent}% of --t-max, {elapsed} elapsed",
-                        )
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                    );
-                    bar.set_length(1000);
-                    if s.method == contactlab::api::SpatialMethod::Event {
-                        bar.set_message("simulating (slow? many contacts slipping at once: try --method moreau)");
-                    } else {
-                        bar.set_message("simulating");
-                    }
-                }
-                bar.set_position((1000.0 * t / a.t_max) as u64);
-            }
-        };
-        let r = contactlab::api::spatial_simulate_with(&m, a.state.as_deref(), &s, &mut progress);
-        bar.finish_and_clear();
-        let r = r?;
-        // At most six names, then how many more (the JSON field has them all).
-        let listed = |names: &[String], field: &str| {
-            let shown: Vec<&str> = names.iter().map(String::as_str).take(6).collect();
-            let more = names.len() - shown.len();
-            format!(
-                "{}{}",
-                shown.join(", "),
-                if more > 0 { format!(" and {more} more ({field})") } else { String::new() }
-            )
-        };
-        if !r.ignored_collisions.is_empty() {
-            let k = r.ignored_collisions.len();
-            eprintln!(
-                "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",
-                if k == 1 { "1 body".to_string() } else { format!("{k} bodies") },
-                if k == 1 { "s" } else { "" },
-                if k == 1 { "es" } else { "" },
-                listed(&r.ignored_collisions, "ignored_collisions"),
-            );
+    let m = open(&a.model, a.base.as_deref())?;
+    let s = contactlab::api::SimulateSettings {
+        t_max: a.t_max,
+        h: a.h,
+        mu: a.mu,
+        restitution: a.restitution,
+        method: a.method.parse()?,
+        rtol: a.rtol,
+        max_events: a.max_events,
+        per_step: a.per_step,
+        max_sweeps: a.max_sweeps,
+        max_steps: a.max_steps,
+        ..Default::default()
+    };
+    // Progress on long runs (on a terminal, after the first second): simulated time, and
+    // what to try when the event driver crawls.
+    let bar = indicatif::ProgressBar::hidden();
+    let started = std::time::Instant::now();
+    let mut last = 0.0f64;
+    let mut progress = |t: f64| {
+        if t - last < 1e-3 * a.t_max {
+            return;
         }
-        if !r.start_clamped.is_empty() {
-            eprintln!(
-                "note: the start lies outside the range of {} joint(s), which start at the nearest stop (start_clamped): {}",
-                r.start_clamped.len(),
-                listed(&r.start_clamped, "start_clamped")
-            );
-        }
-        if let Some(dir) = &a.common.out {
-            r.write_files(dir)?;
-            let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };
-            contactlab::api::spatial_animation(&m, &r, view, &dir.join("animation.gif"))?;
-        }
-        if a.common.json {
-            print_json(&r)?;
-        } else {
-            let e = &r.energy;
-            let how = match r.method {
-                contactlab::api::SpatialMethod::Event => format!("event-driven, rtol = {}", a.rtol),
-                _ => format!("Moreau–Jean, h = {} s", a.h),
-            };
-            println!(
-                "{}: {} coordinates, {} velocities ({how})",
-                a.model.display(),
-                r.coordinates.len(),
-                r.velocities.len(),
-            );
-            if let (Some(first), Some(last)) = (e.first(), e.last()) {
-                println!("  energy {first:.6} J at the start, {last:.6} J at the end");
-            }
-            let touching = r.contacts.last().copied().unwrap_or(0);
-            match (&r.events, r.residual_max) {
-                (Some(ev), _) => {
-                    let impacts = ev.iter().filter(|x| x.kind == contactlab::hybrid::EventKind::Impact).count();
-                    println!("  {} events ({impacts} impacts); {touching} contacts touching at the end", ev.len());
-                }
-                (None, res) => {
-                    println!("  {touching} contacts at the end; largest one-step residual {:.1e}", res.unwrap_or(0.0))
+        last = t;
+        if started.elapsed().as_secs_f64() > 1.0 {
+            if bar.is_hidden() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{msg} [{bar:30}] {percent}% of --t-max, {elapsed} elapsed",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                bar.set_length(1000);
+                if s.method == contactlab::api::SpatialMethod::Event {
+                    bar.set_message("simulating (slow? many contacts slipping at once: try --method moreau)");
+                } else {
+                    bar.set_message("simulating");
                 }
             }
-            println!("  ended at t = {:.6} s: {}", r.t.last().copied().unwrap_or(0.0), r.end);
+            bar.set_position((1000.0 * t / a.t_max) as u64);
         }
-        return early_end(
-            &r.end,
-            r.t.last().copied().unwrap_or(0.0),
-            r.termination.as_ref(),
-            r.contact_names.as_deref(),
+    };
+    let r = contactlab::api::simulate_with(&m, a.state.as_deref(), &s, &mut progress);
+    bar.finish_and_clear();
+    let m = match m {
+        Multibody::Spatial(m) => m,
+        Multibody::Planar(m) => return simulated_planar(&a, &m, r?.into_planar()?),
+    };
+    let r = r?.into_spatial()?;
+    // At most six names, then how many more (the JSON field has them all).
+    let listed = |names: &[String], field: &str| {
+        let shown: Vec<&str> = names.iter().map(String::as_str).take(6).collect();
+        let more = names.len() - shown.len();
+        format!("{}{}", shown.join(", "), if more > 0 { format!(" and {more} more ({field})") } else { String::new() })
+    };
+    if !r.ignored_collisions.is_empty() {
+        let k = r.ignored_collisions.len();
+        eprintln!(
+            "warning: {} collide{} only through meshes, which contactlab skips, and pass{} through the ground: {}",
+            if k == 1 { "1 body".to_string() } else { format!("{k} bodies") },
+            if k == 1 { "s" } else { "" },
+            if k == 1 { "es" } else { "" },
+            listed(&r.ignored_collisions, "ignored_collisions"),
         );
     }
-    let m = planar(&a.model)?;
-    let settings = SimulateSettings { t_max: a.t_max, max_events: a.max_events, rtol: a.rtol, per_step: a.per_step };
-    let sim = contactlab::api::simulate(&m, a.state.as_deref(), &settings)?;
+    if !r.start_clamped.is_empty() {
+        eprintln!(
+            "note: the start lies outside the range of {} joint(s), which start at the nearest stop (start_clamped): {}",
+            r.start_clamped.len(),
+            listed(&r.start_clamped, "start_clamped")
+        );
+    }
+    if let Some(dir) = &a.common.out {
+        r.write_files(dir)?;
+        let view = contactlab::plot::render3d::View3 { projection: a.view.parse()?, ..Default::default() };
+        contactlab::api::spatial_animation(&m, &r, view, &dir.join("animation.gif"))?;
+    }
+    if a.common.json {
+        print_json(&r)?;
+    } else {
+        let e = &r.energy;
+        let how = match r.method {
+            contactlab::api::SpatialMethod::Event => format!("event-driven, rtol = {}", a.rtol),
+            _ => format!("Moreau–Jean, h = {} s", a.h),
+        };
+        println!(
+            "{}: {} coordinates, {} velocities ({how})",
+            a.model.display(),
+            r.coordinates.len(),
+            r.velocities.len(),
+        );
+        if let (Some(first), Some(last)) = (e.first(), e.last()) {
+            println!("  energy {first:.6} J at the start, {last:.6} J at the end");
+        }
+        let touching = r.contacts.last().copied().unwrap_or(0);
+        match (&r.events, r.residual_max) {
+            (Some(ev), _) => {
+                let impacts = ev.iter().filter(|x| x.kind == contactlab::hybrid::EventKind::Impact).count();
+                println!("  {} events ({impacts} impacts); {touching} contacts touching at the end", ev.len());
+            }
+            (None, res) => {
+                println!("  {touching} contacts at the end; largest one-step residual {:.1e}", res.unwrap_or(0.0))
+            }
+        }
+        println!("  ended at t = {:.6} s: {}", r.t.last().copied().unwrap_or(0.0), r.end);
+    }
+    early_end(&r.end, r.t.last().copied().unwrap_or(0.0), r.termination.as_ref(), r.contact_names.as_deref())
+}
+
+/// `simulate`'s output for a planar mechanism.
+fn simulated_planar(
+    a: &SimulateArgs,
+    m: &contactlab::multibody::Mechanism,
+    sim: contactlab::multibody::simulate::Simulation,
+) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         sim.write_files(dir)?;
-        sim.write_animation(&m, &dir.join("animation.gif"))?;
+        sim.write_animation(m, &dir.join("animation.gif"))?;
     }
     if a.common.json {
         print_json(&sim)?;
@@ -667,11 +673,13 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 }
 
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
-    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        return inspect_spatial(a, source);
-    }
-    let m = planar(&a.model)?;
-    let r = contactlab::api::model_inspect(&m, a.state.as_deref(), a.t)?;
+    let m = open(&a.model, a.base.as_deref())?;
+    let r = match (contactlab::api::inspect(&m, a.state.as_deref(), a.t)?, &m) {
+        (Inspection::Planar(r), Multibody::Planar(m)) => (r, m),
+        (Inspection::Spatial(r), Multibody::Spatial(m)) => return inspected_spatial(&a, m, r),
+        _ => return Err(Failure::Internal(anyhow::anyhow!("inspect answered for another kind of model"))),
+    };
+    let (r, m) = r;
     if let Some(dir) = &a.common.out {
         write_json(dir, "inspect.json", &r)?;
     }
@@ -724,10 +732,12 @@ fn inspect(a: InspectArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `model inspect` of a robot in 3-D (an MJCF file, or a URDF with `--base`).
-fn inspect_spatial(a: InspectArgs, source: contactlab::api::SpatialSource) -> Result<(), Failure> {
-    let m = contactlab::api::spatial_model(&a.model, source)?;
-    let r = contactlab::api::spatial_inspect(&m, a.state.as_deref(), a.t)?;
+/// `model inspect`'s output for a robot in 3-D.
+fn inspected_spatial(
+    a: &InspectArgs,
+    m: &contactlab::api::SpatialModel,
+    r: contactlab::api::SpatialInspection,
+) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         write_json(dir, "inspect.json", &r)?;
     }

@@ -642,22 +642,6 @@ fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab
     model(name, text, is_json, contactlab::multibody::model::from_model)
 }
 
-/// Any mechanism (`kind = "multibody"`): its dynamics at a state, as the CLI's
-/// `model inspect --json`.
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, state=None, t=0.0))]
-fn model_inspect(
-    py: Python<'_>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    state: Option<Vec<f64>>,
-    t: f64,
-) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
-    object(py, &py.detach(|| contactlab::api::model_inspect(&m, state.as_deref(), t)).map_err(to_py)?)
-}
-
 /// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
 #[pyfunction]
 #[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
@@ -792,61 +776,6 @@ fn continuation(
     object(py, &py.detach(|| contactlab::api::continuation(&doc, &req, &|_| {})).map_err(to_py)?)
 }
 
-/// Any mechanism: Painlevé's paradox at a contact, as the CLI's `painleve --json`. `slice` is a
-/// list of `(coordinate, lo, hi)`.
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, mu=None, sigma=None, slice=vec![], points=contactlab::multibody::painleve::PainleveSettings::default().points, slipping=None, held=None))]
-#[allow(clippy::too_many_arguments)]
-fn mechanism_painleve(
-    py: Python<'_>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    contact: String,
-    state: Option<Vec<f64>>,
-    mu: Option<f64>,
-    sigma: Option<i8>,
-    slice: Vec<(String, f64, f64)>,
-    points: usize,
-    slipping: Option<Vec<String>>,
-    held: Option<Vec<String>>,
-) -> PyResult<Py<PyAny>> {
-    use contactlab::multibody::painleve::{PainleveSettings, SliceAxis};
-    let m = mechanism_model(name, text, is_json)?;
-    let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
-    let settings = PainleveSettings { contact, sigma, mu, slice, points, slipping, held };
-    object(py, &py.detach(|| contactlab::api::mechanism_painleve(&m, state.as_deref(), &settings)).map_err(to_py)?)
-}
-
-/// Any mechanism: how a slip of a contact ends, as the CLI's `slip --json`; with
-/// `jam_threshold` the smallest initial slip speed that jams (`slip --jam-threshold --json`).
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, contact, state=None, jam_threshold=false, along=None, max_speed=contactlab::api::JAM_MAX_SPEED))]
-#[allow(clippy::too_many_arguments)]
-fn mechanism_slip(
-    py: Python<'_>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    contact: String,
-    state: Option<Vec<f64>>,
-    jam_threshold: bool,
-    along: Option<String>,
-    max_speed: f64,
-) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
-    if jam_threshold {
-        let r = py.detach(|| {
-            contactlab::api::mechanism_jam_threshold(&m, state.as_deref(), &contact, along.as_deref(), max_speed)
-        });
-        return object(py, &r.map_err(to_py)?);
-    }
-    if along.is_some() {
-        return Err(to_py(contactlab::Error::argument("along", "only with jam_threshold")));
-    }
-    object(py, &py.detach(|| contactlab::api::mechanism_slip(&m, state.as_deref(), &contact)).map_err(to_py)?)
-}
-
 /// Any mechanism: P3's periodic orbit through the constrained phases of a joint limit or
 /// contact, as the CLI's `orbit --json`.
 #[pyfunction]
@@ -863,44 +792,11 @@ fn mechanism_orbit(
     object(py, &py.detach(|| contactlab::api::mechanism_orbit(&m, state.as_deref(), &constraint)).map_err(to_py)?)
 }
 
-/// Any mechanism: the event-driven simulation, as the CLI's `simulate --json`, with the time
-/// history: `t`, `q`, `v` (rows per sample), `modes`, `kinetic`, `potential` and the names.
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, state=None, t_max=contactlab::multibody::simulate::SimulateSettings::default().t_max, max_events=contactlab::multibody::simulate::SimulateSettings::default().max_events as i64, rtol=contactlab::multibody::simulate::SimulateSettings::default().rtol, per_step=contactlab::multibody::simulate::SimulateSettings::default().per_step as i64))]
-#[allow(clippy::too_many_arguments)]
-fn mechanism_simulate<'py>(
-    py: Python<'py>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    state: Option<Vec<f64>>,
-    t_max: f64,
-    max_events: i64,
-    rtol: f64,
-    per_step: i64,
-) -> PyResult<(Py<PyAny>, Arrays<'py>)> {
-    use contactlab::multibody::simulate::{SimulateSettings, MAX_PER_STEP};
-    let max_events = count("max_events", max_events, 1..=usize::MAX)?;
-    let per_step = count("per_step", per_step, 0..=MAX_PER_STEP)?;
-    let m = mechanism_model(name, text, is_json)?;
-    let settings = SimulateSettings { t_max, max_events, rtol, per_step };
-    let sim = py.detach(|| contactlab::api::simulate(&m, state.as_deref(), &settings)).map_err(to_py)?;
-    let (n, k) = (sim.samples.len(), m.dof());
-    let d = PyDict::new(py);
-    d.set_item("t", col(py, sim.samples.iter().map(|s| s.t).collect()))?;
-    d.set_item("q", table(py, n, k, sim.samples.iter().flat_map(|s| s.q.iter().copied()).collect())?)?;
-    d.set_item("v", table(py, n, k, sim.samples.iter().flat_map(|s| s.v.iter().copied()).collect())?)?;
-    d.set_item("modes", sim.samples.iter().map(|s| s.modes.clone()).collect::<Vec<String>>())?;
-    d.set_item("kinetic", col(py, sim.samples.iter().map(|s| s.kinetic).collect()))?;
-    d.set_item("potential", col(py, sim.samples.iter().map(|s| s.potential.unwrap_or(f64::NAN)).collect()))?;
-    d.set_item("coordinates", m.coordinates.clone())?;
-    d.set_item("contacts", m.contact_names.clone())?;
-    Ok((object(py, &sim)?, d))
-}
-
 /// The compiled module.
+mod mechanisms;
 mod spatial;
 mod zeno_eqset;
+use mechanisms::*;
 use spatial::*;
 use zeno_eqset::*;
 
@@ -942,20 +838,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeno_orbit, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_bound, m)?)?;
     m.add_function(wrap_pyfunction!(zeno_continuation, m)?)?;
-    m.add_function(wrap_pyfunction!(model_inspect, m)?)?;
-    m.add_function(wrap_pyfunction!(is_spatial, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_function(wrap_pyfunction!(walking_source, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_inspect, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanism_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
     m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_jam_threshold, m)?)?;
     m.add_function(wrap_pyfunction!(stance, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_painleve, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_slip, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanism_painleve, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanism_slip, m)?)?;
+    m.add_function(wrap_pyfunction!(painleve, m)?)?;
+    m.add_function(wrap_pyfunction!(slip, m)?)?;
     m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;
     Ok(())
 }

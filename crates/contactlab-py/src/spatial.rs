@@ -1,5 +1,5 @@
-//! Robots in 3-D: how a file is read, the `Robot` class, and the spatial analyses (inspect,
-//! simulate, gait, stance, Painlevé, slip), as the CLI's commands on a robot file or scene.
+//! Robots in 3-D: how a file is read, the `Robot` class, and the analyses that take only
+//! them (gait from a scene, stance), as the CLI's commands on a robot file or scene.
 
 use super::*;
 
@@ -9,14 +9,6 @@ pub(crate) fn spatial_source(path: &str, base: Option<&str>) -> PyResult<contact
     contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.ok_or_else(|| {
         to_py(contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D")))
     })
-}
-
-/// Whether `path` with `base` is read as a robot in 3-D (an MJCF file, a URDF unless
-/// `base="planar"`, a 3-D scene file), as the CLI decides.
-#[pyfunction]
-#[pyo3(signature = (path, base=None))]
-pub(crate) fn is_spatial(path: &str, base: Option<&str>) -> PyResult<bool> {
-    Ok(contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.is_some())
 }
 
 /// Whether `path` with `base` is a 3-D scene for `command` (`gait`, `basin`, `continue`,
@@ -104,68 +96,6 @@ impl Robot {
     }
 }
 
-/// A robot in 3-D at a state, as the CLI's `model inspect --json` on an MJCF file (`base`
-/// `None`) or a URDF with `--base fixed|floating`.
-#[pyfunction]
-#[pyo3(signature = (path, base=None, state=None, t=0.0))]
-pub(crate) fn spatial_inspect(
-    py: Python<'_>,
-    path: &str,
-    base: Option<&str>,
-    state: Option<Vec<f64>>,
-    t: f64,
-) -> PyResult<Py<PyAny>> {
-    let source = spatial_source(path, base)?;
-    let r = py.detach(|| {
-        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
-        contactlab::api::spatial_inspect(&m, state.as_deref(), t)
-    });
-    object(py, &r.map_err(to_py)?)
-}
-
-/// A robot in 3-D simulated event-driven or by Moreau–Jean time-stepping, as the CLI's
-/// `simulate --json` on an MJCF file or a URDF with `--base`.
-#[pyfunction]
-#[pyo3(signature = (path, base, state, t_max, h, mu, restitution, method, rtol, max_events, per_step, max_sweeps, max_steps))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn spatial_simulate(
-    py: Python<'_>,
-    path: &str,
-    base: Option<&str>,
-    state: Option<Vec<f64>>,
-    t_max: f64,
-    h: f64,
-    mu: Option<f64>,
-    restitution: f64,
-    method: &str,
-    rtol: f64,
-    max_events: usize,
-    per_step: usize,
-    max_sweeps: usize,
-    max_steps: usize,
-) -> PyResult<Py<PyAny>> {
-    let source = spatial_source(path, base)?;
-    let method = method.parse().map_err(to_py)?;
-    let s = contactlab::api::SpatialSimSettings {
-        t_max,
-        h,
-        mu,
-        restitution,
-        method,
-        rtol,
-        max_events,
-        per_step,
-        max_sweeps,
-        max_steps,
-        ..Default::default()
-    };
-    let r = py.detach(|| {
-        let m = contactlab::api::spatial_model(std::path::Path::new(path), source)?;
-        contactlab::api::spatial_simulate(&m, state.as_deref(), &s)
-    });
-    object(py, &r.map_err(to_py)?)
-}
-
 /// A 3-D scene's gait (its `[gait]` table), as the CLI's `gait --json` on a scene file.
 #[pyfunction]
 #[pyo3(signature = (path, state=None, rtol=contactlab::api::SpatialGaitSettings::default().rtol))]
@@ -222,34 +152,6 @@ pub(crate) fn stance(
     object(py, &r.map_err(to_py)?)
 }
 
-/// A robot in 3-D: Painlevé's paradox at a contact, as the CLI's `painleve --json`.
-#[pyfunction]
-#[pyo3(signature = (path, base, contact, state=None, mu=None, direction=None, slice=vec![], points=contactlab::api::Painleve3Settings::default().points, slipping=None, held=None))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn spatial_painleve(
-    py: Python<'_>,
-    path: &str,
-    base: Option<&str>,
-    contact: String,
-    state: Option<Vec<f64>>,
-    mu: Option<f64>,
-    direction: Option<[f64; 3]>,
-    slice: Vec<(String, f64, f64)>,
-    points: usize,
-    slipping: Option<Vec<String>>,
-    held: Option<Vec<String>>,
-) -> PyResult<Py<PyAny>> {
-    use contactlab::multibody::painleve::SliceAxis;
-    let p = std::path::Path::new(path);
-    let slice = slice.into_iter().map(|(coordinate, lo, hi)| SliceAxis { coordinate, lo, hi }).collect();
-    let settings = contactlab::api::Painleve3Settings { contact, direction, mu, slice, points, slipping, held };
-    let r = py.detach(|| {
-        let m = robot_3d(p, base)?;
-        contactlab::api::spatial_painleve(&m, state.as_deref(), &settings)
-    });
-    object(py, &r.map_err(to_py)?)
-}
-
 /// The robot in 3-D at `path` (a scene file, an MJCF file, a URDF with `base`); an error for a
 /// planar model.
 pub(crate) fn robot_3d(
@@ -260,41 +162,4 @@ pub(crate) fn robot_3d(
         contactlab::Error::argument("model", format!("{} is a planar model, not a robot in 3-D", p.display()))
     })?;
     contactlab::api::spatial_model(p, source)
-}
-
-/// A robot in 3-D: how a slip of a contact ends, as the CLI's `slip --json`.
-#[pyfunction]
-#[pyo3(signature = (path, base, contact, state=None))]
-pub(crate) fn spatial_slip(
-    py: Python<'_>,
-    path: &str,
-    base: Option<&str>,
-    contact: String,
-    state: Option<Vec<f64>>,
-) -> PyResult<Py<PyAny>> {
-    let p = std::path::Path::new(path);
-    let r = py.detach(|| {
-        let m = robot_3d(p, base)?;
-        contactlab::api::spatial_slip(&m, state.as_deref(), &contact)
-    });
-    object(py, &r.map_err(to_py)?)
-}
-
-/// A robot's jam threshold in 3-D, as the CLI's `slip --jam-threshold --json` on a 3-D file.
-#[pyfunction]
-#[pyo3(signature = (path, base, contact, state=None, max_speed=contactlab::api::JAM_MAX_SPEED))]
-pub(crate) fn spatial_jam_threshold(
-    py: Python<'_>,
-    path: &str,
-    base: Option<&str>,
-    contact: String,
-    state: Option<Vec<f64>>,
-    max_speed: f64,
-) -> PyResult<Py<PyAny>> {
-    let p = std::path::Path::new(path);
-    let r = py.detach(|| {
-        let m = robot_3d(p, base)?;
-        contactlab::api::spatial_jam_threshold(&m, state.as_deref(), &contact, max_speed)
-    });
-    object(py, &r.map_err(to_py)?)
 }

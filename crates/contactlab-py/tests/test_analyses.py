@@ -240,6 +240,13 @@ def test_mechanism_inspect_and_simulate_match_the_cli(tmp_path):
         contactlab.model.inspect(model, state=[0.1])
     with pytest.raises(ValueError, match=r"<dict>: body\[0\].mass"):
         contactlab.model.inspect({**d, "body": [{**d["body"][0], "mass": -1}] + d["body"][1:]})
+    # One simulate for every mechanism: what a planar one does not take is refused, by name.
+    with pytest.raises(ValueError, match="method: moreau applies to robots in 3-D"):
+        contactlab.model.simulate(model, t_max=2, method="moreau")
+    with pytest.raises(ValueError, match="mu: applies to robots in 3-D"):
+        contactlab.model.simulate(d, t_max=2, mu=0.5)
+    with pytest.raises(ValueError, match="base: applies to a URDF path"):
+        contactlab.model.inspect(d, base="floating")
 
 
 def test_mechanism_gait_matches_the_cli():

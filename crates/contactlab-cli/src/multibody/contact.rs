@@ -63,27 +63,35 @@ fn slice_axis(text: &str) -> Result<contactlab::multibody::painleve::SliceAxis, 
 
 pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
     let slice = a.slice.iter().map(|t| slice_axis(t)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        return painleve_spatial(a, source, slice);
-    }
-    if a.direction.is_some() {
-        return Err(
-            contactlab::Error::argument("direction", "only for a robot in 3-D (planar models take --sigma)").into()
-        );
-    }
-    let m = planar(&a.model)?;
-    let settings = contactlab::multibody::painleve::PainleveSettings {
+    let direction = match a.direction.as_deref() {
+        None => None,
+        Some(&[x, y, z]) => Some([x, y, z]),
+        Some(d) => {
+            return Err(contactlab::Error::argument(
+                "direction",
+                format!("needs three numbers X,Y,Z (got {})", d.len()),
+            )
+            .into())
+        }
+    };
+    let m = open(&a.model, a.base.as_deref())?;
+    let settings = contactlab::api::PainleveSettings {
         contact: a.contact.clone(),
         sigma: a.sigma,
+        direction,
         mu: a.mu,
         slice,
         points: a.points,
         slipping: a.slipping.clone(),
         held: a.held.as_ref().map(|h| h.iter().filter(|n| !n.is_empty()).cloned().collect()),
     };
-    let r = contactlab::api::mechanism_painleve(&m, a.state.as_deref(), &settings)?;
+    let (r, m) = match (contactlab::api::painleve(&m, a.state.as_deref(), &settings)?, &m) {
+        (Painleve::Planar(r), Multibody::Planar(m)) => (r, m),
+        (Painleve::Spatial(r), _) => return painleve_spatial(&a, *r),
+        _ => return Err(Failure::Internal(anyhow::anyhow!("painleve answered for another kind of model"))),
+    };
     if let Some(dir) = &a.common.out {
-        r.write_files(&m, dir)?;
+        r.write_files(m, dir)?;
     }
     if a.common.json {
         return print_json(&r);
@@ -133,37 +141,8 @@ fn print_lcp(contacts: &[String], verdict: &str, solutions: usize, p_matrix: Opt
     );
 }
 
-/// `painleve` on a robot in 3-D.
-fn painleve_spatial(
-    a: PainleveArgs,
-    source: contactlab::api::SpatialSource,
-    slice: Vec<contactlab::multibody::painleve::SliceAxis>,
-) -> Result<(), Failure> {
-    if a.sigma.is_some() {
-        return Err(contactlab::Error::argument("sigma", "a robot in 3-D takes --direction X,Y,Z instead").into());
-    }
-    let direction = match a.direction.as_deref() {
-        None => None,
-        Some(&[x, y, z]) => Some([x, y, z]),
-        Some(d) => {
-            return Err(contactlab::Error::argument(
-                "direction",
-                format!("needs three numbers X,Y,Z (got {})", d.len()),
-            )
-            .into())
-        }
-    };
-    let m = contactlab::api::spatial_model(&a.model, source)?;
-    let settings = contactlab::api::Painleve3Settings {
-        contact: a.contact.clone(),
-        direction,
-        mu: a.mu,
-        slice,
-        points: a.points,
-        slipping: a.slipping.clone(),
-        held: a.held.as_ref().map(|h| h.iter().filter(|n| !n.is_empty()).cloned().collect()),
-    };
-    let r = contactlab::api::spatial_painleve(&m, a.state.as_deref(), &settings)?;
+/// `painleve`'s output for a robot in 3-D.
+fn painleve_spatial(a: &PainleveArgs, r: contactlab::api::Painleve3) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         r.write_files(dir)?;
     }
@@ -266,61 +245,47 @@ fn report_jam_threshold(a: &SlipArgs, r: &contactlab::api::JamThresholdReport) -
 }
 
 pub fn slip(a: SlipArgs) -> Result<(), Failure> {
-    if let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? {
-        if a.along.is_some() {
-            return Err(contactlab::Error::argument(
-                "along",
-                "planar models only: in 3-D the state's slip direction sets the starts --jam-threshold tries",
-            )
-            .into());
-        }
-        let m = contactlab::api::spatial_model(&a.model, source)?;
-        if a.jam_threshold {
-            let r = contactlab::api::spatial_jam_threshold(&m, a.state.as_deref(), &a.contact, a.max_speed)?;
-            return report_jam_threshold(&a, &r);
-        }
-        let r = contactlab::api::spatial_slip(&m, a.state.as_deref(), &a.contact)?;
-        if let Some(dir) = &a.common.out {
-            write_json(dir, "slip.json", &r)?;
-        }
-        if a.common.json {
-            return print_json(&r);
-        }
-        let v3 = |x: &[f64; 3]| format!("({:.4}, {:.4}, {:.4})", x[0], x[1], x[2]);
-        println!(
-            "{}: the slip of '{}' ends by {} at t = {:.9} s (largest normal force {:.6e}; A = {:.3e}, B = {:.3e})",
-            a.model.display(),
-            r.contact,
-            contactlab::output::kebab(&r.outcome),
-            r.t_end,
-            r.fn_max,
-            r.a,
-            r.b
-        );
-        println!(
-            "  slip direction {} at the start, {} at the end: turned {:.6} rad{}",
-            v3(&r.direction_start),
-            v3(&r.direction_end),
-            r.turned,
-            r.restart_direction.map_or(String::new(), |d| format!("; restarts along {}", v3(&d)))
-        );
-        return Ok(());
-    }
-    let m = planar(&a.model)?;
+    let m = open(&a.model, a.base.as_deref())?;
     if a.jam_threshold {
-        let r = contactlab::api::mechanism_jam_threshold(
-            &m,
-            a.state.as_deref(),
-            &a.contact,
-            a.along.as_deref(),
-            a.max_speed,
-        )?;
+        let r = contactlab::api::jam_threshold(&m, a.state.as_deref(), &a.contact, a.along.as_deref(), a.max_speed)?;
         return report_jam_threshold(&a, &r);
     }
     if a.along.is_some() {
         return Err(contactlab::Error::argument("along", "only with --jam-threshold").into());
     }
-    let r = contactlab::api::mechanism_slip(&m, a.state.as_deref(), &a.contact)?;
+    let r = match contactlab::api::slip(&m, a.state.as_deref(), &a.contact)? {
+        contactlab::api::Slip::Planar(r) => return slipped_planar(&a, r),
+        contactlab::api::Slip::Spatial(r) => r,
+    };
+    if let Some(dir) = &a.common.out {
+        write_json(dir, "slip.json", &r)?;
+    }
+    if a.common.json {
+        return print_json(&r);
+    }
+    let v3 = |x: &[f64; 3]| format!("({:.4}, {:.4}, {:.4})", x[0], x[1], x[2]);
+    println!(
+        "{}: the slip of '{}' ends by {} at t = {:.9} s (largest normal force {:.6e}; A = {:.3e}, B = {:.3e})",
+        a.model.display(),
+        r.contact,
+        contactlab::output::kebab(&r.outcome),
+        r.t_end,
+        r.fn_max,
+        r.a,
+        r.b
+    );
+    println!(
+        "  slip direction {} at the start, {} at the end: turned {:.6} rad{}",
+        v3(&r.direction_start),
+        v3(&r.direction_end),
+        r.turned,
+        r.restart_direction.map_or(String::new(), |d| format!("; restarts along {}", v3(&d)))
+    );
+    Ok(())
+}
+
+/// `slip`'s output for a planar mechanism.
+fn slipped_planar(a: &SlipArgs, r: contactlab::api::SlipReport) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         write_json(dir, "slip.json", &r)?;
     }

@@ -1,4 +1,4 @@
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -76,17 +76,49 @@ def zeno_continuation(
 def eqset_simulate(
     name: str, text: str, is_json: bool, t_max: float = ..., h: Optional[float] = None
 ) -> Tuple[dict[str, Any], Dict[str, Any]]: ...
-def model_inspect(name: str, text: str, is_json: bool, state: Optional[list[float]] = None, t: float = ...) -> Any: ...
-def mechanism_simulate(
-    name: str,
-    text: str,
-    is_json: bool,
+def inspect(
+    source: Union[str, Tuple[str, str, bool]],
+    base: Optional[str] = None,
     state: Optional[list[float]] = None,
-    t_max: float = ...,
-    max_events: int = ...,
-    rtol: float = ...,
-    per_step: int = ...,
-) -> Tuple[dict[str, Any], Dict[str, Any]]: ...
+    t: float = ...,
+) -> Tuple[str, dict[str, Any]]: ...
+def simulate(
+    source: Union[str, Tuple[str, str, bool]],
+    base: Optional[str],
+    state: Optional[list[float]],
+    t_max: float,
+    h: float,
+    mu: Optional[float],
+    restitution: float,
+    method: str,
+    rtol: float,
+    max_events: int,
+    per_step: int,
+    max_sweeps: int,
+    max_steps: int,
+) -> Tuple[str, dict[str, Any], Optional[Dict[str, Any]]]: ...
+def painleve(
+    source: Union[str, Tuple[str, str, bool]],
+    base: Optional[str],
+    contact: str,
+    state: Optional[list[float]] = None,
+    mu: Optional[float] = None,
+    sigma: Optional[int] = None,
+    direction: Optional[list[float]] = None,
+    slice: Sequence[Tuple[str, float, float]] = ...,
+    points: int = ...,
+    slipping: Optional[list[str]] = None,
+    held: Optional[list[str]] = None,
+) -> Tuple[str, dict[str, Any]]: ...
+def slip(
+    source: Union[str, Tuple[str, str, bool]],
+    base: Optional[str],
+    contact: str,
+    state: Optional[list[float]] = None,
+    jam_threshold: bool = False,
+    along: Optional[str] = None,
+    max_speed: float = ...,
+) -> Tuple[str, dict[str, Any]]: ...
 def defaults() -> Dict[str, Dict[str, Any]]: ...
 def mechanism_gait(name: str, text: str, is_json: bool, rtol: float = ...) -> Any: ...
 def continuation(

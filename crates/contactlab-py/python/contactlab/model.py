@@ -37,6 +37,14 @@ def _walking(model: Model, base: Optional[str], command: str) -> bool:
     return _core.walking_source(os.fspath(model), base, command)
 
 
+def _source(model: Model):
+    """What ``_core.inspect`` and ``_core.simulate`` open: a path (a URDF read with ``base`` as
+    the command line reads it), or a dict's ``(name, text, is_json)``."""
+    if hasattr(model, "keys"):
+        return _model_text(model)
+    return os.fspath(model)
+
+
 def _state(state: Optional[Sequence[float]]):
     return None if state is None else [float(x) for x in state]
 
@@ -54,11 +62,8 @@ def inspect(model: Model, state: Optional[Sequence[float]] = None, t: float = 0.
     ``model inspect --base``:
     ``model`` (coordinates, velocities, q0), ``mass_matrix``, ``bias``, ``passive_force``,
     ``contacts`` with the ground planes, energies and ``check``."""
-    if not hasattr(model, "keys"):
-        path = os.fspath(model)
-        if _core.is_spatial(path, base):
-            return Result("SpatialInspection", _core.spatial_inspect(path, base, _state(state), t))
-    return Result("Inspection", _core.model_inspect(*model_text(model), _state(state), float(t)))
+    kind, d = _core.inspect(_source(model), base, _state(state), float(t))
+    return Result(kind, d)
 
 
 def simulate(
@@ -93,31 +98,25 @@ def simulate(
     ``coordinates``, ``velocities``, ``method``, ``t``, ``q``, ``v``, ``energy``, ``contacts``,
     ``end``; ``termination``, ``events`` and ``contact_names`` (event-driven), ``residual_max`` and
     ``unconverged`` (Moreau–Jean)."""
-    if not hasattr(model, "keys"):
-        path = os.fspath(model)
-        if _core.is_spatial(path, base):
-            d = _core.spatial_simulate(
-                path,
-                base,
-                _state(state),
-                float(t_max),
-                float(h),
-                None if mu is None else float(mu),
-                float(restitution),
-                str(method),
-                float(rtol),
-                int(max_events),
-                int(per_step),
-                int(max_sweeps),
-                int(max_steps),
-            )
-            return Result("SpatialSimulation", d)
-    summary, arrays = _core.mechanism_simulate(
-        *model_text(model), _state(state), float(t_max), int(max_events), float(rtol), int(per_step)
+    kind, d, arrays = _core.simulate(
+        _source(model),
+        base,
+        _state(state),
+        float(t_max),
+        float(h),
+        None if mu is None else float(mu),
+        float(restitution),
+        str(method),
+        float(rtol),
+        int(max_events),
+        int(per_step),
+        int(max_sweeps),
+        int(max_steps),
     )
-    d = dict(summary)
-    d.update(arrays)
-    return Result("Simulation", d)
+    if arrays is not None:
+        d = dict(d)
+        d.update(arrays)
+    return Result(kind, d)
 
 
 def gait(model: Model, rtol: float = _D["gait"]["rtol"], base: Optional[str] = None) -> Result:
@@ -172,22 +171,9 @@ def painleve(
     hd = None if held is None else [str(h) for h in held]
     sg = None if sigma is None else int(sigma)
     m = None if mu is None else float(mu)
-    if not hasattr(model, "keys"):
-        path = os.fspath(model)
-        if _core.is_spatial(path, base):
-            if sigma is not None:
-                raise ValueError("sigma: a robot in 3-D takes direction=(x, y, z)")
-            dr = None if direction is None else [float(x) for x in direction]
-            return Result(
-                "Painleve3",
-                _core.spatial_painleve(path, base, str(contact), _state(state), m, dr, sl, int(points), sp, hd),
-            )
-    if direction is not None:
-        raise ValueError("direction: only for a robot in 3-D (planar models take sigma)")
-    return Result(
-        "Painleve",
-        _core.mechanism_painleve(*model_text(model), str(contact), _state(state), m, sg, sl, int(points), sp, hd),
-    )
+    dr = None if direction is None else [float(x) for x in direction]
+    kind, d = _core.painleve(_source(model), base, str(contact), _state(state), m, sg, dr, sl, int(points), sp, hd)
+    return Result(kind, d)
 
 
 def slip(
@@ -211,20 +197,9 @@ def slip(
     direction turns; the answer adds ``direction_start``, ``direction_end``, ``turned`` (rad)
     and after a reversal ``restart_direction`` (world vectors). Its ``jam_threshold`` tries
     starts along the state's slip direction (no ``along``)."""
-    if not hasattr(model, "keys"):
-        path = os.fspath(model)
-        if _core.is_spatial(path, base):
-            if along is not None:
-                raise ValueError("along: planar models only (in 3-D the state's slip direction sets the starts)")
-            if jam_threshold:
-                r = _core.spatial_jam_threshold(path, base, str(contact), _state(state), float(max_speed))
-                return Result("JamThreshold", r)
-            return Result("Slip3", _core.spatial_slip(path, base, str(contact), _state(state)))
     a = None if along is None else str(along)
-    r = _core.mechanism_slip(
-        *model_text(model), str(contact), _state(state), bool(jam_threshold), a, float(max_speed)
-    )
-    return Result("JamThreshold" if jam_threshold else "Slip", r)
+    kind, d = _core.slip(_source(model), base, str(contact), _state(state), bool(jam_threshold), a, float(max_speed))
+    return Result(kind, d)
 
 
 def orbit(

@@ -42,7 +42,7 @@ pub const MU_SWEEP_POINTS: usize = 81;
 pub fn defaults() -> serde_json::Value {
     let (sim, gait, basin) = (SimulateSettings::default(), GaitSettings::default(), BasinSettings::default());
     let cont = ContinuationSettings::default();
-    let spatial = super::SpatialSimSettings::default();
+    let spatial = super::SimulateSettings::default();
     serde_json::json!({
         "simulate": {
             "t_max": sim.t_max,

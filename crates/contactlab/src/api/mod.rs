@@ -200,19 +200,21 @@ pub fn sweep_cells(m: &Model, keys: &[&str], points: &[Vec<f64>], samples: usize
 
 // The analyses by domain (declared after the macros above, which they use).
 mod multibody;
+mod open;
 mod p1_body;
 mod p2_walkers;
 mod p3_zeno;
 mod p4_fixtures;
 mod p5_eqsets;
 mod scene3;
-mod spatial;
+pub(crate) mod spatial;
 mod spatial_basin;
 mod spatial_continuation;
 pub(crate) mod spatial_gait;
-mod spatial_painleve;
+pub(crate) mod spatial_painleve;
 mod stance;
 pub use multibody::*;
+pub use open::*;
 pub use p1_body::*;
 pub use p2_walkers::*;
 pub use p3_zeno::*;

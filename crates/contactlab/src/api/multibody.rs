@@ -27,17 +27,6 @@ pub fn mechanism_state(m: &crate::multibody::Mechanism, state: Option<&[f64]>) -
     Ok((q, v))
 }
 
-/// A mechanism's dynamics at a state (`model inspect`): `M`, `h`, gaps, Jacobians, energies
-/// and the finite-difference check.
-pub fn model_inspect(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    t: f64,
-) -> Result<crate::multibody::inspect::Inspection, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    crate::multibody::inspect::inspect(m, t, &q, &v)
-}
-
 /// Every gait of a mechanism found from nothing (`gait`): periodic orbits of its strike-to-strike
 /// map modulo its symmetry, with multipliers, `μ_stick` and the impulse ratio.
 pub fn mechanism_gait(
@@ -193,64 +182,6 @@ pub fn continuation(
         }
     };
     crate::multibody::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
-}
-
-/// The event-driven simulation of a mechanism from a state (`simulate`).
-pub fn simulate(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    settings: &crate::multibody::simulate::SimulateSettings,
-) -> Result<crate::multibody::simulate::Simulation, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    crate::multibody::simulate::simulate(m, &q, &v, settings)
-}
-
-/// Painlevé's paradox at a contact of a mechanism (`painleve`): `A`, `B` and the case of P2's
-/// Table 2.1 at the state, `μ_min` and the region `B < 0` over a slice of configurations, the
-/// LCP of several slipping contacts.
-pub fn mechanism_painleve(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    settings: &crate::multibody::painleve::PainleveSettings,
-) -> Result<crate::multibody::painleve::Painleve, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    crate::multibody::painleve::painleve(m, &q, &v, settings)
-}
-
-/// How a slip of a mechanism's contact from a state ends (`slip`): stick, reversal,
-/// separation, jam, corner, impact (times in seconds).
-pub fn mechanism_slip(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    contact: &str,
-) -> Result<SlipReport, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    let e = crate::multibody::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
-    Ok(SlipReport {
-        outcome: e.outcome,
-        t_end: e.t_end,
-        fn_max: e.fn_max,
-        state: e.state,
-        a: e.a_end,
-        b: e.b_end,
-        approach: e.approach,
-    })
-}
-
-/// The smallest initial slip speed of a mechanism's contact (m/s) up to `max_speed` that jams
-/// from a state, its own slip speed replaced (`slip --jam-threshold`;
-/// [`crate::multibody::painleve::jam_threshold`] says along which direction of the velocities).
-pub fn mechanism_jam_threshold(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    contact: &str,
-    along: Option<&str>,
-    max_speed: f64,
-) -> Result<JamThresholdReport, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    let s = WalkerSettings::default();
-    let jam_threshold = crate::multibody::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
-    Ok(JamThresholdReport { jam_threshold })
 }
 
 /// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint

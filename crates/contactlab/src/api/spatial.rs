@@ -396,7 +396,7 @@ pub struct SpatialInspection {
 /// `model inspect` of a 3-D model at `state` (`nq` numbers with `v = 0`, or `nq + nv`; default
 /// the reference configuration at rest) and `time` (s: where the joints' springs track moving
 /// references); quaternions are normalised.
-pub fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>, time: f64) -> Result<SpatialInspection, Error> {
+pub(crate) fn spatial_inspect(m: &SpatialModel, state: Option<&[f64]>, time: f64) -> Result<SpatialInspection, Error> {
     let t = &m.tree;
     let nv = t.nv();
     let (mut q, v) = spatial_state(m, state)?;
@@ -520,9 +520,10 @@ fn spatial_check(m: &SpatialModel, q: &[f64], v: &[f64]) -> Result<SpatialCheck,
     })
 }
 
-/// Settings of [`spatial_simulate`].
+/// Settings of [`simulate`] (a planar mechanism's run reads `t_max`, `rtol`, `max_events` and
+/// `per_step`).
 #[derive(Debug, Clone, Copy)]
-pub struct SpatialSimSettings {
+pub struct SimulateSettings {
     /// End time (s).
     pub t_max: f64,
     /// Step length (s).
@@ -592,7 +593,7 @@ impl std::fmt::Display for SpatialMethod {
     }
 }
 
-impl Default for SpatialSimSettings {
+impl Default for SimulateSettings {
     fn default() -> Self {
         // (t_max as `simulate`'s for planar mechanisms: one `--t-max` flag serves both.)
         Self {
@@ -613,21 +614,11 @@ impl Default for SpatialSimSettings {
 
 /// A 3-D model's Moreau–Jean run ([`crate::spatial::timestep::simulate`]) against its ground
 /// planes from `state` (default: the reference configuration at rest), with the joints'
-/// damping and springs.
-pub fn spatial_simulate(
+/// damping and springs, calling `progress` with the simulated time as the run goes.
+pub(crate) fn spatial_simulate_with(
     m: &SpatialModel,
     state: Option<&[f64]>,
-    s: &SpatialSimSettings,
-) -> Result<SpatialSimulation, Error> {
-    spatial_simulate_with(m, state, s, &mut |_| {})
-}
-
-/// [`spatial_simulate`], calling `progress` with the simulated time as the run goes (the
-/// command line's progress bar).
-pub fn spatial_simulate_with(
-    m: &SpatialModel,
-    state: Option<&[f64]>,
-    s: &SpatialSimSettings,
+    s: &SimulateSettings,
     progress: &mut dyn FnMut(f64),
 ) -> Result<SpatialSimulation, Error> {
     let (q, v) = spatial_state(m, state)?;

@@ -153,8 +153,8 @@ impl SpatialGait {
     ) -> Result<(), Error> {
         let (Some(x), Some(period)) = (self.state(), self.period) else { return Ok(()) };
         std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-        let s = super::spatial::SpatialSimSettings { t_max: 3.0 * period, ..Default::default() };
-        let run = super::spatial::spatial_simulate(m, Some(&x), &s)?;
+        let s = super::spatial::SimulateSettings { t_max: 3.0 * period, ..Default::default() };
+        let run = super::spatial::spatial_simulate_with(m, Some(&x), &s, &mut |_| {})?;
         super::spatial::spatial_animation(m, &run, view, &dir.join("gait.gif"))
     }
 }

@@ -29,47 +29,13 @@ use nalgebra::{DVector, Vector2, Vector3};
 use serde::Serialize;
 
 use super::spatial::{spatial_state, SpatialModel};
-use crate::multibody::painleve::{AtState, BNegativeGrid, MuMin, SliceAxis};
+use crate::multibody::painleve::{AtState, BNegativeGrid, MuMin, PainleveSettings, SliceAxis};
 use crate::numeric::{maximize_on_box, negative_intervals};
 use crate::painleve::slip_case;
 use crate::spatial::events::EventScene;
 use crate::spatial::joint::Joint3;
 use crate::spatial::painleve::{dc, parts, several, Parts3};
 use crate::Error;
-
-/// What [`spatial_painleve`] computes.
-#[derive(Debug, Clone)]
-pub struct Painleve3Settings {
-    /// The contact: `shape:k/plane`, or a shape's or link's name (module docs).
-    pub contact: String,
-    /// The slip direction, a world vector projected onto the tangent plane (default: module
-    /// docs).
-    pub direction: Option<[f64; 3]>,
-    /// The contact's friction coefficient (default: the model's).
-    pub mu: Option<f64>,
-    /// Zero, one or two scalar coordinates to vary.
-    pub slice: Vec<SliceAxis>,
-    /// Grid points per slice axis (2 to 2001).
-    pub points: usize,
-    /// Contacts slipping with it, for the LCP (default: the touching contacts that slip).
-    pub slipping: Option<Vec<String>>,
-    /// Contacts held sticking (default: the touching contacts at tangential rest).
-    pub held: Option<Vec<String>>,
-}
-
-impl Default for Painleve3Settings {
-    fn default() -> Self {
-        Self {
-            contact: String::new(),
-            direction: None,
-            mu: None,
-            slice: vec![],
-            points: crate::multibody::painleve::PainleveSettings::default().points,
-            slipping: None,
-            held: None,
-        }
-    }
-}
 
 /// A contact touches when its gap is within this fraction of the length scale (`stance`'s
 /// `touch`).
@@ -251,7 +217,7 @@ fn world(t: &(Vector3<f64>, Vector3<f64>), s: Vector2<f64>) -> [f64; 3] {
 }
 
 /// The slice's coordinates `(index in q, lo, hi)`, with `s`'s counts and μ checked.
-fn slice_axes(m: &SpatialModel, s: &Painleve3Settings) -> Result<Vec<(usize, f64, f64)>, Error> {
+fn slice_axes(m: &SpatialModel, s: &PainleveSettings) -> Result<Vec<(usize, f64, f64)>, Error> {
     if s.points < 2 || s.points > 2001 {
         return Err(Error::argument("points", format!("must be in [2, 2001] (got {})", s.points)));
     }
@@ -282,7 +248,17 @@ fn slice_axes(m: &SpatialModel, s: &Painleve3Settings) -> Result<Vec<(usize, f64
 
 /// Painlevé's paradox at one contact of the robot `m` at `state` (default its `[initial]`):
 /// module docs.
-pub fn spatial_painleve(m: &SpatialModel, state: Option<&[f64]>, s: &Painleve3Settings) -> Result<Painleve3, Error> {
+pub(crate) fn spatial_painleve(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    s: &PainleveSettings,
+) -> Result<Painleve3, Error> {
+    if s.sigma.is_some() {
+        return Err(Error::argument(
+            "sigma",
+            "a robot in 3-D takes a slip direction instead (`--direction X,Y,Z`, Python's `direction=(x, y, z)`)",
+        ));
+    }
     let (mut q, v) = spatial_state(m, state)?;
     if !m.tree.normalize(&mut q) {
         return Err(Error::argument("state", "a quaternion is zero or not finite"));
@@ -612,7 +588,7 @@ pub struct Slip3Report {
 
 /// How a slip of `contact` of the robot `m` from `state` (q then v; default its `[initial]`)
 /// ends ([`crate::spatial::slip`]).
-pub fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> Result<Slip3Report, Error> {
+pub(crate) fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> Result<Slip3Report, Error> {
     slip_start(m, state, contact, |sys, q, v, i| {
         let e = crate::spatial::slip::slip3(sys, q, v, i, &crate::painleve::SlipSettings::default());
         let t = sys.scene().planes[sys.contacts()[i].plane].tangents();
@@ -640,7 +616,7 @@ pub fn spatial_slip(m: &SpatialModel, state: Option<&[f64]>, contact: &str) -> R
 /// The smallest initial slip speed (m/s, up to `max_speed`) of a robot's `contact` from `state`
 /// whose slip jams, along the state's slip direction (`slip --jam-threshold` in 3-D;
 /// [`crate::spatial::slip::jam_threshold3`] says how the starts are made).
-pub fn spatial_jam_threshold(
+pub(crate) fn spatial_jam_threshold(
     m: &SpatialModel,
     state: Option<&[f64]>,
     contact: &str,

@@ -65,27 +65,42 @@ pub struct SliceAxis {
 /// What to compute.
 #[derive(Debug, Clone)]
 pub struct PainleveSettings {
-    /// The contact (its name).
+    /// The contact (its name; in 3-D `shape:k/plane`, or a shape's or link's name).
     pub contact: String,
-    /// Slip direction `σ = ±1` (default: the sign of the contact's slip velocity at the state,
-    /// `+1` if it does not slip).
+    /// A planar contact's slip direction `σ = ±1` (default: the sign of the contact's slip
+    /// velocity at the state, `+1` if it does not slip); an argument error in 3-D.
     pub sigma: Option<i8>,
+    /// A contact's slip direction in 3-D, a world vector projected onto its tangent plane
+    /// (default: `crate::api` docs of the 3-D Painlevé analysis); an argument error for a planar
+    /// contact.
+    pub direction: Option<[f64; 3]>,
     /// Friction coefficient of the contact (default: the model's).
     pub mu: Option<f64>,
     /// Zero, one or two coordinates to vary (the others held at the state).
     pub slice: Vec<SliceAxis>,
-    /// Grid points per slice axis (≥ 2).
+    /// Grid points per slice axis (2 to 2001).
     pub points: usize,
     /// Contacts slipping with the chosen one, for the LCP check (default: every other armed
-    /// contact closed at the state and slipping); the held constraints join them.
+    /// contact closed at the state and slipping; in 3-D the touching contacts that slip); the
+    /// held constraints join them.
     pub slipping: Option<Vec<String>>,
-    /// Constraints held closed (default: every joint limit closed and at rest at the state).
+    /// Constraints held closed (default: every joint limit closed and at rest at the state; in
+    /// 3-D the touching contacts at tangential rest, held sticking).
     pub held: Option<Vec<String>>,
 }
 
 impl Default for PainleveSettings {
     fn default() -> Self {
-        Self { contact: String::new(), sigma: None, mu: None, slice: vec![], points: 121, slipping: None, held: None }
+        Self {
+            contact: String::new(),
+            sigma: None,
+            direction: None,
+            mu: None,
+            slice: vec![],
+            points: 121,
+            slipping: None,
+            held: None,
+        }
     }
 }
 
@@ -230,6 +245,12 @@ pub fn painleve(m: &Mechanism, q: &[f64], v: &[f64], s: &PainleveSettings) -> Re
             return Err(Error::argument("slice", format!("{} is given twice", a.coordinate)));
         }
         axes.push((k, a.lo, a.hi));
+    }
+    if s.direction.is_some() {
+        return Err(Error::argument(
+            "direction",
+            "only for a robot in 3-D (a planar contact takes `--sigma 1|-1`, Python's `sigma=`)",
+        ));
     }
     if let Some(sg) = s.sigma {
         if sg != 1 && sg != -1 {

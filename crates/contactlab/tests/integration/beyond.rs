@@ -36,7 +36,7 @@ fn the_kneed_walker_has_a_gait_that_balances_its_energy() {
     // One step from the gait's state: the swing knee locks (a knee strike), then the heel strikes,
     // and the state after it is the gait's state moved one step down the slope.
     let settings = SimulateSettings { t_max: g.period * (1.0 + 1e-9), ..Default::default() };
-    let sim = contactlab::api::simulate(&m, Some(&[g.q.clone(), g.v.clone()].concat()), &settings).unwrap();
+    let sim = crate::common::simulate_planar(&m, Some(&[g.q.clone(), g.v.clone()].concat()), &settings).unwrap();
     let impacts: Vec<_> =
         sim.events.iter().filter(|e| e.energy_loss.is_some()).map(|e| e.contact.clone().unwrap()).collect();
     assert_eq!(impacts.first().map(String::as_str), Some("swing knee"), "{impacts:?}");
@@ -69,7 +69,7 @@ fn the_kneed_walker_has_a_gait_that_balances_its_energy() {
     let mut v = g.v.clone();
     v[4] += 1e-4;
     let settings = SimulateSettings { t_max: 24.5 * g.period, ..Default::default() };
-    let walk = contactlab::api::simulate(&m, Some(&[g.q.clone(), v].concat()), &settings).unwrap();
+    let walk = crate::common::simulate_planar(&m, Some(&[g.q.clone(), v].concat()), &settings).unwrap();
     let scale: Vec<f64> = g.v.iter().map(|x| x.abs()).collect();
     let deviation: Vec<f64> = walk
         .events

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
 use contactlab::spatial::timestep::JointLimit;
 
 fn robots_dir() -> PathBuf {
@@ -39,8 +39,8 @@ fn ant_stands_on_its_stops(limits: &[JointLimit], start_clamped: &[String], qs: 
     assert!((z - expected).abs() < tol, "torso at {z} m, the stance puts it at {expected} m");
 }
 
-fn moreau(t_max: f64) -> SpatialSimSettings {
-    SpatialSimSettings { t_max, method: SpatialMethod::Moreau, every: 5, ..Default::default() }
+fn moreau(t_max: f64) -> SimulateSettings {
+    SimulateSettings { t_max, method: SpatialMethod::Moreau, every: 5, ..Default::default() }
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
     assert_eq!(m.limits.len(), 8, "four hips and four ankles are limited");
     let ankle = m.limits.iter().find(|l| l.name == "ankle_1").unwrap();
     assert!((ankle.lower - 30f64.to_radians()).abs() < 1e-15 && (ankle.upper - 70f64.to_radians()).abs() < 1e-15);
-    let r = spatial_simulate(&m, None, &moreau(1.0)).unwrap();
+    let r = crate::common::simulate3(&m, None, &moreau(1.0)).unwrap();
     assert_eq!(r.end, "completed");
     ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 2e-3);
 
@@ -63,7 +63,7 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
     let mut q = m.q0.clone();
     let a = 60f64.to_radians();
     q[7..].copy_from_slice(&[0.0, a, 0.0, -a, 0.0, -a, 0.0, a]);
-    let r = spatial_simulate(&m, Some(&q), &moreau(1.0)).unwrap();
+    let r = crate::common::simulate3(&m, Some(&q), &moreau(1.0)).unwrap();
     assert!(r.start_clamped.is_empty());
     let z = r.q.last().unwrap()[2];
     let expected = 0.08 + 0.4 * 2f64.sqrt() * a.sin();
@@ -79,7 +79,7 @@ fn the_pandas_fingers_stay_in_their_range() {
     assert_eq!(m.limits.len(), 9, "seven arm joints and two fingers");
     let finger = m.limits.iter().find(|l| l.name == "panda_finger_joint1").unwrap();
     assert_eq!((finger.lower, finger.upper), (0.0, 0.04));
-    let r = spatial_simulate(&m, None, &moreau(2.0)).unwrap();
+    let r = crate::common::simulate3(&m, None, &moreau(2.0)).unwrap();
     assert_eq!(r.end, "completed");
     panda_holds_its_stops(&m.limits, &r);
 }
@@ -109,8 +109,8 @@ fn the_event_driver_holds_the_ants_stops() {
     // ankles start on their stops, the four feet strike at once and the ant stands at the
     // closed-form height, exactly (no step's drift to project away).
     let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
-    let event = SpatialSimSettings { t_max: 1.0, method: SpatialMethod::Event, ..Default::default() };
-    let r = spatial_simulate(&m, None, &event).unwrap();
+    let event = SimulateSettings { t_max: 1.0, method: SpatialMethod::Event, ..Default::default() };
+    let r = crate::common::simulate3(&m, None, &event).unwrap();
     assert_eq!(r.end, "time-limit");
     ant_stands_on_its_stops(&m.limits, &r.start_clamped, &r.q, 1e-9);
     let names = r.contact_names.unwrap();
@@ -131,7 +131,7 @@ fn the_event_driver_holds_the_pandas_fingers_on_their_stops() {
     // contacts): the joints strike their stops and the fingers meet theirs, each held to the
     // contact tolerance.
     let m = panda();
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(r.method, SpatialMethod::Event);
     assert_eq!(r.end, "time-limit");
     panda_holds_its_stops(&m.limits, &r);
@@ -184,21 +184,21 @@ fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
 
 #[test]
 fn painleves_parts_in_3d_hold_a_joint_at_its_stop_locked() {
-    use contactlab::api::{spatial_painleve, Painleve3Settings};
+    use contactlab::api::PainleveSettings;
     use contactlab::spatial::events::EventScene;
     use nalgebra::{DMatrix, DVector};
     // The compass walker's post-strike state with its leading hip exactly at an upper stop.
     let plain = compass_walker_with_hip_stops("plain", -1.0, 1.0, 0);
     let q = plain.q0.clone();
     let at_stop = compass_walker_with_hip_stops("at-stop", -1.0, q[5], 0);
-    let s = |held: Option<Vec<String>>| Painleve3Settings { contact: "right_foot".into(), held, ..Default::default() };
+    let s = |held: Option<Vec<String>>| PainleveSettings { contact: "right_foot".into(), held, ..Default::default() };
     // By default the stop the joint is at is held, as a touching contact at rest is.
-    let default = spatial_painleve(&at_stop, None, &s(None)).unwrap();
+    let default = crate::common::painleve3(&at_stop, None, &s(None)).unwrap();
     assert!(default.held.iter().any(|h| h == "left_hip/upper"), "{:?}", default.held);
     // Held alone, it locks the hip: d = w_nᵀ P w_n equals w_n's quadratic form in the inverse
     // of the mass matrix without the hip's row and column (the walker with its hip welded).
-    let locked = spatial_painleve(&at_stop, None, &s(Some(vec!["left_hip/upper".into()]))).unwrap();
-    let free = spatial_painleve(&plain, None, &s(Some(vec![]))).unwrap();
+    let locked = crate::common::painleve3(&at_stop, None, &s(Some(vec!["left_hip/upper".into()]))).unwrap();
+    let free = crate::common::painleve3(&plain, None, &s(Some(vec![]))).unwrap();
     let scene = at_stop.scene(None, 0.0);
     let sys = EventScene::with_stops(&scene, &q).unwrap();
     let i = sys.contacts().iter().position(|c| c.name.starts_with("right_foot")).unwrap();
@@ -215,7 +215,7 @@ fn painleves_parts_in_3d_hold_a_joint_at_its_stop_locked() {
     let d_free = free.over_directions.d;
     assert!((d_free - expected).abs() > 1e-3 * expected.abs(), "{d_free} vs {expected}");
     // A stop cannot slip: naming one as the contact is refused, with the key.
-    let bad = Painleve3Settings { contact: "left_hip/upper".into(), ..Default::default() };
-    let e = spatial_painleve(&at_stop, None, &bad).unwrap_err().to_string();
+    let bad = PainleveSettings { contact: "left_hip/upper".into(), ..Default::default() };
+    let e = crate::common::painleve3(&at_stop, None, &bad).unwrap_err().to_string();
     assert!(e.contains("contact") && e.contains("stop"), "{e}");
 }

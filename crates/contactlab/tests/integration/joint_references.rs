@@ -147,7 +147,7 @@ fn a_gait_or_a_slip_refuses_a_moving_reference() {
     std::fs::write(dir.join("slip.toml"), format!("kind = \"multibody\"\nmjcf = \"m.xml\"\n{joint}")).unwrap();
     let gait = contactlab::api::spatial_model(&dir.join("gait.toml"), contactlab::api::SpatialSource::Scene);
     let slip = contactlab::api::spatial_model(&dir.join("slip.toml"), contactlab::api::SpatialSource::Scene)
-        .and_then(|m| contactlab::api::spatial_slip(&m, None, "leg"));
+        .and_then(|m| crate::common::slip3(&m, None, "leg"));
     std::fs::remove_dir_all(&dir).ok();
     let e = gait.unwrap_err().to_string();
     assert!(e.contains("gait.toml") && e.contains("gait") && e.contains("\"knee\""), "{e}");

@@ -21,6 +21,7 @@ mod mechanism;
 mod mu_precision;
 mod multibody;
 mod no_sinking;
+mod open;
 mod p1_dynamics;
 mod p1_modes;
 mod p2_walkers;

@@ -318,7 +318,7 @@ fn every_shipped_multibody_file_passes_its_own_check() {
         let n = m.dof();
         let moved: Vec<f64> = (0..2 * n).map(|k| 0.3 * ((k as f64) * 1.7).sin()).collect();
         for state in [None, Some(moved.as_slice())] {
-            let r = contactlab::api::model_inspect(&m, state, 0.0).unwrap();
+            let r = crate::common::inspect_planar(&m, state, 0.0).unwrap();
             assert!(r.check.is_empty(), "{}: {:?}", path.display(), r.check);
             assert!(r.mass_matrix_eigenvalues[0] > 0.0, "{}", path.display());
             assert!(r.mass_matrix_asymmetry == 0.0, "{}", path.display());
@@ -436,7 +436,7 @@ fn a_twenty_link_chain_conserves_energy() {
     text += "[initial]\nq = [0.5, -0.2, 0.1, 0, 0.3, 0, 0, -0.1, 0, 0, 0.2, 0, 0, 0, 0.1, 0, 0, 0, 0, 0.4]\n";
     let m = model::from_model(&ModelDoc::parse("chain.toml", &text, false).unwrap()).unwrap();
     assert_eq!(m.dof(), 20);
-    let sim = contactlab::api::simulate(
+    let sim = crate::common::simulate_planar(
         &m,
         None,
         &contactlab::multibody::simulate::SimulateSettings { t_max: 0.5, ..Default::default() },
@@ -455,7 +455,7 @@ fn the_documented_multibody_example_reads_and_runs() {
     let start = section.find("```toml\n").unwrap() + 8;
     let text = &section[start..start + section[start..].find("```").unwrap()];
     let m = model::from_model(&ModelDoc::parse("docs.toml", text, false).unwrap()).unwrap();
-    let sim = contactlab::api::simulate(
+    let sim = crate::common::simulate_planar(
         &m,
         None,
         &contactlab::multibody::simulate::SimulateSettings { t_max: 3.0, ..Default::default() },
@@ -543,7 +543,8 @@ fn the_rocking_block_follows_housner() {
     let m = read("rocking-block.toml");
     let housner = contactlab::mechanics::closed_form::RockingBlock { b: 0.1, h: 0.4, gravity: 9.81 };
     let t1 = housner.first_impact_time(-m.q0[2], 4000);
-    let sim = contactlab::api::simulate(&m, None, &SimulateSettings { t_max: 10.0, ..Default::default() }).unwrap();
+    let sim =
+        crate::common::simulate_planar(&m, None, &SimulateSettings { t_max: 10.0, ..Default::default() }).unwrap();
     let impacts: Vec<&contactlab::multibody::simulate::Event> =
         sim.events.iter().filter(|e| e.kind == EventKind::Impact).collect();
     assert!((impacts[0].t - t1).abs() <= 1e-9, "first impact at {} vs {t1}", impacts[0].t);
@@ -620,7 +621,7 @@ fn frictional_impacts_with_restitution_never_gain_energy() {
         // other contact higher; a random velocity with contact 0 approaching.
         let mut q: Vec<f64> = (0..n).map(|k| if k < 2 { 0.0 } else { rng.range(-1.0, 1.0) }).collect();
         let mut v: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
-        let r = contactlab::api::model_inspect(&m, Some(&[q.clone(), v.clone()].concat()), 0.0).unwrap();
+        let r = crate::common::inspect_planar(&m, Some(&[q.clone(), v.clone()].concat()), 0.0).unwrap();
         let c0 = &r.contacts[0];
         if r.contacts.iter().skip(1).any(|c| c.gap < c0.gap + 1e-3) {
             continue; // another contact would strike first or with it
@@ -631,7 +632,7 @@ fn frictional_impacts_with_restitution_never_gain_energy() {
             v[1] -= c0.normal_velocity + 0.5;
         }
         let settings = SimulateSettings { t_max: 0.01, max_events: 1, ..Default::default() };
-        let sim = contactlab::api::simulate(&m, Some(&[q, v].concat()), &settings).unwrap();
+        let sim = crate::common::simulate_planar(&m, Some(&[q, v].concat()), &settings).unwrap();
         let Some(ev) = sim.events.first().filter(|e| e.kind == EventKind::Impact) else { continue };
         let before = sim.samples.iter().rev().find(|s| s.t < ev.t).map_or(0.0, |s| s.kinetic);
         let loss = ev.energy_loss.unwrap();
@@ -695,12 +696,12 @@ fn random_trees_have_positive_definite_mass_and_conserve_energy() {
         let q: Vec<f64> = (0..n).map(|_| rng.range(-0.8, 0.8)).collect();
         let v: Vec<f64> = (0..n).map(|_| rng.range(-1.0, 1.0)).collect();
         let state = [q.clone(), v.clone()].concat();
-        let r = contactlab::api::model_inspect(&m, Some(&state), 0.0).unwrap();
+        let r = crate::common::inspect_planar(&m, Some(&state), 0.0).unwrap();
         let [lo, hi] = r.mass_matrix_eigenvalues;
         assert!(lo > 0.0 && hi.is_finite(), "case {case}: eig(M) in [{lo}, {hi}]\n{text}");
         assert!(r.mass_matrix_asymmetry <= 1e-14, "case {case}: asymmetry {}", r.mass_matrix_asymmetry);
         let settings = contactlab::multibody::simulate::SimulateSettings { t_max: 0.3, ..Default::default() };
-        let sim = contactlab::api::simulate(&m, Some(&state), &settings).unwrap();
+        let sim = crate::common::simulate_planar(&m, Some(&state), &settings).unwrap();
         assert_eq!(sim.impacts, 0);
         let [e0, e1] = sim.energy.expect("conservative");
         // The energy's scale: the kinetic energy plus the work of gravity over a metre on the
@@ -735,7 +736,7 @@ fn a_pd_law_tracking_a_periodic_reference_has_its_closed_form_response() {
     };
     let (x0, v0) = exact(0.0);
     let settings = contactlab::multibody::simulate::SimulateSettings { t_max: 3.0, ..Default::default() };
-    let sim = contactlab::api::simulate(&model, Some(&[x0, v0]), &settings).unwrap();
+    let sim = crate::common::simulate_planar(&model, Some(&[x0, v0]), &settings).unwrap();
     assert!(sim.samples.len() > 50);
     for s in &sim.samples {
         let (x, v) = exact(s.t);

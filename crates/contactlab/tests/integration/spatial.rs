@@ -251,7 +251,7 @@ fn mjcf_collision_bits_filter_contacts_as_mujoco_does() {
     )
     .unwrap();
     let m = contactlab::api::spatial_model(&path, contactlab::api::SpatialSource::Mjcf).unwrap();
-    let r = contactlab::api::spatial_inspect(&m, None, 0.0).unwrap();
+    let r = crate::common::inspect3(&m, None, 0.0).unwrap();
     let shapes: Vec<&str> = r.contacts.iter().map(|c| c.shape.as_str()).collect();
     assert_eq!(shapes, ["solid", "two"]);
     std::fs::remove_dir_all(dir).ok();
@@ -347,7 +347,7 @@ fn a_long_mjcf_chain_is_read_and_inspected_with_its_checks() {
     let state: Vec<f64> = (0..model.tree.nq() + model.tree.nv())
         .map(|k| if (3..7).contains(&k) { [0.1, 0.2, 0.0, 0.97][k - 3] } else { 0.01 * ((k * 7 % 13) as f64 - 6.0) })
         .collect();
-    let r = contactlab::api::spatial_inspect(&model, Some(&state), 0.0).unwrap();
+    let r = crate::common::inspect3(&model, Some(&state), 0.0).unwrap();
     assert!(r.model.bodies >= n, "{} bodies", r.model.bodies);
     assert!(r.check.mass_matrix < 1e-12, "M check {}", r.check.mass_matrix);
     assert!(r.check.energy_rate < 1e-6, "energy rate {}", r.check.energy_rate);

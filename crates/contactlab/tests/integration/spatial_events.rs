@@ -240,10 +240,10 @@ fn a_block_wobbling_on_its_corners_comes_to_rest_flat_through_a_zeno_series_wher
     // at rest flat on its base through a Zeno series it completes. Moreau–Jean time-stepping
     // (h = 0.2 ms, an independent route: no events, no Zeno completion) leaves it flat at the
     // same place and heading.
-    use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/wobbling-block.toml");
     let m = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let event = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 5.0, ..Default::default() }).unwrap();
+    let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 5.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest", "{:?}", event.termination);
     let events = event.events.clone().unwrap_or_default();
     let impacts: Vec<_> = events.iter().filter(|e| e.kind == EventKind::Impact).collect();
@@ -256,8 +256,8 @@ fn a_block_wobbling_on_its_corners_comes_to_rest_flat_through_a_zeno_series_wher
     assert!(n > 50, "{n} impacts");
     let gaps: Vec<f64> = impacts[n - 11..].windows(2).map(|w| w[1].t - w[0].t).collect();
     assert!(gaps.windows(2).all(|g| g[1] < 0.95 * g[0] && g[1] > 0.5 * g[0]), "{gaps:?}");
-    let moreau = SpatialSimSettings { t_max: 5.0, h: 2e-4, method: SpatialMethod::Moreau, ..Default::default() };
-    let ts = spatial_simulate(&m, None, &moreau).unwrap();
+    let moreau = SimulateSettings { t_max: 5.0, h: 2e-4, method: SpatialMethod::Moreau, ..Default::default() };
+    let ts = crate::common::simulate3(&m, None, &moreau).unwrap();
     let (a, b) = (event.q.last().unwrap(), ts.q.last().unwrap());
     // Flat on its base (the centre 0.4 m up, no roll or pitch), at rest, the same pose.
     for q in [a, b] {
@@ -292,7 +292,7 @@ fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_
     // rolling on its lower rim. Its axis turns about the vertical at Ω (the file's comment
     // derives it: the torque of m g about the centre turns the angular momentum), with
     // ω = −(Ω sin α / R) d along the line d from the centre to the contact, so that both rest.
-    use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
     let (r, h, m, g) = DISK;
     let alpha = 0.3f64;
     let (i1, i3) = (m * (3.0 * r * r + h * h) / 12.0, 0.5 * m * r * r);
@@ -305,8 +305,8 @@ fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_
     let w_body = nalgebra::Rotation3::from_axis_angle(&Vec3::y_axis(), alpha).inverse() * w;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk-steady.toml");
     let model = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let sim = |s: SpatialSimSettings| spatial_simulate(&model, None, &s).unwrap();
-    let ev = sim(SpatialSimSettings { t_max: 1.0, ..Default::default() });
+    let sim = |s: SimulateSettings| crate::common::simulate3(&model, None, &s).unwrap();
+    let ev = sim(SimulateSettings { t_max: 1.0, ..Default::default() });
     let (q0, v0) = (&ev.q[0], &ev.v[0]);
     let expect_q = [0.0, 0.0, r * s + 0.5 * h * c, (0.5 * alpha).cos(), 0.0, (0.5 * alpha).sin(), 0.0];
     assert!(q0.iter().zip(expect_q).all(|(a, b)| (a - b).abs() < 1e-12), "{q0:?}");
@@ -333,7 +333,7 @@ fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_
     // (a quarter of it at a quarter of the step), and its rim never sinks into the floor
     // (penetration projected out).
     let loss = |step: f64| {
-        let run = sim(SpatialSimSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() });
+        let run = sim(SimulateSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() });
         assert!(run.q.iter().all(|q| disk_gap(q) > -1e-9 * r), "h = {step}: the rim sank");
         e0 - run.energy.last().unwrap()
     };
@@ -348,11 +348,11 @@ fn a_spun_disk_slips_and_rolls_in_turn_down_towards_the_floor_slip_alone_dissipa
     // stops: its regularised direction once held its speed at the stop speed, and the run
     // crawled there, at 0.844 s, to its step limit). Rolling conserves energy; slipping
     // dissipates it; Moreau–Jean's energy converges to the event-driven one at first order.
-    use contactlab::api::{spatial_model, spatial_simulate, SpatialMethod, SpatialSimSettings, SpatialSource};
+    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
     let (r, h, m, g) = DISK;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk.toml");
     let model = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let ev = spatial_simulate(&model, None, &SpatialSimSettings { t_max: 1.2, ..Default::default() }).unwrap();
+    let ev = crate::common::simulate3(&model, None, &SimulateSettings { t_max: 1.2, ..Default::default() }).unwrap();
     assert_eq!(ev.end, "time-limit", "{:?}", ev.termination);
     let events = ev.events.clone().unwrap_or_default();
     let stops: Vec<f64> = events.iter().filter(|e| e.kind == EventKind::SlipStop).map(|e| e.t).collect();
@@ -380,8 +380,8 @@ fn a_spun_disk_slips_and_rolls_in_turn_down_towards_the_floor_slip_alone_dissipa
     let end = *ev.energy.last().unwrap();
     assert!(end - rest < 0.6 * (e0 - rest) && ev.q.iter().all(|q| disk_gap(q) > -1e-9 * r), "{end}");
     let moreau = |step: f64| {
-        let s = SpatialSimSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() };
-        let run = spatial_simulate(&model, None, &s).unwrap();
+        let s = SimulateSettings { t_max: 0.5, h: step, method: SpatialMethod::Moreau, ..Default::default() };
+        let run = crate::common::simulate3(&model, None, &s).unwrap();
         *run.energy.last().unwrap()
     };
     let target = energy_at(0.5);

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, spatial_painleve, spatial_source, Painleve3Settings, SpatialModel};
+use contactlab::api::{spatial_model, spatial_source, PainleveSettings, SpatialModel};
 use contactlab::multibody::painleve::SliceAxis;
 use contactlab::painleve::slip::SlipOutcome;
 use contactlab::painleve::SlipCase;
@@ -57,8 +57,8 @@ fn painleve_s_rod_in_space_has_the_planar_closed_form_in_its_plane_and_1_over_co
     for p in [0.3, 0.7, 1.1, 1.4] {
         let (d, c) = rod_dc(p);
         for (dir, cos) in [([1.0, 0.0, 0.0], 1.0), ([psi.cos(), psi.sin(), 0.0], psi.cos())] {
-            let s = Painleve3Settings { contact: "end".into(), direction: Some(dir), ..Default::default() };
-            let r = spatial_painleve(&m, Some(&rod_state(1.0, p, 0.0)), &s).unwrap();
+            let s = PainleveSettings { contact: "end".into(), direction: Some(dir), ..Default::default() };
+            let r = crate::common::painleve3(&m, Some(&rod_state(1.0, p, 0.0)), &s).unwrap();
             let o = &r.over_directions;
             assert!((o.d - d).abs() <= 1e-12 * d, "p = {p}: d {} vs {d}", o.d);
             assert!((o.c[0] - c).abs() <= 1e-12 * d && o.c[1].abs() <= 1e-12 * d && o.c[2].abs() <= 1e-12 * d);
@@ -90,13 +90,13 @@ fn painleve_s_rod_in_space_has_the_planar_closed_form_in_its_plane_and_1_over_co
     let closed = ratio(0.5 * (a + b));
     assert!((closed - 4.0 / 3.0).abs() < 2e-3, "{closed}");
     for (dir, cos) in [([1.0, 0.0, 0.0], 1.0), ([psi.cos(), psi.sin(), 0.0], psi.cos())] {
-        let s = Painleve3Settings {
+        let s = PainleveSettings {
             contact: "end".into(),
             direction: Some(dir),
             slice: vec![SliceAxis { coordinate: "pitch".into(), lo: 0.05, hi: 1.5 }],
             ..Default::default()
         };
-        let r = spatial_painleve(&m, Some(&rod_state(1.0, 1.0, 0.0)), &s).unwrap();
+        let r = crate::common::painleve3(&m, Some(&rod_state(1.0, 1.0, 0.0)), &s).unwrap();
         let j = serde_json::to_value(&r).unwrap();
         assert!(j["proof"] == "none" && j["proof_reason"].as_str().is_some_and(|w| w.contains("floating point")));
         let mm = r.mu_min.unwrap();
@@ -131,18 +131,18 @@ fn the_rod_s_verdicts_turn_with_its_heading_and_do_not_see_units() {
     // Turned by a heading of 0.7 rad the same slip (turned with it) has the same A and B; with
     // lengths × 1e3 and mass × 1e-4 (and × 1e-3, × 1e5; × 1e8, × 1e-8 and back) the cases, μ_min
     // and the direction arc are unchanged and A, B scale as they must.
-    let base = spatial_painleve(
+    let base = crate::common::painleve3(
         &rod(1.0, 1.0, 2.0),
         Some(&rod_state(1.0, 1.0, 0.0)),
-        &Painleve3Settings { contact: "end".into(), direction: Some([0.6, 0.8, 0.0]), ..Default::default() },
+        &PainleveSettings { contact: "end".into(), direction: Some([0.6, 0.8, 0.0]), ..Default::default() },
     )
     .unwrap();
     let yaw = 0.7f64;
     let turn = |x: f64, y: f64| [yaw.cos() * x - yaw.sin() * y, yaw.sin() * x + yaw.cos() * y, 0.0];
-    let turned = spatial_painleve(
+    let turned = crate::common::painleve3(
         &rod(1.0, 1.0, 2.0),
         Some(&rod_state(1.0, 1.0, yaw)),
-        &Painleve3Settings { contact: "end".into(), direction: Some(turn(0.6, 0.8)), ..Default::default() },
+        &PainleveSettings { contact: "end".into(), direction: Some(turn(0.6, 0.8)), ..Default::default() },
     )
     .unwrap();
     assert!((turned.at_state.b - base.at_state.b).abs() <= 1e-12 * base.at_state.b_scale);
@@ -151,10 +151,10 @@ fn the_rod_s_verdicts_turn_with_its_heading_and_do_not_see_units() {
     let e = turn(1.0, 0.0);
     assert!((0..3).all(|k| (w[k] - e[k]).abs() < 1e-12), "{w:?} vs {e:?}");
     for (l, m) in [(1e3, 1e-4), (1e-3, 1e5), (1e8, 1e-8), (1e-8, 1e8)] {
-        let r = spatial_painleve(
+        let r = crate::common::painleve3(
             &rod(l, m, 2.0),
             Some(&rod_state(l, 1.0, 0.0)),
-            &Painleve3Settings {
+            &PainleveSettings {
                 contact: "end".into(),
                 direction: Some([0.6, 0.8, 0.0]),
                 slice: vec![SliceAxis { coordinate: "pitch".into(), lo: 0.05, hi: 1.5 }],
@@ -175,10 +175,10 @@ fn the_rod_s_verdicts_turn_with_its_heading_and_do_not_see_units() {
 }
 
 fn base_mu_min() -> f64 {
-    spatial_painleve(
+    crate::common::painleve3(
         &rod(1.0, 1.0, 2.0),
         Some(&rod_state(1.0, 1.0, 0.0)),
-        &Painleve3Settings {
+        &PainleveSettings {
             contact: "end".into(),
             direction: Some([0.6, 0.8, 0.0]),
             slice: vec![SliceAxis { coordinate: "pitch".into(), lo: 0.05, hi: 1.5 }],
@@ -248,9 +248,12 @@ fn a_finger_on_an_oblique_wall_has_the_planar_two_link_b() {
         };
         let (d, c) = (form(wn, wn), form(wt, wn));
         let state = [0.0, t1, t2];
-        let r =
-            spatial_painleve(&m, Some(&state), &Painleve3Settings { contact: "finger".into(), ..Default::default() })
-                .unwrap();
+        let r = crate::common::painleve3(
+            &m,
+            Some(&state),
+            &PainleveSettings { contact: "finger".into(), ..Default::default() },
+        )
+        .unwrap();
         let o = &r.over_directions;
         assert!((o.d - d).abs() <= 1e-9 * d, "({t1}, {t2}): d {} vs {d}", o.d);
         // c as a world vector: c t (x, z) with the out-of-plane part zero.
@@ -266,7 +269,8 @@ fn a1_s_foot_slipping_sideways_is_paradoxical_at_a_quarter_of_mu_with_its_other_
     // light, the leg's coupling strong: B < 0 for a sideways slip once μ exceeds about 0.26
     // (here: what the model says, held to itself by the arc and μ_min's consistency).
     let m = model("examples/spatial/a1-standing.toml");
-    let r = spatial_painleve(&m, None, &Painleve3Settings { contact: "FL_foot".into(), ..Default::default() }).unwrap();
+    let r = crate::common::painleve3(&m, None, &PainleveSettings { contact: "FL_foot".into(), ..Default::default() })
+        .unwrap();
     assert_eq!(r.held.len(), 3);
     let o = &r.over_directions;
     let mu_min = o.mu_min.unwrap();
@@ -276,34 +280,34 @@ fn a1_s_foot_slipping_sideways_is_paradoxical_at_a_quarter_of_mu_with_its_other_
     assert!(((arc[1] - arc[0]) / 2.0 - (mu_min / r.mu).acos()).abs() < 1e-12);
     // Along the least-B direction B = d − μ‖c‖, negative at μ = 0.8, zero at μ_min.
     assert!(o.b_least < 0.0 && r.at_state.case == SlipCase::Inconsistent);
-    let at_min = spatial_painleve(
+    let at_min = crate::common::painleve3(
         &m,
         None,
-        &Painleve3Settings { contact: "FL_foot".into(), mu: Some(mu_min), ..Default::default() },
+        &PainleveSettings { contact: "FL_foot".into(), mu: Some(mu_min), ..Default::default() },
     )
     .unwrap();
     assert!(at_min.over_directions.b_least.abs() <= 1e-12 * at_min.at_state.b_scale);
     // With the other feet not held the light leg alone decides: no less paradoxical.
-    let alone = spatial_painleve(
+    let alone = crate::common::painleve3(
         &m,
         None,
-        &Painleve3Settings { contact: "FL_foot".into(), held: Some(vec![]), ..Default::default() },
+        &PainleveSettings { contact: "FL_foot".into(), held: Some(vec![]), ..Default::default() },
     )
     .unwrap();
     assert!(alone.held.is_empty() && alone.over_directions.mu_min.is_some());
     // Naming a foot at rest as slipping with it takes it out of the default held set: the LCP
     // of the two front feet, the hind feet held.
-    let two = spatial_painleve(
+    let two = crate::common::painleve3(
         &m,
         None,
-        &Painleve3Settings { contact: "FL_foot".into(), slipping: Some(vec!["FR_foot".into()]), ..Default::default() },
+        &PainleveSettings { contact: "FL_foot".into(), slipping: Some(vec!["FR_foot".into()]), ..Default::default() },
     )
     .unwrap();
     let sv = two.several.unwrap();
     assert_eq!((two.held.len(), sv.contacts.len()), (2, 2), "{:?} {:?}", two.held, sv.contacts);
     assert!(sv.contacts[1].starts_with("FR_foot") && sv.lcp.complete);
     // A1 at rest: its foot does not slip, and `slip` says so at once.
-    let r = contactlab::api::spatial_slip(&m, None, "FL_foot").unwrap();
+    let r = crate::common::slip3(&m, None, "FL_foot").unwrap();
     assert_eq!(r.outcome, SlipOutcome::NotSlipping, "{r:?}");
     assert!(r.t_end < 1e-2, "{r:?}"); // (after the first step, not the 100-time-scale budget)
 }
@@ -311,26 +315,26 @@ fn a1_s_foot_slipping_sideways_is_paradoxical_at_a_quarter_of_mu_with_its_other_
 #[test]
 fn bad_painleve_input_gets_one_clear_line() {
     let m = model("examples/spatial/painleve-rod.toml");
-    let err = |s: Painleve3Settings| spatial_painleve(&m, None, &s).unwrap_err().to_string();
-    let e = err(Painleve3Settings { contact: "tip".into(), ..Default::default() });
+    let err = |s: PainleveSettings| crate::common::painleve3(&m, None, &s).unwrap_err().to_string();
+    let e = err(PainleveSettings { contact: "tip".into(), ..Default::default() });
     assert!(e.contains("no contact 'tip'") && e.contains("end:0/0"), "{e}");
-    let e = err(Painleve3Settings { contact: "end".into(), direction: Some([0.0, 0.0, 1.0]), ..Default::default() });
+    let e = err(PainleveSettings { contact: "end".into(), direction: Some([0.0, 0.0, 1.0]), ..Default::default() });
     assert!(e.contains("direction") && e.contains("tangent plane"), "{e}");
-    let e = err(Painleve3Settings {
+    let e = err(PainleveSettings {
         contact: "end".into(),
         slice: vec![SliceAxis { coordinate: "rod_tilt".into(), lo: 0.0, hi: 1.0 }],
         ..Default::default()
     });
     assert!(e.contains("no coordinate 'rod_tilt'") && e.contains("rod_pitch"), "{e}");
-    let e = err(Painleve3Settings { contact: "end".into(), mu: Some(-1.0), ..Default::default() });
+    let e = err(PainleveSettings { contact: "end".into(), mu: Some(-1.0), ..Default::default() });
     assert!(e.contains("mu") && e.contains(">= 0"), "{e}");
     // A quaternion's component cannot be varied alone.
     let a1 = model("examples/spatial/a1-standing.toml");
     let q = a1.coordinates[3].clone();
-    let e = spatial_painleve(
+    let e = crate::common::painleve3(
         &a1,
         None,
-        &Painleve3Settings {
+        &PainleveSettings {
             contact: "FL_foot".into(),
             slice: vec![SliceAxis { coordinate: q, lo: 0.0, hi: 0.1 }],
             ..Default::default()
@@ -365,9 +369,9 @@ fn the_rod_s_slip_in_its_plane_ends_as_the_planar_engine_says() {
         let (th, thd) = (-0.6f64, -2.0f64);
         let (y, yd) = (-th.sin(), -th.cos() * thd);
         let xd = speed + th.sin() * thd;
-        let p = contactlab::api::mechanism_slip(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end").unwrap();
+        let p = crate::common::slip_planar(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end").unwrap();
         let s3 = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, xd, 0.0, yd, 0.0, -thd, 0.0];
-        let r = contactlab::api::spatial_slip(&m3, Some(&s3), "end").unwrap();
+        let r = crate::common::slip3(&m3, Some(&s3), "end").unwrap();
         assert_eq!(r.outcome, p.outcome, "{speed} m/s: {r:?}");
         assert!((r.t_end - p.t_end).abs() <= 1e-4 * p.t_end, "{speed} m/s: t {} vs {}", r.t_end, p.t_end);
         assert_eq!(p.outcome, if speed > 4.0 { SlipOutcome::Jam } else { SlipOutcome::Reversal }, "{p:?}");
@@ -396,7 +400,7 @@ fn a_turning_slip_read_in_desingularised_time_stops_where_the_event_driver_stops
     // it at the same time and state.
     let m = model("examples/spatial/painleve-rod.toml");
     let s = [0.0, 0.0, 0.5646424733950354, 0.0, 0.6, 0.0, 2.1292849467900705, 1.0, 1.6506712298193567, 0.0, 2.0, 0.0];
-    let r = contactlab::api::spatial_slip(&m, Some(&s), "end").unwrap();
+    let r = crate::common::slip3(&m, Some(&s), "end").unwrap();
     assert_eq!(r.outcome, SlipOutcome::Stick, "{r:?}");
     let ap = r.approach.as_ref().expect("the desingularised run took over");
     assert!(ap.t_switch < r.t_end && ap.b_rel_switch < 0.01, "{ap:?}");
@@ -427,20 +431,20 @@ fn the_rod_s_jam_threshold_in_its_plane_is_the_planar_engine_s() {
     let (th, thd) = (-0.6f64, -2.0f64);
     let (y, yd) = (-th.sin(), -th.cos() * thd);
     let xd = 6.0 + th.sin() * thd;
-    let p = contactlab::api::mechanism_jam_threshold(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end", None, 10.0)
+    let p = crate::common::jam_planar(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end", None, 10.0)
         .unwrap()
         .jam_threshold
         .expect("the planar rod jams below 10 m/s");
     let s3 = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, xd, 0.0, yd, 0.0, -thd, 0.0];
-    let r = contactlab::api::spatial_jam_threshold(&m3, Some(&s3), "end", 10.0).unwrap();
+    let r = crate::common::jam3(&m3, Some(&s3), "end", 10.0).unwrap();
     let t3 = r.jam_threshold.expect("the rod in space jams below 10 m/s");
     assert!(p > 0.5 && p < 6.0, "{p}");
     assert!((t3 - p).abs() <= 1e-4 * p, "3-D {t3} vs planar {p}");
     // Below the threshold nothing jams; a contact at rest has no slip direction.
-    let none = contactlab::api::spatial_jam_threshold(&m3, Some(&s3), "end", 0.5 * p).unwrap();
+    let none = crate::common::jam3(&m3, Some(&s3), "end", 0.5 * p).unwrap();
     assert!(none.jam_threshold.is_none());
     let rest = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-    let e = contactlab::api::spatial_jam_threshold(&m3, Some(&rest), "end", 10.0).unwrap_err().to_string();
+    let e = crate::common::jam3(&m3, Some(&rest), "end", 10.0).unwrap_err().to_string();
     assert!(e.contains("does not slip"), "{e}");
 }
 
@@ -458,7 +462,7 @@ fn the_rod_s_slip_in_space_ends_the_same_in_any_units() {
             let (y, yd) = (-th.sin() * l, -th.cos() * thd * l);
             let xd = (speed + th.sin() * thd) * l;
             let s = [0.0, 0.0, y + 0.001 * l, 0.0, -th, 0.0, xd, out * speed * l, yd, 0.0, -thd, 0.0];
-            contactlab::api::spatial_slip(&rod(l, m, 2.0), Some(&s), "end").unwrap()
+            crate::common::slip3(&rod(l, m, 2.0), Some(&s), "end").unwrap()
         };
         let base = run(1.0, 1.0);
         for (l, m) in [(1e8, 1e-8), (1e-8, 1e8), (1e3, 1e5)] {
@@ -484,11 +488,11 @@ fn the_rod_s_jam_out_of_its_plane_ends_by_an_impulse_that_turns_the_slip_into_it
     let (th, thd) = (-0.6f64, -2.0f64);
     let (y, yd) = (-th.sin(), -th.cos() * thd);
     let xd = 6.0 + th.sin() * thd;
-    let p = contactlab::api::mechanism_slip(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end").unwrap();
+    let p = crate::common::slip_planar(&planar, Some(&[0.0, y, th, xd, yd, thd]), "end").unwrap();
     let ip = p.approach.as_ref().and_then(|a| a.impulse).expect("the planar rod jams");
     let jam = |phi: f64| {
         let s3 = [0.0, 0.0, y + 1e-6, 0.0, -th, 0.0, xd, 6.0 * phi.tan(), yd, 0.0, -thd, 0.0];
-        let r = contactlab::api::spatial_slip(&m3, Some(&s3), "end").unwrap();
+        let r = crate::common::slip3(&m3, Some(&s3), "end").unwrap();
         assert_eq!(r.outcome, SlipOutcome::Jam, "φ = {phi}: {r:?}");
         (r.approach.as_ref().and_then(|a| a.impulse).expect("an impulse"), r.turned)
     };

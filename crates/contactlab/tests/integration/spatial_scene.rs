@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{spatial_inspect, spatial_model, spatial_simulate, SpatialSimSettings, SpatialSource};
+use contactlab::api::{spatial_model, SimulateSettings, SpatialSource};
 use contactlab::spatial::urdf::Base;
 
 fn repo(rel: &str) -> PathBuf {
@@ -59,7 +59,7 @@ fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
     assert_eq!(m.tree.gravity, nalgebra::Vector3::new(0.0, 0.0, -9.81));
     // Pitched with the slope, the four feet hang the same distance above it (the hips are
     // symmetric front to back), 1 to 3 cm.
-    let i = spatial_inspect(&m, None, 0.0).unwrap();
+    let i = crate::common::inspect3(&m, None, 0.0).unwrap();
     assert_eq!(i.contacts.len(), 4);
     for c in &i.contacts {
         assert!((c.gap - i.contacts[0].gap).abs() < 1e-12 && (0.01..0.03).contains(&c.gap), "{}", c.gap);
@@ -81,7 +81,7 @@ fn a_box_scene_slides_under_tilted_gravity_as_coulomb_says() {
     );
     std::fs::write(dir.join("scene.toml"), scene).unwrap();
     let m = spatial_model(&dir.join("scene.toml"), SpatialSource::Scene).unwrap();
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.5, ..Default::default() }).unwrap();
+    let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.5, ..Default::default() }).unwrap();
     assert_eq!(r.end, "time-limit");
     let a = g * (alpha.sin() - mu * alpha.cos());
     for (t, q) in r.t.iter().zip(&r.q) {
@@ -95,7 +95,7 @@ fn a_box_scene_slides_under_tilted_gravity_as_coulomb_says() {
     )
     .unwrap();
     let m = spatial_model(&dir.join("stick.toml"), SpatialSource::Scene).unwrap();
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.5, ..Default::default() }).unwrap();
+    let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.5, ..Default::default() }).unwrap();
     assert!(r.q.last().unwrap()[0].abs() < 1e-12, "{:?}", r.q.last());
 }
 
@@ -209,11 +209,11 @@ fn drake_s_compass_gait_urdf_in_3d_has_the_planar_engine_s_dynamics() {
         let qdv = DVector::from_column_slice(&qd);
         let v3 = &t * &qdv;
         let state: Vec<f64> = q.iter().copied().chain(v3.iter().copied()).collect();
-        let i3 = spatial_inspect(&m3, Some(&state), 0.0).unwrap();
+        let i3 = crate::common::inspect3(&m3, Some(&state), 0.0).unwrap();
         let mm3 = DMatrix::from_fn(4, 4, |r, k| i3.mass_matrix[r][k]);
         let h3 = DVector::from_column_slice(&i3.bias);
         let two: Vec<f64> = q.iter().chain(&qd).copied().collect();
-        let i2 = contactlab::api::model_inspect(&planar, Some(&two), 0.0).unwrap();
+        let i2 = crate::common::inspect_planar(&planar, Some(&two), 0.0).unwrap();
         let mm2 = DMatrix::from_fn(4, 4, |r, k| i2.mass_matrix[r][k]);
         let h2 = DVector::from_column_slice(&i2.bias);
         let scale = mm2.amax();
@@ -228,8 +228,8 @@ fn a1_settles_on_its_feet_on_the_slope_by_time_stepping() {
     // examples/spatial/a1-on-a-slope.toml: μ = 0.8 > tan 10°, so the four feet land, stick and
     // the robot settles on its joint springs (stiff, damped: Moreau–Jean takes them implicitly).
     let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
-    let s = SpatialSimSettings { t_max: 2.5, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
-    let r = spatial_simulate(&m, None, &s).unwrap();
+    let s = SimulateSettings { t_max: 2.5, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
+    let r = crate::common::simulate3(&m, None, &s).unwrap();
     assert_eq!((r.end.as_str(), r.unconverged), ("completed", Some(0)));
     assert_eq!(*r.contacts.last().unwrap(), 4);
     let (q, v) = (r.q.last().unwrap(), r.v.last().unwrap());
@@ -247,7 +247,7 @@ fn a_3d_run_is_animated_as_a_gif_in_either_projection() {
     use contactlab::plot::render3d::{Projection, View3};
     let path = repo("examples/spatial/rocking-block.xml");
     let m = spatial_model(&path, SpatialSource::Mjcf).unwrap();
-    let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.4, ..Default::default() }).unwrap();
+    let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.4, ..Default::default() }).unwrap();
     let dir = scratch("gif");
     for (name, projection) in [("p.gif", Projection::Perspective), ("o.gif", Projection::Orthographic)] {
         let view = View3 { projection, ..Default::default() };
@@ -271,7 +271,7 @@ fn every_spatial_example_loads_and_runs() {
     for f in &files {
         let source = contactlab::api::spatial_source(f, None).unwrap().unwrap_or_else(|| panic!("{f:?}: not 3-D"));
         let m = spatial_model(f, source).unwrap();
-        let r = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 0.3, ..Default::default() }).unwrap();
+        let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.3, ..Default::default() }).unwrap();
         if f.ends_with("painleve-rod.toml") {
             // Its state is in case 4 of P2's Table 2.1 (its point): no contact mode is
             // consistent, and the run says so at once.
@@ -282,15 +282,11 @@ fn every_spatial_example_loads_and_runs() {
         assert_ne!(r.end, "failed", "{f:?}: {:?}", r.termination);
     }
     let m = spatial_model(&dir.join("box-tipping.xml"), SpatialSource::Mjcf).unwrap();
-    let event = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest");
-    let s = SpatialSimSettings {
-        t_max: 1.0,
-        h: 1e-4,
-        method: contactlab::api::SpatialMethod::Moreau,
-        ..Default::default()
-    };
-    let moreau = spatial_simulate(&m, None, &s).unwrap();
+    let s =
+        SimulateSettings { t_max: 1.0, h: 1e-4, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
+    let moreau = crate::common::simulate3(&m, None, &s).unwrap();
     let (a, b) = (event.q.last().unwrap(), moreau.q.last().unwrap());
     // On its side: turned a quarter about y (MuJoCo's qw = qy = √½).
     assert!((a[3] - 0.5f64.sqrt()).abs() < 1e-9 && (a[5] - 0.5f64.sqrt()).abs() < 1e-9, "{a:?}");
@@ -321,8 +317,8 @@ fn a_tipping_box_s_edge_starts_to_slip_when_the_planar_engine_says_and_lands_on_
         let s2 = contactlab::multibody::simulate::SimulateSettings { t_max: 0.6, ..Default::default() };
         let r2 = contactlab::multibody::simulate::simulate(&m2, &m2.q0, &m2.v0, &s2).unwrap();
         let onset2 = r2.events.iter().find(|e| e.kind == contactlab::hybrid::EventKind::SlipOnset).unwrap().t;
-        let s3 = SpatialSimSettings { t_max: 1.0, mu: Some(mu), ..Default::default() };
-        let r3 = spatial_simulate(&m3, None, &s3).unwrap();
+        let s3 = SimulateSettings { t_max: 1.0, mu: Some(mu), ..Default::default() };
+        let r3 = crate::common::simulate3(&m3, None, &s3).unwrap();
         let events = r3.events.as_ref().unwrap();
         let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
         use contactlab::hybrid::EventKind::{Impact, SlipOnset};
@@ -388,16 +384,12 @@ fn a_box_thrown_with_a_spin_slides_to_rest_where_time_stepping_puts_it() {
     // direction turning ever faster as it stopped alone). Event-driven and Moreau–Jean
     // (h = 0.1 ms) agree on when and where it rests.
     let m = spatial_model(&repo("examples/spatial/spinning-box.toml"), SpatialSource::Scene).unwrap();
-    let event = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() }).unwrap();
+    let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest");
     let t_rest = *event.t.last().unwrap();
-    let s = SpatialSimSettings {
-        t_max: 0.6,
-        h: 1e-4,
-        method: contactlab::api::SpatialMethod::Moreau,
-        ..Default::default()
-    };
-    let moreau = spatial_simulate(&m, None, &s).unwrap();
+    let s =
+        SimulateSettings { t_max: 0.6, h: 1e-4, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
+    let moreau = crate::common::simulate3(&m, None, &s).unwrap();
     let k = moreau.v.iter().position(|v| v.iter().all(|x| x.abs() < 1e-6)).unwrap();
     assert!((moreau.t[k] - t_rest).abs() < 2e-3, "rest at {} vs {t_rest}", moreau.t[k]);
     let (a, b) = (event.q.last().unwrap(), moreau.q.last().unwrap());
@@ -459,10 +451,10 @@ fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror
     // A step is mirrored: the left foot strikes one step, the right the next, and the state
     // after two steps is the start's, moved along the slope.
     let (q, v) = (g.q.clone().unwrap(), g.v.clone().unwrap());
-    let s = SpatialSimSettings { t_max: 2.0 * g.period.unwrap() + 0.01, ..Default::default() };
+    let s = SimulateSettings { t_max: 2.0 * g.period.unwrap() + 0.01, ..Default::default() };
     let mut start = q.clone();
     start.extend(&v);
-    let run = spatial_simulate(&m, Some(&start), &s).unwrap();
+    let run = crate::common::simulate3(&m, Some(&start), &s).unwrap();
     let events = run.events.unwrap_or_default();
     let strikes: Vec<&str> = events
         .iter()
@@ -472,8 +464,8 @@ fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror
     assert_eq!(strikes.len(), 2, "{events:?}");
     assert!(strikes[0].starts_with("right_foot") && strikes[1].starts_with("left_foot"), "{strikes:?}");
     // Time-stepping does not follow the walking rule: refused by name.
-    let ms = SpatialSimSettings { method: contactlab::api::SpatialMethod::Moreau, ..s };
-    let e = spatial_simulate(&m, None, &ms).unwrap_err().to_string();
+    let ms = SimulateSettings { method: contactlab::api::SpatialMethod::Moreau, ..s };
+    let e = crate::common::simulate3(&m, None, &ms).unwrap_err().to_string();
     assert!(e.contains("walking") && e.contains("event-driven"), "{e}");
 }
 
@@ -500,13 +492,13 @@ fn a_scene_gives_joints_ranges_and_auto_time_steps_them() {
     // `auto` counts the contacts between shapes and ground, not the stops: A1's many shapes
     // are time-stepped; the Panda, with no ground and nine limited joints (eighteen stop
     // sides), is event-driven.
-    let s = SpatialSimSettings { t_max: 0.01, method: contactlab::api::SpatialMethod::Auto, ..Default::default() };
-    let r = spatial_simulate(&m, None, &s).unwrap();
+    let s = SimulateSettings { t_max: 0.01, method: contactlab::api::SpatialMethod::Auto, ..Default::default() };
+    let r = crate::common::simulate3(&m, None, &s).unwrap();
     assert_eq!(r.method, contactlab::api::SpatialMethod::Moreau);
     let panda =
         spatial_model(&repo("data/robots/panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
             .unwrap();
     assert_eq!(panda.limits.len(), 9);
-    let r = spatial_simulate(&panda, None, &s).unwrap();
+    let r = crate::common::simulate3(&panda, None, &s).unwrap();
     assert_eq!(r.method, contactlab::api::SpatialMethod::Event);
 }

@@ -151,7 +151,7 @@ fn a1_s_least_friction_agrees_with_an_lp_written_here() {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
     let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
-    let inspect = contactlab::api::spatial_inspect(&m, None, 0.0).unwrap();
+    let inspect = crate::common::inspect3(&m, None, 0.0).unwrap();
     let feet: Vec<_> = inspect.contacts.iter().filter(|c| c.gap.abs() < 1e-9).collect();
     assert_eq!(feet.len(), 4);
     let n = 3 * feet.len();
@@ -301,10 +301,11 @@ fn a_cube_on_one_corner_is_strongly_stable_and_marginal() {
 fn the_default_stance_takes_the_final_state_of_a_simulation() {
     // `stance` refused the final state of a `simulate` run (A1's feet a few micrometres above
     // the floor) unless given --touch. Both methods' resting states are taken as they are.
-    use contactlab::api::{spatial_simulate, SpatialMethod, SpatialSimSettings};
+    use contactlab::api::{SimulateSettings, SpatialMethod};
     let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
     for method in [SpatialMethod::Moreau, SpatialMethod::Event] {
-        let run = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, method, ..Default::default() }).unwrap();
+        let run =
+            crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, method, ..Default::default() }).unwrap();
         let state: Vec<f64> = run.q.last().unwrap().clone();
         let r = stance(&m, Some(&state), &StanceSettings::default()).unwrap();
         assert_eq!(r.contacts.len(), 4, "{method:?}: {:?}", r.contacts.iter().map(|c| c.gap).collect::<Vec<_>>());

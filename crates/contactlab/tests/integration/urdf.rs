@@ -56,8 +56,8 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
     compare_gaits(g, &b);
     // From the gait's state: strikes a period apart.
     let state: Vec<f64> = g.q.iter().chain(&g.v).copied().collect();
-    let sim =
-        contactlab::api::simulate(&m, Some(&state), &SimulateSettings { t_max: 3.0, ..Default::default() }).unwrap();
+    let sim = crate::common::simulate_planar(&m, Some(&state), &SimulateSettings { t_max: 3.0, ..Default::default() })
+        .unwrap();
     let strikes: Vec<f64> = sim.events.iter().filter(|e| e.kind == EventKind::Impact).map(|e| e.t).collect();
     assert_eq!(strikes.len(), 4, "{:?}", sim.events);
     for (k, t) in strikes.iter().enumerate() {
@@ -268,7 +268,7 @@ fn a_bare_urdf_path_is_a_model() {
     let m = model::read(&example("drake/CompassGait.urdf")).unwrap();
     assert_eq!(m.dof(), 4);
     assert!(m.contacts.is_empty());
-    let r = contactlab::api::model_inspect(&m, Some(&[0.1, -0.9, 0.2, 0.3, 0.5, -0.2, 0.7, 1.1]), 0.0).unwrap();
+    let r = crate::common::inspect_planar(&m, Some(&[0.1, -0.9, 0.2, 0.3, 0.5, -0.2, 0.7, 1.1]), 0.0).unwrap();
     assert!(r.check.is_empty(), "{:?}", r.check);
     // Total mass 20 kg on the hip's translations.
     assert!((r.mass_matrix[0][0] - 20.0).abs() < 1e-12 && (r.mass_matrix[1][1] - 20.0).abs() < 1e-12);
@@ -291,7 +291,7 @@ fn the_shipped_urdf_models_pass_their_own_check() {
         let n = m.dof();
         for k in 0..5 {
             let state: Vec<f64> = (0..2 * n).map(|j| 0.7 * ((j * 7 + k * 3) as f64 * 0.9).sin()).collect();
-            let r = contactlab::api::model_inspect(&m, Some(&state), 0.0).unwrap();
+            let r = crate::common::inspect_planar(&m, Some(&state), 0.0).unwrap();
             assert!(r.check.is_empty(), "{}: {:?}", path.display(), r.check);
             assert!(r.mass_matrix_eigenvalues[0] > 0.0 && r.mass_matrix_asymmetry == 0.0, "{}", path.display());
         }

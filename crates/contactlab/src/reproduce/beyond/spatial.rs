@@ -98,15 +98,19 @@ pub(super) fn rocking_block_3d(sec: &mut Section) -> Result<(), Error> {
         0.04156352332728916,
         0.0,
     ];
-    let event =
-        crate::api::spatial_simulate(&wob, None, &crate::api::SpatialSimSettings { t_max: 5.0, ..Default::default() })?;
-    let moreau = crate::api::SpatialSimSettings {
+    let event = crate::api::spatial::spatial_simulate_with(
+        &wob,
+        None,
+        &crate::api::SimulateSettings { t_max: 5.0, ..Default::default() },
+        &mut |_| {},
+    )?;
+    let moreau = crate::api::SimulateSettings {
         t_max: 5.0,
         h: 2e-4,
         method: crate::api::SpatialMethod::Moreau,
         ..Default::default()
     };
-    let stepped = crate::api::spatial_simulate(&wob, None, &moreau)?;
+    let stepped = crate::api::spatial::spatial_simulate_with(&wob, None, &moreau, &mut |_| {})?;
     let zeno = event.events.as_deref().unwrap_or_default().iter().any(|e| e.kind == EventKind::Zeno);
     let (a, b) = (event.q.last(), stepped.q.last());
     let yaw = |q: &[f64]| 2.0 * q[6].atan2(q[3]);
@@ -145,7 +149,10 @@ fn body_axis(q: &[f64]) -> [f64; 3] {
 /// energy loss beside it); then spun like a coin (`examples/spatial/eulers-disk.toml`): its
 /// rolling stretches conserve energy, only its slips dissipate.
 pub(super) fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
-    use crate::api::{spatial_simulate, SpatialMethod, SpatialModel, SpatialSimSettings};
+    use crate::api::{SimulateSettings, SpatialMethod, SpatialModel};
+    let spatial_simulate = |m: &SpatialModel, state: Option<&[f64]>, s: &SimulateSettings| {
+        crate::api::spatial::spatial_simulate_with(m, state, s, &mut |_| {})
+    };
     use crate::spatial::geometry::Shape;
     let mut m = SpatialModel::from_mjcf(
         "examples/spatial/eulers-disk.xml".into(),
@@ -166,7 +173,7 @@ pub(super) fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
     // ω in the body's axes (the disk turned by α about y).
     m.q0 = vec![0.0, 0.0, r * sa + 0.5 * h * ca, (0.5 * alpha).cos(), 0.0, (0.5 * alpha).sin(), 0.0];
     m.v0 = vec![0.0, 0.0, 0.0, ca * wx - sa * wz, 0.0, sa * wx + ca * wz];
-    let run = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 1.0, ..Default::default() })?;
+    let run = spatial_simulate(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() })?;
     let (mut heading, mut prev, mut tilt_dev, mut drift) = (0.0, None::<f64>, 0.0f64, 0.0f64);
     for q in &run.q {
         let a = body_axis(q);
@@ -182,7 +189,7 @@ pub(super) fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
     let rate = if run.end == "time-limit" { heading / t_end } else { f64::NAN };
     let e0 = run.energy.first().copied().unwrap_or(f64::NAN);
     let loss = |step: f64| -> Result<f64, Error> {
-        let s = SpatialSimSettings { t_max: 1.0, h: step, method: SpatialMethod::Moreau, ..Default::default() };
+        let s = SimulateSettings { t_max: 1.0, h: step, method: SpatialMethod::Moreau, ..Default::default() };
         Ok(e0 - spatial_simulate(&m, None, &s)?.energy.last().copied().unwrap_or(f64::NAN))
     };
     let (coarse, fine) = (loss(1e-3)?, loss(2.5e-4)?);
@@ -210,7 +217,7 @@ pub(super) fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
     let (s5, c5) = 0.5f64.sin_cos();
     m.q0 = vec![0.0, 0.0, r * s5 + 0.5 * h * c5, 0.25f64.cos(), 0.0, 0.25f64.sin(), 0.0];
     m.v0 = vec![0.0, 0.0, 0.0, -30.0 * s5, 0.0, 30.0 * c5];
-    let spun = spatial_simulate(&m, None, &SpatialSimSettings { t_max: 3.0, ..Default::default() })?;
+    let spun = spatial_simulate(&m, None, &SimulateSettings { t_max: 3.0, ..Default::default() })?;
     let events = spun.events.as_deref().unwrap_or_default();
     let count = |k: EventKind| events.iter().filter(|e| e.kind == k).count();
     let (stops, onsets) = (count(EventKind::SlipStop), count(EventKind::SlipOnset));
@@ -418,7 +425,8 @@ pub(super) fn a1_stance(sec: &mut Section, opts: &Options) -> Result<(), Error> 
 /// `μ` in its plane and out of it against the closed forms, and an in-plane slip ended by the
 /// 3-D engine against the planar one.
 pub(super) fn painleve_rod_3d(sec: &mut Section) -> Result<(), Error> {
-    use crate::api::{mechanism_slip, spatial_painleve, spatial_slip, Painleve3Settings, SpatialModel};
+    use crate::api::spatial_painleve::{spatial_painleve, spatial_slip};
+    use crate::api::{PainleveSettings, SpatialModel};
     use crate::multibody::painleve::SliceAxis;
     let mut m = SpatialModel::from_mjcf(
         "examples/spatial/painleve-rod.xml".into(),
@@ -431,7 +439,7 @@ pub(super) fn painleve_rod_3d(sec: &mut Section) -> Result<(), Error> {
     let state = |p: f64| vec![0.0, 0.0, p.sin() - 0.001, 0.0, p, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     let psi = 30f64.to_radians();
     let mu_min = |dir: [f64; 3]| -> Result<f64, Error> {
-        let s = Painleve3Settings {
+        let s = PainleveSettings {
             contact: "end".into(),
             direction: Some(dir),
             slice: vec![SliceAxis { coordinate: "rod_pitch".into(), lo: 0.05, hi: 1.5 }],
@@ -456,7 +464,13 @@ pub(super) fn painleve_rod_3d(sec: &mut Section) -> Result<(), Error> {
     // examples/multibody/painleve-rod.toml's slip (θ = −0.6, the end sliding right at 6 m/s)
     // in 3-D (pitch = −θ).
     let planar = mechanism("painleve-rod.toml", ROD_PLANAR)?;
-    let p = mechanism_slip(&planar, None, "end")?;
+    let p = crate::multibody::painleve::slip(
+        &planar,
+        &planar.q0,
+        &planar.v0,
+        "end",
+        &crate::walking::WalkerSettings::default(),
+    )?;
     let (q, v) = (&planar.q0, &planar.v0);
     let s3 = [0.0, 0.0, q[1] - 0.001, 0.0, -q[2], 0.0, v[0], 0.0, v[1], 0.0, -v[2], 0.0];
     let r = spatial_slip(&m, Some(&s3), "end")?;

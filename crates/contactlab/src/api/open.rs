@@ -1,0 +1,251 @@
+//! What a file is, decided in one place ([`open`]), and the commands that take any mechanism,
+//! planar or in 3-D, as one entry each ([`inspect`], [`simulate`], [`painleve`], [`slip`],
+//! [`jam_threshold`]).
+//!
+//! A bare URDF is a robot in 3-D with its root held as the URDF says (`base` `"fixed"`, or
+//! `"floating"`), and a planar mechanism only with `base = "planar"`; an MJCF file is a robot in
+//! 3-D; a model file is a 3-D scene when it names a `urdf` with a `base` or an `mjcf`
+//! ([`crate::model::ModelDoc::is_spatial_scene`]), and a planar mechanism otherwise
+//! (docs/models.md). The command line and the Python package open every mechanism here.
+
+use std::path::Path;
+
+use super::*;
+
+/// A mechanism as a command reads it: a planar one (`kind = "multibody"`, a URDF with
+/// `base = "planar"`) or a robot in 3-D (an MJCF file, a URDF, a 3-D scene file).
+#[derive(Debug, Clone)]
+pub enum Multibody {
+    /// A planar mechanism.
+    Planar(Box<crate::multibody::Mechanism>),
+    /// A robot in 3-D.
+    Spatial(Box<SpatialModel>),
+}
+
+impl Multibody {
+    /// The robot in 3-D, if this is one.
+    pub fn spatial(&self) -> Option<&SpatialModel> {
+        match self {
+            Self::Spatial(m) => Some(m),
+            Self::Planar(_) => None,
+        }
+    }
+
+    /// The planar mechanism, if this is one.
+    pub fn planar(&self) -> Option<&crate::multibody::Mechanism> {
+        match self {
+            Self::Planar(m) => Some(m),
+            Self::Spatial(_) => None,
+        }
+    }
+}
+
+/// Opens the mechanism at `path`, read as `base` says for a URDF (`"fixed"`, the default,
+/// `"floating"` or `"planar"`; an argument error for any other file, which says itself how its
+/// root is held): the one function that decides what a file is ([`spatial_source`]).
+pub fn open(path: &Path, base: Option<&str>) -> Result<Multibody, Error> {
+    match spatial_source(path, base)? {
+        Some(source) => Ok(Multibody::Spatial(Box::new(spatial_model(path, source)?))),
+        None => Ok(Multibody::Planar(Box::new(crate::multibody::model::read(path)?))),
+    }
+}
+
+/// The mechanism a parsed model document holds (a Python dict, a document changed in memory):
+/// a 3-D scene or a planar mechanism.
+pub fn open_doc(doc: &crate::model::ModelDoc) -> Result<Multibody, Error> {
+    match scene_of(doc)? {
+        Some(m) => Ok(Multibody::Spatial(Box::new(m))),
+        None => Ok(Multibody::Planar(Box::new(crate::multibody::model::from_model(doc)?))),
+    }
+}
+
+/// What `model inspect --json` prints: a planar mechanism's dynamics at a state, or a robot's
+/// in 3-D (the JSON is the one or the other object, untagged).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Inspection {
+    /// A planar mechanism's.
+    Planar(crate::multibody::inspect::Inspection),
+    /// A robot's in 3-D.
+    Spatial(SpatialInspection),
+}
+
+/// `model inspect`: the mechanism's dynamics at `state` and time `t` (s; springs tracking
+/// moving references). A planar mechanism's state is `n` numbers (`q`, at rest) or `2n` (`q`
+/// then `q̇`), default its `[initial]` table: `M`, `h`, gaps, Jacobians, energies and the
+/// finite-difference check. A robot's in 3-D is `nq` numbers (`v = 0`) or `nq + nv`, default its
+/// reference configuration at rest; quaternions are normalised.
+pub fn inspect(m: &Multibody, state: Option<&[f64]>, t: f64) -> Result<Inspection, Error> {
+    match m {
+        Multibody::Planar(m) => {
+            let (q, v) = mechanism_state(m, state)?;
+            crate::multibody::inspect::inspect(m, t, &q, &v).map(Inspection::Planar)
+        }
+        Multibody::Spatial(m) => spatial_inspect(m, state, t).map(Inspection::Spatial),
+    }
+}
+
+/// What `simulate --json` prints: a planar mechanism's event-driven run, or a robot's in 3-D
+/// (the JSON is the one or the other object, untagged).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Simulation {
+    /// A planar mechanism's.
+    Planar(crate::multibody::simulate::Simulation),
+    /// A robot's in 3-D.
+    Spatial(SpatialSimulation),
+}
+
+impl Simulation {
+    /// The robot's run in 3-D, or an error naming what this is.
+    pub fn into_spatial(self) -> Result<SpatialSimulation, Error> {
+        match self {
+            Self::Spatial(s) => Ok(s),
+            Self::Planar(_) => Err(arg("model", "a planar mechanism's run, not a robot's in 3-D")),
+        }
+    }
+
+    /// The planar mechanism's run, or an error naming what this is.
+    pub fn into_planar(self) -> Result<crate::multibody::simulate::Simulation, Error> {
+        match self {
+            Self::Planar(s) => Ok(s),
+            Self::Spatial(_) => Err(arg("model", "a robot's run in 3-D, not a planar mechanism's")),
+        }
+    }
+}
+
+/// [`simulate_with`] without progress.
+pub fn simulate(m: &Multibody, state: Option<&[f64]>, s: &SimulateSettings) -> Result<Simulation, Error> {
+    simulate_with(m, state, s, &mut |_| {})
+}
+
+/// `simulate`: the mechanism from `state` (as [`inspect`] reads it) up to `s.t_max`, calling
+/// `progress` with the simulated time as a robot's run in 3-D goes (the command line's progress
+/// bar).
+///
+/// A planar mechanism runs event-driven (contact modes, impacts, Zeno completion, walking rules)
+/// with `t_max`, `rtol`, `max_events` and `per_step`; its contacts carry their own friction and
+/// restitution, so `mu` and `method = moreau` are argument errors. A robot in 3-D runs against
+/// its ground planes by `s.method` ([`SpatialMethod`]).
+pub fn simulate_with(
+    m: &Multibody,
+    state: Option<&[f64]>,
+    s: &SimulateSettings,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Simulation, Error> {
+    match m {
+        Multibody::Planar(m) => {
+            if s.method == SpatialMethod::Moreau {
+                return Err(arg(
+                    "method",
+                    "moreau applies to robots in 3-D; a planar mechanism is simulated event-driven (event or auto)",
+                ));
+            }
+            if s.mu.is_some() {
+                return Err(arg(
+                    "mu",
+                    "applies to robots in 3-D; a planar mechanism's contacts give their own `mu` in its file",
+                ));
+            }
+            let settings = crate::multibody::simulate::SimulateSettings {
+                t_max: s.t_max,
+                max_events: s.max_events,
+                rtol: s.rtol,
+                per_step: s.per_step,
+            };
+            let (q, v) = mechanism_state(m, state)?;
+            crate::multibody::simulate::simulate(m, &q, &v, &settings).map(Simulation::Planar)
+        }
+        Multibody::Spatial(m) => spatial_simulate_with(m, state, s, progress).map(Simulation::Spatial),
+    }
+}
+
+pub use crate::multibody::painleve::PainleveSettings;
+
+/// What `painleve --json` prints: a planar contact's analysis or a robot's in 3-D (untagged).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Painleve {
+    /// A planar mechanism's.
+    Planar(Box<crate::multibody::painleve::Painleve>),
+    /// A robot's in 3-D.
+    Spatial(Box<Painleve3>),
+}
+
+/// `painleve`: Painlevé's paradox at a contact (P2, Section 2) at `state`: `A`, `B` and the
+/// case of P2's Table 2.1, `μ_min` and the region `B < 0` over a slice of configurations, the
+/// LCP of several slipping contacts. A planar contact slips in direction `s.sigma` (`s.direction`
+/// is an argument error); a robot's contact in 3-D in the world direction `s.direction`
+/// projected onto its tangent plane, the answer adding `B` over every slip direction
+/// (`s.sigma` is an argument error).
+pub fn painleve(m: &Multibody, state: Option<&[f64]>, s: &PainleveSettings) -> Result<Painleve, Error> {
+    match m {
+        Multibody::Planar(m) => {
+            let (q, v) = mechanism_state(m, state)?;
+            crate::multibody::painleve::painleve(m, &q, &v, s).map(|r| Painleve::Planar(Box::new(r)))
+        }
+        Multibody::Spatial(m) => {
+            super::spatial_painleve::spatial_painleve(m, state, s).map(|r| Painleve::Spatial(Box::new(r)))
+        }
+    }
+}
+
+/// What `slip --json` prints: how a planar contact's slip ends, or a robot's in 3-D (untagged).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Slip {
+    /// A planar mechanism's.
+    Planar(SlipReport),
+    /// A robot's in 3-D, whose slip direction turns.
+    Spatial(Slip3Report),
+}
+
+/// `slip`: how a slip of `contact` from `state` (`q` then `q̇`; default the `[initial]`) ends:
+/// stick, reversal, separation, jam, corner, impact (times in seconds); in 3-D with the slip
+/// direction's turn.
+pub fn slip(m: &Multibody, state: Option<&[f64]>, contact: &str) -> Result<Slip, Error> {
+    match m {
+        Multibody::Planar(m) => {
+            let (q, v) = mechanism_state(m, state)?;
+            let e = crate::multibody::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
+            Ok(Slip::Planar(SlipReport {
+                outcome: e.outcome,
+                t_end: e.t_end,
+                fn_max: e.fn_max,
+                state: e.state,
+                a: e.a_end,
+                b: e.b_end,
+                approach: e.approach,
+            }))
+        }
+        Multibody::Spatial(m) => super::spatial_painleve::spatial_slip(m, state, contact).map(Slip::Spatial),
+    }
+}
+
+/// `slip --jam-threshold`: the smallest initial slip speed of `contact` (m/s, up to
+/// `max_speed`) that jams from `state`, its own slip speed replaced. A planar contact's speed is
+/// set on the coordinate `along` or by default by the least kinetic-energy velocity change that
+/// slides it ([`crate::multibody::painleve::jam_threshold`]); a robot's in 3-D along the state's
+/// slip direction (`along` is an argument error; [`crate::spatial::slip::jam_threshold3`]).
+pub fn jam_threshold(
+    m: &Multibody,
+    state: Option<&[f64]>,
+    contact: &str,
+    along: Option<&str>,
+    max_speed: f64,
+) -> Result<JamThresholdReport, Error> {
+    match m {
+        Multibody::Planar(m) => {
+            let (q, v) = mechanism_state(m, state)?;
+            let s = WalkerSettings::default();
+            let jam_threshold = crate::multibody::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
+            Ok(JamThresholdReport { jam_threshold })
+        }
+        Multibody::Spatial(m) => {
+            if along.is_some() {
+                return Err(arg("along", "planar models only: in 3-D the state's slip direction sets the starts"));
+            }
+            super::spatial_painleve::spatial_jam_threshold(m, state, contact, max_speed)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! `api::open`: what a file is, decided once, and the commands over it (`inspect`, `simulate`)
+//! that take a planar mechanism and a robot in 3-D alike.
+
+use std::path::{Path, PathBuf};
+
+use contactlab::api::{self, Inspection, Multibody, SimulateSettings, SpatialMethod};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn kind(m: &Multibody) -> &'static str {
+    match m {
+        Multibody::Planar(_) => "planar",
+        Multibody::Spatial(_) => "3-D",
+    }
+}
+
+#[test]
+fn every_kind_of_file_opens_as_one_type() {
+    let r = root();
+    for (path, base, want) in [
+        ("examples/multibody/kneed-walker.toml", None, "planar"),
+        ("examples/multibody/urdf/five-link-biped.urdf", Some("planar"), "planar"),
+        ("examples/multibody/urdf/yz-hopper.urdf", None, "3-D"),
+        ("data/robots/ur5_robot.urdf", Some("floating"), "3-D"),
+        ("data/robots/mujoco/hopper.xml", None, "3-D"),
+        ("examples/spatial/eulers-disk.toml", None, "3-D"),
+    ] {
+        let m = api::open(&r.join(path), base).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(kind(&m), want, "{path} with base {base:?}");
+        // The one entry per command answers for either kind, with its own kind of result.
+        let i = api::inspect(&m, None, 0.0).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(matches!(i, Inspection::Planar(_)), want == "planar", "{path}");
+    }
+    // A URDF's base on a file that says it itself, or a base that is not one, is refused.
+    for (path, base) in [
+        ("data/robots/mujoco/hopper.xml", Some("fixed")),
+        ("examples/multibody/kneed-walker.toml", Some("floating")),
+        ("data/robots/ur5_robot.urdf", Some("sideways")),
+    ] {
+        let e = api::open(&r.join(path), base).unwrap_err();
+        assert!(e.to_string().contains("base"), "{path}: {e}");
+    }
+    // Not a mechanism at all: the planar reader names the kind.
+    let e = api::open(&r.join("examples/fixture/disk-mu0.2-0.5.toml"), None).unwrap_err();
+    assert!(e.to_string().contains("kind") && e.to_string().contains("multibody"), "{e}");
+}
+
+#[test]
+fn a_document_opens_as_its_file_does() {
+    let r = root();
+    for path in ["examples/multibody/kneed-walker.toml", "examples/spatial/eulers-disk.toml"] {
+        let file = r.join(path);
+        let doc = contactlab::model::ModelDoc::read(&file).unwrap();
+        let (a, b) = (api::open(&file, None).unwrap(), api::open_doc(&doc).unwrap());
+        assert_eq!(kind(&a), kind(&b), "{path}");
+        let (ia, ib) = (api::inspect(&a, None, 0.0).unwrap(), api::inspect(&b, None, 0.0).unwrap());
+        assert_eq!(serde_json::to_string(&ia).unwrap(), serde_json::to_string(&ib).unwrap(), "{path}");
+    }
+}
+
+#[test]
+fn simulate_runs_either_kind_and_refuses_what_a_planar_model_does_not_take() {
+    let r = root();
+    let planar = api::open(&r.join("examples/multibody/compass-biped.toml"), None).unwrap();
+    let s = SimulateSettings { t_max: 0.2, ..Default::default() };
+    let run = api::simulate(&planar, None, &s).unwrap().into_planar().unwrap();
+    assert!(run.t_end > 0.0);
+    // The planar run is the planar engine's own, bit for bit.
+    let m = planar.planar().unwrap();
+    let own = contactlab::multibody::simulate::simulate(
+        m,
+        &m.q0,
+        &m.v0,
+        &contactlab::multibody::simulate::SimulateSettings { t_max: 0.2, ..Default::default() },
+    )
+    .unwrap();
+    assert_eq!(serde_json::to_string(&run).unwrap(), serde_json::to_string(&own).unwrap());
+    for (bad, key) in [
+        (SimulateSettings { method: SpatialMethod::Moreau, ..s }, "method"),
+        (SimulateSettings { mu: Some(0.5), ..s }, "mu"),
+    ] {
+        let e = api::simulate(&planar, None, &bad).unwrap_err();
+        assert!(matches!(&e, contactlab::Error::Argument { name, .. } if name == key), "{e}");
+    }
+    let robot = api::open(&r.join("examples/spatial/eulers-disk.toml"), None).unwrap();
+    let run = api::simulate(&robot, None, &s).unwrap();
+    assert!(run.clone().into_planar().is_err());
+    assert!(run.into_spatial().unwrap().t.last().is_some_and(|&t| t > 0.0));
+}
