@@ -120,15 +120,16 @@ fn simulations(c: &mut Criterion) {
         })
     });
     let a1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/a1-standing.toml");
-    let am = contactlab::api::spatial_model(&a1, contactlab::api::SpatialSource::Scene).unwrap();
     let s = contactlab::api::StanceSettings {
         friction: contactlab::fixture::FrictionLaw::Pyramid,
         slope_axis: Some(contactlab::spatial::algebra::Vec3::y()),
         ..Default::default()
     };
-    g.bench_function("a1_stance_pyramid_with_margins", |b| b.iter(|| contactlab::api::stance(&am, None, &s).unwrap()));
-    // Painlevé at A1's foot (three feet held) over a slice of its knee: A, B, μ_min both ways.
     let a1m = contactlab::api::open(&a1, None).unwrap();
+    g.bench_function("a1_stance_pyramid_with_margins", |b| {
+        b.iter(|| contactlab::api::stance(&a1m, None, &s, None).unwrap())
+    });
+    // Painlevé at A1's foot (three feet held) over a slice of its knee: A, B, μ_min both ways.
     let p = contactlab::api::PainleveSettings {
         contact: "FL_foot".into(),
         slice: vec![contactlab::multibody::painleve::SliceAxis {
@@ -171,8 +172,10 @@ fn simulations(c: &mut Criterion) {
     // the joints free it runs its 2 s, the figure measured before the stops.)
     let mut free = hm.clone();
     free.limits.clear();
-    let (hm, free) =
-        (contactlab::api::Multibody::Spatial(Box::new(hm)), contactlab::api::Multibody::Spatial(Box::new(free)));
+    let (hm, free) = (
+        contactlab::api::MechanismModel::Spatial(Box::new(hm)),
+        contactlab::api::MechanismModel::Spatial(Box::new(free)),
+    );
     for (name, model, method) in [
         ("moreau_h1ms", &hm, contactlab::api::SpatialMethod::Moreau),
         ("event_driven_stops_to_painleve", &hm, contactlab::api::SpatialMethod::Event),
@@ -190,7 +193,7 @@ fn simulations(c: &mut Criterion) {
     let ant = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/ant.xml");
     let am = contactlab::api::spatial_model(&ant, contactlab::api::SpatialSource::Mjcf).unwrap();
     let q0 = am.q0.clone();
-    let am = contactlab::api::Multibody::Spatial(Box::new(am));
+    let am = contactlab::api::MechanismModel::Spatial(Box::new(am));
     let s = contactlab::api::SimulateSettings {
         t_max: 2.0,
         method: contactlab::api::SpatialMethod::Moreau,
@@ -226,7 +229,7 @@ fn big_models(c: &mut Criterion) {
         b.iter(|| {
             let m = contactlab::spatial::mjcf::parse("chain.xml", &text).unwrap();
             let model = contactlab::api::SpatialModel::from_mjcf("chain.xml".into(), &m);
-            contactlab::api::inspect(&contactlab::api::Multibody::Spatial(Box::new(model)), None, 0.0).unwrap()
+            contactlab::api::inspect(&contactlab::api::MechanismModel::Spatial(Box::new(model)), None, 0.0).unwrap()
         })
     });
     g.finish();

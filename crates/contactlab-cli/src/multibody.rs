@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use contactlab::api::{Inspection, Multibody, Painleve, SimulateSettings};
+use contactlab::api::{Inspection, MechanismModel, Painleve, SimulateSettings};
 use contactlab::continuation::Settings as ContinuationSettings;
 use contactlab::multibody::basin::BasinSettings;
 use contactlab::multibody::gait::GaitSettings;
@@ -107,7 +107,7 @@ fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Fa
 }
 
 /// A mechanism, planar or in 3-D, as `contactlab::api::open` reads it.
-fn open(path: &std::path::Path, base: Option<&str>) -> Result<Multibody, Failure> {
+fn open(path: &std::path::Path, base: Option<&str>) -> Result<MechanismModel, Failure> {
     contactlab::api::open(path, base).map_err(|e| if base == Some("planar") { urdf_hint(path, e) } else { e.into() })
 }
 
@@ -509,8 +509,8 @@ pub fn simulate(a: SimulateArgs) -> Result<(), Failure> {
     let r = contactlab::api::simulate_with(&m, a.state.as_deref(), &s, &mut progress);
     bar.finish_and_clear();
     let m = match m {
-        Multibody::Spatial(m) => m,
-        Multibody::Planar(m) => return simulated_planar(&a, &m, r?.into_planar()?),
+        MechanismModel::Spatial(m) => m,
+        MechanismModel::Planar(m) => return simulated_planar(&a, &m, r?.into_planar()?),
     };
     let r = r?.into_spatial()?;
     // At most six names, then how many more (the JSON field has them all).
@@ -675,8 +675,8 @@ pub fn run(cmd: ModelCommand) -> Result<(), Failure> {
 fn inspect(a: InspectArgs) -> Result<(), Failure> {
     let m = open(&a.model, a.base.as_deref())?;
     let r = match (contactlab::api::inspect(&m, a.state.as_deref(), a.t)?, &m) {
-        (Inspection::Planar(r), Multibody::Planar(m)) => (r, m),
-        (Inspection::Spatial(r), Multibody::Spatial(m)) => return inspected_spatial(&a, m, r),
+        (Inspection::Planar(r), MechanismModel::Planar(m)) => (r, m),
+        (Inspection::Spatial(r), MechanismModel::Spatial(m)) => return inspected_spatial(&a, m, r),
         _ => return Err(Failure::Internal(anyhow::anyhow!("inspect answered for another kind of model"))),
     };
     let (r, m) = r;

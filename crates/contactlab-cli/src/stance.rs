@@ -53,19 +53,7 @@ impl StanceArgs {
 }
 
 pub fn stance(a: StanceArgs) -> Result<(), Failure> {
-    let Some(source) = contactlab::api::spatial_source(&a.model, a.base.as_deref())? else {
-        return Err(anyhow::anyhow!(
-            "{}: not a robot in 3-D (a scene file, an MJCF file or a URDF)",
-            a.model.display()
-        )
-        .into());
-    };
-    let mut m = contactlab::api::spatial_model(&a.model, source)?;
-    if let Some(names) = &a.contacts {
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        m.retain_contacts(&names)
-            .map_err(|(i, why)| anyhow::anyhow!("--contacts: {} (entry {}): {why}", names[i], i + 1))?;
-    }
+    let m = contactlab::api::open(&a.model, a.base.as_deref())?;
     let slope_axis = match a.slope_axis.as_deref() {
         None => None,
         Some([x, y, z]) => Some(Vec3::new(*x, *y, *z)),
@@ -79,7 +67,7 @@ pub fn stance(a: StanceArgs) -> Result<(), Failure> {
         touch: a.touch,
         slope_axis,
     };
-    let r = contactlab::api::stance(&m, a.state.as_deref(), &s)?;
+    let r = contactlab::api::stance(&m, a.state.as_deref(), &s, a.contacts.as_deref())?;
     if let Some(dir) = &a.common.out {
         r.write_files(dir)?;
     }

@@ -776,22 +776,6 @@ fn continuation(
     object(py, &py.detach(|| contactlab::api::continuation(&doc, &req, &|_| {})).map_err(to_py)?)
 }
 
-/// Any mechanism: P3's periodic orbit through the constrained phases of a joint limit or
-/// contact, as the CLI's `orbit --json`.
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, constraint, state=None))]
-fn mechanism_orbit(
-    py: Python<'_>,
-    name: &str,
-    text: &str,
-    is_json: bool,
-    constraint: String,
-    state: Option<Vec<f64>>,
-) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
-    object(py, &py.detach(|| contactlab::api::mechanism_orbit(&m, state.as_deref(), &constraint)).map_err(to_py)?)
-}
-
 /// The compiled module.
 mod mechanisms;
 mod spatial;
@@ -846,6 +830,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stance, m)?)?;
     m.add_function(wrap_pyfunction!(painleve, m)?)?;
     m.add_function(wrap_pyfunction!(slip, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanism_orbit, m)?)?;
+    m.add_function(wrap_pyfunction!(orbit, m)?)?;
     Ok(())
 }

@@ -2,11 +2,11 @@
 //! (`contactlab::api::open`): `inspect`, `simulate`, `painleve` and `slip`.
 
 use super::*;
-use contactlab::api::{Multibody, Simulation};
+use contactlab::api::{MechanismModel, Simulation};
 
 /// The mechanism `source` names: a path (read with `base` as `contactlab::api::open` reads it)
 /// or a model's `(name, text, is_json)` (a dict; `base` is then an error).
-fn open(source: &Bound<'_, PyAny>, base: Option<&str>) -> PyResult<Multibody> {
+fn open(source: &Bound<'_, PyAny>, base: Option<&str>) -> PyResult<MechanismModel> {
     if let Ok((name, text, is_json)) = source.extract::<(String, String, bool)>() {
         if base.is_some() {
             return Err(to_py(contactlab::Error::argument("base", "applies to a URDF path, not to a dict")));
@@ -77,7 +77,7 @@ pub(crate) fn simulate<'py>(
     let m = open(source, base)?;
     let r = py.detach(|| contactlab::api::simulate(&m, state.as_deref(), &s)).map_err(to_py)?;
     let (sim, m) = match (r, &m) {
-        (Simulation::Planar(sim), Multibody::Planar(m)) => (sim, m),
+        (Simulation::Planar(sim), MechanismModel::Planar(m)) => (sim, m),
         (r @ Simulation::Spatial(_), _) => return Ok(("SpatialSimulation", object(py, &r)?, None)),
         (Simulation::Planar(_), _) => return Err(PyRuntimeError::new_err("simulate answered for another model")),
     };
@@ -157,4 +157,19 @@ pub(crate) fn slip(
         contactlab::api::Slip::Spatial(_) => "Slip3",
     };
     Ok((kind, object(py, &r)?))
+}
+
+/// P3's periodic orbit of a planar mechanism through the constrained phases of a joint limit or
+/// contact, as the CLI's `orbit --json`.
+#[pyfunction]
+#[pyo3(signature = (source, base, constraint, state=None))]
+pub(crate) fn orbit(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    base: Option<&str>,
+    constraint: String,
+    state: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let m = open(source, base)?;
+    object(py, &py.detach(|| contactlab::api::orbit(&m, state.as_deref(), &constraint)).map_err(to_py)?)
 }

@@ -134,32 +134,13 @@ pub(crate) fn stance(
         "pyramid" => contactlab::fixture::FrictionLaw::Pyramid,
         other => return Err(PyValueError::new_err(format!("friction: \"{other}\": allowed coulomb, pyramid"))),
     };
-    let p = std::path::Path::new(path);
-    let r = py.detach(|| {
-        let mut m = robot_3d(p, base)?;
-        if let Some(names) = &contacts {
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            m.retain_contacts(&names).map_err(|(i, why)| contactlab::Error::argument(format!("contacts[{i}]"), why))?;
-        }
-        let s = contactlab::api::StanceSettings {
-            joints,
-            friction,
-            touch,
-            slope_axis: slope_axis.map(|a| contactlab::spatial::algebra::Vec3::new(a[0], a[1], a[2])),
-        };
-        contactlab::api::stance(&m, state.as_deref(), &s)
-    });
+    let m = contactlab::api::open(std::path::Path::new(path), base).map_err(to_py)?;
+    let s = contactlab::api::StanceSettings {
+        joints,
+        friction,
+        touch,
+        slope_axis: slope_axis.map(|a| contactlab::spatial::algebra::Vec3::new(a[0], a[1], a[2])),
+    };
+    let r = py.detach(|| contactlab::api::stance(&m, state.as_deref(), &s, contacts.as_deref()));
     object(py, &r.map_err(to_py)?)
-}
-
-/// The robot in 3-D at `path` (a scene file, an MJCF file, a URDF with `base`); an error for a
-/// planar model.
-pub(crate) fn robot_3d(
-    p: &std::path::Path,
-    base: Option<&str>,
-) -> Result<contactlab::api::SpatialModel, contactlab::Error> {
-    let source = contactlab::api::spatial_source(p, base)?.ok_or_else(|| {
-        contactlab::Error::argument("model", format!("{} is a planar model, not a robot in 3-D", p.display()))
-    })?;
-    contactlab::api::spatial_model(p, source)
 }

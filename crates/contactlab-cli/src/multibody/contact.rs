@@ -86,7 +86,7 @@ pub fn painleve(a: PainleveArgs) -> Result<(), Failure> {
         held: a.held.as_ref().map(|h| h.iter().filter(|n| !n.is_empty()).cloned().collect()),
     };
     let (r, m) = match (contactlab::api::painleve(&m, a.state.as_deref(), &settings)?, &m) {
-        (Painleve::Planar(r), Multibody::Planar(m)) => (r, m),
+        (Painleve::Planar(r), MechanismModel::Planar(m)) => (r, m),
         (Painleve::Spatial(r), _) => return painleve_spatial(&a, *r),
         _ => return Err(Failure::Internal(anyhow::anyhow!("painleve answered for another kind of model"))),
     };
@@ -324,9 +324,8 @@ pub struct OrbitArgs {
 }
 
 pub fn orbit(a: OrbitArgs) -> Result<(), Failure> {
-    contactlab::api::walking_source(&a.model, a.base.as_deref(), "orbit")?;
-    let m = planar(&a.model)?;
-    let r = contactlab::api::mechanism_orbit(&m, a.state.as_deref(), &a.constraint)?;
+    let m = open(&a.model, a.base.as_deref())?;
+    let r = contactlab::api::orbit(&m, a.state.as_deref(), &a.constraint)?;
     if let Some(dir) = &a.common.out {
         write_json(dir, "orbit.json", &r)?;
     }

@@ -210,8 +210,7 @@ def orbit(
     --json``: ``converged``, ``zeno``, ``period``, ``fixed_point``, ``multipliers``, ``gamma``,
     ``stable``, ``constrained_duration``, ``impacts_per_cycle``. Planar mechanisms only (a URDF
     path with ``base="planar"``)."""
-    _walking(model, base, "orbit")
-    return Result("ConstraintOrbit", _core.mechanism_orbit(*model_text(model), str(constraint), _state(state)))
+    return Result("ConstraintOrbit", _core.orbit(_source(model), base, str(constraint), _state(state)))
 
 
 def stance(

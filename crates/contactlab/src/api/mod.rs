@@ -212,7 +212,7 @@ mod spatial_basin;
 mod spatial_continuation;
 pub(crate) mod spatial_gait;
 pub(crate) mod spatial_painleve;
-mod stance;
+pub(crate) mod stance;
 pub use multibody::*;
 pub use open::*;
 pub use p1_body::*;

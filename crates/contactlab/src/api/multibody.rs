@@ -183,14 +183,3 @@ pub fn continuation(
     };
     crate::multibody::continuation::continue_gait(doc, &key, state, &settings, &req.gait, progress)
 }
-
-/// P3's periodic orbit of a mechanism through the constrained phases of `constraint` (a joint
-/// limit or contact), reached from a state (`orbit`).
-pub fn mechanism_orbit(
-    m: &crate::multibody::Mechanism,
-    state: Option<&[f64]>,
-    constraint: &str,
-) -> Result<crate::multibody::zeno_orbit::ConstraintOrbit, Error> {
-    let (q, v) = mechanism_state(m, state)?;
-    crate::multibody::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
-}

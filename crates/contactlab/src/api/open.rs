@@ -1,6 +1,6 @@
 //! What a file is, decided in one place ([`open`]), and the commands that take any mechanism,
 //! planar or in 3-D, as one entry each ([`inspect`], [`simulate`], [`painleve`], [`slip`],
-//! [`jam_threshold`]).
+//! [`jam_threshold`], [`stance`], [`orbit`]).
 //!
 //! A bare URDF is a robot in 3-D with its root held as the URDF says (`base` `"fixed"`, or
 //! `"floating"`), and a planar mechanism only with `base = "planar"`; an MJCF file is a robot in
@@ -15,14 +15,14 @@ use super::*;
 /// A mechanism as a command reads it: a planar one (`kind = "multibody"`, a URDF with
 /// `base = "planar"`) or a robot in 3-D (an MJCF file, a URDF, a 3-D scene file).
 #[derive(Debug, Clone)]
-pub enum Multibody {
+pub enum MechanismModel {
     /// A planar mechanism.
     Planar(Box<crate::multibody::Mechanism>),
     /// A robot in 3-D.
     Spatial(Box<SpatialModel>),
 }
 
-impl Multibody {
+impl MechanismModel {
     /// The robot in 3-D, if this is one.
     pub fn spatial(&self) -> Option<&SpatialModel> {
         match self {
@@ -43,19 +43,19 @@ impl Multibody {
 /// Opens the mechanism at `path`, read as `base` says for a URDF (`"fixed"`, the default,
 /// `"floating"` or `"planar"`; an argument error for any other file, which says itself how its
 /// root is held): the one function that decides what a file is ([`spatial_source`]).
-pub fn open(path: &Path, base: Option<&str>) -> Result<Multibody, Error> {
+pub fn open(path: &Path, base: Option<&str>) -> Result<MechanismModel, Error> {
     match spatial_source(path, base)? {
-        Some(source) => Ok(Multibody::Spatial(Box::new(spatial_model(path, source)?))),
-        None => Ok(Multibody::Planar(Box::new(crate::multibody::model::read(path)?))),
+        Some(source) => Ok(MechanismModel::Spatial(Box::new(spatial_model(path, source)?))),
+        None => Ok(MechanismModel::Planar(Box::new(crate::multibody::model::read(path)?))),
     }
 }
 
 /// The mechanism a parsed model document holds (a Python dict, a document changed in memory):
 /// a 3-D scene or a planar mechanism.
-pub fn open_doc(doc: &crate::model::ModelDoc) -> Result<Multibody, Error> {
+pub fn open_doc(doc: &crate::model::ModelDoc) -> Result<MechanismModel, Error> {
     match scene_of(doc)? {
-        Some(m) => Ok(Multibody::Spatial(Box::new(m))),
-        None => Ok(Multibody::Planar(Box::new(crate::multibody::model::from_model(doc)?))),
+        Some(m) => Ok(MechanismModel::Spatial(Box::new(m))),
+        None => Ok(MechanismModel::Planar(Box::new(crate::multibody::model::from_model(doc)?))),
     }
 }
 
@@ -75,13 +75,13 @@ pub enum Inspection {
 /// then `q̇`), default its `[initial]` table: `M`, `h`, gaps, Jacobians, energies and the
 /// finite-difference check. A robot's in 3-D is `nq` numbers (`v = 0`) or `nq + nv`, default its
 /// reference configuration at rest; quaternions are normalised.
-pub fn inspect(m: &Multibody, state: Option<&[f64]>, t: f64) -> Result<Inspection, Error> {
+pub fn inspect(m: &MechanismModel, state: Option<&[f64]>, t: f64) -> Result<Inspection, Error> {
     match m {
-        Multibody::Planar(m) => {
+        MechanismModel::Planar(m) => {
             let (q, v) = mechanism_state(m, state)?;
             crate::multibody::inspect::inspect(m, t, &q, &v).map(Inspection::Planar)
         }
-        Multibody::Spatial(m) => spatial_inspect(m, state, t).map(Inspection::Spatial),
+        MechanismModel::Spatial(m) => spatial_inspect(m, state, t).map(Inspection::Spatial),
     }
 }
 
@@ -115,7 +115,7 @@ impl Simulation {
 }
 
 /// [`simulate_with`] without progress.
-pub fn simulate(m: &Multibody, state: Option<&[f64]>, s: &SimulateSettings) -> Result<Simulation, Error> {
+pub fn simulate(m: &MechanismModel, state: Option<&[f64]>, s: &SimulateSettings) -> Result<Simulation, Error> {
     simulate_with(m, state, s, &mut |_| {})
 }
 
@@ -128,13 +128,13 @@ pub fn simulate(m: &Multibody, state: Option<&[f64]>, s: &SimulateSettings) -> R
 /// restitution, so `mu` and `method = moreau` are argument errors. A robot in 3-D runs against
 /// its ground planes by `s.method` ([`SpatialMethod`]).
 pub fn simulate_with(
-    m: &Multibody,
+    m: &MechanismModel,
     state: Option<&[f64]>,
     s: &SimulateSettings,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Simulation, Error> {
     match m {
-        Multibody::Planar(m) => {
+        MechanismModel::Planar(m) => {
             if s.method == SpatialMethod::Moreau {
                 return Err(arg(
                     "method",
@@ -156,7 +156,7 @@ pub fn simulate_with(
             let (q, v) = mechanism_state(m, state)?;
             crate::multibody::simulate::simulate(m, &q, &v, &settings).map(Simulation::Planar)
         }
-        Multibody::Spatial(m) => spatial_simulate_with(m, state, s, progress).map(Simulation::Spatial),
+        MechanismModel::Spatial(m) => spatial_simulate_with(m, state, s, progress).map(Simulation::Spatial),
     }
 }
 
@@ -178,13 +178,13 @@ pub enum Painleve {
 /// is an argument error); a robot's contact in 3-D in the world direction `s.direction`
 /// projected onto its tangent plane, the answer adding `B` over every slip direction
 /// (`s.sigma` is an argument error).
-pub fn painleve(m: &Multibody, state: Option<&[f64]>, s: &PainleveSettings) -> Result<Painleve, Error> {
+pub fn painleve(m: &MechanismModel, state: Option<&[f64]>, s: &PainleveSettings) -> Result<Painleve, Error> {
     match m {
-        Multibody::Planar(m) => {
+        MechanismModel::Planar(m) => {
             let (q, v) = mechanism_state(m, state)?;
             crate::multibody::painleve::painleve(m, &q, &v, s).map(|r| Painleve::Planar(Box::new(r)))
         }
-        Multibody::Spatial(m) => {
+        MechanismModel::Spatial(m) => {
             super::spatial_painleve::spatial_painleve(m, state, s).map(|r| Painleve::Spatial(Box::new(r)))
         }
     }
@@ -203,9 +203,9 @@ pub enum Slip {
 /// `slip`: how a slip of `contact` from `state` (`q` then `q̇`; default the `[initial]`) ends:
 /// stick, reversal, separation, jam, corner, impact (times in seconds); in 3-D with the slip
 /// direction's turn.
-pub fn slip(m: &Multibody, state: Option<&[f64]>, contact: &str) -> Result<Slip, Error> {
+pub fn slip(m: &MechanismModel, state: Option<&[f64]>, contact: &str) -> Result<Slip, Error> {
     match m {
-        Multibody::Planar(m) => {
+        MechanismModel::Planar(m) => {
             let (q, v) = mechanism_state(m, state)?;
             let e = crate::multibody::painleve::slip(m, &q, &v, contact, &WalkerSettings::default())?;
             Ok(Slip::Planar(SlipReport {
@@ -218,7 +218,7 @@ pub fn slip(m: &Multibody, state: Option<&[f64]>, contact: &str) -> Result<Slip,
                 approach: e.approach,
             }))
         }
-        Multibody::Spatial(m) => super::spatial_painleve::spatial_slip(m, state, contact).map(Slip::Spatial),
+        MechanismModel::Spatial(m) => super::spatial_painleve::spatial_slip(m, state, contact).map(Slip::Spatial),
     }
 }
 
@@ -228,24 +228,74 @@ pub fn slip(m: &Multibody, state: Option<&[f64]>, contact: &str) -> Result<Slip,
 /// slides it ([`crate::multibody::painleve::jam_threshold`]); a robot's in 3-D along the state's
 /// slip direction (`along` is an argument error; [`crate::spatial::slip::jam_threshold3`]).
 pub fn jam_threshold(
-    m: &Multibody,
+    m: &MechanismModel,
     state: Option<&[f64]>,
     contact: &str,
     along: Option<&str>,
     max_speed: f64,
 ) -> Result<JamThresholdReport, Error> {
     match m {
-        Multibody::Planar(m) => {
+        MechanismModel::Planar(m) => {
             let (q, v) = mechanism_state(m, state)?;
             let s = WalkerSettings::default();
             let jam_threshold = crate::multibody::painleve::jam_threshold(m, &q, &v, contact, along, max_speed, &s)?;
             Ok(JamThresholdReport { jam_threshold })
         }
-        Multibody::Spatial(m) => {
+        MechanismModel::Spatial(m) => {
             if along.is_some() {
                 return Err(arg("along", "planar models only: in 3-D the state's slip direction sets the starts"));
             }
             super::spatial_painleve::spatial_jam_threshold(m, state, contact, max_speed)
         }
     }
+}
+
+/// `stance`: the stance stability of a robot in 3-D at rest at `state` (default its `[initial]`
+/// configuration; velocities, if given, are ignored; module docs of `api::stance`), with only
+/// the collision shapes of the links or shapes named in `contacts` (`None`: all). A planar
+/// mechanism is an argument error (its bodies at rest are P1's `equilibrium` and P4's
+/// `fixture`).
+pub fn stance(
+    m: &MechanismModel,
+    state: Option<&[f64]>,
+    s: &StanceSettings,
+    contacts: Option<&[String]>,
+) -> Result<Stance, Error> {
+    let m =
+        match m {
+            MechanismModel::Spatial(m) => m,
+            MechanismModel::Planar(m) => return Err(Error::input(
+                &m.source,
+                "stance",
+                "not a robot in 3-D (a scene file, an MJCF file or a URDF) but a planar mechanism: P1's `equilibrium` \
+                 and P4's `fixture` analyse planar bodies at rest",
+            )),
+        };
+    let Some(names) = contacts else {
+        return super::stance::robot_stance(m, state, s);
+    };
+    let mut m = (**m).clone();
+    let named: Vec<&str> = names.iter().map(String::as_str).collect();
+    m.retain_contacts(&named).map_err(|(i, why)| arg("contacts", format!("{} (entry {}): {why}", names[i], i + 1)))?;
+    super::stance::robot_stance(&m, state, s)
+}
+
+/// `orbit`: P3's periodic orbit of a planar mechanism through the constrained phases of
+/// `constraint` (a joint limit or contact), reached from `state`. A robot in 3-D is an argument
+/// error.
+pub fn orbit(
+    m: &MechanismModel,
+    state: Option<&[f64]>,
+    constraint: &str,
+) -> Result<crate::multibody::zeno_orbit::ConstraintOrbit, Error> {
+    let m = match m {
+        MechanismModel::Planar(m) => m,
+        // (The error `walking_source` gives every robot in 3-D for `orbit`.)
+        MechanismModel::Spatial(m) => {
+            walking_source(Path::new(&m.path), None, "orbit")?;
+            return Err(Error::input(&m.path, "orbit", "`orbit` takes a planar mechanism, and this is a robot in 3-D"));
+        }
+    };
+    let (q, v) = mechanism_state(m, state)?;
+    crate::multibody::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
 }

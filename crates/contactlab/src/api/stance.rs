@@ -277,7 +277,7 @@ fn workpiece(
 
 /// The stance stability of the robot `m` at rest at `state` (default its `[initial]`
 /// configuration; velocities, if given, are ignored): module docs.
-pub fn stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Result<Stance, Error> {
+pub(crate) fn robot_stance(m: &SpatialModel, state: Option<&[f64]>, s: &StanceSettings) -> Result<Stance, Error> {
     if !(s.touch.is_finite() && s.touch >= 0.0) {
         return Err(Error::argument("touch", format!("must be finite and >= 0 (got {})", s.touch)));
     }

@@ -93,7 +93,8 @@ fn p3s_pendulum_file_has_the_built_in_zeno_orbit() {
     assert!((ob.period - om.period).abs() <= 1e-8 * ob.period, "period {} vs {}", ob.period, om.period);
     // The same from the file through the generic command (`orbit --constraint "knee stop"`):
     // P3's Zeno orbit and its contraction rate gamma.
-    let r = contactlab::api::mechanism_orbit(&m, None, "knee stop").unwrap();
+    let mm = contactlab::api::MechanismModel::Planar(Box::new(m.clone()));
+    let r = contactlab::api::orbit(&mm, None, "knee stop").unwrap();
     assert!(r.orbit.converged && r.orbit.zeno && r.e == 0.5);
     assert!((r.orbit.period - ob.period).abs() <= 1e-8 * ob.period, "{} vs {}", r.orbit.period, ob.period);
     assert!(
@@ -102,7 +103,7 @@ fn p3s_pendulum_file_has_the_built_in_zeno_orbit() {
         r.orbit.gamma,
         ob.gamma
     );
-    assert!(contactlab::api::mechanism_orbit(&m, None, "elbow").unwrap_err().to_string().contains("knee stop"));
+    assert!(contactlab::api::orbit(&mm, None, "elbow").unwrap_err().to_string().contains("knee stop"));
 }
 
 #[test]

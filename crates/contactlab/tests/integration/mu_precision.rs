@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, stance, SpatialModel, SpatialSource, StanceSettings};
+use contactlab::api::{spatial_model, SpatialModel, SpatialSource, StanceSettings};
 use contactlab::fixture::boundary::{critical_mu_enclosed, decide};
 use contactlab::fixture::stability::{classify, weak_stability};
 use contactlab::fixture::{Fixture, FrictionLaw};
@@ -189,7 +189,7 @@ fn a1_s_least_mu_is_tan_10_degrees_of_the_file_to_1e_12_with_a_proved_enclosure(
     // −n_x/n_z exactly (computed here in rational arithmetic from the file's floats).
     let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
-    let r = stance(&m, None, &s).unwrap();
+    let r = crate::common::stance3(&m, None, &s).unwrap();
     let c = &r.classification;
     let exact = -q(-0.17364817766693033) / q(0.984807753012208);
     let mu = c.critical_mu.unwrap();
@@ -212,7 +212,7 @@ fn a1_s_least_mu_is_tan_10_degrees_of_the_file_to_1e_12_with_a_proved_enclosure(
         std::fs::write(&p, t).unwrap();
         let m = spatial_model(&p, SpatialSource::Scene).unwrap();
         let _ = std::fs::remove_file(&p);
-        stance(&m, None, &s).unwrap().classification
+        crate::common::stance3(&m, None, &s).unwrap().classification
     };
     let here = at(mu);
     assert!(here.weakly_stable);
@@ -354,7 +354,7 @@ fn coulomb_boundary_where_feet_unload_is_a_verdict_with_the_closed_form_tilt() {
         let m = box_on_four_feet(2.0, 1.0, e, mu);
         for law in [FrictionLaw::Coulomb, FrictionLaw::Pyramid] {
             let s = StanceSettings { friction: law, slope_axis: Some(Vec3::y()), ..Default::default() };
-            let r = stance(&m, None, &s).unwrap_or_else(|err| panic!("mu {mu}, {law:?}: {err}"));
+            let r = crate::common::stance3(&m, None, &s).unwrap_or_else(|err| panic!("mu {mu}, {law:?}: {err}"));
             assert_eq!(r.contacts.len(), 4);
             let sm = r.slope_margin.unwrap();
             // Gravity turned about +y by θ points toward −x: the box tips over its back edge.
@@ -386,7 +386,7 @@ fn coulomb_least_mu_and_tilts_of_a1_agree_with_the_pyramid_where_they_coincide()
     // is decided without an error and agrees with the pyramid's to 1e-9.
     let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Coulomb, slope_axis: Some(Vec3::y()), ..Default::default() };
-    let r = stance(&m, None, &s).unwrap();
+    let r = crate::common::stance3(&m, None, &s).unwrap();
     let mu = r.classification.critical_mu.unwrap();
     let exact = -q(-0.17364817766693033) / q(0.984807753012208);
     let err = rel_err(&q(mu), &exact);
@@ -395,7 +395,7 @@ fn coulomb_least_mu_and_tilts_of_a1_agree_with_the_pyramid_where_they_coincide()
     assert!(r.classification.critical_mu_proof.is_proved());
     assert!(q(lo) < exact && exact <= q(hi) && mu == hi, "[{lo}, {hi}], {mu}");
     assert!(err < 1e-9, "{mu}: {err:e}");
-    let p = stance(&m, None, &StanceSettings { friction: FrictionLaw::Pyramid, ..s }).unwrap();
+    let p = crate::common::stance3(&m, None, &StanceSettings { friction: FrictionLaw::Pyramid, ..s }).unwrap();
     let (c, py) = (r.slope_margin.unwrap(), p.slope_margin.unwrap());
     println!(
         "A1 tilts about y: Coulomb {:?} {:?}, pyramid {:?} {:?}",
@@ -416,8 +416,8 @@ fn lengths_and_masses_in_other_units_change_no_least_mu_and_no_tilt() {
     for mu in [0.3, 2.0] {
         for law in [FrictionLaw::Pyramid, FrictionLaw::Coulomb] {
             let s = StanceSettings { friction: law, slope_axis: axis, ..Default::default() };
-            let a = stance(&box_on_four_feet(2.0, 1.0, 0.04, mu), None, &s).unwrap();
-            let b = stance(&box_on_four_feet(2e-4, 1e3, 0.04, mu), None, &s).unwrap();
+            let a = crate::common::stance3(&box_on_four_feet(2.0, 1.0, 0.04, mu), None, &s).unwrap();
+            let b = crate::common::stance3(&box_on_four_feet(2e-4, 1e3, 0.04, mu), None, &s).unwrap();
             let rel = |x: f64, y: f64| if x == y { 0.0 } else { (x - y).abs() / x.abs().max(y.abs()) };
             let (sa, sb) = (a.slope_margin.unwrap(), b.slope_margin.unwrap());
             let pairs = [

@@ -3,16 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{self, Inspection, Multibody, SimulateSettings, SpatialMethod};
+use contactlab::api::{self, Inspection, MechanismModel, SimulateSettings, SpatialMethod};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn kind(m: &Multibody) -> &'static str {
+fn kind(m: &MechanismModel) -> &'static str {
     match m {
-        Multibody::Planar(_) => "planar",
-        Multibody::Spatial(_) => "3-D",
+        MechanismModel::Planar(_) => "planar",
+        MechanismModel::Spatial(_) => "3-D",
     }
 }
 
@@ -88,4 +88,29 @@ fn simulate_runs_either_kind_and_refuses_what_a_planar_model_does_not_take() {
     let run = api::simulate(&robot, None, &s).unwrap();
     assert!(run.clone().into_planar().is_err());
     assert!(run.into_spatial().unwrap().t.last().is_some_and(|&t| t > 0.0));
+}
+
+#[test]
+fn stance_takes_robots_in_3d_and_orbit_planar_mechanisms_each_saying_so() {
+    let r = root();
+    let planar = api::open(&r.join("examples/multibody/p3-double-pendulum-pd-e0.5.toml"), None).unwrap();
+    let robot = api::open(&r.join("examples/spatial/a1-standing.toml"), None).unwrap();
+    let s = api::StanceSettings::default();
+    let e = api::stance(&planar, None, &s, None).unwrap_err().to_string();
+    assert!(e.contains("stance") && e.contains("planar mechanism"), "{e}");
+    let e = api::orbit(&robot, None, "knee").unwrap_err().to_string();
+    assert!(e.contains("orbit") && e.contains("planar mechanism"), "{e}");
+    assert!(api::orbit(&planar, None, "knee stop").unwrap().orbit.converged);
+    // The stance on the feet named: all four, or an unknown name refused by its entry.
+    let all = api::stance(&robot, None, &s, None).unwrap();
+    let feet: Vec<String> = ["FL_foot", "FR_foot", "RL_foot", "RR_foot"].map(String::from).to_vec();
+    let named = api::stance(&robot, None, &s, Some(&feet)).unwrap();
+    assert_eq!(all.contacts.len(), named.contacts.len());
+    assert_eq!(all.classification.weakly_stable, named.classification.weakly_stable);
+    let bad = vec!["FL_foot".to_string(), "tail".to_string()];
+    let e = api::stance(&robot, None, &s, Some(&bad)).unwrap_err();
+    assert!(
+        matches!(&e, contactlab::Error::Argument { name, message } if name == "contacts" && message.contains("tail (entry 2)")),
+        "{e}"
+    );
 }

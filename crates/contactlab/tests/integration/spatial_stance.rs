@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, stance, JointHold, SpatialModel, SpatialSource, StanceSettings};
+use contactlab::api::{spatial_model, JointHold, SpatialModel, SpatialSource, StanceSettings};
 use contactlab::fixture::stability::classify;
 use contactlab::fixture::FrictionLaw;
 use contactlab::model::ModelDoc;
@@ -56,7 +56,7 @@ fn a_box_on_four_corners_gets_the_fixture_code_s_verdicts() {
     for (tilt, mu) in [(0.3, 0.5), (0.3, 0.25), (0.0, 0.1)] {
         for (law, name) in [(FrictionLaw::Pyramid, "pyramid"), (FrictionLaw::Coulomb, "coulomb")] {
             let s = StanceSettings { friction: law, ..Default::default() };
-            let r = stance(&box_on_floor(2.0, 1.0, tilt, mu), None, &s).unwrap();
+            let r = crate::common::stance3(&box_on_floor(2.0, 1.0, tilt, mu), None, &s).unwrap();
             let f = classify(&box_fixture(2.0, tilt, mu, name)).unwrap();
             let c = &r.classification;
             assert_eq!(r.contacts.len(), 4, "{:?}", r.contacts);
@@ -77,12 +77,12 @@ fn a_box_s_slope_margin_is_the_friction_angle_and_units_do_not_change_it() {
     // centre's height): the largest tilt either way is atan(mu). Lengths ×1e3 and the mass
     // ×1e-4 change no verdict and no number that has no unit.
     let s = StanceSettings { friction: FrictionLaw::Pyramid, slope_axis: Some(Vec3::y()), ..Default::default() };
-    let base = stance(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
+    let base = crate::common::stance3(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
     let m = base.slope_margin.as_ref().unwrap();
     for t in [m.max_tilt.unwrap(), m.max_tilt_reverse.unwrap()] {
         assert!((t - 0.5f64.atan()).abs() < 1e-8, "{t}");
     }
-    let scaled = stance(&box_on_floor(2e-4, 1e3, 0.0, 0.5), None, &s).unwrap();
+    let scaled = crate::common::stance3(&box_on_floor(2e-4, 1e3, 0.0, 0.5), None, &s).unwrap();
     assert_eq!(scaled.classification.classification, base.classification.classification);
     let (a, b) = (scaled.slope_margin.unwrap(), base.slope_margin.unwrap());
     assert!((a.max_tilt.unwrap() - b.max_tilt.unwrap()).abs() < 1e-8, "{a:?} {b:?}");
@@ -98,7 +98,7 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     // rest angles nothing holds the joints (18 equations, 12 contact forces): not weakly stable.
     let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
-    let r = stance(&m, None, &s).unwrap();
+    let r = crate::common::stance3(&m, None, &s).unwrap();
     let c = &r.classification;
     assert_eq!(r.contacts.len(), 4);
     assert_eq!(c.classification, contactlab::fixture::stability::FixtureClass::StronglyStable);
@@ -109,7 +109,7 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     // cone; under both laws.
     let weight: f64 = m.tree.bodies().iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
     for law in [FrictionLaw::Pyramid, FrictionLaw::Coulomb] {
-        let r = stance(&m, None, &StanceSettings { friction: law, ..s }).unwrap();
+        let r = crate::common::stance3(&m, None, &StanceSettings { friction: law, ..s }).unwrap();
         let mut total = [0.0; 3];
         for c in &r.contacts {
             let f = c.force.unwrap();
@@ -121,24 +121,27 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
         assert!(total[0].abs() < 1e-6 * weight && total[1].abs() < 1e-6 * weight, "{law:?}: {total:?}");
         assert!((total[2] - weight).abs() < 1e-6 * weight, "{law:?}: {total:?} vs {weight}");
     }
-    let limp = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..s }).unwrap();
+    let limp = crate::common::stance3(&m, None, &StanceSettings { joints: JointHold::Springs, ..s }).unwrap();
     assert!(!limp.classification.weakly_stable && limp.velocities.len() == 18);
     // On three feet (`--contacts`) the stance has three contacts; a name with no shape is
     // refused with the names that have one.
     let mut three = m.clone();
     three.retain_contacts(&["FL_foot", "FR_foot", "RR_foot"]).unwrap();
-    assert_eq!(stance(&three, None, &s).unwrap().contacts.len(), 3);
+    assert_eq!(crate::common::stance3(&three, None, &s).unwrap().contacts.len(), 3);
     let (i, why) = m.clone().retain_contacts(&["FL_foot", "tail"]).unwrap_err();
     assert!(i == 1 && why.contains("tail") && why.contains("RR_foot"), "{why}");
     // Let go 2 cm above the slope it has no stance: one line naming the nearest contact.
     let above = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
-    let e = stance(&above, None, &s).unwrap_err().to_string();
+    let e = crate::common::stance3(&above, None, &s).unwrap_err().to_string();
     assert!(e.contains("no contact touches") && e.contains("foot"), "{e}");
     // A fixed-base robot with locked joints: nothing to decide, said so.
     let arm =
         spatial_model(&repo("examples/spatial/arm.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed));
     if let Ok(arm) = arm {
-        let e = stance(&arm, None, &StanceSettings { touch: 1e9, ..s }).map(|_| ()).unwrap_err().to_string();
+        let e = crate::common::stance3(&arm, None, &StanceSettings { touch: 1e9, ..s })
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("fixed-base") || e.contains("no contact"), "{e}");
     }
 }
@@ -201,7 +204,7 @@ fn a1_s_least_friction_agrees_with_an_lp_written_here() {
         }
     }
     let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
-    let r = stance(&m, None, &s).unwrap();
+    let r = crate::common::stance3(&m, None, &s).unwrap();
     let ours = r.classification.critical_mu.unwrap();
     assert!((ours - hi).abs() < 1e-6, "stance {ours}, the LP here {hi}");
 }
@@ -243,7 +246,7 @@ fn moving_a_stance_away_from_the_origin_never_flips_a_proved_verdict() {
     for (yaw, margin) in [(0.0, 1e-9), (0.3, 1e-9)] {
         for (slope, stable) in [(1.0 - margin, true), (1.0 + margin, false), (0.9, true), (1.1, false)] {
             let verdict = |shift: f64| {
-                let r = stance(&tripod(yaw, shift, slope), None, &s).unwrap();
+                let r = crate::common::stance3(&tripod(yaw, shift, slope), None, &s).unwrap();
                 assert_eq!(r.contacts.len(), 3, "yaw {yaw}, shift {shift}: {:?}", r.contacts);
                 assert!(r.assumes.contains("taken as exact"));
                 let c = r.classification;
@@ -286,14 +289,14 @@ fn a_cube_on_one_corner_is_strongly_stable_and_marginal() {
         touch: 1e-6,
         ..Default::default()
     };
-    let r = stance(&m, None, &s).unwrap();
+    let r = crate::common::stance3(&m, None, &s).unwrap();
     assert_eq!(r.contacts.len(), 1, "{:?}", r.contacts);
     assert_eq!(r.classification.strongly_stable, Some(true));
     let sm = r.slope_margin.as_ref().unwrap();
     assert_eq!((sm.max_tilt, sm.max_tilt_reverse), (Some(0.0), Some(0.0)));
     assert_eq!(r.marginal, Some(true));
     // A box on its face is not marginal.
-    let r = stance(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
+    let r = crate::common::stance3(&box_on_floor(2.0, 1.0, 0.0, 0.5), None, &s).unwrap();
     assert_eq!(r.marginal, Some(false));
 }
 
@@ -307,7 +310,7 @@ fn the_default_stance_takes_the_final_state_of_a_simulation() {
         let run =
             crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, method, ..Default::default() }).unwrap();
         let state: Vec<f64> = run.q.last().unwrap().clone();
-        let r = stance(&m, Some(&state), &StanceSettings::default()).unwrap();
+        let r = crate::common::stance3(&m, Some(&state), &StanceSettings::default()).unwrap();
         assert_eq!(r.contacts.len(), 4, "{method:?}: {:?}", r.contacts.iter().map(|c| c.gap).collect::<Vec<_>>());
         assert!(r.classification.weakly_stable, "{method:?}");
     }
@@ -347,7 +350,7 @@ fn on_their_springs_joints_at_their_stops_are_held_by_them() {
     let weight = 2.5 * 9.81;
     for l in [1e-8, 1.0, 1e8] {
         let s = StanceSettings { joints: JointHold::Springs, friction: FrictionLaw::Pyramid, ..Default::default() };
-        let r = stance(&box_with_flap(l, (-1.0, 0.0)), None, &s).unwrap();
+        let r = crate::common::stance3(&box_with_flap(l, (-1.0, 0.0)), None, &s).unwrap();
         let c = &r.classification;
         assert!(c.weakly_stable && c.strongly_stable == Some(true), "l = {l}: {c:?}");
         // (Proved in interval arithmetic: the largest-margin witness keeps no friction margin
@@ -362,15 +365,19 @@ fn on_their_springs_joints_at_their_stops_are_held_by_them() {
         assert!((torque - exact).abs() < 1e-9 * exact, "l = {l}: {torque} vs {exact}");
         let up: f64 = r.contacts.iter().map(|c| c.force.unwrap()[0]).sum();
         assert!((up - weight).abs() < 1e-9 * weight, "l = {l}: {up} vs {weight}");
-        let pulled = stance(&box_with_flap(l, (0.0, 1.0)), None, &s).unwrap();
+        let pulled = crate::common::stance3(&box_with_flap(l, (0.0, 1.0)), None, &s).unwrap();
         assert!(!pulled.classification.weakly_stable, "l = {l}");
         assert_eq!(pulled.stops[0].name, "hinge/lower");
         assert!(pulled.stops[0].force.is_none());
         // Off its stops the flap is free on its (zero) spring: not weakly stable.
-        let off = stance(&box_with_flap(l, (-1.0, 0.5)), None, &s).unwrap();
+        let off = crate::common::stance3(&box_with_flap(l, (-1.0, 0.5)), None, &s).unwrap();
         assert!(off.stops.is_empty() && !off.classification.weakly_stable, "l = {l}: {:?}", off.stops);
-        let locked =
-            stance(&box_with_flap(l, (0.0, 1.0)), None, &StanceSettings { joints: JointHold::Locked, ..s }).unwrap();
+        let locked = crate::common::stance3(
+            &box_with_flap(l, (0.0, 1.0)),
+            None,
+            &StanceSettings { joints: JointHold::Locked, ..s },
+        )
+        .unwrap();
         assert!(locked.stops.is_empty() && locked.classification.weakly_stable, "l = {l}");
     }
     // A fixed-base pendulum resting on its stop has no ground contact and a stance all the same.
@@ -378,7 +385,8 @@ fn on_their_springs_joints_at_their_stops_are_held_by_them() {
         <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-1 0"/>
         <geom type="sphere" size="0.05" pos="0.4 0 0" mass="3"/></body></worldbody></mujoco>"#;
     let m = SpatialModel::from_mjcf("pendulum.xml".into(), &contactlab::spatial::mjcf::parse("p.xml", text).unwrap());
-    let r = stance(&m, None, &StanceSettings { joints: JointHold::Springs, ..Default::default() }).unwrap();
+    let r =
+        crate::common::stance3(&m, None, &StanceSettings { joints: JointHold::Springs, ..Default::default() }).unwrap();
     assert!(r.contacts.is_empty() && r.classification.weakly_stable);
     let exact = 3.0 * 9.81 * 0.4;
     assert!((r.stops[0].force.unwrap() - exact).abs() < 1e-9 * exact, "{:?}", r.stops);

@@ -370,7 +370,7 @@ pub(super) fn compass_walker_3d(sec: &mut Section) -> Result<(), Error> {
 /// feet share the slope's normal, so the least common friction coefficient of a weakly stable
 /// stance is the ratio of the weight's components along and across the slope, tan 10°.
 pub(super) fn a1_stance(sec: &mut Section, opts: &Options) -> Result<(), Error> {
-    use crate::api::{spatial_model, stance, GroundPlane, SpatialSource, StanceSettings};
+    use crate::api::{spatial_model, GroundPlane, SpatialSource, StanceSettings};
     use crate::fixture::stability::FixtureClass;
     use crate::fixture::FrictionLaw;
     use crate::spatial::algebra::Vec3;
@@ -390,7 +390,7 @@ pub(super) fn a1_stance(sec: &mut Section, opts: &Options) -> Result<(), Error> 
     let mut q = vec![0.004022297628164726, 0.0, 0.427188416588298, 0.0, -(slope / 2.0).sin(), 0.0, (slope / 2.0).cos()];
     q.extend([0.0; 12]);
     let s = StanceSettings { friction: FrictionLaw::Pyramid, slope_axis: Some(Vec3::y()), ..Default::default() };
-    let r = stance(&m, Some(&q), &s)?;
+    let r = crate::api::stance::robot_stance(&m, Some(&q), &s)?;
     let c = &r.classification;
     let margin = r.slope_margin.as_ref();
     sec.rows.push(

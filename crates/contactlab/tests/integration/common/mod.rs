@@ -3,7 +3,7 @@
 pub mod desingular;
 pub mod hand_written_gait;
 
-use contactlab::api::{Multibody, SimulateSettings, SpatialInspection, SpatialModel, SpatialSimulation};
+use contactlab::api::{MechanismModel, SimulateSettings, SpatialInspection, SpatialModel, SpatialSimulation};
 use contactlab::multibody::Mechanism;
 
 /// `api::simulate` of a robot in 3-D held as its model.
@@ -12,12 +12,12 @@ pub fn simulate3(
     state: Option<&[f64]>,
     s: &SimulateSettings,
 ) -> Result<SpatialSimulation, contactlab::Error> {
-    contactlab::api::simulate(&Multibody::Spatial(Box::new(m.clone())), state, s)?.into_spatial()
+    contactlab::api::simulate(&MechanismModel::Spatial(Box::new(m.clone())), state, s)?.into_spatial()
 }
 
 /// `api::inspect` of a robot in 3-D held as its model.
 pub fn inspect3(m: &SpatialModel, state: Option<&[f64]>, t: f64) -> Result<SpatialInspection, contactlab::Error> {
-    match contactlab::api::inspect(&Multibody::Spatial(Box::new(m.clone())), state, t)? {
+    match contactlab::api::inspect(&MechanismModel::Spatial(Box::new(m.clone())), state, t)? {
         contactlab::api::Inspection::Spatial(r) => Ok(r),
         contactlab::api::Inspection::Planar(_) => Err(contactlab::Error::argument("model", "inspected as planar")),
     }
@@ -36,7 +36,7 @@ pub fn simulate_planar(
         per_step: s.per_step,
         ..Default::default()
     };
-    contactlab::api::simulate(&Multibody::Planar(Box::new(m.clone())), state, &settings)?.into_planar()
+    contactlab::api::simulate(&MechanismModel::Planar(Box::new(m.clone())), state, &settings)?.into_planar()
 }
 
 /// `api::inspect` of a planar mechanism.
@@ -45,7 +45,7 @@ pub fn inspect_planar(
     state: Option<&[f64]>,
     t: f64,
 ) -> Result<contactlab::multibody::inspect::Inspection, contactlab::Error> {
-    match contactlab::api::inspect(&Multibody::Planar(Box::new(m.clone())), state, t)? {
+    match contactlab::api::inspect(&MechanismModel::Planar(Box::new(m.clone())), state, t)? {
         contactlab::api::Inspection::Planar(r) => Ok(r),
         contactlab::api::Inspection::Spatial(_) => Err(contactlab::Error::argument("model", "inspected in 3-D")),
     }
@@ -57,7 +57,7 @@ pub fn painleve3(
     state: Option<&[f64]>,
     s: &contactlab::api::PainleveSettings,
 ) -> Result<contactlab::api::Painleve3, contactlab::Error> {
-    match contactlab::api::painleve(&Multibody::Spatial(Box::new(m.clone())), state, s)? {
+    match contactlab::api::painleve(&MechanismModel::Spatial(Box::new(m.clone())), state, s)? {
         contactlab::api::Painleve::Spatial(r) => Ok(*r),
         contactlab::api::Painleve::Planar(_) => Err(contactlab::Error::argument("model", "analysed as planar")),
     }
@@ -69,7 +69,7 @@ pub fn slip3(
     state: Option<&[f64]>,
     contact: &str,
 ) -> Result<contactlab::api::Slip3Report, contactlab::Error> {
-    match contactlab::api::slip(&Multibody::Spatial(Box::new(m.clone())), state, contact)? {
+    match contactlab::api::slip(&MechanismModel::Spatial(Box::new(m.clone())), state, contact)? {
         contactlab::api::Slip::Spatial(r) => Ok(r),
         contactlab::api::Slip::Planar(_) => Err(contactlab::Error::argument("model", "slipped as planar")),
     }
@@ -82,7 +82,7 @@ pub fn jam3(
     contact: &str,
     max_speed: f64,
 ) -> Result<contactlab::api::JamThresholdReport, contactlab::Error> {
-    contactlab::api::jam_threshold(&Multibody::Spatial(Box::new(m.clone())), state, contact, None, max_speed)
+    contactlab::api::jam_threshold(&MechanismModel::Spatial(Box::new(m.clone())), state, contact, None, max_speed)
 }
 
 /// `api::slip` of a planar mechanism.
@@ -91,7 +91,7 @@ pub fn slip_planar(
     state: Option<&[f64]>,
     contact: &str,
 ) -> Result<contactlab::api::SlipReport, contactlab::Error> {
-    match contactlab::api::slip(&Multibody::Planar(Box::new(m.clone())), state, contact)? {
+    match contactlab::api::slip(&MechanismModel::Planar(Box::new(m.clone())), state, contact)? {
         contactlab::api::Slip::Planar(r) => Ok(r),
         contactlab::api::Slip::Spatial(_) => Err(contactlab::Error::argument("model", "slipped in 3-D")),
     }
@@ -105,5 +105,14 @@ pub fn jam_planar(
     along: Option<&str>,
     max_speed: f64,
 ) -> Result<contactlab::api::JamThresholdReport, contactlab::Error> {
-    contactlab::api::jam_threshold(&Multibody::Planar(Box::new(m.clone())), state, contact, along, max_speed)
+    contactlab::api::jam_threshold(&MechanismModel::Planar(Box::new(m.clone())), state, contact, along, max_speed)
+}
+
+/// `api::stance` of a robot in 3-D held as its model, with all its contacts.
+pub fn stance3(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    s: &contactlab::api::StanceSettings,
+) -> Result<contactlab::api::Stance, contactlab::Error> {
+    contactlab::api::stance(&MechanismModel::Spatial(Box::new(m.clone())), state, s, None)
 }
