@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use contactlab::api::{Inspection, MechanismModel, Painleve, SimulateSettings};
+use contactlab::api::{Gaits, Inspection, MechanismModel, Painleve, SimulateSettings};
 use contactlab::continuation::Settings as ContinuationSettings;
 use contactlab::multibody::basin::BasinSettings;
 use contactlab::multibody::gait::GaitSettings;
@@ -125,12 +125,12 @@ fn urdf_hint(path: &std::path::Path, e: contactlab::Error) -> Failure {
 
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     // A 3-D scene, or a planar mechanism (a URDF with --base planar among them).
-    if let Some(source) = contactlab::api::walking_source(&a.model, a.base.as_deref(), "gait")? {
-        return gait_3d(a, source);
-    }
-    let m = planar(&a.model)?;
-    let settings = GaitSettings { rtol: a.rtol, ..Default::default() };
-    let r = contactlab::api::mechanism_gait(&m, &settings)?;
+    let m = open(&a.model, a.base.as_deref())?;
+    let r = match (contactlab::api::gait(&m, a.rtol)?, &m) {
+        (Gaits::Planar(r), _) => r,
+        (Gaits::Spatial(g), MechanismModel::Spatial(m)) => return gait_3d(&a, m, *g),
+        _ => return Err(Failure::Internal(anyhow::anyhow!("gait answered for another kind of model"))),
+    };
     if let Some(dir) = &a.common.out {
         write_json(dir, "gaits.json", &r)?;
     }
@@ -169,13 +169,10 @@ pub fn gait(a: GaitArgs) -> Result<(), Failure> {
 }
 
 /// `gait` on a 3-D scene file with a `[gait]` table.
-fn gait_3d(a: GaitArgs, source: contactlab::api::SpatialSource) -> Result<(), Failure> {
-    let m = contactlab::api::spatial_model(&a.model, source)?;
-    let s = contactlab::api::SpatialGaitSettings { rtol: a.rtol, ..Default::default() };
-    let g = contactlab::api::spatial_gait(&m, None, &s)?;
+fn gait_3d(a: &GaitArgs, m: &contactlab::api::SpatialModel, g: contactlab::api::SpatialGait) -> Result<(), Failure> {
     if let Some(dir) = &a.common.out {
         write_json(dir, "gait.json", &g)?;
-        g.write_animation(&m, dir, Default::default())?;
+        g.write_animation(m, dir, Default::default())?;
     }
     if a.common.json {
         return print_json(&g);

@@ -642,15 +642,6 @@ fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab
     model(name, text, is_json, contactlab::multibody::model::from_model)
 }
 
-/// Any mechanism: every gait found without a guess, as the CLI's `gait --json`.
-#[pyfunction]
-#[pyo3(signature = (name, text, is_json, rtol=contactlab::multibody::gait::GaitSettings::default().rtol))]
-fn mechanism_gait(py: Python<'_>, name: &str, text: &str, is_json: bool, rtol: f64) -> PyResult<Py<PyAny>> {
-    let m = mechanism_model(name, text, is_json)?;
-    let settings = contactlab::multibody::gait::GaitSettings { rtol, ..Default::default() };
-    object(py, &py.detach(|| contactlab::api::mechanism_gait(&m, &settings)).map_err(to_py)?)
-}
-
 /// The cells of a basin grid, the first axis varying fastest: `axes` as `(name, lo, hi, n)`.
 #[pyfunction]
 fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
@@ -825,8 +816,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_function(wrap_pyfunction!(walking_source, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanism_gait, m)?)?;
-    m.add_function(wrap_pyfunction!(spatial_gait, m)?)?;
+    m.add_function(wrap_pyfunction!(gait, m)?)?;
     m.add_function(wrap_pyfunction!(stance, m)?)?;
     m.add_function(wrap_pyfunction!(painleve, m)?)?;
     m.add_function(wrap_pyfunction!(slip, m)?)?;

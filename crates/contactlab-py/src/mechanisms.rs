@@ -173,3 +173,22 @@ pub(crate) fn orbit(
     let m = open(source, base)?;
     object(py, &py.detach(|| contactlab::api::orbit(&m, state.as_deref(), &constraint)).map_err(to_py)?)
 }
+
+/// A mechanism's gaits, as the CLI's `gait --json`: `(kind, result)`, `kind` `"GaitSearch"` (a
+/// planar mechanism's every gait) or `"SpatialGait"` (a 3-D scene's, from its `[initial]`).
+#[pyfunction]
+#[pyo3(signature = (source, base, rtol))]
+pub(crate) fn gait(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    base: Option<&str>,
+    rtol: f64,
+) -> PyResult<(&'static str, Py<PyAny>)> {
+    let m = open(source, base)?;
+    let r = py.detach(|| contactlab::api::gait(&m, rtol)).map_err(to_py)?;
+    let kind = match r {
+        contactlab::api::Gaits::Planar(_) => "GaitSearch",
+        contactlab::api::Gaits::Spatial(_) => "SpatialGait",
+    };
+    Ok((kind, object(py, &r)?))
+}

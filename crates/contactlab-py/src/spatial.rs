@@ -1,5 +1,5 @@
-//! Robots in 3-D: how a file is read, the `Robot` class, and the analyses that take only
-//! them (gait from a scene, stance), as the CLI's commands on a robot file or scene.
+//! Robots in 3-D: how a file is read for the walking commands, the `Robot` class (a robot's
+//! dynamics in a loop) and `stance`.
 
 use super::*;
 
@@ -94,22 +94,6 @@ impl Robot {
     fn __repr__(&self) -> String {
         format!("Robot(nq={}, nv={})", self.tree.nq(), self.tree.nv())
     }
-}
-
-/// A 3-D scene's gait (its `[gait]` table), as the CLI's `gait --json` on a scene file.
-#[pyfunction]
-#[pyo3(signature = (path, state=None, rtol=contactlab::api::SpatialGaitSettings::default().rtol))]
-pub(crate) fn spatial_gait(py: Python<'_>, path: &str, state: Option<Vec<f64>>, rtol: f64) -> PyResult<Py<PyAny>> {
-    let p = std::path::Path::new(path);
-    let r = py.detach(|| {
-        let source = contactlab::api::spatial_source(p, None)?.ok_or_else(|| {
-            contactlab::Error::argument("model", format!("{path} is a planar model, not a 3-D scene"))
-        })?;
-        let m = contactlab::api::spatial_model(p, source)?;
-        let s = contactlab::api::SpatialGaitSettings { rtol, ..Default::default() };
-        contactlab::api::spatial_gait(&m, state.as_deref(), &s)
-    });
-    object(py, &r.map_err(to_py)?)
 }
 
 /// A robot's stance stability in 3-D, as the CLI's `stance --json`.

@@ -134,9 +134,8 @@ def gait(model: Model, rtol: float = _D["gait"]["rtol"], base: Optional[str] = N
     ``stable_but_neutral``, ``derivatives``, ``q``, ``v``. A bare URDF or MJCF path is a robot in
     3-D and has no ``[gait]`` table (``ValueError``); ``base="planar"`` reads a URDF as a planar
     mechanism."""
-    if _walking(model, base, "gait"):
-        return Result("SpatialGait", _core.spatial_gait(os.fspath(model), None, float(rtol)))
-    return Result("GaitSearch", _core.mechanism_gait(*model_text(model), float(rtol)))
+    kind, d = _core.gait(_source(model), base, float(rtol))
+    return Result(kind, d)
 
 
 def painleve(

@@ -27,15 +27,6 @@ pub fn mechanism_state(m: &crate::multibody::Mechanism, state: Option<&[f64]>) -
     Ok((q, v))
 }
 
-/// Every gait of a mechanism found from nothing (`gait`): periodic orbits of its strike-to-strike
-/// map modulo its symmetry, with multipliers, `μ_stick` and the impulse ratio.
-pub fn mechanism_gait(
-    m: &crate::multibody::Mechanism,
-    settings: &crate::multibody::gait::GaitSettings,
-) -> Result<crate::multibody::gait::GaitSearch, Error> {
-    crate::multibody::gait::find_gaits(m, settings)
-}
-
 /// The basin of attraction of a mechanism's gaits over a grid of one or two section
 /// coordinates (`basin`): each cell's outcome after up to `settings.steps` strikes, the fraction
 /// per outcome. `state` is the base post-strike state `q` then `q̇` (`None`: the most stable gait

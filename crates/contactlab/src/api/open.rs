@@ -1,6 +1,6 @@
 //! What a file is, decided in one place ([`open`]), and the commands that take any mechanism,
 //! planar or in 3-D, as one entry each ([`inspect`], [`simulate`], [`painleve`], [`slip`],
-//! [`jam_threshold`], [`stance`], [`orbit`]).
+//! [`jam_threshold`], [`stance`], [`orbit`], [`gait`]).
 //!
 //! A bare URDF is a robot in 3-D with its root held as the URDF says (`base` `"fixed"`, or
 //! `"floating"`), and a planar mechanism only with `base = "planar"`; an MJCF file is a robot in
@@ -298,4 +298,37 @@ pub fn orbit(
     };
     let (q, v) = mechanism_state(m, state)?;
     crate::multibody::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
+}
+
+/// What `gait --json` prints: a planar mechanism's gaits found without a guess, or a 3-D scene's
+/// gait by Newton's method on its configuration manifold (untagged).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Gaits {
+    /// A planar mechanism's (every gait found from its starts).
+    Planar(Box<crate::multibody::gait::GaitSearch>),
+    /// A 3-D scene's (the one reached from its `[initial]` state).
+    Spatial(Box<SpatialGait>),
+}
+
+/// `gait` with the relative integration tolerance `rtol`: a planar mechanism's every gait,
+/// found without a guess (periodic orbits of its strike-to-strike map modulo its symmetry, with
+/// multipliers, `μ_stick` and the impulse ratio); a 3-D scene's gait from its `[initial]` state
+/// ([`spatial_gait`]). A robot in 3-D without a `[gait]` table (a bare URDF or MJCF file) is an
+/// input error saying what it needs.
+pub fn gait(m: &MechanismModel, rtol: f64) -> Result<Gaits, Error> {
+    match m {
+        MechanismModel::Planar(m) => {
+            let s = crate::multibody::gait::GaitSettings { rtol, ..Default::default() };
+            crate::multibody::gait::find_gaits(m, &s).map(|g| Gaits::Planar(Box::new(g)))
+        }
+        MechanismModel::Spatial(m) => {
+            if m.gait.is_none() {
+                // (A bare URDF or MJCF file: `walking_source`'s error, which says what to give.)
+                walking_source(Path::new(&m.path), None, "gait")?;
+            }
+            let s = SpatialGaitSettings { rtol, ..Default::default() };
+            spatial_gait(m, None, &s).map(|g| Gaits::Spatial(Box::new(g)))
+        }
+    }
 }

@@ -23,7 +23,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 #[test]
 fn the_kneed_walker_has_a_gait_that_balances_its_energy() {
     let m = read("kneed-walker.toml");
-    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
     let g = &search.gaits[0];
     // The stance foot sticks throughout; the locked knees (closed frictionless limits) do not count

@@ -105,7 +105,7 @@ fn compass_gait_period_doublings_agree_with_iterating_the_step_map() {
     let m =
         contactlab::multibody::model::from_model(&d.with_param(&ParamKey::parse("slope").unwrap(), past.p).unwrap())
             .unwrap();
-    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     assert!(search.cycled > 0, "{search:?}");
     let g = search.gaits.iter().find(|g| !g.stable).unwrap_or_else(|| panic!("no unstable gait: {search:?}"));
     assert!((g.period - past.period).abs() < 1e-8 * past.period, "{} vs {}", g.period, past.period);
@@ -138,7 +138,7 @@ fn sticking_lost_and_neimark_sacker_on_p2s_compass_biped() {
     // μ, so the sticking branch must end where μ reaches the gait's μ_stick.
     let d = doc("compass-biped.toml");
     let m = contactlab::multibody::model::from_model(&d).unwrap();
-    let g = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let g = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     let mu_stick = g.gaits[0].mu_stick.unwrap();
     let c = continuation(&d, &request("contact[*].mu", 0.1, 0, Derivatives::Exact), &|_| {}).unwrap();
     let b = &c.branches[0];
@@ -185,7 +185,7 @@ fn goswamis_compass_gait_file_is_drakes_urdf() {
     // The report follows the cascade on the [[body]] file; it is Drake's URDF model.
     let gait = |name: &str| {
         let m = contactlab::multibody::model::read(&examples().join(name)).unwrap();
-        contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap().gaits[0].clone()
+        contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap().gaits[0].clone()
     };
     let (a, b) = (gait("goswami-compass-gait.toml"), gait("drake-compass-gait.toml"));
     assert!((a.period - b.period).abs() < 1e-9 * a.period, "{} {}", a.period, b.period);

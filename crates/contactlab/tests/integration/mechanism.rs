@@ -480,7 +480,7 @@ fn the_compass_biped_file_has_p2s_gait() {
     // gait: period, multipliers, mu_stick = 0.175 and impulse ratio 0.145 (P2's numbers).
     use contactlab::multibody::gait::GaitSettings;
     let m = read("compass-biped.toml");
-    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
     let g = &search.gaits[0];
     let guess = [-0.15, 0.7, -0.5];
@@ -525,7 +525,7 @@ fn the_compass_biped_file_has_p2s_gait() {
     for c in &mut slippery.contacts {
         c.law.mu = 0.1;
     }
-    let none = contactlab::api::mechanism_gait(&slippery, &GaitSettings::default()).unwrap();
+    let none = contactlab::multibody::gait::find_gaits(&slippery, &GaitSettings::default()).unwrap();
     assert!(none.gaits.is_empty(), "{none:?}");
     let need = none.needs_mu.expect("the sticking gait's friction");
     assert!((need - b.mu_stick).abs() <= 1e-8 * b.mu_stick, "needs {need}");
@@ -793,7 +793,7 @@ fn units_do_not_change_the_gait_search() {
         let path = dir.join("compass.toml");
         std::fs::write(&path, scaled(sm, sl, st)).unwrap();
         let m = model::read(&path).unwrap();
-        let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+        let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
         assert_eq!(search.gaits.len(), 1, "mass x {sm}, length x {sl}, time x {st}: {search:?}");
         let g = &search.gaits[0];
         let rho = g.multipliers.iter().map(modulus).collect::<Vec<_>>();

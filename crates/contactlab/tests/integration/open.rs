@@ -114,3 +114,14 @@ fn stance_takes_robots_in_3d_and_orbit_planar_mechanisms_each_saying_so() {
         "{e}"
     );
 }
+
+#[test]
+fn gait_needs_a_gait_table_in_3d_and_says_so() {
+    let r = root();
+    let bare = api::open(&r.join("data/robots/a1.urdf"), Some("floating")).unwrap();
+    let e = api::gait(&bare, 1e-10).unwrap_err().to_string();
+    assert!(e.contains("a1.urdf: gait: ") && e.contains("[gait] table") && e.contains("--base planar"), "{e}");
+    let scene = api::open(&r.join("examples/spatial/a1-standing.toml"), None).unwrap();
+    let e = api::gait(&scene, 1e-10).unwrap_err().to_string();
+    assert!(e.contains("no [gait] table"), "{e}");
+}

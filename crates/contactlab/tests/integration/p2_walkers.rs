@@ -468,7 +468,6 @@ fn walker_gait_and_gait_agree_on_the_papers_walkers() {
     // also carries the post-strike angle, whose multiplier is zero), the same period. (At the
     // defaults the two Newton solutions, from different starts, are 1e-9 apart and their
     // multipliers 6e-9.)
-    use contactlab::api::mechanism_gait;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     for (walker, multibody) in
         [("rimless-wheel.toml", "rimless-wheel.toml"), ("compass-biped.toml", "compass-biped.toml")]
@@ -478,7 +477,7 @@ fn walker_gait_and_gait_agree_on_the_papers_walkers() {
         let tight = GaitSettings { rtol: 1e-12, newton_tol: 1e-12, ..Default::default() };
         let a = contactlab::walking::gait(&w, None, &tight).unwrap();
         assert!(a.converged, "{walker}: {a:?}");
-        let b = &mechanism_gait(&m, &tight).unwrap().gaits[0];
+        let b = &contactlab::multibody::gait::find_gaits(&m, &tight).unwrap().gaits[0];
         let (am, bm) = (&a.multipliers, &b.multipliers);
         assert!((a.period - b.period).abs() < 1e-9 * b.period, "{walker}");
         for (k, z) in bm.iter().enumerate() {

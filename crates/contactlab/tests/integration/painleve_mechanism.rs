@@ -345,7 +345,7 @@ fn the_rimless_wheel_file_has_p2s_gait() {
     use contactlab::multibody::gait::GaitSettings;
     let w = RimlessWheel::paper(0.35);
     let m = read("rimless-wheel.toml");
-    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
     let g = &search.gaits[0];
     let (_, rate) = contactlab::walking::rimless_closed_form(&w);
@@ -388,14 +388,14 @@ fn units_do_not_change_the_gait_or_the_paradox() {
     // the same mu_min, region B < 0 and case of Table 2.1.
     use contactlab::multibody::gait::GaitSettings;
     let reference = compass_in_units(1.0, 1.0, 1.0);
-    let g0 = contactlab::api::mechanism_gait(&reference, &GaitSettings::default()).unwrap().gaits.remove(0);
+    let g0 = contactlab::multibody::gait::find_gaits(&reference, &GaitSettings::default()).unwrap().gaits.remove(0);
     let slice = [("stance.theta", -1.0, 1.0), ("swing", -2.0, 2.0)];
     let p0 = painleve(&reference, &reference.q0, &reference.v0, &settings("stance foot", &slice)).unwrap();
     for (l, m, t) in
         [(1e6, 1.0, 1.0), (1e-6, 1.0, 1.0), (1.0, 1e6, 1.0), (1.0, 1.0, 1e-6), (1.0, 1.0, 1e6), (1e6, 1e-6, 1e3)]
     {
         let scaled = compass_in_units(l, m, t);
-        let search = contactlab::api::mechanism_gait(&scaled, &GaitSettings::default()).unwrap();
+        let search = contactlab::multibody::gait::find_gaits(&scaled, &GaitSettings::default()).unwrap();
         assert_eq!(search.gaits.len(), 1, "units ({l}, {m}, {t}): {search:?}");
         let g = &search.gaits[0];
         assert!(

@@ -28,7 +28,7 @@ fn drakes_compass_gait_urdf_finds_drakes_gait_from_a_posture() {
     let m = model::read(&example("drake-compass-gait.toml")).unwrap();
     assert_eq!(m.coordinates, ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]);
     assert!(m.v0.iter().all(|v| *v == 0.0), "the example gives a posture only");
-    let search = contactlab::api::mechanism_gait(&m, &GaitSettings::default()).unwrap();
+    let search = contactlab::multibody::gait::find_gaits(&m, &GaitSettings::default()).unwrap();
     assert_eq!(search.gaits.len(), 1, "{search:?}");
     let g = &search.gaits[0];
     let built_in = contactlab::mechanics::walkers::CompassBiped {

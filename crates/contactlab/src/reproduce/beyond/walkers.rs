@@ -358,7 +358,7 @@ pub(super) fn sticking_lost(sec: &mut Section) -> Result<(), Error> {
     use crate::continuation::{Settings, SpecialKind};
     let doc = ModelDoc::parse("compass-biped.toml", P2_BIPED, false)?;
     let m = crate::multibody::model::from_model(&doc)?;
-    let g = crate::api::mechanism_gait(&m, &GaitSettings::default())?;
+    let g = crate::multibody::gait::find_gaits(&m, &GaitSettings::default())?;
     let mu_stick = g.gaits.first().and_then(|g| g.mu_stick).unwrap_or(f64::NAN);
     let req = crate::api::ContinueRequest {
         param: "contact[*].mu".into(),
