@@ -239,7 +239,7 @@ fn big_models(c: &mut Criterion) {
 /// across its Neimark–Sacker point, and a basin's cells per second (the plan made once, as each
 /// Dask chunk receives it).
 fn gait_families(c: &mut Criterion) {
-    use contactlab::api::{continuation, spatial_basin_cells, spatial_basin_plan, spatial_scene, ContinueRequest};
+    use contactlab::api::{basin_cells, basin_plan, continuation, open_doc, ContinueRequest};
     use contactlab::model::param::ParamKey;
     use contactlab::model::ModelDoc;
     use contactlab::multibody::basin::{grid, BasinAxis, BasinSettings};
@@ -259,9 +259,9 @@ fn gait_families(c: &mut Criterion) {
     g.bench_function("rimless_wheel_3d_continuation_in_slope_0p1_to_0p3", |b| {
         b.iter(|| continuation(&doc, &req, &|_| {}).unwrap())
     });
-    let m = spatial_scene(&doc.with_param(&ParamKey::parse("slope").unwrap(), 0.25).unwrap()).unwrap();
+    let m = open_doc(&doc.with_param(&ParamKey::parse("slope").unwrap(), 0.25).unwrap()).unwrap();
     let settings = BasinSettings { steps: 20, ..Default::default() };
-    let plan = spatial_basin_plan(&m, &["wheel.wx".into(), "wheel.wy".into()], None, &settings).unwrap();
+    let plan = basin_plan(&m, &["wheel.wx".into(), "wheel.wy".into()], None, &settings).unwrap();
     let axes = [
         BasinAxis { name: "wheel.wx".into(), lo: -1.0, hi: 1.0, n: 8 },
         BasinAxis { name: "wheel.wy".into(), lo: 1.0, hi: 2.0, n: 8 },
@@ -269,7 +269,7 @@ fn gait_families(c: &mut Criterion) {
     let points = grid(&axes);
     g.throughput(criterion::Throughput::Elements(points.len() as u64));
     g.bench_function("rimless_wheel_3d_basin_cells_20_strikes", |b| {
-        b.iter(|| spatial_basin_cells(&m, &plan, &points, &|_, _| {}).unwrap())
+        b.iter(|| basin_cells(&m, &plan, &points, &|_, _| {}).unwrap())
     });
     g.finish();
 }

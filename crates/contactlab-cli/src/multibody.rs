@@ -99,13 +99,6 @@ pub struct GaitArgs {
     common: Common,
 }
 
-/// A planar mechanism from `path`; a URDF (read so with `--base planar`) that is not one (its
-/// joints do not all turn about one plane's normal: a robot in 3-D) gets its error with what a
-/// robot in 3-D takes.
-fn planar(path: &std::path::Path) -> Result<contactlab::multibody::Mechanism, Failure> {
-    model::read(path).map_err(|e| urdf_hint(path, e))
-}
-
 /// A mechanism, planar or in 3-D, as `contactlab::api::open` reads it.
 fn open(path: &std::path::Path, base: Option<&str>) -> Result<MechanismModel, Failure> {
     contactlab::api::open(path, base).map_err(|e| if base == Some("planar") { urdf_hint(path, e) } else { e.into() })
@@ -259,10 +252,7 @@ pub struct BasinArgs {
 pub fn basin(a: BasinArgs) -> Result<(), Failure> {
     use contactlab::multibody::basin::BasinAxis;
     // A 3-D scene, or a planar mechanism (a URDF with --base planar among them).
-    let spatial = match contactlab::api::walking_source(&a.model, a.base.as_deref(), "basin")? {
-        Some(source) => Some(contactlab::api::spatial_model(&a.model, source)?),
-        None => None,
-    };
+    let m = open(&a.model, a.base.as_deref())?;
     if a.vary.len() > 2 {
         return Err(Failure::Input(anyhow::anyhow!(
             "--vary: give one or two section coordinates, got {}",
@@ -284,16 +274,12 @@ pub fn basin(a: BasinArgs) -> Result<(), Failure> {
         bar.set_length(t);
         bar.set_position(d);
     };
-    let (b, name, coordinates) = match &spatial {
-        Some(m) => {
-            let b = contactlab::api::spatial_basin(m, &axes, a.state.as_deref(), &settings, &progress)?;
-            (b, a.model.display().to_string(), vec![])
+    let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
+    let (name, coordinates) = match &m {
+        MechanismModel::Planar(m) => {
+            (m.name.clone().unwrap_or_else(|| a.model.display().to_string()), m.coordinates.clone())
         }
-        None => {
-            let m = planar(&a.model)?;
-            let b = contactlab::api::basin(&m, &axes, a.state.as_deref(), &settings, &progress)?;
-            (b, m.name.clone().unwrap_or_else(|| a.model.display().to_string()), m.coordinates.clone())
-        }
+        MechanismModel::Spatial(_) => (a.model.display().to_string(), vec![]),
     };
     bar.finish_and_clear();
     if let Some(dir) = &a.common.out {

@@ -638,10 +638,6 @@ fn walker_slip(
     }
 }
 
-fn mechanism_model(name: &str, text: &str, is_json: bool) -> PyResult<contactlab::multibody::Mechanism> {
-    model(name, text, is_json, contactlab::multibody::model::from_model)
-}
-
 /// The cells of a basin grid, the first axis varying fastest: `axes` as `(name, lo, hi, n)`.
 #[pyfunction]
 fn basin_grid(axes: Vec<(String, f64, f64, i64)>) -> PyResult<Vec<Vec<f64>>> {
@@ -692,11 +688,7 @@ fn basin_plan(
         ..Default::default()
     };
     // A 3-D scene's gait, or a planar mechanism's gaits.
-    if let Some(m) = contactlab::api::scene_of(&model_doc(name, text, is_json)?).map_err(to_py)? {
-        let plan = py.detach(|| contactlab::api::spatial_basin_plan(&m, &vary, state.as_deref(), &settings));
-        return object(py, &plan.map_err(to_py)?);
-    }
-    let m = mechanism_model(name, text, is_json)?;
+    let m = contactlab::api::open_doc(&model_doc(name, text, is_json)?).map_err(to_py)?;
     object(py, &py.detach(|| contactlab::api::basin_plan(&m, &vary, state.as_deref(), &settings)).map_err(to_py)?)
 }
 
@@ -712,12 +704,8 @@ fn basin_cells(
 ) -> PyResult<Py<PyAny>> {
     let plan: contactlab::multibody::basin::BasinPlan =
         serde_json::from_str(plan).map_err(|e| PyValueError::new_err(format!("plan: {e}")))?;
-    if let Some(m) = contactlab::api::scene_of(&model_doc(name, text, is_json)?).map_err(to_py)? {
-        let cells = py.detach(|| contactlab::api::spatial_basin_cells(&m, &plan, &points, &|_, _| {}));
-        return object(py, &cells.map_err(to_py)?);
-    }
-    let m = mechanism_model(name, text, is_json)?;
-    object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points)).map_err(to_py)?)
+    let m = contactlab::api::open_doc(&model_doc(name, text, is_json)?).map_err(to_py)?;
+    object(py, &py.detach(|| contactlab::api::basin_cells(&m, &plan, &points, &|_, _| {})).map_err(to_py)?)
 }
 
 /// The library's default of every setting the front ends expose, by command (as

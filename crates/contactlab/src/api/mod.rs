@@ -221,7 +221,6 @@ pub use p3_zeno::*;
 pub use p4_fixtures::*;
 pub use p5_eqsets::*;
 pub use spatial::*;
-pub use spatial_basin::*;
 pub use spatial_continuation::*;
 pub use spatial_gait::*;
 pub use spatial_painleve::*;

@@ -29,17 +29,29 @@ pub fn mechanism_state(m: &crate::multibody::Mechanism, state: Option<&[f64]>) -
 
 /// The basin of attraction of a mechanism's gaits over a grid of one or two section
 /// coordinates (`basin`): each cell's outcome after up to `settings.steps` strikes, the fraction
-/// per outcome. `state` is the base post-strike state `q` then `q̇` (`None`: the most stable gait
-/// found). `progress(done, total)` from worker threads.
+/// per outcome. A planar mechanism's grid lies on its gait's section (`state`: the base
+/// post-strike state `q` then `q̇`; `None`: the most stable gait found); a 3-D scene's on its
+/// gait's chart (tangent displacements `d.NAME` and velocities `NAME`, each cell lifted onto the
+/// section; `state` as the 3-D `gait` takes it; a robot without a `[gait]` table is told what it
+/// needs). `progress(done, total)`
+/// from worker threads.
 pub fn basin(
-    m: &crate::multibody::Mechanism,
+    m: &MechanismModel,
     axes: &[crate::multibody::basin::BasinAxis],
     state: Option<&[f64]>,
     settings: &crate::multibody::basin::BasinSettings,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<crate::multibody::basin::Basin, Error> {
-    let state = basin_state(m, state)?;
-    crate::multibody::basin::basin(m, axes, state, settings, progress)
+    match m {
+        MechanismModel::Planar(m) => {
+            let state = basin_state(m, state)?;
+            crate::multibody::basin::basin(m, axes, state, settings, progress)
+        }
+        MechanismModel::Spatial(m) => {
+            walks(m, "basin")?;
+            super::spatial_basin::spatial_basin(m, axes, state, settings, progress)
+        }
+    }
 }
 
 /// A state split into `(q, q̇)`.
@@ -53,26 +65,44 @@ fn basin_state<'a>(m: &crate::multibody::Mechanism, state: Option<&'a [f64]>) ->
     }
 }
 
-/// The plan of a basin (its base state and stable gaits), computed once for the chunks of a
-/// basin spread over workers ([`basin_cells`]).
+/// The plan of a basin (its base state and stable gaits) over the section coordinates `vary`,
+/// computed once for the chunks of a basin spread over workers ([`basin_cells`]).
 pub fn basin_plan(
-    m: &crate::multibody::Mechanism,
+    m: &MechanismModel,
     vary: &[String],
     state: Option<&[f64]>,
     settings: &crate::multibody::basin::BasinSettings,
 ) -> Result<crate::multibody::basin::BasinPlan, Error> {
-    let state = basin_state(m, state)?;
-    Ok(crate::multibody::basin::plan(m, vary, state, settings)?.0)
+    match m {
+        MechanismModel::Planar(m) => {
+            let state = basin_state(m, state)?;
+            Ok(crate::multibody::basin::plan(m, vary, state, settings)?.0)
+        }
+        MechanismModel::Spatial(m) => {
+            walks(m, "basin")?;
+            super::spatial_basin::spatial_basin_plan(m, vary, state, settings)
+        }
+    }
 }
 
-/// The cells at `points` of a basin planned by [`basin_plan`] (one chunk), in parallel.
+/// The cells at `points` of a basin planned by [`basin_plan`] (one chunk), in parallel;
+/// `progress(done, total)` from worker threads.
 pub fn basin_cells(
-    m: &crate::multibody::Mechanism,
+    m: &MechanismModel,
     plan: &crate::multibody::basin::BasinPlan,
     points: &[Vec<f64>],
+    progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<crate::multibody::basin::BasinCell>, Error> {
-    crate::multibody::basin::check_plan(m, plan)?;
-    crate::multibody::basin::basin_cells(m, plan, points, &|_, _| {})
+    match m {
+        MechanismModel::Planar(m) => {
+            crate::multibody::basin::check_plan(m, plan)?;
+            crate::multibody::basin::basin_cells(m, plan, points, progress)
+        }
+        MechanismModel::Spatial(m) => {
+            walks(m, "basin")?;
+            super::spatial_basin::spatial_basin_cells(m, plan, points, progress)
+        }
+    }
 }
 
 /// What `continue` takes besides the model.

@@ -40,6 +40,18 @@ impl MechanismModel {
     }
 }
 
+impl From<crate::multibody::Mechanism> for MechanismModel {
+    fn from(m: crate::multibody::Mechanism) -> Self {
+        Self::Planar(Box::new(m))
+    }
+}
+
+impl From<SpatialModel> for MechanismModel {
+    fn from(m: SpatialModel) -> Self {
+        Self::Spatial(Box::new(m))
+    }
+}
+
 /// Opens the mechanism at `path`, read as `base` says for a URDF (`"fixed"`, the default,
 /// `"floating"` or `"planar"`; an argument error for any other file, which says itself how its
 /// root is held): the one function that decides what a file is ([`spatial_source`]).
@@ -323,12 +335,19 @@ pub fn gait(m: &MechanismModel, rtol: f64) -> Result<Gaits, Error> {
             crate::multibody::gait::find_gaits(m, &s).map(|g| Gaits::Planar(Box::new(g)))
         }
         MechanismModel::Spatial(m) => {
-            if m.gait.is_none() {
-                // (A bare URDF or MJCF file: `walking_source`'s error, which says what to give.)
-                walking_source(Path::new(&m.path), None, "gait")?;
-            }
+            walks(m, "gait")?;
             let s = SpatialGaitSettings { rtol, ..Default::default() };
             spatial_gait(m, None, &s).map(|g| Gaits::Spatial(Box::new(g)))
         }
     }
+}
+
+/// Refuses, for the walking analysis `command` (`gait`, `basin`), a robot in 3-D without a
+/// `[gait]` table (a bare URDF or MJCF file) with [`walking_source`]'s error, which says what to
+/// give.
+pub(crate) fn walks(m: &SpatialModel, command: &str) -> Result<(), Error> {
+    if m.gait.is_none() {
+        walking_source(Path::new(&m.path), None, command)?;
+    }
+    Ok(())
 }

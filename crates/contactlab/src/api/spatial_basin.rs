@@ -39,7 +39,7 @@ type State = DMatrix<f64>;
 /// The plan of a 3-D basin over the chart coordinates `vary`: the gait (from `state`, a state
 /// `q` then `v` run through the `[gait]` table's settling, or the scene's `[initial]`) is the
 /// base state, and the stable gait names outcome `gait 0`.
-pub fn spatial_basin_plan(
+pub(crate) fn spatial_basin_plan(
     m: &SpatialModel,
     vary: &[String],
     state: Option<&[f64]>,
@@ -84,7 +84,7 @@ pub fn spatial_basin_plan(
 
 /// The cells at `points` of a 3-D basin planned by [`spatial_basin_plan`], in parallel;
 /// `progress(done, total)` from worker threads.
-pub fn spatial_basin_cells(
+pub(crate) fn spatial_basin_cells(
     m: &SpatialModel,
     plan: &BasinPlan,
     points: &[Vec<f64>],
@@ -173,7 +173,7 @@ pub fn spatial_basin_cells(
 }
 
 /// The basin of the 3-D scene `m`'s gait over the grid `axes` (module docs).
-pub fn spatial_basin(
+pub(crate) fn spatial_basin(
     m: &SpatialModel,
     axes: &[BasinAxis],
     state: Option<&[f64]>,

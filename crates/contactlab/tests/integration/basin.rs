@@ -18,8 +18,8 @@ fn doc(name: &str) -> ModelDoc {
     ModelDoc::read(&examples().join(name)).unwrap()
 }
 
-fn mechanism(d: &ModelDoc) -> contactlab::multibody::Mechanism {
-    contactlab::multibody::model::from_model(d).unwrap()
+fn mechanism(d: &ModelDoc) -> contactlab::api::MechanismModel {
+    contactlab::api::open_doc(d).unwrap()
 }
 
 fn axis(name: &str, lo: f64, hi: f64, n: usize) -> BasinAxis {
@@ -92,9 +92,8 @@ fn a_change_of_time_unit_leaves_the_basin_unchanged() {
 fn simplest_walker_cells_agree_with_simulation() {
     let m = mechanism(&doc("simplest-walker.toml"));
     let settings = BasinSettings { steps: 40, before_strike: true, ..Default::default() };
-    let (plan, _) =
-        contactlab::multibody::basin::plan(&m, &["stance.theta".into(), "stance.theta_dot".into()], None, &settings)
-            .unwrap();
+    let plan =
+        contactlab::api::basin_plan(&m, &["stance.theta".into(), "stance.theta_dot".into()], None, &settings).unwrap();
     let (th, w) = (plan.q[2], plan.v[2]);
     let axes = [axis("stance.theta", th - 0.02, th + 0.02, 5), axis("stance.theta_dot", w - 0.02, w + 0.02, 5)];
     let b = basin(&m, &axes, None, &settings, &|_, _| {}).unwrap();
@@ -108,7 +107,7 @@ fn simplest_walker_cells_agree_with_simulation() {
     for c in b.cells.iter().step_by(3) {
         let x = lifted(&plan, &c.values);
         let sim = contactlab::multibody::simulate::simulate(
-            &m,
+            m.planar().unwrap(),
             &x[..4],
             &x[4..],
             &contactlab::multibody::simulate::SimulateSettings {

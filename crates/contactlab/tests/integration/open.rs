@@ -116,12 +116,21 @@ fn stance_takes_robots_in_3d_and_orbit_planar_mechanisms_each_saying_so() {
 }
 
 #[test]
-fn gait_needs_a_gait_table_in_3d_and_says_so() {
+fn gait_and_basin_need_a_gait_table_in_3d_and_say_so() {
+    use contactlab::multibody::basin::{BasinAxis, BasinSettings};
     let r = root();
     let bare = api::open(&r.join("data/robots/a1.urdf"), Some("floating")).unwrap();
     let e = api::gait(&bare, 1e-10).unwrap_err().to_string();
     assert!(e.contains("a1.urdf: gait: ") && e.contains("[gait] table") && e.contains("--base planar"), "{e}");
+    let axes = [BasinAxis { name: "trunk.wx".into(), lo: 0.0, hi: 1.0, n: 2 }];
+    let s = BasinSettings::default();
+    let e = api::basin(&bare, &axes, None, &s, &|_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("a1.urdf: basin: ") && e.contains("[gait] table"), "{e}");
+    let e = api::basin_plan(&bare, &["trunk.wx".into()], None, &s).unwrap_err().to_string();
+    assert!(e.contains("a1.urdf: basin: "), "{e}");
     let scene = api::open(&r.join("examples/spatial/a1-standing.toml"), None).unwrap();
     let e = api::gait(&scene, 1e-10).unwrap_err().to_string();
+    assert!(e.contains("no [gait] table"), "{e}");
+    let e = api::basin(&scene, &axes, None, &s, &|_, _| {}).unwrap_err().to_string();
     assert!(e.contains("no [gait] table"), "{e}");
 }

@@ -155,37 +155,37 @@ fn scene_keys_a_continuation_varies_mean_what_they_say_and_bad_ones_get_one_line
 
 #[test]
 fn a_3d_basin_captures_the_gait_s_own_cell_and_loses_a_wheel_rolled_hard_sideways() {
-    use contactlab::api::{spatial_basin, spatial_basin_cells, spatial_basin_plan};
+    use contactlab::api::{basin, basin_cells, basin_plan, open_doc};
     use contactlab::multibody::basin::{BasinAxis, BasinSettings, Outcome};
     // examples/spatial/rimless-wheel.toml at slope 0.25, where its rolling is stable: a grid
     // over the roll rate (the gait's own value in the middle) for up to 30 strikes.
     let path = repo("examples/spatial/rimless-wheel.toml");
     let doc = ModelDoc::read(&path).unwrap();
-    let m = spatial_scene(&doc.with_param(&ParamKey::parse("slope").unwrap(), 0.25).unwrap()).unwrap();
+    let m = open_doc(&doc.with_param(&ParamKey::parse("slope").unwrap(), 0.25).unwrap()).unwrap();
     let settings = BasinSettings { steps: 30, ..Default::default() };
-    let plan = spatial_basin_plan(&m, &["wheel.wx".into()], None, &settings).unwrap();
+    let plan = basin_plan(&m, &["wheel.wx".into()], None, &settings).unwrap();
     assert_eq!(plan.gaits.len(), 1, "the rolling at 0.25 is stable");
-    let g = contactlab::api::spatial_gait(&m, None, &Default::default()).unwrap();
+    let g = contactlab::api::spatial_gait(m.spatial().unwrap(), None, &Default::default()).unwrap();
     let k = g.coordinates.iter().position(|c| c == "wheel.wx").unwrap();
     let wx = g.y.as_ref().unwrap()[k];
     // A 3-D gait says it carries no proof, and why.
     let j = serde_json::to_value(&g).unwrap();
     assert!(j["proof"] == "none" && j["proof_reason"].as_str().unwrap().contains("floating point"), "{j}");
-    let cells = spatial_basin_cells(&m, &plan, &[vec![wx], vec![wx + 3.0]], &|_, _| {}).unwrap();
+    let cells = basin_cells(&m, &plan, &[vec![wx], vec![wx + 3.0]], &|_, _| {}).unwrap();
     assert_eq!((cells[0].outcome, cells[0].strikes), (Outcome::Gait(0), 1), "{:?}", cells[0]);
     assert_eq!(cells[1].outcome, Outcome::Fell, "{:?}", cells[1]);
     // The grid's cells are the same evaluated in one call or one by one.
     let axes = [BasinAxis { name: "wheel.wx".into(), lo: wx - 0.2, hi: wx + 0.2, n: 3 }];
-    let b = spatial_basin(&m, &axes, None, &settings, &|_, _| {}).unwrap();
+    let b = basin(&m, &axes, None, &settings, &|_, _| {}).unwrap();
     for c in &b.cells {
-        let one = spatial_basin_cells(&m, &plan, std::slice::from_ref(&c.values), &|_, _| {}).unwrap();
+        let one = basin_cells(&m, &plan, std::slice::from_ref(&c.values), &|_, _| {}).unwrap();
         assert_eq!((one[0].outcome, one[0].strikes), (c.outcome, c.strikes));
     }
     assert!((b.fractions.iter().map(|f| f.1).sum::<f64>() - 1.0).abs() < 1e-12);
     // Bad inputs: a name the chart does not have (the names listed), a grid before the strike.
-    let e = spatial_basin_plan(&m, &["wheel.x".into()], None, &settings).unwrap_err().to_string();
+    let e = basin_plan(&m, &["wheel.x".into()], None, &settings).unwrap_err().to_string();
     assert!(e.contains("wheel.x") && e.contains("d.wheel.wx"), "{e}");
     let s = BasinSettings { before_strike: true, ..settings };
-    let e = spatial_basin_plan(&m, &["wheel.wx".into()], None, &s).unwrap_err().to_string();
+    let e = basin_plan(&m, &["wheel.wx".into()], None, &s).unwrap_err().to_string();
     assert!(e.contains("before_strike") && e.contains("planar"), "{e}");
 }
