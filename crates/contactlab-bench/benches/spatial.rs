@@ -102,19 +102,20 @@ fn simulations(c: &mut Criterion) {
     let s = EventSettings { t_max: 0.6, ..Default::default() };
     g.bench_function("box_tip_event_driven_0p6s", |b| b.iter(|| simulate_events(&boxed, &qb, &[0.0; 6], &s).unwrap()));
     let wheel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/rimless-wheel.toml");
-    let wm = contactlab::api::spatial_model(&wheel, contactlab::api::SpatialSource::Scene).unwrap();
+    let wm = contactlab::api::open(&wheel, None).unwrap();
+    let spatial = contactlab::multibody::gait::GaitSettings::spatial();
     g.bench_function("rimless_wheel_3d_gait_with_multipliers", |b| {
         b.iter(|| {
-            let gait = contactlab::api::spatial_gait(&wm, None, &Default::default()).unwrap();
+            let gait = contactlab::api::gait_with(&wm, None, &spatial).unwrap().into_spatial().unwrap();
             assert!(gait.converged);
             gait
         })
     });
     let walker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/compass-walker.toml");
-    let km = contactlab::api::spatial_model(&walker, contactlab::api::SpatialSource::Scene).unwrap();
+    let km = contactlab::api::open(&walker, None).unwrap();
     g.bench_function("compass_walker_3d_gait_with_multipliers", |b| {
         b.iter(|| {
-            let gait = contactlab::api::spatial_gait(&km, None, &Default::default()).unwrap();
+            let gait = contactlab::api::gait_with(&km, None, &spatial).unwrap().into_spatial().unwrap();
             assert!(gait.converged);
             gait
         })

@@ -88,9 +88,15 @@ pub struct SimulateArgs {
 pub struct GaitArgs {
     #[arg(help = contactlab::api::registry::model_help("gait"))]
     model: PathBuf,
-    /// Relative integration tolerance.
-    #[arg(long, default_value_t = GaitSettings::default().rtol)]
-    rtol: f64,
+    /// Relative integration tolerance (default: 1e-10 for a planar mechanism, 1e-12 for a robot
+    /// in 3-D).
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Start from this state instead of searching (planar: the gait Newton's method reaches from
+    /// this post-strike state, 2n numbers, q then q'; in 3-D: q, or q then v, run through the
+    /// [gait] table's settling strikes first; default: the scene's [initial]), comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "Q,..,V,..", allow_hyphen_values = true)]
+    state: Option<Vec<f64>>,
     /// A URDF's root link: `planar` reads it as a planar mechanism; a bare URDF is otherwise a
     /// robot in 3-D, which walks only from a scene file with a [gait] table.
     #[arg(long, value_parser = ["fixed", "floating", "planar"])]
@@ -119,7 +125,7 @@ fn urdf_hint(path: &std::path::Path, e: contactlab::Error) -> Failure {
 pub fn gait(a: GaitArgs) -> Result<(), Failure> {
     // A 3-D scene, or a planar mechanism (a URDF with --base planar among them).
     let m = open(&a.model, a.base.as_deref())?;
-    let r = match (contactlab::api::gait(&m, a.rtol)?, &m) {
+    let r = match (contactlab::api::gait(&m, a.state.as_deref(), a.rtol)?, &m) {
         (Gaits::Planar(r), _) => r,
         (Gaits::Spatial(g), MechanismModel::Spatial(m)) => return gait_3d(&a, m, *g),
         _ => return Err(Failure::Internal(anyhow::anyhow!("gait answered for another kind of model"))),

@@ -175,17 +175,19 @@ pub(crate) fn orbit(
 }
 
 /// A mechanism's gaits, as the CLI's `gait --json`: `(kind, result)`, `kind` `"GaitSearch"` (a
-/// planar mechanism's every gait) or `"SpatialGait"` (a 3-D scene's, from its `[initial]`).
+/// planar mechanism's every gait, or the one reached from `state`) or `"SpatialGait"` (a 3-D
+/// scene's, from its `[initial]` or `state`); `rtol` `None`: the engine's.
 #[pyfunction]
-#[pyo3(signature = (source, base, rtol))]
+#[pyo3(signature = (source, base, rtol=None, state=None))]
 pub(crate) fn gait(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     base: Option<&str>,
-    rtol: f64,
+    rtol: Option<f64>,
+    state: Option<Vec<f64>>,
 ) -> PyResult<(&'static str, Py<PyAny>)> {
     let m = open(source, base)?;
-    let r = py.detach(|| contactlab::api::gait(&m, rtol)).map_err(to_py)?;
+    let r = py.detach(|| contactlab::api::gait(&m, state.as_deref(), rtol)).map_err(to_py)?;
     let kind = match r {
         contactlab::api::Gaits::Planar(_) => "GaitSearch",
         contactlab::api::Gaits::Spatial(_) => "SpatialGait",

@@ -119,22 +119,30 @@ def simulate(
     return Result(kind, d)
 
 
-def gait(model: Model, rtol: float = _D["gait"]["rtol"], base: Optional[str] = None) -> Result:
+def gait(
+    model: Model,
+    rtol: Optional[float] = None,
+    base: Optional[str] = None,
+    state: Optional[Sequence[float]] = None,
+) -> Result:
     """Every gait of the model (a ``[gait]`` table names the striking contact), found without a
     guess, as ``contactlab gait --json``: ``gaits`` (each with ``period``, ``q``, ``v``,
     ``multipliers``, ``stable``, ``mu_stick``, ``impulse_ratio``, ``step_length``), ``starts``,
     ``settled``, ``reason`` and ``needs_mu`` (the friction a sticking gait needs, when none
-    exists at the model's).
+    exists at the model's). With ``state`` (a post-strike ``q`` then ``q'``): the gait Newton's
+    method reaches from it, or none with the ``reason``.
 
     A 3-D scene file (or an MJCF path) with a ``[gait]`` table (``translation``, ``symmetry``,
     ``settle``): the gait Newton's method finds on the configuration manifold from where the
-    passive motion settles, as ``gait --json`` on it: ``converged``, ``reason``,
+    passive motion settles (from ``[initial]``, or ``state``: ``q``, or ``q`` then ``v``), as
+    ``gait --json`` on it: ``converged``, ``reason``,
     ``coordinates`` (``d.NAME`` tangent displacements, ``NAME`` velocities), ``y``,
     ``period``, ``multipliers``, ``max_modulus``, ``stable``, ``neutral`` (multipliers at 1),
     ``stable_but_neutral``, ``derivatives``, ``q``, ``v``. A bare URDF or MJCF path is a robot in
     3-D and has no ``[gait]`` table (``ValueError``); ``base="planar"`` reads a URDF as a planar
-    mechanism."""
-    kind, d = _core.gait(_source(model), base, float(rtol))
+    mechanism. ``rtol``: the integration tolerance (default: 1e-10 planar, 1e-12 in 3-D)."""
+    s = None if state is None else [float(x) for x in state]
+    kind, d = _core.gait(_source(model), base, None if rtol is None else float(rtol), s)
     return Result(kind, d)
 
 

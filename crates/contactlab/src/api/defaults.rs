@@ -55,7 +55,8 @@ pub fn defaults() -> serde_json::Value {
             "max_sweeps": spatial.max_sweeps,
             "max_steps": spatial.max_steps,
         },
-        "gait": {"rtol": gait.rtol},
+        // (`gait --rtol` is the engine's: 1e-10 planar, 1e-12 in 3-D, `api::gait_settings`.)
+        "gait": {},
         "stance": {"joints": "locked", "friction": "coulomb", "touch": super::StanceSettings::default().touch},
         "basin": {
             "steps": basin.steps,

@@ -164,8 +164,18 @@ pub fn continuation(
             ));
         }
         settings.validate()?;
-        let gait = crate::api::SpatialGaitSettings { rtol: req.gait.rtol, ..Default::default() };
-        return crate::api::continue_spatial_gait(doc, &key, req.state.as_deref(), &settings, &gait, progress);
+        let gait = crate::multibody::gait::GaitSettings {
+            rtol: req.gait.rtol,
+            ..crate::multibody::gait::GaitSettings::spatial()
+        };
+        return super::spatial_continuation::continue_spatial_gait(
+            doc,
+            &key,
+            req.state.as_deref(),
+            &settings,
+            &gait,
+            progress,
+        );
     }
     if kind == "double-pendulum-stop" {
         // P3's pendulum: its Zeno (or simple) periodic orbit through the knee stop.

@@ -323,21 +323,73 @@ pub enum Gaits {
     Spatial(Box<SpatialGait>),
 }
 
-/// `gait` with the relative integration tolerance `rtol`: a planar mechanism's every gait,
-/// found without a guess (periodic orbits of its strike-to-strike map modulo its symmetry, with
-/// multipliers, `μ_stick` and the impulse ratio); a 3-D scene's gait from its `[initial]` state
-/// ([`spatial_gait`]). A robot in 3-D without a `[gait]` table (a bare URDF or MJCF file) is an
-/// input error saying what it needs.
-pub fn gait(m: &MechanismModel, rtol: f64) -> Result<Gaits, Error> {
+impl Gaits {
+    /// The planar mechanism's gaits, if these are.
+    pub fn into_planar(self) -> Option<crate::multibody::gait::GaitSearch> {
+        match self {
+            Self::Planar(g) => Some(*g),
+            Self::Spatial(_) => None,
+        }
+    }
+
+    /// The 3-D scene's gait, if this is.
+    pub fn into_spatial(self) -> Option<SpatialGait> {
+        match self {
+            Self::Spatial(g) => Some(*g),
+            Self::Planar(_) => None,
+        }
+    }
+}
+
+/// The settings of `gait` on `m` by default: a planar mechanism's
+/// ([`GaitSettings::default`](crate::multibody::gait::GaitSettings)) or a robot's in 3-D
+/// ([`GaitSettings::spatial`](crate::multibody::gait::GaitSettings::spatial)).
+pub fn gait_settings(m: &MechanismModel) -> crate::multibody::gait::GaitSettings {
+    match m {
+        MechanismModel::Planar(_) => crate::multibody::gait::GaitSettings::default(),
+        MechanismModel::Spatial(_) => crate::multibody::gait::GaitSettings::spatial(),
+    }
+}
+
+/// `gait` from `state` (`None`: the model's own start) with the relative integration
+/// tolerance `rtol` (`None`: the engine's, [`gait_settings`]) and the engine's other defaults:
+/// [`gait_with`].
+pub fn gait(m: &MechanismModel, state: Option<&[f64]>, rtol: Option<f64>) -> Result<Gaits, Error> {
+    let d = gait_settings(m);
+    gait_with(m, state, &crate::multibody::gait::GaitSettings { rtol: rtol.unwrap_or(d.rtol), ..d })
+}
+
+/// The gaits of a mechanism (`gait`). A planar mechanism's: without a `state`, every gait found
+/// without a guess (periodic orbits of its strike-to-strike map modulo its symmetry, with
+/// multipliers, `μ_stick` and the impulse ratio); with one (its post-strike `q` then `q̇`), the
+/// gait Newton's method reaches from it (none, with the reason, when it does not converge). A
+/// 3-D scene's: the gait from its `[initial]` state, or from `state` (`q`, or `q` then `v`),
+/// after the `[gait]` table's settling strikes, by Newton's method on its configuration
+/// manifold. A robot in 3-D without a `[gait]` table (a bare URDF or MJCF file) is an input
+/// error saying what it needs.
+pub fn gait_with(
+    m: &MechanismModel,
+    state: Option<&[f64]>,
+    s: &crate::multibody::gait::GaitSettings,
+) -> Result<Gaits, Error> {
     match m {
         MechanismModel::Planar(m) => {
-            let s = crate::multibody::gait::GaitSettings { rtol, ..Default::default() };
-            crate::multibody::gait::find_gaits(m, &s).map(|g| Gaits::Planar(Box::new(g)))
+            let Some(x) = state else {
+                return crate::multibody::gait::find_gaits(m, s).map(|g| Gaits::Planar(Box::new(g)));
+            };
+            let (q, v) = mechanism_state(m, Some(x))?;
+            // One start, Newton's own (no settling, no cycle).
+            let (gaits, reason) = match crate::multibody::gait::refine_gait(m, &q, &v, s)? {
+                Ok(g) => (vec![g], None),
+                Err(stop) => (vec![], Some(format!("Newton's method from the state given: {stop}"))),
+            };
+            let search =
+                crate::multibody::gait::GaitSearch { gaits, starts: 1, settled: 0, cycled: 0, reason, needs_mu: None };
+            Ok(Gaits::Planar(Box::new(search)))
         }
         MechanismModel::Spatial(m) => {
             walks(m, "gait")?;
-            let s = SpatialGaitSettings { rtol, ..Default::default() };
-            spatial_gait(m, None, &s).map(|g| Gaits::Spatial(Box::new(g)))
+            spatial_gait(m, state, s).map(|g| Gaits::Spatial(Box::new(g)))
         }
     }
 }

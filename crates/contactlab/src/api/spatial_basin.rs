@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use nalgebra::{DMatrix, DVector};
 
 use super::spatial::SpatialModel;
-use super::spatial_gait::{spatial_gait, symmetry_of, SpatialGaitSettings};
+use super::spatial_gait::{spatial_gait, symmetry_of};
 use crate::hybrid::driver::EventRecord;
 use crate::hybrid::section::SectionChart;
 use crate::hybrid::{DriverSettings, EventDriver, Tolerances, ZenoRule};
@@ -30,6 +30,7 @@ use crate::multibody::basin::{
     check_axes, check_cells, fractions, grid, Basin, BasinAxis, BasinCell, BasinPlan, BasinSettings, CellWatch,
     Outcome, EVENTS_PER_STRIKE,
 };
+use crate::multibody::gait::GaitSettings;
 use crate::spatial::events::{Contact3Mode, EventScene, Modes3};
 use crate::spatial::section::SpatialChart;
 use crate::Error;
@@ -55,7 +56,7 @@ pub(crate) fn spatial_basin_plan(
     if vary.is_empty() || vary.len() > 2 {
         return Err(Error::argument("vary", format!("give one or two section coordinates, got {}", vary.len())));
     }
-    let g = spatial_gait(m, state, &SpatialGaitSettings::default())?;
+    let g = spatial_gait(m, state, &GaitSettings::spatial())?;
     let Some(x) = g.state() else {
         return Err(Error::model(
             "gait",

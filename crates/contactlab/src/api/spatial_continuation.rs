@@ -18,13 +18,14 @@ use std::ops::ControlFlow;
 use nalgebra::{DMatrix, DVector};
 
 use super::spatial::SpatialModel;
-use super::spatial_gait::{driver, spatial_gait, symmetry_of, GaitSpec3, SpatialGaitSettings};
+use super::spatial_gait::{driver, spatial_gait, symmetry_of, GaitSpec3};
 use crate::continuation::{self, Continuation, Evaluation, MapFamily, Observation, Settings};
 use crate::hybrid::driver::{EventRecord, PoincareSection};
 use crate::hybrid::section::{ReturnMap, SectionChart};
 use crate::hybrid::{EventKind, Observer};
 use crate::model::param::ParamKey;
 use crate::model::ModelDoc;
+use crate::multibody::gait::GaitSettings;
 use crate::spatial::events::{EventScene, Modes3};
 use crate::spatial::section::SpatialChart;
 use crate::Error;
@@ -37,7 +38,7 @@ struct Gait3Family<'a> {
     param: &'a str,
     /// The chart at the start (its system the start's).
     chart: &'a SpatialChart<'a>,
-    settings: &'a SpatialGaitSettings,
+    settings: &'a GaitSettings,
     /// Configuration indices of the `[gait]` translations, with their names.
     translations: Vec<(usize, String)>,
 }
@@ -63,7 +64,7 @@ impl Gait3Family<'_> {
             system: &sys,
             section: PoincareSection::AfterEventOf { kind: EventKind::Impact, contacts: &feet },
             chart: self.chart.rebind(&sys, symmetry),
-            driver: driver(self.settings.rtol, 100.0 * sys.time()),
+            driver: driver(self.settings.rtol, self.settings.max_step_time * sys.time()),
             derivatives: self.settings.derivatives,
         };
         Ok(f(&map))
@@ -127,12 +128,12 @@ impl MapFamily for Gait3Family<'_> {
 /// parameter `key` from `settings.from` to `settings.to` (module docs). The gait at `from` is
 /// found by [`spatial_gait`] from `state` (a post-strike state `q` then `v` with the `[gait]`
 /// table's `settle`; `None`: the file's `[initial]`).
-pub fn continue_spatial_gait(
+pub(crate) fn continue_spatial_gait(
     doc: &ModelDoc,
     key: &ParamKey,
     state: Option<&[f64]>,
     settings: &Settings,
-    gait: &SpatialGaitSettings,
+    gait: &GaitSettings,
     progress: &dyn Fn(f64),
 ) -> Result<Continuation, Error> {
     settings.validate()?;
@@ -148,12 +149,12 @@ pub fn continue_spatial_gait(
 
 /// [`continue_spatial_gait`] on the models `build(p)` makes (a scene with a `[gait]` table at
 /// each value of the parameter named `param`).
-pub fn continue_spatial_gait_with(
+pub(crate) fn continue_spatial_gait_with(
     build: &dyn Fn(f64) -> Result<SpatialModel, String>,
     param: &str,
     state: Option<&[f64]>,
     settings: &Settings,
-    gait: &SpatialGaitSettings,
+    gait: &GaitSettings,
     progress: &dyn Fn(f64),
 ) -> Result<Continuation, Error> {
     settings.validate()?;

@@ -13,6 +13,7 @@ use super::spatial::SpatialModel;
 use crate::hybrid::driver::{EventRecord, PoincareSection};
 use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
+use crate::multibody::gait::GaitSettings;
 use crate::spatial::algebra::Vec3;
 use crate::spatial::events::{EventScene, Modes3};
 use crate::spatial::section::{BodySymmetry, MirrorSymmetry, SpatialChart, Symmetry};
@@ -35,25 +36,6 @@ pub struct GaitSpec3 {
 
 /// A multiplier this near 1 is reported as neutral ([`SpatialGait::neutral`]).
 pub const NEUTRAL_TOL: f64 = 1e-6;
-
-/// Settings of [`spatial_gait`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SpatialGaitSettings {
-    /// Relative integration tolerance.
-    pub rtol: f64,
-    /// Newton's tolerance on `‖P(y) − y‖` in the chart's scales.
-    pub newton_tol: f64,
-    /// Newton iterations allowed.
-    pub max_iter: usize,
-    /// How the return map's Jacobian is computed.
-    pub derivatives: Derivatives,
-}
-
-impl Default for SpatialGaitSettings {
-    fn default() -> Self {
-        Self { rtol: 1e-12, newton_tol: 1e-10, max_iter: 30, derivatives: Derivatives::Exact }
-    }
-}
 
 /// A 3-D gait (or why none was found: then every number is `None`, null in JSON).
 #[derive(Debug, Clone, Serialize)]
@@ -205,7 +187,7 @@ pub(crate) fn symmetry_of(spec: &GaitSpec3, sys: &EventScene) -> Result<Option<S
 /// The gait of a 3-D scene with a `[gait]` table from `state` (default its `[initial]`): the
 /// passive motion runs `settle` strikes, and from the state after the last Newton's method on
 /// the strike-to-strike map (module docs) looks for a fixed point.
-pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSettings) -> Result<SpatialGait, Error> {
+pub(crate) fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &GaitSettings) -> Result<SpatialGait, Error> {
     use crate::error::{at_least_one, fraction, positive};
     let spec = m.gait.as_ref().ok_or_else(|| {
         Error::input(
@@ -216,7 +198,8 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     })?;
     fraction("rtol", s.rtol)?;
     positive("newton_tol", s.newton_tol)?;
-    at_least_one("max_iter", s.max_iter)?;
+    at_least_one("max_newton", s.max_newton)?;
+    positive("max_step_time", s.max_step_time)?;
     let (mut q, v) = super::spatial::spatial_state(m, state)?;
     let scene = m.scene(None, 0.0);
     // The joints' stops are held (a start past one is put on it, as `simulate` does).
@@ -225,9 +208,10 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
     let feet = sys.shape_contacts();
     let x0 = DMatrix::from_iterator(q.len() + v.len(), 1, q.iter().chain(&v).copied());
     let x0_given = x0.clone();
-    // The passive motion: `settle` strikes, bounded in time by a strike every 100 time scales.
+    // The passive motion: `settle` strikes, bounded in time by a strike every `max_step_time`
+    // time scales.
     let mut strikes = Strikes { want: spec.settle, feet: &feet, after: vec![] };
-    let t_max = 100.0 * sys.time() * spec.settle.max(1) as f64;
+    let t_max = s.max_step_time * sys.time() * spec.settle.max(1) as f64;
     let run = if spec.settle == 0 { None } else { Some(driver(s.rtol, t_max).run(&sys, 0.0, x0, &[], &mut strikes)) };
     // A motion that never strikes (it comes to rest, or falls without a strike) has no gait:
     // a result, not an error.
@@ -251,10 +235,10 @@ pub fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &SpatialGaitSett
         system: &sys,
         section: PoincareSection::AfterEventOf { kind: EventKind::Impact, contacts: &feet },
         chart,
-        driver: driver(s.rtol, 100.0 * sys.time()),
+        driver: driver(s.rtol, s.max_step_time * sys.time()),
         derivatives: s.derivatives,
     };
-    let fp = map.fixed_point(&y0, s.newton_tol, s.max_iter);
+    let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
     if !fp.converged {
         let why = fp.reason.as_ref().map_or_else(|| "Newton's method did not converge".into(), |r| r.to_string());
         let mut g = SpatialGait::none(&m.path, why, strikes.after.len(), fp.derivatives);

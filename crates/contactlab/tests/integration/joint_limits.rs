@@ -162,13 +162,13 @@ fn compass_walker_with_hip_stops(tag: &str, lower: f64, upper: f64, settle: usiz
 
 #[test]
 fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
-    use contactlab::api::{spatial_gait, SpatialGaitSettings};
-    let s = SpatialGaitSettings::default();
+    use contactlab::multibody::gait::GaitSettings;
+    let s = GaitSettings::spatial();
     // Stops the gait never reaches leave it as it is: the stops' contacts take no part in the
     // section, the chart or the strikes.
     let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/compass-walker.toml");
-    let free = spatial_gait(&spatial_model(&ex, SpatialSource::Scene).unwrap(), None, &s).unwrap();
-    let wide = spatial_gait(&compass_walker_with_hip_stops("wide", -1.0, 1.0, 0), None, &s).unwrap();
+    let free = crate::common::gait3(&spatial_model(&ex, SpatialSource::Scene).unwrap(), None, &s).unwrap();
+    let wide = crate::common::gait3(&compass_walker_with_hip_stops("wide", -1.0, 1.0, 0), None, &s).unwrap();
     assert!(free.converged && wide.converged, "{:?} {:?}", free.reason, wide.reason);
     let (a, b) = (free.y.unwrap(), wide.y.unwrap());
     assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs())), "{a:?} vs {b:?}");
@@ -176,7 +176,7 @@ fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
     // its strike) is held: the hip strikes it at 0.102 s, and the stance foot then slides into
     // Painlevé's inconsistency. The stop's impact is not a step: the settling run ends
     // without a strike of a foot (counting it, Newton started from it and found no return).
-    let hit = spatial_gait(&compass_walker_with_hip_stops("hit", -1.0, 0.35, 1), None, &s).unwrap();
+    let hit = crate::common::gait3(&compass_walker_with_hip_stops("hit", -1.0, 0.35, 1), None, &s).unwrap();
     assert!(!hit.converged);
     let why = hit.reason.unwrap_or_default();
     assert!(why.starts_with("the motion never strikes") && why.contains("failed"), "{why}");

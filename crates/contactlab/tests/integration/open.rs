@@ -120,7 +120,7 @@ fn gait_and_basin_need_a_gait_table_in_3d_and_say_so() {
     use contactlab::multibody::basin::{BasinAxis, BasinSettings};
     let r = root();
     let bare = api::open(&r.join("data/robots/a1.urdf"), Some("floating")).unwrap();
-    let e = api::gait(&bare, 1e-10).unwrap_err().to_string();
+    let e = api::gait(&bare, None, None).unwrap_err().to_string();
     assert!(e.contains("a1.urdf: gait: ") && e.contains("[gait] table") && e.contains("--base planar"), "{e}");
     let axes = [BasinAxis { name: "trunk.wx".into(), lo: 0.0, hi: 1.0, n: 2 }];
     let s = BasinSettings::default();
@@ -129,8 +129,29 @@ fn gait_and_basin_need_a_gait_table_in_3d_and_say_so() {
     let e = api::basin_plan(&bare, &["trunk.wx".into()], None, &s).unwrap_err().to_string();
     assert!(e.contains("a1.urdf: basin: "), "{e}");
     let scene = api::open(&r.join("examples/spatial/a1-standing.toml"), None).unwrap();
-    let e = api::gait(&scene, 1e-10).unwrap_err().to_string();
+    let e = api::gait(&scene, None, None).unwrap_err().to_string();
     assert!(e.contains("no [gait] table"), "{e}");
     let e = api::basin(&scene, &axes, None, &s, &|_, _| {}).unwrap_err().to_string();
     assert!(e.contains("no [gait] table"), "{e}");
+}
+
+#[test]
+fn a_planar_gait_from_a_state_is_the_gait_the_search_found() {
+    // P2's rimless wheel: the gait the search finds from nothing is found again by Newton's
+    // method alone from its own post-strike state, and from a state off it; a state of the wrong
+    // length is refused by name.
+    let m = api::open(&root().join("examples/multibody/rimless-wheel.toml"), None).unwrap();
+    let found = api::gait(&m, None, None).unwrap().into_planar().unwrap();
+    let g = &found.gaits[0];
+    let x: Vec<f64> = g.q.iter().chain(&g.v).copied().collect();
+    let again = api::gait(&m, Some(&x), None).unwrap().into_planar().unwrap();
+    assert_eq!((again.starts, again.gaits.len()), (1, 1), "{:?}", again.reason);
+    assert!((again.gaits[0].period - g.period).abs() <= 1e-9 * g.period, "{} {}", again.gaits[0].period, g.period);
+    let mut off = x.clone();
+    let last = off.len() - 1;
+    off[last] *= 1.01;
+    let near = api::gait(&m, Some(&off), None).unwrap().into_planar().unwrap();
+    assert!((near.gaits[0].period - g.period).abs() <= 1e-9 * g.period, "{:?}", near.reason);
+    let e = api::gait(&m, Some(&x[..1]), None).unwrap_err().to_string();
+    assert!(e.contains("state"), "{e}");
 }

@@ -5,13 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{
-    continuation, spatial_gait, spatial_model, spatial_scene, ContinueRequest, SpatialGaitSettings, SpatialModel,
-    SpatialSource,
-};
+use contactlab::api::{continuation, spatial_model, spatial_scene, ContinueRequest, SpatialModel, SpatialSource};
 use contactlab::continuation::{Settings, SpecialKind};
 use contactlab::model::param::ParamKey;
 use contactlab::model::ModelDoc;
+use contactlab::multibody::gait::GaitSettings;
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
@@ -58,10 +56,10 @@ fn the_3d_rimless_wheel_becomes_laterally_stable_at_a_neimark_sacker_point_as_th
     let nearest = |p: f64| {
         b.points.iter().min_by(|x, y| (x.p - p).abs().total_cmp(&(y.p - p).abs())).unwrap().observation.state.clone()
     };
-    let settings = SpatialGaitSettings::default();
+    let settings = GaitSettings::spatial();
     for (dp, stable) in [(-0.004, false), (0.004, true)] {
         let p = ns.p + dp;
-        let g = spatial_gait(&at(&doc, "slope", p), Some(&nearest(p)), &settings).unwrap();
+        let g = crate::common::gait3(&at(&doc, "slope", p), Some(&nearest(p)), &settings).unwrap();
         assert!(g.converged, "{:?}", g.reason);
         assert_eq!(g.max_modulus.unwrap() < 1.0, stable, "slope {p}: {:?}", g.multipliers);
     }
@@ -69,7 +67,7 @@ fn the_3d_rimless_wheel_becomes_laterally_stable_at_a_neimark_sacker_point_as_th
     // and the in-plane multiplier is the planar wheel's at every slope ((κ + cos 2π/n)/(1 + κ))²
     // = 0.70702, to O(r/l) with the file's 1 mm spheres), until a slip enters the step.
     for pt in b.points.iter().step_by(4) {
-        let g = spatial_gait(&at(&doc, "slope", pt.p), Some(&pt.observation.state), &settings).unwrap();
+        let g = crate::common::gait3(&at(&doc, "slope", pt.p), Some(&pt.observation.state), &settings).unwrap();
         assert!(g.converged && g.iterations <= 1, "slope {}: {:?} {}", pt.p, g.reason, g.iterations);
         for (a, z) in pt.multipliers.iter().zip(g.multipliers_found()) {
             assert!(
@@ -102,7 +100,8 @@ fn the_3d_compass_walker_continues_in_its_hip_width_its_right_hip_following_as_t
     assert_eq!(b.points.len(), 3, "{}", b.end);
     let last = b.points.last().unwrap();
     assert!(last.p > 0.05 && !last.stable && last.multipliers[0][0] < -5.0, "{} {:?}", last.p, last.multipliers);
-    let g = spatial_gait(&at(&doc, key, last.p), Some(&last.observation.state), &Default::default()).unwrap();
+    let g =
+        crate::common::gait3(&at(&doc, key, last.p), Some(&last.observation.state), &GaitSettings::spatial()).unwrap();
     assert!(g.converged && g.iterations <= 1, "{:?}", g.reason);
     assert!((g.multipliers_found()[0][0] - last.multipliers[0][0]).abs() < 1e-6 * last.multipliers[0][0].abs());
     // The lateral instability eases as the hips part (the report's BEYOND row lists it).
@@ -165,7 +164,7 @@ fn a_3d_basin_captures_the_gait_s_own_cell_and_loses_a_wheel_rolled_hard_sideway
     let settings = BasinSettings { steps: 30, ..Default::default() };
     let plan = basin_plan(&m, &["wheel.wx".into()], None, &settings).unwrap();
     assert_eq!(plan.gaits.len(), 1, "the rolling at 0.25 is stable");
-    let g = contactlab::api::spatial_gait(m.spatial().unwrap(), None, &Default::default()).unwrap();
+    let g = crate::common::gait3(m.spatial().unwrap(), None, &GaitSettings::spatial()).unwrap();
     let k = g.coordinates.iter().position(|c| c == "wheel.wx").unwrap();
     let wx = g.y.as_ref().unwrap()[k];
     // A 3-D gait says it carries no proof, and why.

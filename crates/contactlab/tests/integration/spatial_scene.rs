@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use contactlab::api::{spatial_model, SimulateSettings, SpatialSource};
+use contactlab::multibody::gait::GaitSettings;
 use contactlab::spatial::urdf::Base;
 
 fn repo(rel: &str) -> PathBuf {
@@ -409,7 +410,7 @@ fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier()
     // table is refused by name.
     let path = repo("examples/spatial/rimless-wheel.toml");
     let m = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let g = contactlab::api::spatial_gait(&m, None, &Default::default()).unwrap();
+    let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
     assert!(g.converged, "{:?}", g.reason);
     assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
     assert_eq!(g.coordinates.len(), 5, "{:?}", g.coordinates);
@@ -423,13 +424,13 @@ fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier()
     let mut x = still.q0.clone();
     x[2] += 0.5;
     x.extend([0.0; 6]);
-    let none = contactlab::api::spatial_gait(&still, Some(&x), &Default::default()).unwrap();
+    let none = crate::common::gait3(&still, Some(&x), &GaitSettings::spatial()).unwrap();
     assert!(!none.converged && none.reason.as_deref().is_some_and(|r| r.contains("never strikes")), "{none:?}");
     assert!(none.multipliers.is_none() && none.period.is_none() && none.q.is_none() && none.y.is_none());
     let json = serde_json::to_value(&none).unwrap();
     assert!(json["period"].is_null() && json["multipliers"].is_null() && json["max_modulus"].is_null());
     let plain = spatial_model(&repo("examples/spatial/rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
-    let e = contactlab::api::spatial_gait(&plain, None, &Default::default()).unwrap_err().to_string();
+    let e = crate::common::gait3(&plain, None, &GaitSettings::spatial()).unwrap_err().to_string();
     assert!(e.contains("gait") && e.contains("[gait] table"), "{e}");
 }
 
@@ -442,7 +443,7 @@ fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror
     // (0.606 for a complex pair: the BEYOND rows hold them to 1e-6 with point feet).
     let path = repo("examples/spatial/compass-walker.toml");
     let m = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let g = contactlab::api::spatial_gait(&m, None, &Default::default()).unwrap();
+    let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
     assert!(g.converged && g.iterations <= 2, "{:?} {}", g.reason, g.iterations);
     assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
     let lead = g.multipliers_found()[0];

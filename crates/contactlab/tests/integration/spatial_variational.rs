@@ -159,7 +159,8 @@ fn the_3d_wheel_s_gait_does_not_depend_on_the_units() {
     // The point-foot wheel with every length multiplied by s (and gravity, so that the time unit
     // stays; masses stay), s = 1e-8 and 1e8: the same fixed point (lengths scaled by s) and the
     // same multipliers.
-    use contactlab::api::{spatial_gait, GaitSpec3, SpatialGaitSettings, SpatialModel};
+    use contactlab::api::{GaitSpec3, SpatialModel};
+    use contactlab::multibody::gait::GaitSettings;
     use contactlab::spatial::algebra::Vec3;
     use contactlab::spatial::geometry::Shape;
     use contactlab::spatial::SpatialTree;
@@ -194,10 +195,10 @@ fn the_3d_wheel_s_gait_does_not_depend_on_the_units() {
         });
         m
     };
-    let one = spatial_gait(&scaled(1.0), None, &SpatialGaitSettings::default()).unwrap();
+    let one = crate::common::gait3(&scaled(1.0), None, &GaitSettings::spatial()).unwrap();
     assert!(one.converged, "{:?}", one.reason);
     for s in [1e-8, 1e8] {
-        let g = spatial_gait(&scaled(s), None, &SpatialGaitSettings::default()).unwrap();
+        let g = crate::common::gait3(&scaled(s), None, &GaitSettings::spatial()).unwrap();
         assert!(g.converged, "s = {s}: {:?}", g.reason);
         assert_eq!(g.coordinates, one.coordinates);
         for (a, b) in g.multipliers_found().iter().zip(one.multipliers_found()) {
@@ -225,13 +226,13 @@ fn the_3d_wheel_s_straight_rolling_is_laterally_stable_on_steeper_slopes() {
     // rolling at 1.2 rad/s: ten strikes, then Newton. Leaving out the heading's multiplier (1),
     // the largest is 1.151 at 0.18 (it falls over sideways) and 0.940 at 0.19 (stable); the
     // report bisects the crossing (0.18736).
-    use contactlab::api::{spatial_gait, SpatialGaitSettings};
+    use contactlab::multibody::gait::GaitSettings;
     use contactlab::spatial::algebra::Vec3;
     let m = point_foot_wheel();
     let lateral = |alpha: f64| {
         let mut m = m.clone();
         m.tree.gravity = Vec3::new(alpha.sin(), 0.0, -alpha.cos()) * 9.81;
-        let g = spatial_gait(&m, None, &SpatialGaitSettings::default()).unwrap();
+        let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
         assert!(g.converged, "{alpha}: {:?}", g.reason);
         let mut mods: Vec<f64> = g.multipliers_found().iter().map(|z| z[0].hypot(z[1])).collect();
         let heading = (0..mods.len()).min_by(|&a, &b| (mods[a] - 1.0).abs().total_cmp(&(mods[b] - 1.0).abs())).unwrap();
@@ -248,11 +249,11 @@ fn a_neutral_multiplier_keeps_a_gait_from_being_called_stable() {
     // On the slope 0.2 the point-foot wheel's multipliers are all inside the unit circle but
     // the heading's, which is 1 to 1e-8 (below it by round-off): `stable` is false,
     // `stable_but_neutral` true, and `neutral` names it.
-    use contactlab::api::{spatial_gait, SpatialGaitSettings};
+    use contactlab::multibody::gait::GaitSettings;
     use contactlab::spatial::algebra::Vec3;
     let mut m = point_foot_wheel();
     m.tree.gravity = Vec3::new(0.2f64.sin(), 0.0, -0.2f64.cos()) * 9.81;
-    let g = spatial_gait(&m, None, &SpatialGaitSettings::default()).unwrap();
+    let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
     assert!(g.converged && !g.stable && g.stable_but_neutral, "{:?}", g.multipliers);
     assert_eq!(g.neutral.len(), 1, "{:?}", g.multipliers);
 }

@@ -391,16 +391,18 @@ impl SectionChart<State> for StrikeChart<'_> {
     }
 }
 
-/// Settings of [`find_gaits`].
-#[derive(Debug, Clone, Copy)]
+/// Settings of a gait's search and Newton's method, planar ([`find_gaits`]) or in 3-D
+/// (`api::gait_with`): [`Default`] is a planar mechanism's, [`GaitSettings::spatial`] a robot's
+/// in 3-D.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaitSettings {
     /// Relative integration tolerance.
     pub rtol: f64,
-    /// Newton tolerance (relative to the chart's scales).
+    /// Newton tolerance on `‖P(y) − y‖` (in the chart's scales).
     pub newton_tol: f64,
-    /// Newton iterations.
+    /// Newton iterations allowed.
     pub max_newton: usize,
-    /// Longest step, in units of the model's time scale.
+    /// Longest step (strike to strike), in units of the model's time scale.
     pub max_step_time: f64,
     /// How the step map is differentiated (Newton and the multipliers): exact by default.
     pub derivatives: Derivatives,
@@ -409,6 +411,16 @@ pub struct GaitSettings {
 impl Default for GaitSettings {
     fn default() -> Self {
         Self { rtol: 1e-10, newton_tol: 1e-9, max_newton: 20, max_step_time: 10.0, derivatives: Derivatives::Exact }
+    }
+}
+
+impl GaitSettings {
+    /// A robot's in 3-D: tighter (a 3-D gait's state is its own Newton's start, found by
+    /// settling its passive motion, not by a search over many starts), and a longer bound on a
+    /// step (a rolling wheel's strikes come far apart in its time scale). The 3-D gaits of the
+    /// report are computed with these.
+    pub const fn spatial() -> Self {
+        Self { rtol: 1e-12, newton_tol: 1e-10, max_newton: 30, max_step_time: 100.0, derivatives: Derivatives::Exact }
     }
 }
 

@@ -267,9 +267,11 @@ pub(super) fn eulers_disk(sec: &mut Section) -> Result<(), Error> {
 /// in the sagittal plane), whose in-plane multipliers must be the planar engine's, then
 /// continued in the hip width with its lateral multiplier.
 pub(super) fn compass_walker_3d(sec: &mut Section) -> Result<(), Error> {
-    use crate::api::{spatial_gait, SpatialGaitSettings, SpatialModel};
+    use crate::api::spatial_gait::spatial_gait;
+    use crate::api::SpatialModel;
     use crate::hybrid::section::JacobianRoute;
     use crate::multibody::gait::gait_from;
+    use crate::multibody::gait::GaitSettings;
     use crate::spatial::algebra::Vec3;
     use crate::spatial::tree::SpatialTree;
     let base = SpatialModel::from_mjcf(
@@ -314,7 +316,7 @@ pub(super) fn compass_walker_3d(sec: &mut Section) -> Result<(), Error> {
         let tree = SpatialTree::new(bodies, m.tree.gravity)?.with_armature(m.tree.armature().to_vec())?;
         Ok(SpatialModel { tree, ..m.clone() })
     };
-    let settings = SpatialGaitSettings::default();
+    let settings = GaitSettings::spatial();
     let at0 = spatial_gait(&with_width(0.0)?, Some(&x0), &settings)?;
     let gap = pg
         .multipliers
@@ -540,8 +542,10 @@ fn touch_down(m: &crate::api::SpatialModel, x: &mut [f64]) -> Result<(), Error> 
 /// against the planar wheel's closed form, the heading's neutral multiplier, and the exact
 /// Jacobian against differences.
 pub(super) fn rimless_wheel_3d(sec: &mut Section) -> Result<(), Error> {
-    use crate::api::{spatial_gait, GaitSpec3, SpatialGaitSettings, SpatialModel};
+    use crate::api::spatial_gait::spatial_gait;
+    use crate::api::{GaitSpec3, SpatialModel};
     use crate::hybrid::section::{Derivatives, JacobianRoute};
+    use crate::multibody::gait::GaitSettings;
     let mut m = SpatialModel::from_mjcf(
         "examples/spatial/rimless-wheel.xml".into(),
         &crate::spatial::mjcf::parse("rimless-wheel.xml", WHEEL_3D)?,
@@ -559,9 +563,9 @@ pub(super) fn rimless_wheel_3d(sec: &mut Section) -> Result<(), Error> {
         mirror: None,
         settle: 10,
     });
-    let exact = spatial_gait(&m, None, &SpatialGaitSettings::default())?;
+    let exact = spatial_gait(&m, None, &GaitSettings::spatial())?;
     let diff =
-        spatial_gait(&m, None, &SpatialGaitSettings { derivatives: Derivatives::Differences, ..Default::default() })?;
+        spatial_gait(&m, None, &GaitSettings { derivatives: Derivatives::Differences, ..GaitSettings::spatial() })?;
     // κ = I_axle / (m l²) = 2 / (10 · 1²).
     let (n, kappa) = (10.0, 0.2);
     let beta: f64 = (kappa + (2.0 * std::f64::consts::PI / n).cos()) / (1.0 + kappa);
@@ -617,9 +621,10 @@ fn rimless_wheel_3d_lateral(
     mut m: crate::api::SpatialModel,
     at_01: &crate::api::SpatialGait,
 ) -> Result<(), Error> {
+    use crate::api::spatial_gait::spatial_gait;
     use crate::api::spatial_gait::{driver, Strikes};
-    use crate::api::{spatial_gait, SpatialGaitSettings};
     use crate::hybrid::section::{Derivatives, SectionChart};
+    use crate::multibody::gait::GaitSettings;
     use crate::spatial::algebra::Vec3;
     use crate::spatial::events::EventScene;
     use crate::spatial::section::{BodySymmetry, SpatialChart};
@@ -687,7 +692,7 @@ fn rimless_wheel_3d_lateral(
     let mut warm: Vec<f64> = in_plane(x01.clone());
     let mut lateral_by = |alpha: f64, derivatives| -> Result<f64, Error> {
         m.tree.gravity = Vec3::new(alpha.sin(), 0.0, -alpha.cos()) * 9.81;
-        let g = spatial_gait(&m, Some(&warm), &SpatialGaitSettings { derivatives, ..Default::default() })?;
+        let g = spatial_gait(&m, Some(&warm), &GaitSettings { derivatives, ..GaitSettings::spatial() })?;
         if !g.converged {
             return Ok(f64::NAN);
         }
@@ -739,7 +744,7 @@ fn rimless_wheel_3d_lateral(
     // multipliers became enters the unit circle.
     let x18 = {
         m.tree.gravity = Vec3::new(0.18f64.sin(), 0.0, -0.18f64.cos()) * 9.81;
-        let g = spatial_gait(&m, Some(&warm), &SpatialGaitSettings::default())?;
+        let g = spatial_gait(&m, Some(&warm), &GaitSettings::spatial())?;
         in_plane(g.state().unwrap_or_else(|| vec![f64::NAN; nx]))
     };
     let build = |alpha: f64| -> Result<crate::api::SpatialModel, String> {
@@ -751,12 +756,12 @@ fn rimless_wheel_3d_lateral(
         Ok(ma)
     };
     let settings = crate::continuation::Settings { from: 0.18, to: 0.19, ..Default::default() };
-    let c = crate::api::continue_spatial_gait_with(
+    let c = crate::api::spatial_continuation::continue_spatial_gait_with(
         &build,
         "slope",
         Some(&x18),
         &settings,
-        &SpatialGaitSettings::default(),
+        &GaitSettings::spatial(),
         &|_| {},
     )?;
     let ns = c

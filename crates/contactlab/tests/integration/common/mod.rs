@@ -6,6 +6,16 @@ pub mod hand_written_gait;
 use contactlab::api::{MechanismModel, SimulateSettings, SpatialInspection, SpatialModel, SpatialSimulation};
 use contactlab::multibody::Mechanism;
 
+/// `api::gait_with` of a robot in 3-D held as its model: its gait.
+pub fn gait3(
+    m: &SpatialModel,
+    state: Option<&[f64]>,
+    s: &contactlab::multibody::gait::GaitSettings,
+) -> Result<contactlab::api::SpatialGait, contactlab::Error> {
+    let g = contactlab::api::gait_with(&m.clone().into(), state, s)?;
+    Ok(g.into_spatial().expect("a robot in 3-D has a 3-D gait"))
+}
+
 /// `api::simulate` of a robot in 3-D held as its model.
 pub fn simulate3(
     m: &SpatialModel,
