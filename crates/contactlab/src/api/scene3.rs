@@ -258,12 +258,13 @@ fn read_joint(j: &Fields<'_>, m: &mut SpatialModel) -> Result<(), Error> {
         let rest = j.f64_or("reference", m.q0[iq], Range::Any)?;
         // A periodic reference r(t) = reference + amplitude sin(frequency t + phase): a PD law
         // tracking it with the joint's damping (the planar `[[spring]]`'s).
-        let spring = crate::spatial::timestep::Spring {
+        let reference = crate::mechanics::reference::JointReference {
+            rest,
             amplitude: j.f64_or("amplitude", 0.0, Range::Any)?,
             frequency: j.f64_or("frequency", 0.0, Range::NonNegative)?,
             phase: j.angle_or("phase", 0.0, Range::Any)?,
-            ..crate::spatial::timestep::Spring::constant(iq, iv, k, rest)
         };
+        let spring = crate::spatial::timestep::Spring { qpos: iq, qvel: iv, stiffness: k, reference };
         m.springs.retain(|s| s.qvel != iv);
         if k > 0.0 || spring.periodic() {
             m.springs.push(spring);

@@ -52,6 +52,7 @@ pub mod multibody;
 pub mod multibody_ad;
 pub mod multibody_system;
 pub mod planar_body;
+pub mod reference;
 pub mod sliders;
 pub mod walkers;
 

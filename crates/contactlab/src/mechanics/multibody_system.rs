@@ -34,6 +34,7 @@ use nalgebra::{DMatrix, DVector, Vector2, Vector3};
 
 use super::linearization::{ContactLinearization, Linearization};
 use super::multibody::{Joint, Multibody};
+pub use super::reference::JointReference;
 use super::{ContactLaw, ContactSystem};
 use crate::spatial::planar::PlanarTree;
 use crate::Error;
@@ -125,52 +126,35 @@ pub struct Relabel {
     pub offset: Vec<f64>,
 }
 
-/// A spring and damper on one coordinate tracking `r(t) = q⁰ + a sin(ω t + ψ)`:
-/// `τ = −k (q − r) − c (q̇ − ṙ)`.
+/// A spring and damper on one coordinate tracking a reference `r(t)`
+/// ([`JointReference`]): `τ = −k (q − r) − c (q̇ − ṙ)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JointSpring {
     /// The coordinate.
     pub coordinate: usize,
     /// Stiffness `k` (N·m/rad or N/m).
     pub stiffness: f64,
-    /// Rest position `q⁰`.
-    pub rest: f64,
     /// Damping `c` (negative: energy is injected).
     pub damping: f64,
-    /// Amplitude `a` of the periodic part of the reference (`0`: constant).
-    pub amplitude: f64,
-    /// Angular frequency `ω` of the reference (rad/s).
-    pub frequency: f64,
-    /// Phase `ψ` of the reference (rad).
-    pub phase: f64,
+    /// The reference `r(t)`.
+    pub reference: JointReference,
 }
 
 impl JointSpring {
     /// A spring and damper with a constant reference.
     pub fn constant(coordinate: usize, stiffness: f64, rest: f64, damping: f64) -> Self {
-        Self { coordinate, stiffness, rest, damping, amplitude: 0.0, frequency: 0.0, phase: 0.0 }
+        Self { coordinate, stiffness, damping, reference: JointReference::constant(rest) }
     }
 
     /// Whether the reference moves.
     pub fn periodic(&self) -> bool {
-        self.amplitude != 0.0 && self.frequency != 0.0
+        self.reference.periodic()
     }
 
     /// The torque (or force) at time `t`.
     pub fn force(&self, t: f64, q: f64, v: f64) -> f64 {
-        let (r, rd) = periodic_reference(self.rest, self.amplitude, self.frequency, self.phase, t);
+        let (r, rd) = self.reference.at(t);
         -self.stiffness * (q - r) - self.damping * (v - rd)
-    }
-}
-
-/// A joint's reference `r(t) = q⁰ + a sin(ω t + ψ)` and its rate `ṙ(t)` at time `t`: `(q⁰, 0)`
-/// when it does not move (`a = 0` or `ω = 0`). The one formula of planar and 3-D springs.
-pub fn periodic_reference(rest: f64, amplitude: f64, frequency: f64, phase: f64, t: f64) -> (f64, f64) {
-    if amplitude != 0.0 && frequency != 0.0 {
-        let (s, c) = (frequency * t + phase).sin_cos();
-        (rest + amplitude * s, amplitude * frequency * c)
-    } else {
-        (rest, 0.0)
     }
 }
 
@@ -317,11 +301,13 @@ impl MultibodySystem {
             }
         }
         for (i, s) in springs.iter().enumerate() {
-            let numbers = [s.stiffness, s.rest, s.damping, s.amplitude, s.frequency, s.phase];
-            if s.coordinate >= n || !numbers.iter().all(|v| v.is_finite()) {
+            if s.coordinate >= n
+                || ![s.stiffness, s.damping].iter().all(|v| v.is_finite())
+                || s.reference.invalid().is_some()
+            {
                 return Err(Error::model(
                     format!("spring[{i}]"),
-                    format!("needs a coordinate below {n} and finite numbers"),
+                    format!("needs a coordinate below {n} and finite numbers (frequency >= 0)"),
                 ));
             }
         }
@@ -763,7 +749,8 @@ impl ContactSystem for MultibodySystem {
             return None;
         }
         let f = self.mb.frames(q.as_slice(), &vec![0.0; q.len()]);
-        let springs: f64 = self.springs.iter().map(|s| 0.5 * s.stiffness * (q[s.coordinate] - s.rest).powi(2)).sum();
+        let springs: f64 =
+            self.springs.iter().map(|s| 0.5 * s.stiffness * (q[s.coordinate] - s.reference.rest).powi(2)).sum();
         Some(self.mb.potential_energy(&f) + springs)
     }
 
@@ -853,7 +840,7 @@ impl ContactSystem for MultibodySystem {
         };
         fastest(&|s, mjj| (mjj / s.stiffness).sqrt())
             .or_else(|| fastest(&|s, mjj| mjj / s.damping.abs()))
-            .or_else(|| fastest(&|s, _| 1.0 / s.frequency))
+            .or_else(|| fastest(&|s, _| 1.0 / s.reference.frequency))
             .unwrap_or(1.0)
     }
 }

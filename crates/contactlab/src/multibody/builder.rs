@@ -30,6 +30,7 @@ use super::gait::GaitSpec;
 use super::{Mechanism, MAX_BODIES, MAX_CONSTRAINTS, MAX_DOF};
 use crate::mechanics::multibody::{Body, Joint, Multibody};
 use crate::mechanics::multibody_system::{Arm, Constraint, Contact, JointSpring, Relabel};
+pub use crate::mechanics::reference::JointReference;
 use crate::mechanics::ContactLaw;
 use crate::Error;
 
@@ -54,21 +55,15 @@ pub enum LimitBound {
 }
 
 /// A joint force on a coordinate, `τ = −k (q − r(t)) − c (q̇ − ṙ(t))` with the reference
-/// `r(t) = q⁰ + a sin(ω t + ψ)` (a model file's `[[spring]]`: a spring and damper, a PD law).
+/// `r(t)` ([`JointReference`]; a model file's `[[spring]]`: a spring and damper, a PD law).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Spring {
     /// Stiffness `k` (N·m/rad or N/m).
     pub stiffness: f64,
     /// Damping `c` (negative: energy is injected).
     pub damping: f64,
-    /// Rest position `q⁰` (rad or m).
-    pub rest: f64,
-    /// Amplitude `a` of the reference's periodic part.
-    pub amplitude: f64,
-    /// Its angular frequency `ω` (rad/s, `≥ 0`).
-    pub frequency: f64,
-    /// Its phase `ψ` (rad).
-    pub phase: f64,
+    /// The reference `r(t)` (rad or m).
+    pub reference: JointReference,
 }
 
 /// Where a contact that ignores scuffing is armed: above or below a threshold of a coordinate.
@@ -270,30 +265,15 @@ impl MechanismBuilder {
         for (i, (on, s)) in self.springs.iter().enumerate() {
             let key = |k: &str| format!("spring[{i}].{k}");
             let coordinate = coordinate(key("coordinate"), on)?;
-            for (k, v) in [
-                ("stiffness", s.stiffness),
-                ("damping", s.damping),
-                ("rest", s.rest),
-                ("amplitude", s.amplitude),
-                ("frequency", s.frequency),
-                ("phase", s.phase),
-            ] {
-                if !v.is_finite() || (k == "frequency" && v < 0.0) {
-                    return Err(Error::input(
-                        &self.source,
-                        key(k),
-                        format!("must be finite (frequency >= 0), got {v}"),
-                    ));
-                }
+            let numbers = [("stiffness", s.stiffness), ("damping", s.damping)].into_iter();
+            if let Some((k, v)) = numbers.filter(|(_, v)| !v.is_finite()).chain(s.reference.invalid()).next() {
+                return Err(Error::input(&self.source, key(k), format!("must be finite (frequency >= 0), got {v}")));
             }
             springs.push(JointSpring {
                 coordinate,
                 stiffness: s.stiffness,
-                rest: s.rest,
                 damping: s.damping,
-                amplitude: s.amplitude,
-                frequency: s.frequency,
-                phase: s.phase,
+                reference: s.reference,
             });
         }
         Ok(springs)
@@ -576,7 +556,16 @@ mod tests {
             ),
             (pendulum().spring("knee", Spring::default()), "spring[0].coordinate"),
             (pendulum().spring("link", Spring { damping: f64::NAN, ..Default::default() }), "spring[0].damping"),
-            (pendulum().spring("link", Spring { frequency: -1.0, ..Default::default() }), "spring[0].frequency"),
+            (
+                pendulum().spring(
+                    "link",
+                    Spring {
+                        reference: JointReference { frequency: -1.0, ..Default::default() },
+                        ..Default::default()
+                    },
+                ),
+                "spring[0].frequency",
+            ),
         ] {
             let e = b.build().unwrap_err().to_string();
             assert!(e.contains("<pendulum>") && e.contains(key), "{key}: {e}");

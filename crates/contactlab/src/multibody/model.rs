@@ -11,7 +11,7 @@ use nalgebra::Vector2;
 
 use super::{urdf, Mechanism, MAX_BODIES, MAX_CONSTRAINTS, MAX_DOF};
 use crate::mechanics::multibody::{Body, Joint, Multibody};
-use crate::mechanics::multibody_system::{Arm, Constraint, Contact, JointSpring, Relabel};
+use crate::mechanics::multibody_system::{Arm, Constraint, Contact, JointReference, JointSpring, Relabel};
 use crate::mechanics::ContactLaw;
 use crate::model::{Fields, ModelDoc, Range};
 use crate::Error;
@@ -48,11 +48,13 @@ fn read_springs(f: &Fields, names: &Names) -> Result<Vec<JointSpring>, Error> {
             let spring = JointSpring {
                 coordinate,
                 stiffness: s.f64_or("stiffness", 0.0, Range::Any)?,
-                rest: angle_or(&s, "rest", 0.0)?,
                 damping: s.f64_or("damping", 0.0, Range::Any)?,
-                amplitude: angle_or(&s, "amplitude", 0.0)?,
-                frequency: s.f64_or("frequency", 0.0, Range::NonNegative)?,
-                phase: angle_or(&s, "phase", 0.0)?,
+                reference: JointReference {
+                    rest: angle_or(&s, "rest", 0.0)?,
+                    amplitude: angle_or(&s, "amplitude", 0.0)?,
+                    frequency: s.f64_or("frequency", 0.0, Range::NonNegative)?,
+                    phase: angle_or(&s, "phase", 0.0)?,
+                },
             };
             s.finish()?;
             springs.push(spring);

@@ -39,6 +39,7 @@ use super::geometry::{Collision, Shape};
 use super::joint::Joint3;
 use super::tree::{Body3, SpatialTree};
 use crate::fc3d::{self, Fc3dSettings, Fc3dStatus};
+pub use crate::mechanics::reference::JointReference;
 use crate::Error;
 
 /// A tree with collision shapes above planes.
@@ -516,12 +517,11 @@ fn step_from(
     Ok(MoreauStep { q: q1, v: v1, contacts: k, status: sol.status, residual: sol.residual })
 }
 
-/// A joint spring on a one-coordinate joint, tracking the reference
-/// `r(t) = rest + a sin(ω t + ψ)` (constant when `a = 0` or `ω = 0`): the force
-/// `−k (q − r(t)) + d ṙ(t)` on its velocity, where `d` is the joint's damping (whose own
-/// force `−d v` the scene applies to every velocity), so that with both the joint follows the PD
-/// law `τ = −k (q − r) − d (q̇ − ṙ)` of a planar mechanism's `[[spring]]`
-/// ([`crate::mechanics::multibody_system::JointSpring`]).
+/// A joint spring on a one-coordinate joint, tracking a reference `r(t)`
+/// ([`JointReference`]): the force `−k (q − r(t)) + d ṙ(t)` on its velocity, where `d` is the
+/// joint's damping (whose own force `−d v` the scene applies to every velocity), so that with
+/// both the joint follows the PD law `τ = −k (q − r) − d (q̇ − ṙ)` of a planar mechanism's
+/// `[[spring]]` ([`crate::mechanics::multibody_system::JointSpring`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spring {
     /// The joint's coordinate's index in `q`.
@@ -530,35 +530,24 @@ pub struct Spring {
     pub qvel: usize,
     /// Stiffness `k ≥ 0` (N m/rad, or N/m for a slider).
     pub stiffness: f64,
-    /// The reference's constant part (rad or m).
-    pub rest: f64,
-    /// Amplitude `a` of the reference's periodic part (rad or m).
-    pub amplitude: f64,
-    /// Its angular frequency `ω ≥ 0` (rad/s).
-    pub frequency: f64,
-    /// Its phase `ψ` (rad).
-    pub phase: f64,
+    /// The reference `r(t)` (rad or m).
+    pub reference: JointReference,
 }
 
 impl Spring {
     /// A spring about a constant reference `rest`.
     pub fn constant(qpos: usize, qvel: usize, stiffness: f64, rest: f64) -> Self {
-        Self { qpos, qvel, stiffness, rest, amplitude: 0.0, frequency: 0.0, phase: 0.0 }
+        Self { qpos, qvel, stiffness, reference: JointReference::constant(rest) }
     }
 
     /// Whether the reference moves.
     pub fn periodic(&self) -> bool {
-        self.amplitude != 0.0 && self.frequency != 0.0
-    }
-
-    /// The reference and its rate `(r(t), ṙ(t))` at time `t` (s).
-    pub fn reference(&self, t: f64) -> (f64, f64) {
-        crate::mechanics::multibody_system::periodic_reference(self.rest, self.amplitude, self.frequency, self.phase, t)
+        self.reference.periodic()
     }
 
     /// The potential energy `½ k (q − r(t))²` (J) at time `t`.
     pub fn energy(&self, t: f64, q: &[f64]) -> f64 {
-        0.5 * self.stiffness * (q[self.qpos] - self.reference(t).0).powi(2)
+        0.5 * self.stiffness * (q[self.qpos] - self.reference.at(t).0).powi(2)
     }
 
     fn valid(&self, nq: usize, nv: usize) -> bool {
@@ -566,9 +555,7 @@ impl Spring {
             && self.qvel < nv
             && self.stiffness.is_finite()
             && self.stiffness >= 0.0
-            && [self.rest, self.amplitude, self.phase].iter().all(|x| x.is_finite())
-            && self.frequency.is_finite()
-            && self.frequency >= 0.0
+            && self.reference.invalid().is_none()
     }
 }
 
@@ -580,7 +567,7 @@ pub fn passive_force(damping: &[f64], springs: &[Spring], t: f64, q: &[f64], v: 
         f[k] -= d * v[k];
     }
     for s in springs {
-        let (r, rd) = s.reference(t);
+        let (r, rd) = s.reference.at(t);
         f[s.qvel] -= s.stiffness * (q[s.qpos] - r);
         if let Some(d) = damping.get(s.qvel) {
             f[s.qvel] += d * rd;

@@ -134,7 +134,7 @@ pub fn read(path: &Path) -> Result<ZenoModel, Error> {
 /// unchanged; the general engine gives it exact derivatives (the hand-written model has none).
 pub fn pendulum_mechanism(p: &DoublePendulumStop) -> Result<crate::multibody::Mechanism, Error> {
     use crate::mechanics::multibody::Joint;
-    use crate::multibody::builder::{Inertial, LimitBound, MechanismBuilder, Spring};
+    use crate::multibody::builder::{Inertial, JointReference, LimitBound, MechanismBuilder, Spring};
     use nalgebra::Vector2;
     let link = |m: f64, l: f64| Inertial { mass: m, inertia: m * l * l / 12.0, com: Vector2::new(0.0, -0.5 * l) };
     let mut b = MechanismBuilder::new("<double pendulum with a stop>", p.gravity, 0.0)
@@ -144,7 +144,8 @@ pub fn pendulum_mechanism(p: &DoublePendulumStop) -> Result<crate::multibody::Me
         .joint_origin(Vector2::new(0.0, -p.l1), 0.0)
         .limit("knee stop", "shank", LimitBound::Lower(0.0), p.e);
     if let Some(c) = p.control {
-        b = b.spring("thigh", Spring { stiffness: c.k1, damping: c.c1, rest: c.theta1e, ..Default::default() });
+        b = b
+            .spring("thigh", Spring { stiffness: c.k1, damping: c.c1, reference: JointReference::constant(c.theta1e) });
     }
     b.build()
 }

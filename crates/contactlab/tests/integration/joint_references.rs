@@ -42,7 +42,7 @@ fn a_slider_tracking_a_periodic_reference_has_its_closed_form_response() {
         ),
     );
     assert!(!sc.autonomous());
-    assert!((sc.springs[0].phase - psi).abs() < 1e-15, "{:?}", sc.springs);
+    assert!((sc.springs[0].reference.phase - psi).abs() < 1e-15, "{:?}", sc.springs);
     let (nr, ni, dr, di) = (k, c * w, k - m * w * w, c * w);
     let den = dr * dr + di * di;
     let (hr, hi) = ((nr * dr + ni * di) / den, (ni * dr - nr * di) / den);
@@ -61,7 +61,7 @@ fn a_slider_tracking_a_periodic_reference_has_its_closed_form_response() {
     }
     // The energy reported holds the spring's potential about the moving reference.
     let (x, _) = exact(run.t[5]);
-    let (rt, _) = sc.springs[0].reference(run.t[5]);
+    let (rt, _) = sc.springs[0].reference.at(run.t[5]);
     let want = 0.5 * m * run.v[5][0].powi(2) + 0.5 * k * (x - rt).powi(2);
     assert!((run.energy[5] - want).abs() <= 1e-7 * want, "energy {} against {want}", run.energy[5]);
     let errors: Vec<f64> = [1e-3, 5e-4]

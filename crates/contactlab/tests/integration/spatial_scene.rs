@@ -49,7 +49,7 @@ fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
     assert!(m
         .springs
         .iter()
-        .all(|s| s.stiffness == 400.0 && s.rest == rest(&m.coordinates[s.qpos]) && s.qpos == s.qvel + 1));
+        .all(|s| s.stiffness == 400.0 && s.reference.rest == rest(&m.coordinates[s.qpos]) && s.qpos == s.qvel + 1));
     assert_eq!(m.limits.len(), 12);
     assert!(m.limits.iter().all(|l| l.violation(&m.q0) == 0.0), "the standing pose is inside the joint limits");
     assert!(m.damping[..6].iter().all(|d| *d == 0.0) && m.damping[6..].iter().all(|d| *d == 4.0));

@@ -164,7 +164,7 @@ impl EventScene<'_> {
             f[k] -= real::<T>(d) * v[k];
         }
         for s in &self.scene.springs {
-            let (r, rd) = s.reference(t);
+            let (r, rd) = s.reference.at(t);
             f[s.qvel] -= real::<T>(s.stiffness) * (q[s.qpos] - real(r));
             if let Some(&d) = self.scene.damping.get(s.qvel) {
                 f[s.qvel] += real::<T>(d * rd);
