@@ -85,7 +85,7 @@ fn simulations(c: &mut Criterion) {
     let v0 = vec![0.0; nv];
     // Its twelve joints held by springs (400 N m/rad, 4 N m s/rad) about the neutral pose: it
     // lands on its four feet and stands (the test `unitree_a1_dropped_onto_the_ground_...`).
-    let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
+    let mut scene = Scene3::on_ground(a1.tree, a1.links.collisions, 0.8);
     scene.springs = (6..nv).map(|k| contactlab::spatial::timestep::Spring::constant(k + 1, k, 400.0, 0.0)).collect();
     scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
     g.bench_function("a1_drop_1s_moreau_h1ms", |b| {

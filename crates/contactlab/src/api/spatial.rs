@@ -292,17 +292,17 @@ pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel,
     match source {
         SpatialSource::Mjcf => Ok(SpatialModel::from_mjcf(name, &crate::spatial::mjcf::read(path)?)),
         SpatialSource::Urdf(b) => {
-            let u = crate::spatial::urdf::read(path, b)?;
+            let crate::spatial::urdf::UrdfSpatial { tree, links: u } = crate::spatial::urdf::read(path, b)?;
             Ok(SpatialModel {
                 path: name,
-                q0: u.tree.neutral().as_slice().to_vec(),
-                v0: vec![0.0; u.tree.nv()],
-                damping: vec![0.0; u.tree.nv()],
+                q0: tree.neutral().as_slice().to_vec(),
+                v0: vec![0.0; tree.nv()],
+                damping: vec![0.0; tree.nv()],
                 springs: vec![],
                 limits: u.limits,
                 walking: None,
                 mu: 1.0,
-                tree: u.tree,
+                tree,
                 coordinates: u.coordinates,
                 velocities: u.velocities,
                 drawn: u.collisions.clone(),

@@ -57,18 +57,8 @@ pub enum Base {
 pub struct UrdfSpatial {
     /// The tree (gravity `(0, 0, −9.81)`: URDF's `z` is up).
     pub tree: SpatialTree,
-    /// The names of the `nq` configuration coordinates (module docs).
-    pub coordinates: Vec<String>,
-    /// The names of the `nv` velocity coordinates.
-    pub velocities: Vec<String>,
-    /// The collision shapes.
-    pub collisions: Vec<Collision>,
-    /// What was read but not used (meshes), one line each.
-    pub notes: Vec<String>,
-    /// The collision geometry skipped (meshes), per body.
-    pub skipped: Vec<super::geometry::Skipped>,
-    /// The `<limit>`s of revolute and prismatic joints.
-    pub limits: Vec<super::timestep::JointLimit>,
+    /// The rest of the reading (names, collision shapes, limits), as a planar reading has it too.
+    pub links: UrdfLinks,
 }
 
 /// Reads the URDF at `path` (at most [`crate::model::MAX_MODEL_BYTES`]) with its root `base`.
@@ -83,8 +73,7 @@ pub fn parse(name: &str, text: &str, base: Base) -> Result<UrdfSpatial, Error> {
     let r = read_links(name, &topology(name, text)?, base)?;
     let tree = SpatialTree::new(r.bodies, Vec3::new(0.0, 0.0, -9.81))
         .map_err(|e| Error::input(name, "link", one_line(&e.to_string())))?;
-    let UrdfLinks { coordinates, velocities, collisions, notes, skipped, limits, .. } = r.rest;
-    Ok(UrdfSpatial { tree, coordinates, velocities, collisions, notes, skipped, limits })
+    Ok(UrdfSpatial { tree, links: r.rest })
 }
 
 /// A URDF's links as the reader takes them, before they make a tree (whose 3-D checks, such
@@ -99,13 +88,21 @@ pub(crate) struct LinksRead {
     pub rest: UrdfLinks,
 }
 
-/// What [`UrdfSpatial`] holds besides its tree.
-pub(crate) struct UrdfLinks {
+/// What a URDF's links give besides the tree: [`UrdfSpatial`]'s, and a planar reading's
+/// ([`crate::multibody::urdf`]).
+#[derive(Debug, Clone)]
+pub struct UrdfLinks {
+    /// The names of the `nq` configuration coordinates (module docs).
     pub coordinates: Vec<String>,
+    /// The names of the `nv` velocity coordinates.
     pub velocities: Vec<String>,
+    /// The collision shapes.
     pub collisions: Vec<Collision>,
+    /// What was read but not used (meshes), one line each.
     pub notes: Vec<String>,
+    /// The collision geometry skipped (meshes), per body.
     pub skipped: Vec<super::geometry::Skipped>,
+    /// The `<limit>`s of revolute and prismatic joints.
     pub limits: Vec<super::timestep::JointLimit>,
 }
 

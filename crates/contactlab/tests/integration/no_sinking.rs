@@ -37,7 +37,7 @@ fn robots() -> Vec<(String, Scene3, Vec<f64>, f64)> {
         let u = read(&robots_dir().join(file), Base::Floating).unwrap();
         let mut q0 = u.tree.neutral().as_slice().to_vec();
         q0[2] = z;
-        out.push((file.to_string(), Scene3::on_ground(u.tree, u.collisions, 0.8), q0, t));
+        out.push((file.to_string(), Scene3::on_ground(u.tree, u.links.collisions, 0.8), q0, t));
     }
     out
 }

@@ -34,7 +34,7 @@ fn check(robot: &str) {
     // The moving joints in Pinocchio's order.
     let joints: Vec<&str> = doc["joints"].as_array().unwrap().iter().map(|j| j.as_str().unwrap()).collect();
     let mut ours: Vec<String> = vec![];
-    for name in &u.velocities {
+    for name in &u.links.velocities {
         let joint = name.split('.').next().unwrap().to_string();
         if ours.last() != Some(&joint) {
             ours.push(joint);
@@ -100,14 +100,14 @@ fn unitree_g1_humanoid_with_35_velocities_matches_pinocchio() {
 #[test]
 fn urdf_collision_shapes_and_notes() {
     let u = read(&repo("data/robots/zoo.urdf"), Base::Fixed).unwrap();
-    assert_eq!(u.collisions.len(), 3);
+    assert_eq!(u.links.collisions.len(), 3);
     assert_eq!(u.tree.nv(), 6);
-    assert_eq!(u.coordinates, ["a_wheel", "m_shoulder", "elbow", "z_planar.x", "z_planar.y", "z_planar.theta"]);
+    assert_eq!(u.links.coordinates, ["a_wheel", "m_shoulder", "elbow", "z_planar.x", "z_planar.y", "z_planar.theta"]);
     // A1's collision geometry: boxes, cylinders and spheres, no meshes.
     let a1 = read(&repo("data/robots/a1.urdf"), Base::Floating).unwrap();
-    assert!(a1.collisions.iter().any(|c| matches!(c.shape, contactlab::spatial::urdf::Shape::Sphere { .. })));
+    assert!(a1.links.collisions.iter().any(|c| matches!(c.shape, contactlab::spatial::urdf::Shape::Sphere { .. })));
     assert_eq!(
-        &a1.coordinates[..7],
+        &a1.links.coordinates[..7],
         [
             "root_joint.x",
             "root_joint.y",
@@ -138,7 +138,7 @@ fn bad_urdfs_get_one_line_errors_naming_the_joint_or_link() {
     // onto the axis, the link hanging from it unturned (tests/integration/spatial_scene.rs).
     let u = parse("r.urdf", &robot("planar", "1").replace("0 0 0", "1 0 0"), Base::Fixed).unwrap();
     assert_eq!(u.tree.bodies().len(), 3);
-    assert_eq!(u.coordinates, ["j.x", "j.y", "j.theta"]);
+    assert_eq!(u.links.coordinates, ["j.x", "j.y", "j.theta"]);
     let e = parse("r.urdf", &robot("fixed", "-2"), Base::Fixed).unwrap_err().to_string();
     assert!(e.contains("link 'b'") && e.contains("mass"), "{e}");
     assert!(!e.contains('\n'));

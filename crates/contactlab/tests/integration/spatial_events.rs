@@ -188,7 +188,7 @@ fn a1_on_springs() -> (contactlab::spatial::timestep::Scene3, Vec<f64>) {
     let nv = a1.tree.nv();
     let mut q0 = a1.tree.neutral().as_slice().to_vec();
     q0[2] = 0.45;
-    let mut scene = Scene3::on_ground(a1.tree, a1.collisions, 0.8);
+    let mut scene = Scene3::on_ground(a1.tree, a1.links.collisions, 0.8);
     scene.springs = (6..nv).map(|k| Spring::constant(k + 1, k, 400.0, 0.0)).collect();
     scene.damping = (0..nv).map(|k| if k < 6 { 0.0 } else { 4.0 }).collect();
     (scene, q0)
