@@ -7,7 +7,6 @@ use contactlab::api::{Gaits, Inspection, MechanismModel, Painleve, SimulateSetti
 use contactlab::continuation::Settings as ContinuationSettings;
 use contactlab::multibody::basin::BasinSettings;
 use contactlab::multibody::gait::GaitSettings;
-use contactlab::multibody::model;
 use contactlab::multibody::painleve::PainleveSettings;
 
 use crate::{print_json, write_json, Common, Failure};
@@ -356,8 +355,7 @@ pub struct ContinueArgs {
 pub fn continuation(a: ContinueArgs) -> Result<(), Failure> {
     // A 3-D scene or a planar mechanism (a URDF with --base planar among them): the file's
     // document says which.
-    contactlab::api::walking_source(&a.model, a.base.as_deref(), "continue")?;
-    let doc = model::read_doc(&a.model)?;
+    let doc = contactlab::api::continuation_doc(&a.model, a.base.as_deref())?;
     let req = contactlab::api::ContinueRequest {
         param: a.param.clone(),
         from: a.from,

@@ -256,6 +256,12 @@ def test_mechanism_gait_matches_the_cli():
     assert len(g.gaits) == 1 and abs(g.gaits[0]["period"] - 0.744620868) < 1e-8
     # The same model as a dict: the same answer.
     assert contactlab.model.gait(tomllib.loads(model.read_text())).to_dict() == g.to_dict()
+    # From the gait's own post-strike state: Newton's method alone finds it again, as
+    # `gait --state` does.
+    x = g.gaits[0]["q"] + g.gaits[0]["v"]
+    again = contactlab.model.gait(model, state=x)
+    assert again.to_dict() == cli("gait", model, "--state", ",".join(map(str, x)))
+    assert again.starts == 1 and abs(again.gaits[0]["period"] - g.gaits[0]["period"]) < 1e-9
 
 
 def test_mechanism_painleve_and_slip_match_the_cli(tmp_path):

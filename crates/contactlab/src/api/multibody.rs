@@ -125,6 +125,15 @@ pub struct ContinueRequest {
     pub gait: crate::multibody::gait::GaitSettings,
 }
 
+/// The model document at `path` whose key `continue` varies: a 3-D scene file, or a planar
+/// model (a URDF with `base = "planar"` read as the planar mechanism of docs/models.md); a bare
+/// URDF or MJCF file, a robot in 3-D without a `[gait]` table, is refused saying what it needs
+/// ([`walking_source`]).
+pub fn continuation_doc(path: &std::path::Path, base: Option<&str>) -> Result<crate::model::ModelDoc, Error> {
+    walking_source(path, base, "continue")?;
+    crate::multibody::model::read_doc(path)
+}
+
 /// Pseudo-arclength continuation of a model's periodic orbit in one parameter of its file
 /// (`continue`): the branch with its period, multipliers, `μ_stick`, impulse ratio, least
 /// Painlevé `B` and events, the special points located on it (fold, period doubling,
