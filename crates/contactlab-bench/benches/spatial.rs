@@ -168,7 +168,7 @@ fn simulations(c: &mut Criterion) {
     let mut g = c.benchmark_group("spatial_humanoid_drop");
     g.sample_size(10);
     let hum = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/humanoid.xml");
-    let hm = contactlab::api::spatial_model(&hum, contactlab::api::SpatialSource::Mjcf).unwrap();
+    let hm = contactlab::api::open(&hum, None).unwrap().spatial().expect("a robot in 3-D").clone();
     // (Event-driven with its stops held the fall ends at 1.45 s, a Painlevé inconsistency; with
     // the joints free it runs its 2 s, the figure measured before the stops.)
     let mut free = hm.clone();
@@ -192,7 +192,7 @@ fn simulations(c: &mut Criterion) {
     let mut g = c.benchmark_group("spatial_ant_drop_limits");
     g.sample_size(10);
     let ant = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco/ant.xml");
-    let am = contactlab::api::spatial_model(&ant, contactlab::api::SpatialSource::Mjcf).unwrap();
+    let am = contactlab::api::open(&ant, None).unwrap().spatial().expect("a robot in 3-D").clone();
     let q0 = am.q0.clone();
     let am = contactlab::api::MechanismModel::Spatial(Box::new(am));
     let s = contactlab::api::SimulateSettings {

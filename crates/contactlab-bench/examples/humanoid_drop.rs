@@ -10,7 +10,7 @@ fn main() {
     let t_max = num(0, 2.0);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/robots/mujoco");
     let file = root.join(args.get(2).map_or("humanoid.xml", |s| s.as_str()));
-    let hm = contactlab::api::spatial_model(&file, contactlab::api::SpatialSource::Mjcf).unwrap();
+    let hm = contactlab::api::open(&file, None).unwrap().spatial().expect("a robot in 3-D").clone();
     let scene = hm.scene(None, 0.0);
     let s = contactlab::spatial::events::EventSettings {
         t_max,

@@ -3,21 +3,13 @@
 
 use super::*;
 
-/// How `path` is read in 3-D with `base` (`contactlab::api::spatial_source`); an error if it is
-/// a planar model.
-pub(crate) fn spatial_source(path: &str, base: Option<&str>) -> PyResult<contactlab::api::SpatialSource> {
-    contactlab::api::spatial_source(std::path::Path::new(path), base).map_err(to_py)?.ok_or_else(|| {
-        to_py(contactlab::Error::argument("model", format!("{path} is a planar model, not a robot in 3-D")))
-    })
-}
-
 /// Whether `path` with `base` is a 3-D scene for `command` (`gait`, `basin`, `continue`,
 /// `orbit`; `False`: a planar model), as the CLI decides (`contactlab::api::walking_source`): a
 /// bare URDF or MJCF file, a robot in 3-D, is an error naming what the command needs.
 #[pyfunction]
 #[pyo3(signature = (path, base, command))]
 pub(crate) fn walking_source(path: &str, base: Option<&str>, command: &str) -> PyResult<bool> {
-    Ok(contactlab::api::walking_source(std::path::Path::new(path), base, command).map_err(to_py)?.is_some())
+    contactlab::api::walking_source(std::path::Path::new(path), base, command).map_err(to_py)
 }
 
 /// A robot in 3-D read from a file as `model inspect` reads it (an MJCF file, a URDF with its
@@ -48,8 +40,17 @@ impl Robot {
     #[new]
     #[pyo3(signature = (path, base=None))]
     fn new(path: std::path::PathBuf, base: Option<&str>) -> PyResult<Self> {
-        let source = spatial_source(&path.to_string_lossy(), base)?;
-        let m = contactlab::api::spatial_model(&path, source).map_err(to_py)?;
+        if base == Some("planar") {
+            let e = "planar reads a URDF as a planar mechanism; a Robot is a robot in 3-D (fixed or floating)";
+            return Err(to_py(contactlab::Error::argument("base", e)));
+        }
+        let contactlab::api::MechanismModel::Spatial(m) = contactlab::api::open(&path, base).map_err(to_py)? else {
+            let path = path.display();
+            return Err(to_py(contactlab::Error::argument(
+                "model",
+                format!("{path} is a planar model, not a robot in 3-D"),
+            )));
+        };
         Ok(Self { tree: m.tree, coordinates: m.coordinates, velocities: m.velocities })
     }
 

@@ -4,7 +4,10 @@ use super::*;
 
 /// A state `(q, q̇)` from `2n` numbers (`q` then `q̇`) or `n` numbers (`q̇ = 0`); the model's
 /// initial state when `None`.
-pub fn mechanism_state(m: &crate::multibody::Mechanism, state: Option<&[f64]>) -> Result<(Vec<f64>, Vec<f64>), Error> {
+pub(crate) fn mechanism_state(
+    m: &crate::multibody::Mechanism,
+    state: Option<&[f64]>,
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let n = m.dof();
     let (q, v) = match state {
         None => (m.q0.clone(), m.v0.clone()),

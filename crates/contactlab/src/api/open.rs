@@ -54,7 +54,7 @@ impl From<SpatialModel> for MechanismModel {
 
 /// Opens the mechanism at `path`, read as `base` says for a URDF (`"fixed"`, the default,
 /// `"floating"` or `"planar"`; an argument error for any other file, which says itself how its
-/// root is held): the one function that decides what a file is ([`spatial_source`]).
+/// root is held): the one function that decides what a file is (module docs).
 pub fn open(path: &Path, base: Option<&str>) -> Result<MechanismModel, Error> {
     match spatial_source(path, base)? {
         Some(source) => Ok(MechanismModel::Spatial(Box::new(spatial_model(path, source)?))),

@@ -169,7 +169,7 @@ pub struct GroundPlane {
 
 /// How a file is read as a robot in 3-D ([`spatial_source`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpatialSource {
+pub(crate) enum SpatialSource {
     /// An MJCF file (`.xml`), as MuJoCo loads it.
     Mjcf,
     /// A URDF file with its root link held so.
@@ -187,7 +187,7 @@ pub enum SpatialSource {
 ///   `"floating"`; `"planar"` reads it as the planar mechanism of `docs/models.md`;
 /// * a model file when it is a 3-D scene (a `kind = "multibody"` file with a `base` or an
 ///   `mjcf` key); `base` is then an argument error (the file's `base` key says it).
-pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialSource>, Error> {
+pub(crate) fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialSource>, Error> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let held = match base {
         None => None,
@@ -214,11 +214,11 @@ pub fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<SpatialS
 }
 
 /// How `command`, an analysis of walking (`gait`, `basin`, `continue`) or of a planar
-/// mechanism's orbits (`orbit`), reads `path` with `base`: `Some(Scene)` for a 3-D scene file,
-/// `None` for a planar model (a URDF with `base = "planar"` among them), and an error naming
-/// the file for a robot in 3-D that the command cannot take: a bare URDF or MJCF file (3-D for
-/// every command, [`spatial_source`]) has no `[gait]` table, and `orbit` is planar only.
-pub fn walking_source(path: &Path, base: Option<&str>, command: &str) -> Result<Option<SpatialSource>, Error> {
+/// mechanism's orbits (`orbit`), reads `path` with `base`: `true` for a 3-D scene file, `false`
+/// for a planar model (a URDF with `base = "planar"` among them), and an error naming the file
+/// for a robot in 3-D that the command cannot take: a bare URDF or MJCF file (3-D for every
+/// command, as [`open`] reads it) has no `[gait]` table, and `orbit` is planar only.
+pub fn walking_source(path: &Path, base: Option<&str>, command: &str) -> Result<bool, Error> {
     let source = spatial_source(path, base)?;
     let planar_hint = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf")) {
         " (`--base planar` reads a URDF as a planar mechanism)"
@@ -227,13 +227,13 @@ pub fn walking_source(path: &Path, base: Option<&str>, command: &str) -> Result<
     };
     let file = path.display().to_string();
     match source {
-        None => Ok(None),
+        None => Ok(false),
         Some(_) if command == "orbit" => Err(Error::input(
             file,
             command,
             format!("`orbit` takes a planar mechanism, and this is a robot in 3-D{planar_hint}"),
         )),
-        Some(SpatialSource::Scene) => Ok(Some(SpatialSource::Scene)),
+        Some(SpatialSource::Scene) => Ok(true),
         Some(_) => Err(Error::input(
             file,
             command,
@@ -271,15 +271,8 @@ pub(crate) fn spatial_state(m: &SpatialModel, state: Option<&[f64]>) -> Result<(
     Ok((q, v))
 }
 
-/// A 3-D scene from a parsed scene document (its robot file's path relative to the document's
-/// `file`): a scene changed in memory, as a continuation changes its parameter
-/// ([`crate::model::ModelDoc::with_param`]).
-pub fn spatial_scene(doc: &crate::model::ModelDoc) -> Result<SpatialModel, Error> {
-    super::scene3::from_doc(doc)
-}
-
 /// The 3-D scene a model document is, or `None` when it is not one (a planar model's document).
-pub fn scene_of(doc: &crate::model::ModelDoc) -> Result<Option<SpatialModel>, Error> {
+pub(crate) fn scene_of(doc: &crate::model::ModelDoc) -> Result<Option<SpatialModel>, Error> {
     if !doc.is_spatial_scene() {
         return Ok(None);
     }
@@ -287,7 +280,7 @@ pub fn scene_of(doc: &crate::model::ModelDoc) -> Result<Option<SpatialModel>, Er
 }
 
 /// Reads a robot in 3-D from `path` as `source` says.
-pub fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel, Error> {
+pub(crate) fn spatial_model(path: &Path, source: SpatialSource) -> Result<SpatialModel, Error> {
     let name = path.display().to_string();
     match source {
         SpatialSource::Mjcf => Ok(SpatialModel::from_mjcf(name, &crate::spatial::mjcf::read(path)?)),
@@ -688,7 +681,11 @@ pub(crate) fn spatial_simulate_with(
 
 /// The method that runs: [`SpatialMethod::Auto`] resolved by the scene's number of candidate
 /// contacts at `q` (time-stepping where the event driver refuses them).
-pub fn resolve_method(scene: &crate::spatial::timestep::Scene3, q: &[f64], method: SpatialMethod) -> SpatialMethod {
+pub(crate) fn resolve_method(
+    scene: &crate::spatial::timestep::Scene3,
+    q: &[f64],
+    method: SpatialMethod,
+) -> SpatialMethod {
     if method != SpatialMethod::Auto {
         return method;
     }

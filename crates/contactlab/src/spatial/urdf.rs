@@ -28,7 +28,7 @@
 //! `<inertial>`: the mass, the centre of mass at the origin's `xyz`, and the inertia tensor,
 //! given in the inertial frame, rotated into the link's axes by the origin's `rpy`
 //! (`R I Rᵀ`). `<collision>`: spheres, boxes, cylinders and capsules, each with its pose in the
-//! link; a mesh is skipped with a note in [`UrdfSpatial::notes`] (its contacts would need the
+//! link; a mesh is skipped with a note in [`UrdfLinks::notes`] (its contacts would need the
 //! mesh's vertices).
 
 use std::collections::HashMap;

@@ -106,7 +106,7 @@ fn negative_damping_injects_energy_as_the_closed_form_says() {
          damping = -0.05\nreference = 0.0\n[initial.q]\nhinge = 0.1\n",
     )
     .unwrap();
-    let m = contactlab::api::spatial_model(&dir.join("pumped.toml"), contactlab::api::SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&dir.join("pumped.toml"), None).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     let scene = m.scene(None, 0.0);
     assert_eq!(scene.damping, vec![-0.05]);

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
+use contactlab::api::{SimulateSettings, SpatialMethod};
 use contactlab::spatial::timestep::JointLimit;
 
 fn robots_dir() -> PathBuf {
@@ -50,7 +50,7 @@ fn gymnasiums_ant_stands_on_its_legs_with_every_joint_in_range() {
     // foot's capsule (radius 0.08) at the end of its ankle segment (0.4√2 long) turned 30°
     // below the torso's plane by the stop: the torso at 0.08 + 0.4√2 sin 30° = 0.3628 m.
     // (It lay on its belly, torso at 0.25 m, with the ranges ignored.)
-    let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&robots_dir().join("mujoco/ant.xml"), None).unwrap();
     assert_eq!(m.limits.len(), 8, "four hips and four ankles are limited");
     let ankle = m.limits.iter().find(|l| l.name == "ankle_1").unwrap();
     assert!((ankle.lower - 30f64.to_radians()).abs() < 1e-15 && (ankle.upper - 70f64.to_radians()).abs() < 1e-15);
@@ -86,7 +86,7 @@ fn the_pandas_fingers_stay_in_their_range() {
 
 fn panda() -> contactlab::api::SpatialModel {
     let path = robots_dir().join("panda.urdf");
-    spatial_model(&path, SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed)).unwrap()
+    crate::common::open3(&path, Some("fixed")).unwrap()
 }
 
 /// A run of the Panda from its neutral configuration started joint 4 on its upper stop (the
@@ -108,7 +108,7 @@ fn the_event_driver_holds_the_ants_stops() {
     // The event driver (`auto` time-steps the ant: over 16 candidate contacts): from qpos0 the
     // ankles start on their stops, the four feet strike at once and the ant stands at the
     // closed-form height, exactly (no step's drift to project away).
-    let m = spatial_model(&robots_dir().join("mujoco/ant.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&robots_dir().join("mujoco/ant.xml"), None).unwrap();
     let event = SimulateSettings { t_max: 1.0, method: SpatialMethod::Event, ..Default::default() };
     let r = crate::common::simulate3(&m, None, &event).unwrap();
     assert_eq!(r.end, "time-limit");
@@ -157,7 +157,7 @@ fn compass_walker_with_hip_stops(tag: &str, lower: f64, upper: f64, settle: usiz
     );
     let path = dir.join("compass-walker.toml");
     std::fs::write(&path, text).unwrap();
-    spatial_model(&path, SpatialSource::Scene).unwrap()
+    crate::common::open3(&path, None).unwrap()
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn three_d_gaits_hold_the_joints_stops_and_strike_with_their_feet_only() {
     // Stops the gait never reaches leave it as it is: the stops' contacts take no part in the
     // section, the chart or the strikes.
     let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/compass-walker.toml");
-    let free = crate::common::gait3(&spatial_model(&ex, SpatialSource::Scene).unwrap(), None, &s).unwrap();
+    let free = crate::common::gait3(&crate::common::open3(&ex, None).unwrap(), None, &s).unwrap();
     let wide = crate::common::gait3(&compass_walker_with_hip_stops("wide", -1.0, 1.0, 0), None, &s).unwrap();
     assert!(free.converged && wide.converged, "{:?} {:?}", free.reason, wide.reason);
     let (a, b) = (free.y.unwrap(), wide.y.unwrap());

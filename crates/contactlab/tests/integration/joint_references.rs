@@ -12,7 +12,7 @@ fn scene(tag: &str, xml: &str, toml: &str) -> Scene3 {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("m.xml"), xml).unwrap();
     std::fs::write(dir.join("s.toml"), format!("kind = \"multibody\"\nmjcf = \"m.xml\"\n{toml}")).unwrap();
-    let m = contactlab::api::spatial_model(&dir.join("s.toml"), contactlab::api::SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&dir.join("s.toml"), None).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     m.scene(None, 0.0)
 }
@@ -145,9 +145,8 @@ fn a_gait_or_a_slip_refuses_a_moving_reference() {
     let joint = "[[joint]]\nname = \"knee\"\nstiffness = 5.0\namplitude = 0.1\nfrequency = 2.0\n";
     std::fs::write(dir.join("gait.toml"), format!("kind = \"multibody\"\nmjcf = \"m.xml\"\n{joint}[gait]\n")).unwrap();
     std::fs::write(dir.join("slip.toml"), format!("kind = \"multibody\"\nmjcf = \"m.xml\"\n{joint}")).unwrap();
-    let gait = contactlab::api::spatial_model(&dir.join("gait.toml"), contactlab::api::SpatialSource::Scene);
-    let slip = contactlab::api::spatial_model(&dir.join("slip.toml"), contactlab::api::SpatialSource::Scene)
-        .and_then(|m| crate::common::slip3(&m, None, "leg"));
+    let gait = crate::common::open3(&dir.join("gait.toml"), None);
+    let slip = crate::common::open3(&dir.join("slip.toml"), None).and_then(|m| crate::common::slip3(&m, None, "leg"));
     std::fs::remove_dir_all(&dir).ok();
     let e = gait.unwrap_err().to_string();
     assert!(e.contains("gait.toml") && e.contains("gait") && e.contains("\"knee\""), "{e}");

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, SpatialModel, SpatialSource, StanceSettings};
+use contactlab::api::{SpatialModel, StanceSettings};
 use contactlab::fixture::boundary::{critical_mu_enclosed, decide};
 use contactlab::fixture::stability::{classify, weak_stability};
 use contactlab::fixture::{Fixture, FrictionLaw};
@@ -187,7 +187,7 @@ fn a1_s_least_mu_is_tan_10_degrees_of_the_file_to_1e_12_with_a_proved_enclosure(
     // examples/spatial/a1-standing.toml: the slope's normal is (−sin 10°, 0, cos 10°) as
     // floats; locked, the robot is one rigid body on four feet on that plane, so the least μ is
     // −n_x/n_z exactly (computed here in rational arithmetic from the file's floats).
-    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-standing.toml"), None).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
     let r = crate::common::stance3(&m, None, &s).unwrap();
     let c = &r.classification;
@@ -210,7 +210,7 @@ fn a1_s_least_mu_is_tan_10_degrees_of_the_file_to_1e_12_with_a_proved_enclosure(
         let t = text.replace("../../data/robots/a1.urdf", &urdf).replace("mu = 0.8", &format!("mu = {mu:e}"));
         let p = std::env::temp_dir().join(format!("a1-mu-{}-{mu:e}.toml", std::process::id()));
         std::fs::write(&p, t).unwrap();
-        let m = spatial_model(&p, SpatialSource::Scene).unwrap();
+        let m = crate::common::open3(&p, None).unwrap();
         let _ = std::fs::remove_file(&p);
         crate::common::stance3(&m, None, &s).unwrap().classification
     };
@@ -384,7 +384,7 @@ fn coulomb_least_mu_and_tilts_of_a1_agree_with_the_pyramid_where_they_coincide()
     // the value reported is proved stable (it was 1e-7 low, unproved, then 2e-9 high while the
     // disk's proofs were aimed at a feasibility SOCP's float directions); every tilt about y
     // is decided without an error and agrees with the pyramid's to 1e-9.
-    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-standing.toml"), None).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Coulomb, slope_axis: Some(Vec3::y()), ..Default::default() };
     let r = crate::common::stance3(&m, None, &s).unwrap();
     let mu = r.classification.critical_mu.unwrap();

@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{spatial_model, SpatialSource};
 use contactlab::hybrid::{FailureEvidence, FailureKind, Termination};
 use contactlab::spatial::events::{simulate_events, EventScene, EventSettings, CONTACT_TOL};
 use contactlab::spatial::timestep::{simulate, MoreauSettings, Scene3};
@@ -30,7 +29,7 @@ fn robots() -> Vec<(String, Scene3, Vec<f64>, f64)> {
         ("walker2d.xml", 2.0),
         ("zoo.xml", 0.6),
     ] {
-        let m = spatial_model(&robots_dir().join("mujoco").join(file), SpatialSource::Mjcf).unwrap();
+        let m = crate::common::open3(&robots_dir().join("mujoco").join(file), None).unwrap();
         out.push((file.to_string(), m.scene(None, 0.0), m.q0.clone(), t));
     }
     for (file, z, t) in [("a1.urdf", 0.45, 1.0), ("g1_29dof_rev_1_0.urdf", 0.9, 1.0)] {
@@ -144,7 +143,7 @@ fn walker2d_on_its_joint_stops_never_sinks_unseen() {
     // where neither of its guards arms. It sank unseen (3.4 tolerances at 1.41 s); then the
     // transition was refused (1.38 s). Now the completion joins within the tolerance only and
     // the run reaches its end, every sample within the penetration net.
-    let m = spatial_model(&robots_dir().join("mujoco/walker2d.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&robots_dir().join("mujoco/walker2d.xml"), None).unwrap();
     let scene = m.scene(None, 0.0);
     let v0 = vec![0.0; scene.tree.nv()];
     let run = simulate_events(&scene, &m.q0, &v0, &EventSettings { t_max: 2.0, ..Default::default() }).unwrap();

@@ -250,7 +250,7 @@ fn mjcf_collision_bits_filter_contacts_as_mujoco_does() {
         </worldbody></mujoco>"#,
     )
     .unwrap();
-    let m = contactlab::api::spatial_model(&path, contactlab::api::SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     let r = crate::common::inspect3(&m, None, 0.0).unwrap();
     let shapes: Vec<&str> = r.contacts.iter().map(|c| c.shape.as_str()).collect();
     assert_eq!(shapes, ["solid", "two"]);

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{continuation, spatial_model, spatial_scene, ContinueRequest, SpatialModel, SpatialSource};
+use contactlab::api::{continuation, ContinueRequest, SpatialModel};
 use contactlab::continuation::{Settings, SpecialKind};
 use contactlab::model::param::ParamKey;
 use contactlab::model::ModelDoc;
@@ -17,7 +17,7 @@ fn repo(rel: &str) -> PathBuf {
 
 /// The scene `doc` with `key = p`, its gait searched from the state given (no settling).
 fn at(doc: &ModelDoc, key: &str, p: f64) -> SpatialModel {
-    let mut m = spatial_scene(&doc.with_param(&ParamKey::parse(key).unwrap(), p).unwrap()).unwrap();
+    let mut m = crate::common::open_doc3(&doc.with_param(&ParamKey::parse(key).unwrap(), p).unwrap()).unwrap();
     m.gait.as_mut().unwrap().settle = 0;
     m
 }
@@ -112,8 +112,8 @@ fn the_3d_compass_walker_continues_in_its_hip_width_its_right_hip_following_as_t
 fn scene_keys_a_continuation_varies_mean_what_they_say_and_bad_ones_get_one_line() {
     // `slope` turns the file's gravity about y (the MJCF file writes the same 0.1 rad itself).
     let path = repo("examples/spatial/rimless-wheel.toml");
-    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
-    let plain = spatial_model(&repo("examples/spatial/rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
+    let plain = crate::common::open3(&repo("examples/spatial/rimless-wheel.xml"), None).unwrap();
     assert!((m.tree.gravity - plain.tree.gravity).norm() < 1e-12 * plain.tree.gravity.norm());
     let doc = ModelDoc::read(&path).unwrap();
     let with = |text: &str| {
@@ -123,7 +123,7 @@ fn scene_keys_a_continuation_varies_mean_what_they_say_and_bad_ones_get_one_line
         }
         let extra: toml::Table = text.parse().unwrap();
         d.table.extend(extra);
-        spatial_scene(&d)
+        crate::common::open_doc3(&d)
     };
     let g = with("slope_deg = 30").unwrap().tree.gravity;
     assert!((g.x / -g.z - 30f64.to_radians().tan()).abs() < 1e-12 && (g.norm() - 9.81).abs() < 1e-9);

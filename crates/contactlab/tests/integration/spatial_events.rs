@@ -240,9 +240,9 @@ fn a_block_wobbling_on_its_corners_comes_to_rest_flat_through_a_zeno_series_wher
     // at rest flat on its base through a Zeno series it completes. Moreau–Jean time-stepping
     // (h = 0.2 ms, an independent route: no events, no Zeno completion) leaves it flat at the
     // same place and heading.
-    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
+    use contactlab::api::{SimulateSettings, SpatialMethod};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/wobbling-block.toml");
-    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 5.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest", "{:?}", event.termination);
     let events = event.events.clone().unwrap_or_default();
@@ -292,7 +292,7 @@ fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_
     // rolling on its lower rim. Its axis turns about the vertical at Ω (the file's comment
     // derives it: the torque of m g about the centre turns the angular momentum), with
     // ω = −(Ω sin α / R) d along the line d from the centre to the contact, so that both rest.
-    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
+    use contactlab::api::{SimulateSettings, SpatialMethod};
     let (r, h, m, g) = DISK;
     let alpha = 0.3f64;
     let (i1, i3) = (m * (3.0 * r * r + h * h) / 12.0, 0.5 * m * r * r);
@@ -304,7 +304,7 @@ fn eulers_disk_precesses_at_the_closed_form_rate_event_driven_and_time_stepping_
     let w = (n * (0.5 * h / r) - e) * (omega * s);
     let w_body = nalgebra::Rotation3::from_axis_angle(&Vec3::y_axis(), alpha).inverse() * w;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk-steady.toml");
-    let model = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let model = crate::common::open3(&path, None).unwrap();
     let sim = |s: SimulateSettings| crate::common::simulate3(&model, None, &s).unwrap();
     let ev = sim(SimulateSettings { t_max: 1.0, ..Default::default() });
     let (q0, v0) = (&ev.q[0], &ev.v[0]);
@@ -348,10 +348,10 @@ fn a_spun_disk_slips_and_rolls_in_turn_down_towards_the_floor_slip_alone_dissipa
     // stops: its regularised direction once held its speed at the stop speed, and the run
     // crawled there, at 0.844 s, to its step limit). Rolling conserves energy; slipping
     // dissipates it; Moreau–Jean's energy converges to the event-driven one at first order.
-    use contactlab::api::{spatial_model, SimulateSettings, SpatialMethod, SpatialSource};
+    use contactlab::api::{SimulateSettings, SpatialMethod};
     let (r, h, m, g) = DISK;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spatial/eulers-disk.toml");
-    let model = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let model = crate::common::open3(&path, None).unwrap();
     let ev = crate::common::simulate3(&model, None, &SimulateSettings { t_max: 1.2, ..Default::default() }).unwrap();
     assert_eq!(ev.end, "time-limit", "{:?}", ev.termination);
     let events = ev.events.clone().unwrap_or_default();

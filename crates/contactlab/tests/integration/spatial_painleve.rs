@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, spatial_source, PainleveSettings, SpatialModel};
+use contactlab::api::{PainleveSettings, SpatialModel};
 use contactlab::multibody::painleve::SliceAxis;
 use contactlab::painleve::slip::SlipOutcome;
 use contactlab::painleve::SlipCase;
@@ -15,7 +15,7 @@ fn repo(rel: &str) -> PathBuf {
 
 fn model(rel: &str) -> SpatialModel {
     let p = repo(rel);
-    spatial_model(&p, spatial_source(&p, None).unwrap().unwrap()).unwrap()
+    crate::common::open3(&p, None).unwrap()
 }
 
 /// The rod of examples/spatial/painleve-rod.xml with lengths × `l` and mass × `m` (inertias

@@ -4,9 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use contactlab::api::{spatial_model, SimulateSettings, SpatialSource};
+use contactlab::api::SimulateSettings;
 use contactlab::multibody::gait::GaitSettings;
-use contactlab::spatial::urdf::Base;
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
@@ -29,8 +28,7 @@ const BOX: &str = r#"<robot name="box">
 #[test]
 fn a1_on_a_slope_scene_holds_its_feet_springs_ground_and_state() {
     let path = repo("examples/spatial/a1-on-a-slope.toml");
-    assert_eq!(contactlab::api::spatial_source(&path, None).unwrap(), Some(SpatialSource::Scene));
-    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     // Only the four feet touch (URDF collisions without a name are named after their link).
     let names: Vec<&str> = m.shapes.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]);
@@ -81,7 +79,7 @@ fn a_box_scene_slides_under_tilted_gravity_as_coulomb_says() {
         -g * alpha.cos()
     );
     std::fs::write(dir.join("scene.toml"), scene).unwrap();
-    let m = spatial_model(&dir.join("scene.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&dir.join("scene.toml"), None).unwrap();
     let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.5, ..Default::default() }).unwrap();
     assert_eq!(r.end, "time-limit");
     let a = g * (alpha.sin() - mu * alpha.cos());
@@ -95,28 +93,38 @@ fn a_box_scene_slides_under_tilted_gravity_as_coulomb_says() {
         std::fs::read_to_string(dir.join("scene.toml")).unwrap().replace("mu = 0.2", "mu = 0.5"),
     )
     .unwrap();
-    let m = spatial_model(&dir.join("stick.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&dir.join("stick.toml"), None).unwrap();
     let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.5, ..Default::default() }).unwrap();
     assert!(r.q.last().unwrap()[0].abs() < 1e-12, "{:?}", r.q.last());
 }
 
 #[test]
 fn a_bare_urdf_is_a_fixed_base_robot_unless_told_otherwise() {
-    use contactlab::api::spatial_source;
+    use contactlab::api::{open, MechanismModel};
+    // (A fixed base is the URDF's own coordinates; a floating one adds the root's seven.)
+    let nq = |m: &MechanismModel| m.spatial().map(|m| m.tree.nq());
     let ur5 = repo("data/robots/ur5_robot.urdf");
-    assert_eq!(spatial_source(&ur5, None).unwrap(), Some(SpatialSource::Urdf(Base::Fixed)));
-    assert_eq!(spatial_source(&ur5, Some("floating")).unwrap(), Some(SpatialSource::Urdf(Base::Floating)));
-    assert_eq!(spatial_source(&ur5, Some("planar")).unwrap(), None);
+    assert_eq!(nq(&open(&ur5, None).unwrap()), Some(6));
+    // (`planar` reads a URDF that moves in a plane as the planar mechanism; the UR5 does not.)
+    let e = open(&ur5, Some("planar")).unwrap_err().to_string();
+    assert!(e.contains("ur5_robot.urdf") && e.contains("one plane"), "{e}");
+    let compass = repo("examples/multibody/drake/CompassGait.urdf");
+    assert!(open(&compass, Some("planar")).unwrap().planar().is_some());
+    assert!(open(&compass, None).unwrap().spatial().is_some());
+    let a1 = repo("data/robots/a1.urdf");
+    assert_eq!(nq(&open(&a1, None).unwrap()), Some(12));
+    assert_eq!(nq(&open(&a1, Some("fixed")).unwrap()), Some(12));
+    assert_eq!(nq(&open(&a1, Some("floating")).unwrap()), Some(19));
     let xml = repo("data/robots/mujoco/hopper.xml");
-    assert_eq!(spatial_source(&xml, None).unwrap(), Some(SpatialSource::Mjcf));
+    assert!(open(&xml, None).unwrap().spatial().is_some());
     for (path, base) in
         [(xml.clone(), "fixed"), (xml, "planar"), (repo("examples/spatial/a1-on-a-slope.toml"), "fixed")]
     {
-        let e = spatial_source(&path, Some(base)).unwrap_err().to_string();
+        let e = open(&path, Some(base)).unwrap_err().to_string();
         assert!(e.contains("base") && !e.contains('\n'), "{e}");
     }
     // A planar model file stays planar.
-    assert_eq!(spatial_source(&repo("examples/multibody/rocking-block.toml"), None).unwrap(), None);
+    assert!(open(&repo("examples/multibody/rocking-block.toml"), None).unwrap().planar().is_some());
     // A planar command on a 3-D scene says what to run instead.
     let e = contactlab::multibody::model::read(&repo("examples/spatial/a1-on-a-slope.toml")).unwrap_err().to_string();
     assert!(e.contains("a1-on-a-slope.toml") && e.contains("model inspect") && !e.contains('\n'), "{e}");
@@ -128,7 +136,8 @@ fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
     std::fs::write(dir.join("box.urdf"), BOX).unwrap();
     let head = "kind = \"multibody\"\nurdf = \"box.urdf\"\nbase = \"floating\"\n";
     let cases: &[(&str, &[&str])] = &[
-        ("kind = \"multibody\"\nurdf = \"box.urdf\"\nmu = 1\n", &["base", "missing", "fixed or floating"]),
+        // (A `urdf` without a `base` is a planar mechanism, docs/models.md: its reader answers.)
+        ("kind = \"multibody\"\nurdf = \"box.urdf\"\nmu = 1\n", &["s0.toml: gravity", "missing"]),
         ("kind = \"multibody\"\nmjcf = \"x.xml\"\nbase = \"fixed\"\n", &["base", "MJCF"]),
         ("kind = \"multibody\"\nurdf = \"box.urdf\"\nmjcf = \"x.xml\"\n", &["not both"]),
         ("kind = \"multibody\"\nbase = \"fixed\"\n", &["urdf", "missing"]),
@@ -179,7 +188,7 @@ fn scene_files_with_mistakes_get_one_line_errors_naming_the_key() {
     for (k, (text, expect)) in cases.iter().enumerate() {
         let path = dir.join(format!("s{k}.toml"));
         std::fs::write(&path, text).unwrap();
-        let e = spatial_model(&path, SpatialSource::Scene).map(|_| ()).unwrap_err().to_string();
+        let e = crate::common::open3(&path, None).map(|_| ()).unwrap_err().to_string();
         assert!(!e.contains('\n') && expect.iter().all(|x| e.contains(x)), "{text}\n-> {e}");
     }
 }
@@ -193,7 +202,7 @@ fn drake_s_compass_gait_urdf_in_3d_has_the_planar_engine_s_dynamics() {
     use nalgebra::{DMatrix, DVector};
     let path = repo("examples/multibody/drake/CompassGait.urdf");
     let planar = contactlab::multibody::model::read(&path).unwrap();
-    let m3 = spatial_model(&path, SpatialSource::Urdf(Base::Fixed)).unwrap();
+    let m3 = crate::common::open3(&path, Some("fixed")).unwrap();
     assert_eq!(m3.coordinates, ["floating_base.x", "floating_base.y", "floating_base.theta", "hip_pin"]);
     let mut seed = 7u64;
     let mut rnd = || {
@@ -228,7 +237,7 @@ fn drake_s_compass_gait_urdf_in_3d_has_the_planar_engine_s_dynamics() {
 fn a1_settles_on_its_feet_on_the_slope_by_time_stepping() {
     // examples/spatial/a1-on-a-slope.toml: μ = 0.8 > tan 10°, so the four feet land, stick and
     // the robot settles on its joint springs (stiff, damped: Moreau–Jean takes them implicitly).
-    let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-on-a-slope.toml"), None).unwrap();
     let s = SimulateSettings { t_max: 2.5, method: contactlab::api::SpatialMethod::Moreau, ..Default::default() };
     let r = crate::common::simulate3(&m, None, &s).unwrap();
     assert_eq!((r.end.as_str(), r.unconverged), ("completed", Some(0)));
@@ -247,7 +256,7 @@ fn a1_settles_on_its_feet_on_the_slope_by_time_stepping() {
 fn a_3d_run_is_animated_as_a_gif_in_either_projection() {
     use contactlab::plot::render3d::{Projection, View3};
     let path = repo("examples/spatial/rocking-block.xml");
-    let m = spatial_model(&path, SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.4, ..Default::default() }).unwrap();
     let dir = scratch("gif");
     for (name, projection) in [("p.gif", Projection::Perspective), ("o.gif", Projection::Orthographic)] {
@@ -270,8 +279,7 @@ fn every_spatial_example_loads_and_runs() {
     files.sort();
     assert!(files.len() >= 7, "{files:?}");
     for f in &files {
-        let source = contactlab::api::spatial_source(f, None).unwrap().unwrap_or_else(|| panic!("{f:?}: not 3-D"));
-        let m = spatial_model(f, source).unwrap();
+        let m = crate::common::open3(f, None).unwrap_or_else(|e| panic!("{f:?}: {e}"));
         let r = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 0.3, ..Default::default() }).unwrap();
         if f.ends_with("painleve-rod.toml") {
             // Its state is in case 4 of P2's Table 2.1 (its point): no contact mode is
@@ -282,7 +290,7 @@ fn every_spatial_example_loads_and_runs() {
         }
         assert_ne!(r.end, "failed", "{f:?}: {:?}", r.termination);
     }
-    let m = spatial_model(&dir.join("box-tipping.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&dir.join("box-tipping.xml"), None).unwrap();
     let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest");
     let s =
@@ -304,7 +312,7 @@ fn a_tipping_box_s_edge_starts_to_slip_when_the_planar_engine_says_and_lands_on_
     // turned the two corners apart and lifted one.)
     let (b, h, th) = (0.1f64, 0.2f64, 0.55f64);
     let (cx, cz) = (b - (b * th.cos() - h * th.sin()), b * th.sin() + h * th.cos());
-    let m3 = spatial_model(&repo("examples/spatial/box-tipping.xml"), SpatialSource::Mjcf).unwrap();
+    let m3 = crate::common::open3(&repo("examples/spatial/box-tipping.xml"), None).unwrap();
     for mu in [1.0, 5.0] {
         let planar = format!(
             "kind = \"multibody\"\ngravity = 9.81\n[[body]]\nname = \"box\"\njoint = \"planar\"\nmass = 3.0\n\
@@ -384,7 +392,7 @@ fn a_box_thrown_with_a_spin_slides_to_rest_where_time_stepping_puts_it() {
     // spinning on the floor, whose slips end together (once a stiff stall: each corner's slip
     // direction turning ever faster as it stopped alone). Event-driven and Moreau–Jean
     // (h = 0.1 ms) agree on when and where it rests.
-    let m = spatial_model(&repo("examples/spatial/spinning-box.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/spinning-box.toml"), None).unwrap();
     let event = crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, ..Default::default() }).unwrap();
     assert_eq!(event.end, "rest");
     let t_rest = *event.t.last().unwrap();
@@ -409,7 +417,7 @@ fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier()
     // the heading is neutral to first order (a multiplier near 1). A scene without a [gait]
     // table is refused by name.
     let path = repo("examples/spatial/rimless-wheel.toml");
-    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
     assert!(g.converged, "{:?}", g.reason);
     assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
@@ -429,7 +437,7 @@ fn the_3d_rimless_wheel_example_has_a_gait_with_the_planar_in_plane_multiplier()
     assert!(none.multipliers.is_none() && none.period.is_none() && none.q.is_none() && none.y.is_none());
     let json = serde_json::to_value(&none).unwrap();
     assert!(json["period"].is_null() && json["multipliers"].is_null() && json["max_modulus"].is_null());
-    let plain = spatial_model(&repo("examples/spatial/rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let plain = crate::common::open3(&repo("examples/spatial/rimless-wheel.xml"), None).unwrap();
     let e = crate::common::gait3(&plain, None, &GaitSettings::spatial()).unwrap_err().to_string();
     assert!(e.contains("gait") && e.contains("[gait] table"), "{e}");
 }
@@ -442,7 +450,7 @@ fn the_3d_compass_walker_example_has_a_laterally_unstable_gait_modulo_its_mirror
     // lateral and outside the unit circle; the in-plane ones are near the planar walker's
     // (0.606 for a complex pair: the BEYOND rows hold them to 1e-6 with point feet).
     let path = repo("examples/spatial/compass-walker.toml");
-    let m = spatial_model(&path, SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&path, None).unwrap();
     let g = crate::common::gait3(&m, None, &GaitSettings::spatial()).unwrap();
     assert!(g.converged && g.iterations <= 2, "{:?} {}", g.reason, g.iterations);
     assert_eq!(g.derivatives, contactlab::hybrid::section::JacobianRoute::Variational);
@@ -483,12 +491,12 @@ fn a_scene_gives_joints_ranges_and_auto_time_steps_them() {
         )
     };
     std::fs::write(dir.join("narrow.toml"), scene("name = \"FL_calf_joint\"\nupper = -1.2")).unwrap();
-    let m = spatial_model(&dir.join("narrow.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&dir.join("narrow.toml"), None).unwrap();
     let calf = m.limits.iter().find(|l| l.name == "FL_calf_joint").unwrap();
     assert_eq!((calf.lower, calf.upper), (-2.6965336943312392, -1.2));
     assert_eq!(m.limits.len(), 12);
     std::fs::write(dir.join("bad.toml"), scene("name = \"FL_calf_joint\"\nlower = -0.5")).unwrap();
-    let e = spatial_model(&dir.join("bad.toml"), SpatialSource::Scene).unwrap_err().to_string();
+    let e = crate::common::open3(&dir.join("bad.toml"), None).unwrap_err().to_string();
     assert!(e.contains("bad.toml") && e.contains("lower") && e.contains("-0.916"), "{e}");
     // `auto` counts the contacts between shapes and ground, not the stops: A1's many shapes
     // are time-stepped; the Panda, with no ground and nine limited joints (eighteen stop
@@ -496,9 +504,7 @@ fn a_scene_gives_joints_ranges_and_auto_time_steps_them() {
     let s = SimulateSettings { t_max: 0.01, method: contactlab::api::SpatialMethod::Auto, ..Default::default() };
     let r = crate::common::simulate3(&m, None, &s).unwrap();
     assert_eq!(r.method, contactlab::api::SpatialMethod::Moreau);
-    let panda =
-        spatial_model(&repo("data/robots/panda.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed))
-            .unwrap();
+    let panda = crate::common::open3(&repo("data/robots/panda.urdf"), Some("fixed")).unwrap();
     assert_eq!(panda.limits.len(), 9);
     let r = crate::common::simulate3(&panda, None, &s).unwrap();
     assert_eq!(r.method, contactlab::api::SpatialMethod::Event);

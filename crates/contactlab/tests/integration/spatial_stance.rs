@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, JointHold, SpatialModel, SpatialSource, StanceSettings};
+use contactlab::api::{JointHold, SpatialModel, StanceSettings};
 use contactlab::fixture::stability::classify;
 use contactlab::fixture::FrictionLaw;
 use contactlab::model::ModelDoc;
@@ -96,7 +96,7 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     // friction coefficient is tan 10° (the ground's tangential over normal force), strongly
     // stable under the pyramid law with an interval-proved equilibrium; on its springs at their
     // rest angles nothing holds the joints (18 equations, 12 contact forces): not weakly stable.
-    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-standing.toml"), None).unwrap();
     let s = StanceSettings { friction: FrictionLaw::Pyramid, ..Default::default() };
     let r = crate::common::stance3(&m, None, &s).unwrap();
     let c = &r.classification;
@@ -131,12 +131,11 @@ fn a1_standing_on_a_slope_needs_tan_10_degrees_and_cannot_stand_on_limp_joints()
     let (i, why) = m.clone().retain_contacts(&["FL_foot", "tail"]).unwrap_err();
     assert!(i == 1 && why.contains("tail") && why.contains("RR_foot"), "{why}");
     // Let go 2 cm above the slope it has no stance: one line naming the nearest contact.
-    let above = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    let above = crate::common::open3(&repo("examples/spatial/a1-on-a-slope.toml"), None).unwrap();
     let e = crate::common::stance3(&above, None, &s).unwrap_err().to_string();
     assert!(e.contains("no contact touches") && e.contains("foot"), "{e}");
     // A fixed-base robot with locked joints: nothing to decide, said so.
-    let arm =
-        spatial_model(&repo("examples/spatial/arm.urdf"), SpatialSource::Urdf(contactlab::spatial::urdf::Base::Fixed));
+    let arm = crate::common::open3(&repo("examples/spatial/arm.urdf"), Some("fixed"));
     if let Ok(arm) = arm {
         let e = crate::common::stance3(&arm, None, &StanceSettings { touch: 1e9, ..s })
             .map(|_| ())
@@ -153,7 +152,7 @@ fn a1_s_least_friction_agrees_with_an_lp_written_here() {
     // Clarabel called directly on each feasibility LP of a bisection in μ.
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
-    let m = spatial_model(&repo("examples/spatial/a1-standing.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-standing.toml"), None).unwrap();
     let inspect = crate::common::inspect3(&m, None, 0.0).unwrap();
     let feet: Vec<_> = inspect.contacts.iter().filter(|c| c.gap.abs() < 1e-9).collect();
     assert_eq!(feet.len(), 4);
@@ -305,7 +304,7 @@ fn the_default_stance_takes_the_final_state_of_a_simulation() {
     // `stance` refused the final state of a `simulate` run (A1's feet a few micrometres above
     // the floor) unless given --touch. Both methods' resting states are taken as they are.
     use contactlab::api::{SimulateSettings, SpatialMethod};
-    let m = spatial_model(&repo("examples/spatial/a1-on-a-slope.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&repo("examples/spatial/a1-on-a-slope.toml"), None).unwrap();
     for method in [SpatialMethod::Moreau, SpatialMethod::Event] {
         let run =
             crate::common::simulate3(&m, None, &SimulateSettings { t_max: 1.0, method, ..Default::default() }).unwrap();

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use contactlab::api::{spatial_model, SpatialSource};
 use contactlab::hybrid::variational::Sensitivity;
 use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, EventLog, Tolerances, ZenoRule};
 use contactlab::spatial::events::EventScene;
@@ -19,7 +18,7 @@ fn example(name: &str) -> PathBuf {
 fn point_foot_wheel() -> contactlab::api::SpatialModel {
     use contactlab::api::GaitSpec3;
     use contactlab::spatial::algebra::Vec3;
-    let mut m = spatial_model(&example("rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let mut m = crate::common::open3(&example("rimless-wheel.xml"), None).unwrap();
     for c in m.shapes.iter_mut() {
         c.shape = contactlab::spatial::geometry::Shape::Sphere { radius: 0.0 };
     }
@@ -49,7 +48,7 @@ fn a_3d_rimless_wheel_s_run_through_strikes_has_the_derivative_its_differences_g
     // (each strike lifts the old spoke). Φ = ∂x(T)/∂x(0) from the variational equations and the
     // saltation matrices against central differences of whole runs, in every direction of the
     // stored state (the quaternion's four components included).
-    let m = spatial_model(&example("rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let m = crate::common::open3(&example("rimless-wheel.xml"), None).unwrap();
     let scene = m.scene(None, 0.0);
     let tree = &scene.tree;
     let mut q0 = DVector::from_vec(m.q0.clone());
@@ -98,7 +97,7 @@ fn the_3d_rimless_wheel_rolls_steadily_with_the_planar_wheel_s_multiplier() {
     use contactlab::hybrid::driver::PoincareSection;
     use contactlab::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
     use contactlab::spatial::section::{BodySymmetry, SpatialChart};
-    let m = spatial_model(&example("rimless-wheel.toml"), SpatialSource::Scene).unwrap();
+    let m = crate::common::open3(&example("rimless-wheel.toml"), None).unwrap();
     let mut scene = m.scene(None, 0.0);
     // Point feet, as the planar wheel's (the file's 1 mm spheres move the multiplier by 4e-4).
     for c in scene.shapes.iter_mut() {
@@ -164,7 +163,7 @@ fn the_3d_wheel_s_gait_does_not_depend_on_the_units() {
     use contactlab::spatial::algebra::Vec3;
     use contactlab::spatial::geometry::Shape;
     use contactlab::spatial::SpatialTree;
-    let base = spatial_model(&example("rimless-wheel.xml"), SpatialSource::Mjcf).unwrap();
+    let base = crate::common::open3(&example("rimless-wheel.xml"), None).unwrap();
     let scaled = |s: f64| -> SpatialModel {
         let mut m = base.clone();
         let bodies = m

@@ -6,6 +6,22 @@ pub mod hand_written_gait;
 use contactlab::api::{MechanismModel, SimulateSettings, SpatialInspection, SpatialModel, SpatialSimulation};
 use contactlab::multibody::Mechanism;
 
+/// A robot in 3-D as `api::open` reads it (`base` for a URDF: `"fixed"` or `"floating"`).
+pub fn open3(path: &std::path::Path, base: Option<&str>) -> Result<SpatialModel, contactlab::Error> {
+    match contactlab::api::open(path, base)? {
+        MechanismModel::Spatial(m) => Ok(*m),
+        MechanismModel::Planar(_) => panic!("{}: a planar mechanism, not a robot in 3-D", path.display()),
+    }
+}
+
+/// A 3-D scene from its model document, as `api::open_doc` reads it.
+pub fn open_doc3(doc: &contactlab::model::ModelDoc) -> Result<SpatialModel, contactlab::Error> {
+    match contactlab::api::open_doc(doc)? {
+        MechanismModel::Spatial(m) => Ok(*m),
+        MechanismModel::Planar(_) => panic!("{}: a planar mechanism, not a 3-D scene", doc.file),
+    }
+}
+
 /// `api::gait_with` of a robot in 3-D held as its model: its gait.
 pub fn gait3(
     m: &SpatialModel,
