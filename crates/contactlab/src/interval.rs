@@ -482,7 +482,7 @@ pub mod vector {
         v.iter().map(|x| n.and_then(|n| x.div(&n)).unwrap_or(Interval::ENTIRE)).collect()
     }
 
-    /// `a / s` entrywise, as [`unit`] when `s` is not proved nonzero.
+    /// `a / s` entrywise, as [`unit()`] when `s` is not proved nonzero.
     pub fn scaled_down(a: &[Interval], s: &Interval) -> Vec<Interval> {
         a.iter().map(|x| x.div(s).unwrap_or(Interval::ENTIRE)).collect()
     }

@@ -12,7 +12,7 @@ pub const SCALE_FLOOR: f64 = 1e-300;
 /// coordinate.
 pub const BOX_STEP_TOL: f64 = 1e-12;
 
-/// [`gauss`] calls a matrix singular when its largest remaining pivot is below `PIVOT_TOL` of
+/// `gauss` calls a matrix singular when its largest remaining pivot is below `PIVOT_TOL` of
 /// the largest entry.
 pub const PIVOT_TOL: f64 = 1e-13;
 

@@ -80,7 +80,7 @@ pub struct SeveralContacts3 {
     pub lcp: crate::multibody::painleve::LcpVerdict,
 }
 
-/// The answer of [`spatial_painleve`].
+/// The answer of [`crate::api::painleve`] on a robot in 3-D.
 #[derive(Debug, Clone, Serialize)]
 pub struct Painleve3 {
     /// The file.
@@ -549,7 +549,7 @@ impl Painleve3 {
     }
 }
 
-/// How a slip of a robot's contact ends ([`spatial_slip`]; directions as world vectors).
+/// How a slip of a robot's contact ends ([`crate::api::slip`]; directions as world vectors).
 #[derive(Debug, Clone, Serialize)]
 pub struct Slip3Report {
     /// The contact.

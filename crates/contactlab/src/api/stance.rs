@@ -62,7 +62,7 @@ impl std::str::FromStr for JointHold {
     }
 }
 
-/// Settings of [`stance`].
+/// Settings of [`crate::api::stance()`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StanceSettings {
     /// How the joints are held.
@@ -140,7 +140,7 @@ pub struct SlopeMargin {
     pub max_tilt_reverse_enclosure: Option<[f64; 2]>,
 }
 
-/// A stance's verdicts ([`stance`]).
+/// A stance's verdicts ([`crate::api::stance()`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Stance {
     /// The file.

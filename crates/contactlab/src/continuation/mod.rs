@@ -404,7 +404,7 @@ pub fn continue_branch<F: MapFamily + ?Sized>(
 
 /// Follows the branch from `y0` at `s.from` and, for up to `s.max_doublings` levels, the
 /// doubled branch born at the first period doubling met on each branch (on `P∘P`, by branch
-/// switching: [`doubled_branch`]).
+/// switching: `doubled_branch`).
 pub fn continue_branches<F: MapFamily>(
     family: &F,
     y0: &DVector<f64>,

@@ -162,7 +162,7 @@ fn times_exact(x: f64, f: f64) -> Option<f64> {
 /// Each piece `z_α ≥ 0`, `M_αα z_α = −q_α`, `−M_βα z_α ≤ q_β` has its columns then its rows
 /// scaled by powers of two (a row by its largest coefficient or right-hand side), so the
 /// simplex's tolerances see coefficients of order one whatever the units, but only where every
-/// scaled entry is exact ([`times_exact`]): then the scaled piece
+/// scaled entry is exact (`times_exact`): then the scaled piece
 /// is empty exactly when the piece is. Where some product would over- or underflow (a `1e-300`
 /// beside a `1e30` in one column), the piece's LP and its proof run on the data as given.
 pub fn no_piece(lcp: &Lcp) -> NoPiece {

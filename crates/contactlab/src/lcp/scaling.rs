@@ -149,7 +149,7 @@ pub struct Equilibration {
 
 impl Equilibration {
     /// The equilibration of `lcp`: Ruiz passes until every factor of a pass is 1 (a balanced
-    /// problem: one read of `M`), at most [`RUIZ_PASSES`]; then `τ`.
+    /// problem: one read of `M`), at most `RUIZ_PASSES`; then `τ`.
     pub fn of(lcp: &Lcp) -> Self {
         let n = lcp.n();
         // First M as a whole by the power of two of its largest entry's exponent (2^⌊log2 max⌋,

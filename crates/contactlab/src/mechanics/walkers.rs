@@ -1,7 +1,7 @@
 //! The passive walkers of P2 (Or, Sections 3 and 4): the rimless wheel and the compass biped,
 //! each a planar Lagrangian system with one stance contact and one swing contact.
 //!
-//! These structs are the walkers' parameters everywhere. Their [`ContactSystem`]s, written by
+//! These structs are the walkers' parameters everywhere. Their [`ContactSystem`](crate::mechanics::ContactSystem)s, written by
 //! hand in P2's coordinates, are the independent oracle of the multibody models
 //! ([`crate::walking::multibody`]), on which every command and the report run P2's analyses:
 //! the tests compare the two.
@@ -23,9 +23,9 @@
 //!   `θ₁ = θ₂`, so the angles map as P2's `θᵢ → −θᵢ`; the rates must swap with the legs) (eq. 35).
 //!
 //! The swing foot passes through the ground during the swing ("scuffing", ignored by P2 after
-//! McGeer): it is [armed](ContactSystem::armed) only once the stance leg is past the normal
+//! McGeer): it is [armed](crate::mechanics::ContactSystem::armed) only once the stance leg is past the normal
 //! (`θ > 0`, `θ₁ > 0`), where its gap is positive. At heel strike the stance foot is
-//! [released](ContactSystem::released_by): the impulse acts at the colliding foot only, with
+//! [released](crate::mechanics::ContactSystem::released_by): the impulse acts at the colliding foot only, with
 //! P2's plastic law (sticking impact, or Chatterjee–Ruina's slipping impact with `e = e_t = 0`).
 
 use nalgebra::{Matrix3, Matrix4, SVector, Vector3, Vector4};

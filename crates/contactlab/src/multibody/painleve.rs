@@ -503,7 +503,7 @@ pub(crate) fn lcp_verdict(a: &DVector<f64>, b: &DMatrix<f64>) -> Result<LcpVerdi
     Ok(LcpVerdict { p_matrix: (!p.undecided).then_some(p.holds), solutions, complete: e.complete, verdict })
 }
 
-/// What [`lcp_verdict`] finds.
+/// What `lcp_verdict` finds.
 #[derive(Debug, Clone, Serialize)]
 pub struct LcpVerdict {
     /// Whether `B` is a P-matrix (one solution for every `A`; `None`: undecided).

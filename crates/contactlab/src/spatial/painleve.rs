@@ -26,7 +26,7 @@
 //! motion as in the planar case ([`crate::multibody::painleve`]).
 //!
 //! Everything here is linear algebra at one state; the slice scans and the names are
-//! [`crate::api::spatial_painleve`]'s.
+//! `api::painleve`'s in 3-D.
 
 use nalgebra::{DMatrix, DVector, Vector2};
 

@@ -47,7 +47,7 @@ pub(super) struct Runner<'r, 's, H: Hybrid> {
     pub(super) g1: [f64; MAX_GUARDS],
     /// Guards seen positive in the mode: only these can fire.
     pub(super) armed: [bool; MAX_GUARDS],
-    /// For a guard seen positive only inside the current step ([`Runner::catch_hops`]): the
+    /// For a guard seen positive only inside the current step (`Runner::catch_hops`): the
     /// bracket of its zero, `(t, g)` at both ends.
     pub(super) hop: [Option<(Sample, Sample)>; MAX_GUARDS],
     /// Steps accepted since the integrator's last restart (hops are looked for in the first
@@ -688,11 +688,11 @@ pub(super) fn step_floor(t: f64, ts: f64) -> f64 {
 pub(super) type Sample = (f64, f64);
 
 /// Steps after a restart in which guards not yet armed are looked at inside the step
-/// ([`Runner::catch_hops`]): the integrator's first steps grow from a small trial step, so a hop
+/// (`Runner::catch_hops`): the integrator's first steps grow from a small trial step, so a hop
 /// from the mode's start lies within them or is seen positive at a step's end.
 pub const HOP_STEPS: usize = 4;
 
-/// Points inside a step where guards not yet armed are looked at ([`Runner::catch_hops`]):
+/// Points inside a step where guards not yet armed are looked at (`Runner::catch_hops`):
 /// `HOP_SAMPLES − 1` evenly spaced, and fractions `2⁻ᵏ` of the step down to `2^−HOP_HALVINGS`.
 pub(super) const HOP_SAMPLES: usize = 8;
 pub(super) const HOP_HALVINGS: u32 = 24;

@@ -438,7 +438,7 @@ pub(super) fn interval_graph(pieces: &[ReturnPiece]) -> Vec<Vec<usize>> {
 ///
 /// The pieces of the circle are the partition. Each piece is proved **safe** (`G < 1` on every
 /// outcome) or proved to **drift** (`R(φ) − φ` of one sign on all of it); then every piece that
-/// is not safe must lie on no cycle of the over-approximated [`interval_graph`] (so it is
+/// is not safe must lie on no cycle of the over-approximated `interval_graph` (so it is
 /// **transient**). Pieces that are not safe and lie on a cycle are bisected, with every piece of
 /// their strongly connected component (the over-approximation of `R` shrinks with the pieces),
 /// for at most [`PARTITION_ROUNDS`] rounds within the work bound. Then Definition 8a's `G± ≠ 1`
