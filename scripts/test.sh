@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 SELECTION=(--workspace --exclude contactlab-bench --features contactlab-py/extension-module)
 cargo build --profile test --lib --bins --tests --examples "${SELECTION[@]}"
 cargo test "${SELECTION[@]}"
+# The library's reference documentation builds without a warning (a link to a private or moved
+# item is one).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p contactlab
 if [ ! -x .venv-test/bin/python ]; then
     python3 -m venv .venv-test
 fi
