@@ -302,11 +302,7 @@ pub fn orbit(
 ) -> Result<crate::multibody::zeno_orbit::ConstraintOrbit, Error> {
     let m = match m {
         MechanismModel::Planar(m) => m,
-        // (The error `walking_source` gives every robot in 3-D for `orbit`.)
-        MechanismModel::Spatial(m) => {
-            walking_source(Path::new(&m.path), None, "orbit")?;
-            return Err(Error::input(&m.path, "orbit", "`orbit` takes a planar mechanism, and this is a robot in 3-D"));
-        }
+        MechanismModel::Spatial(m) => return Err(refusal_in_3d(Path::new(&m.path), "orbit")),
     };
     let (q, v) = mechanism_state(m, state)?;
     crate::multibody::zeno_orbit::constraint_orbit(m, &q, &v, constraint)
@@ -394,12 +390,14 @@ pub fn gait_with(
     }
 }
 
-/// Refuses, for the walking analysis `command` (`gait`, `basin`), a robot in 3-D without a
-/// `[gait]` table (a bare URDF or MJCF file) with [`walking_source`]'s error, which says what to
-/// give.
+/// Refuses, for the walking analysis `command` (`gait`, `basin`), a bare URDF or MJCF file (a
+/// robot in 3-D without a `[gait]` table) with [`walking_source`]'s error, which says what to
+/// give. (A scene file without one is refused by the gait itself, naming the table.)
 pub(crate) fn walks(m: &SpatialModel, command: &str) -> Result<(), Error> {
-    if m.gait.is_none() {
-        walking_source(Path::new(&m.path), None, command)?;
+    let path = Path::new(&m.path);
+    let bare = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf") || e.eq_ignore_ascii_case("xml"));
+    if m.gait.is_none() && bare {
+        return Err(refusal_in_3d(path, command));
     }
     Ok(())
 }

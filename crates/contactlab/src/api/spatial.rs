@@ -219,30 +219,38 @@ pub(crate) fn spatial_source(path: &Path, base: Option<&str>) -> Result<Option<S
 /// for a robot in 3-D that the command cannot take: a bare URDF or MJCF file (3-D for every
 /// command, as [`open`] reads it) has no `[gait]` table, and `orbit` is planar only.
 pub fn walking_source(path: &Path, base: Option<&str>, command: &str) -> Result<bool, Error> {
-    let source = spatial_source(path, base)?;
+    match spatial_source(path, base)? {
+        None => Ok(false),
+        Some(SpatialSource::Scene) if command != "orbit" => Ok(true),
+        Some(_) => Err(refusal_in_3d(path, command)),
+    }
+}
+
+/// The error of `command` on a robot in 3-D it cannot take (the file `path`): `orbit` takes a
+/// planar mechanism, and the walking analyses a scene file with a `[gait]` table; a URDF is told
+/// that `--base planar` reads it in the plane.
+pub(crate) fn refusal_in_3d(path: &Path, command: &str) -> Error {
     let planar_hint = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf")) {
         " (`--base planar` reads a URDF as a planar mechanism)"
     } else {
         ""
     };
     let file = path.display().to_string();
-    match source {
-        None => Ok(false),
-        Some(_) if command == "orbit" => Err(Error::input(
+    if command == "orbit" {
+        return Error::input(
             file,
             command,
             format!("`orbit` takes a planar mechanism, and this is a robot in 3-D{planar_hint}"),
-        )),
-        Some(SpatialSource::Scene) => Ok(true),
-        Some(_) => Err(Error::input(
-            file,
-            command,
-            format!(
-                "a robot in 3-D needs a scene file with a [gait] table (docs/robots.md, \"Gaits in 3-D\"); a bare \
-                 URDF or MJCF file has none{planar_hint}"
-            ),
-        )),
+        );
     }
+    Error::input(
+        file,
+        command,
+        format!(
+            "a robot in 3-D needs a scene file with a [gait] table (docs/robots.md, \"Gaits in 3-D\"); a bare \
+             URDF or MJCF file has none{planar_hint}"
+        ),
+    )
 }
 
 /// A 3-D model's state from `nq` numbers (`v = 0`) or `nq + nv` (`q` then `v`); its reference
