@@ -30,13 +30,15 @@
 //! The dimension is a type parameter `N` (the hand-written models' fast path); [`MultibodySystem::new`]
 //! checks that the tree has exactly `N` coordinates.
 
-use nalgebra::{DMatrix, DVector, Vector2, Vector3};
+use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::linearization::{ContactLinearization, Linearization};
 use super::multibody::{Joint, Multibody};
 pub use super::reference::JointReference;
 use super::{ContactLaw, ContactSystem};
 use crate::spatial::planar::PlanarTree;
+use crate::spatial::plane::Se2;
+use crate::spatial::space::Space;
 use crate::Error;
 
 /// Largest number of degrees of freedom of a mechanism (the exact derivatives' dual numbers
@@ -233,8 +235,8 @@ struct Evaluation {
     /// The spatial tree's frames ([`Kernel::Spatial`]; with the velocities once `v_ok`), and the
     /// storage its algorithms reuse: their work, `M` and the bias over the tree's velocities,
     /// and the state in its coordinates and velocities.
-    frames3: crate::spatial::tree::Frames,
-    work3: crate::spatial::tree::TreeWork,
+    frames3: crate::spatial::tree::Frames<f64, Se2>,
+    work3: crate::spatial::tree::TreeWork<f64, Se2>,
     mass3: nalgebra::DMatrix<f64>,
     bias3: nalgebra::DVector<f64>,
     q3: Vec<f64>,
@@ -445,8 +447,8 @@ impl MultibodySystem {
                 let t = Vector2::new(normal.y, -normal.x);
                 self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
                     let f = &e.frames3;
-                    let (b, x) = (pt.body[body], Vector3::new(point.x, point.y, 0.0));
-                    let d = f.world()[b].point(&x).xy() - line_point;
+                    let (b, x) = (pt.body[body], point);
+                    let d = Se2::point(&f.world()[b], &x) - line_point;
                     let (mut wn, mut wt) = (DVector::<f64>::zeros(q.len()), DVector::<f64>::zeros(q.len()));
                     // (The tree's Jacobian: for the rows, and for the velocity product's `J Ṫ q̇`
                     // where a planar joint turns its velocities.)
@@ -468,8 +470,7 @@ impl MultibodySystem {
                         let acc = match &j {
                             Some(j) => pt.velocity_product_to_planar(&e.v3, j, a),
                             None => a,
-                        }
-                        .xy();
+                        };
                         (normal.dot(&acc), t.dot(&acc))
                     } else {
                         (0.0, 0.0)
@@ -547,9 +548,10 @@ impl MultibodySystem {
         let n = q.len();
         let qd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(q[k]).derivative(k)).collect();
         let vd: Vec<DualSVec64<K>> = (0..n).map(|k| DualSVec64::from_re(v[k])).collect();
-        let grad = |x: &DualSVec64<K>| {
+        // (Into the caller's storage: a pass reads n² + 5n gradients.)
+        let grad = |x: &DualSVec64<K>, out: &mut [f64]| {
             let g = x.eps.unwrap_generic(nalgebra::Const::<K>, nalgebra::U1);
-            DVector::from_column_slice(&g.as_slice()[..n])
+            out.copy_from_slice(&g.as_slice()[..n]);
         };
         if let Some(OnSpatialTree(pt)) = &self.spatial {
             return self.spatial_dual_pass(pt, &qd, &vd, v, &grad);
@@ -568,12 +570,12 @@ impl MultibodySystem {
                     for k in 0..n {
                         let wn = p.jac[0][k] * normal.x + p.jac[1][k] * normal.y;
                         let wt = p.jac[0][k] * t.0 + p.jac[1][k] * t.1 + b.jac[2][k] * radius;
-                        cl.dwn_dq.set_row(k, &grad(&wn).transpose());
-                        cl.dwt_dq.set_row(k, &grad(&wt).transpose());
+                        grad_rows(&grad, &mut cl, k, &wn, &wt);
                     }
                     let dn = p.accel_bias.dot_f64((normal.x, normal.y));
                     let dt = p.accel_bias.dot_f64(t) + b.alpha_bias * radius;
-                    (cl.dn_dq, cl.dt_dq) = (grad(&dn), grad(&dt));
+                    grad(&dn, cl.dn_dq.as_mut_slice());
+                    grad(&dt, cl.dt_dq.as_mut_slice());
                     // The velocity products are quadratic forms: ẇᵀq̇ = q̇ᵀ (∂w/∂q) q̇, so their
                     // gradient in q̇ is (∂w/∂q + ∂w/∂qᵀ) q̇.
                     cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
@@ -594,7 +596,7 @@ impl MultibodySystem {
         qd: &[T],
         vd: &[T],
         v: &DVector<f64>,
-        grad: &dyn Fn(&T) -> DVector<f64>,
+        grad: &dyn Fn(&T, &mut [f64]),
     ) -> DualPass {
         use crate::spatial::algebra::real;
         let n = qd.len();
@@ -613,7 +615,7 @@ impl MultibodySystem {
                 Constraint::PointOnLine { body, point, normal, .. } => {
                     let (nx, ny): (T, T) = (real(normal.x), real(normal.y));
                     let b = pt.body[body];
-                    let x = Vector3::new(real(point.x), real(point.y), T::zero());
+                    let x = Vector2::new(real(point.x), real(point.y));
                     let j3 = pt.tree.point_jacobian_in(&f, b, &x);
                     let j = pt.jacobian_to_planar(&qs, &j3);
                     let mut cl = ContactLinearization::constant(n);
@@ -621,11 +623,11 @@ impl MultibodySystem {
                     for k in 0..n {
                         let wn = j[(0, k)] * nx + j[(1, k)] * ny;
                         let wt = j[(0, k)] * ny - j[(1, k)] * nx;
-                        cl.dwn_dq.set_row(k, &grad(&wn).transpose());
-                        cl.dwt_dq.set_row(k, &grad(&wt).transpose());
+                        grad_rows(grad, &mut cl, k, &wn, &wt);
                     }
                     let acc = pt.velocity_product_to_planar(&vs, &j3, pt.tree.point_velocity_product_in(&f, b, &x));
-                    (cl.dn_dq, cl.dt_dq) = (grad(&(acc.x * nx + acc.y * ny)), grad(&(acc.x * ny - acc.y * nx)));
+                    grad(&(acc.x * nx + acc.y * ny), cl.dn_dq.as_mut_slice());
+                    grad(&(acc.x * ny - acc.y * nx), cl.dt_dq.as_mut_slice());
                     cl.dn_dv = (&cl.dwn_dq + cl.dwn_dq.transpose()) * v;
                     cl.dt_dv = (&cl.dwt_dq + cl.dwt_dq.transpose()) * v;
                     cl
@@ -662,20 +664,41 @@ fn tree_gradients<T>(
     n: usize,
     m: impl Fn(usize, usize) -> T,
     h: impl Fn(usize) -> T,
-    grad: &dyn Fn(&T) -> DVector<f64>,
+    grad: &dyn Fn(&T, &mut [f64]),
 ) -> (Vec<DMatrix<f64>>, DMatrix<f64>) {
     let mut dm = vec![DMatrix::<f64>::zeros(n, n); n];
     let mut dh = DMatrix::<f64>::zeros(n, n);
+    let mut g = vec![0.0; n];
     for r in 0..n {
-        dh.set_row(r, &grad(&h(r)).transpose());
-        for c in 0..n {
-            let g = grad(&m(r, c));
-            for (k, d) in dm.iter_mut().enumerate() {
-                d[(r, c)] = g[k];
+        grad(&h(r), &mut g);
+        for (k, &x) in g.iter().enumerate() {
+            dh[(r, k)] = x;
+        }
+        // (M is symmetric: each entry once.)
+        for c in 0..=r {
+            grad(&m(r, c), &mut g);
+            for (d, &x) in dm.iter_mut().zip(&g) {
+                d[(r, c)] = x;
+                d[(c, r)] = x;
             }
         }
     }
     (dm, dh)
+}
+
+/// Row `k` of a contact's `∂w_n/∂q` and `∂w_t/∂q` from the dual numbers `wn` and `wt` (entry
+/// `k` of each row).
+fn grad_rows<T>(grad: &dyn Fn(&T, &mut [f64]), cl: &mut ContactLinearization, k: usize, wn: &T, wt: &T) {
+    let mut g = [0.0; MAX_DOF];
+    let n = cl.dn_dq.len();
+    grad(wn, &mut g[..n]);
+    for (c, &x) in g[..n].iter().enumerate() {
+        cl.dwn_dq[(k, c)] = x;
+    }
+    grad(wt, &mut g[..n]);
+    for (c, &x) in g[..n].iter().enumerate() {
+        cl.dwt_dq[(k, c)] = x;
+    }
 }
 
 /// The gradients in `q` that one [`MultibodySystem::dual_pass`] gives, with the contacts'

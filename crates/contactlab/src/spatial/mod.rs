@@ -13,12 +13,15 @@ pub mod joint;
 pub mod mjcf;
 pub mod painleve;
 pub mod planar;
+pub mod plane;
 pub mod section;
 pub mod slip;
+pub mod space;
 pub mod timestep;
 pub mod tree;
 pub mod urdf;
 
 pub use algebra::{Force, Motion, SpatialInertia, Transform};
 pub use joint::Joint3;
-pub use tree::{Body3, SpatialTree};
+pub use space::{Se3, Space};
+pub use tree::{Body, Body3, SpatialTree};

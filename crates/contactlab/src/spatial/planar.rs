@@ -1,18 +1,20 @@
 //! A planar mechanism ([`crate::mechanics::multibody::Multibody`]) as a spatial tree (issue #60,
 //! step 3: the planar models on the one tree).
 //!
-//! The plane is the world's `xy` plane, `z` towards the viewer, so that the planar engine's
+//! The tree is the spatial tree's algorithms in the plane's algebra ([`SpatialTree<Se2>`],
+//! [`super::plane`]: planar vectors, three numbers each, where a lamina in space would carry six):
+//! the plane is the world's `xy` plane, `z` towards the viewer, so that the planar engine's
 //! counter-clockwise angles are turns about `+z`, and gravity `g (sin α, −cos α)` is the vector
-//! `(g sin α, −g cos α, 0)`. Every planar joint becomes spatial joints with the
-//! same coordinates, in the planar model's order ([`PlanarTree::order`]):
+//! `(g sin α, −g cos α)`. Every planar joint becomes tree joints ([`Joint2`]) with the same
+//! coordinates, in the planar model's order ([`PlanarTree::order`]):
 //!
-//! | planar joint | spatial joints |
+//! | planar joint | tree joints |
 //! |---|---|
-//! | revolute, axis `s = ±1` | revolute about `(0, 0, s)` |
-//! | prismatic along `a` | prismatic along `(a_x, a_y, 0)` |
+//! | revolute, axis `s = ±1` | revolute of sign `s` (a turn about `(0, 0, s)`) |
+//! | prismatic along `a` | prismatic along `a` |
 //! | fixed | fixed |
-//! | planar (`x, y, θ`) | the spatial planar joint |
-//! | planar along `u`, sign `s` | prismatic along `u`, prismatic along `s u^⊥`, revolute about `(0, 0, s)`, on two massless bodies (`body/x`, `body/y`) |
+//! | planar (`x, y, θ`) | the planar joint |
+//! | planar along `u`, sign `s` | prismatic along `u`, prismatic along `s u^⊥`, revolute of sign `s`, on two massless bodies (`body/x`, `body/y`) |
 //!
 //! The velocities are the rates of the coordinates but at a planar joint, whose spatial
 //! velocity takes the translation's rates in the body's turning axes (Pinocchio's convention):
@@ -21,23 +23,22 @@
 //! `J̇ v + J Ṫ q̇`, where `Ṫ q̇` is `θ̇ (v_y, −v_x)` on the block ([`PlanarTree::mass_to_planar`]
 //! and its kin). One body carries the planar joint where three (two of them massless) did, and
 //! the tree's algorithms do about half the work on a walker. The joint frame sits at the body's
-//! `origin`, turned by `origin_angle` about `z`. Each body is a lamina in the plane:
-//! its central inertia `I` about `z`, and `I/2` about `x` and `y` (a plate's; they never act,
-//! since no body turns out of the plane).
+//! `origin`, turned by `origin_angle` about `z`. Each body is a lamina in the plane, its central
+//! inertia `I` about `z` ([`Inertia2`]).
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix2xX, Vector2};
 
-use super::algebra::{axis_angle, Real, SpatialInertia, Transform, Vec3};
-use super::joint::Joint3;
-use super::tree::{Body3, SpatialTree};
+use super::algebra::Real;
+use super::plane::{Inertia2, Joint2, Se2, Transform2};
+use super::tree::{Body, SpatialTree};
 use crate::mechanics::multibody::{Joint, Multibody};
 use crate::Error;
 
 /// A planar tree on the spatial tree ([module docs](self)).
 #[derive(Debug, Clone)]
 pub struct PlanarTree {
-    /// The spatial tree: `nq = nv =` the planar tree's number of coordinates.
-    pub tree: SpatialTree,
+    /// The tree, in the plane's algebra: `nq = nv =` the planar tree's number of coordinates.
+    pub tree: SpatialTree<Se2>,
     /// The planar coordinate of each spatial coordinate (`order[k]` for coordinate `k` of the
     /// spatial tree; the identity unless the planar model orders its coordinates otherwise, as
     /// a URDF's file order may).
@@ -59,7 +60,7 @@ impl PlanarTree {
     /// The planar tree `mb` on the spatial tree.
     pub fn new(mb: &Multibody) -> Result<Self, Error> {
         let g = mb.gravity_vector();
-        let mut bodies: Vec<Body3> = Vec::with_capacity(mb.bodies().len());
+        let mut bodies: Vec<Body<Se2>> = Vec::with_capacity(mb.bodies().len());
         let (mut order, mut body) = (Vec::with_capacity(mb.dof()), Vec::with_capacity(mb.bodies().len()));
         let mut planar = vec![];
         let mut angle: Vec<(f64, Vec<(usize, f64)>)> = Vec::with_capacity(mb.bodies().len());
@@ -74,29 +75,20 @@ impl PlanarTree {
                 Joint::Prismatic { .. } | Joint::Fixed => {}
             }
             angle.push((phi, turns));
-            let placement = Transform {
-                rot: axis_angle(&Vec3::z(), pb.origin_angle),
-                pos: Vector3::new(pb.origin.x, pb.origin.y, 0.0),
-            };
-            let lamina = SpatialInertia {
-                mass: pb.mass,
-                com: Vector3::new(pb.com.x, pb.com.y, 0.0),
-                inertia: Matrix3::from_diagonal(&Vector3::new(0.5 * pb.inertia, 0.5 * pb.inertia, pb.inertia)),
-            };
-            let massless = SpatialInertia { mass: 0.0, com: Vector3::zeros(), inertia: Matrix3::zeros() };
+            let placement = Transform2 { cos: pb.origin_angle.cos(), sin: pb.origin_angle.sin(), pos: pb.origin };
+            let lamina = Inertia2 { mass: pb.mass, com: pb.com, inertia: pb.inertia };
+            let massless = Inertia2 { mass: 0.0, com: Vector2::zeros(), inertia: 0.0 };
             let parent = pb.parent.map(|p| body[p]);
-            let chain: Vec<(String, Joint3)> = match pb.joint {
-                Joint::Revolute { axis } => vec![(pb.name.clone(), Joint3::Revolute { axis: Vec3::z() * axis })],
-                Joint::Prismatic { axis } => {
-                    vec![(pb.name.clone(), Joint3::Prismatic { axis: Vec3::new(axis.x, axis.y, 0.0) })]
-                }
-                Joint::Fixed => vec![(pb.name.clone(), Joint3::Fixed)],
-                Joint::Planar => vec![(pb.name.clone(), Joint3::Planar)],
+            let chain: Vec<(String, Joint2)> = match pb.joint {
+                Joint::Revolute { axis } => vec![(pb.name.clone(), Joint2::Revolute { sign: axis })],
+                Joint::Prismatic { axis } => vec![(pb.name.clone(), Joint2::Prismatic { axis })],
+                Joint::Fixed => vec![(pb.name.clone(), Joint2::Fixed)],
+                Joint::Planar => vec![(pb.name.clone(), Joint2::Planar)],
                 Joint::PlanarAxes { x_axis: u, sign: s } => {
                     vec![
-                        (format!("{}/x", pb.name), Joint3::Prismatic { axis: Vec3::new(u.x, u.y, 0.0) }),
-                        (format!("{}/y", pb.name), Joint3::Prismatic { axis: Vec3::new(-u.y, u.x, 0.0) * s }),
-                        (pb.name.clone(), Joint3::Revolute { axis: Vec3::z() * s }),
+                        (format!("{}/x", pb.name), Joint2::Prismatic { axis: u }),
+                        (format!("{}/y", pb.name), Joint2::Prismatic { axis: Vector2::new(-u.y, u.x) * s }),
+                        (pb.name.clone(), Joint2::Revolute { sign: s }),
                     ]
                 }
             };
@@ -104,21 +96,21 @@ impl PlanarTree {
             // joint has the body's three.)
             let last = chain.len() - 1;
             for (k, (name, joint)) in chain.into_iter().enumerate() {
-                bodies.push(Body3 {
+                bodies.push(Body {
                     name,
                     parent: if k == 0 { parent } else { Some(bodies.len() - 1) },
-                    placement: if k == 0 { placement } else { Transform::identity() },
+                    placement: if k == 0 { placement } else { <Se2 as super::space::Space>::identity() },
                     joint,
                     inertia: if k == last { lamina } else { massless },
                 });
-                if joint == Joint3::Planar {
+                if joint == Joint2::Planar {
                     planar.push(order.len());
                 }
-                order.extend((0..joint.nq()).map(|j| first + k + j));
+                order.extend((0..<Se2 as super::space::Space>::nq(&joint)).map(|j| first + k + j));
             }
             body.push(bodies.len() - 1);
         }
-        let tree = SpatialTree::new(bodies, Vec3::new(g.x, g.y, 0.0))?;
+        let tree = SpatialTree::new(bodies, g)?;
         let mut index = vec![0; order.len()];
         for (k, &p) in order.iter().enumerate() {
             index[p] = k;
@@ -213,49 +205,41 @@ impl PlanarTree {
         }
     }
 
-    /// `Ṫ q̇` from the spatial tree's velocities `v` (module docs): `θ̇ (v_y, −v_x)` on each
-    /// planar joint's block, zero elsewhere.
-    fn tdot_qdot<T: Real>(&self, v: &[T]) -> Vec<T> {
-        let mut out = vec![T::zero(); v.len()];
-        for &k in &self.planar {
-            let w = v[k + 2];
-            out[k] = w * v[k + 1];
-            out[k + 1] = -(w * v[k]);
-        }
-        out
+    /// `Ṫ q̇` on the planar joint whose block starts at `k`, from the spatial tree's velocities
+    /// `v` (module docs): `θ̇ (v_y, −v_x)` (zero off the planar joints' blocks).
+    fn tdot_qdot<T: Real>(v: &[T], k: usize) -> (T, T) {
+        let w = v[k + 2];
+        (w * v[k + 1], -(w * v[k]))
     }
 
     /// The bias over the planar model's velocities in its order, `Tᵀ (h − M Ṫ q̇)`, from the
     /// spatial tree's `m` and `h` at the spatial `(q, v)`, into `out` (resized if need be).
     pub fn bias_to_planar<T: Real>(&self, q: &[T], v: &[T], m: &DMatrix<T>, h: &[T], out: &mut DVector<T>) {
-        if self.planar.is_empty() {
-            return self.to_planar_into(h, out);
-        }
-        let td = self.tdot_qdot(v);
-        let mut g = h.to_vec();
-        for (r, gr) in g.iter_mut().enumerate() {
-            for &k in &self.planar {
-                *gr -= m[(r, k)] * td[k] + m[(r, k + 1)] * td[k + 1];
+        self.to_planar_into(h, out);
+        for &k in &self.planar {
+            let (tx, ty) = Self::tdot_qdot(v, k);
+            for (r, &p) in self.order.iter().enumerate() {
+                out[p] -= m[(r, k)] * tx + m[(r, k + 1)] * ty;
             }
         }
         for &k in &self.planar {
             let (c, s) = Self::turn(q, k);
-            (g[k], g[k + 1]) = Self::turned(c, s, g[k], g[k + 1]);
+            let (x, y) = (self.order[k], self.order[k + 1]);
+            (out[x], out[y]) = Self::turned(c, s, out[x], out[y]);
         }
-        self.to_planar_into(&g, out);
     }
 
     /// A point's Jacobian over the planar model's velocities (`J T`; column `k` for the planar
     /// coordinate `k`) from the spatial tree's `j` at the spatial coordinates `q`.
-    pub fn jacobian_to_planar<T: Real>(&self, q: &[T], j: &Matrix3xX<T>) -> Matrix3xX<T> {
-        let mut out = Matrix3xX::zeros(j.ncols());
+    pub fn jacobian_to_planar<T: Real>(&self, q: &[T], j: &Matrix2xX<T>) -> Matrix2xX<T> {
+        let mut out = Matrix2xX::zeros(j.ncols());
         for k in 0..j.ncols() {
             out.set_column(self.order[k], &j.column(k));
         }
         for &k in &self.planar {
             let (c, s) = Self::turn(q, k);
             let (x, y) = (self.order[k], self.order[k + 1]);
-            for r in 0..3 {
+            for r in 0..2 {
                 (out[(r, x)], out[(r, y)]) = Self::turned(c, s, out[(r, x)], out[(r, y)]);
             }
         }
@@ -264,11 +248,10 @@ impl PlanarTree {
 
     /// A point's velocity product over the planar model's velocities, `J̇ v + J Ṫ q̇`, from the
     /// spatial tree's `a = J̇ v` and Jacobian `j` at the spatial `(q, v)`.
-    pub fn velocity_product_to_planar<T: Real>(&self, v: &[T], j: &Matrix3xX<T>, a: Vector3<T>) -> Vector3<T> {
-        if self.planar.is_empty() {
-            return a;
-        }
-        let td = self.tdot_qdot(v);
-        self.planar.iter().fold(a, |acc, &k| acc + j.column(k) * td[k] + j.column(k + 1) * td[k + 1])
+    pub fn velocity_product_to_planar<T: Real>(&self, v: &[T], j: &Matrix2xX<T>, a: Vector2<T>) -> Vector2<T> {
+        self.planar.iter().fold(a, |acc, &k| {
+            let (tx, ty) = Self::tdot_qdot(v, k);
+            acc + j.column(k) * tx + j.column(k + 1) * ty
+        })
     }
 }

@@ -9,34 +9,38 @@
 //! nonlinear effects. Bodies are numbered with every parent before its children; coordinates
 //! `q` and velocities `v` are the joints' in body order ([`super::joint`]).
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Vector3};
 
-use super::algebra::{real, real3, Force, Motion, Real, SpatialInertia, Transform, Vec3};
-use super::joint::Joint3;
+use super::algebra::{real, Real, SpatialInertia};
+use super::space::{Se3, Space};
 use crate::Error;
 
-/// One body of a [`SpatialTree`].
+/// One body of a [`SpatialTree`] whose bodies move in the space `A` ([`Space`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Body3 {
+pub struct Body<A: Space = Se3> {
     /// Its name (unique in the tree).
     pub name: String,
     /// Its parent (`None`: the world).
     pub parent: Option<usize>,
     /// The joint's placement: its frame's pose in the parent's frame (the body's frame at the
     /// neutral configuration).
-    pub placement: Transform,
+    pub placement: A::Transform<f64>,
     /// The joint.
-    pub joint: Joint3,
+    pub joint: A::Joint,
     /// The body's inertia about its frame's origin, in its axes.
-    pub inertia: SpatialInertia,
+    pub inertia: A::Inertia<f64>,
 }
 
-/// A tree of bodies with gravity (module docs).
+/// A body of a tree in space.
+pub type Body3 = Body<Se3>;
+
+/// A tree of bodies with gravity (module docs), moving in space (`A = Se3`, the default) or in
+/// a plane ([`super::plane::Se2`]): the algorithms are the same ([`Space`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SpatialTree {
-    bodies: Vec<Body3>,
+pub struct SpatialTree<A: Space = Se3> {
+    bodies: Vec<Body<A>>,
     /// Gravity (m/s², in the world's axes).
-    pub gravity: Vec3,
+    pub gravity: A::Vector<f64>,
     q_start: Vec<usize>,
     v_start: Vec<usize>,
     nq: usize,
@@ -45,42 +49,43 @@ pub struct SpatialTree {
     armature: Vec<f64>,
     /// The moving bodies, with the bodies welded to them by fixed joints folded in: the tree
     /// `M` and the bias are computed on (as Pinocchio merges fixed links into frames).
-    moving: Vec<Moving>,
+    moving: Vec<Moving<A>>,
 }
 
 /// A body with a moving joint, and what is welded to it ([`SpatialTree`]'s `moving`).
 #[derive(Debug, Clone, PartialEq)]
-struct Moving {
+struct Moving<A: Space> {
     /// Its index among the bodies.
     body: usize,
     /// Its parent among the moving bodies (`None`: the world, directly or through fixed joints).
     parent: Option<usize>,
     /// Its joint's placement in that parent's frame (through any fixed bodies between).
-    placement: Transform,
+    placement: A::Transform<f64>,
     /// Its inertia and that of the bodies welded to it, in its frame.
-    inertia: SpatialInertia,
+    inertia: A::Inertia<f64>,
     /// Its parent body's pose in that moving parent's frame, when the parent is a fixed body
     /// (`placement` is this then the body's own placement).
-    welded: Option<Transform>,
+    welded: Option<A::Transform<f64>>,
 }
 
 /// [`SpatialTree`]'s moving bodies (fixed joints folded into their moving ancestors).
-fn fold_fixed(bodies: &[Body3]) -> Vec<Moving> {
-    let mut moving: Vec<Moving> = vec![];
+fn fold_fixed<A: Space>(bodies: &[Body<A>]) -> Vec<Moving<A>> {
+    let mut moving: Vec<Moving<A>> = vec![];
     // Per body: the moving body it is welded to (`None`: the world) and its pose in that
     // body's frame (the world's).
-    let mut owner: Vec<(Option<usize>, Transform)> = Vec::with_capacity(bodies.len());
+    let mut owner: Vec<(Option<usize>, A::Transform<f64>)> = Vec::with_capacity(bodies.len());
+    let fixed = |b: &Body<A>| A::nv(&b.joint) == 0;
     for b in bodies {
-        let (up, offset) = b.parent.map_or((None, Transform::identity()), |k| owner[k]);
-        let at = offset.then(&b.placement);
-        if let Joint3::Fixed = b.joint {
+        let (up, offset) = b.parent.map_or((None, A::identity()), |k| owner[k]);
+        let at = A::then(&offset, &b.placement);
+        if fixed(b) {
             if let Some(r) = up {
-                moving[r].inertia = moving[r].inertia.combined(&b.inertia.to_parent(&at));
+                moving[r].inertia = A::combined(&moving[r].inertia, &A::inertia_to_parent(&b.inertia, &at));
             }
             owner.push((up, at));
         } else {
-            let welded = b.parent.filter(|&k| matches!(bodies[k].joint, Joint3::Fixed)).map(|_| offset);
-            owner.push((Some(moving.len()), Transform::identity()));
+            let welded = b.parent.filter(|&k| fixed(&bodies[k])).map(|_| offset);
+            owner.push((Some(moving.len()), A::identity()));
             moving.push(Moving { body: owner.len() - 1, parent: up, placement: at, inertia: b.inertia, welded });
         }
     }
@@ -88,11 +93,11 @@ fn fold_fixed(bodies: &[Body3]) -> Vec<Moving> {
 }
 
 /// What the forward pass of the algorithms keeps per body.
-struct Pass<T: Real> {
+struct Pass<T: Real, A: Space> {
     /// The body's pose in its parent's frame (the world's for a root).
-    local: Vec<Transform<T>>,
+    local: Vec<A::Transform<T>>,
     /// Its velocity, in its own frame.
-    vel: Vec<Motion<T>>,
+    vel: Vec<A::Motion<T>>,
 }
 
 /// A configuration's forward kinematics (and, given the velocities, each body's velocity and
@@ -100,21 +105,21 @@ struct Pass<T: Real> {
 /// ([`SpatialTree::frames`]): a caller that asks about many points at one state pays for the
 /// pass once.
 #[derive(Debug, Clone)]
-pub struct Frames<T: Real = f64> {
+pub struct Frames<T: Real = f64, A: Space = Se3> {
     /// Each body's pose in its parent's frame.
-    local: Vec<Transform<T>>,
+    local: Vec<A::Transform<T>>,
     /// Each body's pose in the world.
-    world: Vec<Transform<T>>,
+    world: Vec<A::Transform<T>>,
     /// Each body's velocity in its own frame (empty without velocities).
-    vel: Vec<Motion<T>>,
+    vel: Vec<A::Motion<T>>,
     /// Each body's acceleration at `v̇ = 0` without gravity, in its own frame (empty without
     /// velocities).
-    acc: Vec<Motion<T>>,
+    acc: Vec<A::Motion<T>>,
     /// The configuration they were computed at.
     q: Vec<T>,
 }
 
-impl<T: Real> Default for Frames<T> {
+impl<T: Real, A: Space> Default for Frames<T, A> {
     fn default() -> Self {
         Self { local: vec![], world: vec![], vel: vec![], acc: vec![], q: vec![] }
     }
@@ -124,16 +129,16 @@ impl<T: Real> Default for Frames<T> {
 /// [`SpatialTree::bias_into`]): a caller that evaluates a tree many times keeps one and
 /// allocates nothing after the first call.
 #[derive(Debug, Clone)]
-pub struct TreeWork<T: Real = f64> {
+pub struct TreeWork<T: Real = f64, A: Space = Se3> {
     /// The moving bodies' poses in their moving parents' frames (when a joint is fixed).
-    local: Vec<Transform<T>>,
+    local: Vec<A::Transform<T>>,
     /// Their velocities (when a joint is fixed).
-    vel: Vec<Motion<T>>,
+    vel: Vec<A::Motion<T>>,
     /// The algorithms' own storage.
-    scratch: Scratch<T>,
+    scratch: Scratch<T, A>,
 }
 
-impl<T: Real> Default for TreeWork<T> {
+impl<T: Real, A: Space> Default for TreeWork<T, A> {
     fn default() -> Self {
         Self { local: vec![], vel: vec![], scratch: Scratch::default() }
     }
@@ -141,23 +146,23 @@ impl<T: Real> Default for TreeWork<T> {
 
 /// The storage of the composite-rigid-body algorithm and recursive Newton–Euler.
 #[derive(Debug, Clone)]
-struct Scratch<T: Real> {
+struct Scratch<T: Real, A: Space> {
     /// The composite inertias.
-    composite: Vec<SpatialInertia<T>>,
+    composite: Vec<A::Inertia<T>>,
     /// Recursive Newton–Euler's accelerations and forces.
-    acc: Vec<Motion<T>>,
-    force: Vec<Force<T>>,
+    acc: Vec<A::Motion<T>>,
+    force: Vec<A::Force<T>>,
 }
 
-impl<T: Real> Default for Scratch<T> {
+impl<T: Real, A: Space> Default for Scratch<T, A> {
     fn default() -> Self {
         Self { composite: vec![], acc: vec![], force: vec![] }
     }
 }
 
-impl<T: Real> Frames<T> {
+impl<T: Real, A: Space> Frames<T, A> {
     /// Each body's pose in the world.
-    pub fn world(&self) -> &[Transform<T>] {
+    pub fn world(&self) -> &[A::Transform<T>] {
         &self.world
     }
 
@@ -167,11 +172,11 @@ impl<T: Real> Frames<T> {
     }
 }
 
-impl SpatialTree {
+impl<A: Space> SpatialTree<A> {
     /// A tree of `bodies` (each parent listed before its children) with `gravity`; an
     /// [`Error::Model`] names the first body that is not a valid part of one.
-    pub fn new(bodies: Vec<Body3>, gravity: Vec3) -> Result<Self, Error> {
-        if !gravity.iter().all(|x| x.is_finite()) {
+    pub fn new(bodies: Vec<Body<A>>, gravity: A::Vector<f64>) -> Result<Self, Error> {
+        if !A::vector_finite(&gravity) {
             return Err(Error::model("gravity", "must be finite"));
         }
         let (mut q_start, mut v_start, mut nq, mut nv) = (vec![], vec![], 0, 0);
@@ -183,26 +188,15 @@ impl SpatialTree {
             if b.parent.is_some_and(|p| p >= i) {
                 return Err(Error::model(key, "its parent must come before it"));
             }
-            let t = &b.placement;
-            if !(t.rot.iter().chain(t.pos.iter()).all(|x| x.is_finite())
-                && (t.rot.transpose() * t.rot - nalgebra::Matrix3::identity()).abs().max() < 1e-9
-                && t.rot.determinant() > 0.0)
-            {
+            if !A::placement_valid(&b.placement) {
                 return Err(Error::model(key, "its placement must be finite with a proper rotation"));
             }
-            if let Joint3::Revolute { axis } | Joint3::Prismatic { axis } = b.joint {
-                if !(axis.iter().all(|x| x.is_finite()) && (axis.norm() - 1.0).abs() < 1e-9) {
-                    return Err(Error::model(
-                        key,
-                        format!("its {} joint's axis must be a unit vector", b.joint.kind()),
-                    ));
-                }
-            }
-            check_inertia(&key, &b.inertia)?;
+            A::check_joint(&key, &b.joint)?;
+            A::check_inertia(&key, &b.inertia)?;
             q_start.push(nq);
             v_start.push(nv);
-            nq += b.joint.nq();
-            nv += b.joint.nv();
+            nq += A::nq(&b.joint);
+            nv += A::nv(&b.joint);
         }
         let moving = fold_fixed(&bodies);
         Ok(Self { bodies, gravity, q_start, v_start, nq, nv, armature: vec![0.0; nv], moving })
@@ -227,7 +221,7 @@ impl SpatialTree {
     }
 
     /// The bodies.
-    pub fn bodies(&self) -> &[Body3] {
+    pub fn bodies(&self) -> &[Body<A>] {
         &self.bodies
     }
     /// Number of configuration coordinates.
@@ -248,20 +242,20 @@ impl SpatialTree {
     }
 
     fn qs<'a, T>(&self, i: usize, q: &'a [T]) -> &'a [T] {
-        &q[self.q_start[i]..self.q_start[i] + self.bodies[i].joint.nq()]
+        &q[self.q_start[i]..self.q_start[i] + A::nq(&self.bodies[i].joint)]
     }
     fn vs<'a, T>(&self, i: usize, v: &'a [T]) -> &'a [T] {
-        &v[self.v_start[i]..self.v_start[i] + self.bodies[i].joint.nv()]
+        &v[self.v_start[i]..self.v_start[i] + A::nv(&self.bodies[i].joint)]
     }
 
     /// Each body's pose in the world.
-    pub fn poses<T: Real>(&self, q: &[T]) -> Vec<Transform<T>> {
+    pub fn poses<T: Real>(&self, q: &[T]) -> Vec<A::Transform<T>> {
         self.frames(q, None).world
     }
 
     /// The forward kinematics at `q` (and `v`, if given) for the point queries
     /// ([`Frames`]; [`SpatialTree::point_jacobian_in`] and its kin).
-    pub fn frames<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Frames<T> {
+    pub fn frames<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Frames<T, A> {
         let mut f = Frames::default();
         self.frames_into(q, &mut f);
         if let Some(v) = v {
@@ -271,16 +265,18 @@ impl SpatialTree {
     }
 
     /// [`SpatialTree::frames`] at `q` without velocities, into `f` (its storage reused).
-    pub fn frames_into<T: Real>(&self, q: &[T], f: &mut Frames<T>) {
+    pub fn frames_into<T: Real>(&self, q: &[T], f: &mut Frames<T, A>) {
         f.local.clear();
         f.world.clear();
         f.vel.clear();
         f.acc.clear();
         f.q.clear();
         f.q.extend_from_slice(q);
+        f.local.reserve(self.bodies.len());
+        f.world.reserve(self.bodies.len());
         for (i, b) in self.bodies.iter().enumerate() {
-            let local = b.placement.cast().then(&b.joint.transform(self.qs(i, q)));
-            let w = b.parent.map_or(local, |k| f.world[k].then(&local));
+            let local = A::then(&A::transform_cast(&b.placement), &A::joint_transform(&b.joint, self.qs(i, q)));
+            let w = b.parent.map_or(local, |k| A::then(&f.world[k], &local));
             f.local.push(local);
             f.world.push(w);
         }
@@ -288,23 +284,25 @@ impl SpatialTree {
 
     /// Adds the velocities `v` to frames computed without them ([`SpatialTree::frames`] at the
     /// same configuration with `v`, without recomputing the poses).
-    pub fn add_velocities<T: Real>(&self, f: &mut Frames<T>, v: &[T]) {
+    pub fn add_velocities<T: Real>(&self, f: &mut Frames<T, A>, v: &[T]) {
         f.vel.clear();
+        f.vel.reserve(self.bodies.len());
         for (i, b) in self.bodies.iter().enumerate() {
-            let vp = b.parent.map_or(Motion::zero(), |p| f.vel[p]);
-            let vel = f.local[i].motion_from_parent(&vp) + b.joint.motion(self.vs(i, v));
+            let vp = b.parent.map_or(A::motion_zero(), |p| f.vel[p]);
+            let vel = A::motion_from_parent(&f.local[i], &vp) + A::joint_motion(&b.joint, self.vs(i, v));
             f.vel.push(vel);
         }
         self.accelerations(f, v);
     }
 
     /// The frames' accelerations at `v̇ = 0` from their velocities.
-    fn accelerations<T: Real>(&self, f: &mut Frames<T>, v: &[T]) {
+    fn accelerations<T: Real>(&self, f: &mut Frames<T, A>, v: &[T]) {
         f.acc.clear();
+        f.acc.reserve(self.bodies.len());
         for (k, b) in self.bodies.iter().enumerate() {
-            let ap = b.parent.map_or(Motion::zero(), |par| f.acc[par]);
-            let vj = b.joint.motion(self.vs(k, v));
-            let a = f.local[k].motion_from_parent(&ap) + f.vel[k].cross(&vj);
+            let ap = b.parent.map_or(A::motion_zero(), |par| f.acc[par]);
+            let vj = A::joint_motion(&b.joint, self.vs(k, v));
+            let a = A::motion_from_parent(&f.local[k], &ap) + A::cross(&f.vel[k], &vj);
             f.acc.push(a);
         }
     }
@@ -312,20 +310,24 @@ impl SpatialTree {
     /// The moving bodies' poses in their moving parents' frames from frames: the frames' own
     /// when no joint is fixed, else each moving body's pose behind its welded parent's offset,
     /// computed into `local`.
-    fn moving_poses<'a, T: Real>(&self, f: &'a Frames<T>, local: &'a mut Vec<Transform<T>>) -> &'a [Transform<T>] {
+    fn moving_poses<'a, T: Real>(
+        &self,
+        f: &'a Frames<T, A>,
+        local: &'a mut Vec<A::Transform<T>>,
+    ) -> &'a [A::Transform<T>] {
         if self.moving.len() == self.bodies.len() {
             return &f.local;
         }
         local.clear();
         local.extend(self.moving.iter().map(|m| match &m.welded {
-            Some(x) => x.cast().then(&f.local[m.body]),
+            Some(x) => A::then(&A::transform_cast(x), &f.local[m.body]),
             None => f.local[m.body],
         }));
         local
     }
 
     /// [`SpatialTree::mass_matrix`] at the frames' configuration, from their poses.
-    pub fn mass_matrix_in<T: Real>(&self, f: &Frames<T>) -> DMatrix<T> {
+    pub fn mass_matrix_in<T: Real>(&self, f: &Frames<T, A>) -> DMatrix<T> {
         let mut m = DMatrix::zeros(self.nv, self.nv);
         self.mass_matrix_into(f, &mut TreeWork::default(), &mut m);
         m
@@ -333,7 +335,7 @@ impl SpatialTree {
 
     /// [`SpatialTree::mass_matrix_in`] into `m` (resized to `nv × nv` if need be), with the
     /// storage of `w`.
-    pub fn mass_matrix_into<T: Real>(&self, f: &Frames<T>, w: &mut TreeWork<T>, m: &mut DMatrix<T>) {
+    pub fn mass_matrix_into<T: Real>(&self, f: &Frames<T, A>, w: &mut TreeWork<T, A>, m: &mut DMatrix<T>) {
         let local = self.moving_poses(f, &mut w.local);
         self.crba_into(local, &mut w.scratch, m);
     }
@@ -341,14 +343,14 @@ impl SpatialTree {
     /// [`SpatialTree::bias`] at the frames' configuration and velocities `v`, from their poses
     /// and velocities (frames computed with `v`: [`SpatialTree::add_velocities`]; frames
     /// without velocities give the same answer through a pass of their own).
-    pub fn bias_in<T: Real>(&self, f: &Frames<T>, v: &[T]) -> DVector<T> {
+    pub fn bias_in<T: Real>(&self, f: &Frames<T, A>, v: &[T]) -> DVector<T> {
         let mut h = DVector::zeros(self.nv);
         self.bias_into(f, v, &mut TreeWork::default(), &mut h);
         h
     }
 
     /// [`SpatialTree::bias_in`] into `h` (resized to `nv` if need be), with the storage of `w`.
-    pub fn bias_into<T: Real>(&self, f: &Frames<T>, v: &[T], w: &mut TreeWork<T>, h: &mut DVector<T>) {
+    pub fn bias_into<T: Real>(&self, f: &Frames<T, A>, v: &[T], w: &mut TreeWork<T, A>, h: &mut DVector<T>) {
         if f.vel.len() != self.bodies.len() {
             *h = self.bias(&f.q, v);
             return;
@@ -366,16 +368,16 @@ impl SpatialTree {
     }
 
     /// The moving bodies' forward pass: poses in their moving parents' frames and velocities.
-    fn moving_pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T> {
+    fn moving_pass<T: Real>(&self, q: &[T], v: Option<&[T]>) -> Pass<T, A> {
         let n = self.moving.len();
         let mut local = Vec::with_capacity(n);
-        let mut vel: Vec<Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
+        let mut vel: Vec<A::Motion<T>> = Vec::with_capacity(if v.is_some() { n } else { 0 });
         for m in &self.moving {
             let j = &self.bodies[m.body].joint;
-            let x = m.placement.cast().then(&j.transform(self.qs(m.body, q)));
+            let x = A::then(&A::transform_cast(&m.placement), &A::joint_transform(j, self.qs(m.body, q)));
             if let Some(v) = v {
-                let vp = m.parent.map_or(Motion::zero(), |p| vel[p]);
-                vel.push(x.motion_from_parent(&vp) + j.motion(self.vs(m.body, v)));
+                let vp = m.parent.map_or(A::motion_zero(), |p| vel[p]);
+                vel.push(A::motion_from_parent(&x, &vp) + A::joint_motion(j, self.vs(m.body, v)));
             }
             local.push(x);
         }
@@ -395,28 +397,28 @@ impl SpatialTree {
     }
 
     /// The bias `−(C v + g)` over a forward pass with the velocities `v`.
-    fn bias_from<T: Real>(&self, p: &Pass<T>, v: &[T]) -> DVector<T> {
+    fn bias_from<T: Real>(&self, p: &Pass<T, A>, v: &[T]) -> DVector<T> {
         let mut h = self.rnea(&p.local, &p.vel, v, None);
         h.neg_mut();
         h
     }
 
     /// The composite-rigid-body algorithm over a forward pass's poses.
-    fn crba<T: Real>(&self, local: &[Transform<T>]) -> DMatrix<T> {
+    fn crba<T: Real>(&self, local: &[A::Transform<T>]) -> DMatrix<T> {
         let mut m = DMatrix::zeros(self.nv, self.nv);
         self.crba_into(local, &mut Scratch::default(), &mut m);
         m
     }
 
     /// [`SpatialTree::crba`] into `m`, with the storage of `w`.
-    fn crba_into<T: Real>(&self, local: &[Transform<T>], w: &mut Scratch<T>, m: &mut DMatrix<T>) {
+    fn crba_into<T: Real>(&self, local: &[A::Transform<T>], w: &mut Scratch<T, A>, m: &mut DMatrix<T>) {
         let composite = &mut w.composite;
         composite.clear();
-        composite.extend(self.moving.iter().map(|m| m.inertia.cast()));
+        composite.extend(self.moving.iter().map(|m| A::inertia_cast(&m.inertia)));
         for i in (0..self.moving.len()).rev() {
             if let Some(k) = self.moving[i].parent {
-                let c = composite[i].to_parent(&local[i]);
-                composite[k] = composite[k].combined(&c);
+                let c = A::inertia_to_parent(&composite[i], &local[i]);
+                composite[k] = A::combined(&composite[k], &c);
             }
         }
         if m.shape() != (self.nv, self.nv) {
@@ -429,22 +431,22 @@ impl SpatialTree {
         let mut col = [T::zero(); 6];
         for (i, mi) in self.moving.iter().enumerate() {
             let joint = &self.bodies[mi.body].joint;
-            for a in 0..joint.nv() {
+            for a in 0..A::nv(joint) {
                 let r = self.v_start[mi.body] + a;
-                let mut f = composite[i].apply(&joint.column(a).cast());
+                let mut f = A::apply(&composite[i], &A::motion_cast(&A::column(joint, a)));
                 let mut j = i;
                 loop {
                     let mj = &self.moving[j];
                     let jj = &self.bodies[mj.body].joint;
-                    jj.project(&f, &mut col);
-                    for (c, &x) in col[..jj.nv()].iter().enumerate() {
+                    A::project(jj, &f, &mut col);
+                    for (c, &x) in col[..A::nv(jj)].iter().enumerate() {
                         let k = self.v_start[mj.body] + c;
                         m[(r, k)] = if k == r { x + real(self.armature[r]) } else { x };
                         m[(k, r)] = m[(r, k)];
                     }
                     match mj.parent {
                         Some(k) => {
-                            f = local[j].force_to_parent(&f);
+                            f = A::force_to_parent(&local[j], &f);
                             j = k;
                         }
                         None => break,
@@ -462,7 +464,13 @@ impl SpatialTree {
     }
 
     /// Recursive Newton–Euler over a forward pass with the velocities `v` (`vdot` `None`: zero).
-    fn rnea<T: Real>(&self, local: &[Transform<T>], vel: &[Motion<T>], v: &[T], vdot: Option<&[T]>) -> DVector<T> {
+    fn rnea<T: Real>(
+        &self,
+        local: &[A::Transform<T>],
+        vel: &[A::Motion<T>],
+        v: &[T],
+        vdot: Option<&[T]>,
+    ) -> DVector<T> {
         let mut tau = DVector::zeros(self.nv);
         self.rnea_into(local, vel, v, vdot, &mut Scratch::default(), &mut tau);
         tau
@@ -471,29 +479,29 @@ impl SpatialTree {
     /// [`SpatialTree::rnea`] into `tau` (resized to `nv` if need be), with the storage of `w`.
     fn rnea_into<T: Real>(
         &self,
-        local: &[Transform<T>],
-        vel: &[Motion<T>],
+        local: &[A::Transform<T>],
+        vel: &[A::Motion<T>],
         v: &[T],
         vdot: Option<&[T]>,
-        w: &mut Scratch<T>,
+        w: &mut Scratch<T, A>,
         tau: &mut DVector<T>,
     ) {
         let n = self.moving.len();
         // Gravity as an upward acceleration of the world (Featherstone's trick).
-        let a0 = Motion::new(-real3::<T>(&self.gravity), Vector3::zeros());
+        let a0 = A::lift::<T>(&self.gravity);
         let (acc, force) = (&mut w.acc, &mut w.force);
         acc.clear();
         force.clear();
         for (i, m) in self.moving.iter().enumerate() {
-            let inertia = m.inertia.cast::<T>();
+            let inertia = A::inertia_cast::<T>(&m.inertia);
             let joint = &self.bodies[m.body].joint;
             let ap = m.parent.map_or(a0, |k| acc[k]);
-            let vj = joint.motion(self.vs(m.body, v));
-            let mut a = local[i].motion_from_parent(&ap) + vel[i].cross(&vj);
+            let vj = A::joint_motion(joint, self.vs(m.body, v));
+            let mut a = A::motion_from_parent(&local[i], &ap) + A::cross(&vel[i], &vj);
             if let Some(vdot) = vdot {
-                a += joint.motion(self.vs(m.body, vdot));
+                a += A::joint_motion(joint, self.vs(m.body, vdot));
             }
-            force.push(inertia.apply(&a) + vel[i].cross_force(&inertia.apply(&vel[i])));
+            force.push(A::apply(&inertia, &a) + A::cross_force(&vel[i], &A::apply(&inertia, &vel[i])));
             acc.push(a);
         }
         if tau.len() != self.nv {
@@ -510,14 +518,14 @@ impl SpatialTree {
         for i in (0..n).rev() {
             let m = &self.moving[i];
             let joint = &self.bodies[m.body].joint;
-            let (s, k) = (self.v_start[m.body], joint.nv());
+            let (s, k) = (self.v_start[m.body], A::nv(joint));
             let mut proj = [T::zero(); 6];
-            joint.project(&force[i], &mut proj[..k]);
+            A::project(joint, &force[i], &mut proj[..k]);
             for (t, &p) in tau.as_mut_slice()[s..s + k].iter_mut().zip(&proj[..k]) {
                 *t += p;
             }
             if let Some(par) = m.parent {
-                let f = local[i].force_to_parent(&force[i]);
+                let f = A::force_to_parent(&local[i], &force[i]);
                 force[par] += f;
             }
         }
@@ -528,6 +536,83 @@ impl SpatialTree {
         self.bias_from(&self.moving_pass(q, Some(v)), v)
     }
 
+    /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through
+    /// `M`), plus the rotors' `½ a v²`.
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let f = self.frames(q, Some(v));
+        let rotors: f64 = self.armature.iter().zip(v).map(|(a, x)| 0.5 * a * x * x).sum();
+        rotors
+            + self
+                .bodies
+                .iter()
+                .zip(&f.vel)
+                .map(|(b, vel)| 0.5 * A::power(vel, &A::apply(&b.inertia, vel)))
+                .sum::<f64>()
+    }
+
+    /// The gravitational potential energy `−Σ mᵢ g · cᵢ` (zero at the world's origin).
+    pub fn potential_energy(&self, q: &[f64]) -> f64 {
+        let poses = self.poses(q);
+        self.bodies
+            .iter()
+            .zip(&poses)
+            .map(|(b, x)| {
+                let (mass, com) = A::mass_and_com(&b.inertia);
+                -mass * A::vector_dot(&self.gravity, &A::point(x, &com))
+            })
+            .sum()
+    }
+
+    /// The world position of the point `p` (in body `i`'s frame).
+    pub fn point_position<T: Real>(&self, q: &[T], i: usize, p: &A::Vector<T>) -> A::Vector<T> {
+        A::point(&self.poses(q)[i], p)
+    }
+
+    /// The Jacobian `J` (a row per component of a vector, `nv` columns) of the world velocity
+    /// of the point `p` of body `i`: `ṗ = J v`.
+    pub fn point_jacobian<T: Real>(&self, q: &[T], i: usize, p: &A::Vector<T>) -> A::Jacobian<T> {
+        self.point_jacobian_in(&self.frames(q, None), i, p)
+    }
+
+    /// [`SpatialTree::point_jacobian`] from frames computed at the configuration.
+    pub fn point_jacobian_in<T: Real>(&self, f: &Frames<T, A>, i: usize, p: &A::Vector<T>) -> A::Jacobian<T> {
+        let mut jac = A::jacobian_zeros(self.nv);
+        // Walk up from the body, carrying the point's frame: column k of joint j is S_jk moved
+        // to body i's frame, read at p, in world axes.
+        let to_world = &f.world[i];
+        let mut x = A::identity(); // body j's pose in body i's frame
+        let mut j = i;
+        loop {
+            let b = &self.bodies[j];
+            for k in 0..A::nv(&b.joint) {
+                let m = A::motion_to_parent(&x, &A::motion_cast(&A::column(&b.joint, k)));
+                let vel = A::point_velocity(&m, p);
+                A::set_jacobian_column(&mut jac, self.v_start[j] + k, &A::rotate(to_world, &vel));
+            }
+            match b.parent {
+                Some(par) => {
+                    x = A::then(&x, &A::inverse(&f.local[j]));
+                    j = par;
+                }
+                None => break,
+            }
+        }
+        jac
+    }
+
+    /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).
+    pub fn point_velocity_product<T: Real>(&self, q: &[T], v: &[T], i: usize, p: &A::Vector<T>) -> A::Vector<T> {
+        self.point_velocity_product_in(&self.frames(q, Some(v)), i, p)
+    }
+
+    /// [`SpatialTree::point_velocity_product`] from frames computed with the velocities.
+    pub fn point_velocity_product_in<T: Real>(&self, f: &Frames<T, A>, i: usize, p: &A::Vector<T>) -> A::Vector<T> {
+        // The classical acceleration of the point from the spatial one (all in body i's axes).
+        A::rotate(&f.world[i], &A::point_acceleration(&f.acc[i], &f.vel[i], p))
+    }
+}
+
+impl SpatialTree {
     /// `q̇` from `q` and `v`.
     pub fn qdot<T: Real>(&self, q: &[T], v: &[T]) -> DVector<T> {
         let mut out = DVector::zeros(self.nq);
@@ -539,7 +624,7 @@ impl SpatialTree {
     }
 
     /// `q ⊕ v dt`: each joint moved at the constant velocity `v` for `dt` by its exponential
-    /// map ([`Joint3::integrate`]; quaternions stay unit).
+    /// map ([`Joint3::integrate`](super::joint::Joint3::integrate); quaternions stay unit).
     pub fn integrate(&self, q: &[f64], v: &[f64], dt: f64) -> DVector<f64> {
         let mut out = DVector::zeros(self.nq);
         for (i, b) in self.bodies.iter().enumerate() {
@@ -550,7 +635,7 @@ impl SpatialTree {
     }
 
     /// `q1 ⊖ q0`: the velocity that takes `q0` to `q1` in unit time, joint by joint
-    /// ([`Joint3::difference`]; the inverse of [`SpatialTree::integrate`] with `dt = 1`).
+    /// ([`Joint3::difference`](super::joint::Joint3::difference); the inverse of [`SpatialTree::integrate`] with `dt = 1`).
     pub fn difference(&self, q0: &[f64], q1: &[f64]) -> DVector<f64> {
         let mut out = DVector::zeros(self.nv);
         for (i, b) in self.bodies.iter().enumerate() {
@@ -578,20 +663,6 @@ impl SpatialTree {
         })
     }
 
-    /// The kinetic energy `Σ ½ vᵢ · Iᵢ vᵢ` over the bodies (each body's momentum: not through
-    /// `M`), plus the rotors' `½ a v²`.
-    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let f = self.frames(q, Some(v));
-        let rotors: f64 = self.armature.iter().zip(v).map(|(a, x)| 0.5 * a * x * x).sum();
-        rotors + self.bodies.iter().zip(&f.vel).map(|(b, vel)| 0.5 * vel.dot(&b.inertia.apply(vel))).sum::<f64>()
-    }
-
-    /// The gravitational potential energy `−Σ mᵢ g · cᵢ` (zero at the world's origin).
-    pub fn potential_energy(&self, q: &[f64]) -> f64 {
-        let poses = self.poses(q);
-        self.bodies.iter().zip(&poses).map(|(b, x)| -b.inertia.mass * self.gravity.dot(&x.point(&b.inertia.com))).sum()
-    }
-
     /// Body `i`'s angular velocity in the world's axes.
     pub fn angular_velocity<T: Real>(&self, q: &[T], v: &[T], i: usize) -> Vector3<T> {
         self.angular_velocity_in(&self.frames(q, Some(v)), i)
@@ -601,62 +672,12 @@ impl SpatialTree {
     pub fn angular_velocity_in<T: Real>(&self, f: &Frames<T>, i: usize) -> Vector3<T> {
         f.world[i].rot * f.vel[i].ang
     }
-
-    /// The world position of the point `p` (in body `i`'s frame).
-    pub fn point_position<T: Real>(&self, q: &[T], i: usize, p: &Vector3<T>) -> Vector3<T> {
-        self.poses(q)[i].point(p)
-    }
-
-    /// The Jacobian `J` (3 × nv) of the world velocity of the point `p` of body `i`: `ṗ = J v`.
-    pub fn point_jacobian<T: Real>(&self, q: &[T], i: usize, p: &Vector3<T>) -> Matrix3xX<T> {
-        self.point_jacobian_in(&self.frames(q, None), i, p)
-    }
-
-    /// [`SpatialTree::point_jacobian`] from frames computed at the configuration.
-    pub fn point_jacobian_in<T: Real>(&self, f: &Frames<T>, i: usize, p: &Vector3<T>) -> Matrix3xX<T> {
-        let mut jac = Matrix3xX::zeros(self.nv);
-        // Walk up from the body, carrying the point's frame: column k of joint j is S_jk moved
-        // to body i's frame, read at p, in world axes.
-        let to_world = f.world[i].rot;
-        let mut x = Transform::identity(); // body j's pose in body i's frame
-        let mut j = i;
-        loop {
-            let b = &self.bodies[j];
-            for k in 0..b.joint.nv() {
-                let m = x.motion_to_parent(&b.joint.column(k).cast());
-                let vel = m.lin + m.ang.cross(p);
-                jac.set_column(self.v_start[j] + k, &(to_world * vel));
-            }
-            match b.parent {
-                Some(par) => {
-                    x = x.then(&f.local[j].inverse());
-                    j = par;
-                }
-                None => break,
-            }
-        }
-        jac
-    }
-
-    /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).
-    pub fn point_velocity_product<T: Real>(&self, q: &[T], v: &[T], i: usize, p: &Vector3<T>) -> Vector3<T> {
-        self.point_velocity_product_in(&self.frames(q, Some(v)), i, p)
-    }
-
-    /// [`SpatialTree::point_velocity_product`] from frames computed with the velocities.
-    pub fn point_velocity_product_in<T: Real>(&self, f: &Frames<T>, i: usize, p: &Vector3<T>) -> Vector3<T> {
-        let (a, vel) = (f.acc[i], f.vel[i]);
-        // The classical acceleration of the point from the spatial one (all in body i's axes).
-        let vp = vel.lin + vel.ang.cross(p);
-        let ap = a.lin + a.ang.cross(p) + vel.ang.cross(&vp);
-        f.world[i].rot * ap
-    }
 }
 
 /// `SpatialInertia` of a body: a non-negative finite mass, a finite centre of mass, and a
 /// symmetric positive semi-definite rotational inertia whose principal moments satisfy the
 /// triangle inequality (a physical body's).
-fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
+pub(crate) fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
     if !(i.mass.is_finite() && i.mass >= 0.0) {
         return Err(Error::model(key, format!("its mass must be finite and >= 0 (got {})", i.mass)));
     }
@@ -680,7 +701,8 @@ fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::algebra::{rpy, Mat3};
+    use super::super::algebra::{rpy, Mat3, Transform, Vec3};
+    use super::super::joint::Joint3;
     use super::*;
 
     /// A tree with every joint type: a free base, a ball joint, revolute and prismatic joints

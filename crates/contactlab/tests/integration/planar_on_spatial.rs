@@ -1,14 +1,51 @@
 //! The planar models on the spatial tree (issue #60, step 3): every shipped planar mechanism,
-//! rebuilt as a spatial tree by `spatial::planar::PlanarTree`, has the planar engine's `M`,
-//! bias, energies and contact points' kinematics at random states, with the same coordinates
-//! and velocities. Two independent codes: the planar engine's Kane equations in the plane, the
-//! spatial tree's CRBA and RNEA in space.
+//! rebuilt as a tree by `spatial::planar::PlanarTree`, has the planar engine's `M`, bias,
+//! energies and contact points' kinematics at random states, with the same coordinates and
+//! velocities. Two independent codes: the planar engine's Kane equations in the plane, the
+//! tree's CRBA and RNEA (in the plane's algebra, `Se2`). The same tree of laminas in space
+//! (`Se3`, six-vectors) has the same `M`, bias and points' kinematics: the two algebras under
+//! the one set of algorithms agree.
 
 use std::path::{Path, PathBuf};
 
 use contactlab::mechanics::multibody_system::Constraint;
 use contactlab::spatial::planar::PlanarTree;
-use nalgebra::{DMatrix, DVector, Vector3};
+use contactlab::spatial::plane::{Joint2, Se2};
+use contactlab::spatial::{Body3, Joint3, SpatialInertia, SpatialTree, Transform};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+
+/// The planar tree's bodies as laminas in space: turns about `z`, plates of inertia `I/2` about
+/// `x` and `y` (they never act).
+fn laminas_in_space(tree: &SpatialTree<Se2>) -> SpatialTree {
+    let bodies = tree
+        .bodies()
+        .iter()
+        .map(|b| {
+            let x = &b.placement;
+            let i = &b.inertia;
+            Body3 {
+                name: b.name.clone(),
+                parent: b.parent,
+                placement: Transform {
+                    rot: Matrix3::new(x.cos, -x.sin, 0.0, x.sin, x.cos, 0.0, 0.0, 0.0, 1.0),
+                    pos: Vector3::new(x.pos.x, x.pos.y, 0.0),
+                },
+                joint: match b.joint {
+                    Joint2::Fixed => Joint3::Fixed,
+                    Joint2::Revolute { sign } => Joint3::Revolute { axis: Vector3::z() * sign },
+                    Joint2::Prismatic { axis } => Joint3::Prismatic { axis: Vector3::new(axis.x, axis.y, 0.0) },
+                    Joint2::Planar => Joint3::Planar,
+                },
+                inertia: SpatialInertia {
+                    mass: i.mass,
+                    com: Vector3::new(i.com.x, i.com.y, 0.0),
+                    inertia: Matrix3::from_diagonal(&Vector3::new(0.5 * i.inertia, 0.5 * i.inertia, i.inertia)),
+                },
+            }
+        })
+        .collect();
+    SpatialTree::new(bodies, Vector3::new(tree.gravity.x, tree.gravity.y, 0.0)).expect("laminas")
+}
 
 fn examples() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody");
@@ -50,6 +87,7 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
         let m = contactlab::multibody::model::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mb = &m.tree;
         let pt = PlanarTree::new(mb).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let space = laminas_in_space(&pt.tree);
         let n = mb.dof();
         assert_eq!((pt.tree.nq(), pt.tree.nv()), (n, n), "{name}");
         planar_joints += pt.planar.len();
@@ -64,6 +102,10 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
             let vs = pt.velocities(&qs, &v);
             let m3 = pt.tree.mass_matrix(&qs);
             let h3 = pt.tree.bias(&qs, &vs);
+            // The two algebras: the plane's, and laminas in space.
+            let (ms, hs3) = (space.mass_matrix(&qs), space.bias(&qs, &vs));
+            assert!((&ms - &m3).amax() <= 1e-12 * m3.amax(), "{name}: M in the plane\n{m3}\nin space\n{ms}");
+            assert!((&hs3 - &h3).amax() <= 1e-12 * h3.amax().max(1e-300), "{name}: h in the plane {h3} in space {hs3}");
             let (mut m3p, mut h3p) = (DMatrix::zeros(n, n), DVector::zeros(n));
             pt.mass_to_planar(&qs, &m3, &mut m3p);
             pt.bias_to_planar(&qs, &vs, &m3, h3.as_slice(), &mut h3p);
@@ -82,20 +124,27 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
                 let Constraint::PointOnLine { body, point, .. } = c.constraint else { continue };
                 points += 1;
                 let p2 = f.point(body, &point);
-                let x = Vector3::new(point.x, point.y, 0.0);
-                let p3 = pt.tree.point_position(&qs, pt.body[body], &x);
+                let x3 = Vector3::new(point.x, point.y, 0.0);
+                let p3 = pt.tree.point_position(&qs, pt.body[body], &point);
                 let l = 1.0 + p2.position.norm();
-                assert!((p3.xy() - p2.position).norm() <= 1e-13 * l && p3.z == 0.0, "{name}: {p3} vs {}", p2.position);
-                let j = pt.tree.point_jacobian(&qs, pt.body[body], &x);
+                assert!((p3 - p2.position).norm() <= 1e-13 * l, "{name}: {p3} vs {}", p2.position);
+                let ps = space.point_position(&qs, pt.body[body], &x3);
+                assert!((ps.xy() - p3).norm() <= 1e-13 * l && ps.z == 0.0, "{name}: {p3} in space {ps}");
+                let j = pt.tree.point_jacobian(&qs, pt.body[body], &point);
+                let js = space.point_jacobian(&qs, pt.body[body], &x3);
                 let j3 = pt.jacobian_to_planar(&qs, &j);
                 for k in 0..n {
                     let d = (j3[(0, k)] - p2.jacobian[(0, k)]).abs() + (j3[(1, k)] - p2.jacobian[(1, k)]).abs();
-                    assert!(d <= 1e-13 * l && j3[(2, k)] == 0.0, "{name}: Jacobian column {k}");
+                    assert!(d <= 1e-13 * l, "{name}: Jacobian column {k}");
+                    let e = (j[(0, k)] - js[(0, k)]).abs() + (j[(1, k)] - js[(1, k)]).abs();
+                    assert!(e <= 1e-13 * l && js[(2, k)] == 0.0, "{name}: Jacobian column {k} in space");
                 }
-                let a = pt.tree.point_velocity_product(&qs, &vs, pt.body[body], &x);
+                let a = pt.tree.point_velocity_product(&qs, &vs, pt.body[body], &point);
+                let aspace = space.point_velocity_product(&qs, &vs, pt.body[body], &x3);
                 let a3 = pt.velocity_product_to_planar(&vs, &j, a);
-                let a = p2.accel_bias.norm().max(1.0);
-                assert!((a3.xy() - p2.accel_bias).norm() <= 1e-12 * a, "{name}: J̇q̇ {a3} vs {}", p2.accel_bias);
+                let s = p2.accel_bias.norm().max(1.0);
+                assert!((a3 - p2.accel_bias).norm() <= 1e-12 * s, "{name}: J̇q̇ {a3} vs {}", p2.accel_bias);
+                assert!((aspace.xy() - a).norm() <= 1e-12 * s && aspace.z.abs() <= 1e-12 * s, "{name}: J̇v in space");
             }
         }
     }

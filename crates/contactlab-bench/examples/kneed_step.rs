@@ -1,0 +1,118 @@
+//! One strike-to-strike step of the kneed walker's gait (the bench's `kneed_walker_step/*`) on
+//! one kernel, for profiling: `kneed_step planar|spatial plain|exact|lin [repeats]`.
+use contactlab::hybrid::driver::PoincareSection;
+use contactlab::hybrid::lagrangian::{join, Lagrangian};
+use contactlab::hybrid::section::{Derivatives, ReturnMap, SectionChart};
+use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances, ZenoRule};
+use contactlab::mechanics::multibody_system::Kernel;
+use contactlab::multibody::gait::{find_gaits, GaitSettings, StrikeChart};
+use nalgebra::DVector;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/kneed-walker.toml");
+    let kneed = contactlab::multibody::model::read(&path).expect("the shipped example");
+    let gs = GaitSettings::default();
+    let found = find_gaits(&kneed, &gs).expect("a gait table");
+    let gait = found.gaits.first().expect("the kneed walker's gait");
+    let mut sys = kneed.system().expect("six coordinates");
+    if args.first().is_some_and(|a| a == "spatial") {
+        sys = sys.with_kernel(Kernel::Spatial).expect("a tree");
+    }
+    let exact = args.get(1).is_some_and(|a| a == "exact");
+    let repeats: usize = args.get(2).map_or(100, |a| a.parse().expect("a number"));
+    let lag = Lagrangian::new(&sys);
+    let spec = kneed.gait.clone().expect("a gait table");
+    let x = join(&DVector::from_column_slice(&gait.q), &DVector::from_column_slice(&gait.v));
+    let map = ReturnMap {
+        system: &lag,
+        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
+        chart: StrikeChart::new(&sys, &x, &spec.translation),
+        driver: EventDriver::new(DriverSettings {
+            tol: Tolerances { rtol: gs.rtol, atol: gs.rtol },
+            t_max: 50.0,
+            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
+            ..Default::default()
+        }),
+        derivatives: Derivatives::Exact,
+    };
+    let y = map.chart.chart(&x);
+    if args.get(1).is_some_and(|a| a == "parts") {
+        parts(&sys, &gait.q, &gait.v, repeats);
+        return;
+    }
+    if args.get(1).is_some_and(|a| a == "lin") {
+        // The exact derivatives alone (one dual pass) at the gait's start.
+        use contactlab::mechanics::ContactSystem;
+        let (q, v) = (DVector::from_column_slice(&gait.q), DVector::from_column_slice(&gait.v));
+        let t = std::time::Instant::now();
+        for _ in 0..repeats {
+            std::hint::black_box(sys.linearization(0.0, &q, &v).expect("derivatives"));
+        }
+        println!("{:.2} µs per linearization", 1e6 * t.elapsed().as_secs_f64() / repeats as f64);
+        return;
+    }
+    let t = std::time::Instant::now();
+    for _ in 0..repeats {
+        if exact {
+            assert!(map.apply_exact(&y).expect("a return").1.is_ok(), "exact derivatives");
+        } else {
+            std::hint::black_box(map.apply(&y).expect("a return"));
+        }
+    }
+    println!("{:.3} ms per step", 1e3 * t.elapsed().as_secs_f64() / repeats as f64);
+}
+
+/// The spatial tree's pieces in dual numbers (as the dual pass runs them), timed one by one.
+fn parts(sys: &contactlab::mechanics::multibody_system::MultibodySystem, q: &[f64], v: &[f64], repeats: usize) {
+    use contactlab::spatial::planar::PlanarTree;
+    use nalgebra::Vector2;
+    use num_dual::DualSVec64;
+    type D = DualSVec64<6>;
+    let pt = PlanarTree::new(sys.multibody()).expect("a tree");
+    let n = q.len();
+    let qd: Vec<D> = (0..n).map(|k| D::from_re(q[k]).derivative(k)).collect();
+    let vd: Vec<D> = (0..n).map(|k| D::from_re(v[k])).collect();
+    let time = |name: &str, f: &mut dyn FnMut()| {
+        let t = std::time::Instant::now();
+        for _ in 0..repeats {
+            f();
+        }
+        println!("{name:>24}: {:.3} µs", 1e6 * t.elapsed().as_secs_f64() / repeats as f64);
+    };
+    let qs = pt.to_spatial(&qd);
+    let vs = pt.velocities(&qs, &vd);
+    time("frames (q)", &mut || {
+        std::hint::black_box(pt.tree.frames(&qs, None));
+    });
+    time("frames (q, v)", &mut || {
+        std::hint::black_box(pt.tree.frames(&qs, Some(&vs)));
+    });
+    let f = pt.tree.frames(&qs, Some(&vs));
+    time("mass matrix", &mut || {
+        std::hint::black_box(pt.tree.mass_matrix_in(&f));
+    });
+    time("bias", &mut || {
+        std::hint::black_box(pt.tree.bias_in(&f, &vs));
+    });
+    let b = pt.body[pt.body.len() - 1];
+    let x = Vector2::new(D::from(0.1), D::from(-0.3));
+    time("point jacobian", &mut || {
+        std::hint::black_box(pt.tree.point_jacobian_in(&f, b, &x));
+    });
+    time("velocity product", &mut || {
+        std::hint::black_box(pt.tree.point_velocity_product_in(&f, b, &x));
+    });
+    let qf: Vec<f64> = pt.to_spatial(q);
+    let vf = pt.velocities(&qf, v);
+    time("f64 frames (q, v)", &mut || {
+        std::hint::black_box(pt.tree.frames(&qf, Some(&vf)));
+    });
+    let ff = pt.tree.frames(&qf, Some(&vf));
+    time("f64 mass matrix", &mut || {
+        std::hint::black_box(pt.tree.mass_matrix_in(&ff));
+    });
+    time("f64 bias", &mut || {
+        std::hint::black_box(pt.tree.bias_in(&ff, &vf));
+    });
+}
