@@ -59,7 +59,7 @@ fn bench(c: &mut Criterion) {
     // velocities).
     let pt = contactlab::spatial::planar::PlanarTree::new(&mb).expect("the chain on the spatial tree");
     let qs = pt.to_spatial(&q);
-    let vs = pt.velocities(&qs, &v);
+    let vs = pt.velocities(&pt.turns(&qs), &v);
     c.bench_function("multibody_chain12_on_the_spatial_tree_mass_and_bias", |b| {
         b.iter(|| pt.tree.mass_and_bias(&qs, &vs))
     });

@@ -81,7 +81,7 @@ fn parts(sys: &contactlab::mechanics::multibody_system::MultibodySystem, q: &[f6
         println!("{name:>24}: {:.3} µs", 1e6 * t.elapsed().as_secs_f64() / repeats as f64);
     };
     let qs = pt.to_spatial(&qd);
-    let vs = pt.velocities(&qs, &vd);
+    let vs = pt.velocities(&pt.turns(&qs), &vd);
     time("frames (q)", &mut || {
         std::hint::black_box(pt.tree.frames(&qs, None));
     });
@@ -104,7 +104,7 @@ fn parts(sys: &contactlab::mechanics::multibody_system::MultibodySystem, q: &[f6
         std::hint::black_box(pt.tree.point_velocity_product_in(&f, b, &x));
     });
     let qf: Vec<f64> = pt.to_spatial(q);
-    let vf = pt.velocities(&qf, v);
+    let vf = pt.velocities(&pt.turns(&qf), v);
     time("f64 frames (q, v)", &mut || {
         std::hint::black_box(pt.tree.frames(&qf, Some(&vf)));
     });
@@ -114,5 +114,21 @@ fn parts(sys: &contactlab::mechanics::multibody_system::MultibodySystem, q: &[f6
     });
     time("f64 bias", &mut || {
         std::hint::black_box(pt.tree.bias_in(&ff, &vf));
+    });
+    let mut m = nalgebra::DMatrix::zeros(n, n);
+    let mut h = nalgebra::DVector::zeros(n);
+    let m3 = pt.tree.mass_matrix_in(&ff);
+    let h3 = pt.tree.bias_in(&ff, &vf);
+    time("f64 M, h to planar", &mut || {
+        pt.mass_to_planar(&pt.turns(&qf), &m3, &mut m);
+        pt.bias_to_planar(&pt.turns(&qf), &vf, &m3, h3.as_slice(), &mut h);
+    });
+    let mb = sys.multibody();
+    time("planar engine frames", &mut || {
+        std::hint::black_box(mb.frames(q, v));
+    });
+    let fr = mb.frames(q, v);
+    time("planar engine M and h", &mut || {
+        std::hint::black_box(mb.mass_and_bias(&fr));
     });
 }

@@ -30,7 +30,7 @@
 //! The dimension is a type parameter `N` (the hand-written models' fast path); [`MultibodySystem::new`]
 //! checks that the tree has exactly `N` coordinates.
 
-use nalgebra::{DMatrix, DVector, Vector2};
+use nalgebra::{DMatrix, DVector, Matrix2xX, Vector2};
 
 use super::linearization::{ContactLinearization, Linearization};
 use super::multibody::{Joint, Multibody};
@@ -241,6 +241,12 @@ struct Evaluation {
     bias3: nalgebra::DVector<f64>,
     q3: Vec<f64>,
     v3: Vec<f64>,
+    /// The planar joints' `(cos θ, sin θ)` at `q` ([`PlanarTree::turns`]).
+    turns3: Vec<(f64, f64)>,
+    /// Each contact's point Jacobian on the tree, in the planar model's velocities and in the
+    /// tree's, once asked for at `q` (a Jacobian depends on `q` alone): valid when the flag is
+    /// set (the storage is kept from state to state).
+    jac3: Vec<(bool, Matrix2xX<f64>, Matrix2xX<f64>)>,
     mass: nalgebra::DMatrix<f64>,
     bias: nalgebra::DVector<f64>,
     scratch: super::multibody::Scratch,
@@ -389,7 +395,7 @@ impl MultibodySystem {
     /// lacks ([`Evaluation`]): the position level when `q` differs, the velocity level when `q̇`
     /// differs. With `v = None` only the position level (origins, angles, Jacobians, `M`) is
     /// valid in what `f` sees.
-    fn evaluated<R>(&self, q: &[f64], v: Option<&[f64]>, f: impl FnOnce(&Evaluation) -> R) -> R {
+    fn evaluated<R>(&self, q: &[f64], v: Option<&[f64]>, f: impl FnOnce(&mut Evaluation) -> R) -> R {
         LAST.with(|cell| {
             let mut guard = cell.borrow_mut();
             let e = &mut *guard;
@@ -404,9 +410,12 @@ impl MultibodySystem {
                     }
                     Some(OnSpatialTree(pt)) => {
                         pt.to_spatial_into(q, &mut e.q3);
+                        e.jac3.resize(self.contacts.len(), (false, Matrix2xX::zeros(0), Matrix2xX::zeros(0)));
+                        e.jac3.iter_mut().for_each(|c| c.0 = false);
                         pt.tree.frames_into(&e.q3, &mut e.frames3);
                         pt.tree.mass_matrix_into(&e.frames3, &mut e.work3, &mut e.mass3);
-                        pt.mass_to_planar(&e.q3, &e.mass3, &mut e.mass);
+                        pt.turns_into(&e.q3, &mut e.turns3);
+                        pt.mass_to_planar(&e.turns3, &e.mass3, &mut e.mass);
                     }
                 }
                 e.q.clear();
@@ -422,10 +431,10 @@ impl MultibodySystem {
                             self.mb.bias_after_mass_into(&e.frames, &mut e.bias, &e.scratch);
                         }
                         Some(OnSpatialTree(pt)) => {
-                            pt.velocities_into(&e.q3, v, &mut e.v3);
+                            pt.velocities_into(&e.turns3, v, &mut e.v3);
                             pt.tree.add_velocities(&mut e.frames3, &e.v3);
                             pt.tree.bias_into(&e.frames3, &e.v3, &mut e.work3, &mut e.bias3);
-                            pt.bias_to_planar(&e.q3, &e.v3, &e.mass3, e.bias3.as_slice(), &mut e.bias);
+                            pt.bias_to_planar(&e.turns3, &e.v3, &e.mass3, e.bias3.as_slice(), &mut e.bias);
                         }
                     }
                     e.v.clear();
@@ -446,16 +455,22 @@ impl MultibodySystem {
                 let pt = &self.spatial.as_ref().expect("the spatial kernel").0;
                 let t = Vector2::new(normal.y, -normal.x);
                 self.evaluated(q.as_slice(), v.map(|v| v.as_slice()), |e| {
-                    let f = &e.frames3;
                     let (b, x) = (pt.body[body], point);
-                    let d = Se2::point(&f.world()[b], &x) - line_point;
+                    let d = Se2::point(&e.frames3.world()[b], &x) - line_point;
                     let (mut wn, mut wt) = (DVector::<f64>::zeros(q.len()), DVector::<f64>::zeros(q.len()));
                     // (The tree's Jacobian: for the rows, and for the velocity product's `J Ṫ q̇`
-                    // where a planar joint turns its velocities.)
+                    // where a planar joint turns its velocities; computed once per `q`.)
                     let need = rows || (v.is_some() && !pt.planar.is_empty());
-                    let j = need.then(|| pt.tree.point_jacobian_in(f, b, &x));
-                    if let (true, Some(j)) = (rows, &j) {
-                        let j = pt.jacobian_to_planar(&e.q3, j);
+                    if need && !e.jac3[i].0 {
+                        let (valid, planar, tree) = &mut e.jac3[i];
+                        pt.tree.point_jacobian_into(&e.frames3, b, &x, tree);
+                        pt.jacobian_to_planar_into(&e.turns3, tree, planar);
+                        *valid = true;
+                    }
+                    let f = &e.frames3;
+                    let jacobians = Some(&e.jac3[i]).filter(|_| need).map(|(_, planar, tree)| (planar, tree));
+                    let j = jacobians.map(|(_, j)| j);
+                    if let (true, Some((j, _))) = (rows, jacobians) {
                         for &(k, s) in &pt.angle[body].1 {
                             wt[k] += radius * s;
                         }
@@ -467,7 +482,7 @@ impl MultibodySystem {
                     let dot = if v.is_some() {
                         // (A lamina turning in its plane has no angular velocity product.)
                         let a = pt.tree.point_velocity_product_in(f, b, &x);
-                        let acc = match &j {
+                        let acc = match j {
                             Some(j) => pt.velocity_product_to_planar(&e.v3, j, a),
                             None => a,
                         };
@@ -601,12 +616,13 @@ impl MultibodySystem {
         use crate::spatial::algebra::real;
         let n = qd.len();
         let qs = pt.to_spatial(qd);
-        let vs = pt.velocities(&qs, vd);
+        let turns = pt.turns(&qs);
+        let vs = pt.velocities(&turns, vd);
         let f = pt.tree.frames(&qs, Some(&vs));
         let m3 = pt.tree.mass_matrix_in(&f);
         let (mut m, mut h) = (DMatrix::zeros(n, n), DVector::zeros(n));
-        pt.mass_to_planar(&qs, &m3, &mut m);
-        pt.bias_to_planar(&qs, &vs, &m3, pt.tree.bias_in(&f, &vs).as_slice(), &mut h);
+        pt.mass_to_planar(&turns, &m3, &mut m);
+        pt.bias_to_planar(&turns, &vs, &m3, pt.tree.bias_in(&f, &vs).as_slice(), &mut h);
         let (dm, dh) = tree_gradients(n, |r, c| m[(r, c)], |r| h[r], grad);
         let contacts = self
             .contacts
@@ -617,7 +633,7 @@ impl MultibodySystem {
                     let b = pt.body[body];
                     let x = Vector2::new(real(point.x), real(point.y));
                     let j3 = pt.tree.point_jacobian_in(&f, b, &x);
-                    let j = pt.jacobian_to_planar(&qs, &j3);
+                    let j = pt.jacobian_to_planar(&turns, &j3);
                     let mut cl = ContactLinearization::constant(n);
                     // (The tangent row's `ρ φ` part is constant: the angle is affine in `q`.)
                     for k in 0..n {

@@ -2,7 +2,9 @@
 //! kinematic tree ([`tree`]: `M(q)` by the composite-rigid-body algorithm, the bias by recursive
 //! Newton–Euler, points' Jacobians), after Featherstone, *Rigid Body Dynamics Algorithms* (2008),
 //! in Pinocchio's conventions: spatial vectors are (linear, angular), quaternions `(x, y, z, w)`,
-//! a free joint's velocity is its body's, in the body's axes.
+//! a free joint's velocity is its body's, in the body's axes. The tree's algorithms are written
+//! once over the group of rigid motions ([`space::Space`]): in space ([`space::Se3`]) or in a
+//! plane ([`plane::Se2`], planar vectors), where planar mechanisms run ([`planar`]).
 
 pub mod algebra;
 pub mod contact;

@@ -149,11 +149,21 @@ impl PlanarTree {
         }
     }
 
-    /// `cos θ, sin θ` of the planar joint whose block starts at spatial index `k`, at the
-    /// spatial coordinates `q`.
-    fn turn<T: Real>(q: &[T], k: usize) -> (T, T) {
-        let (s, c) = q[k + 2].sin_cos();
-        (c, s)
+    /// `(cos θ, sin θ)` of each planar joint ([`PlanarTree::planar`]'s order) at the spatial
+    /// coordinates `q`: what the conversions below take, computed once per state.
+    pub fn turns<T: Real>(&self, q: &[T]) -> Vec<(T, T)> {
+        let mut out = Vec::with_capacity(self.planar.len());
+        self.turns_into(q, &mut out);
+        out
+    }
+
+    /// [`PlanarTree::turns`] into `out`.
+    pub fn turns_into<T: Real>(&self, q: &[T], out: &mut Vec<(T, T)>) {
+        out.clear();
+        out.extend(self.planar.iter().map(|&k| {
+            let (s, c) = q[k + 2].sin_cos();
+            (c, s)
+        }));
     }
 
     /// The pair `(a, b)` of a block's two entries turned by `T`'s block `Rᵀ = [[c, s], [−s, c]]`
@@ -163,26 +173,25 @@ impl PlanarTree {
         (c * a - s * b, s * a + c * b)
     }
 
-    /// The spatial tree's velocities `v = T q̇` (module docs) from the planar model's `q̇`, at
-    /// the spatial coordinates `q`, into `out`.
-    pub fn velocities_into<T: Real>(&self, q: &[T], qdot: &[T], out: &mut Vec<T>) {
+    /// The spatial tree's velocities `v = T q̇` (module docs) from the planar model's `q̇`, with
+    /// the planar joints' `turns` ([`PlanarTree::turns`]), into `out`.
+    pub fn velocities_into<T: Real>(&self, turns: &[(T, T)], qdot: &[T], out: &mut Vec<T>) {
         self.to_spatial_into(qdot, out);
-        for &k in &self.planar {
-            let (c, s) = Self::turn(q, k);
+        for (&k, &(c, s)) in self.planar.iter().zip(turns) {
             (out[k], out[k + 1]) = Self::turned(c, -s, out[k], out[k + 1]);
         }
     }
 
     /// [`PlanarTree::velocities_into`], allocated.
-    pub fn velocities<T: Real>(&self, q: &[T], qdot: &[T]) -> Vec<T> {
+    pub fn velocities<T: Real>(&self, turns: &[(T, T)], qdot: &[T]) -> Vec<T> {
         let mut out = Vec::with_capacity(qdot.len());
-        self.velocities_into(q, qdot, &mut out);
+        self.velocities_into(turns, qdot, &mut out);
         out
     }
 
     /// `M` over the planar model's velocities in its order, `Tᵀ M T`, from the spatial tree's
-    /// `m` at the spatial coordinates `q`, into `out` (resized if need be).
-    pub fn mass_to_planar<T: Real>(&self, q: &[T], m: &DMatrix<T>, out: &mut DMatrix<T>) {
+    /// `m` with the planar joints' `turns`, into `out` (resized if need be).
+    pub fn mass_to_planar<T: Real>(&self, turns: &[(T, T)], m: &DMatrix<T>, out: &mut DMatrix<T>) {
         let n = m.nrows();
         if out.shape() != (n, n) {
             *out = DMatrix::zeros(n, n);
@@ -192,8 +201,7 @@ impl PlanarTree {
                 out[(self.order[r], self.order[c])] = m[(r, c)];
             }
         }
-        for &k in &self.planar {
-            let (c, s) = Self::turn(q, k);
+        for (&k, &(c, s)) in self.planar.iter().zip(turns) {
             let (x, y) = (self.order[k], self.order[k + 1]);
             // Columns, then rows: M T, then Tᵀ (M T), with T's block Rᵀ = [[c, s], [−s, c]].
             for r in 0..n {
@@ -213,8 +221,9 @@ impl PlanarTree {
     }
 
     /// The bias over the planar model's velocities in its order, `Tᵀ (h − M Ṫ q̇)`, from the
-    /// spatial tree's `m` and `h` at the spatial `(q, v)`, into `out` (resized if need be).
-    pub fn bias_to_planar<T: Real>(&self, q: &[T], v: &[T], m: &DMatrix<T>, h: &[T], out: &mut DVector<T>) {
+    /// spatial tree's `m` and `h` at its velocities `v`, with the planar joints' `turns`, into
+    /// `out` (resized if need be).
+    pub fn bias_to_planar<T: Real>(&self, turns: &[(T, T)], v: &[T], m: &DMatrix<T>, h: &[T], out: &mut DVector<T>) {
         self.to_planar_into(h, out);
         for &k in &self.planar {
             let (tx, ty) = Self::tdot_qdot(v, k);
@@ -222,28 +231,34 @@ impl PlanarTree {
                 out[p] -= m[(r, k)] * tx + m[(r, k + 1)] * ty;
             }
         }
-        for &k in &self.planar {
-            let (c, s) = Self::turn(q, k);
+        for (&k, &(c, s)) in self.planar.iter().zip(turns) {
             let (x, y) = (self.order[k], self.order[k + 1]);
             (out[x], out[y]) = Self::turned(c, s, out[x], out[y]);
         }
     }
 
     /// A point's Jacobian over the planar model's velocities (`J T`; column `k` for the planar
-    /// coordinate `k`) from the spatial tree's `j` at the spatial coordinates `q`.
-    pub fn jacobian_to_planar<T: Real>(&self, q: &[T], j: &Matrix2xX<T>) -> Matrix2xX<T> {
+    /// coordinate `k`) from the spatial tree's `j`, with the planar joints' `turns`.
+    pub fn jacobian_to_planar<T: Real>(&self, turns: &[(T, T)], j: &Matrix2xX<T>) -> Matrix2xX<T> {
         let mut out = Matrix2xX::zeros(j.ncols());
+        self.jacobian_to_planar_into(turns, j, &mut out);
+        out
+    }
+
+    /// [`PlanarTree::jacobian_to_planar`] into `out` (resized if need be).
+    pub fn jacobian_to_planar_into<T: Real>(&self, turns: &[(T, T)], j: &Matrix2xX<T>, out: &mut Matrix2xX<T>) {
+        if out.ncols() != j.ncols() {
+            *out = Matrix2xX::zeros(j.ncols());
+        }
         for k in 0..j.ncols() {
             out.set_column(self.order[k], &j.column(k));
         }
-        for &k in &self.planar {
-            let (c, s) = Self::turn(q, k);
+        for (&k, &(c, s)) in self.planar.iter().zip(turns) {
             let (x, y) = (self.order[k], self.order[k + 1]);
             for r in 0..2 {
                 (out[(r, x)], out[(r, y)]) = Self::turned(c, s, out[(r, x)], out[(r, y)]);
             }
         }
-        out
     }
 
     /// A point's velocity product over the planar model's velocities, `J̇ v + J Ṫ q̇`, from the

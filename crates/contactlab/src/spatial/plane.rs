@@ -382,6 +382,13 @@ impl Space for Se2 {
     fn jacobian_zeros<T: Real>(n: usize) -> Matrix2xX<T> {
         Matrix2xX::zeros(n)
     }
+    fn jacobian_clear<T: Real>(jac: &mut Matrix2xX<T>, n: usize) {
+        if jac.ncols() == n {
+            jac.fill(T::zero());
+        } else {
+            *jac = Matrix2xX::zeros(n);
+        }
+    }
     #[inline]
     fn set_jacobian_column<T: Real>(jac: &mut Matrix2xX<T>, c: usize, x: &Vector2<T>) {
         jac.set_column(c, x);

@@ -129,6 +129,8 @@ pub trait Space: Copy + Debug + PartialEq + Send + Sync + 'static {
 
     /// A zero Jacobian with `n` columns.
     fn jacobian_zeros<T: Real>(n: usize) -> Self::Jacobian<T>;
+    /// `jac` made a zero Jacobian with `n` columns (its storage kept when it has them).
+    fn jacobian_clear<T: Real>(jac: &mut Self::Jacobian<T>, n: usize);
     /// Sets column `c` of `jac` to `x`.
     fn set_jacobian_column<T: Real>(jac: &mut Self::Jacobian<T>, c: usize, x: &Self::Vector<T>);
 }
@@ -301,6 +303,13 @@ impl Space for Se3 {
 
     fn jacobian_zeros<T: Real>(n: usize) -> Matrix3xX<T> {
         Matrix3xX::zeros(n)
+    }
+    fn jacobian_clear<T: Real>(jac: &mut Matrix3xX<T>, n: usize) {
+        if jac.ncols() == n {
+            jac.fill(T::zero());
+        } else {
+            *jac = Matrix3xX::zeros(n);
+        }
     }
     #[inline]
     fn set_jacobian_column<T: Real>(jac: &mut Matrix3xX<T>, c: usize, x: &Vector3<T>) {

@@ -577,6 +577,13 @@ impl<A: Space> SpatialTree<A> {
     /// [`SpatialTree::point_jacobian`] from frames computed at the configuration.
     pub fn point_jacobian_in<T: Real>(&self, f: &Frames<T, A>, i: usize, p: &A::Vector<T>) -> A::Jacobian<T> {
         let mut jac = A::jacobian_zeros(self.nv);
+        self.point_jacobian_into(f, i, p, &mut jac);
+        jac
+    }
+
+    /// [`SpatialTree::point_jacobian_in`] into `jac` (its storage kept when it has `nv` columns).
+    pub fn point_jacobian_into<T: Real>(&self, f: &Frames<T, A>, i: usize, p: &A::Vector<T>, jac: &mut A::Jacobian<T>) {
+        A::jacobian_clear(jac, self.nv);
         // Walk up from the body, carrying the point's frame: column k of joint j is S_jk moved
         // to body i's frame, read at p, in world axes.
         let to_world = &f.world[i];
@@ -587,7 +594,7 @@ impl<A: Space> SpatialTree<A> {
             for k in 0..A::nv(&b.joint) {
                 let m = A::motion_to_parent(&x, &A::motion_cast(&A::column(&b.joint, k)));
                 let vel = A::point_velocity(&m, p);
-                A::set_jacobian_column(&mut jac, self.v_start[j] + k, &A::rotate(to_world, &vel));
+                A::set_jacobian_column(jac, self.v_start[j] + k, &A::rotate(to_world, &vel));
             }
             match b.parent {
                 Some(par) => {
@@ -597,7 +604,6 @@ impl<A: Space> SpatialTree<A> {
                 None => break,
             }
         }
-        jac
     }
 
     /// The point's acceleration when `v̇ = 0`, without gravity: `J̇ v` (world axes).

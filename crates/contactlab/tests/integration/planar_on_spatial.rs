@@ -99,7 +99,7 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
             // (Spatial coordinate k is planar coordinate order[k]; a planar joint's velocities
             // are turned into its body's axes, `v = T q̇`.)
             let qs = pt.to_spatial(&q);
-            let vs = pt.velocities(&qs, &v);
+            let vs = pt.velocities(&pt.turns(&qs), &v);
             let m3 = pt.tree.mass_matrix(&qs);
             let h3 = pt.tree.bias(&qs, &vs);
             // The two algebras: the plane's, and laminas in space.
@@ -107,8 +107,8 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
             assert!((&ms - &m3).amax() <= 1e-12 * m3.amax(), "{name}: M in the plane\n{m3}\nin space\n{ms}");
             assert!((&hs3 - &h3).amax() <= 1e-12 * h3.amax().max(1e-300), "{name}: h in the plane {h3} in space {hs3}");
             let (mut m3p, mut h3p) = (DMatrix::zeros(n, n), DVector::zeros(n));
-            pt.mass_to_planar(&qs, &m3, &mut m3p);
-            pt.bias_to_planar(&qs, &vs, &m3, h3.as_slice(), &mut h3p);
+            pt.mass_to_planar(&pt.turns(&qs), &m3, &mut m3p);
+            pt.bias_to_planar(&pt.turns(&qs), &vs, &m3, h3.as_slice(), &mut h3p);
             let scale = m2.amax();
             assert!((&m3p - &m2).amax() <= 1e-12 * scale, "{name}: M\n{m2}\nspatial\n{m3p}");
             let hs = h2.amax();
@@ -132,7 +132,7 @@ fn every_planar_example_has_the_planar_engines_dynamics_on_the_spatial_tree() {
                 assert!((ps.xy() - p3).norm() <= 1e-13 * l && ps.z == 0.0, "{name}: {p3} in space {ps}");
                 let j = pt.tree.point_jacobian(&qs, pt.body[body], &point);
                 let js = space.point_jacobian(&qs, pt.body[body], &x3);
-                let j3 = pt.jacobian_to_planar(&qs, &j);
+                let j3 = pt.jacobian_to_planar(&pt.turns(&qs), &j);
                 for k in 0..n {
                     let d = (j3[(0, k)] - p2.jacobian[(0, k)]).abs() + (j3[(1, k)] - p2.jacobian[(1, k)]).abs();
                     assert!(d <= 1e-13 * l, "{name}: Jacobian column {k}");
