@@ -94,38 +94,20 @@ fn bench(c: &mut Criterion) {
     // from a start 1% off the gait in the velocities (each step has a knee strike and a Zeno
     // chatter of the knee stops); the search from nothing is `kneed_walker_gait_search`.
     use contactlab::multibody::gait::{find_gaits, gait_from, GaitSettings};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/kneed-walker.toml");
-    let kneed = contactlab::multibody::model::read(&path).expect("the shipped example");
+    let (kneed, gait_q, gait_v) = contactlab_bench::kneed_walker_gait();
     let gs = GaitSettings::default();
-    let found = find_gaits(&kneed, &gs).expect("a gait table");
-    let gait = found.gaits.first().expect("the kneed walker's gait");
-    let off: Vec<f64> = gait.v.iter().map(|x| x * 1.01).collect();
+    let off: Vec<f64> = gait_v.iter().map(|x| x * 1.01).collect();
     c.bench_function("kneed_walker_gait_with_multipliers", |b| {
-        b.iter(|| gait_from(&kneed, &gait.q, &off, &gs).expect("valid").expect("converges"))
+        b.iter(|| gait_from(&kneed, &gait_q, &off, &gs).expect("valid").expect("converges"))
     });
     // One strike-to-strike step of its gait, plain and with the exact derivatives (variational
     // equations, saltation matrices, the differentiated Zeno completion of the knee cascade).
     {
-        use contactlab::hybrid::driver::PoincareSection;
-        use contactlab::hybrid::section::{ReturnMap, SectionChart};
-        use contactlab::hybrid::{EventKind, ZenoRule};
-        use contactlab::multibody::gait::StrikeChart;
+        use contactlab::hybrid::section::SectionChart;
         let sys = kneed.system().expect("six coordinates");
         let lag = Lagrangian::new(&sys);
-        let spec = kneed.gait.clone().expect("a gait table");
-        let x = join(&DVector::from_column_slice(&gait.q), &DVector::from_column_slice(&gait.v));
-        let map = ReturnMap {
-            system: &lag,
-            section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
-            chart: StrikeChart::new(&sys, &x, &spec.translation),
-            driver: EventDriver::new(DriverSettings {
-                tol: Tolerances { rtol: gs.rtol, atol: gs.rtol },
-                t_max: 50.0,
-                zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
-                ..Default::default()
-            }),
-            derivatives: Derivatives::Exact,
-        };
+        let x = join(&DVector::from_column_slice(&gait_q), &DVector::from_column_slice(&gait_v));
+        let map = contactlab_bench::kneed_walker_step_map(&kneed, &lag, &sys, &x);
         let y = map.chart.chart(&x);
         assert!(map.apply_exact(&y).expect("a return").1.is_ok(), "exact derivatives");
         let mut g = c.benchmark_group("kneed_walker_step");
@@ -135,7 +117,7 @@ fn bench(c: &mut Criterion) {
         // in dual numbers.
         let sys3 = sys.clone().with_kernel(contactlab::mechanics::multibody_system::Kernel::Spatial).expect("a tree");
         let lag3 = Lagrangian::new(&sys3);
-        let map3 = ReturnMap { system: &lag3, chart: StrikeChart::new(&sys3, &x, &spec.translation), ..map };
+        let map3 = contactlab_bench::kneed_walker_step_map(&kneed, &lag3, &sys3, &x);
         g.bench_function("plain_on_the_spatial_tree", |b| b.iter(|| map3.apply(&y).expect("a return")));
         g.bench_function("with_derivatives_on_the_spatial_tree", |b| {
             b.iter(|| map3.apply_exact(&y).expect("a return"))

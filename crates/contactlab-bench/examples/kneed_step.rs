@@ -1,20 +1,13 @@
 //! One strike-to-strike step of the kneed walker's gait (the bench's `kneed_walker_step/*`) on
 //! one kernel, for profiling: `kneed_step planar|spatial plain|exact|lin [repeats]`.
-use contactlab::hybrid::driver::PoincareSection;
 use contactlab::hybrid::lagrangian::{join, Lagrangian};
-use contactlab::hybrid::section::{Derivatives, ReturnMap, SectionChart};
-use contactlab::hybrid::{DriverSettings, EventDriver, EventKind, Tolerances, ZenoRule};
+use contactlab::hybrid::section::SectionChart;
 use contactlab::mechanics::multibody_system::Kernel;
-use contactlab::multibody::gait::{find_gaits, GaitSettings, StrikeChart};
 use nalgebra::DVector;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multibody/kneed-walker.toml");
-    let kneed = contactlab::multibody::model::read(&path).expect("the shipped example");
-    let gs = GaitSettings::default();
-    let found = find_gaits(&kneed, &gs).expect("a gait table");
-    let gait = found.gaits.first().expect("the kneed walker's gait");
+    let (kneed, gait_q, gait_v) = contactlab_bench::kneed_walker_gait();
     let mut sys = kneed.system().expect("six coordinates");
     if args.first().is_some_and(|a| a == "spatial") {
         sys = sys.with_kernel(Kernel::Spatial).expect("a tree");
@@ -22,29 +15,17 @@ fn main() {
     let exact = args.get(1).is_some_and(|a| a == "exact");
     let repeats: usize = args.get(2).map_or(100, |a| a.parse().expect("a number"));
     let lag = Lagrangian::new(&sys);
-    let spec = kneed.gait.clone().expect("a gait table");
-    let x = join(&DVector::from_column_slice(&gait.q), &DVector::from_column_slice(&gait.v));
-    let map = ReturnMap {
-        system: &lag,
-        section: PoincareSection::AfterEvent { kind: EventKind::Impact, contact: Some(spec.strike) },
-        chart: StrikeChart::new(&sys, &x, &spec.translation),
-        driver: EventDriver::new(DriverSettings {
-            tol: Tolerances { rtol: gs.rtol, atol: gs.rtol },
-            t_max: 50.0,
-            zeno: ZenoRule::Extrapolate { tolerance: 1e-9 },
-            ..Default::default()
-        }),
-        derivatives: Derivatives::Exact,
-    };
+    let x = join(&DVector::from_column_slice(&gait_q), &DVector::from_column_slice(&gait_v));
+    let map = contactlab_bench::kneed_walker_step_map(&kneed, &lag, &sys, &x);
     let y = map.chart.chart(&x);
     if args.get(1).is_some_and(|a| a == "parts") {
-        parts(&sys, &gait.q, &gait.v, repeats);
+        parts(&sys, &gait_q, &gait_v, repeats);
         return;
     }
     if args.get(1).is_some_and(|a| a == "lin") {
         // The exact derivatives alone (one dual pass) at the gait's start.
         use contactlab::mechanics::ContactSystem;
-        let (q, v) = (DVector::from_column_slice(&gait.q), DVector::from_column_slice(&gait.v));
+        let (q, v) = (DVector::from_column_slice(&gait_q), DVector::from_column_slice(&gait_v));
         let t = std::time::Instant::now();
         for _ in 0..repeats {
             std::hint::black_box(sys.linearization(0.0, &q, &v).expect("derivatives"));

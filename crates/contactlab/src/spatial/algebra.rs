@@ -131,6 +131,8 @@ macro_rules! linear_ops {
 }
 linear_ops!(Motion);
 linear_ops!(Force);
+// (The planar vectors of `super::plane` take the same operations.)
+pub(super) use linear_ops;
 
 /// A rigid transform: the pose of a frame B in a frame A, `rot` having B's axes as columns (in
 /// A's) and `pos` B's origin in A. Points map as `x_A = rot x_B + pos`.

@@ -18,7 +18,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub};
 
 use nalgebra::{Matrix2xX, Vector2};
 
-use super::algebra::{real, Real};
+use super::algebra::{linear_ops, real, Real};
 use super::space::Space;
 use crate::Error;
 
@@ -66,47 +66,8 @@ pub struct Force2<T: nalgebra::Scalar = f64> {
     pub ang: T,
 }
 
-macro_rules! planar_linear_ops {
-    ($t:ident) => {
-        impl<T: Real> Add for $t<T> {
-            type Output = $t<T>;
-            #[inline]
-            fn add(self, o: $t<T>) -> $t<T> {
-                $t { lin: self.lin + o.lin, ang: self.ang + o.ang }
-            }
-        }
-        impl<T: Real> AddAssign for $t<T> {
-            #[inline]
-            fn add_assign(&mut self, o: $t<T>) {
-                self.lin += o.lin;
-                self.ang += o.ang;
-            }
-        }
-        impl<T: Real> Sub for $t<T> {
-            type Output = $t<T>;
-            #[inline]
-            fn sub(self, o: $t<T>) -> $t<T> {
-                $t { lin: self.lin - o.lin, ang: self.ang - o.ang }
-            }
-        }
-        impl<T: Real> Neg for $t<T> {
-            type Output = $t<T>;
-            #[inline]
-            fn neg(self) -> $t<T> {
-                $t { lin: -self.lin, ang: -self.ang }
-            }
-        }
-        impl<T: Real> Mul<T> for $t<T> {
-            type Output = $t<T>;
-            #[inline]
-            fn mul(self, s: T) -> $t<T> {
-                $t { lin: self.lin * s, ang: self.ang * s }
-            }
-        }
-    };
-}
-planar_linear_ops!(Motion2);
-planar_linear_ops!(Force2);
+linear_ops!(Motion2);
+linear_ops!(Force2);
 
 /// A lamina's inertia about a frame's origin, in its axes: the mass, the centre of mass and the
 /// moment of inertia about `z` through the centre of mass.
