@@ -468,9 +468,11 @@ impl MultibodySystem {
                         *valid = true;
                     }
                     let f = &e.frames3;
-                    let jacobians = Some(&e.jac3[i]).filter(|_| need).map(|(_, planar, tree)| (planar, tree));
-                    let j = jacobians.map(|(_, j)| j);
-                    if let (true, Some((j, _))) = (rows, jacobians) {
+                    // (Over the planar model's velocities for the rows, over the tree's for `J Ṫ q̇`.)
+                    let (_, planar, tree) = &e.jac3[i];
+                    let j = need.then_some(tree);
+                    if rows {
+                        let j = planar;
                         for &(k, s) in &pt.angle[body].1 {
                             wt[k] += radius * s;
                         }

@@ -128,10 +128,6 @@ impl Space for Se2 {
     type Joint = Joint2;
 
     #[inline]
-    fn vector_zero<T: Real>() -> Vector2<T> {
-        Vector2::zeros()
-    }
-    #[inline]
     fn vector_cast<T: Real>(v: &Vector2<f64>) -> Vector2<T> {
         Vector2::new(real(v.x), real(v.y))
     }
@@ -197,10 +193,6 @@ impl Space for Se2 {
     #[inline]
     fn motion_cast<T: Real>(m: &Motion2) -> Motion2<T> {
         Motion2 { lin: Self::vector_cast(&m.lin), ang: real(m.ang) }
-    }
-    #[inline]
-    fn force_zero<T: Real>() -> Force2<T> {
-        Force2 { lin: Vector2::zeros(), ang: T::zero() }
     }
     #[inline]
     fn cross<T: Real>(a: &Motion2<T>, b: &Motion2<T>) -> Motion2<T> {

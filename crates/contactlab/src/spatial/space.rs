@@ -48,8 +48,6 @@ pub trait Space: Copy + Debug + PartialEq + Send + Sync + 'static {
     /// A joint.
     type Joint: Copy + Debug + PartialEq + Send + Sync;
 
-    /// The zero vector.
-    fn vector_zero<T: Real>() -> Self::Vector<T>;
     /// The constant vector `v` in scalars `T`.
     fn vector_cast<T: Real>(v: &Self::Vector<f64>) -> Self::Vector<T>;
     /// `a · b`.
@@ -82,8 +80,6 @@ pub trait Space: Copy + Debug + PartialEq + Send + Sync + 'static {
     fn motion_zero<T: Real>() -> Self::Motion<T>;
     /// The constant motion `m` in scalars `T`.
     fn motion_cast<T: Real>(m: &Self::Motion<f64>) -> Self::Motion<T>;
-    /// Zero force.
-    fn force_zero<T: Real>() -> Self::Force<T>;
     /// The motion cross product `a × b`.
     fn cross<T: Real>(a: &Self::Motion<T>, b: &Self::Motion<T>) -> Self::Motion<T>;
     /// The force cross product `a ×* f`.
@@ -150,10 +146,6 @@ impl Space for Se3 {
     type Joint = Joint3;
 
     #[inline]
-    fn vector_zero<T: Real>() -> Vector3<T> {
-        Vector3::zeros()
-    }
-    #[inline]
     fn vector_cast<T: Real>(v: &Vector3<f64>) -> Vector3<T> {
         real3(v)
     }
@@ -216,10 +208,6 @@ impl Space for Se3 {
         m.cast()
     }
     #[inline]
-    fn force_zero<T: Real>() -> Force<T> {
-        Force::zero()
-    }
-    #[inline]
     fn cross<T: Real>(a: &Motion<T>, b: &Motion<T>) -> Motion<T> {
         a.cross(b)
     }
@@ -264,8 +252,32 @@ impl Space for Se3 {
     fn mass_and_com(i: &SpatialInertia) -> (f64, Vector3<f64>) {
         (i.mass, i.com)
     }
+    // A non-negative finite mass, a finite centre of mass, and a symmetric positive
+    // semi-definite rotational inertia whose principal moments obey the triangle inequality.
     fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
-        super::tree::check_inertia(key, i)
+        if !(i.mass.is_finite() && i.mass >= 0.0) {
+            return Err(Error::model(key, format!("its mass must be finite and >= 0 (got {})", i.mass)));
+        }
+        if !(i.com.iter().chain(i.inertia.iter()).all(|x| x.is_finite())) {
+            return Err(Error::model(key, "its centre of mass and inertia must be finite"));
+        }
+        let scale = i.inertia.abs().max();
+        if (i.inertia - i.inertia.transpose()).abs().max() > 1e-9 * scale {
+            return Err(Error::model(key, "its inertia must be symmetric"));
+        }
+        let e = i.inertia.symmetric_eigenvalues();
+        let tol = 1e-9 * scale;
+        if e.iter().any(|&x| x < -tol)
+            || e[0] + e[1] < e[2] - tol
+            || e[1] + e[2] < e[0] - tol
+            || e[0] + e[2] < e[1] - tol
+        {
+            return Err(Error::model(
+                key,
+                format!("its inertia must be positive semi-definite with principal moments obeying the triangle inequality (got {e:?})"),
+            ));
+        }
+        Ok(())
     }
 
     #[inline]

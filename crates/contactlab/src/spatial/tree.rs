@@ -11,7 +11,7 @@
 
 use nalgebra::{DMatrix, DVector, Vector3};
 
-use super::algebra::{real, Real, SpatialInertia};
+use super::algebra::{real, Real};
 use super::space::{Se3, Space};
 use crate::Error;
 
@@ -680,34 +680,9 @@ impl SpatialTree {
     }
 }
 
-/// `SpatialInertia` of a body: a non-negative finite mass, a finite centre of mass, and a
-/// symmetric positive semi-definite rotational inertia whose principal moments satisfy the
-/// triangle inequality (a physical body's).
-pub(crate) fn check_inertia(key: &str, i: &SpatialInertia) -> Result<(), Error> {
-    if !(i.mass.is_finite() && i.mass >= 0.0) {
-        return Err(Error::model(key, format!("its mass must be finite and >= 0 (got {})", i.mass)));
-    }
-    if !(i.com.iter().chain(i.inertia.iter()).all(|x| x.is_finite())) {
-        return Err(Error::model(key, "its centre of mass and inertia must be finite"));
-    }
-    let scale = i.inertia.abs().max();
-    if (i.inertia - i.inertia.transpose()).abs().max() > 1e-9 * scale {
-        return Err(Error::model(key, "its inertia must be symmetric"));
-    }
-    let e = i.inertia.symmetric_eigenvalues();
-    let tol = 1e-9 * scale;
-    if e.iter().any(|&x| x < -tol) || e[0] + e[1] < e[2] - tol || e[1] + e[2] < e[0] - tol || e[0] + e[2] < e[1] - tol {
-        return Err(Error::model(
-            key,
-            format!("its inertia must be positive semi-definite with principal moments obeying the triangle inequality (got {e:?})"),
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::algebra::{rpy, Mat3, Transform, Vec3};
+    use super::super::algebra::{rpy, Mat3, SpatialInertia, Transform, Vec3};
     use super::super::joint::Joint3;
     use super::*;
 
