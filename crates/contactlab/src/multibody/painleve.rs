@@ -311,7 +311,9 @@ impl Run<'_> {
         let v = DVector::<f64>::from_column_slice(self.v);
         let speed = sys.length_scale() / sys.time_scale();
         let slip_of = |j: usize| sys.tangent_jacobian(j, &q).dot(&v);
-        let sigma_of = |j: usize| if slip_of(j) < 0.0 { -1.0 } else { 1.0 };
+        // (A contact that does not slip, its slip speed within round-off of zero, slips by `+1`:
+        // the sign of round-off must not choose the direction.)
+        let sigma_of = |j: usize| if slip_of(j) < -SLIP_TOL * speed { -1.0 } else { 1.0 };
         let sigma = self.s.sigma.map_or_else(|| sigma_of(0), f64::from);
         let closed = |j: usize| sys.gap(j, &q).abs() <= CLOSED_TOL * sys.length_scale();
         let held: Vec<usize> = match &self.held {

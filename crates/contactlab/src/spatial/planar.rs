@@ -210,6 +210,9 @@ impl PlanarTree {
             for j in 0..n {
                 (out[(x, j)], out[(y, j)]) = Self::turned(c, s, out[(x, j)], out[(y, j)]);
             }
+            // (The block's two off-diagonal entries are turned in different orders: one of
+            // them, so that `M` stays exactly symmetric.)
+            out[(y, x)] = out[(x, y)];
         }
     }
 

@@ -244,6 +244,29 @@ fn two_slipping_corners_are_inconsistent_on_a_floor_and_indeterminate_under_a_ce
 }
 
 #[test]
+fn the_rimless_wheel_files_painleve_region_is_the_same_on_both_kernels() {
+    // The file's start rolls: its stance tip does not slip, so the slip direction is `+1` by
+    // definition, whatever the sign of the round-off in its slip speed (which the two kernels
+    // round differently: on the spatial tree it was negative, and the region came out mirrored).
+    use contactlab::mechanics::multibody_system::Kernel;
+    let m = read("rimless-wheel.toml");
+    let half = RimlessWheel::paper(0.35).half_angle();
+    let region = |kernel| {
+        let mut mm = m.clone();
+        mm.kernel = kernel;
+        let s = settings("stance tip", &[("wheel.theta", -half, half)]);
+        painleve(&mm, &mm.q0, &mm.v0, &s).unwrap().b_negative_intervals.unwrap()
+    };
+    let (planar, spatial) = (region(Kernel::Planar), region(Kernel::Spatial));
+    assert_eq!(planar.len(), 1);
+    assert_eq!(spatial.len(), 1);
+    for k in 0..2 {
+        assert!(close(planar[0][k], spatial[0][k], 1e-12), "{planar:?} vs {spatial:?}");
+    }
+    assert!(planar[0][0] > 0.0, "{planar:?}");
+}
+
+#[test]
 fn slips_of_the_compass_file_end_as_the_built_in_bipeds() {
     // Slips of the stance foot from a grid of compass-biped states (P2's coordinates, turned into
     // the file's hip coordinates): the file ends each slip as the built-in biped does, by the

@@ -102,6 +102,12 @@ fn exact_derivatives_agree_with_differences() {
 
 #[test]
 fn answers_do_not_depend_on_the_cache() {
+    for kernel in [Kernel::Spatial, Kernel::Planar] {
+        answers_do_not_depend_on_the_cache_of(kernel);
+    }
+}
+
+fn answers_do_not_depend_on_the_cache_of(kernel: Kernel) {
     // Every answer at a state, asked in different orders, interleaved with another system
     // and with other states (so that the per-thread cache hits, misses and is replaced):
     // bit for bit the same.
@@ -109,8 +115,9 @@ fn answers_do_not_depend_on_the_cache() {
     let mb = p.as_multibody().unwrap().multibody().clone();
     let law = ContactLaw { mu: 0.6, restitution: 0.2 };
     let line = |body, radius| slanted_line_contact(body, radius, law);
-    let a = MultibodySystem::new(mb.clone(), vec![line(1, 0.1), line(0, 0.0)], vec![]).unwrap();
-    let b = MultibodySystem::new(mb, vec![line(0, 0.3)], vec![]).unwrap();
+    let build = |mb, contacts| MultibodySystem::new(mb, contacts, vec![]).unwrap().with_kernel(kernel).unwrap();
+    let a = build(mb.clone(), vec![line(1, 0.1), line(0, 0.0)]);
+    let b = build(mb, vec![line(0, 0.3)]);
     type Answers = (Vec<u64>, Vec<u64>);
     let ask = |s: &MultibodySystem, q: [f64; 2], v: [f64; 2], order: usize| -> Answers {
         let (q, v) = (nalgebra::DVector::from_column_slice(&q), nalgebra::DVector::from_column_slice(&v));
@@ -147,9 +154,23 @@ fn answers_do_not_depend_on_the_cache() {
         let _ = ask(&a, states[(k + 1) % 3].0, states[(k + 1) % 3].1, 0);
         assert_eq!(ask(&a, q, v, 0), first[k], "state {k} again");
     }
-    // And equal to the tree's own computation, without the cache.
+    // And equal to the kernel's own computation, without the cache.
     let (q, v) = states[2];
-    let (m, h) = a.multibody().mass_and_bias(&a.multibody().frames(&q, &v));
+    let (m, h) = match kernel {
+        Kernel::Planar => a.multibody().mass_and_bias(&a.multibody().frames(&q, &v)),
+        Kernel::Spatial => {
+            let pt = crate::spatial::planar::PlanarTree::new(a.multibody()).unwrap();
+            let qs = pt.to_spatial(&q);
+            let turns = pt.turns(&qs);
+            let vt = pt.velocities(&turns, &v);
+            let f = pt.tree.frames(&qs, Some(&vt));
+            let m3 = pt.tree.mass_matrix_in(&f);
+            let (mut m, mut h) = (nalgebra::DMatrix::zeros(2, 2), nalgebra::DVector::zeros(2));
+            pt.mass_to_planar(&turns, &m3, &mut m);
+            pt.bias_to_planar(&turns, &vt, &m3, pt.tree.bias_in(&f, &vt).as_slice(), &mut h);
+            (m, h)
+        }
+    };
     let qv = nalgebra::DVector::from_column_slice(&q);
     assert_eq!(a.mass_matrix(&nalgebra::DVector::from_column_slice(qv.as_slice())).as_slice(), m.as_slice());
     assert_eq!(a.bias(0.0, &qv, &nalgebra::DVector::from_column_slice(&v)).as_slice(), h.as_slice());
