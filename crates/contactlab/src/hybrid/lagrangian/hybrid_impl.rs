@@ -11,6 +11,10 @@ use super::{
 use crate::hybrid::{EventInfo, EventKind, FailureEvidence, FailureKind, Hybrid, ModeFailure, Transition};
 use crate::mechanics::ContactSystem;
 
+/// A bound on the relative round-off of a slip speed `w_tᵀ q̇` per term: `n ε` (with margin)
+/// times `Σ |w_t,k q̇_k|`.
+const SLIP_ROUND_OFF: f64 = 4.0 * f64::EPSILON;
+
 impl<S: ContactSystem> Lagrangian<S> {
     /// Half the time to `B̂ᵢ = 0` of every slipping contact whose `B̂ᵢ` decreases (its rate by a
     /// difference along `q̇` over [`JAM_RATE_STEP`] of the time scale): the steps approach the pole of `λ_n`
@@ -125,7 +129,14 @@ impl<S: ContactSystem> Hybrid for Lagrangian<S> {
                     let (ln, lt) = sol.as_ref().map_or((f64::NAN, f64::NAN), |s| (s.lambda_n[i], s.lambda_t[i]));
                     let second = match cm {
                         ContactMode::Stick => mu * ln - lt.abs(),
-                        ContactMode::Slip(s) if s != 0 => s as f64 * self.system.tangent_jacobian(i, &q).dot(&v),
+                        ContactMode::Slip(s) if s != 0 => {
+                            // The slip speed less its round-off bound: a slip that starts at
+                            // the cone's edge (no slip acceleration) starts at a slip speed
+                            // of round-off, whose sign must not arm its stop.
+                            let wt = self.system.tangent_jacobian(i, &q);
+                            let size: f64 = wt.iter().zip(v.iter()).map(|(w, x)| (w * x).abs()).sum();
+                            s as f64 * wt.dot(&v) - SLIP_ROUND_OFF * (wt.len() as f64) * size
+                        }
                         _ => f64::INFINITY,
                     };
                     (ln, second)
