@@ -216,6 +216,20 @@ impl PlanarTree {
         }
     }
 
+    /// `M` and the bias over the planar model's velocities at its `(q, q̇)`, in its order (the
+    /// planar engine's [`Multibody::mass_and_bias`]), computed afresh.
+    pub fn mass_and_bias(&self, q: &[f64], qdot: &[f64]) -> (DMatrix<f64>, DVector<f64>) {
+        let qs = self.to_spatial(q);
+        let turns = self.turns(&qs);
+        let v = self.velocities(&turns, qdot);
+        let f = self.tree.frames(&qs, Some(&v));
+        let m3 = self.tree.mass_matrix_in(&f);
+        let (mut m, mut h) = (DMatrix::zeros(q.len(), q.len()), DVector::zeros(q.len()));
+        self.mass_to_planar(&turns, &m3, &mut m);
+        self.bias_to_planar(&turns, &v, &m3, self.tree.bias_in(&f, &v).as_slice(), &mut h);
+        (m, h)
+    }
+
     /// `Ṫ q̇` on the planar joint whose block starts at `k`, from the spatial tree's velocities
     /// `v` (module docs): `θ̇ (v_y, −v_x)` (zero off the planar joints' blocks).
     fn tdot_qdot<T: Real>(v: &[T], k: usize) -> (T, T) {

@@ -158,18 +158,7 @@ fn answers_do_not_depend_on_the_cache_of(kernel: Kernel) {
     let (q, v) = states[2];
     let (m, h) = match kernel {
         Kernel::Planar => a.multibody().mass_and_bias(&a.multibody().frames(&q, &v)),
-        Kernel::Spatial => {
-            let pt = crate::spatial::planar::PlanarTree::new(a.multibody()).unwrap();
-            let qs = pt.to_spatial(&q);
-            let turns = pt.turns(&qs);
-            let vt = pt.velocities(&turns, &v);
-            let f = pt.tree.frames(&qs, Some(&vt));
-            let m3 = pt.tree.mass_matrix_in(&f);
-            let (mut m, mut h) = (nalgebra::DMatrix::zeros(2, 2), nalgebra::DVector::zeros(2));
-            pt.mass_to_planar(&turns, &m3, &mut m);
-            pt.bias_to_planar(&turns, &vt, &m3, pt.tree.bias_in(&f, &vt).as_slice(), &mut h);
-            (m, h)
-        }
+        Kernel::Spatial => crate::spatial::planar::PlanarTree::new(a.multibody()).unwrap().mass_and_bias(&q, &v),
     };
     let qv = nalgebra::DVector::from_column_slice(&q);
     assert_eq!(a.mass_matrix(&nalgebra::DVector::from_column_slice(qv.as_slice())).as_slice(), m.as_slice());
