@@ -93,6 +93,7 @@ fn bench(c: &mut Criterion) {
     // McGeer's kneed walker: its gait with multipliers by Newton on the strike-to-strike map
     // from a start 1% off the gait in the velocities (each step has a knee strike and a Zeno
     // chatter of the knee stops); the search from nothing is `kneed_walker_gait_search`.
+    use contactlab::mechanics::multibody_system::Kernel;
     use contactlab::multibody::gait::{find_gaits, gait_from, GaitSettings};
     let (kneed, gait_q, gait_v) = contactlab_bench::kneed_walker_gait();
     let gs = GaitSettings::default();
@@ -104,7 +105,7 @@ fn bench(c: &mut Criterion) {
     // equations, saltation matrices, the differentiated Zeno completion of the knee cascade).
     {
         use contactlab::hybrid::section::SectionChart;
-        let sys = kneed.system().expect("six coordinates");
+        let sys = kneed.system().expect("six coordinates").with_kernel(Kernel::Planar).expect("a tree");
         let lag = Lagrangian::new(&sys);
         let x = join(&DVector::from_column_slice(&gait_q), &DVector::from_column_slice(&gait_v));
         let map = contactlab_bench::kneed_walker_step_map(&kneed, &lag, &sys, &x);
@@ -115,7 +116,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function("with_derivatives", |b| b.iter(|| map.apply_exact(&y).expect("a return")));
         // The same step on the spatial tree (issue #60): values, and derivatives from the tree
         // in dual numbers.
-        let sys3 = sys.clone().with_kernel(contactlab::mechanics::multibody_system::Kernel::Spatial).expect("a tree");
+        let sys3 = sys.clone().with_kernel(Kernel::Spatial).expect("a tree");
         let lag3 = Lagrangian::new(&sys3);
         let map3 = contactlab_bench::kneed_walker_step_map(&kneed, &lag3, &sys3, &x);
         g.bench_function("plain_on_the_spatial_tree", |b| b.iter(|| map3.apply(&y).expect("a return")));
@@ -165,7 +166,8 @@ fn bench(c: &mut Criterion) {
     // Dask chunk does). Throughput = cells / time.
     {
         use contactlab::multibody::basin::basin_cells;
-        let (walker, p, cells) = contactlab_bench::simplest_walker_basin();
+        let (mut walker, p, cells) = contactlab_bench::simplest_walker_basin();
+        walker.kernel = Kernel::Planar;
         let mut g = c.benchmark_group("basin");
         g.sample_size(10);
         g.throughput(criterion::Throughput::Elements(cells.len() as u64));
@@ -175,7 +177,7 @@ fn bench(c: &mut Criterion) {
         // The same basin on the spatial tree (issue #60: the planar kernel stays only if it is
         // at least 2× faster here).
         let mut on_tree = walker.clone();
-        on_tree.kernel = contactlab::mechanics::multibody_system::Kernel::Spatial;
+        on_tree.kernel = Kernel::Spatial;
         g.bench_function("simplest_walker_400_cells_on_the_spatial_tree", |b| {
             b.iter(|| basin_cells(&on_tree, &p, &cells, &|_, _| {}).expect("cells"))
         });

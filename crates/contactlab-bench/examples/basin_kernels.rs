@@ -6,9 +6,7 @@ use contactlab::multibody::basin::basin_cells;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut walker, p, cells) = contactlab_bench::simplest_walker_basin();
-    if args.first().is_some_and(|a| a == "spatial") {
-        walker.kernel = Kernel::Spatial;
-    }
+    walker.kernel = if args.first().is_some_and(|a| a == "spatial") { Kernel::Spatial } else { Kernel::Planar };
     let repeats: usize = args.get(1).map_or(1, |a| a.parse().expect("a number"));
     let t = std::time::Instant::now();
     for _ in 0..repeats {

@@ -8,10 +8,8 @@ use nalgebra::DVector;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (kneed, gait_q, gait_v) = contactlab_bench::kneed_walker_gait();
-    let mut sys = kneed.system().expect("six coordinates");
-    if args.first().is_some_and(|a| a == "spatial") {
-        sys = sys.with_kernel(Kernel::Spatial).expect("a tree");
-    }
+    let kernel = if args.first().is_some_and(|a| a == "spatial") { Kernel::Spatial } else { Kernel::Planar };
+    let sys = kneed.system().expect("six coordinates").with_kernel(kernel).expect("a tree");
     let exact = args.get(1).is_some_and(|a| a == "exact");
     let repeats: usize = args.get(2).map_or(100, |a| a.parse().expect("a number"));
     let lag = Lagrangian::new(&sys);

@@ -228,6 +228,13 @@ pub enum NewtonStop {
     /// The motion from the initial state never enters a constrained phase (how its run ended):
     /// with a large restitution the impacts need not accumulate.
     NeverConstrained(Termination),
+    /// The fixed point returns at once: its period is below [`MIN_STEP_TIME`] of the system's
+    /// time scale. The strike is met again at the instant it happened (a grazing double support,
+    /// where the map is the identity to round-off), which is not a step.
+    InstantReturn {
+        /// The return time (s).
+        period: f64,
+    },
     /// Newton's method did not converge (no more specific reason recorded).
     NotConverged,
     /// A setting is out of range: the search did not start.
@@ -238,6 +245,11 @@ pub enum NewtonStop {
         message: String,
     },
 }
+
+/// The shortest step, in units of a system's time scale: a fixed point of a strike-to-strike
+/// map that returns sooner is [`NewtonStop::InstantReturn`]. (A step of a walker takes a good
+/// fraction of its time scale; a return within a millionth of it moves nothing.)
+pub const MIN_STEP_TIME: f64 = 1e-6;
 
 impl NewtonStop {
     /// The stop for a settings check that failed (an [`crate::Error::Argument`] keeps its name).
@@ -270,6 +282,11 @@ impl std::fmt::Display for NewtonStop {
             ),
             NewtonStop::NoConstrainedPhase => write!(f, "the orbit has no constrained phase"),
             NewtonStop::NotZeno => write!(f, "the orbit does not return through a Zeno point"),
+            NewtonStop::InstantReturn { period } => write!(
+                f,
+                "the fixed point returns at once (after {period:.3e} s): the strike met again at its own instant, \
+                 not a step"
+            ),
             NewtonStop::NotConverged => write!(f, "Newton did not converge"),
             NewtonStop::InvalidSetting { name, message } => write!(f, "invalid setting {name}: {message}"),
             NewtonStop::NeverConstrained(t) => write!(

@@ -53,8 +53,10 @@
 //! by the compensated route only when that bound does not settle it
 //! ([`LcpSolution::violation`] is then the bound).
 //! A point that fails it is refined on its complementary piece with the original data
-//! ([`verify::refine_on_piece`]); one that still fails is `numerical-error`, with the measured
-//! [`LcpSolution::violation`]. (A solution may exist that no float vector meets: for
+//! ([`verify::refine_on_piece`]), then offered with its round-off entries zeroed (a degenerate
+//! basic variable left at `1e-17` where it is zero: [`SNAP_TOL`]); one that still fails is
+//! `numerical-error`, with the measured [`LcpSolution::violation`]. Either candidate is judged
+//! by the same check, so neither can make a wrong point pass. (A solution may exist that no float vector meets: for
 //! `M = [[1e-310, 1], [1e200, 1]]`, `q = (−1, 1)` it is `z = (1e310, 0)`, beyond `f64`.)
 //!
 //! # Proof
@@ -467,15 +469,118 @@ pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, s
             sol.violation = v;
         }
     }
+    if sol.violation > settings.tolerance {
+        // Entries at round-off that should be zero (a degenerate basic variable): the point
+        // with them zeroed, refined on the smaller piece where that block allows.
+        if let Some(z) = snap(lcp, &sol.z, &alpha) {
+            let v = verify::componentwise_error(lcp, &z);
+            if v < sol.violation {
+                sol.w = lcp.w(&z);
+                sol.residual = lcp.residual(&z);
+                sol.z = z;
+                sol.violation = v;
+            }
+        }
+    }
     let within = |x: f64| x <= settings.tolerance;
     if !within(sol.violation) || !within(sol.residual) {
         sol.status = LcpStatus::NumericalError;
     }
 }
 
+/// Relative size (of the equilibrated point's largest entry, times `n`) below which acceptance
+/// (module docs) reads an entry of a point as round-off of zero.
+pub const SNAP_TOL: f64 = 16.0 * f64::EPSILON;
+
+/// `z` with its round-off entries zeroed: the entries of the equilibrated point `z''` at most
+/// [`SNAP_TOL`] `· n · ‖z''‖∞` (unit-free), then refined on the piece `alpha` without them
+/// ([`verify::refine_on_piece`]) where that piece's block allows, else just zeroed. A
+/// degenerate basic variable of Lemke's method (redundant contacts: a friction bound whose
+/// normal impulse is zero) ends at round-off, and the componentwise check reads a row made of
+/// it alone as wholly violated. `None` when no entry is at round-off.
+fn snap(lcp: &Lcp, z: &DVector<f64>, alpha: &[bool]) -> Option<DVector<f64>> {
+    let n = lcp.n();
+    let zs = scaling::Equilibration::of(lcp).z_scaled(z);
+    let top = zs.amax();
+    let cut = SNAP_TOL * n as f64 * top;
+    let tiny: Vec<usize> = (0..n).filter(|&j| z[j] != 0.0 && zs[j].abs() <= cut).collect();
+    if tiny.is_empty() || !(top.is_finite() && top > 0.0) {
+        return None;
+    }
+    let mut zeroed = z.clone();
+    let mut piece = alpha.to_vec();
+    for &j in &tiny {
+        zeroed[j] = 0.0;
+        piece[j] = false;
+    }
+    let refined = verify::refine_on_piece(lcp, &piece, &zeroed);
+    Some(match refined {
+        Some(r) if verify::componentwise_error(lcp, &r) <= verify::componentwise_error(lcp, &zeroed) => r,
+        _ => zeroed,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verified::Proof;
+
+    #[test]
+    fn acceptance_zeroes_a_degenerate_basic_variable_at_round_off() {
+        // Two friction-bound variables z1, z3 at round-off whose row (w2 = 0.3 z0 − z1 − z3, with
+        // the slip z2 > 0 against it) holds only them: the componentwise check reads it as wholly
+        // violated, and their piece's block is singular (refinement fails). Zeroed, the point is
+        // the exact solution (0, 0, 0.5, 0); in any units.
+        for scale in [1e-8, 1.0, 1e8] {
+            let m = DMatrix::from_row_slice(
+                4,
+                4,
+                &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.3, -1.0, 0.0, -1.0, 0.0, 0.0, 1.0, 0.0],
+            ) * scale;
+            let lcp = Lcp::new(m, DVector::from_vec(vec![1.0, -0.5, 0.0, -0.5]) * scale).unwrap();
+            let z = DVector::from_vec(vec![0.0, 1e-17, 0.5, 1e-17]);
+            let mut sol = LcpSolution {
+                status: LcpStatus::Solved,
+                method: LcpMethod::Lemke,
+                reason: None,
+                proof: Proof::none(NOT_CHECKED),
+                w: lcp.w(&z),
+                residual: lcp.residual(&z),
+                violation: f64::NAN,
+                z: z.clone(),
+                pivots: 0,
+                basis: None,
+            };
+            assert_eq!(verify::componentwise_error(&lcp, &z), 1.0);
+            accept(&lcp, &mut sol, None, &LcpSettings::default());
+            assert_eq!(sol.status, LcpStatus::Solved, "scale {scale}");
+            assert_eq!(sol.z.as_slice(), &[0.0, 0.0, 0.5, 0.0]);
+            assert_eq!(sol.violation, 0.0);
+        }
+        // The same point with those entries beyond round-off (1e-6 of the largest) is not
+        // snapped into a solution.
+        let m = DMatrix::from_row_slice(
+            4,
+            4,
+            &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.3, -1.0, 0.0, -1.0, 0.0, 0.0, 1.0, 0.0],
+        );
+        let lcp = Lcp::new(m, DVector::from_vec(vec![1.0, -0.5, 0.0, -0.5])).unwrap();
+        let z = DVector::from_vec(vec![0.0, 5e-7, 0.5, 5e-7]);
+        let mut sol = LcpSolution {
+            status: LcpStatus::Solved,
+            method: LcpMethod::Lemke,
+            reason: None,
+            proof: Proof::none(NOT_CHECKED),
+            w: lcp.w(&z),
+            residual: lcp.residual(&z),
+            violation: f64::NAN,
+            z,
+            pivots: 0,
+            basis: None,
+        };
+        accept(&lcp, &mut sol, None, &LcpSettings::default());
+        assert_eq!(sol.status, LcpStatus::NumericalError);
+    }
 
     #[test]
     fn residual_is_zero_at_solution_and_positive_elsewhere() {

@@ -165,11 +165,11 @@ impl JointSpring {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Kernel {
     /// The planar engine's own kernel ([`Multibody`]: Kane's equations in the plane).
-    #[default]
     Planar,
     /// The spatial tree ([`crate::spatial::planar::PlanarTree`]: each body a lamina in the
     /// `xy` plane, a planar joint the tree's own with its velocities turned), with the same
     /// coordinates and velocities.
+    #[default]
     Spatial,
 }
 
@@ -336,7 +336,8 @@ impl MultibodySystem {
             .chain(points)
             .fold(0.0f64, f64::max)
             .max(crate::numeric::SCALE_FLOOR);
-        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length, spatial: None, id: CacheId::fresh() })
+        let spatial = Some(OnSpatialTree(std::sync::Arc::new(PlanarTree::new(&mb)?)));
+        Ok(MultibodySystem { mb, contacts, springs, relabel: None, length, spatial, id: CacheId::fresh() })
     }
 
     /// This system evaluated by `kernel` ([`Kernel`]): the same coordinates, velocities,

@@ -102,37 +102,38 @@ fn simplest_walker_cells_agree_with_simulation() {
     assert_eq!(centre.strikes, 1, "the gait's own state is captured at its first strike");
     assert!(b.cells.iter().any(|c| c.outcome == Outcome::Fell), "the basin is thin: some of the 25 cells fall");
     // Each cell against a plain simulation from its state: a walker that is captured keeps
-    // stepping at the gait's period; one that fell does not reach 40 strikes.
+    // stepping at the gait's period; one that fell does not reach 40 strikes. At the band's edge
+    // a run may graze the floor (a mid-stance scuff of the swing foot at 1e-4 of the walking
+    // speed), and its fate then changes with the round-off and the tolerance: a cell whose
+    // simulation walks at the basin's tolerance and not at a tenth of it (or the reverse) is a
+    // knife edge and is not compared; at most one of the nine is.
     let period = plan.periods[0];
-    for c in b.cells.iter().step_by(3) {
-        let x = lifted(&plan, &c.values);
+    let walks = |x: &[f64], rtol: f64| {
         let sim = contactlab::multibody::simulate::simulate(
             m.planar().unwrap(),
             &x[..4],
             &x[4..],
-            &contactlab::multibody::simulate::SimulateSettings {
-                t_max: 200.0,
-                max_events: 10_000,
-                // The basin's own tolerance (as the report's check): a cell at the band's edge
-                // may change its fate with the tolerance (a mid-stance scuff of the swing foot).
-                rtol: settings.rtol,
-                per_step: 1,
-            },
+            &contactlab::multibody::simulate::SimulateSettings { t_max: 200.0, max_events: 10_000, rtol, per_step: 1 },
         )
         .unwrap();
         let strikes: Vec<f64> =
             sim.events.iter().filter(|e| e.contact.as_deref() == Some("swing foot")).map(|e| e.t).collect();
         let walks =
             strikes.len() >= 45 && strikes.windows(2).last().is_some_and(|s| (s[1] - s[0] - period).abs() < 1e-5);
-        assert_eq!(
-            walks,
-            c.outcome == Outcome::Gait(0),
-            "cell {:?}: {:?}, {} strikes",
-            c.values,
-            c.outcome,
-            strikes.len()
-        );
+        (walks, strikes.len())
+    };
+    let (mut compared, mut knife_edges) = (0, 0);
+    for c in b.cells.iter().step_by(3) {
+        let x = lifted(&plan, &c.values);
+        let ((walk, strikes), (walk_tight, _)) = (walks(&x, settings.rtol), walks(&x, settings.rtol / 10.0));
+        if walk != walk_tight {
+            knife_edges += 1;
+            continue;
+        }
+        compared += 1;
+        assert_eq!(walk, c.outcome == Outcome::Gait(0), "cell {:?}: {:?}, {strikes} strikes", c.values, c.outcome);
     }
+    assert!(knife_edges <= 1 && compared >= 8, "{knife_edges} knife edges");
 }
 
 /// The pre-strike state of the cell `values` on `plan`'s grid: the base state with the stance

@@ -173,6 +173,7 @@ fn every_planar_system_answers_alike_on_both_kernels() {
                 (*normal, *line_point) = (turn * *normal, *line_point + nalgebra::Vector2::new(0.1, -0.2) * rnd());
             }
         }
+        m.kernel = Kernel::Planar;
         let planar = m.system().unwrap();
         m.kernel = Kernel::Spatial;
         let spatial = m.system().unwrap();
@@ -233,6 +234,7 @@ fn event_driven_runs_take_the_same_events_on_both_kernels() {
     for (file, t_max) in [("kneed-walker.toml", 1.2), ("painleve-rod.toml", 0.05), ("rocking-block.toml", 1.0)] {
         let mut m = contactlab::multibody::model::read(&root.join(file)).unwrap();
         let s = SimulateSettings { t_max, ..Default::default() };
+        m.kernel = Kernel::Planar;
         let planar = simulate(&m, &m.q0, &m.v0, &s).unwrap();
         m.kernel = Kernel::Spatial;
         let spatial = simulate(&m, &m.q0, &m.v0, &s).unwrap();

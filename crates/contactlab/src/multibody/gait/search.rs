@@ -177,6 +177,9 @@ pub(super) fn newton_gait(
     if !fp.converged {
         return Err(fp.reason.unwrap_or(NewtonStop::NotConverged));
     }
+    if fp.period < crate::hybrid::section::MIN_STEP_TIME * ts {
+        return Err(NewtonStop::InstantReturn { period: fp.period });
+    }
     let y = DVector::from_vec(fp.y.clone());
     let mut xs = map.chart.lift(&y);
     for &k in &spec.translation {
