@@ -192,7 +192,7 @@ impl<S: ContactSystem> Lagrangian<S> {
 }
 
 fn min_norm_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
-    crate::numeric::min_norm_solve(a, b, super::RANK_TOL)
+    crate::numeric::min_norm_solve_small(a, b, super::RANK_TOL)
 }
 
 #[cfg(test)]
