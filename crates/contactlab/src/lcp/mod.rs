@@ -460,19 +460,9 @@ pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, s
         return;
     }
     let alpha = alpha.map(<[bool]>::to_vec).unwrap_or_else(|| sol.z.iter().map(|&v| v > 0.0).collect());
-    if let Some(z) = verify::refine_on_piece(lcp, &alpha, &sol.z) {
-        let v = verify::componentwise_error(lcp, &z);
-        if v < sol.violation {
-            sol.w = lcp.w(&z);
-            sol.residual = lcp.residual(&z);
-            sol.z = z;
-            sol.violation = v;
-        }
-    }
-    if sol.violation > settings.tolerance {
-        // Entries at round-off that should be zero (a degenerate basic variable): the point
-        // with them zeroed, refined on the smaller piece where that block allows.
-        if let Some(z) = snap(lcp, &sol.z, &alpha) {
+    // A candidate point replaces the claimed one where the check finds it better.
+    let offer = |sol: &mut LcpSolution, z: Option<DVector<f64>>| {
+        if let Some(z) = z {
             let v = verify::componentwise_error(lcp, &z);
             if v < sol.violation {
                 sol.w = lcp.w(&z);
@@ -481,6 +471,13 @@ pub(crate) fn accept(lcp: &Lcp, sol: &mut LcpSolution, alpha: Option<&[bool]>, s
                 sol.violation = v;
             }
         }
+    };
+    offer(sol, verify::refine_on_piece(lcp, &alpha, &sol.z));
+    if sol.violation > settings.tolerance {
+        // Entries at round-off that should be zero (a degenerate basic variable): the point
+        // with them zeroed, refined on the smaller piece where that block allows.
+        let snapped = snap(lcp, &sol.z, &alpha);
+        offer(sol, snapped);
     }
     let within = |x: f64| x <= settings.tolerance;
     if !within(sol.violation) || !within(sol.residual) {
@@ -525,6 +522,22 @@ mod tests {
     use super::*;
     use crate::verified::Proof;
 
+    /// `z` as a solver's claimed solution of `lcp`, not yet accepted.
+    fn claimed(lcp: &Lcp, z: &DVector<f64>) -> LcpSolution {
+        LcpSolution {
+            status: LcpStatus::Solved,
+            method: LcpMethod::Lemke,
+            reason: None,
+            proof: Proof::none(NOT_CHECKED),
+            w: lcp.w(z),
+            residual: lcp.residual(z),
+            violation: f64::NAN,
+            z: z.clone(),
+            pivots: 0,
+            basis: None,
+        }
+    }
+
     #[test]
     fn acceptance_zeroes_a_degenerate_basic_variable_at_round_off() {
         // Two friction-bound variables z1, z3 at round-off whose row (w2 = 0.3 z0 − z1 − z3, with
@@ -539,18 +552,7 @@ mod tests {
             ) * scale;
             let lcp = Lcp::new(m, DVector::from_vec(vec![1.0, -0.5, 0.0, -0.5]) * scale).unwrap();
             let z = DVector::from_vec(vec![0.0, 1e-17, 0.5, 1e-17]);
-            let mut sol = LcpSolution {
-                status: LcpStatus::Solved,
-                method: LcpMethod::Lemke,
-                reason: None,
-                proof: Proof::none(NOT_CHECKED),
-                w: lcp.w(&z),
-                residual: lcp.residual(&z),
-                violation: f64::NAN,
-                z: z.clone(),
-                pivots: 0,
-                basis: None,
-            };
+            let mut sol = claimed(&lcp, &z);
             assert_eq!(verify::componentwise_error(&lcp, &z), 1.0);
             accept(&lcp, &mut sol, None, &LcpSettings::default());
             assert_eq!(sol.status, LcpStatus::Solved, "scale {scale}");
@@ -566,18 +568,7 @@ mod tests {
         );
         let lcp = Lcp::new(m, DVector::from_vec(vec![1.0, -0.5, 0.0, -0.5])).unwrap();
         let z = DVector::from_vec(vec![0.0, 5e-7, 0.5, 5e-7]);
-        let mut sol = LcpSolution {
-            status: LcpStatus::Solved,
-            method: LcpMethod::Lemke,
-            reason: None,
-            proof: Proof::none(NOT_CHECKED),
-            w: lcp.w(&z),
-            residual: lcp.residual(&z),
-            violation: f64::NAN,
-            z,
-            pivots: 0,
-            basis: None,
-        };
+        let mut sol = claimed(&lcp, &z);
         accept(&lcp, &mut sol, None, &LcpSettings::default());
         assert_eq!(sol.status, LcpStatus::NumericalError);
     }
