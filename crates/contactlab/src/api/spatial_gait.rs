@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::spatial::SpatialModel;
 use crate::hybrid::driver::{EventRecord, PoincareSection};
-use crate::hybrid::section::{Derivatives, JacobianRoute, NewtonStop, ReturnMap, SectionChart};
+use crate::hybrid::section::{Derivatives, JacobianRoute, ReturnMap, SectionChart};
 use crate::hybrid::{DriverSettings, EventDriver, EventKind, Observer, Tolerances, ZenoRule};
 use crate::multibody::gait::GaitSettings;
 use crate::spatial::algebra::Vec3;
@@ -239,10 +239,7 @@ pub(crate) fn spatial_gait(m: &SpatialModel, state: Option<&[f64]>, s: &GaitSett
         derivatives: s.derivatives,
     };
     let mut fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
-    if fp.converged && fp.period < crate::hybrid::section::MIN_STEP_TIME * sys.time() {
-        fp.converged = false;
-        fp.reason = Some(NewtonStop::InstantReturn { period: fp.period });
-    }
+    fp.require_step(sys.time());
     if !fp.converged {
         let why = fp.reason.as_ref().map_or_else(|| "Newton's method did not converge".into(), |r| r.to_string());
         let mut g = SpatialGait::none(&m.path, why, strikes.after.len(), fp.derivatives);

@@ -180,6 +180,15 @@ pub struct FixedPoint {
 }
 
 impl FixedPoint {
+    /// Refuses a converged fixed point whose period is below [`MIN_STEP_TIME`] of
+    /// `time_scale` ([`NewtonStop::InstantReturn`]): a gait's step takes time.
+    pub fn require_step(&mut self, time_scale: f64) {
+        if self.converged && self.period < MIN_STEP_TIME * time_scale {
+            self.converged = false;
+            self.reason = Some(NewtonStop::InstantReturn { period: self.period });
+        }
+    }
+
     /// A search that stopped at `y` for `reason` after `iterations` Newton steps: no numbers
     /// beyond the last iterate (NaN, empty).
     pub fn failed(y: &DVector<f64>, reason: NewtonStop, iterations: usize) -> Self {
@@ -545,6 +554,27 @@ impl<H: Hybrid, C: SectionChart<H::State>> ReturnMap<'_, H, C> {
             reason,
             derivatives: route,
             period_gradient: tau.map(|t| t.iter().copied().collect()).unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fixed_point_that_returns_at_once_is_not_a_step_in_any_unit_of_time() {
+        for unit in [1e-8, 1.0, 1e8] {
+            let at = |period: f64| {
+                let mut fp = FixedPoint::failed(&DVector::zeros(2), NewtonStop::NotConverged, 3);
+                (fp.converged, fp.reason, fp.period) = (true, None, period * unit);
+                fp.require_step(0.4 * unit);
+                fp
+            };
+            let (step, instant) = (at(0.7), at(6e-11));
+            assert!(step.converged && step.reason.is_none());
+            assert!(!instant.converged);
+            assert!(matches!(instant.reason, Some(NewtonStop::InstantReturn { period }) if period == 6e-11 * unit));
         }
     }
 }

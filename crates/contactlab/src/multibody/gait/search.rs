@@ -173,12 +173,10 @@ pub(super) fn newton_gait(
         derivatives: s.derivatives,
     };
     let y0 = map.chart.chart(x);
-    let fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
+    let mut fp = map.fixed_point(&y0, s.newton_tol, s.max_newton);
+    fp.require_step(ts);
     if !fp.converged {
         return Err(fp.reason.unwrap_or(NewtonStop::NotConverged));
-    }
-    if fp.period < crate::hybrid::section::MIN_STEP_TIME * ts {
-        return Err(NewtonStop::InstantReturn { period: fp.period });
     }
     let y = DVector::from_vec(fp.y.clone());
     let mut xs = map.chart.lift(&y);
