@@ -21,6 +21,8 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::Serialize;
 
+use crate::numeric::min_norm_solve3;
+
 /// Settings of [`solve`].
 #[derive(Debug, Clone, Copy)]
 pub struct Fc3dSettings {
@@ -152,26 +154,6 @@ fn solve_local(
         }
     }
     Some(r)
-}
-
-/// [`crate::numeric::min_norm_solve`] for a 3 × 3 system, on the stack.
-fn min_norm_solve3(a: &Matrix3<f64>, b: &Vector3<f64>, rank_tol: f64) -> Option<Vector3<f64>> {
-    let eig = (a * a.transpose()).symmetric_eigen();
-    let top = eig.eigenvalues.amax();
-    if !(top.is_finite() && top > 0.0) {
-        return None;
-    }
-    let ub = eig.eigenvectors.transpose() * b;
-    let scaled = Vector3::from_fn(|i, _| {
-        let l = eig.eigenvalues[i];
-        if l > rank_tol * top {
-            ub[i] / l
-        } else {
-            0.0
-        }
-    });
-    let x = a.transpose() * (eig.eigenvectors * scaled);
-    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 /// The sliding solution of one contact (see [`solve_local`]); `None` if there is none.

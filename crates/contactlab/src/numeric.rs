@@ -71,34 +71,29 @@ pub fn min_norm_solve_small(
     let k = a.nrows();
     if a.ncols() == k && b.len() == k {
         match k {
-            1..=4 => return min_norm_4(a, b, rank_tol),
-            5..=8 => return min_norm_8(a, b, rank_tol),
+            1..=4 => return padded::<4>(a, b, |s, bb| min_norm_solve4(s, bb, rank_tol)),
+            5..=8 => return padded::<8>(a, b, |s, bb| min_norm_solve8(s, bb, rank_tol)),
             _ => {}
         }
     }
     min_norm_solve(a, b, rank_tol)
 }
 
-/// [`min_norm_solve`] of a square `k × k` system, `k ≤ N`, in `N × N` matrices on the stack
-/// (the system padded with zero rows and columns), for `N` = 4 and 8.
-macro_rules! min_norm_padded {
+/// [`min_norm_solve`] of an `N × N` system on the stack (`N` = 3: one contact's cone problem in
+/// `fc3d`; 4 and 8: [`min_norm_solve_small`]'s padded systems).
+macro_rules! min_norm_fixed {
     ($name:ident, $n:literal) => {
-        fn $name(
-            a: &nalgebra::DMatrix<f64>,
-            b: &nalgebra::DVector<f64>,
+        pub(crate) fn $name(
+            a: &nalgebra::SMatrix<f64, $n, $n>,
+            b: &nalgebra::SVector<f64, $n>,
             rank_tol: f64,
-        ) -> Option<nalgebra::DVector<f64>> {
-            let k = a.nrows();
-            let mut s = nalgebra::SMatrix::<f64, $n, $n>::zeros();
-            s.view_mut((0, 0), (k, k)).copy_from(a);
-            let mut bb = nalgebra::SVector::<f64, $n>::zeros();
-            bb.rows_mut(0, k).copy_from(b);
-            let eig = (s * s.transpose()).symmetric_eigen();
+        ) -> Option<nalgebra::SVector<f64, $n>> {
+            let eig = (a * a.transpose()).symmetric_eigen();
             let top = eig.eigenvalues.amax();
             if !(top.is_finite() && top > 0.0) {
                 return None;
             }
-            let ub = eig.eigenvectors.transpose() * bb;
+            let ub = eig.eigenvectors.transpose() * b;
             let scaled = nalgebra::SVector::<f64, $n>::from_fn(|i, _| {
                 let l = eig.eigenvalues[i];
                 if l > rank_tol * top {
@@ -107,14 +102,29 @@ macro_rules! min_norm_padded {
                     0.0
                 }
             });
-            let x = s.transpose() * (eig.eigenvectors * scaled);
-            let x = nalgebra::DVector::from_column_slice(&x.as_slice()[..k]);
+            let x = a.transpose() * (eig.eigenvectors * scaled);
             x.iter().all(|v| v.is_finite()).then_some(x)
         }
     };
 }
-min_norm_padded!(min_norm_4, 4);
-min_norm_padded!(min_norm_8, 8);
+min_norm_fixed!(min_norm_solve3, 3);
+min_norm_fixed!(min_norm_solve4, 4);
+min_norm_fixed!(min_norm_solve8, 8);
+
+/// A square `k × k` system, `k ≤ N`, padded with zero rows and columns into `N × N` on the
+/// stack and solved by `solve` ([`min_norm_solve_small`]).
+fn padded<const N: usize>(
+    a: &nalgebra::DMatrix<f64>,
+    b: &nalgebra::DVector<f64>,
+    solve: impl Fn(&nalgebra::SMatrix<f64, N, N>, &nalgebra::SVector<f64, N>) -> Option<nalgebra::SVector<f64, N>>,
+) -> Option<nalgebra::DVector<f64>> {
+    let k = a.nrows();
+    let mut s = nalgebra::SMatrix::<f64, N, N>::zeros();
+    s.view_mut((0, 0), (k, k)).copy_from(a);
+    let mut bb = nalgebra::SVector::<f64, N>::zeros();
+    bb.rows_mut(0, k).copy_from(b);
+    solve(&s, &bb).map(|x| nalgebra::DVector::from_column_slice(&x.as_slice()[..k]))
+}
 
 /// The rank of `a`: the eigenvalues of `AᵀA` above `tol²` times the largest (not nalgebra's
 /// SVD: [`min_norm_solve`]). The eigenvalues' round-off is `1e-16` of the largest, so `tol`
